@@ -1,0 +1,33 @@
+//===- FXAttrs.h - Attributes of the fx dialect -----------------*- C++ -*-===//
+
+#ifndef FX_MLIR_DIALECT_FX_IR_FXATTRS_H
+#define FX_MLIR_DIALECT_FX_IR_FXATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/APFloat.h"
+
+#include "fx-mlir/Dialect/FX/IR/FXEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h.inc"
+
+namespace mlir::fx {
+
+/// Returns true if `attr` is a value FX allows in args and kwargs: an i64
+/// IntegerAttr, an f64 FloatAttr, a BoolAttr, a StringAttr or one of the fx
+/// value attributes, recursively for containers.
+bool isValue(Attribute attr);
+
+/// Calls `fn` on every #fx.node reference inside `attr`, depth first, in
+/// the order the references appear in the printed form.
+void walkNodeRefs(Attribute attr, llvm::function_ref<void(NodeAttr)> fn);
+
+/// Returns `attr` with every #fx.node<i> replaced by #fx.node<map(i)>.
+Attribute remapNodeRefs(Attribute attr,
+                        llvm::function_ref<unsigned(unsigned)> map);
+
+} // namespace mlir::fx
+
+#endif // FX_MLIR_DIALECT_FX_IR_FXATTRS_H

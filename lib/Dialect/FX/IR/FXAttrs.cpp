@@ -1,0 +1,277 @@
+//===- FXAttrs.cpp - Attributes of the fx dialect ---------------*- C++ -*-===//
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::fx;
+
+#include "fx-mlir/Dialect/FX/IR/FXEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.cpp.inc"
+
+void FXDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Value helpers
+//===----------------------------------------------------------------------===//
+
+bool mlir::fx::isValue(Attribute attr) {
+  if (!attr)
+    return false;
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getType().isSignlessInteger(64) || i.getType().isInteger(1);
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getType().isF64();
+  if (isa<StringAttr, NoneAttr, EllipsisAttr, NodeAttr, DTypeAttr,
+          MemoryFormatAttr, LayoutAttr, DeviceAttr, SizeAttr, ComplexAttr>(
+          attr))
+    return true;
+  if (auto list = dyn_cast<ListAttr>(attr))
+    return llvm::all_of(list.getElements(), isValue);
+  if (auto tuple = dyn_cast<TupleAttr>(attr))
+    return llvm::all_of(tuple.getElements(), isValue);
+  if (auto dict = dyn_cast<DictAttr>(attr))
+    return llvm::all_of(dict.getKeys(), isValue) &&
+           llvm::all_of(dict.getValues(), isValue);
+  if (auto slice = dyn_cast<SliceAttr>(attr))
+    return isValue(slice.getStart()) && isValue(slice.getStop()) &&
+           isValue(slice.getStep());
+  return false;
+}
+
+void mlir::fx::walkNodeRefs(Attribute attr,
+                            llvm::function_ref<void(NodeAttr)> fn) {
+  if (!attr)
+    return;
+  if (auto node = dyn_cast<NodeAttr>(attr))
+    return fn(node);
+  if (auto list = dyn_cast<ListAttr>(attr))
+    for (Attribute element : list.getElements())
+      walkNodeRefs(element, fn);
+  else if (auto tuple = dyn_cast<TupleAttr>(attr))
+    for (Attribute element : tuple.getElements())
+      walkNodeRefs(element, fn);
+  else if (auto array = dyn_cast<ArrayAttr>(attr))
+    for (Attribute element : array)
+      walkNodeRefs(element, fn);
+  else if (auto dict = dyn_cast<DictAttr>(attr))
+    for (auto [key, value] : llvm::zip(dict.getKeys(), dict.getValues())) {
+      walkNodeRefs(key, fn);
+      walkNodeRefs(value, fn);
+    }
+  else if (auto slice = dyn_cast<SliceAttr>(attr)) {
+    walkNodeRefs(slice.getStart(), fn);
+    walkNodeRefs(slice.getStop(), fn);
+    walkNodeRefs(slice.getStep(), fn);
+  }
+}
+
+Attribute mlir::fx::remapNodeRefs(Attribute attr,
+                                  llvm::function_ref<unsigned(unsigned)> map) {
+  MLIRContext *ctx = attr.getContext();
+  std::deque<SmallVector<Attribute>> storage;
+  auto remapAll = [&](ArrayRef<Attribute> elements) -> ArrayRef<Attribute> {
+    storage.push_back(llvm::map_to_vector(
+        elements, [&](Attribute a) { return remapNodeRefs(a, map); }));
+    return storage.back();
+  };
+  if (auto node = dyn_cast<NodeAttr>(attr))
+    return NodeAttr::get(ctx, map(node.getIndex()));
+  if (auto list = dyn_cast<ListAttr>(attr))
+    return ListAttr::get(ctx, remapAll(list.getElements()));
+  if (auto tuple = dyn_cast<TupleAttr>(attr))
+    return TupleAttr::get(ctx, remapAll(tuple.getElements()));
+  if (auto array = dyn_cast<ArrayAttr>(attr))
+    return ArrayAttr::get(ctx, remapAll(array.getValue()));
+  if (auto dict = dyn_cast<DictAttr>(attr))
+    return DictAttr::get(ctx, remapAll(dict.getKeys()),
+                         remapAll(dict.getValues()));
+  if (auto slice = dyn_cast<SliceAttr>(attr))
+    return SliceAttr::get(ctx, remapNodeRefs(slice.getStart(), map),
+                          remapNodeRefs(slice.getStop(), map),
+                          remapNodeRefs(slice.getStep(), map));
+  return attr;
+}
+
+//===----------------------------------------------------------------------===//
+// DictAttr
+//===----------------------------------------------------------------------===//
+
+Attribute DictAttr::lookup(StringRef key) const {
+  for (auto [k, v] : llvm::zip(getKeys(), getValues()))
+    if (auto str = dyn_cast<StringAttr>(k); str && str.getValue() == key)
+      return v;
+  return {};
+}
+
+LogicalResult
+DictAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                 ArrayRef<Attribute> keys, ArrayRef<Attribute> values) {
+  if (keys.size() != values.size())
+    return emitError() << "dict has " << keys.size() << " keys but "
+                       << values.size() << " values";
+  llvm::SmallDenseSet<Attribute> seen;
+  for (Attribute key : keys) {
+    if (!isa<StringAttr, IntegerAttr>(key))
+      return emitError() << "dict key " << key << " is not a str or an int";
+    if (!seen.insert(key).second)
+      return emitError() << "duplicate dict key " << key;
+  }
+  return success();
+}
+
+// #fx.dict<"dim" = 1, "keepdim" = true>
+Attribute DictAttr::parse(AsmParser &parser, Type) {
+  SmallVector<Attribute> keys, values;
+  if (parser.parseLess())
+    return {};
+  if (failed(parser.parseOptionalGreater())) {
+    auto parseEntry = [&]() -> ParseResult {
+      Attribute key, value;
+      if (parser.parseAttribute(key) || parser.parseEqual() ||
+          parser.parseAttribute(value))
+        return failure();
+      keys.push_back(key);
+      values.push_back(value);
+      return success();
+    };
+    if (parser.parseCommaSeparatedList(parseEntry) || parser.parseGreater())
+      return {};
+  }
+  return parser.getChecked<DictAttr>(parser.getContext(), keys, values);
+}
+
+void DictAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  llvm::interleaveComma(llvm::zip(getKeys(), getValues()), printer,
+                        [&](auto entry) {
+                          printer.printAttribute(std::get<0>(entry));
+                          printer << " = ";
+                          printer.printAttribute(std::get<1>(entry));
+                        });
+  printer << '>';
+}
+
+//===----------------------------------------------------------------------===//
+// Keyword attributes: dtype, memory_format, layout
+//===----------------------------------------------------------------------===//
+
+ArrayRef<StringRef> DTypeAttr::getKnownNames() {
+  static const StringRef names[] = {
+      "float32",  "float64",       "float16",       "bfloat16",
+      "complex32", "complex64",    "complex128",    "uint8",
+      "int8",     "int16",         "int32",         "int64",
+      "bool",     "qint8",         "quint8",        "qint32",
+      "quint4x2", "quint2x4",      "uint16",        "uint32",
+      "uint64",   "float8_e4m3fn", "float8_e5m2",   "float8_e4m3fnuz",
+      "float8_e5m2fnuz", "bits8",  "bits16",        "bits1x8",
+      "bits2x4",  "bits4x2"};
+  return names;
+}
+
+ArrayRef<StringRef> MemoryFormatAttr::getKnownNames() {
+  static const StringRef names[] = {"contiguous_format", "channels_last",
+                                    "channels_last_3d", "preserve_format"};
+  return names;
+}
+
+ArrayRef<StringRef> LayoutAttr::getKnownNames() {
+  static const StringRef names[] = {"strided",    "sparse_coo", "sparse_csr",
+                                    "sparse_csc", "sparse_bsr", "sparse_bsc",
+                                    "_mkldnn",    "jagged"};
+  return names;
+}
+
+static LogicalResult
+verifyKnownName(function_ref<InFlightDiagnostic()> emitError, StringRef kind,
+                StringRef name, ArrayRef<StringRef> known) {
+  if (llvm::is_contained(known, name))
+    return success();
+  return emitError() << "unknown " << kind << " 'torch." << name << "'";
+}
+
+LogicalResult DTypeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                StringRef name) {
+  return verifyKnownName(emitError, "torch.dtype", name, getKnownNames());
+}
+
+LogicalResult
+MemoryFormatAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         StringRef name) {
+  return verifyKnownName(emitError, "torch.memory_format", name,
+                         getKnownNames());
+}
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name) {
+  return verifyKnownName(emitError, "torch.layout", name, getKnownNames());
+}
+
+template <typename AttrT>
+static Attribute parseKeywordAttr(AsmParser &parser) {
+  std::string name;
+  if (parser.parseLess() || parser.parseKeywordOrString(&name) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<AttrT>(parser.getContext(), name);
+}
+
+static void printKeywordAttr(AsmPrinter &printer, StringRef name) {
+  printer << '<';
+  printer.printKeywordOrString(name);
+  printer << '>';
+}
+
+Attribute DTypeAttr::parse(AsmParser &parser, Type) {
+  return parseKeywordAttr<DTypeAttr>(parser);
+}
+void DTypeAttr::print(AsmPrinter &printer) const {
+  printKeywordAttr(printer, getName());
+}
+Attribute MemoryFormatAttr::parse(AsmParser &parser, Type) {
+  return parseKeywordAttr<MemoryFormatAttr>(parser);
+}
+void MemoryFormatAttr::print(AsmPrinter &printer) const {
+  printKeywordAttr(printer, getName());
+}
+Attribute LayoutAttr::parse(AsmParser &parser, Type) {
+  return parseKeywordAttr<LayoutAttr>(parser);
+}
+void LayoutAttr::print(AsmPrinter &printer) const {
+  printKeywordAttr(printer, getName());
+}
+
+//===----------------------------------------------------------------------===//
+// ComplexAttr
+//===----------------------------------------------------------------------===//
+
+// #fx.complex<1.0, -2.5>
+Attribute ComplexAttr::parse(AsmParser &parser, Type) {
+  double real, imag;
+  if (parser.parseLess() || parser.parseFloat(real) || parser.parseComma() ||
+      parser.parseFloat(imag) || parser.parseGreater())
+    return {};
+  return ComplexAttr::get(parser.getContext(), llvm::APFloat(real),
+                          llvm::APFloat(imag));
+}
+
+void ComplexAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printer.printFloat(getReal());
+  printer << ", ";
+  printer.printFloat(getImag());
+  printer << '>';
+}
