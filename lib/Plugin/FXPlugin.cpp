@@ -18,9 +18,7 @@ using namespace mlir;
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "FX", LLVM_VERSION_STRING,
-          [](DialectRegistry *registry) {
-            registry->insert<fx::FXDialect>();
-          }};
+          [](DialectRegistry *registry) { registry->insert<fx::FXDialect>(); }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

@@ -117,9 +117,9 @@ Attribute DictAttr::lookup(StringRef key) const {
   return {};
 }
 
-LogicalResult
-DictAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                 ArrayRef<Attribute> keys, ArrayRef<Attribute> values) {
+LogicalResult DictAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<Attribute> keys,
+                               ArrayRef<Attribute> values) {
   if (keys.size() != values.size())
     return emitError() << "dict has " << keys.size() << " keys but "
                        << values.size() << " values";
@@ -170,15 +170,36 @@ void DictAttr::print(AsmPrinter &printer) const {
 //===----------------------------------------------------------------------===//
 
 ArrayRef<StringRef> DTypeAttr::getKnownNames() {
-  static const StringRef names[] = {
-      "float32",  "float64",       "float16",       "bfloat16",
-      "complex32", "complex64",    "complex128",    "uint8",
-      "int8",     "int16",         "int32",         "int64",
-      "bool",     "qint8",         "quint8",        "qint32",
-      "quint4x2", "quint2x4",      "uint16",        "uint32",
-      "uint64",   "float8_e4m3fn", "float8_e5m2",   "float8_e4m3fnuz",
-      "float8_e5m2fnuz", "bits8",  "bits16",        "bits1x8",
-      "bits2x4",  "bits4x2"};
+  static const StringRef names[] = {"float32",
+                                    "float64",
+                                    "float16",
+                                    "bfloat16",
+                                    "complex32",
+                                    "complex64",
+                                    "complex128",
+                                    "uint8",
+                                    "int8",
+                                    "int16",
+                                    "int32",
+                                    "int64",
+                                    "bool",
+                                    "qint8",
+                                    "quint8",
+                                    "qint32",
+                                    "quint4x2",
+                                    "quint2x4",
+                                    "uint16",
+                                    "uint32",
+                                    "uint64",
+                                    "float8_e4m3fn",
+                                    "float8_e5m2",
+                                    "float8_e4m3fnuz",
+                                    "float8_e5m2fnuz",
+                                    "bits8",
+                                    "bits16",
+                                    "bits1x8",
+                                    "bits2x4",
+                                    "bits4x2"};
   return names;
 }
 
@@ -220,8 +241,7 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyKnownName(emitError, "torch.layout", name, getKnownNames());
 }
 
-template <typename AttrT>
-static Attribute parseKeywordAttr(AsmParser &parser) {
+template <typename AttrT> static Attribute parseKeywordAttr(AsmParser &parser) {
   std::string name;
   if (parser.parseLess() || parser.parseKeywordOrString(&name) ||
       parser.parseGreater())

@@ -80,8 +80,8 @@ static StringRef canonicalDType(StringRef name) {
 ParseResult ValueParser::parseNumber(Attribute &result) {
   bool negative = succeeded(parser.parseOptionalMinus());
   if (succeeded(parser.parseOptionalKeyword("inf"))) {
-    result = FloatAttr::get(Float64Type::get(ctx),
-                            negative ? -INFINITY : INFINITY);
+    result =
+        FloatAttr::get(Float64Type::get(ctx), negative ? -INFINITY : INFINITY);
     return success();
   }
   SMLoc loc = parser.getCurrentLocation();
@@ -107,10 +107,10 @@ ParseResult ValueParser::parseNumber(Attribute &result) {
   return success();
 }
 
-ParseResult
-ValueParser::parseSequence(SmallVectorImpl<Attribute> &elements,
-                           function_ref<ParseResult()> parseClose,
-                           function_ref<bool()> tryClose, bool *sawComma) {
+ParseResult ValueParser::parseSequence(SmallVectorImpl<Attribute> &elements,
+                                       function_ref<ParseResult()> parseClose,
+                                       function_ref<bool()> tryClose,
+                                       bool *sawComma) {
   if (tryClose())
     return success();
   while (true) {
@@ -127,8 +127,8 @@ ValueParser::parseSequence(SmallVectorImpl<Attribute> &elements,
   }
 }
 
-ParseResult ValueParser::parseKeywordValue(StringRef keyword,
-                                           Attribute &result, SMLoc loc) {
+ParseResult ValueParser::parseKeywordValue(StringRef keyword, Attribute &result,
+                                           SMLoc loc) {
   Builder b(ctx);
   if (keyword == "None") {
     result = NoneAttr::get(ctx);
@@ -219,8 +219,7 @@ ParseResult ValueParser::parseValue(Attribute &result, StringRef keyword) {
     bool sawComma = false;
     if (parseSequence(
             elements, [&] { return parser.parseRParen(); },
-            [&] { return succeeded(parser.parseOptionalRParen()); },
-            &sawComma))
+            [&] { return succeeded(parser.parseOptionalRParen()); }, &sawComma))
       return failure();
     // `(x)` is x, as in Python; `(x,)` and `()` are tuples.
     if (elements.size() == 1 && !sawComma)
@@ -276,11 +275,10 @@ ParseResult ValueParser::parseValue(Attribute &result, StringRef keyword) {
   return parseNumber(result);
 }
 
-ParseResult
-ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
-                           SmallVectorImpl<Attribute> &kwargKeys,
-                           SmallVectorImpl<Attribute> &kwargValues,
-                           bool allowNodes) {
+ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
+                                       SmallVectorImpl<Attribute> &kwargKeys,
+                                       SmallVectorImpl<Attribute> &kwargValues,
+                                       bool allowNodes) {
   if (parser.parseLParen())
     return failure();
   if (succeeded(parser.parseOptionalRParen()))
@@ -430,7 +428,8 @@ struct ValuePrinter {
       printValue(arg);
     }
     if (kwargs) {
-      for (auto [key, value] : llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
+      for (auto [key, value] :
+           llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
         if (!first)
           os << ", ";
         first = false;
@@ -448,8 +447,7 @@ struct ValuePrinter {
 /// has none: the SSA name of the result.
 static void setDefaultNodeName(OpAsmParser &parser, OperationState &result,
                                StringRef fallback) {
-  StringAttr nameAttr =
-      StringAttr::get(parser.getContext(), "node_name");
+  StringAttr nameAttr = StringAttr::get(parser.getContext(), "node_name");
   if (result.attributes.get(nameAttr))
     return;
   StringRef name = fallback;
@@ -498,10 +496,10 @@ static std::string describe(Operation *op) {
 static LogicalResult verifyValueTree(Operation *op, Attribute value,
                                      StringRef where) {
   if (!isValue(value))
-    return op->emitOpError() << "node '"
-                             << cast<NodeOpInterface>(op).getNodeName() << "': "
-                             << where << " holds " << value
-                             << ", which is not a value FX allows";
+    return op->emitOpError()
+           << "node '" << cast<NodeOpInterface>(op).getNodeName()
+           << "': " << where << " holds " << value
+           << ", which is not a value FX allows";
   return success();
 }
 
@@ -510,8 +508,8 @@ static LogicalResult verifyNodeCommon(Operation *op) {
   if (node.getNodeName().empty())
     return op->emitOpError("has an empty node name");
   if (!isa<OutputOp>(op) && node.getTargetName().empty())
-    return op->emitOpError() << "node '" << node.getNodeName()
-                             << "' has an empty target";
+    return op->emitOpError()
+           << "node '" << node.getNodeName() << "' has an empty target";
   ArrayAttr args = node.getArgs();
   DictAttr kwargs = node.getKwargs();
   for (auto [i, arg] : llvm::enumerate(args))
@@ -544,9 +542,9 @@ static LogicalResult verifyNodeCommon(Operation *op) {
            << "': args refer to node operand #" << *bad << ", but the node has "
            << numOperands << " operand" << (numOperands == 1 ? "" : "s");
   if (!used.all())
-    return op->emitOpError() << "node '" << node.getNodeName()
-                             << "': operand #" << used.find_first_unset()
-                             << " is not referenced by args or kwargs";
+    return op->emitOpError()
+           << "node '" << node.getNodeName() << "': operand #"
+           << used.find_first_unset() << " is not referenced by args or kwargs";
   return success();
 }
 
@@ -678,15 +676,15 @@ LogicalResult StateOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
     return success();
   auto target = symbolTables.lookupNearestSymbolFrom<StateOp>(*this, alias);
   if (!target)
-    return emitOpError() << "state '" << getSymName() << "' aliases "
-                         << alias << ", which is not state of the module";
+    return emitOpError() << "state '" << getSymName() << "' aliases " << alias
+                         << ", which is not state of the module";
   if (target.getAliasAttr())
-    return emitOpError() << "state '" << getSymName() << "' aliases "
-                         << alias << ", which is itself an alias";
+    return emitOpError() << "state '" << getSymName() << "' aliases " << alias
+                         << ", which is itself an alias";
   if (target.getType() != getType())
     return emitOpError() << "state '" << getSymName() << "' is declared "
-                         << getType() << " but aliases " << alias
-                         << " of type " << target.getType();
+                         << getType() << " but aliases " << alias << " of type "
+                         << target.getType();
   return success();
 }
 
@@ -712,7 +710,8 @@ ParseResult SubmoduleOp::parse(OpAsmParser &parser, OperationState &result) {
   MLIRContext *ctx = parser.getContext();
   result.addAttribute(mlir::SymbolTable::getSymbolAttrName(), name);
   result.addAttribute("module_type", StringAttr::get(ctx, type));
-  result.addAttribute("hparams", DictAttr::get(ctx, ArrayRef<Attribute>(keys), ArrayRef<Attribute>(values)));
+  result.addAttribute("hparams", DictAttr::get(ctx, ArrayRef<Attribute>(keys),
+                                               ArrayRef<Attribute>(values)));
   return parser.parseOptionalAttrDictWithKeyword(result.attributes);
 }
 
@@ -754,8 +753,7 @@ LogicalResult SubmoduleOp::verify() {
 // GraphOp
 //===----------------------------------------------------------------------===//
 
-void GraphOp::build(OpBuilder &builder, OperationState &state,
-                    StringRef name) {
+void GraphOp::build(OpBuilder &builder, OperationState &state, StringRef name) {
   state.addAttribute(mlir::SymbolTable::getSymbolAttrName(),
                      builder.getStringAttr(name));
   Region *body = state.addRegion();
@@ -786,8 +784,8 @@ LogicalResult GraphOp::verifyRegions() {
                               << "' holds only fx node ops";
     if (output)
       return output.emitOpError()
-             << "must be the last node of graph '" << getSymName()
-             << "', but " << describe(&op) << " follows it";
+             << "must be the last node of graph '" << getSymName() << "', but "
+             << describe(&op) << " follows it";
     auto [it, inserted] = names.try_emplace(node.getNodeName(), &op);
     if (!inserted)
       return op.emitOpError()
@@ -825,8 +823,7 @@ void PlaceholderOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 }
 
 // %x = fx.placeholder "x" (= default)? attr-dict : type
-ParseResult PlaceholderOp::parse(OpAsmParser &parser,
-                                 OperationState &result) {
+ParseResult PlaceholderOp::parse(OpAsmParser &parser, OperationState &result) {
   std::string target;
   if (parser.parseString(&target))
     return failure();
@@ -944,15 +941,15 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
 
 /// Parses `target(args..., kwargs...) attr-dict : (types) -> type` once the
 /// target has been parsed.
-static ParseResult parseCallTail(OpAsmParser &parser,
-                                 OperationState &result) {
+static ParseResult parseCallTail(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<Attribute> args, keys, values;
   if (ValueParser(parser, operands).parseCallArgs(args, keys, values))
     return failure();
   MLIRContext *ctx = parser.getContext();
   result.addAttribute("args", ArrayAttr::get(ctx, args));
-  result.addAttribute("kwargs", DictAttr::get(ctx, ArrayRef<Attribute>(keys), ArrayRef<Attribute>(values)));
+  result.addAttribute("kwargs", DictAttr::get(ctx, ArrayRef<Attribute>(keys),
+                                              ArrayRef<Attribute>(values)));
   FunctionType type;
   SMLoc typeLoc = parser.getCurrentLocation();
   if (parser.parseOptionalAttrDict(result.attributes) ||
@@ -968,8 +965,7 @@ static ParseResult parseCallTail(OpAsmParser &parser,
   return success();
 }
 
-template <typename CallOp>
-static void printCall(OpAsmPrinter &p, CallOp op) {
+template <typename CallOp> static void printCall(OpAsmPrinter &p, CallOp op) {
   ValuePrinter{p, op->getOperands()}.printCallArgs(op.getArgs().getValue(),
                                                    op.getKwargs());
   printNodeAttrDict(p, op, {"target", "args", "kwargs"});
@@ -982,8 +978,7 @@ StringRef CallFunctionOp::getTargetName() { return getTarget(); }
 void CallFunctionOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNodeResultName(getOperation(), setNameFn);
 }
-ParseResult CallFunctionOp::parse(OpAsmParser &parser,
-                                  OperationState &result) {
+ParseResult CallFunctionOp::parse(OpAsmParser &parser, OperationState &result) {
   std::string target;
   if (parser.parseString(&target))
     return failure();
@@ -1050,8 +1045,8 @@ LogicalResult CallModuleOp::verifySymbolUses(SymbolTableCollection &tables) {
     return success();
   if (!isa_and_nonnull<SubmoduleOp>(
           tables.lookupSymbolIn(module, getTargetAttr())))
-    return emitOpError() << "call_module '" << getNodeName()
-                         << "' refers to '" << getTarget()
+    return emitOpError() << "call_module '" << getNodeName() << "' refers to '"
+                         << getTarget()
                          << "', which is not a submodule of graph module '"
                          << module.getSymName() << "'";
   return success();

@@ -35,8 +35,8 @@ std::string mlir::fx::pythonFloatRepr(double value) {
   int exponent = std::stoi(sci.substr(ePos + 1));
   if (exponent >= -4 && exponent < 16) {
     if (exponent >= 0) {
-      std::string intPart = digits.substr(0, std::min<size_t>(
-                                                 digits.size(), exponent + 1));
+      std::string intPart =
+          digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
       intPart.append(exponent + 1 - intPart.size(), '0');
       std::string frac = digits.size() > size_t(exponent + 1)
                              ? digits.substr(exponent + 1)
@@ -139,12 +139,12 @@ void mlir::fx::printPythonRepr(Attribute value, llvm::raw_ostream &os,
     printTuple(array.getValue());
   } else if (auto dict = dyn_cast<DictAttr>(value)) {
     os << '{';
-    llvm::interleaveComma(
-        llvm::zip(dict.getKeys(), dict.getValues()), os, [&](auto entry) {
-          printPythonRepr(std::get<0>(entry), os, printNode);
-          os << ": ";
-          printPythonRepr(std::get<1>(entry), os, printNode);
-        });
+    llvm::interleaveComma(llvm::zip(dict.getKeys(), dict.getValues()), os,
+                          [&](auto entry) {
+                            printPythonRepr(std::get<0>(entry), os, printNode);
+                            os << ": ";
+                            printPythonRepr(std::get<1>(entry), os, printNode);
+                          });
     os << '}';
   } else if (auto slice = dyn_cast<SliceAttr>(value)) {
     os << "slice(";

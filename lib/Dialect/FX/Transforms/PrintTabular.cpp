@@ -9,9 +9,9 @@
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "mlir/Support/FileUtilities.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXPRINTTABULAR
@@ -30,8 +30,7 @@ static std::string operandName(Operation *op, unsigned index) {
 }
 
 void mlir::fx::printTabular(GraphOp graph, llvm::raw_ostream &os) {
-  static const char *headers[] = {"opcode", "name", "target", "args",
-                                  "kwargs"};
+  static const char *headers[] = {"opcode", "name", "target", "args", "kwargs"};
   std::vector<std::array<std::string, 5>> rows;
   for (Operation &op : graph.getBody().front()) {
     auto node = dyn_cast<NodeOpInterface>(op);
@@ -40,9 +39,8 @@ void mlir::fx::printTabular(GraphOp graph, llvm::raw_ostream &os) {
     auto repr = [&](Attribute value) {
       std::string text;
       llvm::raw_string_ostream s(text);
-      printPythonRepr(value, s, [&](unsigned index) {
-        s << operandName(&op, index);
-      });
+      printPythonRepr(value, s,
+                      [&](unsigned index) { s << operandName(&op, index); });
       return text;
     };
     rows.push_back({node.getOpcode().str(), node.getNodeName().str(),
@@ -51,7 +49,8 @@ void mlir::fx::printTabular(GraphOp graph, llvm::raw_ostream &os) {
   }
   std::array<size_t, 5> widths;
   for (size_t c = 0; c < 5; ++c) {
-    widths[c] = strlen(headers[c]);
+    // tabulate's minimum column width is the header plus two.
+    widths[c] = strlen(headers[c]) + 2;
     for (auto &row : rows)
       widths[c] = std::max(widths[c], row[c].size());
   }
@@ -78,8 +77,7 @@ struct FXPrintTabularPass
 
   void runOnOperation() override {
     std::string error;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(output, &error);
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(output, &error);
     if (!file) {
       getOperation()->emitError() << "fx-print-tabular: " << error;
       return signalPassFailure();

@@ -1,0 +1,36 @@
+# -*- Python -*-
+# lit configuration for the fx-mlir test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FX_MLIR"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fx_obj_root, "test")
+config.excludes = ["Inputs", "downstream", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fx_src_root", config.fx_src_root))
+config.substitutions.append(("%fx_obj_root", config.fx_obj_root))
+config.substitutions.append(("%fx_libs", config.fx_libs_dir))
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%python", config.python_executable))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tools: ours first, then LLVM's (FileCheck, not, mlir-opt for the plugin).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
+tools = ["fx-opt", ToolSubst("mlir-opt-22", command=os.path.join(
+    config.llvm_tools_dir, "mlir-opt"))]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
