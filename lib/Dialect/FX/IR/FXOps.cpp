@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
 
 #include "mlir/IR/Builders.h"
@@ -482,6 +483,39 @@ static void setNodeResultName(Operation *op, OpAsmSetValueNameFn setNameFn) {
 }
 
 //===----------------------------------------------------------------------===//
+// Node locations
+//===----------------------------------------------------------------------===//
+
+Location mlir::fx::getNodeLoc(MLIRContext *ctx, StringRef nodeName,
+                              StringRef modulePath, Location source) {
+  Location child =
+      modulePath.empty()
+          ? source
+          : Location(NameLoc::get(StringAttr::get(ctx, modulePath), source));
+  return NameLoc::get(StringAttr::get(ctx, nodeName), child);
+}
+
+StringRef mlir::fx::getModulePath(Location loc) {
+  auto node = dyn_cast<NameLoc>(loc);
+  if (!node)
+    return {};
+  if (auto module = dyn_cast<NameLoc>(node.getChildLoc()))
+    return module.getName().getValue();
+  return {};
+}
+
+std::string mlir::fx::getNodeLabel(Operation *op) {
+  std::string label = "'";
+  if (auto node = dyn_cast<NodeOpInterface>(op))
+    label += node.getNodeName().str();
+  label += "'";
+  StringRef path = getModulePath(op->getLoc());
+  if (!path.empty())
+    label += (" (module '" + path + "')").str();
+  return label;
+}
+
+//===----------------------------------------------------------------------===//
 // Node verification shared by all node kinds
 //===----------------------------------------------------------------------===//
 
@@ -490,15 +524,14 @@ static std::string describe(Operation *op) {
   auto node = dyn_cast<NodeOpInterface>(op);
   if (!node)
     return ("'" + op->getName().getStringRef() + "'").str();
-  return (node.getOpcode() + " '" + node.getNodeName() + "'").str();
+  return (node.getOpcode() + " " + getNodeLabel(op)).str();
 }
 
 static LogicalResult verifyValueTree(Operation *op, Attribute value,
                                      StringRef where) {
   if (!isValue(value))
     return op->emitOpError()
-           << "node '" << cast<NodeOpInterface>(op).getNodeName()
-           << "': " << where << " holds " << value
+           << "node " << getNodeLabel(op) << ": " << where << " holds " << value
            << ", which is not a value FX allows";
   return success();
 }
@@ -509,7 +542,7 @@ static LogicalResult verifyNodeCommon(Operation *op) {
     return op->emitOpError("has an empty node name");
   if (!isa<OutputOp>(op) && node.getTargetName().empty())
     return op->emitOpError()
-           << "node '" << node.getNodeName() << "' has an empty target";
+           << "node " << getNodeLabel(op) << " has an empty target";
   ArrayAttr args = node.getArgs();
   DictAttr kwargs = node.getKwargs();
   for (auto [i, arg] : llvm::enumerate(args))
@@ -517,8 +550,8 @@ static LogicalResult verifyNodeCommon(Operation *op) {
       return failure();
   for (auto [key, value] : llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
     if (!isa<StringAttr>(key))
-      return op->emitOpError() << "node '" << node.getNodeName()
-                               << "': kwargs key " << key << " is not a str";
+      return op->emitOpError() << "node " << getNodeLabel(op) << ": kwargs key "
+                               << key << " is not a str";
     if (failed(verifyValueTree(
             op, value,
             ("kwargs['" + cast<StringAttr>(key).getValue() + "']").str())))
@@ -538,12 +571,12 @@ static LogicalResult verifyNodeCommon(Operation *op) {
   walkNodeRefs(kwargs, check);
   if (bad)
     return op->emitOpError()
-           << "node '" << node.getNodeName()
-           << "': args refer to node operand #" << *bad << ", but the node has "
-           << numOperands << " operand" << (numOperands == 1 ? "" : "s");
+           << "node " << getNodeLabel(op) << ": args refer to node operand #"
+           << *bad << ", but the node has " << numOperands << " operand"
+           << (numOperands == 1 ? "" : "s");
   if (!used.all())
     return op->emitOpError()
-           << "node '" << node.getNodeName() << "': operand #"
+           << "node " << getNodeLabel(op) << ": operand #"
            << used.find_first_unset() << " is not referenced by args or kwargs";
   return success();
 }
@@ -796,8 +829,8 @@ LogicalResult GraphOp::verifyRegions() {
     if (isa<PlaceholderOp>(op)) {
       if (firstNonPlaceholder)
         return op.emitOpError()
-               << "placeholder '" << node.getNodeName()
-               << "' must come before all other nodes, but follows "
+               << "placeholder " << getNodeLabel(&op)
+               << " must come before all other nodes, but follows "
                << describe(firstNonPlaceholder);
     } else if (!firstNonPlaceholder) {
       firstNonPlaceholder = &op;
@@ -866,8 +899,8 @@ LogicalResult PlaceholderOp::verify() {
     bool hasNode = false;
     walkNodeRefs(value, [&](NodeAttr) { hasNode = true; });
     if (!isValue(value) || hasNode)
-      return emitOpError() << "placeholder '" << getNodeName()
-                           << "': default value " << value
+      return emitOpError() << "placeholder " << getNodeLabel(*this)
+                           << ": default value " << value
                            << " is not a constant FX value";
   }
   return success();
@@ -920,7 +953,7 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
     return success();
   Operation *target = tables.lookupSymbolIn(module, getTargetAttr());
   if (!target || isa<GraphOp>(target))
-    return emitOpError() << "get_attr '" << getNodeName() << "' refers to '"
+    return emitOpError() << "get_attr " << getNodeLabel(*this) << " refers to '"
                          << getTarget()
                          << "', which is not a parameter, buffer, constant "
                             "or submodule of graph module '"
@@ -928,7 +961,7 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (auto state = dyn_cast<StateOp>(target)) {
     Type type = getType();
     if (!isa<AnyType>(type) && type != state.getType())
-      return emitOpError() << "get_attr '" << getNodeName() << "' has type "
+      return emitOpError() << "get_attr " << getNodeLabel(*this) << " has type "
                            << type << " but '" << getTarget() << "' is "
                            << state.getType();
   }
@@ -1013,8 +1046,8 @@ LogicalResult CallMethodOp::verify() {
   if (failed(verifyNodeCommon(*this)))
     return failure();
   if (getArgs().empty())
-    return emitOpError() << "call_method '" << getNodeName()
-                         << "' has no args; its first arg is the object the "
+    return emitOpError() << "call_method " << getNodeLabel(*this)
+                         << " has no args; its first arg is the object the "
                             "method '"
                          << getTarget() << "' is called on";
   return success();
@@ -1045,8 +1078,8 @@ LogicalResult CallModuleOp::verifySymbolUses(SymbolTableCollection &tables) {
     return success();
   if (!isa_and_nonnull<SubmoduleOp>(
           tables.lookupSymbolIn(module, getTargetAttr())))
-    return emitOpError() << "call_module '" << getNodeName() << "' refers to '"
-                         << getTarget()
+    return emitOpError() << "call_module " << getNodeLabel(*this)
+                         << " refers to '" << getTarget()
                          << "', which is not a submodule of graph module '"
                          << module.getSymName() << "'";
   return success();
@@ -1096,8 +1129,8 @@ LogicalResult OutputOp::verify() {
   if (failed(verifyNodeCommon(*this)))
     return failure();
   if (getArgs().size() != 1)
-    return emitOpError() << "output '" << getNodeName()
-                         << "' must have exactly one arg (the returned "
+    return emitOpError() << "output " << getNodeLabel(*this)
+                         << " must have exactly one arg (the returned "
                             "value), found "
                          << getArgs().size();
   return success();
