@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fx_obj_root, "test")
-config.excludes = ["Inputs", "downstream", "CMakeLists.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "downstream", "CMakeLists.txt", "lit.cfg.py", "__pycache__",
                    "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))

@@ -1,0 +1,57 @@
+"""fx_mlir: the Python side of fx-mlir, a bridge between torch.fx and MLIR.
+
+Today this package drives the C++ tools; the GraphModule importer and
+exporter (`import_graph_module`, `export_graph_module`) come next.
+
+    >>> import fx_mlir
+    >>> print(fx_mlir.print_tabular(open("examples/small_cnn.mlir").read()))
+"""
+
+import os
+import shutil
+import subprocess
+
+__all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular"]
+__version__ = "0.1.0"
+
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+class FxMlirError(RuntimeError):
+    """A tool rejected its input; the message is the tool's diagnostic."""
+
+
+def find_tool(name):
+    """Path of an fx-mlir tool: $FX_MLIR_BUILD_DIR/bin, the repository's
+    build/bin, then PATH."""
+    candidates = []
+    if os.environ.get("FX_MLIR_BUILD_DIR"):
+        candidates.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin"))
+    candidates.append(os.path.join(_REPO_ROOT, "build", "bin"))
+    for directory in candidates:
+        path = os.path.join(directory, name)
+        if os.access(path, os.X_OK):
+            return path
+    path = shutil.which(name)
+    if path is None:
+        raise FxMlirError(f"cannot find the fx-mlir tool '{name}'; build the "
+                          f"project (scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
+    return path
+
+
+def run_fx_opt(ir, *args):
+    """Runs fx-opt on the textual IR `ir` with `args`; returns its stdout.
+    Raises FxMlirError with fx-opt's diagnostics when it fails."""
+    result = subprocess.run([find_tool("fx-opt"), "-", *args], input=ir,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise FxMlirError(result.stderr.strip() or
+                          f"fx-opt exited with {result.returncode}")
+    return result.stdout
+
+
+def print_tabular(ir):
+    """The node tables of every graph in `ir`, as fx-opt --fx-print-tabular
+    prints them (torch.fx's Graph.print_tabular layout)."""
+    return run_fx_opt(ir, "--fx-print-tabular", "-o", os.devnull)
