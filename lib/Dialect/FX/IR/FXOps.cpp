@@ -287,9 +287,14 @@ ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
   size_t operandsBefore = operands.size();
   auto parseArg = [&]() -> ParseResult {
     SMLoc loc = parser.getCurrentLocation();
-    // A bare identifier or string followed by `=` is a keyword argument.
+    // A bare identifier or string followed by `=` is a keyword argument;
+    // otherwise it is (the start of) a positional value.
     std::string name;
-    if (succeeded(parser.parseOptionalKeywordOrString(&name))) {
+    StringRef keyword;
+    bool isString = succeeded(parser.parseOptionalString(&name));
+    if (!isString && succeeded(parser.parseOptionalKeyword(&keyword)))
+      name = keyword.str();
+    if (isString || !keyword.empty()) {
       if (succeeded(parser.parseOptionalEqual())) {
         Attribute value;
         if (parseValue(value))
@@ -305,12 +310,10 @@ ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
       if (!kwargKeys.empty())
         return parser.emitError(loc,
                                 "positional argument follows keyword argument");
-      // Not a keyword argument: the identifier starts a value, or was a
-      // string value.
       Attribute value;
-      if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+      if (isString)
         value = StringAttr::get(ctx, name);
-      else if (parseValue(value, name))
+      else if (parseValue(value, keyword))
         return failure();
       args.push_back(value);
       return success();
@@ -434,7 +437,10 @@ struct ValuePrinter {
         if (!first)
           os << ", ";
         first = false;
-        p.printKeywordOrString(cast<StringAttr>(key).getValue());
+        if (auto str = dyn_cast<StringAttr>(key))
+          p.printKeywordOrString(str.getValue());
+        else
+          p.printAttribute(key);
         os << '=';
         printValue(value);
       }
