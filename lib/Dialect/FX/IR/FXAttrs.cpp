@@ -125,7 +125,9 @@ LogicalResult DictAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << values.size() << " values";
   llvm::SmallDenseSet<Attribute> seen;
   for (Attribute key : keys) {
-    if (!isa<StringAttr, IntegerAttr>(key))
+    auto intKey = dyn_cast<IntegerAttr>(key);
+    if (!isa<StringAttr>(key) &&
+        !(intKey && intKey.getType().isSignlessInteger(64)))
       return emitError() << "dict key " << key << " is not a str or an int";
     if (!seen.insert(key).second)
       return emitError() << "duplicate dict key " << key;

@@ -85,6 +85,10 @@ ParseResult ValueParser::parseNumber(Attribute &result) {
         FloatAttr::get(Float64Type::get(ctx), negative ? -INFINITY : INFINITY);
     return success();
   }
+  if (succeeded(parser.parseOptionalKeyword("nan"))) {
+    result = FloatAttr::get(Float64Type::get(ctx), NAN);
+    return success();
+  }
   SMLoc loc = parser.getCurrentLocation();
   APInt integer;
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);
@@ -155,11 +159,16 @@ ParseResult ValueParser::parseKeywordValue(StringRef keyword, Attribute &result,
       return failure();
     result = DeviceAttr::get(ctx, device);
   } else if (keyword == "complex") {
-    double re, im;
-    if (parser.parseLParen() || parser.parseFloat(re) || parser.parseComma() ||
-        parser.parseFloat(im) || parser.parseRParen())
+    Attribute re, im;
+    if (parser.parseLParen() || parseNumber(re) || parser.parseComma() ||
+        parseNumber(im) || parser.parseRParen())
       return failure();
-    result = ComplexAttr::get(ctx, APFloat(re), APFloat(im));
+    auto toFloat = [](Attribute number) {
+      if (auto real = dyn_cast<FloatAttr>(number))
+        return real.getValue();
+      return APFloat(double(cast<IntegerAttr>(number).getInt()));
+    };
+    result = ComplexAttr::get(ctx, toFloat(re), toFloat(im));
   } else if (keyword == "torch.Size") {
     SmallVector<int64_t> dims;
     if (parser.parseLParen() || parser.parseLSquare())
@@ -664,6 +673,16 @@ ParseResult StateOp::parse(OpAsmParser &parser, OperationState &result) {
       SMLoc valueLoc = parser.getCurrentLocation();
       if (parser.parseAttribute(value, type))
         return failure();
+      // An explicit `: type` after the value must repeat the declared type.
+      if (succeeded(parser.parseOptionalColon())) {
+        Type valueType;
+        SMLoc typeLoc = parser.getCurrentLocation();
+        if (parser.parseType(valueType))
+          return failure();
+        if (valueType != type)
+          return parser.emitError(typeLoc, "state value type ")
+                 << valueType << " differs from the declared type " << type;
+      }
       auto elements = dyn_cast<ElementsAttr>(value);
       if (!elements)
         return parser.emitError(valueLoc, "expected an elements attribute");
@@ -855,6 +874,12 @@ LogicalResult GraphOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 StringRef PlaceholderOp::getOpcode() { return "placeholder"; }
+ArrayAttr PlaceholderOp::getArgs() {
+  // FX keeps a placeholder's default as its only arg.
+  if (Attribute value = getDefaultValueAttr())
+    return ArrayAttr::get(getContext(), {value});
+  return ArrayAttr::get(getContext(), {});
+}
 StringRef PlaceholderOp::getTargetName() { return getTarget(); }
 
 void PlaceholderOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {

@@ -165,6 +165,10 @@ def FX_PlaceholderOp : FX_ValueNodeOp<"placeholder"> {
   let arguments = (ins StrAttr:$node_name, StrAttr:$target,
                        OptionalAttr<AnyAttr>:$default_value);
   let results = (outs AnyType:$result);
+  let extraClassDeclaration = [{
+    /// FX's view: the default value is the placeholder's only arg.
+    ::mlir::ArrayAttr getArgs();
+  }];
 }
 
 def FX_GetAttrOp : FX_ValueNodeOp<"get_attr", [Pure,
