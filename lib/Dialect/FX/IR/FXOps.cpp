@@ -472,6 +472,18 @@ static void setDefaultNodeName(OpAsmParser &parser, OperationState &result,
   result.addAttribute(nameAttr, StringAttr::get(parser.getContext(), name));
 }
 
+/// Parses `attr-dict : type` ending a placeholder or get_attr node.
+static ParseResult parseValueNodeTail(OpAsmParser &parser,
+                                      OperationState &result) {
+  Type type;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type))
+    return failure();
+  result.addTypes(type);
+  setDefaultNodeName(parser, result, {});
+  return success();
+}
+
 /// Prints the attribute dictionary, eliding the attributes the custom form
 /// shows, and `node_name` when the printed SSA name already says it.
 static void printNodeAttrDict(OpAsmPrinter &p, Operation *op,
@@ -873,17 +885,11 @@ LogicalResult GraphOp::verifyRegions() {
 // PlaceholderOp
 //===----------------------------------------------------------------------===//
 
-StringRef PlaceholderOp::getOpcode() { return "placeholder"; }
 ArrayAttr PlaceholderOp::getArgs() {
   // FX keeps a placeholder's default as its only arg.
   if (Attribute value = getDefaultValueAttr())
     return ArrayAttr::get(getContext(), {value});
   return ArrayAttr::get(getContext(), {});
-}
-StringRef PlaceholderOp::getTargetName() { return getTarget(); }
-
-void PlaceholderOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNodeResultName(getOperation(), setNameFn);
 }
 
 // %x = fx.placeholder "x" (= default)? attr-dict : type
@@ -903,13 +909,7 @@ ParseResult PlaceholderOp::parse(OpAsmParser &parser, OperationState &result) {
                               "a placeholder default cannot refer to a node");
     result.addAttribute("default_value", value);
   }
-  Type type;
-  if (parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColonType(type))
-    return failure();
-  result.addTypes(type);
-  setDefaultNodeName(parser, result, {});
-  return success();
+  return parseValueNodeTail(parser, result);
 }
 
 void PlaceholderOp::print(OpAsmPrinter &p) {
@@ -941,26 +941,13 @@ LogicalResult PlaceholderOp::verify() {
 // GetAttrOp
 //===----------------------------------------------------------------------===//
 
-StringRef GetAttrOp::getOpcode() { return "get_attr"; }
-StringRef GetAttrOp::getTargetName() { return getTarget(); }
-
-void GetAttrOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNodeResultName(getOperation(), setNameFn);
-}
-
 // %w = fx.get_attr @"conv.weight" attr-dict : type
 ParseResult GetAttrOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr target;
-  Type type;
   if (parser.parseSymbolName(target))
     return failure();
   result.addAttribute("target", FlatSymbolRefAttr::get(target));
-  if (parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColonType(type))
-    return failure();
-  result.addTypes(type);
-  setDefaultNodeName(parser, result, {});
-  return success();
+  return parseValueNodeTail(parser, result);
 }
 
 void GetAttrOp::print(OpAsmPrinter &p) {
@@ -1037,11 +1024,6 @@ template <typename CallOp> static void printCall(OpAsmPrinter &p, CallOp op) {
   p.printFunctionalType(op->getOperandTypes(), op->getResultTypes());
 }
 
-StringRef CallFunctionOp::getOpcode() { return "call_function"; }
-StringRef CallFunctionOp::getTargetName() { return getTarget(); }
-void CallFunctionOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNodeResultName(getOperation(), setNameFn);
-}
 ParseResult CallFunctionOp::parse(OpAsmParser &parser, OperationState &result) {
   std::string target;
   if (parser.parseString(&target))
@@ -1056,11 +1038,6 @@ void CallFunctionOp::print(OpAsmPrinter &p) {
 }
 LogicalResult CallFunctionOp::verify() { return verifyNodeCommon(*this); }
 
-StringRef CallMethodOp::getOpcode() { return "call_method"; }
-StringRef CallMethodOp::getTargetName() { return getTarget(); }
-void CallMethodOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNodeResultName(getOperation(), setNameFn);
-}
 ParseResult CallMethodOp::parse(OpAsmParser &parser, OperationState &result) {
   std::string target;
   if (parser.parseString(&target))
@@ -1084,11 +1061,6 @@ LogicalResult CallMethodOp::verify() {
   return success();
 }
 
-StringRef CallModuleOp::getOpcode() { return "call_module"; }
-StringRef CallModuleOp::getTargetName() { return getTarget(); }
-void CallModuleOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNodeResultName(getOperation(), setNameFn);
-}
 ParseResult CallModuleOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr target;
   if (parser.parseSymbolName(target))
@@ -1120,7 +1092,6 @@ LogicalResult CallModuleOp::verifySymbolUses(SymbolTableCollection &tables) {
 // OutputOp
 //===----------------------------------------------------------------------===//
 
-StringRef OutputOp::getOpcode() { return "output"; }
 StringRef OutputOp::getTargetName() { return "output"; }
 
 // fx.output value attr-dict (: types)?

@@ -138,11 +138,23 @@ class FX_NodeOp<string mnemonic, list<Trait> traits = []>
                                   ["getOpcode", "getTargetName"]>]> {
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  code opcodeDefinition = [{
+    ::llvm::StringRef $cppClass::getOpcode() { return "}] # mnemonic # [{"; }
+  }];
+  let extraClassDefinition = opcodeDefinition;
 }
 
+/// A node with a result (every kind but output) and a `target` attribute.
 class FX_ValueNodeOp<string mnemonic, list<Trait> traits = []>
     : FX_NodeOp<mnemonic, traits # [
-        DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]>;
+        DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let extraClassDefinition = opcodeDefinition # [{
+    ::llvm::StringRef $cppClass::getTargetName() { return getTarget(); }
+    void $cppClass::getAsmResultNames(::mlir::OpAsmSetValueNameFn setNameFn) {
+      setNodeResultName(getOperation(), setNameFn);
+    }
+  }];
+}
 
 class FX_CallOp<string mnemonic, list<Trait> traits = []>
     : FX_ValueNodeOp<mnemonic, traits> {
