@@ -289,6 +289,7 @@ ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
                                        SmallVectorImpl<Attribute> &kwargKeys,
                                        SmallVectorImpl<Attribute> &kwargValues,
                                        bool allowNodes) {
+  SMLoc openLoc = parser.getCurrentLocation();
   if (parser.parseLParen())
     return failure();
   if (succeeded(parser.parseOptionalRParen()))
@@ -339,8 +340,7 @@ ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
   if (parser.parseCommaSeparatedList(parseArg) || parser.parseRParen())
     return failure();
   if (!allowNodes && operands.size() != operandsBefore)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "node references are not allowed here");
+    return parser.emitError(openLoc, "node references are not allowed here");
   return success();
 }
 
@@ -924,8 +924,6 @@ void PlaceholderOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult PlaceholderOp::verify() {
-  if (failed(verifyNodeCommon(*this)))
-    return failure();
   if (Attribute value = getDefaultValueAttr()) {
     bool hasNode = false;
     walkNodeRefs(value, [&](NodeAttr) { hasNode = true; });
@@ -934,7 +932,7 @@ LogicalResult PlaceholderOp::verify() {
                            << ": default value " << value
                            << " is not a constant FX value";
   }
-  return success();
+  return verifyNodeCommon(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1097,6 +1095,7 @@ StringRef OutputOp::getTargetName() { return "output"; }
 // fx.output value attr-dict (: types)?
 ParseResult OutputOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SMLoc valueLoc = parser.getCurrentLocation();
   Attribute value;
   if (ValueParser(parser, operands).parseValue(value))
     return failure();
@@ -1107,6 +1106,11 @@ ParseResult OutputOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   if (succeeded(parser.parseOptionalColon()) && parser.parseTypeList(types))
     return failure();
+  if (operands.size() != types.size())
+    return parser.emitError(valueLoc)
+           << "fx.output refers to " << operands.size() << " node"
+           << (operands.size() == 1 ? "" : "s") << " but lists " << types.size()
+           << " type" << (types.size() == 1 ? "" : "s");
   if (parser.resolveOperands(operands, types, typeLoc, result.operands))
     return failure();
   setDefaultNodeName(parser, result, "output");
