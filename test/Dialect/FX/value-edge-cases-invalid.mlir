@@ -12,3 +12,30 @@ fx.graph @forward {
   %x = "fx.placeholder"() <{node_name = "x", target = "x", default_value = #fx.dict<true = 1>}> : () -> !fx.any
   fx.output %x : !fx.any
 }
+
+// -----
+
+fx.graph @forward {
+  %x = fx.placeholder "x" : !fx.any
+  // expected-error @+1 {{invalid torch.device ''}}
+  %to = fx.call_method "to"(%x, device("")) : (!fx.any) -> !fx.any
+  fx.output %to : !fx.any
+}
+
+// -----
+
+fx.graph @forward {
+  %x = fx.placeholder "x" : !fx.any
+  // expected-error @+1 {{the index must be a non-negative integer}}
+  %to = fx.call_method "to"(%x, device("cuda:x")) : (!fx.any) -> !fx.any
+  fx.output %to : !fx.any
+}
+
+// -----
+
+fx.graph @forward {
+  %x = fx.placeholder "x" : !fx.any
+  // expected-error @+1 {{expected an FX value, found 'foo'}}
+  %f = fx.call_function "f"(%x, foo) : (!fx.any) -> !fx.any
+  fx.output %f : !fx.any
+}

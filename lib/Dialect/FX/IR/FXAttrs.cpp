@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <deque>
 
@@ -274,6 +275,24 @@ Attribute LayoutAttr::parse(AsmParser &parser, Type) {
 }
 void LayoutAttr::print(AsmPrinter &printer) const {
   printKeywordAttr(printer, getName());
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef device) {
+  // torch.device("type") or torch.device("type:index").
+  auto [type, index] = device.split(':');
+  unsigned number;
+  if (type.empty() ||
+      !llvm::all_of(type, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return emitError() << "invalid torch.device '" << device << "'";
+  if (device.contains(':') && index.getAsInteger(10, number))
+    return emitError() << "invalid torch.device '" << device
+                       << "': the index must be a non-negative integer";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -157,7 +157,10 @@ ParseResult ValueParser::parseKeywordValue(StringRef keyword, Attribute &result,
     if (parser.parseLParen() || parser.parseString(&device) ||
         parser.parseRParen())
       return failure();
-    result = DeviceAttr::get(ctx, device);
+    result = DeviceAttr::getChecked([&] { return parser.emitError(loc); }, ctx,
+                                    StringRef(device));
+    if (!result)
+      return failure();
   } else if (keyword == "complex") {
     Attribute re, im;
     if (parser.parseLParen() || parseNumber(re) || parser.parseComma() ||
@@ -323,7 +326,7 @@ ParseResult ValueParser::parseCallArgs(SmallVectorImpl<Attribute> &args,
       Attribute value;
       if (isString)
         value = StringAttr::get(ctx, name);
-      else if (parseValue(value, keyword))
+      else if (parseKeywordValue(keyword, value, loc))
         return failure();
       args.push_back(value);
       return success();

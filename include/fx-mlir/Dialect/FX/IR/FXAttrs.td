@@ -164,6 +164,7 @@ def FX_DeviceAttr : FX_Attr<"Device", "device"> {
   }];
   let parameters = (ins StringRefParameter<"device string">:$device);
   let assemblyFormat = "`<` $device `>`";
+  let genVerifyDecl = 1;
 }
 
 def FX_SizeAttr : FX_Attr<"Size", "size"> {
