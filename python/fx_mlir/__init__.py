@@ -1,7 +1,8 @@
 """fx_mlir: the Python side of fx-mlir, a bridge between torch.fx and MLIR.
 
-Today this package drives the C++ tools; the GraphModule importer and
-exporter (`import_graph_module`, `export_graph_module`) come next.
+`import_graph_module(gm, example_inputs)` turns a torch.fx.GraphModule into
+fx dialect text; the functions below drive the C++ tools on it. The
+exporter back to a GraphModule comes next.
 
     >>> import fx_mlir
     >>> print(fx_mlir.print_tabular(open("examples/small_cnn.mlir").read()))
@@ -11,7 +12,8 @@ import os
 import shutil
 import subprocess
 
-__all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular"]
+__all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
+           "import_graph_module"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -55,3 +57,6 @@ def print_tabular(ir):
     """The node tables of every graph in `ir`, as fx-opt --fx-print-tabular
     prints them (torch.fx's Graph.print_tabular layout)."""
     return run_fx_opt(ir, "--fx-print-tabular", "-o", os.devnull)
+
+
+from .importer import import_graph_module  # noqa: E402

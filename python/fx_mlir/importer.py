@@ -1,0 +1,296 @@
+"""torch.fx.GraphModule -> fx dialect (textual IR).
+
+    text = fx_mlir.import_graph_module(gm, example_inputs=(x,))
+
+Every node becomes one op of its kind with its name, target, args and kwargs
+exactly as FX holds them; parameters and buffers become `fx.state` (weights
+as `dense_resource` blobs, tied weights as aliases), submodules become
+`fx.submodule` with their type and hyperparameters. With example inputs the
+node types come from torch.fx's ShapeProp; without, they are `!fx.any`.
+"""
+
+import builtins
+import inspect
+import re
+import struct
+
+import torch
+import torch.fx
+import torch.nn as nn
+from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+
+from . import FxMlirError
+
+__all__ = ["ImportError_", "import_graph_module"]
+
+
+class ImportError_(FxMlirError):
+    """The GraphModule holds something the fx dialect cannot represent; the
+    message names the node."""
+
+
+_BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+def _mlir_str(s):
+    out = []
+    for byte in s.encode():
+        c = chr(byte)
+        if c == "\\":
+            out.append("\\\\")
+        elif 0x20 <= byte < 0x7F and c != '"':
+            out.append(c)
+        else:
+            out.append("\\%02X" % byte)
+    return '"' + "".join(out) + '"'
+
+
+def _name_or_str(name):
+    return name if _BARE_ID.match(name) else _mlir_str(name)
+
+
+def _symbol(name):
+    return "@" + _name_or_str(name)
+
+
+def _float(v):
+    text = repr(v)  # Python's shortest repr; MLIR wants a '.' before 'e'
+    mantissa, e, exponent = text.partition("e")
+    if e and "." not in mantissa:
+        text = mantissa + ".0e" + exponent
+    return text
+
+
+def _value(v, refs, where):
+    """One FX value in the dialect's syntax; node uses are appended to refs."""
+    seq = lambda items: ", ".join(_value(x, refs, where) for x in items)
+    if isinstance(v, torch.fx.Node):
+        refs.append(v)
+        return "%" + v.name
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        if not -2**63 <= v < 2**63:
+            raise ImportError_(f"{where}: int {v} does not fit in 64 bits")
+        return str(v)
+    if isinstance(v, float):
+        return _float(v)
+    if isinstance(v, complex):
+        return f"complex({_float(v.real)}, {_float(v.imag)})"
+    if isinstance(v, str):
+        return _mlir_str(v)
+    if v is Ellipsis:
+        return "..."
+    if isinstance(v, torch.Size):
+        return f"torch.Size([{', '.join(map(str, v))}])"
+    if isinstance(v, tuple):
+        return f"({seq(v)}{',' if len(v) == 1 else ''})"
+    if isinstance(v, list):
+        return f"[{seq(v)}]"
+    if isinstance(v, dict):
+        for k in v:
+            if isinstance(k, bool) or not isinstance(k, (str, int)):
+                raise ImportError_(f"{where}: dict key {k!r} is not a str or "
+                                   "an int")
+        return "{" + ", ".join(f"{_value(k, refs, where)}: "
+                               f"{_value(x, refs, where)}"
+                               for k, x in v.items()) + "}"
+    if isinstance(v, slice):
+        return f"slice({seq((v.start, v.stop, v.step))})"
+    if isinstance(v, (torch.dtype, torch.memory_format, torch.layout)):
+        return str(v)  # torch.float32, torch.channels_last, torch.strided
+    if isinstance(v, torch.device):
+        return f"device({_mlir_str(str(v))})"
+    raise ImportError_(f"{where}: cannot represent {type(v).__name__} "
+                       f"{v!r} in the fx dialect")
+
+
+def _call_args(args, kwargs, refs, where):
+    parts = [_value(a, refs, where) for a in args]
+    parts += [f"{_name_or_str(k)}={_value(v, refs, where)}"
+              for k, v in kwargs.items()]
+    return "(" + ", ".join(parts) + ")"
+
+
+_ELEMENT_TYPES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
+    torch.int16: "i16", torch.int8: "i8", torch.uint8: "ui8", torch.bool: "i1",
+    torch.complex64: "complex<f32>", torch.complex128: "complex<f64>",
+}
+
+
+def _tensor_type(shape, dtype, where):
+    if dtype not in _ELEMENT_TYPES:
+        raise ImportError_(f"{where}: unsupported tensor dtype {dtype}")
+    return ("tensor<" + "".join(f"{d}x" for d in shape)
+            + _ELEMENT_TYPES[dtype] + ">")
+
+
+def _node_type(node):
+    meta = node.meta.get("tensor_meta")
+    where = f"node '{node.name}'"
+    if isinstance(meta, TensorMetadata):
+        return _tensor_type(meta.shape, meta.dtype, where)
+    if (isinstance(meta, (tuple, list)) and meta
+            and all(isinstance(m, TensorMetadata) for m in meta)):
+        return "tuple<" + ", ".join(_tensor_type(m.shape, m.dtype, where)
+                                    for m in meta) + ">"
+    return {int: "i64", float: "f64", bool: "i1"}.get(node.meta.get("type"),
+                                                      "!fx.any")
+
+
+# Modules of C functions, mapped to where Python code reaches them.
+_PUBLIC_MODULES = {
+    "_operator": "operator",
+    "torch._C._VariableFunctions": "torch",
+    "torch._C._nn": "torch.nn.functional",
+    "torch._C._fft": "torch.fft",
+    "torch._C._linalg": "torch.linalg",
+    "torch._C._special": "torch.special",
+}
+
+
+def function_name(fn):
+    """The qualified name Python code reaches a call_function target by:
+    `torch.relu`, `operator.add`, `torch.nn.functional.relu`, `getattr`."""
+    name = getattr(fn, "__name__", None)
+    if name is None:
+        raise ImportError_(f"call_function target {fn!r} has no name")
+    if getattr(builtins, name, None) is fn:
+        return "builtins." + name
+    module = getattr(fn, "__module__", None) or "torch"
+    return _PUBLIC_MODULES.get(module, module) + "." + name
+
+
+def module_type(module):
+    """`torch.nn.Conv2d` for torch.nn classes, else module.qualname."""
+    cls = type(module)
+    if cls.__module__.startswith("torch.nn.") and getattr(
+            nn, cls.__name__, None) is cls:
+        return "torch.nn." + cls.__name__
+    return cls.__module__ + "." + cls.__qualname__
+
+
+def hyperparameters(module):
+    """The constructor arguments the module keeps as attributes (stride,
+    padding, eps, ...), in signature order. A `bias` argument that became a
+    parameter is recorded as a bool, as the constructor took it."""
+    try:
+        params = inspect.signature(type(module).__init__).parameters
+    except (TypeError, ValueError):
+        return {}
+    values = {}
+    for key in list(params)[1:]:
+        if key in ("device", "dtype") or not hasattr(module, key):
+            continue
+        v = getattr(module, key)
+        if key == "bias" and (v is None or isinstance(v, torch.Tensor)):
+            v = v is not None
+        try:
+            _value(v, [], "")
+        except ImportError_:
+            continue  # not an FX value (a tensor, a module): not a hparam
+        values[key] = v
+    return values
+
+
+def _blob(tensor):
+    """`0x` + little-endian u32 alignment + the raw little-endian data."""
+    array = tensor.detach().cpu().contiguous().numpy()
+    data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+    return "0x" + (struct.pack("<I", tensor.element_size()) + data).hex().upper()
+
+
+def import_graph_module(gm, example_inputs=None, name=None):
+    """Returns the fx dialect text of the GraphModule `gm`.
+
+    With `example_inputs` (a tuple of tensors) the nodes get the types
+    torch.fx's ShapeProp computes; without, `!fx.any`. Raises ImportError_
+    naming the node when an arg holds something FX values do not cover.
+    """
+    if not isinstance(gm, torch.fx.GraphModule):
+        raise TypeError(f"expected a torch.fx.GraphModule, got "
+                        f"{type(gm).__name__}")
+    if example_inputs is not None:
+        ShapeProp(gm).propagate(*example_inputs)
+    name = name or type(gm).__name__
+    lines = [f"fx.graph_module {_symbol(name)} {{"]
+    resources = []
+    first_name = {}
+    for prefix, mod in gm.named_modules(remove_duplicate=False):
+        tables = [("parameter", mod._parameters), ("buffer", mod._buffers)]
+        for kind, table in tables:
+            for field, t in table.items():
+                if t is None:
+                    continue
+                qual = f"{prefix}.{field}" if prefix else field
+                head = (f"  fx.state {kind} {_symbol(qual)} : "
+                        f"{_tensor_type(t.shape, t.dtype, repr(qual))} = ")
+                if id(t) in first_name:
+                    if first_name[id(t)] != qual:
+                        lines.append(head + _symbol(first_name[id(t)]))
+                    continue
+                first_name[id(t)] = qual
+                lines.append(head + f"dense_resource<{_name_or_str(qual)}>")
+                resources.append((qual, _blob(t)))
+    # Plain tensor attributes read by get_attr (`_tensor_constant0`).
+    for node in gm.graph.nodes:
+        if node.op != "get_attr":
+            continue
+        owner, _, field = node.target.rpartition(".")
+        obj = gm.get_submodule(owner) if owner else gm
+        t = getattr(obj, field, None)
+        if (isinstance(t, torch.Tensor) and field not in obj._parameters
+                and field not in obj._buffers and id(t) not in first_name):
+            first_name[id(t)] = node.target
+            lines.append(f"  fx.state constant {_symbol(node.target)} : "
+                         f"{_tensor_type(t.shape, t.dtype, node.name)} = "
+                         f"dense_resource<{_name_or_str(node.target)}>")
+            resources.append((node.target, _blob(t)))
+    for path, mod in gm.named_modules():
+        if path:
+            hp = hyperparameters(mod)
+            lines.append(f"  fx.submodule {_symbol(path)} "
+                         f"{_mlir_str(module_type(mod))}"
+                         f"{_call_args((), hp, [], repr(path))}")
+    lines.append("  fx.graph @forward {")
+    for node in gm.graph.nodes:
+        refs = []
+        where = f"node '{node.name}' ({node.op} {node.target})"
+        if node.op == "placeholder":
+            default = (f" = {_value(node.args[0], refs, where)}"
+                       if node.args else "")
+            op = f"fx.placeholder {_mlir_str(node.target)}{default}"
+        elif node.op == "get_attr":
+            op = f"fx.get_attr {_symbol(node.target)}"
+        elif node.op == "output":
+            op = f"fx.output {_value(node.args[0], refs, where)}"
+            if node.name != "output":
+                op += f" {{node_name = {_mlir_str(node.name)}}}"
+            if refs:
+                op += " : " + ", ".join(_node_type(r) for r in refs)
+            lines.append("    " + op)
+            continue
+        else:
+            if node.op == "call_function":
+                target = _mlir_str(function_name(node.target))
+            elif node.op == "call_method":
+                target = _mlir_str(node.target)
+            else:
+                target = _symbol(node.target)
+            op = (f"fx.{node.op} {target}"
+                  f"{_call_args(node.args, node.kwargs, refs, where)}")
+        if node.op.startswith("call_"):
+            op += (" : (" + ", ".join(_node_type(r) for r in refs) + ") -> "
+                   + _node_type(node))
+        else:
+            op += " : " + _node_type(node)
+        lines.append(f"    %{node.name} = {op}")
+    lines += ["  }", "}"]
+    if resources:
+        lines += ["", "{-#", "  dialect_resources: {", "    builtin: {"]
+        lines.append(",\n".join(f"      {_name_or_str(k)}: \"{hexdata}\""
+                                for k, hexdata in resources))
+        lines += ["    }", "  }", "#-}"]
+    return "\n".join(lines) + "\n"
