@@ -2,6 +2,7 @@
 // both, and the locations survive printing and parsing.
 // RUN: not fx-opt %S/Inputs/bad-node-location.mlir 2>&1 | FileCheck %s --check-prefix=ERR
 // RUN: fx-opt %s -mlir-print-debuginfo | FileCheck %s
+// RUN: fx-opt %s --verify-roundtrip -o /dev/null
 // RUN: fx-opt %s -mlir-print-debuginfo | fx-opt -mlir-print-debuginfo | FileCheck %s
 
 // ERR: model.py:3:1: error: 'fx.call_module' op call_module 'conv' (module 'layer1.0') refers to 'layer1.0.conv1', which is not a submodule of graph module 'M'

@@ -1,4 +1,5 @@
 // RUN: fx-opt %s --fx-print-tabular -o /dev/null | FileCheck %s --strict-whitespace
+// RUN: fx-opt %s --verify-roundtrip -o /dev/null
 
 // With output=<file> the tables go to the file and stdout has the
 // unchanged IR only.
