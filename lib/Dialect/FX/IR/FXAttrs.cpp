@@ -80,6 +80,12 @@ void mlir::fx::walkNodeRefs(Attribute attr,
   }
 }
 
+bool mlir::fx::isConstantValue(Attribute attr) {
+  bool hasNode = false;
+  walkNodeRefs(attr, [&](NodeAttr) { hasNode = true; });
+  return isValue(attr) && !hasNode;
+}
+
 Attribute mlir::fx::remapNodeRefs(Attribute attr,
                                   llvm::function_ref<unsigned(unsigned)> map) {
   MLIRContext *ctx = attr.getContext();

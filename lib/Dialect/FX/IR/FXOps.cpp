@@ -462,16 +462,15 @@ struct ValuePrinter {
 };
 } // namespace
 
-/// Returns the node name the parser assigns when the attribute dictionary
-/// has none: the SSA name of the result.
+/// Sets `node_name` when the attribute dictionary has none: the SSA name of
+/// the result, or `fallback` for a node without a result (fx.output).
 static void setDefaultNodeName(OpAsmParser &parser, OperationState &result,
                                StringRef fallback) {
   StringAttr nameAttr = StringAttr::get(parser.getContext(), "node_name");
   if (result.attributes.get(nameAttr))
     return;
-  StringRef name = fallback;
-  if (result.types.size() == 1 || fallback.empty())
-    name = parser.getResultName(0).first;
+  StringRef name =
+      result.types.empty() ? fallback : parser.getResultName(0).first;
   result.addAttribute(nameAttr, StringAttr::get(parser.getContext(), name));
 }
 
@@ -811,9 +810,7 @@ LogicalResult SubmoduleOp::verify() {
       return emitOpError() << "submodule '" << getSymName()
                            << "': hyperparameter name " << key
                            << " is not a str";
-    bool hasNode = false;
-    walkNodeRefs(value, [&](NodeAttr) { hasNode = true; });
-    if (!isValue(value) || hasNode)
+    if (!isConstantValue(value))
       return emitOpError() << "submodule '" << getSymName()
                            << "': hyperparameter '"
                            << cast<StringAttr>(key).getValue()
@@ -928,9 +925,7 @@ void PlaceholderOp::print(OpAsmPrinter &p) {
 
 LogicalResult PlaceholderOp::verify() {
   if (Attribute value = getDefaultValueAttr()) {
-    bool hasNode = false;
-    walkNodeRefs(value, [&](NodeAttr) { hasNode = true; });
-    if (!isValue(value) || hasNode)
+    if (!isConstantValue(value))
       return emitOpError() << "placeholder " << getNodeLabel(*this)
                            << ": default value " << value
                            << " is not a constant FX value";

@@ -20,6 +20,10 @@ namespace mlir::fx {
 /// value attributes, recursively for containers.
 bool isValue(Attribute attr);
 
+/// Returns true if `attr` is a value (see isValue) without node references,
+/// as placeholder defaults and submodule hyperparameters must be.
+bool isConstantValue(Attribute attr);
+
 /// Calls `fn` on every #fx.node reference inside `attr`, depth first, in
 /// the order the references appear in the printed form.
 void walkNodeRefs(Attribute attr, llvm::function_ref<void(NodeAttr)> fn);
