@@ -10,6 +10,7 @@ node types come from torch.fx's ShapeProp; without, they are `!fx.any`.
 """
 
 import builtins
+import importlib
 import inspect
 import re
 import struct
@@ -151,16 +152,47 @@ _PUBLIC_MODULES = {
 }
 
 
+def resolve(qualified_name):
+    """The Python object `qualified_name` (`torch.nn.functional.relu`,
+    `operator.add`, `mypkg.mod.Class.method`) names, importing its module;
+    None when nothing by that name exists."""
+    parts = qualified_name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[i:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
 def function_name(fn):
     """The qualified name Python code reaches a call_function target by:
-    `torch.relu`, `operator.add`, `torch.nn.functional.relu`, `getattr`."""
+    `torch.relu`, `operator.add`, `torch.nn.functional.relu`,
+    `builtins.getattr`. It always resolves back to `fn` itself."""
     name = getattr(fn, "__name__", None)
     if name is None:
         raise ImportError_(f"call_function target {fn!r} has no name")
     if getattr(builtins, name, None) is fn:
         return "builtins." + name
     module = getattr(fn, "__module__", None) or "torch"
-    return _PUBLIC_MODULES.get(module, module) + "." + name
+    candidates = [_PUBLIC_MODULES.get(module, module) + "." + name,
+                  module + "." + name]
+    if module.startswith("torch._C"):
+        candidates.append("torch." + name)
+    qualname = getattr(fn, "__qualname__", name)
+    if qualname != name:  # a static method or a nested function
+        candidates.append(module + "." + qualname)
+    for candidate in candidates:
+        if resolve(candidate) is fn:
+            return candidate
+    raise ImportError_(f"call_function target {fn!r} cannot be reached by a "
+                       f"qualified name (tried {', '.join(candidates)})")
 
 
 def module_type(module):
@@ -253,7 +285,8 @@ def import_graph_module(gm, example_inputs=None, name=None):
             hp = hyperparameters(mod)
             lines.append(f"  fx.submodule {_symbol(path)} "
                          f"{_mlir_str(module_type(mod))}"
-                         f"{_call_args((), hp, [], repr(path))}")
+                         f"{_call_args((), hp, [], repr(path))}"
+                         + (" training" if mod.training else ""))
     lines.append("  fx.graph @forward {")
     for node in gm.graph.nodes:
         refs = []

@@ -274,12 +274,14 @@ fx.graph @call_method {
 // -----
 
 // call_module with args and kwargs; submodule paths with dots and digits
-// print as bare symbols when MLIR allows it and quoted otherwise.
+// print as bare symbols when MLIR allows it and quoted otherwise; a module
+// in training mode carries the `training` keyword.
 
 // CHECK-LABEL: fx.graph_module @CallModule
 // CHECK: fx.submodule @"0" "torch.nn.Identity"()
 // CHECK: fx.submodule @layer1.0.conv1 "torch.nn.Conv2d"(in_channels=3, out_channels=8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False)
 // CHECK: fx.submodule @attn "torch.nn.MultiheadAttention"(embed_dim=8, num_heads=2)
+// CHECK: fx.submodule @drop "torch.nn.Dropout"(p=0.5) training{{$}}
 // CHECK: %_0 = fx.call_module @"0"(%x) : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
 // CHECK: %conv1 = fx.call_module @layer1.0.conv1(%_0) : (tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32>
 // CHECK: %attn = fx.call_module @attn(%q, %q, %q, need_weights=False, attn_mask=None) : (tensor<2x1x8xf32>, tensor<2x1x8xf32>, tensor<2x1x8xf32>) -> tuple<tensor<2x1x8xf32>, none>
@@ -287,6 +289,7 @@ fx.graph_module @CallModule {
   fx.submodule @"0" "torch.nn.Identity"()
   fx.submodule @"layer1.0.conv1" "torch.nn.Conv2d"(in_channels=3, out_channels=8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False)
   fx.submodule @attn "torch.nn.MultiheadAttention"(embed_dim=8, num_heads=2)
+  fx.submodule @drop "torch.nn.Dropout"(p=0.5) training
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<1x3x4x4xf32>
     %q = fx.placeholder "q" : tensor<2x1x8xf32>

@@ -784,6 +784,8 @@ ParseResult SubmoduleOp::parse(OpAsmParser &parser, OperationState &result) {
   result.addAttribute("module_type", StringAttr::get(ctx, type));
   result.addAttribute("hparams", DictAttr::get(ctx, ArrayRef<Attribute>(keys),
                                                ArrayRef<Attribute>(values)));
+  if (succeeded(parser.parseOptionalKeyword("training")))
+    result.addAttribute("training", UnitAttr::get(ctx));
   return parser.parseOptionalAttrDictWithKeyword(result.attributes);
 }
 
@@ -794,8 +796,10 @@ void SubmoduleOp::print(OpAsmPrinter &p) {
   p.printString(getModuleType());
   ValuePrinter{p, getOperation()->getOperands()}.printCallArgs({},
                                                                getHparams());
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {"sym_name", "module_type", "hparams"});
+  if (getTraining())
+    p << " training";
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {"sym_name", "module_type", "hparams", "training"});
 }
 
 LogicalResult SubmoduleOp::verify() {

@@ -88,14 +88,18 @@ def FX_SubmoduleOp : FX_Op<"submodule", [Symbol, HasParent<"GraphModuleOp">]> {
     qualified path (`layer1.0.conv1`), with its Python type
     (`torch.nn.Conv2d`) and the hyperparameters that define it (those
     `extra_repr` shows: stride, padding, groups, eps, ...). Its parameters
-    and buffers are `fx.state` ops named under its path.
+    and buffers are `fx.state` ops named under its path. The keyword
+    `training` marks a module in training mode (`module.training`, which
+    changes what batch norm and dropout compute); without it the module is
+    in eval mode.
 
     ```mlir
     fx.submodule @"layer1.0.conv1" "torch.nn.Conv2d"(in_channels=64, out_channels=64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False)
+    fx.submodule @drop "torch.nn.Dropout"(p=0.1, inplace=False) training
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrAttr:$module_type,
-                       FX_DictAttr:$hparams);
+                       FX_DictAttr:$hparams, UnitAttr:$training);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
