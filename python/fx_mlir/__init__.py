@@ -1,8 +1,8 @@
 """fx_mlir: the Python side of fx-mlir, a bridge between torch.fx and MLIR.
 
 `import_graph_module(gm, example_inputs)` turns a torch.fx.GraphModule into
-fx dialect text; the functions below drive the C++ tools on it. The
-exporter back to a GraphModule comes next.
+fx dialect text, `export_graph_module(ir)` turns fx dialect text back into a
+runnable torch.fx.GraphModule; the functions below drive the C++ tools.
 
     >>> import fx_mlir
     >>> print(fx_mlir.print_tabular(open("examples/small_cnn.mlir").read()))
@@ -13,7 +13,7 @@ import shutil
 import subprocess
 
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
-           "import_graph_module"]
+           "import_graph_module", "export_python", "export_graph_module"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -60,3 +60,4 @@ def print_tabular(ir):
 
 
 from .importer import import_graph_module  # noqa: E402
+from .exporter import export_python, export_graph_module  # noqa: E402
