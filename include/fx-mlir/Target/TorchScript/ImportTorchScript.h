@@ -1,0 +1,61 @@
+//===- ImportTorchScript.h - LibTorch .pt archives to fx IR ----*- C++ -*-===//
+//
+// Imports a module saved by torch.jit.trace / torch.jit.script (a .pt
+// archive, loaded with LibTorch; no Python involved) as an fx.graph_module.
+// The forward graph is walked the way torch.fx's tracer walks a module:
+// calls of torch.nn leaf modules become fx.call_module, other modules
+// (containers, user classes) are inlined into their aten calls, parameters
+// and buffers become fx.state read by fx.get_attr, and prim list/tuple/
+// constant nodes fold into the args of the nodes that use them.
+//
+// This header does not include LibTorch, so users need no LibTorch flags.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_TARGET_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
+#define FX_MLIR_TARGET_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
+#include <string>
+#include <vector>
+
+namespace mlir::fx {
+
+/// What the importer keeps as fx.call_module and what it inlines, as
+/// torch.fx's `Tracer.is_leaf_module` decides for symbolic tracing.
+struct TorchScriptImportOptions {
+  /// Inline every module call: the graph holds only aten/prim calls.
+  bool inlineAll = false;
+  /// Module types to inline although they are torch.nn leaves, by class
+  /// name (`Conv2d`) or qualified name (`torch.nn.Conv2d`).
+  std::vector<std::string> inlineTypes;
+  /// Module types to keep as fx.call_module although they are not torch.nn
+  /// leaves (user classes), by class or qualified name.
+  std::vector<std::string> leafTypes;
+  /// The graph module's symbol; by default the root module's class name.
+  std::string graphModuleName;
+  /// One tensor type per graph input (`1x3x224x224xf32` or
+  /// `tensor<1x3x224x224xf32>`). When given, the graph is run on random
+  /// inputs of these types and every node gets its result's shape and dtype
+  /// (a saved archive keeps none); otherwise types are those the archive
+  /// records, mostly `!fx.any`.
+  std::vector<std::string> inputTypes;
+};
+
+/// Imports the TorchScript archive in `buffer` (its identifier names it in
+/// diagnostics). Returns null after emitting an error that names the node,
+/// its source location and module path, for archives LibTorch cannot load
+/// and for constructs FX cannot represent (control flow, custom classes).
+OwningOpRef<ModuleOp>
+importTorchScript(llvm::MemoryBufferRef buffer, MLIRContext *context,
+                  const TorchScriptImportOptions &options = {});
+
+/// Registers `--import-torchscript` (with its `--torchscript-*` options)
+/// with the mlir-translate registry.
+void registerImportTorchScriptTranslation();
+
+} // namespace mlir::fx
+
+#endif // FX_MLIR_TARGET_TORCHSCRIPT_IMPORTTORCHSCRIPT_H

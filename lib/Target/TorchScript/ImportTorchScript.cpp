@@ -1,0 +1,1125 @@
+//===- ImportTorchScript.cpp - LibTorch .pt archives to fx IR -------------===//
+//
+// The importer walks the TorchScript graph of `forward`, keeping for every
+// TorchScript value what FX would hold for it: a node, a constant, a
+// list/tuple of such values (prim::ListConstruct and friends fold into the
+// args of their users), a module, or a piece of module state. Calls of leaf
+// modules become fx.call_module; other calls are walked into, as a tracer
+// walks into the forward of a non-leaf module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXDialect.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/IR/FXTypes.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <ATen/Functions.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <map>
+#include <sstream>
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+/// Thrown (and caught at the import entry) once a diagnostic is emitted.
+struct ImportFailure {};
+
+/// What FX holds for one TorchScript value.
+struct FxValue {
+  enum Kind { Node, Constant, List, Tuple, Module, State } kind = Constant;
+  mlir::Value node;              // Node
+  Attribute constant;            // Constant
+  std::vector<FxValue> elements; // List, Tuple
+  std::string path;              // Module, State: qualified name
+  torch::jit::Module module{};   // Module
+  bool isParameter = false;      // State
+
+  static FxValue ofNode(mlir::Value v) {
+    FxValue r;
+    r.kind = Node;
+    r.node = v;
+    return r;
+  }
+  static FxValue ofConstant(Attribute a) {
+    FxValue r;
+    r.kind = Constant;
+    r.constant = a;
+    return r;
+  }
+};
+
+std::string join(llvm::StringRef prefix, llvm::StringRef name) {
+  return prefix.empty() ? name.str() : (prefix + "." + name).str();
+}
+
+/// `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d` ->
+/// `torch.nn.Conv2d`; `__torch__.Block` -> `Block`.
+std::string pythonTypeName(const torch::jit::Module &module) {
+  auto type = module.type();
+  if (!type || !type->name())
+    return "torch.nn.Module";
+  std::vector<std::string> parts;
+  for (const std::string &atom : type->name()->atoms())
+    if (atom != "__torch__" &&
+        !llvm::StringRef(atom).starts_with("___torch_mangle"))
+      parts.push_back(atom);
+  if (parts.size() >= 4 && parts[0] == "torch" && parts[1] == "nn" &&
+      parts[2] == "modules")
+    return "torch.nn." + parts.back();
+  return llvm::join(parts, ".");
+}
+
+llvm::StringRef className(llvm::StringRef qualified) {
+  return qualified.rsplit('.').second.empty() ? qualified
+                                              : qualified.rsplit('.').second;
+}
+
+/// FX's dtype names for c10 scalar types.
+llvm::StringRef dtypeName(c10::ScalarType type) {
+  switch (type) {
+  case c10::ScalarType::Float:
+    return "float32";
+  case c10::ScalarType::Double:
+    return "float64";
+  case c10::ScalarType::Half:
+    return "float16";
+  case c10::ScalarType::BFloat16:
+    return "bfloat16";
+  case c10::ScalarType::Long:
+    return "int64";
+  case c10::ScalarType::Int:
+    return "int32";
+  case c10::ScalarType::Short:
+    return "int16";
+  case c10::ScalarType::Char:
+    return "int8";
+  case c10::ScalarType::Byte:
+    return "uint8";
+  case c10::ScalarType::Bool:
+    return "bool";
+  case c10::ScalarType::ComplexFloat:
+    return "complex64";
+  case c10::ScalarType::ComplexDouble:
+    return "complex128";
+  default:
+    return "";
+  }
+}
+
+Type elementType(MLIRContext *ctx, c10::ScalarType type) {
+  Builder b(ctx);
+  switch (type) {
+  case c10::ScalarType::Float:
+    return b.getF32Type();
+  case c10::ScalarType::Double:
+    return b.getF64Type();
+  case c10::ScalarType::Half:
+    return b.getF16Type();
+  case c10::ScalarType::BFloat16:
+    return b.getBF16Type();
+  case c10::ScalarType::Long:
+    return b.getI64Type();
+  case c10::ScalarType::Int:
+    return b.getI32Type();
+  case c10::ScalarType::Short:
+    return b.getI16Type();
+  case c10::ScalarType::Char:
+    return b.getI8Type();
+  case c10::ScalarType::Byte:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case c10::ScalarType::Bool:
+    return b.getI1Type();
+  case c10::ScalarType::ComplexFloat:
+    return ComplexType::get(b.getF32Type());
+  case c10::ScalarType::ComplexDouble:
+    return ComplexType::get(b.getF64Type());
+  default:
+    return {};
+  }
+}
+
+/// A Python-identifier node name from a TorchScript debug name or op name:
+/// `x.1` -> `x`, `layer1.0.conv1` -> `layer1_0_conv1`, `aten::relu` -> `relu`.
+std::string sanitizeName(llvm::StringRef name) {
+  if (name.contains("::"))
+    name = name.rsplit("::").second;
+  std::string out;
+  for (char c : name)
+    out.push_back(llvm::isAlnum(c) || c == '_' ? c : '_');
+  // `__getitem__` -> `getitem`, as FX names operator.getitem nodes.
+  llvm::StringRef trimmed = llvm::StringRef(out).trim('_');
+  if (!trimmed.empty() && llvm::StringRef(out).starts_with("__"))
+    out = trimmed.str();
+  if (out.empty() || llvm::isDigit(out[0]))
+    out = "_" + out;
+  return out;
+}
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, llvm::StringRef fileName,
+           const TorchScriptImportOptions &options)
+      : ctx(ctx), builder(ctx), fileName(fileName.str()), options(options) {}
+
+  OwningOpRef<ModuleOp> run(torch::jit::Module &root);
+
+private:
+  // --- Diagnostics ---------------------------------------------------------
+  Location sourceLoc(const torch::jit::Node *node);
+  Location nodeLoc(llvm::StringRef name, const torch::jit::Node *node);
+  [[noreturn]] void fail(const torch::jit::Node *node, const llvm::Twine &msg);
+
+  // --- Values --------------------------------------------------------------
+  Type typeOf(const c10::TypePtr &type);
+  Type typeOf(const c10::IValue &value);
+  Type typeOf(const torch::jit::Value *value);
+  void evaluate(torch::jit::Node *node);
+  FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
+                     const c10::TypePtr &realType = nullptr);
+  Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
+                  const torch::jit::Node *node);
+  mlir::Value asNode(const FxValue &value, const torch::jit::Node *node);
+  std::string uniqueName(llvm::StringRef base);
+  mlir::Value stateNode(const std::string &path, const torch::jit::Node *node);
+  mlir::Value getitem(mlir::Value of, int64_t index, Type type,
+                      const torch::jit::Node *node);
+
+  // --- Graph walk ----------------------------------------------------------
+  bool isLeaf(const torch::jit::Module &module);
+  void importBlock(torch::jit::Block *block);
+  void importNode(torch::jit::Node *node);
+  void importCall(torch::jit::Node *node, const std::string &target,
+                  std::vector<FxValue> args,
+                  std::vector<std::pair<std::string, FxValue>> kwargs,
+                  bool isModule);
+  std::vector<FxValue> inlineMethod(const FxValue &self,
+                                    const std::string &method,
+                                    std::vector<FxValue> args,
+                                    torch::jit::Node *call);
+
+  // --- State ---------------------------------------------------------------
+  void declareState(const std::string &path, const at::Tensor &tensor,
+                    StateKind kind);
+  void declareModule(const std::string &path, const torch::jit::Module &module);
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  std::string fileName;
+  const TorchScriptImportOptions &options;
+
+  GraphModuleOp graphModule;
+  GraphOp graphOp;
+  std::map<const torch::jit::Value *, FxValue> values;
+  /// With example inputs: the value every TorchScript value takes, from
+  /// running the graph on them (what ShapeProp does for an FX graph).
+  std::map<const torch::jit::Value *, c10::IValue> concrete;
+  llvm::StringMap<unsigned> nameCounts;
+  std::vector<std::string> modulePathStack{""};
+  llvm::StringMap<mlir::Value> stateNodes; // get_attr node per state path
+  llvm::StringSet<> declaredState, declaredModules;
+  std::map<const c10::TensorImpl *, std::string> firstNameOfTensor;
+  unsigned tensorConstants = 0;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+Location Importer::sourceLoc(const torch::jit::Node *node) {
+  if (node) {
+    auto fileLineCol = node->sourceRange().file_line_col();
+    if (fileLineCol && !std::get<0>(*fileLineCol).empty())
+      return FileLineColLoc::get(ctx, std::get<0>(*fileLineCol),
+                                 std::get<1>(*fileLineCol),
+                                 std::get<2>(*fileLineCol) + 1);
+  }
+  return FileLineColLoc::get(ctx, fileName, 0, 0);
+}
+
+Location Importer::nodeLoc(llvm::StringRef name, const torch::jit::Node *node) {
+  return getNodeLoc(ctx, name, modulePathStack.back(), sourceLoc(node));
+}
+
+void Importer::fail(const torch::jit::Node *node, const llvm::Twine &msg) {
+  std::string where;
+  if (node) {
+    where = "node '" + std::string(node->kind().toQualString()) + "'";
+    if (node->outputs().size() == 1)
+      where += " (%" + node->output()->debugName() + ")";
+    if (!modulePathStack.back().empty())
+      where += " in module '" + modulePathStack.back() + "'";
+    where += ": ";
+  }
+  emitError(sourceLoc(node)) << where << msg;
+  throw ImportFailure();
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+Type Importer::typeOf(const c10::TypePtr &type) {
+  if (auto tensor = type->cast<c10::TensorType>()) {
+    auto scalar = tensor->scalarType();
+    Type element = scalar ? elementType(ctx, *scalar) : Type();
+    auto rank = tensor->sizes().size();
+    if (!element || !rank)
+      return AnyType::get(ctx);
+    SmallVector<int64_t> shape;
+    for (size_t i = 0; i < *rank; ++i) {
+      auto dim = tensor->sizes()[i];
+      shape.push_back(dim ? *dim : ShapedType::kDynamic);
+    }
+    return RankedTensorType::get(shape, element);
+  }
+  if (type->kind() == c10::TypeKind::IntType)
+    return builder.getI64Type();
+  if (type->kind() == c10::TypeKind::FloatType)
+    return builder.getF64Type();
+  if (type->kind() == c10::TypeKind::BoolType)
+    return builder.getI1Type();
+  if (auto tuple = type->cast<c10::TupleType>()) {
+    SmallVector<Type> elements;
+    for (const auto &element : tuple->elements())
+      elements.push_back(typeOf(element));
+    return TupleType::get(ctx, elements);
+  }
+  return AnyType::get(ctx);
+}
+
+Type Importer::typeOf(const c10::IValue &value) {
+  if (value.isTensor()) {
+    const at::Tensor &tensor = value.toTensor();
+    Type element = elementType(ctx, tensor.scalar_type());
+    if (!element)
+      return AnyType::get(ctx);
+    return RankedTensorType::get(tensor.sizes().vec(), element);
+  }
+  if (value.isInt())
+    return builder.getI64Type();
+  if (value.isDouble())
+    return builder.getF64Type();
+  if (value.isBool())
+    return builder.getI1Type();
+  if (value.isTuple()) {
+    SmallVector<Type> elements;
+    for (const c10::IValue &element : value.toTupleRef().elements())
+      elements.push_back(typeOf(element));
+    return TupleType::get(ctx, elements);
+  }
+  return AnyType::get(ctx);
+}
+
+Type Importer::typeOf(const torch::jit::Value *value) {
+  auto it = concrete.find(value);
+  if (it != concrete.end())
+    return typeOf(it->second);
+  return typeOf(value->type());
+}
+
+void Importer::evaluate(torch::jit::Node *node) {
+  using namespace torch::jit;
+  if (concrete.empty())
+    return;
+  std::vector<c10::IValue> inputs;
+  for (const torch::jit::Value *input : node->inputs()) {
+    auto it = concrete.find(input);
+    if (it == concrete.end())
+      return;
+    inputs.push_back(it->second);
+  }
+  std::vector<c10::IValue> outputs;
+  try {
+    if (node->kind() == prim::Constant) {
+      outputs.push_back(*toIValue(node->output()));
+    } else if (node->kind() == prim::GetAttr) {
+      outputs.push_back(inputs[0].toObjectRef().getAttr(node->s(attr::name)));
+    } else if (node->kind() == prim::CallMethod) {
+      Method method = inputs[0].toModule().get_method(node->s(attr::name));
+      c10::IValue result =
+          method(std::vector<c10::IValue>(inputs.begin() + 1, inputs.end()));
+      outputs.push_back(result);
+    } else if (node->kind() == prim::TupleConstruct) {
+      outputs.push_back(c10::ivalue::Tuple::create(inputs));
+    } else if (node->kind() == prim::ListConstruct) {
+      auto list =
+          c10::impl::GenericList(node->output()->type()->containedType(0));
+      for (const c10::IValue &element : inputs)
+        list.push_back(element);
+      outputs.push_back(list);
+    } else if (node->kind() == prim::TupleUnpack) {
+      for (const c10::IValue &element : inputs[0].toTupleRef().elements())
+        outputs.push_back(element);
+    } else if (node->kind() == prim::ListUnpack) {
+      for (const c10::IValue &element : inputs[0].toListRef())
+        outputs.push_back(element);
+    } else if (node->kind() == prim::TupleIndex) {
+      auto elements = inputs[0].toTupleRef().elements();
+      int64_t i = inputs[1].toInt();
+      outputs.push_back(elements.at(i < 0 ? i + elements.size() : i));
+    } else if (node->blocks().empty() && node->maybeOperator()) {
+      Stack stack(inputs.begin(), inputs.end());
+      node->getOperation()(stack);
+      outputs.assign(stack.end() - node->outputs().size(), stack.end());
+    } else {
+      return;
+    }
+  } catch (const c10::Error &error) {
+    fail(node, "running it on the example inputs failed: " +
+                   llvm::StringRef(error.what_without_backtrace())
+                       .split('\n')
+                       .first.str());
+  }
+  for (size_t i = 0; i < outputs.size() && i < node->outputs().size(); ++i)
+    concrete[node->outputs()[i]] = outputs[i];
+}
+
+FxValue Importer::constantOf(const c10::IValue &value,
+                             const torch::jit::Node *node,
+                             const c10::TypePtr &realType) {
+  auto seq = [&](auto &&list, FxValue::Kind kind) {
+    FxValue r;
+    r.kind = kind;
+    for (const c10::IValue &element : list)
+      r.elements.push_back(constantOf(element, node));
+    return r;
+  };
+  if (value.isNone())
+    return FxValue::ofConstant(NoneAttr::get(ctx));
+  if (value.isBool())
+    return FxValue::ofConstant(builder.getBoolAttr(value.toBool()));
+  if (value.isInt()) {
+    int64_t v = value.toInt();
+    if (realType && realType->kind() == c10::TypeKind::ScalarTypeType) {
+      llvm::StringRef name = dtypeName(static_cast<c10::ScalarType>(v));
+      if (!name.empty())
+        return FxValue::ofConstant(DTypeAttr::get(ctx, name));
+    }
+    if (realType && realType->kind() == c10::TypeKind::MemoryFormatType) {
+      switch (static_cast<c10::MemoryFormat>(v)) {
+      case c10::MemoryFormat::Contiguous:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "contiguous_format"));
+      case c10::MemoryFormat::Preserve:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "preserve_format"));
+      case c10::MemoryFormat::ChannelsLast:
+        return FxValue::ofConstant(MemoryFormatAttr::get(ctx, "channels_last"));
+      case c10::MemoryFormat::ChannelsLast3d:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "channels_last_3d"));
+      default:
+        break;
+      }
+    }
+    if (realType && realType->kind() == c10::TypeKind::LayoutType &&
+        v == static_cast<int64_t>(c10::Layout::Strided))
+      return FxValue::ofConstant(LayoutAttr::get(ctx, "strided"));
+    return FxValue::ofConstant(builder.getI64IntegerAttr(v));
+  }
+  if (value.isDouble())
+    return FxValue::ofConstant(builder.getF64FloatAttr(value.toDouble()));
+  if (value.isComplexDouble()) {
+    c10::complex<double> c = value.toComplexDouble();
+    return FxValue::ofConstant(ComplexAttr::get(ctx, llvm::APFloat(c.real()),
+                                                llvm::APFloat(c.imag())));
+  }
+  if (value.isString())
+    return FxValue::ofConstant(builder.getStringAttr(value.toStringRef()));
+  if (value.isDevice())
+    return FxValue::ofConstant(DeviceAttr::get(ctx, value.toDevice().str()));
+  if (value.isIntList())
+    return seq(value.toIntVector(), FxValue::List);
+  if (value.isDoubleList())
+    return seq(value.toDoubleVector(), FxValue::List);
+  if (value.isBoolList()) {
+    FxValue r;
+    r.kind = FxValue::List;
+    for (bool b : value.toBoolList())
+      r.elements.push_back(FxValue::ofConstant(builder.getBoolAttr(b)));
+    return r;
+  }
+  if (value.isList())
+    return seq(value.toListRef(), FxValue::List);
+  if (value.isTuple())
+    return seq(value.toTupleRef().elements(), FxValue::Tuple);
+  if (value.isTensor()) {
+    // A tensor literal becomes a constant of the module, read by get_attr
+    // (as symbolic tracing stores `_tensor_constant0`).
+    std::string path = "_tensor_constant" + std::to_string(tensorConstants++);
+    declareState(path, value.toTensor(), StateKind::Constant);
+    FxValue r;
+    r.kind = FxValue::State;
+    r.path = path;
+    return r;
+  }
+  fail(node, "cannot represent the constant of type " +
+                 value.type()->annotation_str() + " in an FX graph");
+}
+
+std::string Importer::uniqueName(llvm::StringRef base) {
+  std::string name = sanitizeName(base);
+  unsigned &count = nameCounts[name];
+  std::string unique = count ? name + "_" + std::to_string(count) : name;
+  ++count;
+  // A generated `relu_1` may itself be taken by a node named `relu_1`.
+  while (nameCounts.count(unique) && unique != name)
+    unique = name + "_" + std::to_string(count++);
+  if (unique != name)
+    nameCounts[unique] = 1;
+  return unique;
+}
+
+mlir::Value Importer::stateNode(const std::string &path,
+                                const torch::jit::Node *node) {
+  auto it = stateNodes.find(path);
+  if (it != stateNodes.end())
+    return it->second;
+  std::string name = uniqueName(path);
+  auto state = graphModule.lookupSymbol<StateOp>(path);
+  Type type = state ? state.getType() : AnyType::get(ctx);
+  auto op = GetAttrOp::create(builder, nodeLoc(name, node), type, name, path);
+  stateNodes[path] = op.getResult();
+  return op.getResult();
+}
+
+mlir::Value Importer::asNode(const FxValue &value,
+                             const torch::jit::Node *node) {
+  if (value.kind == FxValue::Node)
+    return value.node;
+  if (value.kind == FxValue::State)
+    return stateNode(value.path, node);
+  return {};
+}
+
+Attribute Importer::toArg(const FxValue &value,
+                          SmallVectorImpl<mlir::Value> &inputs,
+                          const torch::jit::Node *node) {
+  switch (value.kind) {
+  case FxValue::Constant:
+    return value.constant;
+  case FxValue::Node:
+  case FxValue::State: {
+    mlir::Value v = asNode(value, node);
+    auto it = llvm::find(inputs, v);
+    if (it != inputs.end())
+      return NodeAttr::get(ctx, it - inputs.begin());
+    inputs.push_back(v);
+    return NodeAttr::get(ctx, inputs.size() - 1);
+  }
+  case FxValue::List:
+  case FxValue::Tuple: {
+    SmallVector<Attribute> elements;
+    for (const FxValue &element : value.elements)
+      elements.push_back(toArg(element, inputs, node));
+    if (value.kind == FxValue::List)
+      return ListAttr::get(ctx, elements);
+    return TupleAttr::get(ctx, elements);
+  }
+  case FxValue::Module:
+    fail(node, "module '" + value.path +
+                   "' is used as a value, which FX cannot represent");
+  }
+  llvm_unreachable("covered switch");
+}
+
+mlir::Value Importer::getitem(mlir::Value of, int64_t index, Type type,
+                              const torch::jit::Node *node) {
+  std::string name = uniqueName("getitem");
+  auto args = builder.getArrayAttr(
+      {NodeAttr::get(ctx, 0), builder.getI64IntegerAttr(index)});
+  return CallFunctionOp::create(builder, nodeLoc(name, node), type, name,
+                                "operator.getitem", args, DictAttr::get(ctx),
+                                ValueRange{of})
+      .getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// State and submodules
+//===----------------------------------------------------------------------===//
+
+void Importer::declareState(const std::string &path, const at::Tensor &tensor,
+                            StateKind kind) {
+  if (!declaredState.insert(path).second)
+    return;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(graphOp);
+  Type element = elementType(ctx, tensor.scalar_type());
+  if (!element)
+    fail(nullptr, "state '" + path + "' has dtype " +
+                      std::string(c10::toString(tensor.scalar_type())) +
+                      ", which the fx dialect does not hold");
+  auto type = RankedTensorType::get(tensor.sizes().vec(), element);
+  Location loc =
+      getNodeLoc(ctx, path, "", FileLineColLoc::get(ctx, fileName, 0, 0));
+  const c10::TensorImpl *impl = tensor.unsafeGetTensorImpl();
+  auto first = firstNameOfTensor.find(impl);
+  if (first != firstNameOfTensor.end()) {
+    StateOp::create(builder, loc, kind, path, type, ElementsAttr(),
+                    FlatSymbolRefAttr::get(ctx, first->second));
+  } else {
+    firstNameOfTensor[impl] = path;
+    at::Tensor contiguous = tensor.detach().contiguous();
+    ArrayRef<char> bytes(static_cast<const char *>(contiguous.data_ptr()),
+                         contiguous.nbytes());
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        bytes, contiguous.element_size());
+    auto value = DenseResourceElementsAttr::get(type, path, std::move(blob));
+    StateOp::create(builder, loc, kind, path, type, value, nullptr);
+  }
+}
+
+void Importer::declareModule(const std::string &path,
+                             const torch::jit::Module &module) {
+  if (!declaredModules.insert(path).second)
+    return;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(graphOp);
+    // Hyperparameters: the module's plain attributes (scripted modules keep
+    // their constructor constants; traced ones keep none).
+    SmallVector<Attribute> keys, hparams;
+    auto type = module.type();
+    for (size_t i = 0; i < type->numAttributes(); ++i) {
+      const std::string &name = type->getAttributeName(i);
+      if (name == "training" || llvm::StringRef(name).starts_with("_") ||
+          type->is_parameter(i) || type->is_buffer(i) ||
+          type->getAttribute(i)->is_module())
+        continue;
+      c10::IValue v = module._ivalue()->getSlot(i);
+      if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
+            v.isString() || v.isIntList() || v.isDoubleList() ||
+            v.isBoolList()))
+        continue;
+      SmallVector<mlir::Value> noInputs;
+      keys.push_back(builder.getStringAttr(name));
+      hparams.push_back(toArg(constantOf(v, nullptr), noInputs, nullptr));
+    }
+    SubmoduleOp::create(
+        builder,
+        getNodeLoc(ctx, path, path, FileLineColLoc::get(ctx, fileName, 0, 0)),
+        path, pythonTypeName(module), DictAttr::get(ctx, keys, hparams),
+        module.is_training());
+  }
+  // Its own state and submodules, as a leaf module owns them.
+  for (const auto &p : module.named_parameters(/*recurse=*/false))
+    declareState(join(path, p.name), p.value, StateKind::Parameter);
+  for (const auto &b : module.named_buffers(/*recurse=*/false))
+    declareState(join(path, b.name), b.value, StateKind::Buffer);
+  for (const auto &child : module.named_children())
+    declareModule(join(path, child.name), child.value);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph walk
+//===----------------------------------------------------------------------===//
+
+bool Importer::isLeaf(const torch::jit::Module &module) {
+  if (options.inlineAll)
+    return false;
+  std::string type = pythonTypeName(module);
+  auto named = [&](const std::vector<std::string> &list) {
+    return llvm::any_of(list, [&](const std::string &entry) {
+      return entry == type || entry == className(type);
+    });
+  };
+  if (named(options.leafTypes))
+    return true;
+  if (named(options.inlineTypes))
+    return false;
+  // torch.fx's default: torch.nn modules are leaves, except containers.
+  static const char *containers[] = {"Sequential", "ModuleList", "ModuleDict",
+                                     "Module"};
+  return llvm::StringRef(type).starts_with("torch.nn.") &&
+         !llvm::is_contained(containers, className(type));
+}
+
+void Importer::importCall(torch::jit::Node *node, const std::string &target,
+                          std::vector<FxValue> args,
+                          std::vector<std::pair<std::string, FxValue>> kwargs,
+                          bool isModule) {
+  SmallVector<mlir::Value> inputs;
+  SmallVector<Attribute> argAttrs, keys, kwargValues;
+  for (const FxValue &arg : args)
+    argAttrs.push_back(toArg(arg, inputs, node));
+  for (auto &[key, value] : kwargs) {
+    keys.push_back(builder.getStringAttr(key));
+    kwargValues.push_back(toArg(value, inputs, node));
+  }
+  std::string base =
+      isModule ? target : std::string(node->kind().toUnqualString());
+  std::string name = uniqueName(base);
+  Type type = node->outputs().size() == 1 ? typeOf(node->output())
+                                          : Type(AnyType::get(ctx));
+  Location loc = nodeLoc(name, node);
+  mlir::Value result;
+  if (isModule)
+    result = CallModuleOp::create(builder, loc, type, name, target,
+                                  builder.getArrayAttr(argAttrs),
+                                  DictAttr::get(ctx, keys, kwargValues), inputs)
+                 .getResult();
+  else
+    result =
+        CallFunctionOp::create(builder, loc, type, name, target,
+                               builder.getArrayAttr(argAttrs),
+                               DictAttr::get(ctx, keys, kwargValues), inputs)
+            .getResult();
+  if (node->outputs().size() == 1) {
+    values[node->output()] = FxValue::ofNode(result);
+    return;
+  }
+  // Several results (aten::max.dim, aten::sort): FX indexes the tuple.
+  for (size_t i = 0; i < node->outputs().size(); ++i)
+    values[node->outputs()[i]] =
+        FxValue::ofNode(getitem(result, i, typeOf(node->outputs()[i]), node));
+}
+
+std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
+                                            const std::string &method,
+                                            std::vector<FxValue> args,
+                                            torch::jit::Node *call) {
+  auto found = self.module.find_method(method);
+  if (!found)
+    fail(call, "module '" + self.path + "' has no method '" + method + "'");
+  std::shared_ptr<torch::jit::Graph> graph = found->graph();
+  auto inputs = graph->inputs();
+  if (inputs.size() != args.size() + 1)
+    fail(call, "method '" + method + "' of module '" + self.path + "' takes " +
+                   std::to_string(inputs.size() - 1) +
+                   " arguments, the call passes " +
+                   std::to_string(args.size()));
+  values[inputs[0]] = self;
+  for (size_t i = 0; i < args.size(); ++i)
+    values[inputs[i + 1]] = args[i];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto it = concrete.find(call->input(i));
+    if (it != concrete.end())
+      concrete[inputs[i]] = it->second;
+  }
+  modulePathStack.push_back(self.path);
+  importBlock(graph->block());
+  modulePathStack.pop_back();
+  std::vector<FxValue> results;
+  for (torch::jit::Value *output : graph->outputs())
+    results.push_back(values.at(output));
+  return results;
+}
+
+void Importer::importBlock(torch::jit::Block *block) {
+  for (torch::jit::Node *node : block->nodes())
+    importNode(node);
+}
+
+void Importer::importNode(torch::jit::Node *node) {
+  using namespace torch::jit;
+  auto input = [&](size_t i) -> FxValue & {
+    auto it = values.find(node->input(i));
+    if (it == values.end())
+      fail(node,
+           "uses %" + node->input(i)->debugName() + ", which was not imported");
+    return it->second;
+  };
+  NodeKind kind = node->kind();
+  evaluate(node);
+
+  if (kind == prim::Constant) {
+    auto value = toIValue(node->output());
+    if (!value)
+      fail(node, "has no constant value");
+    values[node->output()] = constantOf(*value, node);
+    return;
+  }
+  if (kind == aten::Int && node->inputs().size() == 1 &&
+      node->input(0)->node()->kind() == prim::NumToTensor) {
+    // A tracer's int -> tensor -> int round trip: FX keeps the int.
+    values[node->output()] = values.at(node->input(0)->node()->input(0));
+    return;
+  }
+  if (kind == prim::ListConstruct || kind == prim::TupleConstruct) {
+    FxValue r;
+    r.kind = kind == prim::ListConstruct ? FxValue::List : FxValue::Tuple;
+    for (size_t i = 0; i < node->inputs().size(); ++i)
+      r.elements.push_back(input(i));
+    values[node->output()] = r;
+    return;
+  }
+  if (kind == prim::ListUnpack || kind == prim::TupleUnpack) {
+    FxValue &of = input(0);
+    if (of.kind == FxValue::List || of.kind == FxValue::Tuple) {
+      if (of.elements.size() != node->outputs().size())
+        fail(node, "unpacks " + std::to_string(node->outputs().size()) +
+                       " values from " + std::to_string(of.elements.size()));
+      std::vector<FxValue> elements = of.elements;
+      for (size_t i = 0; i < elements.size(); ++i)
+        values[node->outputs()[i]] = elements[i];
+      return;
+    }
+    mlir::Value tuple = asNode(of, node);
+    if (!tuple)
+      fail(node, "unpacks a value that is not a list or tuple");
+    for (size_t i = 0; i < node->outputs().size(); ++i)
+      values[node->outputs()[i]] =
+          FxValue::ofNode(getitem(tuple, i, typeOf(node->outputs()[i]), node));
+    return;
+  }
+  if (kind == prim::TupleIndex ||
+      (kind == aten::__getitem__ && node->inputs().size() == 2 &&
+       node->input(0)->type()->kind() == c10::TypeKind::ListType)) {
+    // Indexing a folded list/tuple picks the element; indexing a node is
+    // FX's operator.getitem.
+    FxValue of = input(0);
+    FxValue &index = input(1);
+    auto constIndex = index.kind == FxValue::Constant
+                          ? dyn_cast<IntegerAttr>(index.constant)
+                          : IntegerAttr();
+    if (constIndex && !isa<BoolAttr>(index.constant)) {
+      int64_t i = constIndex.getInt();
+      if (of.kind == FxValue::Tuple || of.kind == FxValue::List) {
+        int64_t n = of.elements.size();
+        if (i < 0)
+          i += n;
+        if (i < 0 || i >= n)
+          fail(node, "index " + std::to_string(constIndex.getInt()) +
+                         " is out of range for " + std::to_string(n) +
+                         " elements");
+        values[node->output()] = FxValue(of.elements[i]);
+        return;
+      }
+      if (mlir::Value v = asNode(of, node)) {
+        values[node->output()] =
+            FxValue::ofNode(getitem(v, i, typeOf(node->output()), node));
+        return;
+      }
+    }
+  }
+  if (kind == prim::GetAttr) {
+    FxValue &base = input(0);
+    if (base.kind != FxValue::Module)
+      fail(node, "reads attribute '" + node->s(attr::name) +
+                     "' of a value that is not a module");
+    const std::string &field = node->s(attr::name);
+    std::string path = join(base.path, field);
+    auto type = base.module.type();
+    auto slot = type->findAttributeSlot(field);
+    if (!slot)
+      fail(node, "module '" + base.path + "' has no attribute '" + field + "'");
+    c10::IValue value = base.module._ivalue()->getSlot(*slot);
+    FxValue r;
+    if (value.isModule()) {
+      r.kind = FxValue::Module;
+      r.path = path;
+      r.module = value.toModule();
+    } else if (value.isTensor()) {
+      declareState(path, value.toTensor(),
+                   type->is_parameter(*slot) ? StateKind::Parameter
+                   : type->is_buffer(*slot)  ? StateKind::Buffer
+                                             : StateKind::Constant);
+      r.kind = FxValue::State;
+      r.path = path;
+      r.isParameter = type->is_parameter(*slot);
+    } else if (value.isObject()) {
+      fail(node, "attribute '" + path +
+                     "' holds an object of the custom "
+                     "class " +
+                     value.type()->annotation_str() +
+                     ", which FX cannot represent");
+    } else {
+      r = constantOf(value, node);
+    }
+    values[node->output()] = r;
+    return;
+  }
+  if (kind == prim::CallMethod) {
+    FxValue self = input(0);
+    if (self.kind != FxValue::Module)
+      fail(node, "calls a method on a value that is not a module");
+    std::vector<FxValue> args;
+    bool passesState = false;
+    for (size_t i = 1; i < node->inputs().size(); ++i) {
+      args.push_back(input(i));
+      passesState |=
+          args.back().kind == FxValue::State && args.back().isParameter;
+    }
+    const std::string &method = node->s(attr::name);
+    // A traced module whose weight is tied to another one's gets it as an
+    // extra argument; its forward no longer has the Python signature, so it
+    // is walked into instead of called.
+    if (method == "forward" && !passesState && isLeaf(self.module)) {
+      declareModule(self.path, self.module);
+      importCall(node, self.path, args, {}, /*isModule=*/true);
+      return;
+    }
+    std::vector<FxValue> results = inlineMethod(self, method, args, node);
+    for (size_t i = 0; i < results.size(); ++i)
+      values[node->outputs()[i]] = results[i];
+    return;
+  }
+  if (kind == prim::If || kind == prim::Loop)
+    fail(node, "control flow (" + std::string(kind.toQualString()) +
+                   ") cannot be represented in an FX graph; trace the "
+                   "module with torch.jit.trace, or script only the parts "
+                   "without data-dependent control flow");
+  if (kind == prim::CallFunction || kind == prim::PythonOp)
+    fail(node, "calls a function (" + std::string(kind.toQualString()) +
+                   ") that FX cannot represent as a target");
+  if (!node->blocks().empty())
+    fail(node, "has nested blocks, which an FX graph cannot hold");
+  for (torch::jit::Value *output : node->outputs())
+    if (output->type()->kind() == c10::TypeKind::ClassType)
+      fail(node, "produces an object of the custom class " +
+                     output->type()->annotation_str() +
+                     ", which FX cannot represent");
+
+  // Every other node is a call: aten/prim operators by their schema name
+  // (`aten::add.Tensor`), args bound positionally and kwarg-only ones by
+  // keyword, as the schema declares them.
+  std::vector<FxValue> args;
+  std::vector<std::pair<std::string, FxValue>> kwargs;
+  std::string target = kind.toQualString();
+  if (const c10::FunctionSchema *schema = node->maybeSchema()) {
+    if (!schema->overload_name().empty())
+      target += "." + schema->overload_name();
+    const auto &arguments = schema->arguments();
+    for (size_t i = 0; i < node->inputs().size(); ++i) {
+      FxValue value = input(i);
+      if (i < arguments.size() && value.kind == FxValue::Constant &&
+          isa<IntegerAttr>(value.constant) && !isa<BoolAttr>(value.constant)) {
+        // Ints typed ScalarType/MemoryFormat/Layout become their FX value.
+        auto v = toIValue(node->input(i));
+        if (v)
+          value = constantOf(*v, node, arguments[i].real_type());
+      }
+      if (i < arguments.size() && arguments[i].kwarg_only())
+        kwargs.emplace_back(arguments[i].name(), value);
+      else
+        args.push_back(value);
+    }
+  } else {
+    for (size_t i = 0; i < node->inputs().size(); ++i)
+      args.push_back(input(i));
+  }
+  importCall(node, target, std::move(args), std::move(kwargs),
+             /*isModule=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
+  Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  std::string name = options.graphModuleName;
+  if (name.empty())
+    name = std::string(className(pythonTypeName(root)));
+  graphModule = GraphModuleOp::create(builder, fileLoc, name);
+  builder.setInsertionPointToEnd(&graphModule.getBody().front());
+  // State and submodules are declared in front of the graph as the walk
+  // finds them.
+  auto graph = GraphOp::create(builder, fileLoc, "forward");
+  graphOp = graph;
+
+  auto forward = root.find_method("forward");
+  if (!forward) {
+    emitError(fileLoc) << "the TorchScript module has no forward method";
+    return nullptr;
+  }
+  std::shared_ptr<torch::jit::Graph> tsGraph = forward->graph();
+  builder.setInsertionPointToEnd(&graph.getBody().front());
+
+  FxValue self;
+  self.kind = FxValue::Module;
+  self.module = root;
+  values[tsGraph->inputs()[0]] = self;
+  for (size_t i = 1; i < tsGraph->inputs().size(); ++i) {
+    torch::jit::Value *input = tsGraph->inputs()[i];
+    // Drop TorchScript's uniquing suffix (`x.1`).
+    llvm::StringRef debugName = input->debugName();
+    auto [base, suffix] = debugName.rsplit('.');
+    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !base.empty())
+      debugName = base;
+    std::string nodeName = uniqueName(debugName);
+    auto placeholder =
+        PlaceholderOp::create(builder, nodeLoc(nodeName, nullptr),
+                              typeOf(input), nodeName, nodeName, Attribute());
+    values[input] = FxValue::ofNode(placeholder.getResult());
+  }
+  if (!options.inputTypes.empty()) {
+    if (options.inputTypes.size() + 1 != tsGraph->inputs().size()) {
+      emitError(fileLoc) << "forward takes " << tsGraph->inputs().size() - 1
+                         << " inputs, " << options.inputTypes.size()
+                         << " input types were given";
+      return nullptr;
+    }
+    concrete[tsGraph->inputs()[0]] = root._ivalue();
+    at::manual_seed(0);
+    for (size_t i = 0; i < options.inputTypes.size(); ++i) {
+      std::string text = options.inputTypes[i];
+      if (!llvm::StringRef(text).starts_with("tensor<"))
+        text = "tensor<" + text + ">";
+      auto type = dyn_cast_or_null<RankedTensorType>(parseType(text, ctx));
+      std::optional<c10::ScalarType> dtype;
+      if (type)
+        for (int s = 0; s < int(c10::ScalarType::NumOptions); ++s)
+          if (elementType(ctx, c10::ScalarType(s)) == type.getElementType())
+            dtype = c10::ScalarType(s);
+      if (!type || !type.hasStaticShape() || !dtype) {
+        emitError(fileLoc) << "input type '" << options.inputTypes[i]
+                           << "' is not a static tensor type such as "
+                              "1x3x224x224xf32";
+        return nullptr;
+      }
+      auto tensorOptions = at::TensorOptions().dtype(*dtype);
+      std::vector<int64_t> shape(type.getShape().begin(),
+                                 type.getShape().end());
+      at::Tensor example =
+          at::isFloatingType(*dtype) || at::isComplexType(*dtype)
+              ? at::randn(shape, tensorOptions)
+              : at::zeros(shape, tensorOptions);
+      concrete[tsGraph->inputs()[i + 1]] = example;
+      // The placeholder takes the type too.
+      values[tsGraph->inputs()[i + 1]].node.setType(type);
+    }
+  }
+  importBlock(tsGraph->block());
+
+  // The returned value: a tuple of outputs is FX's `return (a, b)`.
+  SmallVector<mlir::Value> inputs;
+  Attribute result;
+  if (tsGraph->outputs().size() == 1) {
+    result = toArg(values.at(tsGraph->outputs()[0]), inputs, nullptr);
+  } else {
+    SmallVector<Attribute> elements;
+    for (torch::jit::Value *output : tsGraph->outputs())
+      elements.push_back(toArg(values.at(output), inputs, nullptr));
+    result = TupleAttr::get(ctx, elements);
+  }
+  OutputOp::create(builder, nodeLoc("output", nullptr), "output",
+                   builder.getArrayAttr({result}), inputs);
+
+  // Drop the tensors of folded int -> tensor -> int round trips.
+  SmallVector<CallFunctionOp> unused;
+  graph.walk([&](CallFunctionOp call) {
+    if (call.getTarget().starts_with("prim::NumToTensor") && call->use_empty())
+      unused.push_back(call);
+  });
+  for (CallFunctionOp call : unused)
+    call->erase();
+  // Submodules after all state, as the printed module lists them.
+  SmallVector<SubmoduleOp> submodules(graphModule.getOps<SubmoduleOp>());
+  for (SubmoduleOp submodule : submodules)
+    submodule->moveBefore(graph);
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+mlir::fx::importTorchScript(llvm::MemoryBufferRef buffer, MLIRContext *context,
+                            const TorchScriptImportOptions &options) {
+  context->loadDialect<FXDialect>();
+  std::string fileName = buffer.getBufferIdentifier().str();
+  Location fileLoc = FileLineColLoc::get(context, fileName, 0, 0);
+  auto firstLine = [](const char *what) {
+    return llvm::StringRef(what).split('\n').first.rtrim().str();
+  };
+  torch::jit::Module root;
+  try {
+    std::istringstream stream(std::string(buffer.getBuffer()));
+    root = torch::jit::load(stream, c10::Device(c10::kCPU));
+  } catch (const c10::Error &error) {
+    emitError(fileLoc) << "cannot load '" << fileName
+                       << "' as a TorchScript archive: "
+                       << firstLine(error.what_without_backtrace());
+    return nullptr;
+  } catch (const std::exception &error) {
+    emitError(fileLoc) << "cannot load '" << fileName
+                       << "' as a TorchScript archive: "
+                       << firstLine(error.what());
+    return nullptr;
+  }
+  try {
+    return Importer(context, fileName, options).run(root);
+  } catch (const ImportFailure &) {
+    return nullptr;
+  } catch (const c10::Error &error) {
+    emitError(fileLoc) << "LibTorch failed while importing '" << fileName
+                       << "': " << firstLine(error.what_without_backtrace());
+    return nullptr;
+  } catch (const std::exception &error) {
+    emitError(fileLoc) << "failed while importing '" << fileName
+                       << "': " << firstLine(error.what());
+    return nullptr;
+  }
+}
+
+void mlir::fx::registerImportTorchScriptTranslation() {
+  static llvm::cl::opt<bool> inlineAll(
+      "torchscript-inline-all",
+      llvm::cl::desc("With --import-torchscript: inline every module call "
+                     "into its aten calls"),
+      llvm::cl::init(false));
+  static llvm::cl::list<std::string> inlineTypes(
+      "torchscript-inline",
+      llvm::cl::desc("With --import-torchscript: module types to inline "
+                     "(Conv2d or torch.nn.Conv2d), comma separated"),
+      llvm::cl::CommaSeparated);
+  static llvm::cl::list<std::string> leafTypes(
+      "torchscript-leaf",
+      llvm::cl::desc("With --import-torchscript: module types to keep as "
+                     "fx.call_module (user classes), comma separated"),
+      llvm::cl::CommaSeparated);
+  static llvm::cl::list<std::string> inputTypes(
+      "torchscript-input-types",
+      llvm::cl::desc("With --import-torchscript: one tensor type per input "
+                     "(1x3x224x224xf32), comma separated; the graph is run "
+                     "on random inputs of these types to type every node"),
+      llvm::cl::CommaSeparated);
+  static llvm::cl::opt<std::string> graphModuleName(
+      "torchscript-name",
+      llvm::cl::desc("With --import-torchscript: the fx.graph_module's name"),
+      llvm::cl::init(""));
+  TranslateToMLIRRegistration registration(
+      "import-torchscript",
+      "Import a TorchScript archive (.pt from torch.jit.trace/script) as an "
+      "fx.graph_module",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        TorchScriptImportOptions options;
+        options.inlineAll = inlineAll;
+        options.inlineTypes.assign(inlineTypes.begin(), inlineTypes.end());
+        options.leafTypes.assign(leafTypes.begin(), leafTypes.end());
+        options.graphModuleName = graphModuleName;
+        options.inputTypes.assign(inputTypes.begin(), inputTypes.end());
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        OwningOpRef<ModuleOp> module =
+            importTorchScript(buffer->getMemBufferRef(), context, options);
+        return OwningOpRef<Operation *>(module.release().getOperation());
+      },
+      [](DialectRegistry &registry) { registry.insert<FXDialect>(); });
+}
