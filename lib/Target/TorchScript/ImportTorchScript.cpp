@@ -20,6 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -84,8 +85,11 @@ std::string pythonTypeName(const torch::jit::Module &module) {
     if (atom != "__torch__" &&
         !llvm::StringRef(atom).starts_with("___torch_mangle"))
       parts.push_back(atom);
+  // Classes torch.nn exports by their short name (not, e.g., the
+  // NonDynamicallyQuantizableLinear of nn.MultiheadAttention).
   if (parts.size() >= 4 && parts[0] == "torch" && parts[1] == "nn" &&
-      parts[2] == "modules")
+      parts[2] == "modules" &&
+      parts.back() != "NonDynamicallyQuantizableLinear")
     return "torch.nn." + parts.back();
   return llvm::join(parts, ".");
 }
@@ -387,12 +391,25 @@ void Importer::evaluate(torch::jit::Node *node) {
     } else {
       return;
     }
-  } catch (const c10::Error &error) {
-    fail(node, "running it on the example inputs failed: " +
-                   llvm::StringRef(error.what_without_backtrace())
-                       .split('\n')
-                       .first.str());
+  } catch (const std::exception &error) {
+    // LibTorch's message may hold a TorchScript traceback; its last line
+    // says what went wrong.
+    llvm::StringRef message = error.what();
+    if (auto *c10Error = dynamic_cast<const c10::Error *>(&error))
+      message = c10Error->what_without_backtrace();
+    SmallVector<llvm::StringRef> lines;
+    message.trim().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    llvm::StringRef reason = lines.empty() ? "" : lines.back().trim();
+    for (llvm::StringRef line : lines)
+      if (line.trim().starts_with("RuntimeError: "))
+        reason = line.trim().drop_front(strlen("RuntimeError: "));
+    std::string callee;
+    if (node->kind() == prim::CallMethod && values.count(node->input(0)))
+      callee = " (module '" + values.at(node->input(0)).path + "')";
+    fail(node, "running it on the example inputs failed" + callee + ": " +
+                   reason.str());
   }
+
   for (size_t i = 0; i < outputs.size() && i < node->outputs().size(); ++i)
     concrete[node->outputs()[i]] = outputs[i];
 }
@@ -603,20 +620,32 @@ void Importer::declareModule(const std::string &path,
     // their constructor constants; traced ones keep none).
     SmallVector<Attribute> keys, hparams;
     auto type = module.type();
+    auto add = [&](const std::string &name, const c10::IValue &v) {
+      if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
+            v.isString() || v.isIntList() || v.isDoubleList() ||
+            v.isBoolList() || v.isTuple()))
+        return;
+      SmallVector<mlir::Value> noInputs;
+      Attribute value = toArg(constantOf(v, nullptr), noInputs, nullptr);
+      if (!noInputs.empty() || !isConstantValue(value))
+        return;
+      keys.push_back(builder.getStringAttr(name));
+      hparams.push_back(value);
+    };
+    // Scripted modules keep their `__constants__` (stride, padding, ...).
+    // Their order is not kept by scripting; sort them to be deterministic.
+    std::vector<std::string> constantNames(type->constantNames().begin(),
+                                           type->constantNames().end());
+    llvm::sort(constantNames);
+    for (const std::string &name : constantNames)
+      add(name, type->getConstant(name));
     for (size_t i = 0; i < type->numAttributes(); ++i) {
       const std::string &name = type->getAttributeName(i);
       if (name == "training" || llvm::StringRef(name).starts_with("_") ||
           type->is_parameter(i) || type->is_buffer(i) ||
           type->getAttribute(i)->is_module())
         continue;
-      c10::IValue v = module._ivalue()->getSlot(i);
-      if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
-            v.isString() || v.isIntList() || v.isDoubleList() ||
-            v.isBoolList()))
-        continue;
-      SmallVector<mlir::Value> noInputs;
-      keys.push_back(builder.getStringAttr(name));
-      hparams.push_back(toArg(constantOf(v, nullptr), noInputs, nullptr));
+      add(name, module._ivalue()->getSlot(i));
     }
     SubmoduleOp::create(
         builder,
@@ -672,8 +701,15 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
   std::string base =
       isModule ? target : std::string(node->kind().toUnqualString());
   std::string name = uniqueName(base);
-  Type type = node->outputs().size() == 1 ? typeOf(node->output())
-                                          : Type(AnyType::get(ctx));
+  Type type;
+  if (node->outputs().size() == 1) {
+    type = typeOf(node->output());
+  } else {
+    SmallVector<Type> types;
+    for (const torch::jit::Value *output : node->outputs())
+      types.push_back(typeOf(output));
+    type = TupleType::get(ctx, types);
+  }
   Location loc = nodeLoc(name, node);
   mlir::Value result;
   if (isModule)
@@ -981,7 +1017,13 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
       std::string text = options.inputTypes[i];
       if (!llvm::StringRef(text).starts_with("tensor<"))
         text = "tensor<" + text + ">";
-      auto type = dyn_cast_or_null<RankedTensorType>(parseType(text, ctx));
+      RankedTensorType type;
+      {
+        // The error below says what is wrong; the parser's own is noise.
+        ScopedDiagnosticHandler quiet(ctx,
+                                      [](Diagnostic &) { return success(); });
+        type = dyn_cast_or_null<RankedTensorType>(parseType(text, ctx));
+      }
       std::optional<c10::ScalarType> dtype;
       if (type)
         for (int s = 0; s < int(c10::ScalarType::NumOptions); ++s)

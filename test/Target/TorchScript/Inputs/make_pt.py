@@ -1,0 +1,132 @@
+"""Writes the TorchScript archives the importer tests read, into argv[1]:
+traced and scripted modules, torchvision models, and archives the importer
+must reject. Run by lit at test time (nothing binary is checked in)."""
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+OUT = sys.argv[1]
+WHICH = set(sys.argv[2:])
+os.makedirs(OUT, exist_ok=True)
+torch.manual_seed(0)
+
+
+def save(name, module):
+    if not WHICH or name in WHICH:
+        module.save(os.path.join(OUT, name + ".pt"))
+
+
+class Block(nn.Module):
+    """Leaf modules, a container, tied weights, split, size/view, slicing,
+    a dtype argument and nested tuple outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.seq = nn.Sequential(nn.ReLU(), nn.Linear(8, 8))
+        self.fc = nn.Linear(8, 8)
+        self.fc.weight = self.seq[1].weight
+
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        a, b = torch.split(y, 2, dim=1)
+        z = self.seq(y) + self.fc(y)
+        values, indices = torch.max(z, dim=-1)
+        return z.view(x.size(0), -1), (a, b[:, 1:2]), values.to(torch.float64), indices
+
+
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.sum() > 0:
+            return self.lin(x)
+        return x
+
+
+class ControlFlow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        return self.inner(x) * 2
+
+
+@torch.jit.script
+class Holder:
+    def __init__(self, v: int):
+        self.v = v
+
+    def get(self) -> int:
+        return self.v
+
+
+class CustomClass(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.holder = Holder(3)
+
+    def forward(self, x):
+        return x + self.holder.get()
+
+
+class Scripted(nn.Module):
+    """torch.jit.script without control flow in forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.relu(self.lin(x)).sum(dim=-1, keepdim=True)
+
+
+class EncoderBlock(nn.Module):
+    def __init__(self, d=32, heads=4, ffn=64):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.norm1 = nn.LayerNorm(d)
+        self.ff1 = nn.Linear(d, ffn)
+        self.ff2 = nn.Linear(ffn, d)
+        self.norm2 = nn.LayerNorm(d)
+
+    def forward(self, x):
+        a, _ = self.attn(x, x, x, need_weights=False)
+        x = self.norm1(x + a)
+        return self.norm2(x + self.ff2(F.gelu(self.ff1(x))))
+
+
+def trace(module, *inputs):
+    return torch.jit.trace(module.eval(), inputs, check_trace=False)
+
+
+save("block", trace(Block(), torch.randn(2, 3, 8, 8)))
+save("control_flow", torch.jit.script(ControlFlow()))
+save("custom_class", torch.jit.script(CustomClass()))
+save("scripted", torch.jit.script(Scripted().eval()))
+save("encoder", trace(EncoderBlock(), torch.randn(2, 8, 32)))
+save("resnet18", trace(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64)))
+save("mobilenet_v2",
+     trace(torchvision.models.mobilenet_v2(), torch.randn(1, 3, 64, 64)))
+
+if not WHICH or "bad" in WHICH:
+    # Archives the importer must reject with a one-line error.
+    with open(os.path.join(OUT, "block.pt"), "rb") as f:
+        data = f.read()
+    with open(os.path.join(OUT, "truncated.pt"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    with open(os.path.join(OUT, "not_an_archive.pt"), "w") as f:
+        f.write("def forward(self, x):\n    return x\n")
+    corrupt = bytearray(data)  # the zip's central directory overwritten
+    corrupt[-200:] = b"\xff" * 200
+    with open(os.path.join(OUT, "corrupt.pt"), "wb") as f:
+        f.write(bytes(corrupt))
