@@ -24,9 +24,12 @@ def export_python(ir):
     result = subprocess.run([find_tool("fx-translate"), "--export-python", "-"],
                             input=ir, capture_output=True)
     if result.returncode != 0:
-        message = result.stderr.decode(errors="replace").strip()
-        raise FxMlirError(message or
-                          f"fx-translate exited with {result.returncode}")
+        lines = result.stderr.decode(errors="replace").strip().splitlines()
+        # The first diagnostic; not the source excerpt and notes after it.
+        errors = [line for line in lines if "error:" in line]
+        message = (errors or lines or
+                   [f"fx-translate exited with {result.returncode}"])[0]
+        raise FxMlirError(message.strip())
     return result.stdout.decode()
 
 

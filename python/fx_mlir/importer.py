@@ -18,6 +18,7 @@ import struct
 import torch
 import torch.fx
 import torch.nn as nn
+import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 
 from . import FxMlirError
@@ -154,8 +155,18 @@ _PUBLIC_MODULES = {
 
 def resolve(qualified_name):
     """The Python object `qualified_name` (`torch.nn.functional.relu`,
-    `operator.add`, `mypkg.mod.Class.method`) names, importing its module;
-    None when nothing by that name exists."""
+    `operator.add`, `mypkg.mod.Class.method`) names, importing its module,
+    or the operator overload an operator name (`aten::add.Tensor`, no
+    overload meaning `.default`) names; None when nothing by that name
+    exists."""
+    if "::" in qualified_name:
+        namespace, _, op = qualified_name.partition("::")
+        op, _, overload = op.partition(".")
+        try:
+            packet = getattr(getattr(torch.ops, namespace), op)
+            return getattr(packet, overload or "default")
+        except (AttributeError, RuntimeError):  # RuntimeError: no such op
+            return None
     parts = qualified_name.split(".")
     for i in range(len(parts) - 1, 0, -1):
         try:
@@ -174,7 +185,15 @@ def resolve(qualified_name):
 def function_name(fn):
     """The qualified name Python code reaches a call_function target by:
     `torch.relu`, `operator.add`, `torch.nn.functional.relu`,
-    `builtins.getattr`. It always resolves back to `fn` itself."""
+    `builtins.getattr`; for an operator overload (the targets of make_fx and
+    other aten-level graphs) its operator name, `aten::add.Tensor`. It
+    always resolves back to `fn` itself."""
+    if isinstance(fn, torch._ops.OpOverload):
+        name = f"{fn._schema.name}.{fn._overloadname}"
+        if resolve(name) is not fn:
+            raise ImportError_(f"call_function target {fn!r}: its operator "
+                               f"name '{name}' names another object")
+        return name
     name = getattr(fn, "__name__", None)
     if name is None:
         raise ImportError_(f"call_function target {fn!r} has no name")
@@ -204,19 +223,81 @@ def module_type(module):
     return cls.__module__ + "." + cls.__qualname__
 
 
+def _rnn_arguments(module):
+    """nn.RNN, nn.LSTM and nn.GRU take `*args, **kwargs`; these are the
+    arguments of RNNBase (and RNN's nonlinearity, LSTM's proj_size)."""
+    keys = ["input_size", "hidden_size", "num_layers", "bias", "batch_first",
+            "dropout", "bidirectional"]
+    if type(module) is nn.RNN:
+        keys.insert(3, "nonlinearity")
+    if type(module) is nn.LSTM:
+        keys.append("proj_size")
+    return {key: getattr(module, key) for key in keys}
+
+
+def _attention_arguments(module):
+    """nn.MultiheadAttention keeps `bias` and `add_bias_kv` only as the
+    presence of the parameters they create."""
+    return {"bias": module.in_proj_bias is not None,
+            "add_bias_kv": module.bias_k is not None}
+
+
+def _transformer_layer_arguments(module):
+    """nn.TransformerEncoderLayer and nn.TransformerDecoderLayer pass their
+    arguments on to their children and keep none of them but norm_first.
+    The activation is recorded as "relu" or "gelu" (the strings the
+    constructor takes) when it is that function or a plain nn.ReLU/nn.GELU;
+    any other callable is not a constant and is left out."""
+    attn = module.self_attn
+    values = {"d_model": attn.embed_dim, "nhead": attn.num_heads,
+              "dim_feedforward": module.linear1.out_features,
+              "dropout": module.dropout.p}
+    act = module.activation
+    if act is F.relu or type(act) is nn.ReLU:
+        values["activation"] = "relu"
+    elif act is F.gelu or (type(act) is nn.GELU and act.approximate == "none"):
+        values["activation"] = "gelu"
+    values.update(layer_norm_eps=module.norm1.eps,
+                  batch_first=attn.batch_first, norm_first=module.norm_first)
+    return values
+
+
+# Constructor arguments of torch.nn modules that do not keep them as
+# attributes of the same name, derived from what the modules do keep.
+_DERIVED_ARGUMENTS = {
+    nn.RNN: _rnn_arguments,
+    nn.LSTM: _rnn_arguments,
+    nn.GRU: _rnn_arguments,
+    nn.MultiheadAttention: _attention_arguments,
+    nn.TransformerEncoderLayer: _transformer_layer_arguments,
+    nn.TransformerDecoderLayer: _transformer_layer_arguments,
+}
+
+
 def hyperparameters(module):
     """The constructor arguments the module keeps as attributes (stride,
-    padding, eps, ...), in signature order. A `bias` argument that became a
-    parameter is recorded as a bool, as the constructor took it."""
+    padding, eps, ...), in signature order, so that calling its type with
+    them builds the same module. A `bias` argument that became a parameter
+    is recorded as a bool, as the constructor took it. For torch.nn modules
+    that do not keep some of their arguments (nn.LSTM takes `*args`,
+    nn.TransformerEncoderLayer hands d_model to its children) those are
+    derived from what the module holds."""
+    derived = _DERIVED_ARGUMENTS.get(type(module), lambda m: {})(module)
     try:
         params = inspect.signature(type(module).__init__).parameters
     except (TypeError, ValueError):
-        return {}
+        params = {}
+    candidates = {}
+    for key, param in list(params.items())[1:]:
+        if key in derived:
+            candidates[key] = derived.pop(key)
+        elif (key not in ("device", "dtype") and hasattr(module, key)
+              and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)):
+            candidates[key] = getattr(module, key)
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        candidates.update(derived)  # taken through **kwargs
     values = {}
-    for key in list(params)[1:]:
-        if key in ("device", "dtype") or not hasattr(module, key):
-            continue
-        v = getattr(module, key)
+    for key, v in candidates.items():
         if key == "bias" and (v is None or isinstance(v, torch.Tensor)):
             v = v is not None
         try:
@@ -228,10 +309,24 @@ def hyperparameters(module):
 
 
 def _blob(tensor):
-    """`0x` + little-endian u32 alignment + the raw little-endian data."""
-    array = tensor.detach().cpu().contiguous().numpy()
+    """`0x` + little-endian u32 alignment + the raw little-endian data.
+    NumPy has no bfloat16: its bits go out as the int16 they fill."""
+    tensor = tensor.detach().cpu().contiguous()
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.view(torch.int16)
+    array = tensor.numpy()
     data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
     return "0x" + (struct.pack("<I", tensor.element_size()) + data).hex().upper()
+
+
+def _state_value(name, tensor, resources):
+    """The value of an `fx.state`: a `dense_resource` blob (appended to
+    `resources`), or `dense<>` for a tensor without elements, whose empty
+    blob MLIR's bytecode cannot read back."""
+    if tensor.numel() == 0:
+        return "dense<>"
+    resources.append((name, _blob(tensor)))
+    return f"dense_resource<{_name_or_str(name)}>"
 
 
 def import_graph_module(gm, example_inputs=None, name=None):
@@ -247,7 +342,8 @@ def import_graph_module(gm, example_inputs=None, name=None):
     if example_inputs is not None:
         ShapeProp(gm).propagate(*example_inputs)
     name = name or type(gm).__name__
-    lines = [f"fx.graph_module {_symbol(name)} {{"]
+    lines = [f"fx.graph_module {_symbol(name)}"
+             f"{' training' if gm.training else ''} {{"]
     resources = []
     first_name = {}
     for prefix, mod in gm.named_modules(remove_duplicate=False):
@@ -264,8 +360,7 @@ def import_graph_module(gm, example_inputs=None, name=None):
                         lines.append(head + _symbol(first_name[id(t)]))
                     continue
                 first_name[id(t)] = qual
-                lines.append(head + f"dense_resource<{_name_or_str(qual)}>")
-                resources.append((qual, _blob(t)))
+                lines.append(head + _state_value(qual, t, resources))
     # Plain tensor attributes read by get_attr (`_tensor_constant0`).
     for node in gm.graph.nodes:
         if node.op != "get_attr":
@@ -278,8 +373,7 @@ def import_graph_module(gm, example_inputs=None, name=None):
             first_name[id(t)] = node.target
             lines.append(f"  fx.state constant {_symbol(node.target)} : "
                          f"{_tensor_type(t.shape, t.dtype, node.name)} = "
-                         f"dense_resource<{_name_or_str(node.target)}>")
-            resources.append((node.target, _blob(t)))
+                         + _state_value(node.target, t, resources))
     for path, mod in gm.named_modules():
         if path:
             hp = hyperparameters(mod)

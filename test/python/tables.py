@@ -1,10 +1,10 @@
 """Compare fx-print-tabular tables with torch.fx's Graph.print_tabular()."""
 
 import contextlib
-import importlib
 import io
 
 import fx_mlir
+import fx_mlir.importer
 
 HEADERS = ["opcode", "name", "target", "args", "kwargs"]
 
@@ -39,8 +39,9 @@ def our_table(ir):
 
 
 def resolve(qualified_name):
-    module, _, attr = qualified_name.rpartition(".")
-    return getattr(importlib.import_module(module), attr)
+    """The object a call_function target name (`torch.relu`,
+    `aten::add.Tensor`) names."""
+    return fx_mlir.importer.resolve(qualified_name)
 
 
 def assert_same_table(gm, ir):

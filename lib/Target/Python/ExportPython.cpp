@@ -86,15 +86,18 @@ def _tensor(dtype, shape, data):
 
 def _state(root, path, kind, value):
     owner, field = _owner(root, path)
-    owner._parameters.pop(field, None)
     owner._buffers.pop(field, None)
     owner.__dict__.pop(field, None)
     if kind == "parameter":
         if not isinstance(value, torch.nn.Parameter):
             trainable = value.is_floating_point() or value.is_complex()
             value = torch.nn.Parameter(value, requires_grad=trainable)
-        owner.register_parameter(field, value)
-    elif kind == "buffer":
+        # setattr, so modules that track their parameters (nn.LSTM's
+        # _flat_weights) see the new one.
+        setattr(owner, field, value)
+        return
+    owner._parameters.pop(field, None)
+    if kind == "buffer":
         owner.register_buffer(field, value)
     else:
         setattr(owner, field, value)
@@ -119,6 +122,12 @@ def _node(graph, nodes, op, target, args, kwargs, name):
             raise RuntimeError(f"node '{name}': cannot find the call_function "
                                f"target '{target}': {error}") from None
     node = graph.create_node(op, target, args, kwargs, name=name)
+    # A function registered with torch.fx.wrap stays wrapped when the
+    # exported module is traced again.
+    for scope, wrapped in getattr(torch.fx._symbolic_trace,
+                                  "_wrapped_fns_to_patch", []):
+        if op == "call_function" and scope.get(wrapped) is target:
+            node.meta["is_wrapped"] = True
     if node.name != name:
         raise RuntimeError(f"node '{name}': torch.fx renamed it '{node.name}'")
     nodes[name] = node
@@ -172,11 +181,14 @@ static FailureOr<std::string> tensorBytes(StateOp state, ElementsAttr value) {
              << "'" << state.getSymName() << "': the resource '"
              << resource.getRawHandle().getKey() << "' holds no data";
     ArrayRef<char> data = blob->getData();
-    int64_t width = type.getElementType().isInteger(1)
-                        ? 1
-                        : (type.getElementTypeBitWidth() + 7) / 8;
-    if (auto complex = dyn_cast<ComplexType>(type.getElementType()))
+    Type element = type.getElementType();
+    int64_t width;
+    if (auto complex = dyn_cast<ComplexType>(element))
       width = 2 * complex.getElementType().getIntOrFloatBitWidth() / 8;
+    else if (element.isInteger(1))
+      width = 1;
+    else
+      width = (element.getIntOrFloatBitWidth() + 7) / 8;
     if (int64_t(data.size()) != count * width)
       return state.emitOpError()
              << "'" << state.getSymName() << "': the resource holds "
@@ -306,8 +318,11 @@ LogicalResult PythonExporter::exportGraphModule(GraphModuleOp module) {
      << "    nodes = {}\n";
   for (auto node : graph.getOps<NodeOpInterface>())
     emitNode(node);
-  os << "    return torch.fx.GraphModule(root, graph, "
-     << pythonStrRepr(module.getSymName()) << ")\n\n\n"
+  os << "    graph_module = torch.fx.GraphModule(root, graph, "
+     << pythonStrRepr(module.getSymName()) << ")\n"
+     << "    graph_module.training = "
+     << (module.getTraining() ? "True" : "False") << "\n"
+     << "    return graph_module\n\n\n"
      << "graph_module = build()\n";
   return success();
 }

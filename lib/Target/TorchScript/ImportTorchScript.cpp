@@ -972,7 +972,8 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   std::string name = options.graphModuleName;
   if (name.empty())
     name = std::string(className(pythonTypeName(root)));
-  graphModule = GraphModuleOp::create(builder, fileLoc, name);
+  graphModule =
+      GraphModuleOp::create(builder, fileLoc, name, root.is_training());
   builder.setInsertionPointToEnd(&graphModule.getBody().front());
   // State and submodules are declared in front of the graph as the walk
   // finds them.

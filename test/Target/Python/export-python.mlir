@@ -30,7 +30,9 @@
 // CHECK-NEXT:   _node(graph, nodes, 'call_function', 'operator.mul', (nodes['clamp'], nodes['scale']), {}, 'mul')
 // CHECK-NEXT:   _node(graph, nodes, 'call_function', 'torch.sum', (nodes['mul'],), {'dim': (0, -1), 'dtype': torch.float64}, 'sum_1')
 // CHECK-NEXT:   _node(graph, nodes, 'output', 'output', ((nodes['sum_1'], [nodes['steps'], nodes['drop']], {'x': nodes['x']}),), {}, 'output')
-// CHECK-NEXT:   return torch.fx.GraphModule(root, graph, 'Net')
+// CHECK-NEXT:   graph_module = torch.fx.GraphModule(root, graph, 'Net')
+// CHECK-NEXT:   graph_module.training = True
+// CHECK-NEXT:   return graph_module
 // CHECK: graph_module = build()
 
 // RUN-PY:      def forward(self, x, scale = 2.5):
@@ -46,7 +48,7 @@
 // RUN-PY:      {'steps': tensor(7), 'mask': tensor([ True, False,  True])}
 // RUN-PY-NEXT: True False True None tensor([ True, False,  True])
 
-fx.graph_module @Net {
+fx.graph_module @Net training {
   fx.state parameter @fc.weight : tensor<2x2xf32> = dense<[[1.0, 0.0], [0.0, 1.0]]>
   fx.state parameter @fc.bias : tensor<2xf32> = dense_resource<fc_bias>
   fx.state parameter @tied.weight : tensor<2x2xf32> = @fc.weight

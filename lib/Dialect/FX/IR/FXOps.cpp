@@ -615,9 +615,11 @@ static LogicalResult verifyNodeCommon(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 void GraphModuleOp::build(OpBuilder &builder, OperationState &state,
-                          StringRef name) {
+                          StringRef name, bool training) {
   state.addAttribute(mlir::SymbolTable::getSymbolAttrName(),
                      builder.getStringAttr(name));
+  if (training)
+    state.addAttribute("training", builder.getUnitAttr());
   Region *body = state.addRegion();
   body->emplaceBlock();
 }

@@ -47,12 +47,16 @@ void mlir::fx::printTabular(GraphOp graph, llvm::raw_ostream &os) {
                     node.getTargetName().str(), repr(node.getArgs()),
                     repr(node.getKwargs())});
   }
+  // Widths count characters (UTF-8 code points), as tabulate does.
+  auto width = [](StringRef text) {
+    return llvm::count_if(text, [](char c) { return (c & 0xC0) != 0x80; });
+  };
   std::array<size_t, 5> widths;
   for (size_t c = 0; c < 5; ++c) {
     // tabulate's minimum column width is the header plus two.
     widths[c] = strlen(headers[c]) + 2;
     for (auto &row : rows)
-      widths[c] = std::max(widths[c], row[c].size());
+      widths[c] = std::max<size_t>(widths[c], width(row[c]));
   }
   auto printRow = [&](auto cell) {
     std::string line;
@@ -60,7 +64,7 @@ void mlir::fx::printTabular(GraphOp graph, llvm::raw_ostream &os) {
       std::string text = cell(c);
       line += text;
       if (c + 1 < 5)
-        line += std::string(widths[c] - text.size() + 2, ' ');
+        line += std::string(widths[c] - width(text) + 2, ' ');
     }
     os << StringRef(line).rtrim() << '\n';
   };

@@ -26,7 +26,9 @@ def FX_GraphModuleOp : FX_Op<"graph_module", [
     the submodule hierarchy (`fx.submodule`) and one or more graphs
     (`fx.graph`). `forward` must exist and be the first graph. The op is a
     symbol table: `fx.get_attr` and `fx.call_module` name state and
-    submodules by their qualified names, which are the symbols here.
+    submodules by their qualified names, which are the symbols here. The
+    keyword `training` records that the root module is in training mode
+    (`GraphModule.training`).
 
     ```mlir
     fx.graph_module @Net {
@@ -41,11 +43,14 @@ def FX_GraphModuleOp : FX_Op<"graph_module", [
     }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name);
+  let arguments = (ins SymbolNameAttr:$sym_name, UnitAttr:$training);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let assemblyFormat =
+      "$sym_name (`training` $training^)? attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
-  let builders = [OpBuilder<(ins "::llvm::StringRef":$name)>];
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
+                                 CArg<"bool", "false">:$training)>];
   let extraClassDeclaration = [{
     /// The `forward` graph, or null.
     GraphOp getForward();
