@@ -133,42 +133,6 @@ def _node(graph, nodes, op, target, args, kwargs, name):
     nodes[name] = node
 )py";
 
-/// The torch dtype of a tensor element type, or "" if torch has none.
-static StringRef torchDType(Type type) {
-  if (type.isF32())
-    return "torch.float32";
-  if (type.isF64())
-    return "torch.float64";
-  if (type.isF16())
-    return "torch.float16";
-  if (type.isBF16())
-    return "torch.bfloat16";
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    if (complex.getElementType().isF32())
-      return "torch.complex64";
-    if (complex.getElementType().isF64())
-      return "torch.complex128";
-    return "";
-  }
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    if (integer.getWidth() == 1)
-      return "torch.bool";
-    if (integer.isUnsigned())
-      return integer.getWidth() == 8 ? "torch.uint8" : "";
-    switch (integer.getWidth()) {
-    case 8:
-      return "torch.int8";
-    case 16:
-      return "torch.int16";
-    case 32:
-      return "torch.int32";
-    case 64:
-      return "torch.int64";
-    }
-  }
-  return "";
-}
-
 /// The tensor's elements as the little-endian bytes torch stores (one byte
 /// per bool).
 static FailureOr<std::string> tensorBytes(StateOp state, ElementsAttr value) {
@@ -253,7 +217,7 @@ LogicalResult PythonExporter::emitState(StateOp state) {
     return success();
   }
   auto type = dyn_cast<RankedTensorType>(state.getType());
-  StringRef dtype = type ? torchDType(type.getElementType()) : "";
+  StringRef dtype = type ? getElementDTypeName(type.getElementType()) : "";
   if (dtype.empty())
     return state.emitOpError()
            << "'" << state.getSymName() << "' of type " << state.getType()
@@ -265,7 +229,7 @@ LogicalResult PythonExporter::emitState(StateOp state) {
       return failure();
     data = llvm::encodeBase64(*bytes);
   }
-  os << "_tensor(" << dtype << ", (";
+  os << "_tensor(torch." << dtype << ", (";
   llvm::interleaveComma(type.getShape(), os);
   os << (type.getRank() == 1 ? ",), \"" : "), \"");
   os << data << "\"))\n";

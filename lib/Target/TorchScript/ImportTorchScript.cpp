@@ -132,35 +132,8 @@ llvm::StringRef dtypeName(c10::ScalarType type) {
 }
 
 Type elementType(MLIRContext *ctx, c10::ScalarType type) {
-  Builder b(ctx);
-  switch (type) {
-  case c10::ScalarType::Float:
-    return b.getF32Type();
-  case c10::ScalarType::Double:
-    return b.getF64Type();
-  case c10::ScalarType::Half:
-    return b.getF16Type();
-  case c10::ScalarType::BFloat16:
-    return b.getBF16Type();
-  case c10::ScalarType::Long:
-    return b.getI64Type();
-  case c10::ScalarType::Int:
-    return b.getI32Type();
-  case c10::ScalarType::Short:
-    return b.getI16Type();
-  case c10::ScalarType::Char:
-    return b.getI8Type();
-  case c10::ScalarType::Byte:
-    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
-  case c10::ScalarType::Bool:
-    return b.getI1Type();
-  case c10::ScalarType::ComplexFloat:
-    return ComplexType::get(b.getF32Type());
-  case c10::ScalarType::ComplexDouble:
-    return ComplexType::get(b.getF64Type());
-  default:
-    return {};
-  }
+  llvm::StringRef name = dtypeName(type);
+  return name.empty() ? Type() : getDTypeElementType(ctx, name);
 }
 
 /// A Python-identifier node name from a TorchScript debug name or op name:
@@ -198,7 +171,7 @@ private:
   Type typeOf(const c10::TypePtr &type);
   Type typeOf(const c10::IValue &value);
   Type typeOf(const torch::jit::Value *value);
-  void evaluate(torch::jit::Node *node);
+  void evaluate(torch::jit::Node *node, bool runMethod = false);
   FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
                      const c10::TypePtr &realType = nullptr);
   Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
@@ -344,7 +317,7 @@ Type Importer::typeOf(const torch::jit::Value *value) {
   return typeOf(value->type());
 }
 
-void Importer::evaluate(torch::jit::Node *node) {
+void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
   using namespace torch::jit;
   if (concrete.empty())
     return;
@@ -362,6 +335,10 @@ void Importer::evaluate(torch::jit::Node *node) {
     } else if (node->kind() == prim::GetAttr) {
       outputs.push_back(inputs[0].toObjectRef().getAttr(node->s(attr::name)));
     } else if (node->kind() == prim::CallMethod) {
+      // Only a leaf call runs the method; a walked-into call gets its
+      // results from the walk (see inlineMethod).
+      if (!runMethod)
+        return;
       Method method = inputs[0].toModule().get_method(node->s(attr::name));
       c10::IValue result =
           method(std::vector<c10::IValue>(inputs.begin() + 1, inputs.end()));
@@ -759,8 +736,12 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   importBlock(graph->block());
   modulePathStack.pop_back();
   std::vector<FxValue> results;
-  for (torch::jit::Value *output : graph->outputs())
-    results.push_back(values.at(output));
+  for (size_t i = 0; i < graph->outputs().size(); ++i) {
+    results.push_back(values.at(graph->outputs()[i]));
+    auto it = concrete.find(graph->outputs()[i]);
+    if (it != concrete.end() && i < call->outputs().size())
+      concrete[call->outputs()[i]] = it->second;
+  }
   return results;
 }
 
@@ -904,6 +885,7 @@ void Importer::importNode(torch::jit::Node *node) {
     // extra argument; its forward no longer has the Python signature, so it
     // is walked into instead of called.
     if (method == "forward" && !passesState && isLeaf(self.module)) {
+      evaluate(node, /*runMethod=*/true);
       declareModule(self.path, self.module);
       importCall(node, self.path, args, {}, /*isModule=*/true);
       return;

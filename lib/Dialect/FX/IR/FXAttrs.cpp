@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <deque>
 
@@ -210,6 +211,40 @@ ArrayRef<StringRef> DTypeAttr::getKnownNames() {
                                     "bits2x4",
                                     "bits4x2"};
   return names;
+}
+
+/// The dtypes whose tensors the IR holds, with their element types.
+static const StringRef kStoredDTypes[] = {
+    "float32", "float64", "float16", "bfloat16", "int64",     "int32",
+    "int16",   "int8",    "uint8",   "bool",     "complex64", "complex128"};
+
+Type mlir::fx::getDTypeElementType(MLIRContext *ctx, StringRef name) {
+  Builder b(ctx);
+  return llvm::StringSwitch<Type>(name)
+      .Case("float32", b.getF32Type())
+      .Case("float64", b.getF64Type())
+      .Case("float16", b.getF16Type())
+      .Case("bfloat16", b.getBF16Type())
+      .Case("int64", b.getI64Type())
+      .Case("int32", b.getI32Type())
+      .Case("int16", b.getI16Type())
+      .Case("int8", b.getI8Type())
+      .Case("uint8", IntegerType::get(ctx, 8, IntegerType::Unsigned))
+      .Case("bool", b.getI1Type())
+      .Case("complex64", ComplexType::get(b.getF32Type()))
+      .Case("complex128", ComplexType::get(b.getF64Type()))
+      .Default(Type());
+}
+
+StringRef mlir::fx::getElementDTypeName(Type elementType) {
+  // si64 holds what i64 holds.
+  if (auto integer = dyn_cast<IntegerType>(elementType);
+      integer && integer.isSigned())
+    elementType = IntegerType::get(integer.getContext(), integer.getWidth());
+  for (StringRef name : kStoredDTypes)
+    if (getDTypeElementType(elementType.getContext(), name) == elementType)
+      return name;
+  return "";
 }
 
 ArrayRef<StringRef> MemoryFormatAttr::getKnownNames() {

@@ -28,6 +28,15 @@ bool isConstantValue(Attribute attr);
 /// the order the references appear in the printed form.
 void walkNodeRefs(Attribute attr, llvm::function_ref<void(NodeAttr)> fn);
 
+/// The builtin element type tensors of the torch dtype `name` (`float32`,
+/// `int64`, `bool`, `complex64`, ...) hold in the IR: f32, i64, i1,
+/// complex<f32>, ...; null for dtypes the IR has no tensors of.
+Type getDTypeElementType(MLIRContext *ctx, StringRef name);
+
+/// The torch dtype name of a tensor element type (the inverse of
+/// getDTypeElementType), or "" if torch has no such dtype.
+StringRef getElementDTypeName(Type elementType);
+
 /// Returns `attr` with every #fx.node<i> replaced by #fx.node<map(i)>.
 Attribute remapNodeRefs(Attribute attr,
                         llvm::function_ref<unsigned(unsigned)> map);
