@@ -567,8 +567,7 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
                       std::string(c10::toString(tensor.scalar_type())) +
                       ", which the fx dialect does not hold");
   auto type = RankedTensorType::get(tensor.sizes().vec(), element);
-  Location loc =
-      getNodeLoc(ctx, path, "", FileLineColLoc::get(ctx, fileName, 0, 0));
+  Location loc = getNodeLoc(ctx, path, "", sourceLoc(nullptr));
   const c10::TensorImpl *impl = tensor.unsafeGetTensorImpl();
   auto first = firstNameOfTensor.find(impl);
   if (first != firstNameOfTensor.end()) {
@@ -625,9 +624,8 @@ void Importer::declareModule(const std::string &path,
       add(name, module._ivalue()->getSlot(i));
     }
     SubmoduleOp::create(
-        builder,
-        getNodeLoc(ctx, path, path, FileLineColLoc::get(ctx, fileName, 0, 0)),
-        path, pythonTypeName(module), DictAttr::get(ctx, keys, hparams),
+        builder, getNodeLoc(ctx, path, path, sourceLoc(nullptr)), path,
+        pythonTypeName(module), DictAttr::get(ctx, keys, hparams),
         module.is_training());
   }
   // Its own state and submodules, as a leaf module owns them.
@@ -948,7 +946,7 @@ void Importer::importNode(torch::jit::Node *node) {
 //===----------------------------------------------------------------------===//
 
 OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
-  Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
+  Location fileLoc = sourceLoc(nullptr);
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(module->getBody());
   std::string name = options.graphModuleName;
