@@ -13,7 +13,8 @@ import shutil
 import subprocess
 
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
-           "import_graph_module", "export_python", "export_graph_module"]
+           "import_graph_module", "export_python", "export_graph_module",
+           "compile"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -61,3 +62,4 @@ def print_tabular(ir):
 
 from .importer import import_graph_module  # noqa: E402
 from .exporter import export_python, export_graph_module  # noqa: E402
+from .compiler import compile  # noqa: E402,F401

@@ -122,22 +122,75 @@ _ELEMENT_TYPES = {
 }
 
 
-def _tensor_type(shape, dtype, where):
+def _tensor_type(shape, dtype, where, dynamic=()):
     if dtype not in _ELEMENT_TYPES:
         raise ImportError_(f"{where}: unsupported tensor dtype {dtype}")
-    return ("tensor<" + "".join(f"{d}x" for d in shape)
+    return ("tensor<" + "".join("?x" if i in dynamic else f"{d}x"
+                                for i, d in enumerate(shape))
             + _ELEMENT_TYPES[dtype] + ">")
+
+
+# Node name -> dims that follow the batch size (import with dynamic_batch),
+# per tensor of the node's value (one entry, or one per tuple element).
+_DYNAMIC = {}
+
+
+class _TypeProp(ShapeProp):
+    """ShapeProp that also records the Python type of int, float and bool
+    results (`x.size(0)`), which the IR types as i64, f64 and i1."""
+
+    def run_node(self, n):
+        result = super().run_node(n)
+        if isinstance(result, (bool, int, float)):
+            n.meta["type"] = type(result)
+        return result
+
+
+def _batch_dependent_dims(gm, example_inputs):
+    """Runs the graph at the example batch and at one more; the dims of
+    each node's tensors that differ follow the batch (dim 0 of inputs)."""
+    def shapes(inputs):
+        ShapeProp(gm).propagate(*inputs)
+        result = {}
+        for node in gm.graph.nodes:
+            meta = node.meta.get("tensor_meta")
+            metas = (list(meta) if isinstance(meta, (tuple, list))
+                     and not isinstance(meta, TensorMetadata) else [meta])
+            result[node.name] = [tuple(m.shape) if isinstance(
+                m, TensorMetadata) else None for m in metas]
+        return result
+
+    def grow(t):
+        if isinstance(t, torch.Tensor) and t.dim() > 0:
+            return torch.cat([t, t[:1]])
+        return t
+    with torch.no_grad():
+        bigger = shapes(tuple(grow(t) for t in example_inputs))
+        base = shapes(tuple(example_inputs))
+    dynamic = {}
+    for name, metas in base.items():
+        dims = []
+        for a, b in zip(metas, bigger.get(name, [])):
+            dims.append({i for i, (x, y) in enumerate(zip(a, b)) if x != y}
+                        if a is not None and b is not None and len(a) == len(b)
+                        else set())
+        dynamic[name] = dims
+    return dynamic
 
 
 def _node_type(node):
     meta = node.meta.get("tensor_meta")
     where = f"node '{node.name}'"
+    dyn = _DYNAMIC.get(node.name, [])
     if isinstance(meta, TensorMetadata):
-        return _tensor_type(meta.shape, meta.dtype, where)
+        return _tensor_type(meta.shape, meta.dtype, where,
+                            dyn[0] if dyn else ())
     if (isinstance(meta, (tuple, list)) and meta
             and all(isinstance(m, TensorMetadata) for m in meta)):
-        return "tuple<" + ", ".join(_tensor_type(m.shape, m.dtype, where)
-                                    for m in meta) + ">"
+        return "tuple<" + ", ".join(
+            _tensor_type(m.shape, m.dtype, where,
+                         dyn[i] if i < len(dyn) else ())
+            for i, m in enumerate(meta)) + ">"
     return {int: "i64", float: "f64", bool: "i1"}.get(node.meta.get("type"),
                                                       "!fx.any")
 
@@ -329,7 +382,7 @@ def _state_value(name, tensor, resources):
     return f"dense_resource<{_name_or_str(name)}>"
 
 
-def import_graph_module(gm, example_inputs=None, name=None):
+def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False):
     """Returns the fx dialect text of the GraphModule `gm`.
 
     With `example_inputs` (a tuple of tensors) the nodes get the types
@@ -339,8 +392,12 @@ def import_graph_module(gm, example_inputs=None, name=None):
     if not isinstance(gm, torch.fx.GraphModule):
         raise TypeError(f"expected a torch.fx.GraphModule, got "
                         f"{type(gm).__name__}")
+    global _DYNAMIC
+    _DYNAMIC = {}
     if example_inputs is not None:
-        ShapeProp(gm).propagate(*example_inputs)
+        if dynamic_batch:
+            _DYNAMIC = _batch_dependent_dims(gm, example_inputs)
+        _TypeProp(gm).propagate(*example_inputs)
     name = name or type(gm).__name__
     lines = [f"fx.graph_module {_symbol(name)}"
              f"{' training' if gm.training else ''} {{"]

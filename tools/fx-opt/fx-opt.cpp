@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
@@ -16,6 +17,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fx::registerFXPasses();
+  mlir::fx::registerConversionPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

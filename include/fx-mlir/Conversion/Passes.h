@@ -1,0 +1,51 @@
+//===- Passes.h - Conversion passes of fx-mlir ------------------*- C++ -*-===//
+
+#ifndef FX_MLIR_CONVERSION_PASSES_H
+#define FX_MLIR_CONVERSION_PASSES_H
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fx {
+
+#define GEN_PASS_DECL
+#include "fx-mlir/Conversion/Passes.h.inc"
+
+/// Options of the `fx-to-llvm` pipeline.
+struct FXToLLVMPipelineOptions
+    : public PassPipelineOptions<FXToLLVMPipelineOptions> {
+  PassOptions::Option<bool> weightsAsArguments{
+      *this, "weights-as-arguments",
+      llvm::cl::desc("Pass module state as function arguments instead of "
+                     "constants"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> dynamicBatch{
+      *this, "dynamic-batch",
+      llvm::cl::desc("Make dim 0 of every tensor input dynamic"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> normalize{
+      *this, "normalize",
+      llvm::cl::desc("Run fx-normalize first (on by default)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> entry{
+      *this, "entry", llvm::cl::desc("Name of the compiled function"),
+      llvm::cl::init("forward")};
+};
+
+/// fx graph module -> LLVM dialect: normalize, lower to linalg, fuse,
+/// bufferize, lower to loops and to LLVM. See docs/Pipeline.md.
+void buildFXToLLVMPipeline(OpPassManager &pm,
+                           const FXToLLVMPipelineOptions &options);
+
+/// The two halves of fx-to-llvm as pass pipeline text: fx-normalize and
+/// convert-fx-to-linalg, then everything from tensors to LLVM.
+std::string getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options);
+std::string getLinalgToLLVMPipeline();
+
+/// Registers the conversion passes and the `fx-to-llvm` pipeline.
+void registerConversionPasses();
+
+} // namespace mlir::fx
+
+#endif // FX_MLIR_CONVERSION_PASSES_H

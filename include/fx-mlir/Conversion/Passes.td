@@ -1,0 +1,79 @@
+//===- Passes.td - Conversion passes of fx-mlir ------------*- tablegen -*-===//
+
+#ifndef FX_MLIR_CONVERSION_PASSES_TD
+#define FX_MLIR_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// FXToLinalg
+//===----------------------------------------------------------------------===//
+
+def ConvertFXToLinalg : Pass<"convert-fx-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower a normalized fx graph module to a function on tensors";
+  let description = [{
+    Turns the `forward` graph of each `fx.graph_module` into a `func.func`
+    (named by `entry`) whose body is linalg, tensor, arith and math ops on
+    tensors, and erases the graph module. The nodes must be canonical
+    (`fx-normalize` first): each `fx.call_function "aten::..."` is lowered
+    by the patterns of `populateFXToLinalgConversionPatterns`, and
+    `operator.getitem` of a multi-result node (split, max.dim, size)
+    disappears with it.
+
+    - Each `fx.placeholder` becomes a function argument of its type; with
+      `dynamic-batch`, dim 0 of every tensor argument becomes dynamic and
+      the shapes of all nodes are recomputed from it (the lowering derives
+      shapes from operands; declared node types only give element types).
+    - Each `fx.get_attr` of module state becomes an `arith.constant` of the
+      state's blob, or, with `weights-as-arguments`, a trailing function
+      argument carrying `fx.state = "<qualified name>"`.
+    - `fx.output` becomes `func.return` of the output's nodes in print
+      order; the function carries `fx.output`, the output's args with
+      `#fx.node<i>` standing for result `i`, so a caller can rebuild nested
+      tuples.
+
+    A node the patterns cannot lower is an error naming the node, its
+    module path, its target and the reason, and suggesting the reference
+    interpreter (`fx-run --interpret`).
+
+    ```mlir
+    fx.graph @forward {
+      %x = fx.placeholder "x" : tensor<2x4xf32>
+      %relu = fx.call_function "aten::relu"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+      fx.output %relu : tensor<2x4xf32>
+    }
+    ```
+
+    becomes
+
+    ```mlir
+    func.func @forward(%arg0: tensor<2x4xf32>) -> tensor<2x4xf32> attributes {fx.output = [#fx.node<0>]} {
+      %0 = tensor.empty() : tensor<2x4xf32>
+      %1 = linalg.generic {...} ins(%arg0 : tensor<2x4xf32>) outs(%0 : tensor<2x4xf32>) {
+        ^bb0(%in: f32, %out: f32):
+          %cst = arith.constant 0.000000e+00 : f32
+          %2 = arith.maximumf %in, %cst : f32
+          linalg.yield %2 : f32
+      } -> tensor<2x4xf32>
+      return %1 : tensor<2x4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
+           "Name of the function the forward graph becomes">,
+    Option<"weightsAsArguments", "weights-as-arguments", "bool",
+           /*default=*/"false",
+           "Pass module state as trailing function arguments instead of "
+           "baking it in as constants">,
+    Option<"dynamicBatch", "dynamic-batch", "bool", /*default=*/"false",
+           "Make dim 0 of every tensor input dynamic">,
+  ];
+}
+
+#endif // FX_MLIR_CONVERSION_PASSES_TD

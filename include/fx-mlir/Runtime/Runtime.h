@@ -1,0 +1,104 @@
+//===- Runtime.h - JIT-compile and run fx graphs on the CPU -----*- C++ -*-===//
+//
+// CompiledGraph takes an fx graph module (IR text or a parsed module), runs
+// the fx-to-llvm pipeline, JIT-compiles the result with MLIR's
+// ExecutionEngine (LLVM at O3 for the host CPU and its features) and runs
+// it on caller-owned input buffers. Inputs are checked (count, dtype, rank,
+// shape) before any code runs; outputs are returned as malloc'ed buffers
+// the caller takes over.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_RUNTIME_RUNTIME_H
+#define FX_MLIR_RUNTIME_RUNTIME_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+namespace fx {
+
+/// A dense row-major tensor in memory the caller owns. `dtype` is a torch
+/// dtype name: float32, float64, int64, int32, bool, ...
+struct TensorRef {
+  void *data = nullptr;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+/// An output: `data` points into `allocation`, which the caller frees with
+/// `std::free` (or hands to a tensor library with that deleter).
+struct OwnedTensor {
+  void *allocation = nullptr;
+  void *data = nullptr;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+/// What the compiled function takes or returns at one position: dtype and
+/// shape, -1 for a dynamic dim.
+struct TensorSpec {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+struct CompileOptions {
+  /// Pass module state as arguments (the runtime keeps a copy of it)
+  /// instead of baking it into the code as constants.
+  bool weightsAsArguments = false;
+  /// Make dim 0 of every input dynamic: one compiled graph runs any batch.
+  bool dynamicBatch = false;
+  /// Run fx-normalize before lowering.
+  bool normalize = true;
+  /// LLVM optimization level of the JIT.
+  unsigned optLevel = 3;
+};
+
+/// Size in bytes of one element of `dtype`, or 0 if unknown.
+size_t getDTypeSize(llvm::StringRef dtype);
+
+class CompiledGraph {
+public:
+  ~CompiledGraph();
+
+  /// Compiles the fx graph module in `ir` (textual or bytecode MLIR). On
+  /// failure returns null and sets `error` to the diagnostics, one per line
+  /// (`loc: error: message`).
+  static std::unique_ptr<CompiledGraph>
+  compile(llvm::StringRef ir, const CompileOptions &options,
+          std::string &error);
+
+  llvm::ArrayRef<TensorSpec> getInputs() const { return inputs; }
+  llvm::ArrayRef<TensorSpec> getOutputs() const { return outputs; }
+  /// The fx.output args in FX value syntax (`[(#fx.node<0>, #fx.node<1>)]`
+  /// style attribute text) to rebuild nested outputs.
+  llvm::StringRef getOutputStructure() const { return outputStructure; }
+
+  /// Checks `args` against the inputs and runs the code. On failure
+  /// (a bad input) sets `error` and runs nothing.
+  bool run(llvm::ArrayRef<TensorRef> args, std::vector<OwnedTensor> &results,
+           std::string &error);
+
+  /// Checks `args` without running.
+  bool checkInputs(llvm::ArrayRef<TensorRef> args, std::string &error) const;
+
+  struct Impl;
+
+private:
+  CompiledGraph();
+  std::unique_ptr<Impl> impl;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::string outputStructure;
+};
+
+} // namespace fx
+} // namespace mlir
+
+#endif // FX_MLIR_RUNTIME_RUNTIME_H

@@ -1,0 +1,145 @@
+//===- RuntimeModule.cpp - fx_mlir._fx_runtime: CompiledGraph for Python --===//
+//
+// The Python face of the runtime: compile fx dialect text, then call the
+// compiled graph on torch.Tensors. Inputs are passed by pointer (no copy
+// for contiguous tensors); outputs become tensors that own the buffers the
+// compiled code allocated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Runtime/Runtime.h"
+
+#include <torch/csrc/utils/pybind.h>
+
+#include <ATen/ATen.h>
+#include <c10/core/ScalarType.h>
+
+namespace py = pybind11;
+using mlir::fx::CompiledGraph;
+
+namespace {
+
+std::string dtypeName(at::ScalarType type) {
+  switch (type) {
+  case at::kFloat:
+    return "float32";
+  case at::kDouble:
+    return "float64";
+  case at::kLong:
+    return "int64";
+  case at::kInt:
+    return "int32";
+  case at::kShort:
+    return "int16";
+  case at::kChar:
+    return "int8";
+  case at::kByte:
+    return "uint8";
+  case at::kBool:
+    return "bool";
+  case at::kHalf:
+    return "float16";
+  case at::kBFloat16:
+    return "bfloat16";
+  default:
+    return c10::toString(type);
+  }
+}
+
+at::ScalarType scalarType(const std::string &name) {
+  static const std::pair<const char *, at::ScalarType> table[] = {
+      {"float32", at::kFloat}, {"float64", at::kDouble}, {"int64", at::kLong},
+      {"int32", at::kInt},     {"int16", at::kShort},    {"int8", at::kChar},
+      {"uint8", at::kByte},    {"bool", at::kBool},      {"float16", at::kHalf},
+      {"bfloat16", at::kBFloat16}};
+  for (auto &[n, t] : table)
+    if (name == n)
+      return t;
+  throw std::runtime_error("unsupported dtype " + name);
+}
+
+/// A compiled graph callable on tensors.
+class PyCompiledGraph {
+public:
+  PyCompiledGraph(const std::string &ir, bool weightsAsArguments,
+                  bool dynamicBatch) {
+    mlir::fx::CompileOptions options;
+    options.weightsAsArguments = weightsAsArguments;
+    options.dynamicBatch = dynamicBatch;
+    std::string error;
+    {
+      py::gil_scoped_release release;
+      graph = CompiledGraph::compile(ir, options, error);
+    }
+    if (!graph)
+      throw std::invalid_argument(error.empty() ? "compilation failed"
+                                                : error);
+  }
+
+  std::vector<at::Tensor> call(const std::vector<at::Tensor> &args) {
+    std::vector<at::Tensor> inputs;
+    std::vector<mlir::fx::TensorRef> refs;
+    inputs.reserve(args.size());
+    for (const at::Tensor &arg : args) {
+      if (!arg.device().is_cpu())
+        throw std::invalid_argument("inputs must be CPU tensors");
+      // Contiguous tensors are passed as they are; others are made so.
+      inputs.push_back(arg.is_contiguous() ? arg : arg.contiguous());
+      const at::Tensor &t = inputs.back();
+      mlir::fx::TensorRef ref;
+      ref.data = t.data_ptr();
+      ref.dtype = dtypeName(t.scalar_type());
+      ref.shape.assign(t.sizes().begin(), t.sizes().end());
+      refs.push_back(std::move(ref));
+    }
+    std::vector<mlir::fx::OwnedTensor> results;
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = graph->run(refs, results, error);
+    }
+    if (!ok)
+      throw std::invalid_argument(error);
+    std::vector<at::Tensor> outputs;
+    for (mlir::fx::OwnedTensor &r : results) {
+      void *allocation = r.allocation;
+      outputs.push_back(at::from_blob(
+          r.data, r.shape, [allocation](void *) { std::free(allocation); },
+          at::TensorOptions().dtype(scalarType(r.dtype))));
+    }
+    return outputs;
+  }
+
+  py::list specs(bool isInput) const {
+    py::list result;
+    auto list = isInput ? graph->getInputs() : graph->getOutputs();
+    for (const auto &spec : list)
+      result.append(py::make_tuple(spec.dtype, spec.shape));
+    return result;
+  }
+
+  std::string outputStructure() const {
+    return graph->getOutputStructure().str();
+  }
+
+private:
+  std::unique_ptr<CompiledGraph> graph;
+};
+
+} // namespace
+
+PYBIND11_MODULE(_fx_runtime, m) {
+  m.doc() = "fx-mlir's JIT runtime: compiled fx graphs callable on tensors";
+  py::class_<PyCompiledGraph>(m, "CompiledGraph")
+      .def(py::init<const std::string &, bool, bool>(), py::arg("ir"),
+           py::arg("weights_as_arguments") = false,
+           py::arg("dynamic_batch") = false)
+      .def("__call__", &PyCompiledGraph::call)
+      .def_property_readonly(
+          "inputs", [](const PyCompiledGraph &g) { return g.specs(true); })
+      .def_property_readonly(
+          "outputs", [](const PyCompiledGraph &g) { return g.specs(false); })
+      .def_property_readonly("output_structure",
+                             &PyCompiledGraph::outputStructure);
+}

@@ -1,0 +1,473 @@
+//===- Convolution.cpp - conv1d/conv2d and pooling to linalg --------------===//
+//
+// Convolutions pad explicitly (tensor.pad) and use the named NCHW linalg
+// convolutions: conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw for
+// depthwise, conv_2d_ngchw_gfchw for other groups; 1-D ones run as 2-D with
+// a unit height. The bias initializes the accumulator. Pooling uses the
+// named pooling ops (max, sum); average pooling divides by a compile-time
+// table of window sizes (PyTorch's count_include_pad and ceil_mode rules);
+// adaptive average pooling contracts with two constant averaging matrices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+int64_t staticDim(Value v, int64_t d) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(d);
+}
+
+/// `init` of `sizes` with `bias` broadcast along dim 1 (or zeros).
+Value biasInit(Lowering &l, ArrayRef<OpFoldResult> sizes, Value bias,
+               Type elem) {
+  Value zero = l.constant(elem, 0);
+  if (!bias)
+    return l.filled(sizes, zero);
+  int64_t rank = sizes.size();
+  Value out = l.empty(sizes, elem);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, {l.b.getAffineDimExpr(1)}, l.b.getContext()),
+      l.b.getMultiDimIdentityMap(rank)};
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{out.getType()}, ValueRange{bias},
+             ValueRange{out}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange v) {
+               linalg::YieldOp::create(nb, loc, l.convert(v[0], elem));
+             })
+      .getResult(0);
+}
+
+/// Output size of a window of `k` (dilation `d`) at stride `s` over `n`
+/// padded by `lo`+`hi`.
+int64_t windows(int64_t n, int64_t k, int64_t s, int64_t lo, int64_t hi,
+                int64_t d) {
+  return (n + lo + hi - d * (k - 1) - 1) / s + 1;
+}
+
+/// A 2-D NCHW convolution with explicit padding.
+Value conv2d(Lowering &l, Value input, Value weight, Value bias,
+             ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+             ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
+             int64_t groups, Type elem) {
+  OpBuilder &b = l.b;
+  input = l.castTensor(input, elem);
+  weight = l.castTensor(weight, elem);
+  if (llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(padHi, [](int64_t p) { return p != 0; })) {
+    SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(padLo[0]),
+                                    b.getIndexAttr(padLo[1])};
+    SmallVector<OpFoldResult> hi = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(padHi[0]),
+                                    b.getIndexAttr(padHi[1])};
+    input = l.pad(input, lo, hi, l.constant(elem, 0));
+  }
+  int64_t F = staticDim(weight, 0), C = staticDim(weight, 1);
+  int64_t kh = staticDim(weight, 2), kw = staticDim(weight, 3);
+  int64_t H = staticDim(input, 2), W = staticDim(input, 3);
+  if (ShapedType::isDynamic(H) || ShapedType::isDynamic(W))
+    return {};
+  int64_t OH = windows(H, kh, stride[0], 0, 0, dilation[0]);
+  int64_t OW = windows(W, kw, stride[1], 0, 0, dilation[1]);
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), b.getIndexAttr(F),
+                                     b.getIndexAttr(OH), b.getIndexAttr(OW)};
+  auto strides = b.getI64VectorAttr(stride);
+  auto dilations = b.getI64VectorAttr(dilation);
+  Value init = biasInit(l, sizes, bias, elem);
+  Type initType = init.getType();
+  if (groups == 1)
+    return linalg::Conv2DNchwFchwOp::create(b, l.loc, TypeRange{initType},
+                                            ValueRange{input, weight},
+                                            ValueRange{init}, strides,
+                                            dilations)
+        .getResult(0);
+  if (C == 1 && F == groups) {
+    // Depthwise, one filter per channel: weight (C, 1, kh, kw) -> (C, kh, kw).
+    Value w = tensor::CollapseShapeOp::create(
+        b, l.loc, weight, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    return linalg::DepthwiseConv2DNchwChwOp::create(
+               b, l.loc, TypeRange{initType}, ValueRange{input, w},
+               ValueRange{init}, strides, dilations)
+        .getResult(0);
+  }
+  // Grouped: (N, G*C, H, W) -> (N, G, C, H, W); weight (G*Fg, C, kh, kw) ->
+  // (G, Fg, C, kh, kw); result (N, G, Fg, OH, OW) -> (N, F, OH, OW).
+  int64_t Fg = F / groups;
+  SmallVector<OpFoldResult> inSizes = {l.dim(input, 0), b.getIndexAttr(groups),
+                                       b.getIndexAttr(C), b.getIndexAttr(H),
+                                       b.getIndexAttr(W)};
+  auto inType = RankedTensorType::get(
+      {staticDim(input, 0), groups, C, H, W}, elem);
+  Value in5 = tensor::ExpandShapeOp::create(
+      b, l.loc, inType, input,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, inSizes);
+  auto wType = RankedTensorType::get({groups, Fg, C, kh, kw}, elem);
+  Value w5 = tensor::ExpandShapeOp::create(
+      b, l.loc, wType, weight,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  SmallVector<OpFoldResult> outSizes = {sizes[0], b.getIndexAttr(groups),
+                                        b.getIndexAttr(Fg), sizes[2], sizes[3]};
+  auto outType = RankedTensorType::get(
+      {staticDim(input, 0), groups, Fg, OH, OW}, elem);
+  Value init5 = tensor::ExpandShapeOp::create(
+      b, l.loc, outType, init,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes);
+  Value r = linalg::Conv2DNgchwGfchwOp::create(b, l.loc, TypeRange{outType},
+                                               ValueRange{in5, w5},
+                                               ValueRange{init5}, strides,
+                                               dilations)
+                .getResult(0);
+  return tensor::CollapseShapeOp::create(
+      b, l.loc, r, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+}
+
+/// conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups).
+LogicalResult lowerConv(Lowering &l, int spatial) {
+  Value input = l.tensor(0u), weight = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!input || !weight || !elem)
+    return l.fail("needs typed tensors");
+  Value bias = l.isNone(2u) ? Value() : l.tensor(2u);
+  auto stride = l.intList(3u), dilation = l.intList(5u);
+  auto groups = l.constInt(6u);
+  if (!stride || !dilation || !groups || int(stride->size()) != spatial ||
+      int(dilation->size()) != spatial)
+    return l.fail("stride, dilation and groups must be constants");
+  auto wType = cast<RankedTensorType>(weight.getType());
+  if (!wType.hasStaticShape())
+    return l.fail("the weight shape must be static");
+  SmallVector<int64_t> lo, hi;
+  if (auto mode = dyn_cast_or_null<StringAttr>(l.arg(4))) {
+    for (int i = 0; i < spatial; ++i) {
+      int64_t total = 0;
+      if (mode.getValue() == "same")
+        total = (*dilation)[i] * (wType.getDimSize(2 + i) - 1);
+      else if (mode.getValue() != "valid")
+        return l.fail("unknown padding mode");
+      lo.push_back(total / 2);
+      hi.push_back(total - total / 2);
+    }
+  } else {
+    auto padding = l.intList(4u);
+    if (!padding || int(padding->size()) != spatial)
+      return l.fail("padding must be constants");
+    lo = hi = *padding;
+  }
+  SmallVector<int64_t> s = *stride, d = *dilation;
+  if (spatial == 1) {
+    input = l.unsqueeze(input, 2);
+    weight = l.unsqueeze(weight, 2);
+    s.insert(s.begin(), 1);
+    d.insert(d.begin(), 1);
+    lo.insert(lo.begin(), 0);
+    hi.insert(hi.begin(), 0);
+  }
+  Value r = conv2d(l, input, weight, bias, s, lo, hi, d, *groups, elem);
+  if (!r)
+    return l.fail("spatial dims must be static");
+  if (spatial == 1)
+    r = l.squeeze(r, 2);
+  return l.replace(r);
+}
+
+LogicalResult lowerConv1d(Lowering &l) { return lowerConv(l, 1); }
+LogicalResult lowerConv2d(Lowering &l) { return lowerConv(l, 2); }
+
+/// Pooling geometry of one spatial dim.
+struct Window {
+  int64_t size, k, s, p, d, out, extra;
+};
+
+std::optional<Window> window(int64_t n, int64_t k, int64_t s, int64_t p,
+                             int64_t d, bool ceil) {
+  if (ShapedType::isDynamic(n) || s <= 0)
+    return std::nullopt;
+  int64_t span = n + 2 * p - d * (k - 1) - 1;
+  int64_t out = (span + (ceil ? s - 1 : 0)) / s + 1;
+  // The last window must start inside the input or left padding.
+  if (ceil && (out - 1) * s >= n + p)
+    --out;
+  int64_t extra = std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 -
+                                           (n + 2 * p));
+  return Window{n, k, s, p, d, out, extra};
+}
+
+/// Reads (kernel, stride, padding[, dilation], ceil_mode) of a pooling op
+/// for `spatial` dims; stride [] means the kernel size.
+std::optional<SmallVector<Window>>
+poolWindows(Lowering &l, Value input, int spatial, bool hasDilation) {
+  auto kernel = l.intList(1u), stride = l.intList(2u),
+       padding = l.intList(3u);
+  std::optional<SmallVector<int64_t>> dilation =
+      SmallVector<int64_t>(spatial, 1);
+  unsigned ceilIndex = 4;
+  if (hasDilation) {
+    dilation = l.intList(4u);
+    ceilIndex = 5;
+  }
+  auto ceil = l.constBool(ceilIndex);
+  if (!kernel || !stride || !padding || !dilation || !ceil)
+    return std::nullopt;
+  auto expand = [&](SmallVector<int64_t> v) {
+    if (v.size() == 1)
+      v.resize(spatial, v[0]);
+    return v;
+  };
+  SmallVector<int64_t> k = expand(*kernel);
+  SmallVector<int64_t> s = stride->empty() ? k : expand(*stride);
+  SmallVector<int64_t> p = expand(*padding), d = expand(*dilation);
+  if (int(k.size()) != spatial || int(s.size()) != spatial ||
+      int(p.size()) != spatial || int(d.size()) != spatial)
+    return std::nullopt;
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  SmallVector<Window> result;
+  for (int i = 0; i < spatial; ++i) {
+    auto w = window(staticDim(input, rank - spatial + i), k[i], s[i], p[i],
+                    d[i], *ceil);
+    if (!w)
+      return std::nullopt;
+    result.push_back(*w);
+  }
+  return result;
+}
+
+/// Pads the spatial dims of an NCHW input for `wins` with `v`.
+Value padForWindows(Lowering &l, Value input, ArrayRef<Window> wins, Value v) {
+  bool any = llvm::any_of(wins, [](const Window &w) { return w.p || w.extra; });
+  if (!any)
+    return input;
+  SmallVector<OpFoldResult> lo(2, l.b.getIndexAttr(0)), hi(2, l.b.getIndexAttr(0));
+  for (const Window &w : wins) {
+    lo.push_back(l.b.getIndexAttr(w.p));
+    hi.push_back(l.b.getIndexAttr(w.p + w.extra));
+  }
+  return l.pad(input, lo, hi, v);
+}
+
+/// Max or sum pooling over 2 spatial dims of a 4-D input.
+Value pool2d(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
+             Type elem) {
+  OpBuilder &b = l.b;
+  Value padValue =
+      isMax ? l.constant(elem, -std::numeric_limits<double>::infinity())
+            : l.constant(elem, 0);
+  if (isMax && !isFloat(elem))
+    padValue = l.constant(elem, double(std::numeric_limits<int32_t>::min()));
+  Value padded = padForWindows(l, input, wins, padValue);
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1),
+                                     b.getIndexAttr(wins[0].out),
+                                     b.getIndexAttr(wins[1].out)};
+  Value init = l.filled(sizes, padValue);
+  Value windowShape =
+      l.empty({b.getIndexAttr(wins[0].k), b.getIndexAttr(wins[1].k)}, elem);
+  auto strides = b.getI64VectorAttr({wins[0].s, wins[1].s});
+  auto dilations = b.getI64VectorAttr({wins[0].d, wins[1].d});
+  if (isMax)
+    return linalg::PoolingNchwMaxOp::create(
+               b, l.loc, TypeRange{init.getType()},
+               ValueRange{padded, windowShape}, ValueRange{init}, strides,
+               dilations)
+        .getResult(0);
+  return linalg::PoolingNchwSumOp::create(b, l.loc, TypeRange{init.getType()},
+                                          ValueRange{padded, windowShape},
+                                          ValueRange{init}, strides, dilations)
+      .getResult(0);
+}
+
+/// Adds unit height to 1-D pooling inputs: (N, C, L) -> (N, C, 1, L).
+Window unitWindow() { return Window{1, 1, 1, 0, 1, 1, 0}; }
+
+LogicalResult lowerMaxPool(Lowering &l, int spatial) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!input || !elem)
+    return l.fail("needs a typed tensor");
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  if (rank != spatial + 2)
+    return l.fail("expects a batched input");
+  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
+  if (!wins)
+    return l.fail("pooling parameters and spatial sizes must be static");
+  if (spatial == 1) {
+    input = l.unsqueeze(input, 2);
+    wins->insert(wins->begin(), unitWindow());
+  }
+  Value r = pool2d(l, input, *wins, /*isMax=*/true, elem);
+  if (spatial == 1)
+    r = l.squeeze(r, 2);
+  return l.replace(r);
+}
+
+LogicalResult lowerMaxPool1d(Lowering &l) { return lowerMaxPool(l, 1); }
+LogicalResult lowerMaxPool2d(Lowering &l) { return lowerMaxPool(l, 2); }
+
+/// avg_pool(self, kernel, stride, padding, ceil_mode, count_include_pad
+/// [, divisor_override]).
+LogicalResult lowerAvgPool(Lowering &l, int spatial) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!input || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  if (rank != spatial + 2)
+    return l.fail("expects a batched input");
+  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/false);
+  auto includePad = l.constBool(5u);
+  std::optional<int64_t> divisorOverride;
+  if (spatial == 2 && !l.isNone(6u))
+    divisorOverride = l.constInt(6u);
+  if (!wins || !includePad)
+    return l.fail("pooling parameters and spatial sizes must be static");
+  if (spatial == 1) {
+    input = l.unsqueeze(input, 2);
+    wins->insert(wins->begin(), unitWindow());
+  }
+  Value sum = pool2d(l, input, *wins, /*isMax=*/false, elem);
+  // Divisors per output position, as ATen's avg_pool2d computes them.
+  const Window &wh = (*wins)[0], &ww = (*wins)[1];
+  SmallVector<float> divisors;
+  for (int64_t oh = 0; oh < wh.out; ++oh)
+    for (int64_t ow = 0; ow < ww.out; ++ow) {
+      auto extent = [&](const Window &w, int64_t o, bool clip) {
+        int64_t start = o * w.s - w.p;
+        int64_t end = std::min(start + w.k, w.size + w.p);
+        if (clip) {
+          start = std::max<int64_t>(start, 0);
+          end = std::min(end, w.size);
+        }
+        return end - start;
+      };
+      int64_t count = extent(wh, oh, !*includePad) * extent(ww, ow, !*includePad);
+      divisors.push_back(divisorOverride ? float(*divisorOverride)
+                                         : float(count));
+    }
+  auto tableType =
+      RankedTensorType::get({wh.out, ww.out}, l.b.getF32Type());
+  Value table = arith::ConstantOp::create(
+      l.b, l.loc, DenseElementsAttr::get(tableType, ArrayRef<float>(divisors)));
+  Value r = l.elementwise(
+      {sum, table}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  if (spatial == 1)
+    r = l.squeeze(r, 2);
+  return l.replace(r);
+}
+
+LogicalResult lowerAvgPool1d(Lowering &l) { return lowerAvgPool(l, 1); }
+LogicalResult lowerAvgPool2d(Lowering &l) { return lowerAvgPool(l, 2); }
+
+/// The (out x in) matrix averaging the adaptive windows of one dim.
+Value averagingMatrix(Lowering &l, int64_t in, int64_t out, Type elem) {
+  SmallVector<double> m(out * in, 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t start = (i * in) / out;
+    int64_t end = ((i + 1) * in + out - 1) / out;
+    for (int64_t j = start; j < end; ++j)
+      m[i * in + j] = 1.0 / double(end - start);
+  }
+  auto type = RankedTensorType::get({out, in}, elem);
+  SmallVector<Attribute> values;
+  for (double v : m)
+    values.push_back(FloatAttr::get(elem, v));
+  return arith::ConstantOp::create(l.b, l.loc,
+                                   DenseElementsAttr::get(type, values));
+}
+
+LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto outSize = l.intList(1u);
+  if (!input || !elem || !isFloat(elem) || !outSize)
+    return l.fail("needs a float tensor and a constant output size");
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  if (rank < spatial + 1 || int(outSize->size()) != spatial)
+    return l.fail("bad input rank or output size");
+  if (spatial == 1) {
+    input = l.unsqueeze(input, rank - 1);
+    outSize->insert(outSize->begin(), 1);
+    type = cast<RankedTensorType>(input.getType());
+    ++rank;
+  }
+  int64_t H = type.getDimSize(rank - 2), W = type.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(H) || ShapedType::isDynamic(W))
+    return l.fail("spatial sizes must be static");
+  int64_t OH = (*outSize)[0] < 0 ? H : (*outSize)[0];
+  int64_t OW = (*outSize)[1] < 0 ? W : (*outSize)[1];
+  Value ph = averagingMatrix(l, H, OH, elem);
+  Value pw = averagingMatrix(l, W, OW, elem);
+  // out[..., i, j] = sum_h sum_w ph[i, h] x[..., h, w] pw[j, w]
+  int64_t lead = rank - 2, loops = rank + 2;
+  int64_t i = lead, j = lead + 1, h = lead + 2, w = lead + 3;
+  OpBuilder &b = l.b;
+  SmallVector<AffineExpr> xExprs, outExprs;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < lead; ++d) {
+    xExprs.push_back(b.getAffineDimExpr(d));
+    outExprs.push_back(b.getAffineDimExpr(d));
+    sizes.push_back(l.dim(input, d));
+  }
+  xExprs.append({b.getAffineDimExpr(h), b.getAffineDimExpr(w)});
+  outExprs.append({b.getAffineDimExpr(i), b.getAffineDimExpr(j)});
+  sizes.append({b.getIndexAttr(OH), b.getIndexAttr(OW)});
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, xExprs, b.getContext()),
+      AffineMap::get(loops, 0, {b.getAffineDimExpr(i), b.getAffineDimExpr(h)},
+                     b.getContext()),
+      AffineMap::get(loops, 0, {b.getAffineDimExpr(j), b.getAffineDimExpr(w)},
+                     b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators[h] = iterators[w] = utils::IteratorType::reduction;
+  Value init = l.filled(sizes, l.constant(elem, 0));
+  input = l.castTensor(input, elem);
+  Value r = linalg::GenericOp::create(
+                b, l.loc, TypeRange{init.getType()}, ValueRange{input, ph, pw},
+                ValueRange{init}, maps, iterators, "", "",
+                [&](OpBuilder &nb, Location loc, ValueRange v) {
+                  Value p = arith::MulFOp::create(
+                      nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]),
+                      v[2]);
+                  linalg::YieldOp::create(
+                      nb, loc,
+                      arith::AddFOp::create(nb, loc, v[3], p).getResult());
+                })
+                .getResult(0);
+  if (spatial == 1)
+    r = l.squeeze(r, rank - 2);
+  return l.replace(r);
+}
+
+LogicalResult lowerAdaptiveAvgPool1d(Lowering &l) {
+  return lowerAdaptiveAvgPool(l, 1);
+}
+LogicalResult lowerAdaptiveAvgPool2d(Lowering &l) {
+  return lowerAdaptiveAvgPool(l, 2);
+}
+
+} // namespace
+
+void mlir::fx::lowering::addConvolutionLowerings(
+    llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::conv1d", "aten::conv1d.padding"}, lowerConv1d);
+  addLowering(t, {"aten::conv2d", "aten::conv2d.padding"}, lowerConv2d);
+  addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);
+  addLowering(t, {"aten::max_pool2d"}, lowerMaxPool2d);
+  addLowering(t, {"aten::avg_pool1d"}, lowerAvgPool1d);
+  addLowering(t, {"aten::avg_pool2d"}, lowerAvgPool2d);
+  addLowering(t, {"aten::adaptive_avg_pool1d"}, lowerAdaptiveAvgPool1d);
+  addLowering(t, {"aten::adaptive_avg_pool2d"}, lowerAdaptiveAvgPool2d);
+}

@@ -1,0 +1,568 @@
+//===- Elementwise.cpp - Elementwise aten ops to linalg.generic -----------===//
+//
+// Arithmetic, activations, comparisons, logical ops, where, casts and the
+// identities of eval mode (dropout, clone, contiguous), with PyTorch
+// broadcasting; plus arithmetic on Python ints (`aten::add.int`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+using Body = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// The type PyTorch computes a comparison of `values` in: the widest float
+/// if any, else the widest int; dimensioned tensors win over 0-d tensors
+/// and scalars.
+Type promote(Lowering &l, ArrayRef<Value> values) {
+  auto category = [](Type t) { return isFloat(t) ? 2 : t.isInteger(1) ? 0 : 1; };
+  Type best;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (Value v : values) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (pass == 0 && (!t || t.getRank() == 0))
+        continue;
+      Type e = t ? t.getElementType() : v.getType();
+      if (!best || category(e) > category(best) ||
+          (category(e) == category(best) &&
+           e.getIntOrFloatBitWidth() > best.getIntOrFloatBitWidth()))
+        best = e;
+    }
+  }
+  // A float scalar with int tensors computes in the default float.
+  for (Value v : values)
+    if (!isa<RankedTensorType>(v.getType()) && isFloat(v.getType()) &&
+        !isFloat(best))
+      best = l.b.getF32Type();
+  return best;
+}
+
+/// Operand `a` as a tensor value, or as a scalar of `type` when it is a
+/// Python number.
+Value operand(Lowering &l, Attribute a, Type type) {
+  if (Value v = l.value(a))
+    if (isa<RankedTensorType>(v.getType()))
+      return v;
+  return l.scalar(a, type);
+}
+
+LogicalResult unary(Lowering &l, Body body) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  return l.replace(l.elementwise({x}, r, r, body));
+}
+
+Value fconst(OpBuilder &b, Location loc, Type t, double v) {
+  if (isFloat(t))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, int64_t(v)));
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
+                              : arith::AddIOp::create(b, loc, x, y).getResult();
+}
+Value sub(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType()) ? arith::SubFOp::create(b, loc, x, y).getResult()
+                              : arith::SubIOp::create(b, loc, x, y).getResult();
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType()) ? arith::MulFOp::create(b, loc, x, y).getResult()
+                              : arith::MulIOp::create(b, loc, x, y).getResult();
+}
+Value maxv(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType())
+             ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+             : arith::MaxSIOp::create(b, loc, x, y).getResult();
+}
+Value minv(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType())
+             ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+             : arith::MinSIOp::create(b, loc, x, y).getResult();
+}
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value neg = arith::NegFOp::create(b, loc, x);
+  Value e = math::ExpOp::create(b, loc, neg);
+  Value one = fconst(b, loc, t, 1.0);
+  return arith::DivFOp::create(b, loc, one,
+                               arith::AddFOp::create(b, loc, one, e));
+}
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic
+//===----------------------------------------------------------------------===//
+
+/// `self op other` with an optional `alpha` scaling `other`.
+LogicalResult binary(Lowering &l, Attribute lhs, Attribute rhs,
+                     Attribute alpha,
+                     function_ref<Value(OpBuilder &, Location, Value, Value)>
+                         fn) {
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed result");
+  Value x = operand(l, lhs, r), y = operand(l, rhs, r);
+  if (!x || !y)
+    return l.fail("unsupported operands");
+  if (!isa<RankedTensorType>(x.getType()) &&
+      !isa<RankedTensorType>(y.getType()))
+    return l.fail("needs a tensor operand");
+  Value a;
+  if (alpha && !l.isNone(alpha) && l.constFloat(alpha) != 1.0)
+    a = l.scalar(alpha, r);
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value other = a ? mul(b, loc, v[1], a) : v[1];
+        return fn(b, loc, v[0], other);
+      }));
+}
+
+Attribute alphaOf(Lowering &l) {
+  if (Attribute a = l.kwarg("alpha"))
+    return a;
+  return l.arg(2);
+}
+
+LogicalResult lowerAdd(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), alphaOf(l), add);
+}
+LogicalResult lowerSub(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), alphaOf(l), sub);
+}
+LogicalResult lowerRsub(Lowering &l) {
+  // rsub(self, other, alpha) = other - alpha * self
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed result");
+  Value x = operand(l, l.arg(0), r), y = operand(l, l.arg(1), r);
+  Attribute alpha = alphaOf(l);
+  Value a = alpha && !l.isNone(alpha) ? l.scalar(alpha, r) : Value();
+  if (!x || !y)
+    return l.fail("unsupported operands");
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return sub(b, loc, v[1], a ? mul(b, loc, v[0], a) : v[0]);
+      }));
+}
+LogicalResult lowerMul(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {}, mul);
+}
+LogicalResult lowerMaximum(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {}, maxv);
+}
+LogicalResult lowerMinimum(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {}, minv);
+}
+
+LogicalResult lowerDiv(Lowering &l) {
+  Attribute modeAttr = l.kwarg("rounding_mode");
+  if (!modeAttr && l.numArgs() > 2)
+    modeAttr = l.arg(2);
+  StringRef mode = "";
+  if (auto s = dyn_cast_or_null<StringAttr>(modeAttr))
+    mode = s.getValue();
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        if (isFloat(x.getType())) {
+          Value q = arith::DivFOp::create(b, loc, x, y);
+          if (mode == "trunc")
+            return math::TruncOp::create(b, loc, q);
+          if (mode == "floor")
+            return math::FloorOp::create(b, loc, q);
+          return q;
+        }
+        if (mode == "floor")
+          return arith::FloorDivSIOp::create(b, loc, x, y);
+        return arith::DivSIOp::create(b, loc, x, y);
+      });
+}
+
+LogicalResult lowerFloorDivide(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  if (isFloat(x.getType()))
+                    return math::FloorOp::create(
+                        b, loc, arith::DivFOp::create(b, loc, x, y));
+                  return arith::FloorDivSIOp::create(b, loc, x, y);
+                });
+}
+
+LogicalResult lowerPow(Lowering &l) {
+  std::optional<double> exponent = l.constFloat(l.arg(1));
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        if (exponent && *exponent == 2.0)
+          return mul(b, loc, x, x);
+        if (exponent && *exponent == 1.0)
+          return x;
+        if (isFloat(x.getType())) {
+          if (exponent && *exponent == 0.5)
+            return math::SqrtOp::create(b, loc, x);
+          return math::PowFOp::create(b, loc, x, y);
+        }
+        return math::IPowIOp::create(b, loc, x, y);
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+#define FX_UNARY(NAME, EXPR)                                                   \
+  LogicalResult NAME(Lowering &l) {                                            \
+    return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {  \
+      Value x = v[0];                                                          \
+      Type t = x.getType();                                                    \
+      (void)t;                                                                 \
+      return EXPR;                                                             \
+    });                                                                        \
+  }
+
+FX_UNARY(lowerNeg, isFloat(t) ? arith::NegFOp::create(b, loc, x).getResult()
+                              : sub(b, loc, fconst(b, loc, t, 0), x))
+FX_UNARY(lowerAbs, isFloat(t) ? math::AbsFOp::create(b, loc, x).getResult()
+                              : math::AbsIOp::create(b, loc, x).getResult())
+FX_UNARY(lowerExp, math::ExpOp::create(b, loc, x))
+FX_UNARY(lowerLog, math::LogOp::create(b, loc, x))
+FX_UNARY(lowerSqrt, math::SqrtOp::create(b, loc, x))
+FX_UNARY(lowerRsqrt, math::RsqrtOp::create(b, loc, x))
+FX_UNARY(lowerReciprocal,
+         arith::DivFOp::create(b, loc, fconst(b, loc, t, 1.0), x))
+FX_UNARY(lowerErf, math::ErfOp::create(b, loc, x))
+FX_UNARY(lowerSin, math::SinOp::create(b, loc, x))
+FX_UNARY(lowerCos, math::CosOp::create(b, loc, x))
+FX_UNARY(lowerTanh, math::TanhOp::create(b, loc, x))
+FX_UNARY(lowerSigmoid, sigmoid(b, loc, x))
+FX_UNARY(lowerRelu, maxv(b, loc, x, fconst(b, loc, t, 0)))
+FX_UNARY(lowerSilu, arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x)))
+FX_UNARY(lowerHardswish,
+         arith::DivFOp::create(
+             b, loc,
+             arith::MulFOp::create(
+                 b, loc, x,
+                 minv(b, loc,
+                      maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
+                           fconst(b, loc, t, 0)),
+                      fconst(b, loc, t, 6))),
+             fconst(b, loc, t, 6)))
+FX_UNARY(lowerHardsigmoid,
+         arith::DivFOp::create(
+             b, loc,
+             minv(b, loc,
+                  maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
+                       fconst(b, loc, t, 0)),
+                  fconst(b, loc, t, 6)),
+             fconst(b, loc, t, 6)))
+#undef FX_UNARY
+
+LogicalResult lowerLogicalNotImpl(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  return l.replace(l.elementwise(
+      {x}, l.b.getI1Type(), r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::XOrIOp::create(b, loc, v[0],
+                                     fconst(b, loc, b.getI1Type(), 1))
+            .getResult();
+      }));
+}
+
+LogicalResult lowerGelu(Lowering &l) {
+  StringRef approximate = "none";
+  if (auto s = dyn_cast_or_null<StringAttr>(l.kwarg("approximate")))
+    approximate = s.getValue();
+  else if (auto s = dyn_cast_or_null<StringAttr>(l.arg(1)))
+    approximate = s.getValue();
+  bool useTanh = approximate == "tanh";
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Value x = v[0];
+    Type t = x.getType();
+    Value half = fconst(b, loc, t, 0.5), one = fconst(b, loc, t, 1.0);
+    Value inner;
+    if (useTanh) {
+      // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      Value x3 = arith::MulFOp::create(
+          b, loc, x, arith::MulFOp::create(b, loc, x, x));
+      Value s = arith::AddFOp::create(
+          b, loc, x,
+          arith::MulFOp::create(b, loc, fconst(b, loc, t, 0.044715), x3));
+      inner = math::TanhOp::create(
+          b, loc,
+          arith::MulFOp::create(b, loc, fconst(b, loc, t, std::sqrt(2 / M_PI)),
+                                s));
+    } else {
+      inner = math::ErfOp::create(
+          b, loc, arith::MulFOp::create(b, loc, x,
+                                        fconst(b, loc, t, M_SQRT1_2)));
+    }
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, half, x),
+        arith::AddFOp::create(b, loc, one, inner));
+  });
+}
+
+LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  SmallVector<Value> inputs = {x};
+  int loSlot = -1, hiSlot = -1;
+  if (!l.isNone(lo)) {
+    loSlot = inputs.size();
+    inputs.push_back(operand(l, lo, r));
+  }
+  if (!l.isNone(hi)) {
+    hiSlot = inputs.size();
+    inputs.push_back(operand(l, hi, r));
+  }
+  if (llvm::is_contained(inputs, Value()))
+    return l.fail("unsupported clamp bounds");
+  return l.replace(l.elementwise(
+      inputs, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value y = v[0];
+        if (loSlot >= 0)
+          y = maxv(b, loc, y, v[loSlot]);
+        if (hiSlot >= 0)
+          y = minv(b, loc, y, v[hiSlot]);
+        return y;
+      }));
+}
+
+LogicalResult lowerClamp(Lowering &l) {
+  return clampWith(l, l.arg(1), l.arg(2));
+}
+
+LogicalResult lowerLeakyRelu(Lowering &l) {
+  Type r = l.resultElementType();
+  Value slope = l.scalar(l.arg(1), r ? r : l.b.getF32Type());
+  if (!slope)
+    return l.fail("unsupported negative_slope");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Value x = v[0];
+    Value zero = fconst(b, loc, x.getType(), 0);
+    Value positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    return arith::SelectOp::create(b, loc, positive, x,
+                                   arith::MulFOp::create(b, loc, x, slope));
+  });
+}
+
+LogicalResult lowerElu(Lowering &l) {
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed tensor");
+  Value alpha = l.scalar(l.arg(1), r), scale = l.scalar(l.arg(2), r),
+        inputScale = l.scalar(l.arg(3), r);
+  if (!alpha || !scale || !inputScale)
+    return l.fail("unsupported elu arguments");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Value x = v[0];
+    Value zero = fconst(b, loc, x.getType(), 0);
+    Value positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    // negative: alpha * (exp(x * input_scale) - 1)
+    Value e = math::ExpM1Op::create(b, loc,
+                                    arith::MulFOp::create(b, loc, x, inputScale));
+    Value negative = arith::MulFOp::create(b, loc, alpha, e);
+    return arith::MulFOp::create(
+        b, loc, scale, arith::SelectOp::create(b, loc, positive, x, negative));
+  });
+}
+
+LogicalResult lowerHardtanh(Lowering &l) {
+  return clampWith(l, l.arg(1), l.arg(2));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons, logical ops, where
+//===----------------------------------------------------------------------===//
+
+template <arith::CmpFPredicate FP, arith::CmpIPredicate IP>
+LogicalResult lowerCompare(Lowering &l) {
+  Type r = l.resultElementType();
+  Value x = l.value(l.arg(0));
+  Value y = l.value(l.arg(1));
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  SmallVector<Value> probe = {x};
+  if (y)
+    probe.push_back(y);
+  else if (auto f = dyn_cast_or_null<FloatAttr>(l.arg(1)))
+    probe.push_back(l.constant(l.b.getF64Type(), f.getValueAsDouble()));
+  Type compute = promote(l, probe);
+  if (!y)
+    y = l.scalar(l.arg(1), compute);
+  if (!y)
+    return l.fail("unsupported comparison operand");
+  return l.replace(l.elementwise(
+      {x, y}, compute, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        if (isFloat(v[0].getType()))
+          return arith::CmpFOp::create(b, loc, FP, v[0], v[1]).getResult();
+        return arith::CmpIOp::create(b, loc, IP, v[0], v[1]).getResult();
+      }));
+}
+
+template <typename OpTy> LogicalResult lowerLogical(Lowering &l) {
+  Type r = l.resultElementType();
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  if (!x || !y || !r)
+    return l.fail("needs typed tensors");
+  return l.replace(l.elementwise({x, y}, l.b.getI1Type(), r,
+                                 [&](OpBuilder &b, Location loc, ValueRange v) {
+                                   return OpTy::create(b, loc, v[0], v[1])
+                                       .getResult();
+                                 }));
+}
+
+LogicalResult lowerWhere(Lowering &l) {
+  Type r = l.resultElementType();
+  Value c = l.tensor(0u);
+  if (!c || !r)
+    return l.fail("needs a typed condition");
+  Value x = operand(l, l.arg(1), r), y = operand(l, l.arg(2), r);
+  if (!x || !y)
+    return l.fail("unsupported where operands");
+  // The condition stays i1: cast it to the compute type and back would
+  // lose nothing, but select needs i1.
+  return l.replace(l.elementwise(
+      {c, x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value cond = v[0];
+        if (!cond.getType().isInteger(1)) {
+          Type t = cond.getType();
+          cond = isFloat(t) ? arith::CmpFOp::create(b, loc,
+                                                    arith::CmpFPredicate::UNE,
+                                                    cond, fconst(b, loc, t, 0))
+                                  .getResult()
+                            : arith::CmpIOp::create(b, loc,
+                                                    arith::CmpIPredicate::ne,
+                                                    cond, fconst(b, loc, t, 0))
+                                  .getResult();
+        }
+        return arith::SelectOp::create(b, loc, cond, v[1], v[2]).getResult();
+      }));
+}
+
+//===----------------------------------------------------------------------===//
+// Casts and identities
+//===----------------------------------------------------------------------===//
+
+LogicalResult lowerTo(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  return l.replace(l.castTensor(x, r));
+}
+
+LogicalResult lowerDropout(Lowering &l) {
+  if (l.constBool(2u).value_or(true))
+    return l.fail("dropout in training mode is not supported");
+  Value x = l.tensor(0u);
+  return x ? l.replace(x) : failure();
+}
+
+LogicalResult lowerPassThrough(Lowering &l) {
+  Value x = l.tensor(0u);
+  return x ? l.replace(x) : failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Python int arithmetic
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  return l.replace(OpTy::create(l.b, l.loc, x, y));
+}
+
+} // namespace
+
+void mlir::fx::lowering::addElementwiseLowerings(
+    llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::add.Tensor", "aten::add.Scalar"}, lowerAdd);
+  addLowering(t, {"aten::sub.Tensor", "aten::sub.Scalar"}, lowerSub);
+  addLowering(t, {"aten::rsub.Tensor", "aten::rsub.Scalar"}, lowerRsub);
+  addLowering(t, {"aten::mul.Tensor", "aten::mul.Scalar"}, lowerMul);
+  addLowering(t,
+              {"aten::div.Tensor", "aten::div.Scalar", "aten::div.Tensor_mode",
+               "aten::div.Scalar_mode", "aten::true_divide.Tensor",
+               "aten::true_divide.Scalar"},
+              lowerDiv);
+  addLowering(t, {"aten::floor_divide", "aten::floor_divide.Scalar"},
+              lowerFloorDivide);
+  addLowering(t, {"aten::pow.Tensor_Scalar", "aten::pow.Tensor_Tensor"},
+              lowerPow);
+  addLowering(t, {"aten::maximum", "aten::max.other"}, lowerMaximum);
+  addLowering(t, {"aten::minimum", "aten::min.other"}, lowerMinimum);
+  addLowering(t, {"aten::neg"}, lowerNeg);
+  addLowering(t, {"aten::abs"}, lowerAbs);
+  addLowering(t, {"aten::exp"}, lowerExp);
+  addLowering(t, {"aten::log"}, lowerLog);
+  addLowering(t, {"aten::sqrt"}, lowerSqrt);
+  addLowering(t, {"aten::rsqrt"}, lowerRsqrt);
+  addLowering(t, {"aten::reciprocal"}, lowerReciprocal);
+  addLowering(t, {"aten::erf"}, lowerErf);
+  addLowering(t, {"aten::sin"}, lowerSin);
+  addLowering(t, {"aten::cos"}, lowerCos);
+  addLowering(t, {"aten::tanh"}, lowerTanh);
+  addLowering(t, {"aten::sigmoid"}, lowerSigmoid);
+  addLowering(t, {"aten::relu"}, lowerRelu);
+  addLowering(t, {"aten::silu"}, lowerSilu);
+  addLowering(t, {"aten::hardswish"}, lowerHardswish);
+  addLowering(t, {"aten::hardsigmoid"}, lowerHardsigmoid);
+  addLowering(t, {"aten::gelu"}, lowerGelu);
+  addLowering(t, {"aten::hardtanh"}, lowerHardtanh);
+  addLowering(t, {"aten::clamp", "aten::clamp.Tensor", "aten::clip",
+                  "aten::clip.Tensor"},
+              lowerClamp);
+  addLowering(t, {"aten::leaky_relu"}, lowerLeakyRelu);
+  addLowering(t, {"aten::elu"}, lowerElu);
+  using FP = arith::CmpFPredicate;
+  using IP = arith::CmpIPredicate;
+  addLowering(t, {"aten::eq.Tensor", "aten::eq.Scalar"},
+              lowerCompare<FP::OEQ, IP::eq>);
+  addLowering(t, {"aten::ne.Tensor", "aten::ne.Scalar"},
+              lowerCompare<FP::UNE, IP::ne>);
+  addLowering(t, {"aten::lt.Tensor", "aten::lt.Scalar"},
+              lowerCompare<FP::OLT, IP::slt>);
+  addLowering(t, {"aten::le.Tensor", "aten::le.Scalar"},
+              lowerCompare<FP::OLE, IP::sle>);
+  addLowering(t, {"aten::gt.Tensor", "aten::gt.Scalar"},
+              lowerCompare<FP::OGT, IP::sgt>);
+  addLowering(t, {"aten::ge.Tensor", "aten::ge.Scalar"},
+              lowerCompare<FP::OGE, IP::sge>);
+  addLowering(t, {"aten::logical_and"}, lowerLogical<arith::AndIOp>);
+  addLowering(t, {"aten::logical_or"}, lowerLogical<arith::OrIOp>);
+  addLowering(t, {"aten::logical_xor"}, lowerLogical<arith::XOrIOp>);
+  addLowering(t, {"aten::logical_not"}, lowerLogicalNotImpl);
+  addLowering(t,
+              {"aten::where.self", "aten::where.ScalarSelf",
+               "aten::where.ScalarOther", "aten::where.Scalar"},
+              lowerWhere);
+  addLowering(t, {"aten::to.dtype", "aten::to.other", "aten::type_as"},
+              lowerTo);
+  addLowering(t, {"aten::dropout", "aten::feature_dropout"}, lowerDropout);
+  addLowering(t,
+              {"aten::clone", "aten::contiguous", "aten::detach",
+               "aten::alias"},
+              lowerPassThrough);
+  addLowering(t, {"aten::add.int"}, lowerIntBinary<arith::AddIOp>);
+  addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
+  addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);
+  addLowering(t, {"aten::floordiv.int"}, lowerIntBinary<arith::FloorDivSIOp>);
+}

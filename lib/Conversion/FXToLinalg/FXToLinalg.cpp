@@ -1,0 +1,212 @@
+//===- FXToLinalg.cpp - The convert-fx-to-linalg pass ---------------------===//
+//
+// Graph structure: placeholders become function arguments, state becomes
+// constants or arguments, fx.output becomes func.return; the node patterns
+// (Lowering.cpp and the op-family files) lower everything in between.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Conversion/Passes.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_CONVERTFXTOLINALG
+#include "fx-mlir/Conversion/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+/// The state op holding the value of `name`, following aliases.
+StateOp resolveState(GraphModuleOp module, StringRef name) {
+  auto state = dyn_cast_or_null<StateOp>(
+      SymbolTable::lookupSymbolIn(module, StringAttr::get(module.getContext(),
+                                                          name)));
+  for (int hops = 0; state && state.getAlias() && hops < 16; ++hops)
+    state = dyn_cast_or_null<StateOp>(
+        SymbolTable::lookupSymbolIn(module, state.getAliasAttr().getAttr()));
+  return state;
+}
+
+/// Reports a node that cannot be compiled.
+void reportNode(Operation *op, const Twine &reason) {
+  auto node = cast<NodeOpInterface>(op);
+  op->emitError() << "cannot compile " << node.getOpcode() << " "
+                  << getNodeLabel(op) << " with target '"
+                  << node.getTargetName() << "': " << reason
+                  << "; run it with the reference interpreter "
+                     "(fx-run --interpret) instead";
+}
+
+struct ConvertFXToLinalgPass
+    : public mlir::fx::impl::ConvertFXToLinalgBase<ConvertFXToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<GraphModuleOp> modules(
+        getOperation().getOps<GraphModuleOp>());
+    if (modules.size() > 1) {
+      modules[1].emitError("convert-fx-to-linalg: expected one graph module");
+      return signalPassFailure();
+    }
+    for (GraphModuleOp module : modules)
+      if (failed(convert(module)))
+        return signalPassFailure();
+  }
+
+  LogicalResult convert(GraphModuleOp module) {
+    MLIRContext *ctx = &getContext();
+    auto graph = dyn_cast_or_null<GraphOp>(
+        SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, "forward")));
+    if (!graph)
+      return module.emitError("graph module has no 'forward' graph");
+    Block &body = graph.getBody().front();
+
+    // Every call must have a lowering before anything changes.
+    bool ok = true;
+    for (Operation &op : body) {
+      if (auto call = dyn_cast<CallFunctionOp>(op)) {
+        if (isLowerableTarget(call.getTarget()) ||
+            call.getTarget() == "operator.getitem")
+          continue;
+        reportNode(&op, call.getTarget().contains("::")
+                            ? "the operator has no lowering"
+                            : "the target is not canonical (run "
+                              "fx-normalize first) or not supported");
+        ok = false;
+      } else if (isa<CallMethodOp, CallModuleOp>(op)) {
+        reportNode(&op, "method and module calls must be normalized first "
+                        "(fx-normalize) and this one is not supported");
+        ok = false;
+      }
+    }
+    if (!ok)
+      return failure();
+
+    // The function: placeholders, then state read as arguments.
+    SmallVector<PlaceholderOp> placeholders;
+    graph.getPlaceholders(placeholders);
+    SmallVector<Type> inputTypes;
+    for (PlaceholderOp p : placeholders) {
+      auto type = dyn_cast<RankedTensorType>(p.getResult().getType());
+      if (!type) {
+        p.emitError() << "cannot compile placeholder " << getNodeLabel(p)
+                      << ": its type must be a ranked tensor, got "
+                      << p.getResult().getType()
+                      << " (import with example inputs)";
+        return failure();
+      }
+      if (dynamicBatch && type.getRank() > 0) {
+        SmallVector<int64_t> shape(type.getShape());
+        shape[0] = ShapedType::kDynamic;
+        type = RankedTensorType::get(shape, type.getElementType());
+      }
+      inputTypes.push_back(type);
+    }
+    OpBuilder builder(module);
+    auto func = func::FuncOp::create(builder, module.getLoc(), entry,
+                                     builder.getFunctionType(inputTypes, {}));
+    Block *entryBlock = func.addEntryBlock();
+    for (auto [p, arg] : llvm::zip(placeholders, entryBlock->getArguments()))
+      p.getResult().replaceAllUsesWith(arg);
+
+    llvm::StringMap<Value> stateValues;
+    SmallVector<std::string> stateArgs;
+    OutputOp output;
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (isa<PlaceholderOp>(op)) {
+        op.erase();
+        continue;
+      }
+      if (auto out = dyn_cast<OutputOp>(op)) {
+        output = out;
+        op.moveBefore(entryBlock, entryBlock->end());
+        continue;
+      }
+      if (auto getAttr = dyn_cast<GetAttrOp>(op)) {
+        StringRef name = getAttr.getTarget();
+        StateOp state = resolveState(module, name);
+        if (!state) {
+          reportNode(&op, "only module state can be read by get_attr");
+          return failure();
+        }
+        Value &v = stateValues[state.getSymName()];
+        if (!v) {
+          if (weightsAsArguments) {
+            v = entryBlock->addArgument(state.getType(), op.getLoc());
+            stateArgs.push_back(state.getSymName().str());
+          } else {
+            if (!state.getValue()) {
+              reportNode(&op, "the state has no value; compile with "
+                              "weights-as-arguments");
+              return failure();
+            }
+            OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
+            v = arith::ConstantOp::create(
+                b, op.getLoc(), cast<TypedAttr>(*state.getValue()));
+          }
+        }
+        getAttr.getResult().replaceAllUsesWith(v);
+        op.erase();
+        continue;
+      }
+      op.moveBefore(entryBlock, entryBlock->end());
+    }
+    if (!output)
+      return module.emitError("the forward graph has no output");
+
+    RewritePatternSet patterns(ctx);
+    populateFXToLinalgConversionPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    (void)applyPatternsGreedily(func, std::move(patterns), config);
+
+    for (Operation &op : *entryBlock) {
+      if (!isa<NodeOpInterface>(op) || isa<OutputOp>(op))
+        continue;
+      auto reason = op.getAttrOfType<StringAttr>("fx.lowering_error");
+      reportNode(&op, reason ? reason.getValue()
+                             : StringRef("its inputs could not be lowered"));
+      ok = false;
+    }
+    if (!ok)
+      return failure();
+
+    // fx.output -> func.return.
+    SmallVector<Value> results(output->getOperands());
+    for (Value r : results)
+      if (!isa<RankedTensorType>(r.getType())) {
+        output.emitError() << "cannot compile the output: only tensors can "
+                              "be returned, got "
+                           << r.getType();
+        return failure();
+      }
+    builder.setInsertionPoint(output);
+    func::ReturnOp::create(builder, output.getLoc(), results);
+    func->setAttr("fx.output", output.getArgs());
+    output.erase();
+    func.setFunctionType(builder.getFunctionType(
+        entryBlock->getArgumentTypes(), ValueRange(results).getTypes()));
+    for (auto [i, name] : llvm::enumerate(stateArgs))
+      func.setArgAttr(placeholders.size() + i, "fx.state",
+                      builder.getStringAttr(name));
+    func->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+    module.erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,243 @@
+//===- LinearAlgebra.cpp - linear, matmul, mm, bmm, addmm, t --------------===//
+//
+// Contractions become linalg.matmul / linalg.batch_matmul where the shapes
+// are plain, and a broadcasting linalg.generic contraction otherwise
+// (torch.matmul's batch broadcasting, linear's transposed weight). A bias
+// initializes the accumulator, so it costs no separate pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+Value zero(Lowering &l, Type t) { return l.constant(t, 0); }
+
+/// `a (..., m, k) x b (..., k, n)` with batch broadcasting, or, with
+/// `transposeB`, `b (n, k)` (no batch). `init` (already shaped as the
+/// result) is accumulated into when given.
+Value contract(Lowering &l, Value a, Value b, bool transposeB, Type elem,
+               Value init = {}) {
+  OpBuilder &builder = l.b;
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b.getType());
+  a = l.castTensor(a, elem);
+  b = l.castTensor(b, elem);
+  int64_t batch = std::max(at.getRank(), bt.getRank()) - 2;
+  int64_t loops = batch + 3; // batch..., m, n, k
+  int64_t m = batch, n = batch + 1, k = batch + 2;
+  // Result sizes.
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < batch; ++i) {
+    OpFoldResult chosen;
+    for (auto [v, t] : {std::pair(a, at), std::pair(b, bt)}) {
+      int64_t j = i - (batch - (t.getRank() - 2));
+      if (j < 0)
+        continue;
+      if (!t.isDynamicDim(j) && t.getDimSize(j) != 1) {
+        chosen = builder.getIndexAttr(t.getDimSize(j));
+        break;
+      }
+      if (t.isDynamicDim(j) && !chosen)
+        chosen = l.dim(v, j);
+    }
+    sizes.push_back(chosen ? chosen : builder.getIndexAttr(1));
+  }
+  sizes.push_back(l.dim(a, at.getRank() - 2));
+  sizes.push_back(transposeB ? l.dim(b, 0) : l.dim(b, bt.getRank() - 1));
+  // Plain 2-D and same-batch 3-D products use the named ops.
+  if (!init)
+    init = l.filled(sizes, zero(l, elem));
+  if (!transposeB && at.getRank() == 2 && bt.getRank() == 2)
+    return linalg::MatmulOp::create(builder, l.loc, ValueRange{a, b},
+                                    ValueRange{init})
+        .getResult(0);
+  auto operandMap = [&](RankedTensorType t, bool isB) {
+    SmallVector<AffineExpr> exprs;
+    int64_t tb = t.getRank() - 2;
+    if (!(isB && transposeB))
+      for (int64_t j = 0; j < tb; ++j) {
+        int64_t i = j + (batch - tb);
+        bool broadcast = !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
+                         getConstantIntValue(sizes[i]) !=
+                             std::optional<int64_t>(1);
+        exprs.push_back(broadcast ? builder.getAffineConstantExpr(0)
+                                  : builder.getAffineDimExpr(i));
+      }
+    if (!isB) {
+      exprs.push_back(builder.getAffineDimExpr(m));
+      exprs.push_back(builder.getAffineDimExpr(k));
+    } else if (transposeB) {
+      exprs.push_back(builder.getAffineDimExpr(n));
+      exprs.push_back(builder.getAffineDimExpr(k));
+    } else {
+      exprs.push_back(builder.getAffineDimExpr(k));
+      exprs.push_back(builder.getAffineDimExpr(n));
+    }
+    return AffineMap::get(loops, 0, exprs, builder.getContext());
+  };
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < batch + 2; ++i)
+    outExprs.push_back(builder.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps = {
+      operandMap(at, false), operandMap(bt, true),
+      AffineMap::get(loops, 0, outExprs, builder.getContext())};
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  iterators[k] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             builder, l.loc, TypeRange{init.getType()}, ValueRange{a, b},
+             ValueRange{init}, maps, iterators, "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange v) {
+               Value p, s;
+               if (isFloat(elem)) {
+                 p = arith::MulFOp::create(nb, loc, v[0], v[1]);
+                 s = arith::AddFOp::create(nb, loc, v[2], p);
+               } else {
+                 p = arith::MulIOp::create(nb, loc, v[0], v[1]);
+                 s = arith::AddIOp::create(nb, loc, v[2], p);
+               }
+               linalg::YieldOp::create(nb, loc, s);
+             })
+      .getResult(0);
+}
+
+/// torch.matmul for every rank combination.
+Value matmul(Lowering &l, Value a, Value b, Type elem) {
+  int64_t ra = cast<RankedTensorType>(a.getType()).getRank();
+  int64_t rb = cast<RankedTensorType>(b.getType()).getRank();
+  if (ra == 0 || rb == 0)
+    return {};
+  if (ra == 1)
+    a = l.unsqueeze(a, 0);
+  if (rb == 1)
+    b = l.unsqueeze(b, 1);
+  Value r = contract(l, a, b, /*transposeB=*/false, elem);
+  int64_t rank = cast<RankedTensorType>(r.getType()).getRank();
+  if (rb == 1)
+    r = l.squeeze(r, rank - 1), --rank;
+  if (ra == 1)
+    r = l.squeeze(r, rank - (rb == 1 ? 1 : 2));
+  return r;
+}
+
+LogicalResult lowerMatmul(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!a || !b || !elem)
+    return l.fail("needs typed tensors");
+  Value r = matmul(l, a, b, elem);
+  return r ? l.replace(r) : l.fail("matmul of a 0-d tensor");
+}
+
+LogicalResult lowerLinear(Lowering &l) {
+  Value x = l.tensor(0u), w = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !w || !elem)
+    return l.fail("needs typed tensors");
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (cast<RankedTensorType>(w.getType()).getRank() != 2 || xt.getRank() < 1)
+    return l.fail("linear needs a 2-D weight");
+  // Flatten the leading dims of x into one.
+  SmallVector<OpFoldResult> lead;
+  for (int64_t d = 0; d + 1 < xt.getRank(); ++d)
+    lead.push_back(l.dim(x, d));
+  Value x2 = x;
+  if (xt.getRank() == 1) {
+    x2 = l.unsqueeze(x, 0);
+  } else if (xt.getRank() > 2) {
+    SmallVector<ReassociationIndices> groups(2);
+    for (int64_t d = 0; d + 1 < xt.getRank(); ++d)
+      groups[0].push_back(d);
+    groups[1].push_back(xt.getRank() - 1);
+    x2 = tensor::CollapseShapeOp::create(l.b, l.loc, x, groups);
+  }
+  SmallVector<OpFoldResult> sizes = {l.dim(x2, 0), l.dim(w, 0)};
+  Value init;
+  if (!l.isNone(2u)) {
+    Value bias = l.tensor(2u);
+    if (!bias)
+      return failure();
+    Value zeros = l.empty(sizes, elem);
+    // Broadcast the bias into the accumulator.
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    SmallVector<AffineExpr> exprs;
+    if (biasType.getRank() == 1)
+      exprs.push_back(l.b.getAffineDimExpr(1));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(2, 0, exprs, l.b.getContext()),
+        l.b.getMultiDimIdentityMap(2)};
+    init = linalg::GenericOp::create(
+               l.b, l.loc, TypeRange{zeros.getType()}, ValueRange{bias},
+               ValueRange{zeros}, maps,
+               SmallVector<utils::IteratorType>(2,
+                                                utils::IteratorType::parallel),
+               "", "",
+               [&](OpBuilder &nb, Location loc, ValueRange v) {
+                 linalg::YieldOp::create(nb, loc, l.convert(v[0], elem));
+               })
+               .getResult(0);
+  }
+  Value r = contract(l, x2, w, /*transposeB=*/true, elem, init);
+  if (xt.getRank() == 1)
+    return l.replace(l.squeeze(r, 0));
+  if (xt.getRank() > 2) {
+    lead.push_back(l.dim(w, 0));
+    SmallVector<int64_t> shape;
+    for (OpFoldResult s : lead)
+      shape.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
+    SmallVector<ReassociationIndices> groups(2);
+    for (int64_t d = 0; d + 1 < xt.getRank(); ++d)
+      groups[0].push_back(d);
+    groups[1].push_back(xt.getRank() - 1);
+    r = tensor::ExpandShapeOp::create(
+        l.b, l.loc, RankedTensorType::get(shape, elem), r, groups, lead);
+  }
+  return l.replace(r);
+}
+
+LogicalResult lowerAddmm(Lowering &l) {
+  // addmm(input, mat1, mat2, *, beta=1, alpha=1)
+  Value input = l.tensor(0u), a = l.tensor(1u), b = l.tensor(2u);
+  Type elem = l.resultElementType();
+  if (!input || !a || !b || !elem)
+    return l.fail("needs typed tensors");
+  Value product = contract(l, a, b, false, elem);
+  Attribute betaAttr = l.kwarg("beta"), alphaAttr = l.kwarg("alpha");
+  Value beta = betaAttr ? l.scalar(betaAttr, elem) : l.constant(elem, 1);
+  Value alpha = alphaAttr ? l.scalar(alphaAttr, elem) : l.constant(elem, 1);
+  return l.replace(l.elementwise(
+      {input, product}, elem, elem,
+      [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+        if (isFloat(elem))
+          return arith::AddFOp::create(
+              nb, loc, arith::MulFOp::create(nb, loc, beta, v[0]),
+              arith::MulFOp::create(nb, loc, alpha, v[1]));
+        return arith::AddIOp::create(
+            nb, loc, arith::MulIOp::create(nb, loc, beta, v[0]),
+            arith::MulIOp::create(nb, loc, alpha, v[1]));
+      }));
+}
+
+LogicalResult lowerT(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  if (cast<RankedTensorType>(x.getType()).getRank() < 2)
+    return l.replace(x);
+  return l.replace(l.transpose(x, {1, 0}));
+}
+
+} // namespace
+
+void mlir::fx::lowering::addLinearAlgebraLowerings(
+    llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::matmul", "aten::mm", "aten::bmm"}, lowerMatmul);
+  addLowering(t, {"aten::linear"}, lowerLinear);
+  addLowering(t, {"aten::addmm"}, lowerAddmm);
+  addLowering(t, {"aten::t"}, lowerT);
+}

@@ -1,0 +1,593 @@
+//===- Lowering.cpp - Shared helpers and the fx-to-linalg pattern ---------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+bool mlir::fx::lowering::isFloat(Type t) { return isa<FloatType>(t); }
+
+//===----------------------------------------------------------------------===//
+// Argument access
+//===----------------------------------------------------------------------===//
+
+Attribute Lowering::arg(unsigned i) {
+  ArrayAttr args = op.getArgs();
+  return i < args.size() ? args[i] : Attribute();
+}
+
+Attribute Lowering::kwarg(StringRef name) {
+  return op.getKwargs().lookup(name);
+}
+
+Value Lowering::value(Attribute a) {
+  if (auto ref = dyn_cast_or_null<NodeAttr>(a))
+    if (ref.getIndex() < op->getNumOperands())
+      return op->getOperand(ref.getIndex());
+  return {};
+}
+
+Value Lowering::tensor(Attribute a) {
+  Value v = value(a);
+  if (v && isa<RankedTensorType>(v.getType()))
+    return v;
+  if (error.empty())
+    error = "expected a tensor argument of known rank";
+  return {};
+}
+
+Value Lowering::tensor(unsigned i) { return tensor(arg(i)); }
+
+std::optional<int64_t> Lowering::constInt(Attribute a) {
+  if (auto b = dyn_cast_or_null<BoolAttr>(a))
+    return b.getValue();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getInt();
+  if (Value v = value(a)) {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c)))
+      return c.getSExtValue();
+  }
+  return std::nullopt;
+}
+
+OpFoldResult Lowering::index(Attribute a) {
+  if (auto c = constInt(a))
+    return b.getIndexAttr(*c);
+  Value v = value(a);
+  if (!v || !isa<IntegerType>(v.getType()))
+    return {};
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+}
+
+std::optional<SmallVector<OpFoldResult>> Lowering::indexList(Attribute a) {
+  SmallVector<OpFoldResult> result;
+  ArrayRef<Attribute> elements;
+  if (auto list = dyn_cast_or_null<ListAttr>(a))
+    elements = list.getElements();
+  else if (auto tuple = dyn_cast_or_null<TupleAttr>(a))
+    elements = tuple.getElements();
+  else if (auto size = dyn_cast_or_null<SizeAttr>(a)) {
+    for (int64_t d : size.getDims())
+      result.push_back(b.getIndexAttr(d));
+    return result;
+  } else
+    return std::nullopt;
+  for (Attribute e : elements) {
+    OpFoldResult r = index(e);
+    if (!r)
+      return std::nullopt;
+    result.push_back(r);
+  }
+  return result;
+}
+
+std::optional<SmallVector<int64_t>> Lowering::intList(Attribute a) {
+  auto folded = indexList(a);
+  if (!folded)
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (OpFoldResult r : *folded) {
+    std::optional<int64_t> c = getConstantIntValue(r);
+    if (!c)
+      return std::nullopt;
+    result.push_back(*c);
+  }
+  return result;
+}
+
+std::optional<double> Lowering::constFloat(Attribute a) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValueAsDouble();
+  if (auto i = constInt(a))
+    return double(*i);
+  return std::nullopt;
+}
+
+std::optional<bool> Lowering::constBool(Attribute a) {
+  if (auto v = constInt(a))
+    return *v != 0;
+  return std::nullopt;
+}
+
+Value Lowering::scalar(Attribute a, Type type) {
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return isFloat(type) ? constant(type, f.getValueAsDouble())
+                         : convert(constant(b.getF64Type(), f.getValueAsDouble()),
+                                   type);
+  if (isa_and_nonnull<IntegerAttr>(a))
+    return constant(type, double(*constInt(a)));
+  if (Value v = value(a)) {
+    if (isa<IntegerType, FloatType>(v.getType()))
+      return convert(v, type);
+    if (auto t = dyn_cast<RankedTensorType>(v.getType());
+        t && t.getRank() == 0)
+      return convert(tensor::ExtractOp::create(b, loc, v, ValueRange{}), type);
+  }
+  return {};
+}
+
+Type Lowering::resultElementType(unsigned i) {
+  Type type = op.getResult().getType();
+  if (auto tuple = dyn_cast<TupleType>(type))
+    type = i < tuple.size() ? tuple.getType(i) : Type();
+  if (auto tensor = dyn_cast_or_null<TensorType>(type))
+    return tensor.getElementType();
+  return {};
+}
+
+LogicalResult Lowering::fail(const Twine &message) {
+  if (error.empty())
+    error = message.str();
+  return failure();
+}
+
+LogicalResult Lowering::replace(Value v) {
+  if (!v)
+    return fail("lowering produced no value");
+  b.replaceOp(op, v);
+  return success();
+}
+
+LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
+  for (Operation *user : op->getUsers()) {
+    auto getitem = dyn_cast<CallFunctionOp>(user);
+    if (!getitem || getitem.getTarget() != "operator.getitem" ||
+        getitem.getArgs().size() != 2 ||
+        !isa<IntegerAttr>(getitem.getArgs()[1]))
+      return fail("its tuple result is used other than by getitem");
+    int64_t i = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
+    if (i < 0)
+      i += values.size();
+    if (i < 0 || i >= int64_t(values.size()))
+      return fail("getitem index out of range");
+  }
+  for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+    auto getitem = cast<CallFunctionOp>(user);
+    int64_t i = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
+    if (i < 0)
+      i += values.size();
+    b.replaceOp(getitem, values[i]);
+  }
+  b.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
+
+OpFoldResult Lowering::dim(Value t, int64_t d) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, t, d).getResult();
+}
+
+SmallVector<OpFoldResult> Lowering::dims(Value t) {
+  SmallVector<OpFoldResult> result;
+  for (int64_t d = 0, e = cast<RankedTensorType>(t.getType()).getRank(); d < e;
+       ++d)
+    result.push_back(dim(t, d));
+  return result;
+}
+
+Value Lowering::empty(ArrayRef<OpFoldResult> sizes, Type elementType) {
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+Value Lowering::filled(ArrayRef<OpFoldResult> sizes, Value v) {
+  Value init = empty(sizes, v.getType());
+  return linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{init})
+      .getResult(0);
+}
+
+Value Lowering::constant(Type type, double v) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, v));
+  if (type.isIndex())
+    return arith::ConstantIndexOp::create(b, loc, int64_t(v));
+  if (type.isInteger(1))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(v != 0));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, int64_t(v)));
+}
+
+Value Lowering::indexConst(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value Lowering::toIndex(OpFoldResult v) {
+  if (auto attr = dyn_cast<Attribute>(v))
+    return indexConst(cast<IntegerAttr>(attr).getInt());
+  return cast<Value>(v);
+}
+
+/// Converts a scalar as torch's `to(dtype)` does: floats truncate toward
+/// zero into ints, anything nonzero is true.
+static Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isIndex() || from.isIndex())
+    return arith::IndexCastOp::create(b, loc, to, v);
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from)) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(from, 0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    }
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat)
+    return fromFloat.getWidth() < toFloat.getWidth()
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (toFloat)
+    return from.isInteger(1) || from.isUnsignedInteger()
+               ? arith::UIToFPOp::create(b, loc, to, v).getResult()
+               : arith::SIToFPOp::create(b, loc, to, v).getResult();
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) || from.isUnsignedInteger()
+               ? arith::ExtUIOp::create(b, loc, to, v).getResult()
+               : arith::ExtSIOp::create(b, loc, to, v).getResult();
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
+Value Lowering::convert(Value v, Type to) { return castScalar(b, loc, v, to); }
+
+Value Lowering::castTensor(Value t, Type elementType) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (type.getElementType() == elementType)
+    return t;
+  return elementwise({t}, elementType, elementType,
+                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+std::optional<int64_t> Lowering::normDim(Attribute a, int64_t rank) {
+  std::optional<int64_t> d = constInt(a);
+  if (!d)
+    return std::nullopt;
+  int64_t n = *d < 0 ? *d + std::max<int64_t>(rank, 1) : *d;
+  if (n < 0 || n >= std::max<int64_t>(rank, 1))
+    return std::nullopt;
+  return n;
+}
+
+Value Lowering::elementwise(
+    ArrayRef<Value> inputs, Type computeType, Type resultType,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  // The broadcast result shape, right aligned.
+  int64_t rank = 0;
+  for (Value v : inputs)
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      rank = std::max(rank, t.getRank());
+  SmallVector<OpFoldResult> sizes(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    OpFoldResult chosen;
+    for (Value v : inputs) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t)
+        continue;
+      int64_t j = i - (rank - t.getRank());
+      if (j < 0)
+        continue;
+      if (!t.isDynamicDim(j) && t.getDimSize(j) != 1) {
+        chosen = b.getIndexAttr(t.getDimSize(j));
+        break;
+      }
+      if (t.isDynamicDim(j) && !chosen)
+        chosen = dim(v, j);
+    }
+    sizes[i] = chosen ? chosen : b.getIndexAttr(1);
+  }
+  SmallVector<Value> tensorInputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<int> scalarSlot(inputs.size(), -1);
+  for (auto [k, v] : llvm::enumerate(inputs)) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      continue;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t j = 0; j < t.getRank(); ++j) {
+      int64_t i = j + (rank - t.getRank());
+      bool broadcast = !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
+                       getConstantIntValue(sizes[i]) != std::optional<int64_t>(1);
+      exprs.push_back(broadcast ? b.getAffineConstantExpr(0)
+                                : b.getAffineDimExpr(i));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+    scalarSlot[k] = tensorInputs.size();
+    tensorInputs.push_back(v);
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = empty(sizes, resultType);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  SmallVector<Value> scalars;
+  for (Value v : inputs)
+    scalars.push_back(isa<RankedTensorType>(v.getType())
+                          ? Value()
+                          : castScalar(b, loc, v, computeType));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, tensorInputs, ValueRange{init}, maps,
+      iterators, "", "",
+      [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
+        SmallVector<Value> args;
+        for (auto [k, v] : llvm::enumerate(inputs))
+          args.push_back(scalarSlot[k] >= 0
+                             ? castScalar(nb, nloc, blockArgs[scalarSlot[k]],
+                                          computeType)
+                             : scalars[k]);
+        Value r = body(nb, nloc, args);
+        linalg::YieldOp::create(nb, nloc, castScalar(nb, nloc, r, resultType));
+      });
+  return generic.getResult(0);
+}
+
+Value Lowering::reduce(
+    Value input, ArrayRef<int64_t> dims, bool keepdim, Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(dims, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced) {
+      sizes.push_back(dim(input, d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  Value out = filled(sizes, init);
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, outExprs, b.getContext())};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out.getType()}, ValueRange{input}, ValueRange{out},
+      maps, iterators, "", "",
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value element = castScalar(nb, nloc, args[0], init.getType());
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[1], element));
+      });
+  Value result = generic.getResult(0);
+  return keepdim ? keepDims(result, dims, rank) : result;
+}
+
+Value Lowering::countOver(Value input, ArrayRef<int64_t> dims, Type type) {
+  Value count = indexConst(1);
+  for (int64_t d : dims)
+    count = arith::MulIOp::create(b, loc, count, toIndex(dim(input, d)));
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  return castScalar(b, loc, asInt, type);
+}
+
+Value Lowering::keepDims(Value reduced, ArrayRef<int64_t> dims, int64_t rank) {
+  auto type = cast<RankedTensorType>(reduced.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<ReassociationIndices> groups;
+  int64_t src = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(dims, d)) {
+      shape.push_back(1);
+      sizes.push_back(b.getIndexAttr(1));
+    } else {
+      shape.push_back(type.getDimSize(src));
+      sizes.push_back(dim(reduced, src));
+      ++src;
+    }
+  }
+  // Every output dim joins the group of the nearest source dim.
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), reduced,
+        ArrayRef<ReassociationIndices>{}, sizes);
+  groups.resize(type.getRank());
+  src = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool isKept = !llvm::is_contained(dims, d);
+    groups[std::min<int64_t>(src, type.getRank() - 1)].push_back(d);
+    if (isKept)
+      ++src;
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), reduced,
+      groups, sizes);
+}
+
+Value Lowering::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (OpFoldResult s : sizes)
+    shape.push_back(getConstantIntValue(s).value_or(ShapedType::kDynamic));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (resultType == type)
+    return input;
+  // Collapse to 1-D, then expand to the target shape.
+  Value flat = input;
+  if (type.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all[0].push_back(d);
+    if (type.getRank() == 0)
+      all.clear();
+    flat = tensor::CollapseShapeOp::create(b, loc, input, all);
+  }
+  if (resultType.getRank() == 1 &&
+      cast<RankedTensorType>(flat.getType()) == resultType)
+    return flat;
+  if (resultType.getRank() == 1)
+    return tensor::CastOp::create(b, loc, resultType, flat);
+  // One expand group may hold one dynamic dim at most (strided metadata
+  // cannot be derived otherwise): with more, reshape by a shape tensor.
+  if (llvm::count_if(shape, ShapedType::isDynamic) > 1) {
+    SmallVector<Value> dims;
+    for (OpFoldResult s : sizes)
+      dims.push_back(toIndex(s));
+    Value shapeTensor = tensor::FromElementsOp::create(b, loc, dims);
+    return tensor::ReshapeOp::create(b, loc, resultType, input, shapeTensor);
+  }
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t d = 0; d < resultType.getRank(); ++d)
+    groups[0].push_back(d);
+  if (resultType.getRank() == 0)
+    groups.clear();
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat, groups, sizes);
+}
+
+Value Lowering::transpose(Value input, ArrayRef<int64_t> perm) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t p : perm)
+    sizes.push_back(dim(input, p));
+  Value init =
+      empty(sizes, cast<RankedTensorType>(input.getType()).getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, perm).getResult()[0];
+}
+
+Value Lowering::pad(Value input, ArrayRef<OpFoldResult> low,
+                    ArrayRef<OpFoldResult> high, Value v) {
+  return tensor::PadOp::create(b, loc, RankedTensorType(), input, low, high, v);
+}
+
+Value Lowering::unsqueeze(Value input, int64_t d) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> sizes = dims(input);
+  sizes.insert(sizes.begin() + d, b.getIndexAttr(1));
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + d, 1);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, resultType, input,
+                                         ArrayRef<ReassociationIndices>{},
+                                         sizes);
+  SmallVector<ReassociationIndices> groups(type.getRank());
+  for (int64_t i = 0, src = 0; i < int64_t(shape.size()); ++i) {
+    groups[std::min<int64_t>(src, type.getRank() - 1)].push_back(i);
+    if (i != d)
+      ++src;
+  }
+  return tensor::ExpandShapeOp::create(b, loc, resultType, input, groups,
+                                       sizes);
+}
+
+Value Lowering::squeeze(Value input, int64_t d) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<ReassociationIndices> groups;
+  int64_t rank = type.getRank();
+  if (rank == 1)
+    return tensor::CollapseShapeOp::create(b, loc, input,
+                                           ArrayRef<ReassociationIndices>{});
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == d && !groups.empty()) {
+      groups.back().push_back(i);
+      continue;
+    }
+    groups.push_back({i});
+    if (i == d) // d == 0: joins the next dim's group
+      groups.back().push_back(++i);
+  }
+  return tensor::CollapseShapeOp::create(b, loc, input, groups);
+}
+
+//===----------------------------------------------------------------------===//
+// The pattern
+//===----------------------------------------------------------------------===//
+
+void mlir::fx::lowering::addLowering(llvm::StringMap<LowerFn> &table,
+                                     ArrayRef<StringRef> names, LowerFn fn) {
+  for (StringRef name : names)
+    table[name] = fn;
+}
+
+static const llvm::StringMap<LowerFn> &getTable() {
+  static const llvm::StringMap<LowerFn> table = [] {
+    llvm::StringMap<LowerFn> t;
+    addElementwiseLowerings(t);
+    addLinearAlgebraLowerings(t);
+    addConvolutionLowerings(t);
+    addReductionLowerings(t);
+    addShapeLowerings(t);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+/// Lowers one canonical call once all its operands are lowered.
+struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CallFunctionOp op,
+                                PatternRewriter &rewriter) const override {
+    const auto &table = getTable();
+    auto it = table.find(op.getTarget());
+    if (it == table.end())
+      return failure();
+    for (Value operand : op->getOperands())
+      if (operand.getDefiningOp<NodeOpInterface>())
+        return failure(); // a producer is not lowered yet
+    Lowering lowering(op, rewriter);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    if (succeeded(it->second(lowering)))
+      return success();
+    op->setAttr("fx.lowering_error",
+                rewriter.getStringAttr(lowering.error.empty()
+                                           ? "cannot lower these arguments"
+                                           : lowering.error));
+    return failure();
+  }
+};
+} // namespace
+
+void mlir::fx::populateFXToLinalgConversionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerCallFunction>(patterns.getContext());
+}
+
+bool mlir::fx::isLowerableTarget(StringRef target) {
+  return getTable().count(target);
+}
+
+std::vector<std::string> mlir::fx::getLowerableTargets() {
+  std::vector<std::string> names;
+  for (const auto &entry : getTable())
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
+}

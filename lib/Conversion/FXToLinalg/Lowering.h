@@ -1,0 +1,158 @@
+//===- Lowering.h - Shared helpers of the fx-to-linalg patterns -*- C++ -*-===//
+//
+// Each lowering reads one canonical `fx.call_function "aten::..."` node
+// (arguments complete and in schema order, as fx-normalize leaves them)
+// and replaces it with linalg/tensor/arith/math ops on tensors. Shapes are
+// computed from the lowered operands, not taken from the node's declared
+// type, so a dynamic batch dimension flows through; the declared type
+// gives the result element type (PyTorch's type promotion, recorded at
+// import).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_LIB_CONVERSION_FXTOLINALG_LOWERING_H
+#define FX_MLIR_LIB_CONVERSION_FXTOLINALG_LOWERING_H
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::fx::lowering {
+
+/// The node being lowered, with typed access to its arguments.
+class Lowering {
+public:
+  Lowering(CallFunctionOp op, PatternRewriter &rewriter)
+      : op(op), b(rewriter), loc(op.getLoc()) {}
+
+  CallFunctionOp op;
+  PatternRewriter &b;
+  Location loc;
+
+  size_t numArgs() { return op.getArgs().size(); }
+  /// Positional argument `i` (fx-normalize makes every positional
+  /// parameter explicit).
+  Attribute arg(unsigned i);
+  /// Keyword-only argument `name`, or null.
+  Attribute kwarg(StringRef name);
+  bool isNone(Attribute a) { return !a || isa<NoneAttr>(a); }
+  bool isNone(unsigned i) { return isNone(arg(i)); }
+
+  /// The lowered value a node reference stands for, or null.
+  Value value(Attribute a);
+  /// Argument `i` as a ranked tensor; records an error and returns null
+  /// otherwise.
+  Value tensor(unsigned i);
+  Value tensor(Attribute a);
+  /// An int argument: a literal, or a lowered i64 value.
+  std::optional<int64_t> constInt(Attribute a);
+  std::optional<int64_t> constInt(unsigned i) { return constInt(arg(i)); }
+  /// An int argument as an index OpFoldResult (literal or value).
+  OpFoldResult index(Attribute a);
+  /// An int[] argument (list of literals or values) as OpFoldResults.
+  std::optional<SmallVector<OpFoldResult>> indexList(Attribute a);
+  /// An int[] argument of literals only.
+  std::optional<SmallVector<int64_t>> intList(Attribute a);
+  std::optional<SmallVector<int64_t>> intList(unsigned i) {
+    return intList(arg(i));
+  }
+  std::optional<double> constFloat(Attribute a);
+  std::optional<bool> constBool(Attribute a);
+  std::optional<bool> constBool(unsigned i) { return constBool(arg(i)); }
+  /// A Python scalar (literal or lowered value) as a scalar of type `type`.
+  Value scalar(Attribute a, Type type);
+
+  /// The element type of the node's declared result (or of element `i` of
+  /// a declared tuple).
+  Type resultElementType(unsigned i = 0);
+
+  /// Records why the node cannot be lowered; returns failure.
+  LogicalResult fail(const Twine &message);
+
+  /// Replaces the node with `v`.
+  LogicalResult replace(Value v);
+  /// Replaces the node, whose users are `operator.getitem` nodes, by
+  /// `values`: each `getitem(node, i)` becomes `values[i]`.
+  LogicalResult replaceTuple(ArrayRef<Value> values);
+
+  //===--------------------------------------------------------------------===//
+  // Building blocks
+  //===--------------------------------------------------------------------===//
+
+  /// Size of dim `d` of `tensor` as an OpFoldResult.
+  OpFoldResult dim(Value tensor, int64_t d);
+  SmallVector<OpFoldResult> dims(Value tensor);
+  /// `tensor.empty` of the given sizes and element type.
+  Value empty(ArrayRef<OpFoldResult> sizes, Type elementType);
+  /// `empty` filled with `value`.
+  Value filled(ArrayRef<OpFoldResult> sizes, Value value);
+  Value constant(Type type, double v);
+  Value indexConst(int64_t v);
+  Value toIndex(OpFoldResult v);
+  /// Converts a scalar between int, float and bool types as torch does.
+  Value convert(Value v, Type to);
+  /// Converts the element type of a tensor.
+  Value castTensor(Value t, Type elementType);
+  /// Normalizes a possibly negative dim against `rank`.
+  std::optional<int64_t> normDim(Attribute a, int64_t rank);
+
+  /// An elementwise op over `inputs` (tensors, broadcast as PyTorch does,
+  /// or scalars), computing in `computeType` and producing `resultType`
+  /// elements: `body` gets the inputs converted to `computeType`.
+  Value elementwise(ArrayRef<Value> inputs, Type computeType, Type resultType,
+                    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+  /// A reduction of `input` over `dims` (sorted, normalized) with
+  /// `init`, combining with `combine(acc, element)`; `keepdim` keeps
+  /// size-1 dims.
+  Value reduce(Value input, ArrayRef<int64_t> dims, bool keepdim, Value init,
+               function_ref<Value(OpBuilder &, Location, Value, Value)>
+                   combine);
+  /// The number of elements over `dims` of `input` as a scalar of `type`.
+  Value countOver(Value input, ArrayRef<int64_t> dims, Type type);
+  /// Re-inserts size-1 dims at `dims` into a reduced tensor so it
+  /// broadcasts against the unreduced input.
+  Value keepDims(Value reduced, ArrayRef<int64_t> dims, int64_t rank);
+
+  /// Reshapes `input` to `sizes` (all dims known as OpFoldResults).
+  Value reshape(Value input, ArrayRef<OpFoldResult> sizes);
+  /// Transposes by `perm`.
+  Value transpose(Value input, ArrayRef<int64_t> perm);
+  /// Pads with `value` (low/high per dim).
+  Value pad(Value input, ArrayRef<OpFoldResult> low,
+            ArrayRef<OpFoldResult> high, Value value);
+  /// Expands/collapses: inserts a unit dim at `d`.
+  Value unsqueeze(Value input, int64_t d);
+  /// Removes the unit dim `d` (static size 1).
+  Value squeeze(Value input, int64_t d);
+
+  std::string error;
+
+private:
+  Value toTensorValue(Value v);
+};
+
+using LowerFn = LogicalResult (*)(Lowering &);
+
+/// Registers `fn` for the canonical targets `names`.
+void addLowering(llvm::StringMap<LowerFn> &table, ArrayRef<StringRef> names,
+                 LowerFn fn);
+
+void addElementwiseLowerings(llvm::StringMap<LowerFn> &table);
+void addLinearAlgebraLowerings(llvm::StringMap<LowerFn> &table);
+void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
+void addReductionLowerings(llvm::StringMap<LowerFn> &table);
+void addShapeLowerings(llvm::StringMap<LowerFn> &table);
+
+bool isFloat(Type t);
+
+} // namespace mlir::fx::lowering
+
+#endif // FX_MLIR_LIB_CONVERSION_FXTOLINALG_LOWERING_H

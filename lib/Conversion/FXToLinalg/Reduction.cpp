@@ -1,0 +1,460 @@
+//===- Reduction.cpp - Reductions and normalizations to linalg ------------===//
+//
+// sum/mean/amax/amin/max/min/argmax/argmin/var/std over dims with keepdim,
+// softmax and log_softmax (max-subtracted), batch_norm in inference mode
+// and layer_norm. Reductions are linalg.generic ops with reduction
+// iterators; normalizations combine them with broadcasting elementwise ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+/// The reduced dims from a `dim` argument: an int, a list, or None/[] for
+/// all dims. Sorted and normalized.
+std::optional<SmallVector<int64_t>> reducedDims(Lowering &l, Attribute a,
+                                                int64_t rank) {
+  SmallVector<int64_t> dims;
+  if (l.isNone(a) ||
+      (isa<ListAttr>(a) && cast<ListAttr>(a).getElements().empty())) {
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return dims;
+  }
+  SmallVector<Attribute> items;
+  if (auto list = dyn_cast<ListAttr>(a))
+    items.assign(list.getElements().begin(), list.getElements().end());
+  else
+    items.push_back(a);
+  for (Attribute item : items) {
+    auto d = l.normDim(item, rank);
+    if (!d)
+      return std::nullopt;
+    if (rank == 0)
+      continue;
+    if (!llvm::is_contained(dims, *d))
+      dims.push_back(*d);
+  }
+  llvm::sort(dims);
+  return dims;
+}
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
+                              : arith::AddIOp::create(b, loc, x, y).getResult();
+}
+
+Value lowest(Lowering &l, Type t, bool forMax) {
+  if (isFloat(t))
+    return l.constant(t, forMax ? -std::numeric_limits<double>::infinity()
+                                : std::numeric_limits<double>::infinity());
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = forMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+  if (w == 1)
+    v = APInt(1, forMax ? 0 : 1);
+  return arith::ConstantOp::create(l.b, l.loc, l.b.getIntegerAttr(t, v));
+}
+
+Value maxOrMin(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
+  if (isFloat(x.getType()))
+    return isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                 : arith::MinimumFOp::create(b, loc, x, y).getResult();
+  return isMax ? arith::MaxSIOp::create(b, loc, x, y).getResult()
+               : arith::MinSIOp::create(b, loc, x, y).getResult();
+}
+
+/// sum/mean over `dims`, accumulating in `elem`.
+Value sumOver(Lowering &l, Value x, ArrayRef<int64_t> dims, bool keepdim,
+              Type elem) {
+  return l.reduce(x, dims, keepdim, l.constant(elem, 0), add);
+}
+
+Value divideBy(Lowering &l, Value t, Value divisor) {
+  Type elem = cast<RankedTensorType>(t.getType()).getElementType();
+  return l.elementwise({t, divisor}, elem, elem,
+                       [](OpBuilder &b, Location loc, ValueRange v) {
+                         return arith::DivFOp::create(b, loc, v[0], v[1])
+                             .getResult();
+                       });
+}
+
+LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  StringRef target = l.op.getTarget();
+  bool full = target == "aten::sum" || target == "aten::mean";
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
+  bool keepdim = full ? false : l.constBool(2u).value_or(false);
+  if (!dims)
+    return l.fail("dims must be constants");
+  Value r = sumOver(l, x, *dims, keepdim, elem);
+  if (mean)
+    r = divideBy(l, r, l.countOver(x, *dims, elem));
+  return l.replace(r);
+}
+
+LogicalResult lowerSum(Lowering &l) { return lowerSumOrMean(l, false); }
+LogicalResult lowerMean(Lowering &l) { return lowerSumOrMean(l, true); }
+
+/// amax/amin(self, dim=[], keepdim) and max()/min() over everything.
+LogicalResult lowerExtremum(Lowering &l, bool isMax) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  bool full = l.numArgs() == 1;
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
+  bool keepdim = full ? false : l.constBool(2u).value_or(false);
+  if (!dims)
+    return l.fail("dims must be constants");
+  return l.replace(l.reduce(x, *dims, keepdim, lowest(l, elem, isMax),
+                            [&](OpBuilder &b, Location loc, Value acc,
+                                Value v) { return maxOrMin(b, loc, acc, v, isMax); }));
+}
+LogicalResult lowerAmax(Lowering &l) { return lowerExtremum(l, true); }
+LogicalResult lowerAmin(Lowering &l) { return lowerExtremum(l, false); }
+
+/// Value and index of the max/min along `dim` (first occurrence).
+std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
+                                  bool keepdim, bool isMax) {
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(x.getType());
+  Type elem = type.getElementType();
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    iterators.push_back(d == dim ? utils::IteratorType::reduction
+                                 : utils::IteratorType::parallel);
+    if (d != dim) {
+      sizes.push_back(l.dim(x, d));
+      outExprs.push_back(b.getAffineDimExpr(d));
+    }
+  }
+  Value values = l.filled(sizes, lowest(l, elem, isMax));
+  Value indices = l.filled(sizes, l.constant(b.getI64Type(), 0));
+  AffineMap outMap = AffineMap::get(rank, 0, outExprs, b.getContext());
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{values.getType(), indices.getType()}, ValueRange{x},
+      ValueRange{values, indices},
+      {b.getMultiDimIdentityMap(rank), outMap, outMap}, iterators, "", "",
+      [&](OpBuilder &nb, Location loc, ValueRange v) {
+        Value index = arith::IndexCastOp::create(
+            nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, dim));
+        Value better;
+        if (isFloat(elem)) {
+          // NaN wins, as in PyTorch.
+          Value cmp = arith::CmpFOp::create(
+              nb, loc,
+              isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+              v[0], v[1]);
+          Value isNan = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
+                                              v[0], v[0]);
+          better = arith::OrIOp::create(nb, loc, cmp, isNan);
+        } else {
+          better = arith::CmpIOp::create(
+              nb, loc,
+              isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+              v[0], v[1]);
+        }
+        Value newValue = arith::SelectOp::create(nb, loc, better, v[0], v[1]);
+        Value newIndex = arith::SelectOp::create(nb, loc, better, index, v[2]);
+        linalg::YieldOp::create(nb, loc, ValueRange{newValue, newIndex});
+      });
+  Value r0 = generic.getResult(0), r1 = generic.getResult(1);
+  if (keepdim) {
+    r0 = l.keepDims(r0, {dim}, rank);
+    r1 = l.keepDims(r1, {dim}, rank);
+  }
+  return {r0, r1};
+}
+
+/// max.dim/min.dim(self, dim, keepdim) -> (values, indices).
+LogicalResult lowerExtremumDim(Lowering &l, bool isMax) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), rank);
+  auto keepdim = l.constBool(2u);
+  if (!dim || !keepdim)
+    return l.fail("dim and keepdim must be constants");
+  if (rank == 0)
+    return l.fail("reduction of a 0-d tensor");
+  auto [values, indices] = argReduce(l, x, *dim, *keepdim, isMax);
+  return l.replaceTuple({values, indices});
+}
+LogicalResult lowerMaxDim(Lowering &l) { return lowerExtremumDim(l, true); }
+LogicalResult lowerMinDim(Lowering &l) { return lowerExtremumDim(l, false); }
+
+/// argmax/argmin(self, dim=None, keepdim=False).
+LogicalResult lowerArgExtremum(Lowering &l, bool isMax) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  bool keepdim = l.constBool(2u).value_or(false);
+  if (l.isNone(1u)) {
+    SmallVector<OpFoldResult> all = {l.b.getIndexAttr(ShapedType::kDynamic)};
+    // Flatten to 1-D.
+    Value flat = x;
+    if (rank != 1) {
+      SmallVector<ReassociationIndices> groups(rank ? 1 : 0);
+      for (int64_t d = 0; d < rank; ++d)
+        groups[0].push_back(d);
+      flat = tensor::CollapseShapeOp::create(l.b, l.loc, x, groups);
+      if (rank == 0)
+        flat = l.unsqueeze(x, 0);
+    }
+    Value idx = argReduce(l, flat, 0, false, isMax).second;
+    if (keepdim && rank > 0) {
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < rank; ++d)
+        dims.push_back(d);
+      idx = l.keepDims(idx, dims, rank);
+    }
+    return l.replace(idx);
+  }
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  return l.replace(argReduce(l, x, *dim, keepdim, isMax).second);
+}
+LogicalResult lowerArgmax(Lowering &l) { return lowerArgExtremum(l, true); }
+LogicalResult lowerArgmin(Lowering &l) { return lowerArgExtremum(l, false); }
+
+/// var/std with a correction (1 = unbiased).
+LogicalResult lowerVarStd(Lowering &l, bool isStd) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  StringRef target = l.op.getTarget();
+  int64_t rank = rankOf(x);
+  Attribute dimAttr;
+  bool keepdim = false;
+  double correction = 1;
+  if (target.ends_with(".correction")) {
+    dimAttr = l.arg(1);
+    if (Attribute c = l.kwarg("correction"); c && !l.isNone(c))
+      correction = l.constFloat(c).value_or(1);
+    keepdim = l.constBool(l.kwarg("keepdim")).value_or(false);
+  } else if (target.ends_with(".dim")) {
+    dimAttr = l.arg(1);
+    correction = l.constBool(2u).value_or(true) ? 1 : 0;
+    keepdim = l.constBool(3u).value_or(false);
+  } else {
+    correction = l.constBool(1u).value_or(true) ? 1 : 0;
+  }
+  auto dims = reducedDims(l, dimAttr, rank);
+  if (!dims)
+    return l.fail("dims must be constants");
+  x = l.castTensor(x, elem);
+  Value count = l.countOver(x, *dims, elem);
+  Value mean = divideBy(l, sumOver(l, x, *dims, true, elem), count);
+  Value centered = l.elementwise(
+      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
+        return arith::MulFOp::create(b, loc, d, d).getResult();
+      });
+  Value ss = sumOver(l, centered, *dims, keepdim, elem);
+  Value denom = arith::SubFOp::create(l.b, l.loc, count,
+                                      l.constant(elem, correction));
+  Value r = l.elementwise({ss}, elem, elem,
+                          [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+                            Value q = arith::DivFOp::create(b, loc, v[0], denom);
+                            return isStd ? math::SqrtOp::create(b, loc, q)
+                                               .getResult()
+                                         : q;
+                          });
+  return l.replace(r);
+}
+LogicalResult lowerVar(Lowering &l) { return lowerVarStd(l, false); }
+LogicalResult lowerStd(Lowering &l) { return lowerVarStd(l, true); }
+
+/// softmax/log_softmax(self, dim, dtype).
+LogicalResult lowerSoftmax(Lowering &l, bool isLog) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  x = l.castTensor(x, elem);
+  if (rank == 0)
+    return l.replace(l.elementwise(
+        {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange) {
+          return l.constant(elem, isLog ? 0 : 1);
+        }));
+  Value max = l.reduce(x, {*dim}, true, lowest(l, elem, true),
+                       [](OpBuilder &b, Location loc, Value acc, Value v) {
+                         return arith::MaximumFOp::create(b, loc, acc, v)
+                             .getResult();
+                       });
+  Value shifted = l.elementwise(
+      {x, max}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  Value e = l.elementwise({shifted}, elem, elem,
+                          [](OpBuilder &b, Location loc, ValueRange v) {
+                            return math::ExpOp::create(b, loc, v[0]).getResult();
+                          });
+  Value sum = sumOver(l, e, {*dim}, true, elem);
+  if (isLog)
+    return l.replace(l.elementwise(
+        {shifted, sum}, elem, elem,
+        [](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::SubFOp::create(b, loc, v[0],
+                                       math::LogOp::create(b, loc, v[1]))
+              .getResult();
+        }));
+  return l.replace(divideBy(l, e, sum));
+}
+LogicalResult lowerSoftmaxFn(Lowering &l) { return lowerSoftmax(l, false); }
+LogicalResult lowerLogSoftmax(Lowering &l) { return lowerSoftmax(l, true); }
+
+/// Reshapes a per-channel vector (C) to broadcast along dim 1 of `rank`.
+Value channelView(Lowering &l, Value v, int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes = {l.b.getIndexAttr(1), l.dim(v, 0)};
+  SmallVector<int64_t> shape = {1, type.getDimSize(0)};
+  for (int64_t d = 2; d < rank; ++d) {
+    sizes.push_back(l.b.getIndexAttr(1));
+    shape.push_back(1);
+  }
+  SmallVector<ReassociationIndices> groups = {{}};
+  for (int64_t d = 0; d < rank; ++d)
+    groups[0].push_back(d);
+  return tensor::ExpandShapeOp::create(
+      l.b, l.loc, RankedTensorType::get(shape, type.getElementType()), v,
+      groups, sizes);
+}
+
+/// batch_norm(input, weight, bias, running_mean, running_var, training,
+/// momentum, eps, cudnn_enabled), inference mode.
+LogicalResult lowerBatchNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  if (l.constBool(5u).value_or(true))
+    return l.fail("batch_norm in training mode is not supported");
+  if (l.isNone(3u) || l.isNone(4u))
+    return l.fail("batch_norm needs running statistics");
+  int64_t rank = rankOf(x);
+  if (rank < 2)
+    return l.fail("batch_norm needs a channel dim");
+  auto eps = l.constFloat(l.arg(7));
+  if (!eps)
+    return l.fail("eps must be a constant");
+  SmallVector<Value> inputs = {x, channelView(l, l.tensor(3u), rank),
+                               channelView(l, l.tensor(4u), rank)};
+  int weightSlot = -1, biasSlot = -1;
+  if (!l.isNone(1u)) {
+    weightSlot = inputs.size();
+    inputs.push_back(channelView(l, l.tensor(1u), rank));
+  }
+  if (!l.isNone(2u)) {
+    biasSlot = inputs.size();
+    inputs.push_back(channelView(l, l.tensor(2u), rank));
+  }
+  Value epsValue = l.constant(elem, *eps);
+  return l.replace(l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value centered = arith::SubFOp::create(b, loc, v[0], v[1]);
+        Value inv = math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[2], epsValue));
+        Value y = arith::MulFOp::create(b, loc, centered, inv);
+        if (weightSlot >= 0)
+          y = arith::MulFOp::create(b, loc, y, v[weightSlot]);
+        if (biasSlot >= 0)
+          y = arith::AddFOp::create(b, loc, y, v[biasSlot]);
+        return y;
+      }));
+}
+
+/// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable).
+LogicalResult lowerLayerNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto shape = l.intList(1u);
+  auto eps = l.constFloat(l.arg(4));
+  if (!x || !elem || !isFloat(elem) || !shape || !eps)
+    return l.fail("needs a float tensor and constant shape and eps");
+  int64_t rank = rankOf(x), k = shape->size();
+  if (k > rank || k == 0)
+    return l.fail("normalized_shape does not fit the input");
+  SmallVector<int64_t> dims;
+  for (int64_t d = rank - k; d < rank; ++d)
+    dims.push_back(d);
+  x = l.castTensor(x, elem);
+  Value count = l.countOver(x, dims, elem);
+  Value mean = divideBy(l, sumOver(l, x, dims, true, elem), count);
+  Value sq = l.elementwise(
+      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
+        return arith::MulFOp::create(b, loc, d, d).getResult();
+      });
+  Value var = divideBy(l, sumOver(l, sq, dims, true, elem), count);
+  SmallVector<Value> inputs = {x, mean, var};
+  int weightSlot = -1, biasSlot = -1;
+  if (!l.isNone(2u)) {
+    weightSlot = inputs.size();
+    inputs.push_back(l.tensor(2u));
+  }
+  if (!l.isNone(3u)) {
+    biasSlot = inputs.size();
+    inputs.push_back(l.tensor(3u));
+  }
+  if (llvm::is_contained(inputs, Value()))
+    return failure();
+  Value epsValue = l.constant(elem, *eps);
+  return l.replace(l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value centered = arith::SubFOp::create(b, loc, v[0], v[1]);
+        Value inv = math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[2], epsValue));
+        Value y = arith::MulFOp::create(b, loc, centered, inv);
+        if (weightSlot >= 0)
+          y = arith::MulFOp::create(b, loc, y, v[weightSlot]);
+        if (biasSlot >= 0)
+          y = arith::AddFOp::create(b, loc, y, v[biasSlot]);
+        return y;
+      }));
+}
+
+} // namespace
+
+void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::sum", "aten::sum.dim_IntList"}, lowerSum);
+  addLowering(t, {"aten::mean", "aten::mean.dim"}, lowerMean);
+  addLowering(t, {"aten::amax", "aten::max"}, lowerAmax);
+  addLowering(t, {"aten::amin", "aten::min"}, lowerAmin);
+  addLowering(t, {"aten::max.dim"}, lowerMaxDim);
+  addLowering(t, {"aten::min.dim"}, lowerMinDim);
+  addLowering(t, {"aten::argmax"}, lowerArgmax);
+  addLowering(t, {"aten::argmin"}, lowerArgmin);
+  addLowering(t, {"aten::var", "aten::var.dim", "aten::var.correction"},
+              lowerVar);
+  addLowering(t, {"aten::std", "aten::std.dim", "aten::std.correction"},
+              lowerStd);
+  addLowering(t, {"aten::softmax.int", "aten::_softmax"}, lowerSoftmaxFn);
+  addLowering(t, {"aten::log_softmax.int", "aten::_log_softmax"},
+              lowerLogSoftmax);
+  addLowering(t, {"aten::batch_norm"}, lowerBatchNorm);
+  addLowering(t, {"aten::layer_norm"}, lowerLayerNorm);
+}

@@ -1,0 +1,651 @@
+//===- Shape.cpp - Views, joins, slices, sizes, creation, embedding -------===//
+//
+// Reshapes become tensor.collapse_shape/expand_shape, permutes
+// linalg.transpose, broadcasts linalg.generic; cat/stack insert slices into
+// one tensor.empty; split/chunk/slice/select/narrow are extract_slices (the
+// users of a multi-result node, `operator.getitem`, are replaced directly);
+// `size` reads tensor.dim; zeros/ones/full/arange build filled tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+
+Value indexMul(Lowering &l, Value a, Value b) {
+  return arith::MulIOp::create(l.b, l.loc, a, b);
+}
+
+/// The dim of `x` that `v` reads (`tensor.dim x, d`, through index casts).
+std::optional<int64_t> sourceDim(Value v, Value x) {
+  while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+    v = cast.getIn();
+  auto dim = v.getDefiningOp<tensor::DimOp>();
+  if (!dim || dim.getSource() != x)
+    return std::nullopt;
+  return dim.getConstantIndex();
+}
+
+/// view/reshape(self, size) with one -1 allowed.
+LogicalResult lowerReshape(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto sizes = l.indexList(l.arg(1));
+  if (!x || !sizes)
+    return l.fail("needs a tensor and a list of sizes");
+  int inferred = -1;
+  for (auto [i, s] : llvm::enumerate(*sizes))
+    if (getConstantIntValue(s) == std::optional<int64_t>(-1))
+      inferred = i;
+  if (inferred >= 0) {
+    auto type = cast<RankedTensorType>(x.getType());
+    // Sizes read from the input's own dynamic dims (`x.size(0)`) cancel
+    // against them, so `view(x.size(0), -1)` infers -1 statically.
+    SmallVector<int64_t> dynamicDims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicDims.push_back(d);
+    int64_t knownProduct = 1;
+    bool cancels = true;
+    for (auto [i, s] : llvm::enumerate(*sizes)) {
+      if (int(i) == inferred)
+        continue;
+      if (auto c = getConstantIntValue(s)) {
+        knownProduct *= *c;
+        continue;
+      }
+      std::optional<int64_t> d = sourceDim(cast<Value>(s), x);
+      auto it = d ? llvm::find(dynamicDims, *d) : dynamicDims.end();
+      if (it == dynamicDims.end()) {
+        cancels = false;
+        break;
+      }
+      dynamicDims.erase(it);
+    }
+    if (cancels && dynamicDims.empty()) {
+      int64_t staticNumel = 1;
+      for (int64_t d : type.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticNumel *= d;
+      (*sizes)[inferred] =
+          l.b.getIndexAttr(knownProduct ? staticNumel / knownProduct : 0);
+    } else {
+      Value numel = l.indexConst(1);
+      for (OpFoldResult d : l.dims(x))
+        numel = indexMul(l, numel, l.toIndex(d));
+      Value product = l.indexConst(1);
+      for (auto [i, s] : llvm::enumerate(*sizes))
+        if (int(i) != inferred)
+          product = indexMul(l, product, l.toIndex(s));
+      (*sizes)[inferred] =
+          arith::DivUIOp::create(l.b, l.loc, numel, product).getResult();
+    }
+  }
+  // Sizes that are values but equal a static input dim stay values; the
+  // reshape handles both.
+  return l.replace(l.reshape(x, *sizes));
+}
+
+LogicalResult lowerFlatten(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  if (rank == 0)
+    return l.replace(l.reshape(x, {l.b.getIndexAttr(1)}));
+  auto start = l.normDim(l.arg(1), rank), end = l.normDim(l.arg(2), rank);
+  if (!start || !end || *start > *end)
+    return l.fail("bad flatten dims");
+  if (*start == *end)
+    return l.replace(x);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d > *start && d <= *end)
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
+  }
+  return l.replace(tensor::CollapseShapeOp::create(l.b, l.loc, x, groups));
+}
+
+LogicalResult lowerPermute(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto dims = l.intList(1u);
+  if (!x || !dims)
+    return l.fail("needs constant dims");
+  int64_t rank = rankOf(x);
+  SmallVector<int64_t> perm;
+  for (int64_t d : *dims)
+    perm.push_back(d < 0 ? d + rank : d);
+  if (int64_t(perm.size()) != rank)
+    return l.fail("permutation does not match the rank");
+  return l.replace(l.transpose(x, perm));
+}
+
+LogicalResult lowerTranspose(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  if (rank < 2)
+    return l.replace(x);
+  auto a = l.normDim(l.arg(1), rank), b = l.normDim(l.arg(2), rank);
+  if (!a || !b)
+    return l.fail("dims must be constants");
+  if (*a == *b)
+    return l.replace(x);
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[*a], perm[*b]);
+  return l.replace(l.transpose(x, perm));
+}
+
+LogicalResult lowerSqueeze(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> dims;
+  if (l.numArgs() > 1) {
+    auto d = l.normDim(l.arg(1), rank);
+    if (!d)
+      return l.fail("dim must be a constant");
+    if (rank > 0 && type.getDimSize(*d) == 1)
+      dims.push_back(*d);
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getDimSize(d) == 1)
+        dims.push_back(d);
+  }
+  for (int64_t d : llvm::reverse(dims))
+    x = l.squeeze(x, d);
+  return l.replace(x);
+}
+
+LogicalResult lowerUnsqueeze(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto d = l.normDim(l.arg(1), rankOf(x) + 1);
+  if (!d)
+    return l.fail("dim must be a constant");
+  return l.replace(l.unsqueeze(x, *d));
+}
+
+/// Broadcasts `x` to `sizes` (right aligned; -1 keeps the input's size).
+Value broadcastTo(Lowering &l, Value x, SmallVector<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = sizes.size(), lead = rank - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < type.getRank(); ++j) {
+    int64_t i = j + lead;
+    if (getConstantIntValue(sizes[i]) == std::optional<int64_t>(-1))
+      sizes[i] = l.dim(x, j);
+    bool broadcast = type.getDimSize(j) == 1 &&
+                     getConstantIntValue(sizes[i]) != std::optional<int64_t>(1);
+    exprs.push_back(broadcast ? l.b.getAffineConstantExpr(0)
+                              : l.b.getAffineDimExpr(i));
+  }
+  Value init = l.empty(sizes, type.getElementType());
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, exprs, l.b.getContext()),
+      l.b.getMultiDimIdentityMap(rank)};
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
+             ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [](OpBuilder &nb, Location loc, ValueRange v) {
+               linalg::YieldOp::create(nb, loc, v[0]);
+             })
+      .getResult(0);
+}
+
+LogicalResult lowerExpand(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto sizes = l.indexList(l.arg(1));
+  if (!x || !sizes || int64_t(sizes->size()) < rankOf(x))
+    return l.fail("needs a tensor and a list of sizes");
+  return l.replace(broadcastTo(l, x, *sizes));
+}
+
+LogicalResult lowerExpandAs(Lowering &l) {
+  Value x = l.tensor(0u), other = l.tensor(1u);
+  if (!x || !other)
+    return failure();
+  return l.replace(broadcastTo(l, x, l.dims(other)));
+}
+
+/// Joins `inputs` along `dim`.
+Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
+  SmallVector<OpFoldResult> sizes = l.dims(inputs[0]);
+  Value total = l.indexConst(0);
+  for (Value v : inputs)
+    total = arith::AddIOp::create(l.b, l.loc, total, l.toIndex(l.dim(v, dim)));
+  sizes[dim] = getAsOpFoldResult(total);
+  Value result = l.empty(sizes, elem);
+  Value offset = l.indexConst(0);
+  int64_t rank = sizes.size();
+  for (Value v : inputs) {
+    v = l.castTensor(v, elem);
+    SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
+    offsets[dim] = getAsOpFoldResult(offset);
+    SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(l.b, l.loc, v, result, offsets,
+                                           l.dims(v), strides);
+    offset = arith::AddIOp::create(l.b, l.loc, offset,
+                                   l.toIndex(l.dim(v, dim)));
+  }
+  return result;
+}
+
+std::optional<SmallVector<Value>> tensorList(Lowering &l, Attribute a) {
+  auto list = dyn_cast_or_null<ListAttr>(a);
+  if (!list || list.getElements().empty())
+    return std::nullopt;
+  SmallVector<Value> result;
+  for (Attribute e : list.getElements()) {
+    Value v = l.tensor(e);
+    if (!v)
+      return std::nullopt;
+    result.push_back(v);
+  }
+  return result;
+}
+
+LogicalResult lowerCat(Lowering &l) {
+  auto inputs = tensorList(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  auto dim = l.normDim(l.arg(1), rankOf((*inputs)[0]));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  return l.replace(concat(l, *inputs, *dim, elem));
+}
+
+LogicalResult lowerStack(Lowering &l) {
+  auto inputs = tensorList(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  auto dim = l.normDim(l.arg(1), rankOf((*inputs)[0]) + 1);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  for (Value &v : *inputs)
+    v = l.unsqueeze(v, *dim);
+  return l.replace(concat(l, *inputs, *dim, elem));
+}
+
+/// Slices `[start, start + length)` with `step` along `dim`.
+Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
+                 OpFoldResult length, int64_t step) {
+  int64_t rank = rankOf(x);
+  SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  offsets[dim] = start;
+  sizes[dim] = length;
+  strides[dim] = l.b.getIndexAttr(step);
+  return tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes,
+                                        strides);
+}
+
+/// Static split sizes of `n` into pieces of `size` (the last one smaller).
+SmallVector<int64_t> piecesOf(int64_t n, int64_t size) {
+  SmallVector<int64_t> pieces;
+  for (int64_t at = 0; at < n || (n == 0 && pieces.empty()); at += size)
+    pieces.push_back(std::min(size, n - at));
+  return pieces;
+}
+
+LogicalResult splitInto(Lowering &l, Value x, int64_t dim,
+                        ArrayRef<int64_t> pieces) {
+  SmallVector<Value> results;
+  int64_t at = 0;
+  for (int64_t p : pieces) {
+    results.push_back(sliceAlong(l, x, dim, l.b.getIndexAttr(at),
+                                 l.b.getIndexAttr(p), 1));
+    at += p;
+  }
+  return l.replaceTuple(results);
+}
+
+/// split.Tensor(self, split_size, dim), split_with_sizes / split.sizes
+/// (self, sizes, dim), chunk(self, chunks, dim), unbind.int(self, dim).
+LogicalResult lowerSplit(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  StringRef target = l.op.getTarget();
+  bool unbind = target.starts_with("aten::unbind");
+  auto dim = l.normDim(l.arg(unbind ? 1 : 2), rankOf(x));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  if (ShapedType::isDynamic(n))
+    return l.fail("cannot split a dynamic dim");
+  if (unbind) {
+    SmallVector<Value> results;
+    for (int64_t i = 0; i < n; ++i)
+      results.push_back(l.squeeze(sliceAlong(l, x, *dim, l.b.getIndexAttr(i),
+                                             l.b.getIndexAttr(1), 1),
+                                  *dim));
+    return l.replaceTuple(results);
+  }
+  if (auto sizes = l.intList(1u))
+    return splitInto(l, x, *dim, *sizes);
+  auto count = l.constInt(1u);
+  if (!count || *count <= 0)
+    return l.fail("split size must be a positive constant");
+  if (target == "aten::chunk")
+    return splitInto(l, x, *dim, piecesOf(n, (n + *count - 1) / *count));
+  return splitInto(l, x, *dim, piecesOf(n, *count));
+}
+
+/// A normalized start/end of a slice on a dim of size `n` (index value):
+/// None -> `dflt`, negatives from the end, clamped to [0, n].
+Value boundIndex(Lowering &l, Attribute a, Value n, Value dflt) {
+  if (l.isNone(a))
+    return dflt;
+  OpFoldResult v = l.index(a);
+  if (!v)
+    return {};
+  Value idx = l.toIndex(v);
+  Value zero = l.indexConst(0);
+  Value negative =
+      arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::slt, idx, zero);
+  Value fromEnd = arith::AddIOp::create(l.b, l.loc, idx, n);
+  idx = arith::SelectOp::create(l.b, l.loc, negative, fromEnd, idx);
+  idx = arith::MaxSIOp::create(l.b, l.loc, idx, zero);
+  return arith::MinSIOp::create(l.b, l.loc, idx, n);
+}
+
+/// slice.Tensor(self, dim, start, end, step).
+LogicalResult lowerSlice(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto dim = l.normDim(l.arg(1), rankOf(x));
+  auto step = l.constInt(4u);
+  if (!dim || !step || *step <= 0)
+    return l.fail("dim and a positive step must be constants");
+  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  auto s = l.constInt(2u), e = l.constInt(3u);
+  bool startNone = l.isNone(2u), endNone = l.isNone(3u);
+  if (!ShapedType::isDynamic(size) && (s || startNone) && (e || endNone)) {
+    auto norm = [&](int64_t v) {
+      if (v < 0)
+        v += size;
+      return std::clamp<int64_t>(v, 0, size);
+    };
+    int64_t lo = startNone ? 0 : norm(*s), hi = endNone ? size : norm(*e);
+    int64_t len = hi > lo ? (hi - lo + *step - 1) / *step : 0;
+    return l.replace(sliceAlong(l, x, *dim, l.b.getIndexAttr(lo),
+                                l.b.getIndexAttr(len), *step));
+  }
+  Value n = l.toIndex(l.dim(x, *dim));
+  Value lo = boundIndex(l, l.arg(2), n, l.indexConst(0));
+  Value hi = boundIndex(l, l.arg(3), n, n);
+  if (!lo || !hi)
+    return l.fail("unsupported slice bounds");
+  Value span = arith::SubIOp::create(l.b, l.loc, hi, lo);
+  span = arith::MaxSIOp::create(l.b, l.loc, span, l.indexConst(0));
+  Value len =
+      arith::CeilDivSIOp::create(l.b, l.loc, span, l.indexConst(*step));
+  return l.replace(sliceAlong(l, x, *dim, lo, len, *step));
+}
+
+/// narrow(self, dim, start, length).
+LogicalResult lowerNarrow(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto dim = l.normDim(l.arg(1), rankOf(x));
+  auto start = l.constInt(2u);
+  OpFoldResult length = l.index(l.arg(3));
+  if (!dim || !start || !length)
+    return l.fail("dim and start must be constants");
+  int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  int64_t s = *start;
+  if (s < 0) {
+    if (ShapedType::isDynamic(size))
+      return l.fail("negative start on a dynamic dim");
+    s += size;
+  }
+  return l.replace(sliceAlong(l, x, *dim, l.b.getIndexAttr(s), length, 1));
+}
+
+/// select.int(self, dim, index).
+LogicalResult lowerSelect(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  auto dim = l.normDim(l.arg(1), type.getRank());
+  if (!dim || type.getRank() == 0)
+    return l.fail("dim must be a constant");
+  Value n = l.toIndex(l.dim(x, *dim));
+  Value idx = boundIndex(l, l.arg(2), n, {});
+  if (!idx)
+    return l.fail("unsupported index");
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  offsets[*dim] = getAsOpFoldResult(idx);
+  sizes[*dim] = l.b.getIndexAttr(1);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + *dim);
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  return l.replace(tensor::ExtractSliceOp::create(l.b, l.loc, resultType, x,
+                                                  offsets, sizes, strides));
+}
+
+LogicalResult lowerSizeInt(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  auto dim = l.normDim(l.arg(1), rankOf(x));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  return l.replace(arith::IndexCastOp::create(
+      l.b, l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
+}
+
+LogicalResult lowerSize(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  SmallVector<Value> sizes;
+  for (OpFoldResult d : l.dims(x))
+    sizes.push_back(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(),
+                                               l.toIndex(d)));
+  return l.replaceTuple(sizes);
+}
+
+LogicalResult lowerDim(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  return l.replace(l.constant(l.b.getI64Type(), rankOf(x)));
+}
+
+LogicalResult lowerNumel(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  Value n = l.indexConst(1);
+  for (OpFoldResult d : l.dims(x))
+    n = indexMul(l, n, l.toIndex(d));
+  return l.replace(
+      arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), n));
+}
+
+/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
+LogicalResult lowerEmbedding(Lowering &l) {
+  Value weight = l.tensor(0u), indices = l.tensor(1u);
+  if (!weight || !indices)
+    return failure();
+  if (rankOf(weight) != 2)
+    return l.fail("embedding needs a 2-D weight");
+  int64_t r = rankOf(indices);
+  SmallVector<OpFoldResult> sizes = l.dims(indices);
+  sizes.push_back(l.dim(weight, 1));
+  Type elem = cast<RankedTensorType>(weight.getType()).getElementType();
+  Value init = l.empty(sizes, elem);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < r; ++d)
+    exprs.push_back(l.b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(r + 1, 0, exprs, l.b.getContext()),
+      l.b.getMultiDimIdentityMap(r + 1)};
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{indices},
+          ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(r + 1,
+                                           utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value row = arith::IndexCastOp::create(nb, loc, nb.getIndexType(),
+                                                   v[0]);
+            Value col = linalg::IndexOp::create(nb, loc, r);
+            Value e = tensor::ExtractOp::create(nb, loc, weight,
+                                                ValueRange{row, col});
+            linalg::YieldOp::create(nb, loc, e);
+          })
+          .getResult(0));
+}
+
+/// zeros/ones(size, ...), full(size, fill_value, ...).
+LogicalResult lowerFill(Lowering &l, std::optional<double> value) {
+  Type elem = l.resultElementType();
+  auto sizes = l.indexList(l.arg(0));
+  if (!elem || !sizes)
+    return l.fail("needs a typed result and a list of sizes");
+  Value v = value ? l.constant(elem, *value) : l.scalar(l.arg(1), elem);
+  if (!v)
+    return l.fail("unsupported fill value");
+  return l.replace(l.filled(*sizes, v));
+}
+LogicalResult lowerZeros(Lowering &l) { return lowerFill(l, 0.0); }
+LogicalResult lowerOnes(Lowering &l) { return lowerFill(l, 1.0); }
+LogicalResult lowerFull(Lowering &l) { return lowerFill(l, std::nullopt); }
+
+/// zeros_like/ones_like(self, ...), full_like(self, fill_value, ...).
+LogicalResult lowerFillLike(Lowering &l, std::optional<double> value) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs typed tensors");
+  Value v = value ? l.constant(elem, *value) : l.scalar(l.arg(1), elem);
+  if (!v)
+    return l.fail("unsupported fill value");
+  return l.replace(l.filled(l.dims(x), v));
+}
+LogicalResult lowerZerosLike(Lowering &l) { return lowerFillLike(l, 0.0); }
+LogicalResult lowerOnesLike(Lowering &l) { return lowerFillLike(l, 1.0); }
+LogicalResult lowerFullLike(Lowering &l) {
+  return lowerFillLike(l, std::nullopt);
+}
+
+/// arange(end), arange.start(start, end), arange.start_step(start, end,
+/// step): constant bounds.
+LogicalResult lowerArange(Lowering &l) {
+  Type elem = l.resultElementType();
+  StringRef target = l.op.getTarget();
+  std::optional<double> start = 0, end, step = 1;
+  if (target == "aten::arange") {
+    end = l.constFloat(l.arg(0));
+  } else {
+    start = l.constFloat(l.arg(0));
+    end = l.constFloat(l.arg(1));
+    if (target == "aten::arange.start_step")
+      step = l.constFloat(l.arg(2));
+  }
+  if (!elem || !start || !end || !step || *step == 0)
+    return l.fail("arange needs constant bounds");
+  int64_t n = std::max<int64_t>(
+      0, int64_t(std::ceil((*end - *start) / *step)));
+  Value init = l.empty({l.b.getIndexAttr(n)}, elem);
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          {l.b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
+          "",
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            Value i = arith::IndexCastOp::create(
+                nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, 0));
+            Value v;
+            if (isFloat(elem)) {
+              Value fi = arith::SIToFPOp::create(nb, loc, nb.getF64Type(), i);
+              v = arith::AddFOp::create(
+                  nb, loc,
+                  arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*start)),
+                  arith::MulFOp::create(
+                      nb, loc, fi,
+                      arith::ConstantOp::create(nb, loc,
+                                                nb.getF64FloatAttr(*step))));
+            } else {
+              v = arith::AddIOp::create(
+                  nb, loc,
+                  arith::ConstantOp::create(nb, loc,
+                                            nb.getI64IntegerAttr(*start)),
+                  arith::MulIOp::create(
+                      nb, loc, i,
+                      arith::ConstantOp::create(nb, loc,
+                                                nb.getI64IntegerAttr(*step))));
+            }
+            linalg::YieldOp::create(nb, loc, l.convert(v, elem));
+          })
+          .getResult(0));
+}
+
+} // namespace
+
+void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::view", "aten::reshape", "aten::_unsafe_view"},
+              lowerReshape);
+  addLowering(t, {"aten::flatten.using_ints"}, lowerFlatten);
+  addLowering(t, {"aten::permute"}, lowerPermute);
+  addLowering(t, {"aten::transpose.int", "aten::swapaxes"}, lowerTranspose);
+  addLowering(t, {"aten::squeeze", "aten::squeeze.dim"}, lowerSqueeze);
+  addLowering(t, {"aten::unsqueeze"}, lowerUnsqueeze);
+  addLowering(t, {"aten::expand"}, lowerExpand);
+  addLowering(t, {"aten::expand_as"}, lowerExpandAs);
+  addLowering(t, {"aten::cat", "aten::concat"}, lowerCat);
+  addLowering(t, {"aten::stack"}, lowerStack);
+  addLowering(t,
+              {"aten::split.Tensor", "aten::split_with_sizes",
+               "aten::split.sizes", "aten::split", "aten::chunk",
+               "aten::unbind.int"},
+              lowerSplit);
+  addLowering(t, {"aten::slice.Tensor"}, lowerSlice);
+  addLowering(t, {"aten::narrow"}, lowerNarrow);
+  addLowering(t, {"aten::select.int"}, lowerSelect);
+  addLowering(t, {"aten::size.int"}, lowerSizeInt);
+  addLowering(t, {"aten::size"}, lowerSize);
+  addLowering(t, {"aten::dim"}, lowerDim);
+  addLowering(t, {"aten::numel"}, lowerNumel);
+  addLowering(t, {"aten::embedding"}, lowerEmbedding);
+  addLowering(t, {"aten::zeros"}, lowerZeros);
+  addLowering(t, {"aten::ones"}, lowerOnes);
+  addLowering(t, {"aten::full"}, lowerFull);
+  addLowering(t, {"aten::zeros_like"}, lowerZerosLike);
+  addLowering(t, {"aten::ones_like"}, lowerOnesLike);
+  addLowering(t, {"aten::full_like"}, lowerFullLike);
+  addLowering(t,
+              {"aten::arange", "aten::arange.start", "aten::arange.start_step"},
+              lowerArange);
+}

@@ -1,0 +1,73 @@
+//===- FXToLLVM.cpp - The fx-to-llvm pass pipeline ------------------------===//
+//
+// fx graph module -> LLVM dialect, one registered pipeline. The stages
+// (docs/Pipeline.md shows the IR after each):
+//   1. fx-normalize                canonical aten calls
+//   2. convert-fx-to-linalg        func.func on tensors (linalg/tensor/math)
+//   3. canonicalize, linalg-fuse-elementwise-ops
+//   4. one-shot-bufferize          memrefs, identity layouts at the boundary
+//   5. buffer-deallocation-pipeline
+//   6. convert-linalg-to-loops     scf loops
+//   7. lowering of scf, affine, memref, math, arith, func, cf to LLVM
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Conversion/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+
+/// The pipeline as pass pipeline text: the stages are upstream passes with
+/// options, so the text is also what a user can run by hand.
+std::string
+mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
+  std::string text;
+  if (options.normalize)
+    text += "fx-normalize,";
+  text += llvm::formatv("convert-fx-to-linalg{{entry={0} "
+                        "weights-as-arguments={1} dynamic-batch={2}}",
+                        options.entry.getValue(),
+                        options.weightsAsArguments ? "true" : "false",
+                        options.dynamicBatch ? "true" : "false")
+              .str();
+  return text;
+}
+
+std::string mlir::fx::getLinalgToLLVMPipeline() {
+  return "canonicalize,func.func(linalg-fuse-elementwise-ops),canonicalize,"
+          "one-shot-bufferize{bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map},"
+          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+          "func.func(convert-linalg-to-loops),lower-affine,"
+          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+          "convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,"
+          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+          "convert-index-to-llvm,convert-ub-to-llvm,"
+          "reconcile-unrealized-casts,canonicalize,cse";
+}
+
+void mlir::fx::buildFXToLLVMPipeline(OpPassManager &pm,
+                                     const FXToLLVMPipelineOptions &options) {
+  if (failed(parsePassPipeline(getFXToLinalgPipeline(options) + "," +
+                                   getLinalgToLLVMPipeline(),
+                               pm)))
+    llvm::report_fatal_error("fx-to-llvm: a pass of the pipeline is not "
+                             "registered");
+}
+
+namespace mlir::fx {
+#define GEN_PASS_REGISTRATION
+#include "fx-mlir/Conversion/Passes.h.inc"
+} // namespace mlir::fx
+
+void mlir::fx::registerConversionPasses() {
+  registerFXConversionPasses();
+  PassPipelineRegistration<FXToLLVMPipelineOptions>(
+      "fx-to-llvm",
+      "Compile an fx graph module to the LLVM dialect: normalize, lower to "
+      "linalg, fuse, bufferize, lower to loops and to LLVM",
+      buildFXToLLVMPipeline);
+}

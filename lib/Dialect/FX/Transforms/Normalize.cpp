@@ -1,0 +1,568 @@
+//===- Normalize.cpp - Rewrite FX calls into canonical aten calls ---------===//
+//
+// fx-normalize: every call_function, call_method and call_module the target
+// registry knows becomes one canonical `fx.call_function "aten::..."` with
+// all schema arguments explicit; module weights become `fx.get_attr` nodes.
+// Tensor indexing (`x[:, 1:3]`), `x.shape`, nn.Identity and
+// nn.MultiheadAttention are expanded here, as they map to several nodes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXTypes.h"
+#include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
+#include <cmath>
+#include <variant>
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXNORMALIZE
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+/// Builds nodes into one graph: unique names, get_attr reuse, operand
+/// numbering of args.
+class GraphBuilder {
+public:
+  explicit GraphBuilder(GraphOp graph) : graph(graph), ctx(graph.getContext()) {
+    for (Operation &op : graph.getBody().front())
+      if (auto node = dyn_cast<NodeOpInterface>(op)) {
+        names.insert(node.getNodeName());
+        if (auto getAttr = dyn_cast<GetAttrOp>(op))
+          stateReads.try_emplace(getAttr.getTarget(), getAttr.getResult());
+      }
+  }
+
+  MLIRContext *getContext() { return ctx; }
+
+  std::string uniqueName(StringRef base) {
+    std::string name = base.str();
+    for (char &c : name)
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_')
+        c = '_';
+    if (names.insert(name).second)
+      return name;
+    for (unsigned i = 1;; ++i) {
+      std::string candidate = name + "_" + std::to_string(i);
+      if (names.insert(candidate).second)
+        return candidate;
+    }
+  }
+
+  /// The value of module state `path`, read by a get_attr before `before`
+  /// (an existing read is reused).
+  Value readState(StringRef path, Operation *before) {
+    auto it = stateReads.find(path);
+    if (it != stateReads.end() &&
+        (!it->second.getDefiningOp() ||
+         it->second.getDefiningOp()->isBeforeInBlock(before)))
+      return it->second;
+    auto module = graph->getParentOfType<GraphModuleOp>();
+    auto state = dyn_cast_or_null<StateOp>(
+        SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, path)));
+    Type type = state ? state.getType() : AnyType::get(ctx);
+    OpBuilder b(before);
+    std::string name = uniqueName(path);
+    Location loc = getNodeLoc(ctx, name, getModulePath(before->getLoc()),
+                              before->getLoc());
+    auto op = GetAttrOp::create(b, loc, type, name, path);
+    stateReads[path] = op.getResult();
+    return op.getResult();
+  }
+
+  /// Creates `call_function target(args, kwargs)` before `before`. Node
+  /// references in `args`/`kwargs` index `values`; they are renumbered in
+  /// print order, as the op's operands.
+  CallFunctionOp call(Operation *before, StringRef name, StringRef target,
+                      ArrayRef<Attribute> args, ArrayRef<Attribute> kwargKeys,
+                      ArrayRef<Attribute> kwargValues, ArrayRef<Value> values,
+                      Type type) {
+    SmallVector<Value> operands;
+    auto renumber = [&](Attribute attr) {
+      return remapNodeRefs(attr, [&](unsigned i) {
+        operands.push_back(values[i]);
+        return unsigned(operands.size() - 1);
+      });
+    };
+    SmallVector<Attribute> newArgs, newValues;
+    for (Attribute a : args)
+      newArgs.push_back(renumber(a));
+    for (Attribute a : kwargValues)
+      newValues.push_back(renumber(a));
+    OpBuilder b(before);
+    Location loc = getNodeLoc(ctx, name, getModulePath(before->getLoc()),
+                              before->getLoc());
+    return CallFunctionOp::create(b, loc, type, name, target,
+                                  ArrayAttr::get(ctx, newArgs),
+                                  DictAttr::get(ctx, kwargKeys, newValues),
+                                  operands);
+  }
+
+  /// A canonical call from a bound call, replacing `node`.
+  CallFunctionOp emit(Operation *node, const BoundCall &bound) {
+    SmallVector<Value> values(bound.operands.begin(), bound.operands.end());
+    SmallVector<Attribute> args, keys, kwargValues;
+    for (auto [param, arg] : llvm::zip(bound.schema->params, bound.args)) {
+      Attribute value = arg.value;
+      if (!arg.stateName.empty()) {
+        values.push_back(readState(arg.stateName, node));
+        value = NodeAttr::get(ctx, values.size() - 1);
+      }
+      if (param.kwargOnly) {
+        keys.push_back(StringAttr::get(ctx, param.name));
+        kwargValues.push_back(value);
+      } else {
+        args.push_back(value);
+      }
+    }
+    auto iface = cast<NodeOpInterface>(node);
+    return call(node, iface.getNodeName(), bound.schema->qualifiedName(), args,
+                keys, kwargValues, values, node->getResult(0).getType());
+  }
+
+private:
+  GraphOp graph;
+  MLIRContext *ctx;
+  llvm::StringSet<> names;
+  llvm::StringMap<Value> stateReads;
+};
+
+Attribute i64Attr(MLIRContext *ctx, int64_t v) {
+  return IntegerAttr::get(IntegerType::get(ctx, 64), v);
+}
+
+/// `tensor<*xT>` or the ranked type `shape` of `like`'s element type.
+Type tensorLike(Type like, std::optional<ArrayRef<int64_t>> shape) {
+  auto tensor = dyn_cast<TensorType>(like);
+  if (!tensor)
+    return like;
+  if (!shape)
+    return UnrankedTensorType::get(tensor.getElementType());
+  return RankedTensorType::get(*shape, tensor.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor indexing: operator.getitem(x, index)
+//===----------------------------------------------------------------------===//
+
+/// Expands `x[index]` on a tensor into select/slice/unsqueeze nodes.
+/// Returns failure (with `why`) for index forms it does not expand
+/// (tensor indices).
+LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
+                                std::string &why) {
+  MLIRContext *ctx = node.getContext();
+  ArrayAttr args = node.getArgs();
+  if (args.size() != 2 || !isa<NodeAttr>(args[0])) {
+    why = "unsupported getitem form";
+    return failure();
+  }
+  Value self = node.getOperand(cast<NodeAttr>(args[0]).getIndex());
+  auto type = dyn_cast<RankedTensorType>(self.getType());
+  SmallVector<Attribute> items;
+  if (auto tuple = dyn_cast<TupleAttr>(args[1]))
+    items.assign(tuple.getElements().begin(), tuple.getElements().end());
+  else
+    items.push_back(args[1]);
+  int64_t consumed = 0;
+  bool hasEllipsis = false;
+  for (Attribute item : items) {
+    if (isa<IntegerAttr, SliceAttr>(item) && !isa<BoolAttr>(item))
+      ++consumed;
+    else if (isa<EllipsisAttr>(item))
+      hasEllipsis = true;
+    else if (isa<NodeAttr>(item)) {
+      // An int node selects; a tensor node is advanced indexing.
+      Value v = node.getOperand(cast<NodeAttr>(item).getIndex());
+      if (!isa<IntegerType>(v.getType())) {
+        why = "tensor indices are not supported";
+        return failure();
+      }
+      ++consumed;
+    } else if (!isa<NoneAttr>(item)) {
+      why = "unsupported index kind";
+      return failure();
+    }
+  }
+  if (hasEllipsis && !type) {
+    why = "'...' needs a ranked tensor type";
+    return failure();
+  }
+  // The steps to emit: (target, dim, extra args).
+  struct Step {
+    StringRef target;
+    SmallVector<Attribute> args; // after self
+  };
+  SmallVector<Step> steps;
+  int64_t dim = 0;
+  for (Attribute item : items) {
+    if (isa<NoneAttr>(item)) {
+      steps.push_back({"aten::unsqueeze", {i64Attr(ctx, dim)}});
+      ++dim;
+    } else if (isa<EllipsisAttr>(item)) {
+      dim += type.getRank() - consumed;
+    } else if (auto slice = dyn_cast<SliceAttr>(item)) {
+      Attribute start = slice.getStart(), stop = slice.getStop(),
+                step = slice.getStep();
+      bool full = isa<NoneAttr>(start) && isa<NoneAttr>(stop) &&
+                  (isa<NoneAttr>(step) ||
+                   (isa<IntegerAttr>(step) &&
+                    cast<IntegerAttr>(step).getInt() == 1));
+      if (!full) {
+        if (isa<NoneAttr>(step))
+          step = i64Attr(ctx, 1);
+        steps.push_back({"aten::slice.Tensor",
+                         {i64Attr(ctx, dim), start, stop, step}});
+      }
+      ++dim;
+    } else {
+      steps.push_back({"aten::select.int", {i64Attr(ctx, dim), item}});
+    }
+  }
+  if (steps.empty()) {
+    // `x[:]` and `x[...]` are x itself.
+    node.getResult().replaceAllUsesWith(self);
+    node.erase();
+    return success();
+  }
+  Value current = self;
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    bool last = i + 1 == steps.size();
+    SmallVector<Value> values = {current};
+    SmallVector<Attribute> stepArgs = {NodeAttr::get(ctx, 0)};
+    for (Attribute a : step.args) {
+      if (auto ref = dyn_cast<NodeAttr>(a)) {
+        values.push_back(node.getOperand(ref.getIndex()));
+        a = NodeAttr::get(ctx, values.size() - 1);
+      }
+      stepArgs.push_back(a);
+    }
+    Type resultType = last ? node.getResult().getType()
+                           : tensorLike(self.getType(), std::nullopt);
+    std::string name =
+        last ? node.getNodeName().str() : gb.uniqueName(node.getNodeName());
+    current = gb.call(node, name, step.target, stepArgs, {}, {}, values,
+                      resultType)
+                  .getResult();
+  }
+  node.getResult().replaceAllUsesWith(current);
+  node.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// nn.MultiheadAttention
+//===----------------------------------------------------------------------===//
+
+/// Expands a call of an nn.MultiheadAttention module (eval mode, no masks,
+/// same embedding size for query, key and value) into its functional
+/// parts: input projections, per-head scaled dot products, softmax and
+/// the output projection, as torch.nn.functional.multi_head_attention_forward
+/// computes them.
+LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
+                                       SubmoduleOp module, std::string &why) {
+  MLIRContext *ctx = node.getContext();
+  DictAttr hp = module.getHparams();
+  auto intHParam = [&](StringRef name) -> std::optional<int64_t> {
+    if (auto a = dyn_cast_or_null<IntegerAttr>(hp.lookup(name)))
+      return a.getInt();
+    return std::nullopt;
+  };
+  auto boolHParam = [&](StringRef name) {
+    auto a = dyn_cast_or_null<BoolAttr>(hp.lookup(name));
+    return a && a.getValue();
+  };
+  std::optional<int64_t> embed = intHParam("embed_dim"),
+                         heads = intHParam("num_heads");
+  if (!embed || !heads || *heads <= 0 || *embed % *heads) {
+    why = "needs embed_dim and num_heads";
+    return failure();
+  }
+  for (StringRef dimName : {"kdim", "vdim"})
+    if (auto d = intHParam(dimName); d && *d != *embed) {
+      why = "kdim and vdim must equal embed_dim";
+      return failure();
+    }
+  if (boolHParam("add_bias_kv") || boolHParam("add_zero_attn")) {
+    why = "add_bias_kv and add_zero_attn are not supported";
+    return failure();
+  }
+  // forward(query, key, value, key_padding_mask=None, need_weights=True,
+  //         attn_mask=None, average_attn_weights=True)
+  static const char *names[] = {"query",     "key",
+                                "value",     "key_padding_mask",
+                                "need_weights", "attn_mask",
+                                "average_attn_weights"};
+  SmallVector<Attribute> bound(7);
+  bound[3] = bound[5] = NoneAttr::get(ctx);
+  bound[4] = bound[6] = BoolAttr::get(ctx, true);
+  for (auto [i, a] : llvm::enumerate(node.getArgs()))
+    if (i < 7)
+      bound[i] = a;
+  for (auto [k, v] : llvm::zip(node.getKwargs().getKeys(),
+                               node.getKwargs().getValues())) {
+    auto it = llvm::find(names, cast<StringAttr>(k).getValue());
+    if (it == std::end(names)) {
+      why = "unexpected keyword argument";
+      return failure();
+    }
+    bound[it - std::begin(names)] = v;
+  }
+  for (int i = 0; i < 3; ++i)
+    if (!isa_and_nonnull<NodeAttr>(bound[i])) {
+      why = "query, key and value must be nodes";
+      return failure();
+    }
+  if (!isa<NoneAttr>(bound[3]) || !isa<NoneAttr>(bound[5])) {
+    why = "attention masks are not supported";
+    return failure();
+  }
+  // Only `getitem(node, 0)` and `getitem(node, 1)` may use the result.
+  for (Operation *user : node->getUsers()) {
+    auto getitem = dyn_cast<CallFunctionOp>(user);
+    auto index = getitem && getitem.getTarget() == "operator.getitem" &&
+                         getitem.getArgs().size() == 2
+                     ? dyn_cast<IntegerAttr>(getitem.getArgs()[1])
+                     : IntegerAttr();
+    if (!index || (index.getInt() != 0 && index.getInt() != 1)) {
+      why = "its result is used other than by getitem 0 or 1";
+      return failure();
+    }
+  }
+  bool average = !isa<BoolAttr>(bound[6]) || cast<BoolAttr>(bound[6]).getValue();
+  std::string path = module.getSymName().str();
+  auto queryType = dyn_cast<RankedTensorType>(
+      node.getOperand(cast<NodeAttr>(bound[0]).getIndex()).getType());
+  if (!queryType || queryType.getRank() != 3) {
+    why = "needs a batched 3-D query of known type";
+    return failure();
+  }
+  Type elem = queryType.getElementType();
+  Type anyTensor = UnrankedTensorType::get(elem);
+  int64_t E = *embed, H = *heads, D = E / H;
+  bool batchFirst = boolHParam("batch_first");
+  std::string base = node.getNodeName().str();
+
+  // Emits `target(args...)`; args are Values (as node refs) or attributes.
+  auto emit = [&](StringRef target, ArrayRef<std::variant<Value, Attribute>> a,
+                  Type type = {}) -> Value {
+    SmallVector<Value> values;
+    SmallVector<Attribute> attrs;
+    for (auto &item : a) {
+      if (auto *v = std::get_if<Value>(&item)) {
+        values.push_back(*v);
+        attrs.push_back(NodeAttr::get(ctx, values.size() - 1));
+      } else {
+        attrs.push_back(std::get<Attribute>(item));
+      }
+    }
+    std::string name = gb.uniqueName(base + "_" + target.rsplit(':').second
+                                                         .split('.').first
+                                                         .str());
+    return gb
+        .call(node, name, target, attrs, {}, {}, values,
+              type ? type : anyTensor)
+        .getResult();
+  };
+  auto I = [&](int64_t v) -> Attribute { return i64Attr(ctx, v); };
+  auto list = [&](ArrayRef<Attribute> items) -> Attribute {
+    return ListAttr::get(ctx, items);
+  };
+  Value inputs[3];
+  for (int i = 0; i < 3; ++i) {
+    inputs[i] = node.getOperand(cast<NodeAttr>(bound[i]).getIndex());
+    // Work batch first: (N, L, E).
+    if (!batchFirst)
+      inputs[i] = emit("aten::transpose.int", {inputs[i], I(0), I(1)});
+  }
+  Value weight = gb.readState(path + ".in_proj_weight", node);
+  Value bias;
+  if (SymbolTable::lookupSymbolIn(
+          node->getParentOfType<GraphModuleOp>(),
+          StringAttr::get(ctx, path + ".in_proj_bias")))
+    bias = gb.readState(path + ".in_proj_bias", node);
+  Value heads4[3];
+  for (int i = 0; i < 3; ++i) {
+    Value w = emit("aten::slice.Tensor", {weight, I(0), I(i * E), I((i + 1) * E), I(1)});
+    std::variant<Value, Attribute> b = NoneAttr::get(ctx);
+    if (bias)
+      b = emit("aten::slice.Tensor", {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
+    Value proj = emit("aten::linear", {inputs[i], w, b});
+    // (N, L, E) -> (N, L, H, D) -> (N, H, L, D); N and L stay inferred.
+    Value n = emit("aten::size.int", {inputs[i], I(0)}, IntegerType::get(ctx, 64));
+    SmallVector<Value> refs = {proj, n};
+    Value split = gb.call(node, gb.uniqueName(base + "_view"), "aten::view",
+                          {NodeAttr::get(ctx, 0),
+                           list({NodeAttr::get(ctx, 1), I(-1), I(H), I(D)})},
+                          {}, {}, refs, anyTensor)
+                      .getResult();
+    heads4[i] = emit("aten::transpose.int", {split, I(1), I(2)});
+  }
+  Value q = emit("aten::mul.Scalar",
+                 {heads4[0], FloatAttr::get(Float64Type::get(ctx),
+                                            1.0 / std::sqrt(double(D)))});
+  Value kT = emit("aten::transpose.int", {heads4[1], I(-2), I(-1)});
+  Value scores = emit("aten::matmul", {q, kT});
+  Value attn = emit("aten::softmax.int", {scores, I(-1), NoneAttr::get(ctx)});
+  Value ctxv = emit("aten::matmul", {attn, heads4[2]});
+  Value merged = emit("aten::transpose.int", {ctxv, I(1), I(2)});
+  Value n = emit("aten::size.int", {merged, I(0)}, IntegerType::get(ctx, 64));
+  Value flat = gb.call(node, gb.uniqueName(base + "_reshape"), "aten::reshape",
+                       {NodeAttr::get(ctx, 0),
+                        list({NodeAttr::get(ctx, 1), I(-1), I(E)})},
+                       {}, {}, SmallVector<Value>{merged, n}, anyTensor)
+                   .getResult();
+  Value outWeight = gb.readState(path + ".out_proj.weight", node);
+  std::variant<Value, Attribute> outBias = NoneAttr::get(ctx);
+  if (SymbolTable::lookupSymbolIn(
+          node->getParentOfType<GraphModuleOp>(),
+          StringAttr::get(ctx, path + ".out_proj.bias")))
+    outBias = gb.readState(path + ".out_proj.bias", node);
+  Value out = emit("aten::linear", {flat, outWeight, outBias});
+  if (!batchFirst)
+    out = emit("aten::transpose.int", {out, I(0), I(1)});
+  Value weights;
+  // Replace the `getitem(node, 0)` and `getitem(node, 1)` users.
+  for (Operation *user : llvm::make_early_inc_range(node->getUsers())) {
+    auto getitem = cast<CallFunctionOp>(user);
+    int64_t index = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
+    Value replacement = out;
+    if (index == 1) {
+      if (!weights)
+        weights = average ? emit("aten::mean.dim",
+                                 {attn, list({I(1)}), BoolAttr::get(ctx, false),
+                                  NoneAttr::get(ctx)})
+                          : attn;
+      replacement = weights;
+    }
+    getitem.getResult().replaceAllUsesWith(replacement);
+    getitem.erase();
+  }
+  node.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](GraphOp graph) {
+      if (failed(normalizeGraph(graph)))
+        signalPassFailure();
+    });
+  }
+
+  LogicalResult normalizeGraph(GraphOp graph) {
+    GraphBuilder gb(graph);
+    const TargetRegistry &registry = TargetRegistry::get();
+    bool ok = true;
+    SmallVector<Operation *> nodes;
+    for (Operation &op : graph.getBody().front())
+      if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
+        nodes.push_back(&op);
+    for (Operation *op : nodes) {
+      std::string why;
+      LogicalResult handled = rewriteSpecial(gb, op, why);
+      if (succeeded(handled))
+        continue;
+      if (why.empty()) {
+        if (auto bound = registry.bind(op, why)) {
+          CallFunctionOp canonical = gb.emit(op, *bound);
+          op->getResult(0).replaceAllUsesWith(canonical.getResult());
+          op->erase();
+          continue;
+        }
+      }
+      if (isStructural(op))
+        continue;
+      auto node = cast<NodeOpInterface>(op);
+      auto diag = strict ? op->emitError() : op->emitWarning();
+      diag << "fx-normalize: " << node.getOpcode() << " "
+           << getNodeLabel(op) << " with target '" << node.getTargetName()
+           << "' is not supported (" << why << ")";
+      if (strict)
+        ok = false;
+    }
+    return success(ok);
+  }
+
+  /// Nodes that stay as they are: getitem of tuples and lists.
+  static bool isStructural(Operation *op) {
+    auto call = dyn_cast<CallFunctionOp>(op);
+    if (!call || call.getTarget() != "operator.getitem" ||
+        call.getArgs().empty())
+      return false;
+    auto ref = dyn_cast<NodeAttr>(call.getArgs()[0]);
+    return ref && !isa<TensorType>(call.getOperand(ref.getIndex()).getType());
+  }
+
+  /// Rewrites the nodes the registry's one-to-one aliases cannot express.
+  /// Succeeds when it rewrote `op`; fails with `why` empty when `op` is not
+  /// special, with `why` set when it is but cannot be rewritten.
+  LogicalResult rewriteSpecial(GraphBuilder &gb, Operation *op,
+                               std::string &why) {
+    MLIRContext *ctx = op->getContext();
+    if (auto call = dyn_cast<CallFunctionOp>(op)) {
+      StringRef target = call.getTarget();
+      ArrayAttr args = call.getArgs();
+      if (target == "operator.getitem" && args.size() == 2 &&
+          isa<NodeAttr>(args[0]) &&
+          isa<TensorType>(
+              call.getOperand(cast<NodeAttr>(args[0]).getIndex()).getType())) {
+        if (succeeded(expandTensorIndex(gb, call, why)))
+          return success();
+        return failure();
+      }
+      if (target == "builtins.getattr" && args.size() == 2 &&
+          isa<NodeAttr>(args[0]) && args[1] == StringAttr::get(ctx, "shape")) {
+        CallFunctionOp size =
+            gb.call(op, call.getNodeName(), "aten::size", {args[0]}, {}, {},
+                    {call.getOperand(0)}, call.getResult().getType());
+        call.getResult().replaceAllUsesWith(size.getResult());
+        call.erase();
+        return success();
+      }
+      return failure();
+    }
+    if (auto call = dyn_cast<CallModuleOp>(op)) {
+      auto module = op->getParentOfType<GraphModuleOp>();
+      auto submodule = dyn_cast_or_null<SubmoduleOp>(
+          SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
+      if (!submodule)
+        return failure();
+      StringRef type = submodule.getModuleType();
+      if (type == "torch.nn.Identity" && call.getNumOperands() == 1 &&
+          call.getArgs().size() == 1 && isa<NodeAttr>(call.getArgs()[0])) {
+        call.getResult().replaceAllUsesWith(call.getOperand(0));
+        call.erase();
+        return success();
+      }
+      if (type == "torch.nn.MultiheadAttention") {
+        if (submodule.getTraining()) {
+          why = "training mode";
+          return failure();
+        }
+        if (succeeded(expandMultiheadAttention(gb, call, submodule, why)))
+          return success();
+        return failure();
+      }
+    }
+    return failure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,415 @@
+//===- Runtime.cpp - JIT-compile and run fx graphs on the CPU -------------===//
+
+#include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Conversion/Passes.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXDialect.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::fx;
+
+size_t mlir::fx::getDTypeSize(llvm::StringRef dtype) {
+  return llvm::StringSwitch<size_t>(dtype)
+      .Cases({"float64", "int64", "complex64"}, 8)
+      .Cases({"float32", "int32"}, 4)
+      .Cases({"float16", "bfloat16", "int16"}, 2)
+      .Cases({"int8", "uint8", "bool"}, 1)
+      .Default(0);
+}
+
+namespace {
+/// Where the MLIR C runner utilities (memrefCopy) live.
+constexpr const char *kRunnerUtils = FX_MLIR_RUNNER_UTILS;
+
+std::once_flag initOnce;
+void initialize() {
+  std::call_once(initOnce, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    registerAllPasses();
+    registerFXPasses();
+    registerConversionPasses();
+  });
+}
+
+/// A state tensor the code takes as an argument.
+struct StateBuffer {
+  std::vector<char> bytes;
+  std::vector<int64_t> shape;
+};
+
+std::string describe(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+TensorSpec specOf(Type type, StringRef name) {
+  TensorSpec spec;
+  spec.name = name.str();
+  auto tensor = cast<RankedTensorType>(type);
+  spec.dtype = getElementDTypeName(tensor.getElementType()).str();
+  for (int64_t d : tensor.getShape())
+    spec.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return spec;
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + (d < 0 ? std::string("?") : std::to_string(d));
+  return s + "]";
+}
+} // namespace
+
+struct CompiledGraph::Impl {
+  MLIRContext context;
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+  std::vector<StateBuffer> states;
+  bool dynamicBatch = false;
+};
+
+CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
+CompiledGraph::~CompiledGraph() = default;
+
+std::unique_ptr<CompiledGraph>
+CompiledGraph::compile(StringRef ir, const CompileOptions &options,
+                       std::string &error) {
+  initialize();
+  std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
+  MLIRContext &ctx = graph->impl->context;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<FXDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      errors << diag.getLocation() << ": error: " << diag << "\n";
+    }
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
+  if (!module)
+    return nullptr;
+
+  // The state the code will take as arguments.
+  llvm::StringMap<StateBuffer> stateData;
+  if (options.weightsAsArguments) {
+    module->walk([&](StateOp state) {
+      if (!state.getValue())
+        return;
+      auto type = dyn_cast<RankedTensorType>(state.getType());
+      if (!type)
+        return;
+      size_t elementSize =
+          getDTypeSize(getElementDTypeName(type.getElementType()));
+      StateBuffer buffer;
+      buffer.shape.assign(type.getShape().begin(), type.getShape().end());
+      size_t bytes = elementSize * type.getNumElements();
+      Attribute value = *state.getValue();
+      if (auto blob = dyn_cast<DenseResourceElementsAttr>(value)) {
+        if (AsmResourceBlob *b = blob.getRawHandle().getBlob()) {
+          ArrayRef<char> data = b->getData();
+          buffer.bytes.assign(data.begin(), data.end());
+        }
+      } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+        ArrayRef<char> raw = dense.getRawData();
+        if (dense.isSplat() && type.getElementType().isInteger(1)) {
+          buffer.bytes.assign(bytes, dense.getSplatValue<bool>() ? 1 : 0);
+        } else if (dense.isSplat()) {
+          for (int64_t i = 0; i < type.getNumElements(); ++i)
+            buffer.bytes.insert(buffer.bytes.end(), raw.begin(),
+                                raw.begin() + elementSize);
+        } else {
+          buffer.bytes.assign(raw.begin(), raw.end());
+        }
+      }
+      if (buffer.bytes.size() == bytes)
+        stateData[state.getSymName()] = std::move(buffer);
+    });
+  }
+
+  // Stage 1: to linalg on tensors, where the signature is read.
+  FXToLLVMPipelineOptions pipeline;
+  pipeline.weightsAsArguments = options.weightsAsArguments;
+  pipeline.dynamicBatch = options.dynamicBatch;
+  pipeline.normalize = options.normalize;
+  PassManager toLinalg(&ctx);
+  if (failed(parsePassPipeline(getFXToLinalgPipeline(pipeline), toLinalg)) ||
+      failed(toLinalg.run(*module)))
+    return nullptr;
+  auto func = module->lookupSymbol<func::FuncOp>("forward");
+  if (!func) {
+    errors << "error: the compiled module has no forward function\n";
+    return nullptr;
+  }
+  FunctionType type = func.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    if (auto state = func.getArgAttrOfType<StringAttr>(i, "fx.state")) {
+      auto it = stateData.find(state.getValue());
+      if (it == stateData.end()) {
+        errors << "error: state '" << state.getValue()
+               << "' has no value to pass\n";
+        return nullptr;
+      }
+      graph->impl->states.push_back(it->second);
+      continue;
+    }
+    graph->inputs.push_back(specOf(type.getInput(i), "input " + std::to_string(i)));
+    if (graph->inputs.back().dtype.empty()) {
+      errors << "error: unsupported input type " << describe(type.getInput(i))
+             << "\n";
+      return nullptr;
+    }
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    graph->outputs.push_back(
+        specOf(type.getResult(i), "output " + std::to_string(i)));
+    if (graph->outputs.back().dtype.empty() ||
+        !getDTypeSize(graph->outputs.back().dtype)) {
+      errors << "error: unsupported output type "
+             << describe(type.getResult(i)) << "\n";
+      return nullptr;
+    }
+  }
+  if (auto structure = func->getAttr("fx.output")) {
+    llvm::raw_string_ostream os(graph->outputStructure);
+    os << structure;
+  }
+
+  // Stage 2: to LLVM.
+  PassManager toLLVM(&ctx);
+  if (failed(parsePassPipeline(getLinalgToLLVMPipeline(), toLLVM)) ||
+      failed(toLLVM.run(*module)))
+    return nullptr;
+
+  // JIT for the host CPU with its features, LLVM at optLevel.
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    errors << "error: " << llvm::toString(builder.takeError()) << "\n";
+    return nullptr;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    errors << "error: " << llvm::toString(machine.takeError()) << "\n";
+    return nullptr;
+  }
+  auto transformer =
+      makeOptimizingTransformer(options.optLevel, 0, machine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  SmallVector<StringRef> libs = {kRunnerUtils};
+  engineOptions.sharedLibPaths = libs;
+  auto engine =
+      ExecutionEngine::create(*module, engineOptions, std::move(*machine));
+  if (!engine) {
+    errors << "error: " << llvm::toString(engine.takeError()) << "\n";
+    return nullptr;
+  }
+  graph->impl->engine = std::move(*engine);
+  auto entry = graph->impl->engine->lookupPacked("_mlir_ciface_forward");
+  if (!entry) {
+    errors << "error: " << llvm::toString(entry.takeError()) << "\n";
+    return nullptr;
+  }
+  graph->impl->entry = *entry;
+  graph->impl->dynamicBatch = options.dynamicBatch;
+  return graph;
+}
+
+bool CompiledGraph::checkInputs(ArrayRef<TensorRef> args,
+                                std::string &error) const {
+  if (args.size() != inputs.size()) {
+    error = "expected " + std::to_string(inputs.size()) + " inputs, got " +
+            std::to_string(args.size());
+    return false;
+  }
+  int64_t batch = -1;
+  for (auto [i, arg, spec] : llvm::enumerate(args, inputs)) {
+    std::string where = "input " + std::to_string(i);
+    if (arg.dtype != spec.dtype) {
+      error = where + ": expected dtype " + spec.dtype + ", got " + arg.dtype;
+      return false;
+    }
+    if (arg.shape.size() != spec.shape.size()) {
+      error = where + ": expected rank " + std::to_string(spec.shape.size()) +
+              " (shape " + shapeString(spec.shape) + "), got rank " +
+              std::to_string(arg.shape.size()) + " (shape " +
+              shapeString(arg.shape) + ")";
+      return false;
+    }
+    for (auto [d, size] : llvm::enumerate(arg.shape)) {
+      int64_t expected = spec.shape[d];
+      if (expected >= 0 && size != expected) {
+        error = where + ": expected shape " + shapeString(spec.shape) +
+                ", got " + shapeString(arg.shape);
+        return false;
+      }
+      if (expected < 0 && d == 0) {
+        if (batch >= 0 && size != batch) {
+          error = where + ": batch size " + std::to_string(size) +
+                  " differs from an earlier input's " + std::to_string(batch);
+          return false;
+        }
+        batch = size;
+      }
+      if (size < 0) {
+        error = where + ": negative size";
+        return false;
+      }
+    }
+    if (!arg.data && !arg.shape.empty() &&
+        llvm::all_of(arg.shape, [](int64_t s) { return s > 0; })) {
+      error = where + ": no data";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A memref descriptor of a contiguous buffer: allocated, aligned, offset,
+/// sizes, strides, as 64-bit words.
+static std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
+  std::vector<int64_t> d(3 + 2 * shape.size());
+  d[0] = d[1] = reinterpret_cast<int64_t>(data);
+  d[2] = 0;
+  int64_t stride = 1;
+  for (int64_t i = shape.size() - 1; i >= 0; --i) {
+    d[3 + i] = shape[i];
+    d[3 + shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+
+bool CompiledGraph::run(ArrayRef<TensorRef> args,
+                        std::vector<OwnedTensor> &results, std::string &error) {
+  if (!checkInputs(args, error))
+    return false;
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<std::pair<char *, char *>> foreign; // buffers we do not own
+  for (const TensorRef &arg : args) {
+    descriptors.push_back(descriptor(arg.data, arg.shape));
+    size_t bytes = getDTypeSize(arg.dtype);
+    for (int64_t s : arg.shape)
+      bytes *= s;
+    foreign.push_back({static_cast<char *>(arg.data),
+                       static_cast<char *>(arg.data) + bytes});
+  }
+  for (StateBuffer &state : impl->states) {
+    descriptors.push_back(descriptor(state.bytes.data(), state.shape));
+    foreign.push_back(
+        {state.bytes.data(), state.bytes.data() + state.bytes.size()});
+  }
+  size_t resultWords = 0;
+  for (const TensorSpec &spec : outputs)
+    resultWords += 3 + 2 * spec.shape.size();
+  std::vector<int64_t> resultBuffer(resultWords);
+  void *resultPtr = resultBuffer.data();
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> packed = {&resultPtr};
+  for (void *&p : descriptorPtrs)
+    packed.push_back(&p);
+  impl->entry(packed.data());
+
+  results.clear();
+  size_t at = 0;
+  std::vector<void *> claimed;
+  for (const TensorSpec &spec : outputs) {
+    size_t rank = spec.shape.size();
+    char *allocated = reinterpret_cast<char *>(resultBuffer[at]);
+    char *aligned = reinterpret_cast<char *>(resultBuffer[at + 1]);
+    int64_t offset = resultBuffer[at + 2];
+    std::vector<int64_t> shape(resultBuffer.begin() + at + 3,
+                               resultBuffer.begin() + at + 3 + rank);
+    std::vector<int64_t> strides(resultBuffer.begin() + at + 3 + rank,
+                                 resultBuffer.begin() + at + 3 + 2 * rank);
+    at += 3 + 2 * rank;
+    size_t elementSize = getDTypeSize(spec.dtype);
+    char *data = aligned + offset * elementSize;
+    // The code returns fresh buffers, except when an output is an input, a
+    // weight or a constant (0xdeadbeef: a global), or two outputs share
+    // one buffer: those are copied, so every result is owned once.
+    bool owned = allocated != reinterpret_cast<char *>(0xdeadbeef) &&
+                 !llvm::is_contained(claimed, allocated) &&
+                 llvm::none_of(foreign, [&](auto range) {
+                   return allocated >= range.first && allocated < range.second;
+                 });
+    int64_t count = 1;
+    bool contiguous = true;
+    for (int64_t i = rank - 1, expect = 1; i >= 0; --i) {
+      count *= shape[i];
+      contiguous &= shape[i] == 1 || strides[i] == expect;
+      expect *= shape[i];
+    }
+    OwnedTensor result;
+    result.dtype = spec.dtype;
+    result.shape = shape;
+    if (owned && contiguous) {
+      claimed.push_back(allocated);
+      result.allocation = allocated;
+      result.data = data;
+    } else {
+      char *copy = static_cast<char *>(
+          std::malloc(std::max<size_t>(count * elementSize, 1)));
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t n = 0; n < count; ++n) {
+        int64_t source = 0;
+        for (size_t i = 0; i < rank; ++i)
+          source += index[i] * strides[i];
+        std::memcpy(copy + n * elementSize, data + source * elementSize,
+                    elementSize);
+        for (int64_t i = rank - 1; i >= 0; --i) {
+          if (++index[i] < shape[i])
+            break;
+          index[i] = 0;
+        }
+      }
+      if (owned) {
+        claimed.push_back(allocated);
+        std::free(allocated);
+      }
+      result.allocation = result.data = copy;
+    }
+    results.push_back(std::move(result));
+  }
+  return true;
+}

@@ -1,0 +1,166 @@
+"""fx_mlir.compile: a torch.fx graph compiled through MLIR to CPU code.
+
+    >>> run = fx_mlir.compile(model, (x,))
+    >>> y = run(x)            # torch.Tensor in, torch.Tensor out
+
+The model is traced with torch.fx (unless it already is a GraphModule),
+imported with the example inputs' types, normalized, lowered to linalg and
+LLVM and JIT-compiled in this process by the C++ runtime
+(`_fx_runtime.so`, built with the project). Inputs are handed to the code
+by pointer, without copies; outputs are tensors that own the buffers the
+code allocated.
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import re
+
+import torch
+import torch.fx
+
+from . import FxMlirError, _REPO_ROOT
+from .importer import import_graph_module
+
+_runtime = None
+
+
+def _load_runtime():
+    """The `_fx_runtime` extension: $FX_MLIR_BUILD_DIR/python/fx_mlir, then
+    the repository's build tree."""
+    global _runtime
+    if _runtime is not None:
+        return _runtime
+    dirs = []
+    if os.environ.get("FX_MLIR_BUILD_DIR"):
+        dirs.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "python",
+                                 "fx_mlir"))
+    dirs.append(os.path.join(_REPO_ROOT, "build", "python", "fx_mlir"))
+    for d in dirs:
+        path = os.path.join(d, "_fx_runtime.so")
+        if os.path.exists(path):
+            loader = importlib.machinery.ExtensionFileLoader(
+                "fx_mlir._fx_runtime", path)
+            spec = importlib.util.spec_from_file_location(
+                "fx_mlir._fx_runtime", path, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+            _runtime = module
+            return module
+    raise FxMlirError("cannot find _fx_runtime.so; build the project "
+                      "(scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
+
+
+_TOKEN = re.compile(r"\s*(#fx\.node<(\d+)>|#fx\.tuple<|#fx\.list<|#fx\.none|"
+                    r"\[|\]|>|,|\(|\))")
+
+
+def _parse_structure(text):
+    """The fx.output structure (`[#fx.tuple<#fx.node<0>, #fx.node<1>>]`) as
+    nested Python tuples/lists of result indices; None stands for None."""
+    tokens = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise FxMlirError(f"unsupported output structure {text!r}")
+        tokens.append(m)
+        pos = m.end()
+    it = iter(tokens)
+
+    def value(tok):
+        t = tok.group(1)
+        if t.startswith("#fx.node"):
+            return int(tok.group(2))
+        if t == "#fx.none":
+            return None
+        if t in ("#fx.tuple<", "#fx.list<"):
+            # `#fx.tuple<[a, b]>`: the elements as an array, then `>`.
+            items = value(next(it))
+            next(it)
+            return tuple(items) if t == "#fx.tuple<" else list(items)
+        if t in ("[", "("):
+            close = "]" if t == "[" else ")"
+            items = []
+            for nxt in it:
+                s = nxt.group(1)
+                if s == close:
+                    break
+                if s == ",":
+                    continue
+                items.append(value(nxt))
+            return items
+        raise FxMlirError(f"unsupported output structure {text!r}")
+
+    top = value(next(it))  # the output node's args: a one-element list
+    return top[0] if isinstance(top, list) and len(top) == 1 else top
+
+
+def _rebuild(structure, results):
+    if isinstance(structure, int):
+        return results[structure]
+    if structure is None:
+        return None
+    items = [_rebuild(s, results) for s in structure]
+    return tuple(items) if isinstance(structure, tuple) else items
+
+
+class CompiledGraph:
+    """A compiled graph: call it with tensors, as the model's forward."""
+
+    def __init__(self, graph, num_inputs):
+        self._graph = graph
+        self._num_inputs = num_inputs
+        self._structure = _parse_structure(graph.output_structure)
+
+    @property
+    def inputs(self):
+        """(dtype, shape) of each input; -1 marks a dynamic dim."""
+        return self._graph.inputs
+
+    @property
+    def outputs(self):
+        return self._graph.outputs
+
+    def __call__(self, *inputs):
+        if len(inputs) != self._num_inputs:
+            raise FxMlirError(f"expected {self._num_inputs} inputs, got "
+                              f"{len(inputs)}")
+        for i, t in enumerate(inputs):
+            if not isinstance(t, torch.Tensor):
+                raise FxMlirError(f"input {i}: expected a torch.Tensor, got "
+                                  f"{type(t).__name__}")
+        try:
+            results = self._graph(list(inputs))
+        except (ValueError, RuntimeError) as e:
+            raise FxMlirError(str(e)) from None
+        return _rebuild(self._structure, results)
+
+
+def compile(model, example_inputs, dynamic_batch=False,
+            weights_as_arguments=False):
+    """Compiles `model` (an nn.Module, traced with torch.fx.symbolic_trace,
+    or a torch.fx.GraphModule) for the types of `example_inputs` (a tuple
+    of tensors). With `dynamic_batch`, dim 0 of every input is dynamic and
+    the result runs any batch size. Raises FxMlirError naming the node,
+    its target and module when something cannot be compiled."""
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    runtime = _load_runtime()
+    if isinstance(model, torch.fx.GraphModule):
+        gm = model
+    elif isinstance(model, torch.nn.Module):
+        gm = torch.fx.symbolic_trace(model)
+    else:
+        raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
+                        f"got {type(model).__name__}")
+    with torch.no_grad():
+        ir = import_graph_module(gm, example_inputs,
+                                 dynamic_batch=dynamic_batch)
+    try:
+        graph = runtime.CompiledGraph(ir, weights_as_arguments,
+                                      dynamic_batch)
+    except (ValueError, RuntimeError) as e:
+        raise FxMlirError(str(e).strip()) from None
+    return CompiledGraph(graph, len(example_inputs))

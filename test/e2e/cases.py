@@ -1,0 +1,2047 @@
+"""The end-to-end cases: modules whose compiled outputs must equal eager's.
+
+`CASES` is a list of `Case`s, in a fixed order; `CASES_BY_NAME` maps names
+to them. A case names a module factory and an input factory:
+
+  - `Case.make_model()` seeds torch (torch.manual_seed(0)), builds the
+    module and puts it in eval mode, so every call gives the same weights;
+  - `Case.make_inputs(seed, batch)` seeds torch with `seed` and builds the
+    input tuple, so one seed always gives the same tensors;
+  - a dynamic-batch case (`batch_sizes` non-empty) is compiled with
+    `dynamic_batch=True` on the inputs of `runs()[0]` and then also run on
+    the inputs of every other (seed, batch) pair of `runs()`; dim 0 of each
+    of its inputs is the batch.
+
+Every module traces with torch.fx.symbolic_trace. Functions of the inputs
+are written as module-level functions and wrapped by `lam` into a `Lambda`
+module whose forward calls them (FX traces through the call); module
+spellings go through nn.Sequential so that they stay `call_module` nodes.
+
+Shapes are small but odd (7, 13, ...) so that vectorised code runs its
+tails. Outputs are compared at rtol=1e-4, atol=1e-5 for float32 (1e-7 for
+float64, exactly for integer and bool outputs) unless a case carries a
+`Tolerance`, which must say why the looser bound is mathematically
+justified; model cases never do. Inputs keep results away from rounding
+cliffs: rounding divisions divide integer-valued floats, equality tests
+compare small integers, logs and roots get positive inputs, divisors stay
+away from zero.
+
+Names are `<family>.<name>`; families: elementwise, linalg, conv_pool,
+norm_reduce, shape, attention, graph_module, dynamic, models.
+"""
+
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+import torch
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+__all__ = ["Case", "Tolerance", "CASES", "CASES_BY_NAME", "FAMILIES"]
+
+
+# --- The case record. --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A looser comparison bound for one case, with its justification."""
+    rtol: float
+    atol: float
+    why: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One module to compile and compare against eager.
+
+    `model()` builds the module (called after torch.manual_seed(0));
+    `inputs()` - or `inputs(batch)` for a dynamic-batch case - builds the
+    input tuple (called after torch.manual_seed(seed)). `batch_sizes` is
+    empty for a static case; otherwise its first size is the one compiled
+    and every size is run."""
+    name: str
+    family: str
+    model: Callable[[], nn.Module]
+    inputs: Callable[..., Tuple[torch.Tensor, ...]]
+    batch_sizes: Tuple[int, ...] = ()
+    tolerance: Optional[Tolerance] = None
+
+    @property
+    def dynamic_batch(self):
+        return bool(self.batch_sizes)
+
+    def make_model(self):
+        torch.manual_seed(0)
+        model = self.model()
+        return model.eval()
+
+    def make_inputs(self, seed=0, batch=None):
+        torch.manual_seed(seed)
+        if self.dynamic_batch:
+            inputs = self.inputs(self.batch_sizes[0] if batch is None
+                                 else batch)
+        else:
+            inputs = self.inputs()
+        return tuple(inputs)
+
+    def runs(self):
+        """(seed, batch) of every run: the compiled inputs first."""
+        if not self.dynamic_batch:
+            return [(0, None)]
+        return list(enumerate(self.batch_sizes))
+
+
+CASES = []
+FAMILIES = []
+_family = None
+
+
+def family(name):
+    """Sets the family of the cases registered next."""
+    global _family
+    _family = name
+    FAMILIES.append(name)
+
+
+def add(name, model, inputs, batch_sizes=(), tolerance=None):
+    """Registers a case of the current family."""
+    CASES.append(Case(f"{_family}.{name}", _family, model, inputs,
+                      tuple(batch_sizes), tolerance))
+
+
+# --- Modules around functions. -----------------------------------------------
+
+class Lambda(nn.Module):
+    """A module whose forward calls `fn`, a module-level function of its
+    inputs. FX traces through the call: the graph holds fn's operations.
+    The subclasses give forward the arity of fn (FX cannot trace *args)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+
+class Lambda1(Lambda):
+    def forward(self, x):
+        return self.fn(x)
+
+
+class Lambda2(Lambda):
+    def forward(self, x, y):
+        return self.fn(x, y)
+
+
+class Lambda3(Lambda):
+    def forward(self, x, y, z):
+        return self.fn(x, y, z)
+
+
+_LAMBDAS = {1: Lambda1, 2: Lambda2, 3: Lambda3}
+
+
+def lam(fn):
+    """The Lambda module of `fn`, with forward taking fn's parameters."""
+    return _LAMBDAS[len(inspect.signature(fn).parameters)](fn)
+
+
+def fn_case(name, inputs, **kwargs):
+    """Decorator: registers the decorated module-level function as a case."""
+    def register(fn):
+        add(name, lambda: lam(fn), inputs, **kwargs)
+        return fn
+    return register
+
+
+def seq(*modules):
+    """nn.Sequential: its children stay call_module nodes when traced."""
+    return nn.Sequential(*modules)
+
+
+# --- Input factories (called after torch.manual_seed). -----------------------
+
+def randn(*shapes, dtype=torch.float32):
+    """Standard normal tensors of the given shapes."""
+    return lambda: tuple(torch.randn(s, dtype=dtype) for s in shapes)
+
+
+def uniform(low, high, *shapes, dtype=torch.float32):
+    """Uniform tensors in [low, high)."""
+    return lambda: tuple(torch.rand(s, dtype=dtype) * (high - low) + low
+                         for s in shapes)
+
+
+def nonzero(*shapes):
+    """Tensors with 0.5 <= |x| < 2 and random signs (safe divisors)."""
+    def make():
+        out = []
+        for s in shapes:
+            magnitude = torch.rand(s) * 1.5 + 0.5
+            sign = torch.randint(0, 2, s) * 2 - 1
+            out.append(magnitude * sign)
+        return tuple(out)
+    return make
+
+
+def randint(low, high, *shapes, dtype=torch.int64):
+    """Integer tensors in [low, high) of the given dtype (float dtypes give
+    integer-valued floats)."""
+    return lambda: tuple(torch.randint(low, high, s).to(dtype)
+                         for s in shapes)
+
+
+def int_divisors(*shapes, dtype=torch.int64):
+    """Integer tensors in [-9, 9] without zero."""
+    def make():
+        out = []
+        for s in shapes:
+            magnitude = torch.randint(1, 10, s)
+            sign = torch.randint(0, 2, s) * 2 - 1
+            out.append((magnitude * sign).to(dtype))
+        return tuple(out)
+    return make
+
+
+def concat(*factories):
+    """The inputs of several factories, in order."""
+    return lambda: tuple(t for f in factories for t in f())
+
+
+def batched(*shapes, dtype=torch.float32):
+    """Dynamic-batch inputs: normal tensors of shape (batch, *shape)."""
+    return lambda n: tuple(torch.randn((n, *s), dtype=dtype) for s in shapes)
+
+
+# --- Helpers for non-trivial state. ------------------------------------------
+
+def random_norm_state(model):
+    """Gives every BatchNorm random running statistics and every BatchNorm
+    and LayerNorm random affine parameters, so that folding or skipping them
+    cannot go unnoticed. Returns the model."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                if m.track_running_stats:
+                    m.running_mean.normal_(0.0, 0.5)
+                    m.running_var.uniform_(0.5, 2.0)
+            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm)):
+                if getattr(m, "weight", None) is not None:
+                    m.weight.uniform_(0.5, 1.5)
+                if getattr(m, "bias", None) is not None:
+                    m.bias.normal_(0.0, 0.2)
+    return model
+
+
+# =============================================================================
+# Elementwise: arithmetic, unary math, activations, comparisons, logic,
+# broadcasting, scalar operands, dtypes and spellings.
+# =============================================================================
+
+family("elementwise")
+
+X37 = randn((3, 7))
+XY37 = randn((3, 7), (3, 7))
+
+
+@fn_case("add_operator", XY37)
+def _add_operator(x, y):
+    return x + y
+
+
+@fn_case("add_torch_alpha", XY37)
+def _add_torch_alpha(x, y):
+    return torch.add(x, y, alpha=2.5)
+
+
+@fn_case("add_method_alpha", XY37)
+def _add_method_alpha(x, y):
+    return x.add(y, alpha=-1)
+
+
+@fn_case("sub_operator", XY37)
+def _sub_operator(x, y):
+    return x - y
+
+
+@fn_case("sub_torch_alpha", XY37)
+def _sub_torch_alpha(x, y):
+    return torch.sub(x, y, alpha=0.5)
+
+
+@fn_case("sub_method_alpha", XY37)
+def _sub_method_alpha(x, y):
+    return x.sub(y, alpha=3)
+
+
+@fn_case("mul_operator", XY37)
+def _mul_operator(x, y):
+    return x * y
+
+
+@fn_case("mul_torch", XY37)
+def _mul_torch(x, y):
+    return torch.mul(x, y)
+
+
+@fn_case("mul_method", XY37)
+def _mul_method(x, y):
+    return x.mul(y)
+
+
+@fn_case("scalar_mul_left", X37)
+def _scalar_mul_left(x):
+    return 2 * x
+
+
+@fn_case("scalar_mul_right_float", X37)
+def _scalar_mul_right_float(x):
+    return x * -0.75
+
+
+@fn_case("scalar_add_right", X37)
+def _scalar_add_right(x):
+    return x + 1
+
+
+@fn_case("scalar_add_left", X37)
+def _scalar_add_left(x):
+    return 0.5 + x
+
+
+@fn_case("scalar_rsub", X37)
+def _scalar_rsub(x):
+    return 1 - x
+
+
+@fn_case("scalar_sub_right", X37)
+def _scalar_sub_right(x):
+    return x - 2.25
+
+
+@fn_case("scalar_div_right", X37)
+def _scalar_div_right(x):
+    return x / 3
+
+
+@fn_case("scalar_div_left", nonzero((3, 7)))
+def _scalar_div_left(x):
+    return 2 / x
+
+
+@fn_case("scalar_add_torch", X37)
+def _scalar_add_torch(x):
+    return torch.add(x, 3, alpha=2)
+
+
+@fn_case("div_operator", concat(randn((3, 7)), nonzero((3, 7))))
+def _div_operator(x, y):
+    return x / y
+
+
+@fn_case("div_torch", concat(randn((3, 7)), nonzero((3, 7))))
+def _div_torch(x, y):
+    return torch.div(x, y)
+
+
+@fn_case("div_method_none", concat(randn((3, 7)), nonzero((3, 7))))
+def _div_method_none(x, y):
+    return x.div(y, rounding_mode=None)
+
+
+# Rounding divisions on integer-valued floats: the quotients are exact or at
+# least 1/9 away from an integer, so rounding cannot depend on the last ulp.
+INT_FLOATS = concat(randint(-40, 40, (5, 13), dtype=torch.float32),
+                    int_divisors((5, 13), dtype=torch.float32))
+
+
+@fn_case("div_trunc_f32", INT_FLOATS)
+def _div_trunc_f32(x, y):
+    return torch.div(x, y, rounding_mode="trunc")
+
+
+@fn_case("div_floor_f32", INT_FLOATS)
+def _div_floor_f32(x, y):
+    return torch.div(x, y, rounding_mode="floor")
+
+
+@fn_case("div_floor_scalar", randint(-40, 40, (5, 13), dtype=torch.float32))
+def _div_floor_scalar(x):
+    return x.div(3, rounding_mode="floor")
+
+
+@fn_case("floordiv_operator", randint(-40, 40, (5, 13), dtype=torch.float32))
+def _floordiv_operator(x):
+    return x // 4
+
+
+INT_PAIR = concat(randint(-40, 40, (5, 13)), int_divisors((5, 13)))
+
+
+@fn_case("div_true_int64", INT_PAIR)
+def _div_true_int64(x, y):
+    return torch.div(x, y)
+
+
+@fn_case("div_trunc_int64", INT_PAIR)
+def _div_trunc_int64(x, y):
+    return torch.div(x, y, rounding_mode="trunc")
+
+
+@fn_case("div_floor_int64", INT_PAIR)
+def _div_floor_int64(x, y):
+    return torch.div(x, y, rounding_mode="floor")
+
+
+@fn_case("pow_scalar_int", X37)
+def _pow_scalar_int(x):
+    return x ** 2
+
+
+@fn_case("pow_scalar_int_negative_base", X37)
+def _pow_scalar_int_negative_base(x):
+    return torch.pow(x, 3)
+
+
+@fn_case("pow_scalar_float", uniform(0.1, 3.0, (3, 7)))
+def _pow_scalar_float(x):
+    return x.pow(1.7)
+
+
+@fn_case("pow_scalar_half", uniform(0.1, 3.0, (3, 7)))
+def _pow_scalar_half(x):
+    return x ** 0.5
+
+
+@fn_case("pow_scalar_negative", uniform(0.5, 2.0, (3, 7)))
+def _pow_scalar_negative(x):
+    return torch.pow(x, -2)
+
+
+@fn_case("pow_tensor_tensor", concat(uniform(0.5, 2.0, (3, 7)),
+                                     randn((3, 7))))
+def _pow_tensor_tensor(x, y):
+    return torch.pow(x, y)
+
+
+@fn_case("pow_tensor_tensor_operator", concat(uniform(0.5, 2.0, (4, 1, 5)),
+                                              randn((3, 1))))
+def _pow_tensor_tensor_operator(x, y):
+    return x ** y
+
+
+@fn_case("pow_scalar_base", X37)
+def _pow_scalar_base(x):
+    return 2 ** x
+
+
+@fn_case("neg_operator", X37)
+def _neg_operator(x):
+    return -x
+
+
+@fn_case("neg_torch", X37)
+def _neg_torch(x):
+    return torch.neg(x)
+
+
+@fn_case("abs_torch", X37)
+def _abs_torch(x):
+    return torch.abs(x)
+
+
+@fn_case("abs_method", X37)
+def _abs_method(x):
+    return x.abs()
+
+
+@fn_case("exp", randn((5, 13)))
+def _exp(x):
+    return torch.exp(x)
+
+
+@fn_case("exp_method", randn((5, 13)))
+def _exp_method(x):
+    return (2 * x).exp()
+
+
+@fn_case("log", uniform(0.05, 5.0, (5, 13)))
+def _log(x):
+    return torch.log(x)
+
+
+@fn_case("log_method", uniform(0.05, 5.0, (5, 13)))
+def _log_method(x):
+    return x.log()
+
+
+@fn_case("sqrt", uniform(0.0, 4.0, (5, 13)))
+def _sqrt(x):
+    return torch.sqrt(x)
+
+
+@fn_case("rsqrt", uniform(0.1, 4.0, (5, 13)))
+def _rsqrt(x):
+    return torch.rsqrt(x)
+
+
+@fn_case("rsqrt_method", uniform(0.1, 4.0, (5, 13)))
+def _rsqrt_method(x):
+    return x.rsqrt()
+
+
+@fn_case("reciprocal", nonzero((5, 13)))
+def _reciprocal(x):
+    return torch.reciprocal(x)
+
+
+@fn_case("reciprocal_method", nonzero((5, 13)))
+def _reciprocal_method(x):
+    return x.reciprocal()
+
+
+@fn_case("erf", randn((5, 13)))
+def _erf(x):
+    return torch.erf(2 * x)
+
+
+@fn_case("sin", randn((5, 13)))
+def _sin(x):
+    return torch.sin(3 * x)
+
+
+@fn_case("cos", randn((5, 13)))
+def _cos(x):
+    return torch.cos(3 * x)
+
+
+@fn_case("sin_cos_methods", randn((5, 13)))
+def _sin_cos_methods(x):
+    return x.sin() * x.cos()
+
+
+@fn_case("maximum", XY37)
+def _maximum(x, y):
+    return torch.maximum(x, y)
+
+
+@fn_case("minimum_broadcast", randn((4, 1, 5), (3, 1)))
+def _minimum_broadcast(x, y):
+    return torch.minimum(x, y)
+
+
+@fn_case("max_binary", XY37)
+def _max_binary(x, y):
+    return torch.max(x, y)
+
+
+@fn_case("clamp_min", X37)
+def _clamp_min(x):
+    return torch.clamp(x, min=-0.5)
+
+
+@fn_case("clamp_max", X37)
+def _clamp_max(x):
+    return x.clamp(max=0.25)
+
+
+@fn_case("clamp_both", X37)
+def _clamp_both(x):
+    return torch.clamp(x, -0.5, 0.5)
+
+
+@fn_case("clamp_min_method", X37)
+def _clamp_min_method(x):
+    return x.clamp_min(0.1)
+
+
+@fn_case("hardtanh_functional", randn((5, 13)))
+def _hardtanh_functional(x):
+    return F.hardtanh(2 * x)
+
+
+add("hardtanh_module", lambda: seq(nn.Hardtanh(-0.5, 1.5)), randn((5, 13)))
+
+
+@fn_case("relu_torch", X37)
+def _relu_torch(x):
+    return torch.relu(x)
+
+
+@fn_case("relu_method", X37)
+def _relu_method(x):
+    return x.relu()
+
+
+@fn_case("relu_functional", X37)
+def _relu_functional(x):
+    return F.relu(x)
+
+
+add("relu_module", lambda: seq(nn.ReLU()), X37)
+
+
+@fn_case("relu6_functional", randn((5, 13)))
+def _relu6_functional(x):
+    return F.relu6(4 * x)
+
+
+add("relu6_module", lambda: seq(nn.ReLU6()), lambda: (4 * torch.randn(5, 13),))
+
+
+@fn_case("leaky_relu_default", X37)
+def _leaky_relu_default(x):
+    return F.leaky_relu(x)
+
+
+add("leaky_relu_module", lambda: seq(nn.LeakyReLU(0.2)), X37)
+
+
+@fn_case("elu_functional", X37)
+def _elu_functional(x):
+    return F.elu(x)
+
+
+add("elu_module_alpha", lambda: seq(nn.ELU(alpha=0.5)), X37)
+
+
+@fn_case("gelu_none", randn((5, 13)))
+def _gelu_none(x):
+    return F.gelu(2 * x)
+
+
+@fn_case("gelu_tanh", randn((5, 13)))
+def _gelu_tanh(x):
+    return F.gelu(2 * x, approximate="tanh")
+
+
+add("gelu_module_tanh", lambda: seq(nn.GELU(approximate="tanh")),
+    randn((5, 13)))
+
+
+@fn_case("sigmoid_torch", randn((5, 13)))
+def _sigmoid_torch(x):
+    return torch.sigmoid(4 * x)
+
+
+@fn_case("sigmoid_method", randn((5, 13)))
+def _sigmoid_method(x):
+    return x.sigmoid()
+
+
+add("sigmoid_module", lambda: seq(nn.Sigmoid()), randn((5, 13)))
+
+
+@fn_case("tanh_torch", randn((5, 13)))
+def _tanh_torch(x):
+    return torch.tanh(3 * x)
+
+
+add("tanh_module", lambda: seq(nn.Tanh()), randn((5, 13)))
+
+
+@fn_case("silu_functional", randn((5, 13)))
+def _silu_functional(x):
+    return F.silu(3 * x)
+
+
+add("silu_module", lambda: seq(nn.SiLU()), randn((5, 13)))
+
+
+@fn_case("hardswish_functional", randn((5, 13)))
+def _hardswish_functional(x):
+    return F.hardswish(4 * x)
+
+
+add("hardswish_module", lambda: seq(nn.Hardswish()),
+    lambda: (4 * torch.randn(5, 13),))
+
+
+@fn_case("hardsigmoid_functional", randn((5, 13)))
+def _hardsigmoid_functional(x):
+    return F.hardsigmoid(4 * x)
+
+
+add("hardsigmoid_module", lambda: seq(nn.Hardsigmoid()),
+    lambda: (4 * torch.randn(5, 13),))
+
+
+@fn_case("where_tensor", XY37)
+def _where_tensor(x, y):
+    return torch.where(x > y, x, y)
+
+
+@fn_case("where_scalar_other", X37)
+def _where_scalar_other(x):
+    return torch.where(x > 0, x, 0.0)
+
+
+@fn_case("where_broadcast", randn((4, 1, 5), (3, 1), (5,)))
+def _where_broadcast(c, x, y):
+    return torch.where(c < 0, x, y)
+
+
+# Comparisons on integer-valued floats, so that equality happens.
+SMALL_INT_FLOATS = randint(-3, 3, (5, 13), (5, 13), dtype=torch.float32)
+
+
+@fn_case("cmp_eq_torch", SMALL_INT_FLOATS)
+def _cmp_eq_torch(x, y):
+    return torch.eq(x, y)
+
+
+@fn_case("cmp_eq_operator", SMALL_INT_FLOATS)
+def _cmp_eq_operator(x, y):
+    return x == y
+
+
+@fn_case("cmp_ne_operator", SMALL_INT_FLOATS)
+def _cmp_ne_operator(x, y):
+    return x != y
+
+
+@fn_case("cmp_lt_operator", SMALL_INT_FLOATS)
+def _cmp_lt_operator(x, y):
+    return x < y
+
+
+@fn_case("cmp_le_torch", SMALL_INT_FLOATS)
+def _cmp_le_torch(x, y):
+    return torch.le(x, y)
+
+
+@fn_case("cmp_gt_method_scalar", SMALL_INT_FLOATS)
+def _cmp_gt_method_scalar(x, y):
+    return x.gt(0.5), y.gt(1)
+
+
+@fn_case("cmp_ge_operator", SMALL_INT_FLOATS)
+def _cmp_ge_operator(x, y):
+    return x >= y
+
+
+@fn_case("cmp_broadcast", randint(-2, 2, (4, 1, 5), (3, 1),
+                                  dtype=torch.float32))
+def _cmp_broadcast(x, y):
+    return x <= y, x == y, x != 1
+
+
+@fn_case("cmp_scalar_left", SMALL_INT_FLOATS)
+def _cmp_scalar_left(x, y):
+    return 0 < x, 1 == y
+
+
+@fn_case("logical_and", XY37)
+def _logical_and(x, y):
+    return torch.logical_and(x > 0, y > 0)
+
+
+@fn_case("logical_or", XY37)
+def _logical_or(x, y):
+    return torch.logical_or(x > 0, y < -0.5)
+
+
+@fn_case("logical_not", X37)
+def _logical_not(x):
+    return torch.logical_not(x > 0)
+
+
+@fn_case("logical_operators", XY37)
+def _logical_operators(x, y):
+    a, b = x > 0, y > 0
+    return a & b, a | b, ~a
+
+
+@fn_case("logical_bool_inputs", lambda: (torch.rand(5, 13) > 0.5,
+                                         torch.rand(5, 13) > 0.5))
+def _logical_bool_inputs(a, b):
+    return torch.logical_and(a, b), torch.logical_or(a, b), a.logical_not()
+
+
+@fn_case("where_bool_input", lambda: (torch.rand(5, 13) > 0.5,
+                                      torch.randn(5, 13), torch.randn(13)))
+def _where_bool_input(c, x, y):
+    return torch.where(c, x, y)
+
+
+@fn_case("broadcast_4x1x5_3x1", randn((4, 1, 5), (3, 1)))
+def _broadcast_4x1x5_3x1(x, y):
+    return x + y
+
+
+@fn_case("broadcast_rank_mismatch", randn((3, 13), (13,)))
+def _broadcast_rank_mismatch(x, y):
+    return x * y - y
+
+
+@fn_case("broadcast_both_sides", randn((5, 1), (1, 7)))
+def _broadcast_both_sides(x, y):
+    return x - y
+
+
+@fn_case("broadcast_0d_tensor", randn((3, 7), ()))
+def _broadcast_0d_tensor(x, s):
+    return x * s + s
+
+
+@fn_case("zero_dim_inputs", randn((), ()))
+def _zero_dim_inputs(a, b):
+    return a * b + 1
+
+
+@fn_case("int64_add", randint(-100, 100, (5, 13), (5, 13)))
+def _int64_add(x, y):
+    return x + y
+
+
+@fn_case("int64_arith_scalar", randint(-100, 100, (5, 13)))
+def _int64_arith_scalar(x):
+    return x * 3 - 7
+
+
+@fn_case("int64_sub_alpha_broadcast", randint(-100, 100, (5, 13), (13,)))
+def _int64_sub_alpha_broadcast(x, y):
+    return torch.sub(x, y, alpha=2)
+
+
+@fn_case("int64_compare", randint(-5, 5, (5, 13), (5, 13)))
+def _int64_compare(x, y):
+    return x > y, x == y, x <= 0
+
+
+@fn_case("int64_abs_neg_max", randint(-100, 100, (5, 13), (5, 13)))
+def _int64_abs_neg_max(x, y):
+    return torch.maximum(x.abs(), -y)
+
+
+@fn_case("int64_clamp", randint(-100, 100, (5, 13)))
+def _int64_clamp(x):
+    return torch.clamp(x, min=-10, max=20)
+
+
+@fn_case("int_float_promotion", concat(randint(-10, 10, (5, 13)),
+                                       randn((5, 13))))
+def _int_float_promotion(i, x):
+    return i + x, i * 0.5
+
+
+F64_XY = randn((5, 13), (5, 13), dtype=torch.float64)
+
+
+@fn_case("f64_add_mul", F64_XY)
+def _f64_add_mul(x, y):
+    return x * y + x
+
+
+@fn_case("f64_exp_tanh", F64_XY)
+def _f64_exp_tanh(x, y):
+    return torch.exp(x) - torch.tanh(y)
+
+
+@fn_case("f64_div_sqrt", concat(randn((5, 13), dtype=torch.float64),
+                                uniform(0.1, 4.0, (5, 13),
+                                        dtype=torch.float64)))
+def _f64_div_sqrt(x, y):
+    return x / torch.sqrt(y)
+
+
+@fn_case("f64_f32_promotion", concat(randn((5, 13), dtype=torch.float64),
+                                     randn((5, 13))))
+def _f64_f32_promotion(x, y):
+    return x + y
+
+
+@fn_case("chain_mixed_spellings", XY37)
+def _chain_mixed_spellings(x, y):
+    z = torch.add(2 * x, y).relu()
+    z = F.silu(z) * torch.sigmoid(y) - x.tanh()
+    return torch.clamp(z / 3 + 1, 0.0, 2.0)
+
+
+class ActivationZoo(nn.Module):
+    """One input through every activation module, outputs summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.acts = nn.ModuleList([
+            nn.ReLU(), nn.ReLU6(), nn.LeakyReLU(0.1), nn.ELU(), nn.GELU(),
+            nn.Sigmoid(), nn.Tanh(), nn.SiLU(), nn.Hardswish(),
+            nn.Hardsigmoid(), nn.Hardtanh()])
+
+    def forward(self, x):
+        out = x
+        for act in self.acts:
+            out = out + act(x)
+        return out
+
+
+add("activation_zoo", ActivationZoo, lambda: (3 * torch.randn(5, 13),))
+
+
+# =============================================================================
+# Linear algebra: nn.Linear, F.linear, matmul ranks, mm, bmm, addmm, t.
+# =============================================================================
+
+family("linalg")
+
+add("linear_bias_2d", lambda: seq(nn.Linear(13, 7)), randn((5, 13)))
+add("linear_nobias_2d", lambda: seq(nn.Linear(13, 7, bias=False)),
+    randn((5, 13)))
+add("linear_bias_3d", lambda: seq(nn.Linear(13, 7)), randn((2, 5, 13)))
+add("linear_nobias_3d", lambda: seq(nn.Linear(13, 7, bias=False)),
+    randn((2, 5, 13)))
+add("linear_1d_input", lambda: seq(nn.Linear(13, 7)), randn((13,)))
+add("linear_4d_input", lambda: seq(nn.Linear(9, 5)), randn((2, 3, 4, 9)))
+add("linear_chain", lambda: seq(nn.Linear(13, 17), nn.ReLU(),
+                                nn.Linear(17, 3)), randn((5, 13)))
+
+
+@fn_case("f_linear_bias", randn((5, 13), (7, 13), (7,)))
+def _f_linear_bias(x, w, b):
+    return F.linear(x, w, b)
+
+
+@fn_case("f_linear_nobias", randn((2, 5, 13), (7, 13)))
+def _f_linear_nobias(x, w):
+    return F.linear(x, w)
+
+
+def _matmul(x, y):
+    return torch.matmul(x, y)
+
+
+for _name, _shapes in [
+        ("matmul_1d_1d", ((13,), (13,))),
+        ("matmul_1d_2d", ((13,), (13, 7))),
+        ("matmul_2d_1d", ((5, 13), (13,))),
+        ("matmul_2d_2d", ((5, 13), (13, 7))),
+        ("matmul_3d_3d", ((3, 5, 13), (3, 13, 7))),
+        ("matmul_3d_2d", ((3, 5, 13), (13, 7))),
+        ("matmul_2d_3d", ((5, 13), (3, 13, 7))),
+        ("matmul_3d_1d", ((3, 5, 13), (13,))),
+        ("matmul_1d_3d", ((13,), (3, 13, 7))),
+        ("matmul_4d_4d_broadcast", ((2, 1, 5, 13), (1, 3, 13, 7))),
+        ("matmul_4d_3d_broadcast", ((2, 3, 5, 13), (3, 13, 7))),
+        ("matmul_vector_dot_long", ((300,), (300,)))]:
+    add(_name, lambda: lam(_matmul), randn(*_shapes))
+
+
+@fn_case("matmul_operator", randn((3, 5, 13), (13, 7)))
+def _matmul_operator(x, y):
+    return x @ y
+
+
+@fn_case("matmul_method_f64", randn((5, 13), (13, 7), dtype=torch.float64))
+def _matmul_method_f64(x, y):
+    return x.matmul(y)
+
+
+@fn_case("mm", randn((5, 13), (13, 7)))
+def _mm(x, y):
+    return torch.mm(x, y)
+
+
+@fn_case("mm_method_transposed", randn((5, 13), (7, 13)))
+def _mm_method_transposed(x, y):
+    return x.mm(y.t())
+
+
+@fn_case("bmm", randn((3, 5, 13), (3, 13, 7)))
+def _bmm(x, y):
+    return torch.bmm(x, y)
+
+
+@fn_case("addmm", randn((7,), (5, 13), (13, 7)))
+def _addmm(b, x, y):
+    return torch.addmm(b, x, y)
+
+
+@fn_case("addmm_beta_alpha", randn((5, 7), (5, 13), (13, 7)))
+def _addmm_beta_alpha(b, x, y):
+    return torch.addmm(b, x, y, beta=0.5, alpha=2.0)
+
+
+@fn_case("addmm_beta_zero", randn((1, 7), (5, 13), (13, 7)))
+def _addmm_beta_zero(b, x, y):
+    return torch.addmm(b, x, y, beta=0.0, alpha=-1.5)
+
+
+@fn_case("t_torch", randn((13, 5), (13, 7)))
+def _t_torch(x, y):
+    return torch.t(x) @ y
+
+
+@fn_case("t_method_1d_and_2d", randn((5, 13), (7,)))
+def _t_method_1d_and_2d(x, v):
+    return x.t() + 1, v.t()
+
+
+@fn_case("transpose_attr", randn((5, 13)))
+def _transpose_attr(x):
+    return x.T * 2
+
+
+# =============================================================================
+# Convolution and pooling.
+# =============================================================================
+
+family("conv_pool")
+
+IMG = randn((2, 4, 13, 11))
+
+for _name, _conv in [
+        ("conv2d_basic", lambda: nn.Conv2d(4, 6, 3)),
+        ("conv2d_nobias", lambda: nn.Conv2d(4, 6, 3, bias=False)),
+        ("conv2d_stride2", lambda: nn.Conv2d(4, 6, 3, stride=2)),
+        ("conv2d_stride_tuple", lambda: nn.Conv2d(4, 6, 3, stride=(2, 3))),
+        ("conv2d_padding_int", lambda: nn.Conv2d(4, 6, 3, padding=1)),
+        ("conv2d_padding_tuple", lambda: nn.Conv2d(4, 6, 3, padding=(2, 1))),
+        ("conv2d_padding_same", lambda: nn.Conv2d(4, 6, 5, padding="same")),
+        ("conv2d_padding_same_even_kernel",
+         lambda: nn.Conv2d(4, 6, 4, padding="same")),
+        ("conv2d_padding_same_dilated",
+         lambda: nn.Conv2d(4, 6, 3, padding="same", dilation=2)),
+        ("conv2d_padding_valid", lambda: nn.Conv2d(4, 6, 3, padding="valid")),
+        ("conv2d_dilation", lambda: nn.Conv2d(4, 6, 3, dilation=2)),
+        ("conv2d_dilation_tuple_stride",
+         lambda: nn.Conv2d(4, 6, 3, dilation=(2, 1), stride=2, padding=1)),
+        ("conv2d_groups2", lambda: nn.Conv2d(4, 6, 3, groups=2, padding=1)),
+        ("conv2d_depthwise", lambda: nn.Conv2d(4, 4, 3, groups=4, padding=1)),
+        ("conv2d_depthwise_multiplier",
+         lambda: nn.Conv2d(4, 8, 3, groups=4, stride=2, bias=False)),
+        ("conv2d_nonsquare_kernel",
+         lambda: nn.Conv2d(4, 6, (3, 5), stride=(2, 1), padding=(1, 2))),
+        ("conv2d_1x1", lambda: nn.Conv2d(4, 9, 1)),
+        ("conv2d_kernel_equals_input", lambda: nn.Conv2d(4, 3, (13, 11)))]:
+    add(_name, lambda _conv=_conv: seq(_conv()), IMG)
+
+
+@fn_case("conv2d_functional_weight_inputs",
+         randn((2, 4, 13, 11), (6, 2, 3, 3), (6,)))
+def _conv2d_functional_weight_inputs(x, w, b):
+    return F.conv2d(x, w, b, stride=1, padding=(1, 0), dilation=1, groups=2)
+
+
+@fn_case("conv2d_functional_same", randn((1, 3, 9, 9), (5, 3, 3, 3)))
+def _conv2d_functional_same(x, w):
+    return F.conv2d(x, w, padding="same")
+
+
+SIGNAL = randn((2, 4, 29))
+
+for _name, _conv in [
+        ("conv1d_basic", lambda: nn.Conv1d(4, 6, 3)),
+        ("conv1d_nobias", lambda: nn.Conv1d(4, 6, 3, bias=False)),
+        ("conv1d_stride_padding", lambda: nn.Conv1d(4, 6, 5, stride=2,
+                                                    padding=2)),
+        ("conv1d_dilation", lambda: nn.Conv1d(4, 6, 3, dilation=3)),
+        ("conv1d_groups", lambda: nn.Conv1d(4, 6, 3, groups=2)),
+        ("conv1d_depthwise", lambda: nn.Conv1d(4, 4, 7, groups=4,
+                                               padding=3)),
+        ("conv1d_padding_same", lambda: nn.Conv1d(4, 6, 4, padding="same")),
+        ("conv1d_padding_valid", lambda: nn.Conv1d(4, 6, 4,
+                                                   padding="valid"))]:
+    add(_name, lambda _conv=_conv: seq(_conv()), SIGNAL)
+
+
+@fn_case("conv1d_functional", randn((2, 4, 29), (6, 4, 3), (6,)))
+def _conv1d_functional(x, w, b):
+    return F.conv1d(x, w, b, stride=3, padding=1)
+
+
+POOL_IMG = randn((2, 3, 13, 11))
+POOL_IMG_EVEN = randn((2, 3, 12, 10))
+
+for _name, _pool, _inputs in [
+        ("max_pool2d_k2", lambda: nn.MaxPool2d(2), POOL_IMG),
+        ("max_pool2d_k3_s2_p1", lambda: nn.MaxPool2d(3, 2, 1), POOL_IMG),
+        ("max_pool2d_stride1", lambda: nn.MaxPool2d(3, stride=1), POOL_IMG),
+        ("max_pool2d_nonsquare", lambda: nn.MaxPool2d((2, 3), (1, 2),
+                                                      (1, 1)), POOL_IMG),
+        ("max_pool2d_dilation", lambda: nn.MaxPool2d(3, 1, dilation=2),
+         POOL_IMG),
+        ("max_pool2d_ceil_mode", lambda: nn.MaxPool2d(3, 2, ceil_mode=True),
+         POOL_IMG_EVEN),
+        ("max_pool2d_ceil_mode_padding",
+         lambda: nn.MaxPool2d(2, 2, padding=1, ceil_mode=True), POOL_IMG),
+        ("avg_pool2d_k2", lambda: nn.AvgPool2d(2), POOL_IMG),
+        ("avg_pool2d_pad_count_include",
+         lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=True), POOL_IMG),
+        ("avg_pool2d_pad_count_exclude",
+         lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=False), POOL_IMG),
+        ("avg_pool2d_ceil_mode", lambda: nn.AvgPool2d(3, 2, ceil_mode=True),
+         POOL_IMG_EVEN),
+        ("avg_pool2d_ceil_mode_pad_exclude",
+         lambda: nn.AvgPool2d(3, 2, 1, ceil_mode=True,
+                              count_include_pad=False), POOL_IMG_EVEN),
+        ("avg_pool2d_ceil_mode_pad_include",
+         lambda: nn.AvgPool2d(3, 2, 1, ceil_mode=True,
+                              count_include_pad=True), POOL_IMG_EVEN),
+        ("avg_pool2d_nonsquare", lambda: nn.AvgPool2d((3, 2), (2, 1)),
+         POOL_IMG),
+        ("adaptive_avg_pool2d_1", lambda: nn.AdaptiveAvgPool2d(1), POOL_IMG),
+        ("adaptive_avg_pool2d_2x3", lambda: nn.AdaptiveAvgPool2d((2, 3)),
+         POOL_IMG),
+        ("adaptive_avg_pool2d_identity",
+         lambda: nn.AdaptiveAvgPool2d((13, 11)), POOL_IMG),
+        ("adaptive_avg_pool2d_uneven", lambda: nn.AdaptiveAvgPool2d((5, 4)),
+         POOL_IMG)]:
+    add(_name, lambda _pool=_pool: seq(_pool()), _inputs)
+
+
+@fn_case("max_pool2d_functional", POOL_IMG)
+def _max_pool2d_functional(x):
+    return F.max_pool2d(x, kernel_size=3, stride=2, padding=1, dilation=1,
+                        ceil_mode=False)
+
+
+@fn_case("max_pool2d_negative_inputs", POOL_IMG)
+def _max_pool2d_negative_inputs(x):
+    # All inputs negative: padding must not win the maximum.
+    return F.max_pool2d(-x.abs() - 1, 3, 2, 1)
+
+
+@fn_case("avg_pool2d_functional", POOL_IMG)
+def _avg_pool2d_functional(x):
+    return F.avg_pool2d(x, 2, stride=1, padding=1, count_include_pad=False)
+
+
+@fn_case("adaptive_avg_pool2d_functional", POOL_IMG)
+def _adaptive_avg_pool2d_functional(x):
+    return torch.flatten(F.adaptive_avg_pool2d(x, (1, 1)), 1)
+
+
+@fn_case("max_pool1d", randn((2, 3, 29)))
+def _max_pool1d(x):
+    return F.max_pool1d(x, 3, 2, 1)
+
+
+@fn_case("avg_pool1d", randn((2, 3, 29)))
+def _avg_pool1d(x):
+    return F.avg_pool1d(x, 4, 3)
+
+
+add("conv_bn_relu_pool", lambda: random_norm_state(seq(
+    nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+    nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, groups=8), nn.ReLU6(),
+    nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5))), POOL_IMG)
+
+
+# =============================================================================
+# Normalisation and reductions.
+# =============================================================================
+
+family("norm_reduce")
+
+add("batch_norm2d", lambda: random_norm_state(seq(nn.BatchNorm2d(4))), IMG)
+add("batch_norm2d_eps_noaffine",
+    lambda: random_norm_state(seq(nn.BatchNorm2d(4, eps=1e-3,
+                                                 affine=False))), IMG)
+add("batch_norm1d_2d_input",
+    lambda: random_norm_state(seq(nn.BatchNorm1d(13))), randn((5, 13)))
+add("batch_norm1d_3d_input", lambda: random_norm_state(seq(nn.BatchNorm1d(4))),
+    randn((2, 4, 29)))
+
+
+class FunctionalBatchNorm(nn.Module):
+    """F.batch_norm on buffers and parameters read by get_attr."""
+
+    def __init__(self, channels=4):
+        super().__init__()
+        self.register_buffer("mean", torch.randn(channels))
+        self.register_buffer("var", torch.rand(channels) + 0.5)
+        self.weight = nn.Parameter(torch.rand(channels) + 0.5)
+        self.bias = nn.Parameter(torch.randn(channels))
+
+    def forward(self, x):
+        return F.batch_norm(x, self.mean, self.var, self.weight, self.bias,
+                            training=False, eps=1e-4)
+
+
+add("batch_norm_functional", FunctionalBatchNorm, IMG)
+
+add("layer_norm_last_dim", lambda: random_norm_state(seq(nn.LayerNorm(13))),
+    randn((2, 5, 13)))
+add("layer_norm_last_two_dims",
+    lambda: random_norm_state(seq(nn.LayerNorm((5, 13)))), randn((2, 5, 13)))
+add("layer_norm_no_affine",
+    lambda: seq(nn.LayerNorm(13, elementwise_affine=False)),
+    randn((2, 5, 13)))
+add("layer_norm_eps", lambda: random_norm_state(seq(nn.LayerNorm(13,
+                                                                 eps=1e-2))),
+    lambda: (torch.randn(2, 5, 13) * 0.1,))
+
+
+@fn_case("layer_norm_functional", randn((2, 5, 13), (13,), (13,)))
+def _layer_norm_functional(x, w, b):
+    return F.layer_norm(x, (13,), w, b, eps=1e-6)
+
+
+# Inputs at 100 with unit spread: the one-pass variance E[x^2] - E[x]^2
+# cancels catastrophically (errors >= 2.8x the bound below) where a two-pass
+# one does not. ulp(100) = 7.6e-6, so any correct float32 mean is off by
+# ~1e-5, which shifts every normalised output by that much regardless of
+# its size: an absolute error. Measured over 20 seeds, correct orders of
+# summation (pairwise, sequential, float64 statistics) stay within 0.23x.
+_OFFSET_TOLERANCE = Tolerance(
+    rtol=1e-4, atol=1e-4,
+    why="the mean of inputs near 100 carries their float32 rounding "
+        "(ulp 7.6e-6) into every output as an absolute error")
+
+
+@fn_case("layer_norm_functional_offset", randn((3, 7, 5)),
+         tolerance=_OFFSET_TOLERANCE)
+def _layer_norm_functional_offset(x):
+    return F.layer_norm(x + 100.0, (7, 5))
+
+
+SM = randn((3, 5, 7))
+
+for _dim in (-1, 1, 0, -2):
+    add(f"softmax_dim{_dim}".replace("-", "neg"),
+        lambda _dim=_dim: seq(nn.Softmax(dim=_dim)), SM)
+    add(f"log_softmax_dim{_dim}".replace("-", "neg"),
+        lambda _dim=_dim: seq(nn.LogSoftmax(dim=_dim)), SM)
+
+
+@fn_case("softmax_functional", SM)
+def _softmax_functional(x):
+    return F.softmax(x, dim=-1)
+
+
+@fn_case("softmax_method", SM)
+def _softmax_method(x):
+    return x.softmax(1)
+
+
+@fn_case("softmax_torch", SM)
+def _softmax_torch(x):
+    return torch.softmax(x, 2)
+
+
+@fn_case("softmax_large_values", SM)
+def _softmax_large_values(x):
+    # exp(x) overflows float32 here: the max must be subtracted first.
+    return F.softmax(100.0 * x, dim=-1), F.log_softmax(100.0 * x, dim=-1)
+
+
+@fn_case("log_softmax_functional", SM)
+def _log_softmax_functional(x):
+    return F.log_softmax(x, dim=1)
+
+
+@fn_case("log_softmax_method", SM)
+def _log_softmax_method(x):
+    return x.log_softmax(-1)
+
+
+R = randn((3, 5, 7))
+
+
+@fn_case("sum_full", R)
+def _sum_full(x):
+    return torch.sum(x)
+
+
+@fn_case("sum_dim", R)
+def _sum_dim(x):
+    return x.sum(1)
+
+
+@fn_case("sum_dim_keepdim", R)
+def _sum_dim_keepdim(x):
+    return torch.sum(x, dim=2, keepdim=True)
+
+
+@fn_case("sum_negative_dim", R)
+def _sum_negative_dim(x):
+    return x.sum(dim=-3)
+
+
+@fn_case("sum_multiple_dims", R)
+def _sum_multiple_dims(x):
+    return x.sum(dim=(0, 2)), x.sum(dim=[-1, 1], keepdim=True)
+
+
+@fn_case("sum_int64", randint(-50, 50, (3, 5, 7)))
+def _sum_int64(x):
+    return x.sum(1), x.sum()
+
+
+@fn_case("sum_bool", randn((3, 5, 7)))
+def _sum_bool(x):
+    return (x > 0).sum(dim=-1)
+
+
+@fn_case("sum_long_row", randn((3, 1000)))
+def _sum_long_row(x):
+    return x.sum(-1)
+
+
+@fn_case("mean_full", R)
+def _mean_full(x):
+    return x.mean()
+
+
+@fn_case("mean_dim", R)
+def _mean_dim(x):
+    return torch.mean(x, 1)
+
+
+@fn_case("mean_dim_keepdim_negative", R)
+def _mean_dim_keepdim_negative(x):
+    return x.mean(dim=-1, keepdim=True)
+
+
+@fn_case("mean_multiple_dims", R)
+def _mean_multiple_dims(x):
+    return torch.mean(x, dim=(-1, -2)), x.mean([0, 1], keepdim=True)
+
+
+@fn_case("amax_dim", R)
+def _amax_dim(x):
+    return torch.amax(x, dim=1)
+
+
+@fn_case("amax_multiple_keepdim", R)
+def _amax_multiple_keepdim(x):
+    return x.amax(dim=(0, -1), keepdim=True)
+
+
+@fn_case("amin_dim", R)
+def _amin_dim(x):
+    return torch.amin(x, -1)
+
+
+@fn_case("max_full", R)
+def _max_full(x):
+    return torch.max(x), x.min()
+
+
+@fn_case("max_dim", R)
+def _max_dim(x):
+    result = torch.max(x, dim=1)
+    return result[0], result[1]
+
+
+@fn_case("max_dim_keepdim_method", R)
+def _max_dim_keepdim_method(x):
+    result = x.max(dim=-1, keepdim=True)
+    return result.values, result.indices
+
+
+@fn_case("min_dim", R)
+def _min_dim(x):
+    return torch.min(x, 0)[0], torch.min(x, 0)[1]
+
+
+@fn_case("max_dim_int64", randint(-1000, 1000, (3, 5, 7)))
+def _max_dim_int64(x):
+    return x.max(dim=2)[0], x.amax(0)
+
+
+@fn_case("argmax_dim", R)
+def _argmax_dim(x):
+    return torch.argmax(x, dim=2)
+
+
+@fn_case("argmax_keepdim_negative", R)
+def _argmax_keepdim_negative(x):
+    return x.argmax(dim=-2, keepdim=True)
+
+
+@fn_case("argmax_full", R)
+def _argmax_full(x):
+    return torch.argmax(x)
+
+
+@fn_case("argmin_dim", R)
+def _argmin_dim(x):
+    return x.argmin(1)
+
+
+@fn_case("var_unbiased", R)
+def _var_unbiased(x):
+    return torch.var(x, dim=1)
+
+
+@fn_case("var_biased_keepdim", R)
+def _var_biased_keepdim(x):
+    return x.var(dim=-1, unbiased=False, keepdim=True)
+
+
+@fn_case("var_full", R)
+def _var_full(x):
+    return torch.var(x), x.var(unbiased=False)
+
+
+@fn_case("var_multiple_dims", R)
+def _var_multiple_dims(x):
+    return torch.var(x, dim=(0, 2))
+
+
+@fn_case("std_unbiased", R)
+def _std_unbiased(x):
+    return torch.std(x, dim=2)
+
+
+@fn_case("std_biased_multiple", R)
+def _std_biased_multiple(x):
+    return x.std(dim=(1, 2), unbiased=False, keepdim=True)
+
+
+@fn_case("std_full", R)
+def _std_full(x):
+    return torch.std(x)
+
+
+@fn_case("var_offset", R)
+def _var_offset(x):
+    # A large common offset: the two-pass variance keeps the digits.
+    return (x + 1000.0).var(dim=-1)
+
+
+# =============================================================================
+# Shapes, views, concatenation, slicing, embedding, dtype conversions and
+# tensor factories.
+# =============================================================================
+
+family("shape")
+
+V = randn((3, 5, 7))
+
+
+@fn_case("view", V)
+def _view(x):
+    return x.view(15, 7)
+
+
+@fn_case("view_minus_one", V)
+def _view_minus_one(x):
+    return x.view(-1, 35) * 2
+
+
+@fn_case("reshape_minus_one", V)
+def _reshape_minus_one(x):
+    return torch.reshape(x, (7, -1)), x.reshape(-1)
+
+
+@fn_case("reshape_split_dim", randn((3, 12)))
+def _reshape_split_dim(x):
+    return x.reshape(3, 2, 2, 3)
+
+
+@fn_case("view_size0", V)
+def _view_size0(x):
+    return x.view(x.size(0), -1)
+
+
+@fn_case("reshape_shape0", V)
+def _reshape_shape0(x):
+    return x.reshape(x.shape[0], -1)
+
+
+@fn_case("view_sizes_arith", V)
+def _view_sizes_arith(x):
+    return x.view(x.size(0) * x.size(1), x.shape[2])
+
+
+@fn_case("view_as", randn((3, 5, 7), (15, 7)))
+def _view_as(x, y):
+    return x.view_as(y) + y
+
+
+@fn_case("flatten_default", V)
+def _flatten_default(x):
+    return torch.flatten(x)
+
+
+@fn_case("flatten_start1", randn((2, 3, 4, 5)))
+def _flatten_start1(x):
+    return torch.flatten(x, 1)
+
+
+@fn_case("flatten_start_end", randn((2, 3, 4, 5)))
+def _flatten_start_end(x):
+    return x.flatten(1, 2), x.flatten(0, -2)
+
+
+add("flatten_module", lambda: seq(nn.Flatten()), randn((2, 3, 4, 5)))
+add("flatten_module_dims", lambda: seq(nn.Flatten(0, 1)), randn((2, 3, 4, 5)))
+
+
+@fn_case("permute", randn((2, 3, 4, 5)))
+def _permute(x):
+    return x.permute(0, 2, 3, 1) + 1
+
+
+@fn_case("permute_torch_negative", randn((2, 3, 4, 5)))
+def _permute_torch_negative(x):
+    return torch.permute(x, (-1, 0, -2, 1))
+
+
+@fn_case("transpose", V)
+def _transpose(x):
+    return x.transpose(0, 2)
+
+
+@fn_case("transpose_negative", V)
+def _transpose_negative(x):
+    return torch.transpose(x, -1, -2) * 3
+
+
+@fn_case("contiguous_after_transpose", V)
+def _contiguous_after_transpose(x):
+    return x.transpose(1, 2).contiguous().view(3, -1)
+
+
+@fn_case("squeeze_all", randn((3, 1, 7, 1)))
+def _squeeze_all(x):
+    return x.squeeze()
+
+
+@fn_case("squeeze_dim", randn((3, 1, 7, 1)))
+def _squeeze_dim(x):
+    return torch.squeeze(x, 1), x.squeeze(-1), x.squeeze(0)
+
+
+@fn_case("unsqueeze", V)
+def _unsqueeze(x):
+    return x.unsqueeze(0), torch.unsqueeze(x, 2)
+
+
+@fn_case("unsqueeze_negative", V)
+def _unsqueeze_negative(x):
+    return x.unsqueeze(-1), x.unsqueeze(-2), x.unsqueeze(-4)
+
+
+@fn_case("expand", randn((3, 1, 7)))
+def _expand(x):
+    return x.expand(3, 5, 7)
+
+
+@fn_case("expand_minus_one_new_dims", randn((3, 1, 7)))
+def _expand_minus_one_new_dims(x):
+    return x.expand(2, -1, 4, -1) * 1.5
+
+
+@fn_case("expand_as", randn((1, 7), (5, 7)))
+def _expand_as(x, y):
+    return x.expand_as(y) - y
+
+
+@fn_case("cat_dim0", randn((2, 7), (3, 7)))
+def _cat_dim0(x, y):
+    return torch.cat([x, y])
+
+
+@fn_case("cat_dim1_three", randn((3, 2), (3, 5), (3, 1)))
+def _cat_dim1_three(x, y, z):
+    return torch.cat((x, y, z), dim=1)
+
+
+@fn_case("cat_negative_dim_repeated", randn((2, 3, 4)))
+def _cat_negative_dim_repeated(x):
+    return torch.cat([x, x * 2, x], dim=-1)
+
+
+@fn_case("cat_int64", randint(0, 9, (2, 3), (2, 4)))
+def _cat_int64(x, y):
+    return torch.cat([x, y], 1)
+
+
+@fn_case("stack_dim0", randn((3, 7), (3, 7)))
+def _stack_dim0(x, y):
+    return torch.stack([x, y])
+
+
+@fn_case("stack_negative_dim", randn((3, 7), (3, 7), (3, 7)))
+def _stack_negative_dim(x, y, z):
+    return torch.stack((x, y, z), dim=-1)
+
+
+@fn_case("split_int", randn((3, 7, 5)))
+def _split_int(x):
+    return torch.split(x, 3, dim=1)
+
+
+@fn_case("split_list", randn((3, 7, 5)))
+def _split_list(x):
+    parts = x.split([2, 4, 1], dim=1)
+    return parts[0] + 1, parts[1], parts[2] * 2
+
+
+@fn_case("split_negative_dim_getitem", randn((3, 7, 5)))
+def _split_negative_dim_getitem(x):
+    parts = torch.split(x, 2, -1)
+    return parts[0] - parts[1], parts[-1]
+
+
+@fn_case("chunk", randn((3, 7, 5)))
+def _chunk(x):
+    return torch.chunk(x, 3, dim=1)
+
+
+@fn_case("chunk_even_method", randn((3, 8, 5)))
+def _chunk_even_method(x):
+    halves = x.chunk(2, 1)
+    return halves[0] * halves[1]
+
+
+@fn_case("unbind", randn((3, 7)))
+def _unbind(x):
+    rows = torch.unbind(x, 0)
+    return rows[0] + rows[2]
+
+
+@fn_case("getitem_slice_range", V)
+def _getitem_slice_range(x):
+    return x[:, 1:3]
+
+
+@fn_case("getitem_ellipsis_step", V)
+def _getitem_ellipsis_step(x):
+    return x[..., ::2]
+
+
+@fn_case("getitem_int", V)
+def _getitem_int(x):
+    return x[0], x[-1, 2]
+
+
+@fn_case("getitem_none", V)
+def _getitem_none(x):
+    return x[:, None], x[None, ..., None]
+
+
+@fn_case("getitem_negative_index", V)
+def _getitem_negative_index(x):
+    return x[:, -1]
+
+
+@fn_case("getitem_mixed", randn((7, 13)))
+def _getitem_mixed(x):
+    return x[1:-1, ::3], x[-3:, 2:11:4], x[::2, -1]
+
+
+@fn_case("getitem_size_bound", V)
+def _getitem_size_bound(x):
+    return x[:, : x.size(1) - 1]
+
+
+@fn_case("narrow", V)
+def _narrow(x):
+    return torch.narrow(x, 1, 1, 3)
+
+
+@fn_case("narrow_negative_dim", V)
+def _narrow_negative_dim(x):
+    return x.narrow(-1, 2, 4)
+
+
+add("embedding", lambda: seq(nn.Embedding(20, 8)),
+    randint(0, 20, (3, 5)))
+add("embedding_padding_idx", lambda: seq(nn.Embedding(20, 8, padding_idx=0)),
+    randint(0, 4, (3, 5)))
+
+
+@fn_case("embedding_functional", concat(randint(0, 11, (2, 3, 4)),
+                                        randn((11, 6))))
+def _embedding_functional(idx, w):
+    return F.embedding(idx, w)
+
+
+add("dropout_module", lambda: seq(nn.Dropout(0.5)), V)
+add("dropout_identity_modules", lambda: seq(nn.Identity(), nn.Dropout(0.2),
+                                            nn.Dropout2d(0.3), nn.Identity()),
+    randn((2, 3, 5, 7)))
+
+
+@fn_case("dropout_functional", V)
+def _dropout_functional(x):
+    return F.dropout(x, p=0.5, training=False) + 1
+
+
+@fn_case("to_float_from_int", randint(-50, 50, (3, 7)))
+def _to_float_from_int(x):
+    return x.float() / 3
+
+
+@fn_case("to_float64", V)
+def _to_float64(x):
+    return x.to(torch.float64) * 3
+
+
+@fn_case("to_float32_from_f64", randn((3, 7), dtype=torch.float64))
+def _to_float32_from_f64(x):
+    return x.float(), x.to(dtype=torch.float32) + 1
+
+
+@fn_case("to_int64_from_float", lambda: (10 * torch.randn(3, 7),))
+def _to_int64_from_float(x):
+    return x.to(torch.int64), x.long() + 1
+
+
+@fn_case("int32_to_int64", randint(-50, 50, (3, 7), dtype=torch.int32))
+def _int32_to_int64(x):
+    return x.to(torch.int64) * 2
+
+
+@fn_case("bool_to_float", XY37)
+def _bool_to_float(x, y):
+    return (x > y).float() * x, (x > 0).to(torch.float32)
+
+
+@fn_case("bool_to_int64", V)
+def _bool_to_int64(x):
+    return (x > 0).long(), (x < 0).to(torch.int64).sum(-1)
+
+
+@fn_case("type_as", concat(randint(-5, 5, (3, 7)), randn((3, 7))))
+def _type_as(i, x):
+    return i.type_as(x) + x
+
+
+@fn_case("double_method", V)
+def _double_method(x):
+    return x.double().sum(1)
+
+
+@fn_case("zeros_constant", X37)
+def _zeros_constant(x):
+    return x + torch.zeros(3, 7)
+
+
+@fn_case("ones_constant", X37)
+def _ones_constant(x):
+    return x * torch.ones(7) + torch.ones((3, 1))
+
+
+@fn_case("full_constant", X37)
+def _full_constant(x):
+    return x + torch.full((3, 7), 2.5)
+
+
+@fn_case("arange_constant", X37)
+def _arange_constant(x):
+    return x + torch.arange(7)
+
+
+@fn_case("arange_start_step_float", randn((3, 8)))
+def _arange_start_step_float(x):
+    return x * torch.arange(0, 1, 0.125) + torch.arange(1, 9, 1,
+                                                        dtype=torch.float32)
+
+
+@fn_case("arange_int64_output", randint(0, 10, (3, 7)))
+def _arange_int64_output(i):
+    return i * torch.arange(7)
+
+
+@fn_case("zeros_like", X37)
+def _zeros_like(x):
+    return torch.zeros_like(x) + x * 2
+
+
+@fn_case("ones_like", X37)
+def _ones_like(x):
+    return torch.ones_like(x) - x
+
+
+@fn_case("full_like", X37)
+def _full_like(x):
+    return torch.full_like(x, -1.5) * x
+
+
+@fn_case("like_dtype", X37)
+def _like_dtype(x):
+    return torch.zeros_like(x, dtype=torch.int64), torch.ones_like(
+        x, dtype=torch.float64)
+
+
+@fn_case("new_zeros_ones", X37)
+def _new_zeros_ones(x):
+    return x.new_zeros(x.shape) + x, x.new_ones((2, x.size(1)))
+
+
+# =============================================================================
+# Attention: nn.MultiheadAttention and a transformer encoder block.
+# =============================================================================
+
+family("attention")
+
+
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention on one sequence; output [0] only."""
+
+    def __init__(self, batch_first, need_weights, embed=32, heads=4):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(embed, heads,
+                                          batch_first=batch_first)
+        self.need_weights = need_weights
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=self.need_weights)[0]
+
+
+class CrossAttention(nn.Module):
+    """Queries attend to a sequence of another length, kdim/vdim differing
+    from the embedding size."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 2, kdim=12, vdim=10,
+                                          batch_first=True)
+
+    def forward(self, q, k, v):
+        return self.attn(q, k, v, need_weights=False)[0]
+
+
+class CausalAttention(nn.Module):
+    """Self-attention with a constant causal mask and no bias."""
+
+    def __init__(self, seq=7):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(32, 4, bias=False, batch_first=True)
+        self.register_buffer(
+            "mask", torch.triu(torch.ones(seq, seq, dtype=torch.bool), 1))
+
+    def forward(self, x):
+        return self.attn(x, x, x, attn_mask=self.mask, need_weights=False)[0]
+
+
+class EncoderBlock(nn.Module):
+    """A post-norm transformer encoder block: multi-head self-attention and
+    a GELU feed-forward network, each with dropout, a residual and a
+    LayerNorm."""
+
+    def __init__(self, d_model=32, nhead=4, ffn=64, p=0.1):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, nhead, dropout=p,
+                                          batch_first=True)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.ffn = nn.Sequential(nn.Linear(d_model, ffn), nn.GELU(),
+                                 nn.Dropout(p), nn.Linear(ffn, d_model))
+        self.norm2 = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(p)
+
+    def forward(self, x):
+        x = self.norm1(x + self.dropout(self.attn(x, x, x,
+                                                  need_weights=False)[0]))
+        return self.norm2(x + self.dropout(self.ffn(x)))
+
+
+class PreNormBlock(nn.Module):
+    """A pre-norm block with the attention written out: q/k/v projections,
+    head split by view/transpose, scaled matmul, softmax."""
+
+    def __init__(self, d_model=32, nhead=4, ffn=64):
+        super().__init__()
+        self.d_model, self.nhead = d_model, nhead
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.fc1 = nn.Linear(d_model, ffn)
+        self.fc2 = nn.Linear(ffn, d_model)
+
+    def forward(self, x):
+        b, s, d = x.size(0), x.size(1), self.d_model
+        head = d // self.nhead
+        qkv = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        q = qkv[0].view(b, s, self.nhead, head).transpose(1, 2)
+        k = qkv[1].view(b, s, self.nhead, head).transpose(1, 2)
+        v = qkv[2].view(b, s, self.nhead, head).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(head)
+        attn = torch.softmax(scores, dim=-1) @ v
+        x = x + self.proj(attn.transpose(1, 2).reshape(b, s, d))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+add("mha_batch_first_no_weights", lambda: SelfAttention(True, False),
+    randn((2, 7, 32)))
+add("mha_batch_first_weights", lambda: SelfAttention(True, True),
+    randn((2, 7, 32)))
+add("mha_seq_first_no_weights", lambda: SelfAttention(False, False),
+    randn((7, 2, 32)))
+add("mha_seq_first_weights", lambda: SelfAttention(False, True),
+    randn((7, 2, 32)))
+add("mha_cross_kdim_vdim", CrossAttention,
+    randn((2, 5, 16), (2, 9, 12), (2, 9, 10)))
+add("mha_causal_mask", CausalAttention, randn((2, 7, 32)))
+add("encoder_block", lambda: random_norm_state(EncoderBlock()),
+    randn((2, 7, 32)))
+add("prenorm_block_manual_attention",
+    lambda: random_norm_state(PreNormBlock()), randn((2, 7, 32)))
+
+
+# =============================================================================
+# GraphModules given to compile directly.
+# =============================================================================
+
+family("graph_module")
+
+
+def _traced_linear_relu():
+    return torch.fx.symbolic_trace(seq(nn.Linear(13, 7), nn.ReLU()))
+
+
+def _hand_built_graph():
+    """A GraphModule built node by node: placeholder, call_function,
+    call_method, get_attr and output."""
+    root = nn.Module()
+    root.register_buffer("scale", torch.randn(7))
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    y = graph.placeholder("y")
+    scale = graph.get_attr("scale")
+    added = graph.call_function(torch.add, (x, y), {"alpha": 2.0})
+    relu = graph.call_method("relu", (added,))
+    scaled = graph.call_function(torch.mul, (relu, scale))
+    graph.output((scaled, graph.call_method("sum", (scaled,), {"dim": -1})))
+    return torch.fx.GraphModule(root, graph)
+
+
+add("traced_linear_relu", _traced_linear_relu, randn((5, 13)))
+add("hand_built_graph", _hand_built_graph, randn((3, 7), (3, 7)))
+
+
+# =============================================================================
+# Dynamic batch: dim 0 of every input varies between runs.
+# =============================================================================
+
+family("dynamic")
+
+BATCHES = (4, 7, 1)
+
+
+def dyn(name, model, inputs):
+    """Registers a dynamic-batch case compiled at batch 4, run at 4, 7, 1."""
+    add(name, model, inputs, batch_sizes=BATCHES)
+
+
+def _dyn_elementwise(x, y):
+    return torch.relu(x * y + 1) - torch.sigmoid(x)
+
+
+def _dyn_softmax(x):
+    return F.softmax(x, -1), F.log_softmax(x, 1)
+
+
+def _dyn_reduce_over_batch(x):
+    return x.sum(0), x.mean(), x.amax(dim=(0, 2)), x.argmax(0)
+
+
+def _dyn_reduce_inner(x):
+    return x.sum(-1), x.mean(1, keepdim=True), x.var(dim=2), x.argmax(-1)
+
+
+def _dyn_cat_split_transpose(x, y):
+    z = torch.cat([x, y], dim=1)
+    parts = z.split([4, 1], dim=1)
+    return parts[0].transpose(0, 1), parts[1].squeeze(1) * 2
+
+
+def _dyn_matmul_weight(x):
+    return x @ torch.ones(13, 4) + x[:, :, :4]
+
+
+dyn("elementwise_broadcast", lambda: lam(_dyn_elementwise),
+    batched((5, 7), (1, 7)))
+dyn("linear_relu", lambda: seq(nn.Linear(13, 7), nn.ReLU()), batched((13,)))
+dyn("linear_3d", lambda: seq(nn.Linear(13, 7)), batched((5, 13)))
+dyn("conv_bn_relu", lambda: random_norm_state(seq(
+    nn.Conv2d(3, 6, 3, stride=2, padding=1), nn.BatchNorm2d(6), nn.ReLU())),
+    batched((3, 13, 11)))
+dyn("max_pool_avg_pool", lambda: seq(nn.MaxPool2d(3, 2, 1),
+                                     nn.AvgPool2d(2, ceil_mode=True)),
+    batched((3, 13, 11)))
+dyn("adaptive_pool_flatten", lambda: seq(nn.AdaptiveAvgPool2d((2, 3)),
+                                         nn.Flatten()),
+    batched((3, 13, 11)))
+dyn("view_size0", lambda: lam(_view_size0), batched((5, 7)))
+dyn("reshape_shape0", lambda: lam(_reshape_shape0), batched((5, 7)))
+dyn("view_sizes_arith", lambda: lam(_view_sizes_arith), batched((5, 7)))
+dyn("softmax_log_softmax", lambda: lam(_dyn_softmax), batched((5, 7)))
+dyn("layer_norm", lambda: random_norm_state(seq(nn.LayerNorm(13))),
+    batched((5, 13)))
+dyn("batch_norm1d", lambda: random_norm_state(seq(nn.BatchNorm1d(13))),
+    batched((13,)))
+dyn("reduce_over_batch", lambda: lam(_dyn_reduce_over_batch),
+    batched((5, 7)))
+dyn("reduce_inner", lambda: lam(_dyn_reduce_inner), batched((5, 7)))
+dyn("cat_split_transpose", lambda: lam(_dyn_cat_split_transpose),
+    batched((3, 7), (2, 7)))
+dyn("matmul_batched", lambda: lam(_matmul), batched((5, 13), (13, 7)))
+dyn("matmul_weight", lambda: lam(_dyn_matmul_weight), batched((5, 13)))
+dyn("embedding", lambda: seq(nn.Embedding(20, 8)),
+    lambda n: (torch.randint(0, 20, (n, 5)),))
+dyn("int64_and_compare", lambda: lam(_int64_compare),
+    lambda n: (torch.randint(-5, 5, (n, 7)), torch.randint(-5, 5, (n, 7))))
+dyn("mha_seq_first", lambda: SelfAttention(False, False), batched((2, 32)))
+
+
+# =============================================================================
+# Models, static and dynamic batch. Model cases never loosen the tolerance.
+# =============================================================================
+
+family("models")
+
+
+def mlp():
+    return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
+                         nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+class LeNet(nn.Module):
+    """LeNet-5 on 1x28x28 images."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, padding=2)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def resnet18():
+    return random_norm_state(torchvision.models.resnet18())
+
+
+def mobilenet_v2():
+    return random_norm_state(torchvision.models.mobilenet_v2())
+
+
+def encoder_block():
+    return random_norm_state(EncoderBlock())
+
+
+_MODELS = [
+    ("mlp", mlp, (1, 28, 28)),
+    ("lenet", LeNet, (1, 28, 28)),
+    ("resnet18", resnet18, (3, 64, 64)),
+    ("mobilenet_v2", mobilenet_v2, (3, 64, 64)),
+    ("transformer_block", encoder_block, (7, 32)),
+]
+
+for _name, _model, _shape in _MODELS:
+    add(_name, _model, randn((1, *_shape)))
+for _name, _model, _shape in _MODELS:
+    add(f"{_name}_dynamic", _model, batched(_shape), batch_sizes=(2, 3))
+
+
+# --- Registry checks. --------------------------------------------------------
+
+CASES_BY_NAME = {case.name: case for case in CASES}
+assert len(CASES_BY_NAME) == len(CASES), "duplicate case names"
