@@ -278,6 +278,15 @@ LogicalResult lowerLogicalNotImpl(Lowering &l) {
       }));
 }
 
+LogicalResult lowerBitwiseNot(Lowering &l) {
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Type t = v[0].getType();
+    Value ones = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
+    return arith::XOrIOp::create(b, loc, v[0], ones);
+  });
+}
+
 LogicalResult lowerGelu(Lowering &l) {
   StringRef approximate = "none";
   if (auto s = dyn_cast_or_null<StringAttr>(l.kwarg("approximate")))
@@ -342,6 +351,46 @@ LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
 
 LogicalResult lowerClamp(Lowering &l) {
   return clampWith(l, l.arg(1), l.arg(2));
+}
+LogicalResult lowerClampMin(Lowering &l) {
+  return clampWith(l, l.arg(1), NoneAttr::get(l.b.getContext()));
+}
+LogicalResult lowerClampMax(Lowering &l) {
+  return clampWith(l, NoneAttr::get(l.b.getContext()), l.arg(1));
+}
+
+/// pow.Scalar(Scalar self, Tensor exponent).
+LogicalResult lowerPowScalarBase(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  if (isFloat(x.getType()))
+                    return math::PowFOp::create(b, loc, x, y);
+                  return math::IPowIOp::create(b, loc, x, y);
+                });
+}
+
+/// bitwise and/or/xor: logical on bools, bitwise on ints.
+template <typename OpTy> LogicalResult lowerBitwise(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  return OpTy::create(b, loc, x, y);
+                });
+}
+
+/// masked_fill(self, mask, value): where(mask, value, self).
+LogicalResult lowerMaskedFill(Lowering &l) {
+  Type r = l.resultElementType();
+  Value x = l.tensor(0u), mask = l.tensor(1u);
+  if (!x || !mask || !r)
+    return l.fail("needs typed tensors");
+  Value v = operand(l, l.arg(2), r);
+  if (!v)
+    return l.fail("unsupported fill value");
+  return l.replace(l.elementwise(
+      {mask, v, x}, r, r, [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value cond = l.convert(a[0], b.getI1Type());
+        return arith::SelectOp::create(b, loc, cond, a[1], a[2]).getResult();
+      }));
 }
 
 LogicalResult lowerLeakyRelu(Lowering &l) {
@@ -531,6 +580,17 @@ void mlir::fx::lowering::addElementwiseLowerings(
                   "aten::clip.Tensor"},
               lowerClamp);
   addLowering(t, {"aten::leaky_relu"}, lowerLeakyRelu);
+  addLowering(t, {"aten::clamp_min", "aten::clamp_min.Tensor"}, lowerClampMin);
+  addLowering(t, {"aten::clamp_max", "aten::clamp_max.Tensor"}, lowerClampMax);
+  addLowering(t, {"aten::pow.Scalar"}, lowerPowScalarBase);
+  addLowering(t, {"aten::bitwise_and.Tensor", "aten::bitwise_and.Scalar"},
+              lowerBitwise<arith::AndIOp>);
+  addLowering(t, {"aten::bitwise_or.Tensor", "aten::bitwise_or.Scalar"},
+              lowerBitwise<arith::OrIOp>);
+  addLowering(t, {"aten::bitwise_xor.Tensor", "aten::bitwise_xor.Scalar"},
+              lowerBitwise<arith::XOrIOp>);
+  addLowering(t, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"},
+              lowerMaskedFill);
   addLowering(t, {"aten::elu"}, lowerElu);
   using FP = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
@@ -550,6 +610,7 @@ void mlir::fx::lowering::addElementwiseLowerings(
   addLowering(t, {"aten::logical_or"}, lowerLogical<arith::OrIOp>);
   addLowering(t, {"aten::logical_xor"}, lowerLogical<arith::XOrIOp>);
   addLowering(t, {"aten::logical_not"}, lowerLogicalNotImpl);
+  addLowering(t, {"aten::bitwise_not"}, lowerBitwiseNot);
   addLowering(t,
               {"aten::where.self", "aten::where.ScalarSelf",
                "aten::where.ScalarOther", "aten::where.Scalar"},

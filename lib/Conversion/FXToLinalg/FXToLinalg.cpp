@@ -10,12 +10,14 @@
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/Registry/Registry.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -38,6 +40,26 @@ StateOp resolveState(GraphModuleOp module, StringRef name) {
     state = dyn_cast_or_null<StateOp>(
         SymbolTable::lookupSymbolIn(module, state.getAliasAttr().getAttr()));
   return state;
+}
+
+/// The value of `state` as a constant. Bool blobs become dense bool
+/// attributes: LLVM has no lowering for i1 resource blobs.
+TypedAttr constantValue(StateOp state) {
+  auto value = cast<TypedAttr>(*state.getValue());
+  auto blob = dyn_cast<DenseResourceElementsAttr>(value);
+  auto type = cast<ShapedType>(value.getType());
+  if (!blob || !type.getElementType().isInteger(1))
+    return value;
+  AsmResourceBlob *data = blob.getRawHandle().getBlob();
+  if (!data)
+    return value;
+  ArrayRef<char> bytes = data->getData();
+  if (int64_t(bytes.size()) != type.getNumElements())
+    return value;
+  SmallVector<bool> bools;
+  for (char c : bytes)
+    bools.push_back(c != 0);
+  return DenseElementsAttr::get(type, bools);
 }
 
 /// Reports a node that cannot be compiled.
@@ -81,14 +103,20 @@ struct ConvertFXToLinalgPass
         if (isLowerableTarget(call.getTarget()) ||
             call.getTarget() == "operator.getitem")
           continue;
-        reportNode(&op, call.getTarget().contains("::")
-                            ? "the operator has no lowering"
-                            : "the target is not canonical (run "
-                              "fx-normalize first) or not supported");
+        if (call.getTarget().contains("::")) {
+          reportNode(&op, "the operator has no lowering");
+        } else {
+          std::string why = "not canonical; run fx-normalize first";
+          if (TargetRegistry::get().bind(&op, why))
+            why = "not canonical; run fx-normalize first";
+          reportNode(&op, why);
+        }
         ok = false;
       } else if (isa<CallMethodOp, CallModuleOp>(op)) {
-        reportNode(&op, "method and module calls must be normalized first "
-                        "(fx-normalize) and this one is not supported");
+        std::string why = "not canonical; run fx-normalize first";
+        if (TargetRegistry::get().bind(&op, why))
+          why = "not canonical; run fx-normalize first";
+        reportNode(&op, why);
         ok = false;
       }
     }
@@ -154,8 +182,8 @@ struct ConvertFXToLinalgPass
               return failure();
             }
             OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
-            v = arith::ConstantOp::create(
-                b, op.getLoc(), cast<TypedAttr>(*state.getValue()));
+            v = arith::ConstantOp::create(b, op.getLoc(),
+                                          constantValue(state));
           }
         }
         getAttr.getResult().replaceAllUsesWith(v);

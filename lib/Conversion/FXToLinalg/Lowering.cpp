@@ -157,24 +157,56 @@ LogicalResult Lowering::replace(Value v) {
 }
 
 LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
-  for (Operation *user : op->getUsers()) {
+  auto getitemIndex = [&](Operation *user) -> std::optional<int64_t> {
     auto getitem = dyn_cast<CallFunctionOp>(user);
     if (!getitem || getitem.getTarget() != "operator.getitem" ||
         getitem.getArgs().size() != 2 ||
-        !isa<IntegerAttr>(getitem.getArgs()[1]))
-      return fail("its tuple result is used other than by getitem");
+        !isa<IntegerAttr>(getitem.getArgs()[1]) ||
+        getitem.getOperand(0) != op.getResult())
+      return std::nullopt;
     int64_t i = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
     if (i < 0)
       i += values.size();
-    if (i < 0 || i >= int64_t(values.size()))
+    return i;
+  };
+  for (Operation *user : op->getUsers())
+    if (auto i = getitemIndex(user); i && (*i < 0 || *i >= int64_t(values.size())))
       return fail("getitem index out of range");
-  }
+  MLIRContext *ctx = op.getContext();
   for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
-    auto getitem = cast<CallFunctionOp>(user);
-    int64_t i = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
-    if (i < 0)
-      i += values.size();
-    b.replaceOp(getitem, values[i]);
+    if (auto i = getitemIndex(user)) {
+      b.replaceOp(user, values[*i]);
+      continue;
+    }
+    // Any other node (fx.output, torch.cat of the pieces) sees a tuple of
+    // the parts where it referred to the whole.
+    auto node = dyn_cast<NodeOpInterface>(user);
+    if (!node)
+      return fail("its tuple result has a user that is not an fx node");
+    SmallVector<Value> operands;
+    auto remap = [&](Attribute attr) {
+      return replaceNodeRefs(attr, [&](NodeAttr ref) -> Attribute {
+        Value v = user->getOperand(ref.getIndex());
+        if (v != op.getResult()) {
+          operands.push_back(v);
+          return NodeAttr::get(ctx, operands.size() - 1);
+        }
+        SmallVector<Attribute> parts;
+        for (Value part : values) {
+          operands.push_back(part);
+          parts.push_back(NodeAttr::get(ctx, operands.size() - 1));
+        }
+        return TupleAttr::get(ctx, parts);
+      });
+    };
+    Attribute args = remap(node.getArgs());
+    Attribute kwargs = isa<OutputOp>(user) ? Attribute() : remap(node.getKwargs());
+    b.modifyOpInPlace(user, [&] {
+      user->setAttr("args", args);
+      if (kwargs)
+        user->setAttr("kwargs", kwargs);
+      user->setOperands(operands);
+    });
   }
   b.eraseOp(op);
   return success();

@@ -93,6 +93,13 @@ LogicalResult lowerReshape(Lowering &l) {
   return l.replace(l.reshape(x, *sizes));
 }
 
+LogicalResult lowerViewAs(Lowering &l) {
+  Value x = l.tensor(0u), other = l.tensor(1u);
+  if (!x || !other)
+    return failure();
+  return l.replace(l.reshape(x, l.dims(other)));
+}
+
 LogicalResult lowerFlatten(Lowering &l) {
   Value x = l.tensor(0u);
   if (!x)
@@ -333,8 +340,11 @@ LogicalResult lowerSplit(Lowering &l) {
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  if (!unbind)
+    if (auto sizes = l.intList(1u))
+      return splitInto(l, x, *dim, *sizes);
   if (ShapedType::isDynamic(n))
-    return l.fail("cannot split a dynamic dim");
+    return l.fail("cannot split a dynamic dim into equal pieces");
   if (unbind) {
     SmallVector<Value> results;
     for (int64_t i = 0; i < n; ++i)
@@ -540,6 +550,17 @@ LogicalResult lowerFill(Lowering &l, std::optional<double> value) {
   return l.replace(l.filled(*sizes, v));
 }
 LogicalResult lowerZeros(Lowering &l) { return lowerFill(l, 0.0); }
+
+/// new_zeros/new_ones(self, size, ...).
+LogicalResult lowerNewFill(Lowering &l, double value) {
+  Type elem = l.resultElementType();
+  auto sizes = l.indexList(l.arg(1));
+  if (!elem || !sizes)
+    return l.fail("needs a typed result and a list of sizes");
+  return l.replace(l.filled(*sizes, l.constant(elem, value)));
+}
+LogicalResult lowerNewZeros(Lowering &l) { return lowerNewFill(l, 0.0); }
+LogicalResult lowerNewOnes(Lowering &l) { return lowerNewFill(l, 1.0); }
 LogicalResult lowerOnes(Lowering &l) { return lowerFill(l, 1.0); }
 LogicalResult lowerFull(Lowering &l) { return lowerFill(l, std::nullopt); }
 
@@ -618,6 +639,9 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::view", "aten::reshape", "aten::_unsafe_view"},
               lowerReshape);
   addLowering(t, {"aten::flatten.using_ints"}, lowerFlatten);
+  addLowering(t, {"aten::view_as"}, lowerViewAs);
+  addLowering(t, {"aten::new_zeros"}, lowerNewZeros);
+  addLowering(t, {"aten::new_ones"}, lowerNewOnes);
   addLowering(t, {"aten::permute"}, lowerPermute);
   addLowering(t, {"aten::transpose.int", "aten::swapaxes"}, lowerTranspose);
   addLowering(t, {"aten::squeeze", "aten::squeeze.dim"}, lowerSqueeze);

@@ -87,31 +87,39 @@ bool mlir::fx::isConstantValue(Attribute attr) {
   return isValue(attr) && !hasNode;
 }
 
-Attribute mlir::fx::remapNodeRefs(Attribute attr,
-                                  llvm::function_ref<unsigned(unsigned)> map) {
+Attribute
+mlir::fx::replaceNodeRefs(Attribute attr,
+                          llvm::function_ref<Attribute(NodeAttr)> replace) {
   MLIRContext *ctx = attr.getContext();
   std::deque<SmallVector<Attribute>> storage;
-  auto remapAll = [&](ArrayRef<Attribute> elements) -> ArrayRef<Attribute> {
+  auto replaceAll = [&](ArrayRef<Attribute> elements) -> ArrayRef<Attribute> {
     storage.push_back(llvm::map_to_vector(
-        elements, [&](Attribute a) { return remapNodeRefs(a, map); }));
+        elements, [&](Attribute a) { return replaceNodeRefs(a, replace); }));
     return storage.back();
   };
   if (auto node = dyn_cast<NodeAttr>(attr))
-    return NodeAttr::get(ctx, map(node.getIndex()));
+    return replace(node);
   if (auto list = dyn_cast<ListAttr>(attr))
-    return ListAttr::get(ctx, remapAll(list.getElements()));
+    return ListAttr::get(ctx, replaceAll(list.getElements()));
   if (auto tuple = dyn_cast<TupleAttr>(attr))
-    return TupleAttr::get(ctx, remapAll(tuple.getElements()));
+    return TupleAttr::get(ctx, replaceAll(tuple.getElements()));
   if (auto array = dyn_cast<ArrayAttr>(attr))
-    return ArrayAttr::get(ctx, remapAll(array.getValue()));
+    return ArrayAttr::get(ctx, replaceAll(array.getValue()));
   if (auto dict = dyn_cast<DictAttr>(attr))
-    return DictAttr::get(ctx, remapAll(dict.getKeys()),
-                         remapAll(dict.getValues()));
+    return DictAttr::get(ctx, replaceAll(dict.getKeys()),
+                         replaceAll(dict.getValues()));
   if (auto slice = dyn_cast<SliceAttr>(attr))
-    return SliceAttr::get(ctx, remapNodeRefs(slice.getStart(), map),
-                          remapNodeRefs(slice.getStop(), map),
-                          remapNodeRefs(slice.getStep(), map));
+    return SliceAttr::get(ctx, replaceNodeRefs(slice.getStart(), replace),
+                          replaceNodeRefs(slice.getStop(), replace),
+                          replaceNodeRefs(slice.getStep(), replace));
   return attr;
+}
+
+Attribute mlir::fx::remapNodeRefs(Attribute attr,
+                                  llvm::function_ref<unsigned(unsigned)> map) {
+  return replaceNodeRefs(attr, [&](NodeAttr node) -> Attribute {
+    return NodeAttr::get(node.getContext(), map(node.getIndex()));
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -212,6 +212,13 @@ Attribute mlir::fx::parseLiteral(MLIRContext *ctx, StringRef text,
   }
   int64_t intValue;
   if (!text.getAsInteger(10, intValue)) {
+    // LibTorch prints enum defaults as their numbers (`memory_format=0`).
+    static const char *memoryFormats[] = {"contiguous_format",
+                                          "preserve_format", "channels_last",
+                                          "channels_last_3d"};
+    if (type && type->kind == ArgKind::MemoryFormat && intValue >= 0 &&
+        intValue < 4)
+      return MemoryFormatAttr::get(ctx, memoryFormats[intValue]);
     Attribute attr = IntegerAttr::get(i64, intValue);
     if (type && type->isList && type->fixedSize)
       return ListAttr::get(
@@ -226,8 +233,7 @@ Attribute mlir::fx::parseLiteral(MLIRContext *ctx, StringRef text,
   if (text == "inf" || text == "-inf")
     return FloatAttr::get(Float64Type::get(ctx),
                           text == "inf" ? INFINITY : -INFINITY);
-  if (text.consume_front("torch."))
-    return DTypeAttr::get(ctx, text);
+  text.consume_front("torch.");
   if (llvm::is_contained(MemoryFormatAttr::getKnownNames(), text))
     return MemoryFormatAttr::get(ctx, text);
   if (llvm::is_contained(LayoutAttr::getKnownNames(), text))
@@ -584,11 +590,6 @@ bool Binder::accepts(const ArgType &type, Attribute value, bool element) {
   if (type.isList && !element) {
     auto list = dyn_cast<ListAttr>(value);
     if (!list)
-      return false;
-    // `int[2] stride=[]` (empty: the op's own default) is allowed.
-    if (type.fixedSize && !list.getElements().empty() &&
-        list.getElements().size() != type.fixedSize &&
-        type.kind == ArgKind::Int)
       return false;
     return llvm::all_of(list.getElements(), [&](Attribute e) {
       return accepts(type, e, /*element=*/true);

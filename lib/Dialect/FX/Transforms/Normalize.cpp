@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include <cmath>
 #include <variant>
@@ -45,6 +46,13 @@ public:
   }
 
   MLIRContext *getContext() { return ctx; }
+
+  /// Erases a node other than the one being normalized; the pass skips it.
+  void erase(Operation *op) {
+    erased.insert(op);
+    op->erase();
+  }
+  bool isErased(Operation *op) const { return erased.contains(op); }
 
   std::string uniqueName(StringRef base) {
     std::string name = base.str();
@@ -136,6 +144,7 @@ private:
   MLIRContext *ctx;
   llvm::StringSet<> names;
   llvm::StringMap<Value> stateReads;
+  llvm::DenseSet<Operation *> erased;
 };
 
 Attribute i64Attr(MLIRContext *ctx, int64_t v) {
@@ -288,11 +297,10 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     why = "needs embed_dim and num_heads";
     return failure();
   }
+  bool sameEmbed = true;
   for (StringRef dimName : {"kdim", "vdim"})
-    if (auto d = intHParam(dimName); d && *d != *embed) {
-      why = "kdim and vdim must equal embed_dim";
-      return failure();
-    }
+    if (auto d = intHParam(dimName); d && *d != *embed)
+      sameEmbed = false;
   if (boolHParam("add_bias_kv") || boolHParam("add_zero_attn")) {
     why = "add_bias_kv and add_zero_attn are not supported";
     return failure();
@@ -323,10 +331,12 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
       why = "query, key and value must be nodes";
       return failure();
     }
-  if (!isa<NoneAttr>(bound[3]) || !isa<NoneAttr>(bound[5])) {
-    why = "attention masks are not supported";
-    return failure();
-  }
+  // Masks: bool (true = masked out) or float (added to the scores).
+  for (int i : {3, 5})
+    if (!isa<NoneAttr>(bound[i]) && !isa<NodeAttr>(bound[i])) {
+      why = "attention masks must be tensors or None";
+      return failure();
+    }
   // Only `getitem(node, 0)` and `getitem(node, 1)` may use the result.
   for (Operation *user : node->getUsers()) {
     auto getitem = dyn_cast<CallFunctionOp>(user);
@@ -385,7 +395,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     if (!batchFirst)
       inputs[i] = emit("aten::transpose.int", {inputs[i], I(0), I(1)});
   }
-  Value weight = gb.readState(path + ".in_proj_weight", node);
+  Value weight =
+      sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
   Value bias;
   if (SymbolTable::lookupSymbolIn(
           node->getParentOfType<GraphModuleOp>(),
@@ -393,13 +404,17 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     bias = gb.readState(path + ".in_proj_bias", node);
   Value heads4[3];
   for (int i = 0; i < 3; ++i) {
-    Value w = emit("aten::slice.Tensor", {weight, I(0), I(i * E), I((i + 1) * E), I(1)});
+    static const char *separate[] = {".q_proj_weight", ".k_proj_weight",
+                                     ".v_proj_weight"};
+    Value w = sameEmbed ? emit("aten::slice.Tensor",
+                               {weight, I(0), I(i * E), I((i + 1) * E), I(1)})
+                        : gb.readState(path + separate[i], node);
     std::variant<Value, Attribute> b = NoneAttr::get(ctx);
     if (bias)
       b = emit("aten::slice.Tensor", {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
     Value proj = emit("aten::linear", {inputs[i], w, b});
     // (N, L, E) -> (N, L, H, D) -> (N, H, L, D); N and L stay inferred.
-    Value n = emit("aten::size.int", {inputs[i], I(0)}, IntegerType::get(ctx, 64));
+    Value n = emit("aten::size.int", {proj, I(0)}, IntegerType::get(ctx, 64));
     SmallVector<Value> refs = {proj, n};
     Value split = gb.call(node, gb.uniqueName(base + "_view"), "aten::view",
                           {NodeAttr::get(ctx, 0),
@@ -413,6 +428,25 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
                                             1.0 / std::sqrt(double(D)))});
   Value kT = emit("aten::transpose.int", {heads4[1], I(-2), I(-1)});
   Value scores = emit("aten::matmul", {q, kT});
+  auto isBool = [](Value v) {
+    auto t = dyn_cast<TensorType>(v.getType());
+    return t && t.getElementType().isInteger(1);
+  };
+  Attribute negInf = FloatAttr::get(Float64Type::get(ctx), -INFINITY);
+  if (auto ref = dyn_cast<NodeAttr>(bound[5])) {
+    Value mask = node.getOperand(ref.getIndex());
+    scores = isBool(mask)
+                 ? emit("aten::masked_fill.Scalar", {scores, mask, negInf})
+                 : emit("aten::add.Tensor", {scores, mask});
+  }
+  if (auto ref = dyn_cast<NodeAttr>(bound[3])) {
+    // (N, S) -> (N, 1, 1, S)
+    Value mask = node.getOperand(ref.getIndex());
+    Value m4 = emit("aten::unsqueeze", {mask, I(1)});
+    m4 = emit("aten::unsqueeze", {m4, I(1)});
+    scores = isBool(mask) ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
+                          : emit("aten::add.Tensor", {scores, m4});
+  }
   Value attn = emit("aten::softmax.int", {scores, I(-1), NoneAttr::get(ctx)});
   Value ctxv = emit("aten::matmul", {attn, heads4[2]});
   Value merged = emit("aten::transpose.int", {ctxv, I(1), I(2)});
@@ -446,7 +480,7 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
       replacement = weights;
     }
     getitem.getResult().replaceAllUsesWith(replacement);
-    getitem.erase();
+    gb.erase(getitem);
   }
   node.erase();
   return success();
@@ -475,6 +509,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
         nodes.push_back(&op);
     for (Operation *op : nodes) {
+      if (gb.isErased(op))
+        continue;
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);
       if (succeeded(handled))
@@ -510,6 +546,42 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     return ref && !isa<TensorType>(call.getOperand(ref.getIndex()).getType());
   }
 
+  /// `x.T`, `x.mT`, `x.ndim` of tensors and `.values`/`.indices` of the
+  /// named tuples max/min/sort return.
+  LogicalResult rewriteGetattr(GraphBuilder &gb, CallFunctionOp call,
+                               std::string &why) {
+    MLIRContext *ctx = call.getContext();
+    StringRef field = cast<StringAttr>(call.getArgs()[1]).getValue();
+    Value self = call.getOperand(0);
+    Type type = call.getResult().getType();
+    auto replaceWith = [&](StringRef target, ArrayRef<Attribute> rest) {
+      SmallVector<Attribute> args = {NodeAttr::get(ctx, 0)};
+      args.append(rest.begin(), rest.end());
+      CallFunctionOp r = gb.call(call, call.getNodeName(), target, args, {},
+                                 {}, {self}, type);
+      call.getResult().replaceAllUsesWith(r.getResult());
+      call.erase();
+      return success();
+    };
+    if (field == "values" || field == "indices")
+      return replaceWith("operator.getitem",
+                         {i64Attr(ctx, field == "values" ? 0 : 1)});
+    auto tensor = dyn_cast<RankedTensorType>(self.getType());
+    if (field == "ndim" && tensor)
+      return replaceWith("aten::dim", {});
+    if (field == "mT")
+      return replaceWith("aten::transpose.int",
+                         {i64Attr(ctx, -2), i64Attr(ctx, -1)});
+    if (field == "T" && tensor) {
+      SmallVector<Attribute> dims;
+      for (int64_t d = tensor.getRank() - 1; d >= 0; --d)
+        dims.push_back(i64Attr(ctx, d));
+      return replaceWith("aten::permute", {ListAttr::get(ctx, dims)});
+    }
+    why = ("unsupported attribute '" + field + "'").str();
+    return failure();
+  }
+
   /// Rewrites the nodes the registry's one-to-one aliases cannot express.
   /// Succeeds when it rewrote `op`; fails with `why` empty when `op` is not
   /// special, with `why` set when it is but cannot be rewritten.
@@ -526,6 +598,28 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         if (succeeded(expandTensorIndex(gb, call, why)))
           return success();
         return failure();
+      }
+      if (target == "builtins.getattr" && args.size() == 2 &&
+          isa<NodeAttr>(args[0]) && isa<StringAttr>(args[1]) &&
+          args[1] != StringAttr::get(ctx, "shape"))
+        return rewriteGetattr(gb, call, why);
+      if (target == "operator.truediv" && args.size() == 2 &&
+          isa<IntegerAttr, FloatAttr>(args[0]) && isa<NodeAttr>(args[1]) &&
+          isa<TensorType>(call.getOperand(0).getType())) {
+        // `2 / x` = 2 * (1 / x); LibTorch has no Scalar / Tensor overload.
+        Type type = call.getResult().getType();
+        Value x = call.getOperand(0);
+        Value r = gb.call(op, gb.uniqueName(call.getNodeName().str() +
+                                            "_reciprocal"),
+                          "aten::reciprocal", {NodeAttr::get(ctx, 0)}, {}, {},
+                          {x}, type)
+                      .getResult();
+        CallFunctionOp mul = gb.call(
+            op, call.getNodeName(), "aten::mul.Scalar",
+            {NodeAttr::get(ctx, 0), args[0]}, {}, {}, {r}, type);
+        call.getResult().replaceAllUsesWith(mul.getResult());
+        call.erase();
+        return success();
       }
       if (target == "builtins.getattr" && args.size() == 2 &&
           isa<NodeAttr>(args[0]) && args[1] == StringAttr::get(ctx, "shape")) {

@@ -37,6 +37,12 @@ Type getDTypeElementType(MLIRContext *ctx, StringRef name);
 /// getDTypeElementType), or "" if torch has no such dtype.
 StringRef getElementDTypeName(Type elementType);
 
+/// Returns `attr` with every #fx.node reference replaced by `replace(ref)`
+/// (any value: a container of references, a literal), depth first in
+/// print order.
+Attribute replaceNodeRefs(Attribute attr,
+                          llvm::function_ref<Attribute(NodeAttr)> replace);
+
 /// Returns `attr` with every #fx.node<i> replaced by #fx.node<map(i)>.
 Attribute remapNodeRefs(Attribute attr,
                         llvm::function_ref<unsigned(unsigned)> map);
