@@ -189,7 +189,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       graph->impl->states.push_back(it->second);
       continue;
     }
-    graph->inputs.push_back(specOf(type.getInput(i), "input " + std::to_string(i)));
+    graph->inputs.push_back(
+        specOf(type.getInput(i), "input " + std::to_string(i)));
     if (graph->inputs.back().dtype.empty()) {
       errors << "error: unsupported input type " << describe(type.getInput(i))
              << "\n";
@@ -201,8 +202,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
         specOf(type.getResult(i), "output " + std::to_string(i)));
     if (graph->outputs.back().dtype.empty() ||
         !getDTypeSize(graph->outputs.back().dtype)) {
-      errors << "error: unsupported output type "
-             << describe(type.getResult(i)) << "\n";
+      errors << "error: unsupported output type " << describe(type.getResult(i))
+             << "\n";
       return nullptr;
     }
   }
@@ -329,8 +330,8 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
     size_t bytes = getDTypeSize(arg.dtype);
     for (int64_t s : arg.shape)
       bytes *= s;
-    foreign.push_back({static_cast<char *>(arg.data),
-                       static_cast<char *>(arg.data) + bytes});
+    foreign.push_back(
+        {static_cast<char *>(arg.data), static_cast<char *>(arg.data) + bytes});
   }
   for (StateBuffer &state : impl->states) {
     descriptors.push_back(descriptor(state.bytes.data(), state.shape));

@@ -70,9 +70,9 @@ public:
   /// Compiles the fx graph module in `ir` (textual or bytecode MLIR). On
   /// failure returns null and sets `error` to the diagnostics, one per line
   /// (`loc: error: message`).
-  static std::unique_ptr<CompiledGraph>
-  compile(llvm::StringRef ir, const CompileOptions &options,
-          std::string &error);
+  static std::unique_ptr<CompiledGraph> compile(llvm::StringRef ir,
+                                                const CompileOptions &options,
+                                                std::string &error);
 
   llvm::ArrayRef<TensorSpec> getInputs() const { return inputs; }
   llvm::ArrayRef<TensorSpec> getOutputs() const { return outputs; }

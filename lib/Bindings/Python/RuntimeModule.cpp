@@ -48,10 +48,11 @@ std::string dtypeName(at::ScalarType type) {
 
 at::ScalarType scalarType(const std::string &name) {
   static const std::pair<const char *, at::ScalarType> table[] = {
-      {"float32", at::kFloat}, {"float64", at::kDouble}, {"int64", at::kLong},
-      {"int32", at::kInt},     {"int16", at::kShort},    {"int8", at::kChar},
-      {"uint8", at::kByte},    {"bool", at::kBool},      {"float16", at::kHalf},
-      {"bfloat16", at::kBFloat16}};
+      {"float32", at::kFloat}, {"float64", at::kDouble},
+      {"int64", at::kLong},    {"int32", at::kInt},
+      {"int16", at::kShort},   {"int8", at::kChar},
+      {"uint8", at::kByte},    {"bool", at::kBool},
+      {"float16", at::kHalf},  {"bfloat16", at::kBFloat16}};
   for (auto &[n, t] : table)
     if (name == n)
       return t;
@@ -72,8 +73,7 @@ public:
       graph = CompiledGraph::compile(ir, options, error);
     }
     if (!graph)
-      throw std::invalid_argument(error.empty() ? "compilation failed"
-                                                : error);
+      throw std::invalid_argument(error.empty() ? "compilation failed" : error);
   }
 
   std::vector<at::Tensor> call(const std::vector<at::Tensor> &args) {

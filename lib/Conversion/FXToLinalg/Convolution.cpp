@@ -87,10 +87,9 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
   Value init = biasInit(l, sizes, bias, elem);
   Type initType = init.getType();
   if (groups == 1)
-    return linalg::Conv2DNchwFchwOp::create(b, l.loc, TypeRange{initType},
-                                            ValueRange{input, weight},
-                                            ValueRange{init}, strides,
-                                            dilations)
+    return linalg::Conv2DNchwFchwOp::create(
+               b, l.loc, TypeRange{initType}, ValueRange{input, weight},
+               ValueRange{init}, strides, dilations)
         .getResult(0);
   if (C == 1 && F == groups) {
     // Depthwise, one filter per channel: weight (C, 1, kh, kw) -> (C, kh, kw).
@@ -107,8 +106,8 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
   SmallVector<OpFoldResult> inSizes = {l.dim(input, 0), b.getIndexAttr(groups),
                                        b.getIndexAttr(C), b.getIndexAttr(H),
                                        b.getIndexAttr(W)};
-  auto inType = RankedTensorType::get(
-      {staticDim(input, 0), groups, C, H, W}, elem);
+  auto inType =
+      RankedTensorType::get({staticDim(input, 0), groups, C, H, W}, elem);
   Value in5 = tensor::ExpandShapeOp::create(
       b, l.loc, inType, input,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, inSizes);
@@ -118,15 +117,14 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   SmallVector<OpFoldResult> outSizes = {sizes[0], b.getIndexAttr(groups),
                                         b.getIndexAttr(Fg), sizes[2], sizes[3]};
-  auto outType = RankedTensorType::get(
-      {staticDim(input, 0), groups, Fg, OH, OW}, elem);
+  auto outType =
+      RankedTensorType::get({staticDim(input, 0), groups, Fg, OH, OW}, elem);
   Value init5 = tensor::ExpandShapeOp::create(
       b, l.loc, outType, init,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}, outSizes);
-  Value r = linalg::Conv2DNgchwGfchwOp::create(b, l.loc, TypeRange{outType},
-                                               ValueRange{in5, w5},
-                                               ValueRange{init5}, strides,
-                                               dilations)
+  Value r = linalg::Conv2DNgchwGfchwOp::create(
+                b, l.loc, TypeRange{outType}, ValueRange{in5, w5},
+                ValueRange{init5}, strides, dilations)
                 .getResult(0);
   return tensor::CollapseShapeOp::create(
       b, l.loc, r, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
@@ -198,17 +196,16 @@ std::optional<Window> window(int64_t n, int64_t k, int64_t s, int64_t p,
   // The last window must start inside the input or left padding.
   if (ceil && (out - 1) * s >= n + p)
     --out;
-  int64_t extra = std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 -
-                                           (n + 2 * p));
+  int64_t extra =
+      std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - (n + 2 * p));
   return Window{n, k, s, p, d, out, extra};
 }
 
 /// Reads (kernel, stride, padding[, dilation], ceil_mode) of a pooling op
 /// for `spatial` dims; stride [] means the kernel size.
-std::optional<SmallVector<Window>>
-poolWindows(Lowering &l, Value input, int spatial, bool hasDilation) {
-  auto kernel = l.intList(1u), stride = l.intList(2u),
-       padding = l.intList(3u);
+std::optional<SmallVector<Window>> poolWindows(Lowering &l, Value input,
+                                               int spatial, bool hasDilation) {
+  auto kernel = l.intList(1u), stride = l.intList(2u), padding = l.intList(3u);
   std::optional<SmallVector<int64_t>> dilation =
       SmallVector<int64_t>(spatial, 1);
   unsigned ceilIndex = 4;
@@ -247,7 +244,8 @@ Value padForWindows(Lowering &l, Value input, ArrayRef<Window> wins, Value v) {
   bool any = llvm::any_of(wins, [](const Window &w) { return w.p || w.extra; });
   if (!any)
     return input;
-  SmallVector<OpFoldResult> lo(2, l.b.getIndexAttr(0)), hi(2, l.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> lo(2, l.b.getIndexAttr(0)),
+      hi(2, l.b.getIndexAttr(0));
   for (const Window &w : wins) {
     lo.push_back(l.b.getIndexAttr(w.p));
     hi.push_back(l.b.getIndexAttr(w.p + w.extra));
@@ -274,10 +272,10 @@ Value pool2d(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
   auto strides = b.getI64VectorAttr({wins[0].s, wins[1].s});
   auto dilations = b.getI64VectorAttr({wins[0].d, wins[1].d});
   if (isMax)
-    return linalg::PoolingNchwMaxOp::create(
-               b, l.loc, TypeRange{init.getType()},
-               ValueRange{padded, windowShape}, ValueRange{init}, strides,
-               dilations)
+    return linalg::PoolingNchwMaxOp::create(b, l.loc, TypeRange{init.getType()},
+                                            ValueRange{padded, windowShape},
+                                            ValueRange{init}, strides,
+                                            dilations)
         .getResult(0);
   return linalg::PoolingNchwSumOp::create(b, l.loc, TypeRange{init.getType()},
                                           ValueRange{padded, windowShape},
@@ -348,12 +346,12 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
         }
         return end - start;
       };
-      int64_t count = extent(wh, oh, !*includePad) * extent(ww, ow, !*includePad);
+      int64_t count =
+          extent(wh, oh, !*includePad) * extent(ww, ow, !*includePad);
       divisors.push_back(divisorOverride ? float(*divisorOverride)
                                          : float(count));
     }
-  auto tableType =
-      RankedTensorType::get({wh.out, ww.out}, l.b.getF32Type());
+  auto tableType = RankedTensorType::get({wh.out, ww.out}, l.b.getF32Type());
   Value table = arith::ConstantOp::create(
       l.b, l.loc, DenseElementsAttr::get(tableType, ArrayRef<float>(divisors)));
   Value r = l.elementwise(
@@ -434,18 +432,17 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
   iterators[h] = iterators[w] = utils::IteratorType::reduction;
   Value init = l.filled(sizes, l.constant(elem, 0));
   input = l.castTensor(input, elem);
-  Value r = linalg::GenericOp::create(
-                b, l.loc, TypeRange{init.getType()}, ValueRange{input, ph, pw},
-                ValueRange{init}, maps, iterators, "", "",
-                [&](OpBuilder &nb, Location loc, ValueRange v) {
-                  Value p = arith::MulFOp::create(
-                      nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]),
-                      v[2]);
-                  linalg::YieldOp::create(
-                      nb, loc,
-                      arith::AddFOp::create(nb, loc, v[3], p).getResult());
-                })
-                .getResult(0);
+  Value r =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{input, ph, pw},
+          ValueRange{init}, maps, iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value p = arith::MulFOp::create(
+                nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]), v[2]);
+            linalg::YieldOp::create(
+                nb, loc, arith::AddFOp::create(nb, loc, v[3], p).getResult());
+          })
+          .getResult(0);
   if (spatial == 1)
     r = l.squeeze(r, rank - 2);
   return l.replace(r);
@@ -460,8 +457,7 @@ LogicalResult lowerAdaptiveAvgPool2d(Lowering &l) {
 
 } // namespace
 
-void mlir::fx::lowering::addConvolutionLowerings(
-    llvm::StringMap<LowerFn> &t) {
+void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::conv1d", "aten::conv1d.padding"}, lowerConv1d);
   addLowering(t, {"aten::conv2d", "aten::conv2d.padding"}, lowerConv2d);
   addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);

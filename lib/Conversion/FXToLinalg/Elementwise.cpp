@@ -21,7 +21,9 @@ using Body = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 /// if any, else the widest int; dimensioned tensors win over 0-d tensors
 /// and scalars.
 Type promote(Lowering &l, ArrayRef<Value> values) {
-  auto category = [](Type t) { return isFloat(t) ? 2 : t.isInteger(1) ? 0 : 1; };
+  auto category = [](Type t) {
+    return isFloat(t) ? 2 : t.isInteger(1) ? 0 : 1;
+  };
   Type best;
   for (int pass = 0; pass < 2 && !best; ++pass) {
     for (Value v : values) {
@@ -102,10 +104,9 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 //===----------------------------------------------------------------------===//
 
 /// `self op other` with an optional `alpha` scaling `other`.
-LogicalResult binary(Lowering &l, Attribute lhs, Attribute rhs,
-                     Attribute alpha,
-                     function_ref<Value(OpBuilder &, Location, Value, Value)>
-                         fn) {
+LogicalResult
+binary(Lowering &l, Attribute lhs, Attribute rhs, Attribute alpha,
+       function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed result");
@@ -169,21 +170,20 @@ LogicalResult lowerDiv(Lowering &l) {
   StringRef mode = "";
   if (auto s = dyn_cast_or_null<StringAttr>(modeAttr))
     mode = s.getValue();
-  return binary(
-      l, l.arg(0), l.arg(1), {},
-      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        if (isFloat(x.getType())) {
-          Value q = arith::DivFOp::create(b, loc, x, y);
-          if (mode == "trunc")
-            return math::TruncOp::create(b, loc, q);
-          if (mode == "floor")
-            return math::FloorOp::create(b, loc, q);
-          return q;
-        }
-        if (mode == "floor")
-          return arith::FloorDivSIOp::create(b, loc, x, y);
-        return arith::DivSIOp::create(b, loc, x, y);
-      });
+  return binary(l, l.arg(0), l.arg(1), {},
+                [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  if (isFloat(x.getType())) {
+                    Value q = arith::DivFOp::create(b, loc, x, y);
+                    if (mode == "trunc")
+                      return math::TruncOp::create(b, loc, q);
+                    if (mode == "floor")
+                      return math::FloorOp::create(b, loc, q);
+                    return q;
+                  }
+                  if (mode == "floor")
+                    return arith::FloorDivSIOp::create(b, loc, x, y);
+                  return arith::DivSIOp::create(b, loc, x, y);
+                });
 }
 
 LogicalResult lowerFloorDivide(Lowering &l) {
@@ -198,20 +198,19 @@ LogicalResult lowerFloorDivide(Lowering &l) {
 
 LogicalResult lowerPow(Lowering &l) {
   std::optional<double> exponent = l.constFloat(l.arg(1));
-  return binary(
-      l, l.arg(0), l.arg(1), {},
-      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
-        if (exponent && *exponent == 2.0)
-          return mul(b, loc, x, x);
-        if (exponent && *exponent == 1.0)
-          return x;
-        if (isFloat(x.getType())) {
-          if (exponent && *exponent == 0.5)
-            return math::SqrtOp::create(b, loc, x);
-          return math::PowFOp::create(b, loc, x, y);
-        }
-        return math::IPowIOp::create(b, loc, x, y);
-      });
+  return binary(l, l.arg(0), l.arg(1), {},
+                [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  if (exponent && *exponent == 2.0)
+                    return mul(b, loc, x, x);
+                  if (exponent && *exponent == 1.0)
+                    return x;
+                  if (isFloat(x.getType())) {
+                    if (exponent && *exponent == 0.5)
+                      return math::SqrtOp::create(b, loc, x);
+                    return math::PowFOp::create(b, loc, x, y);
+                  }
+                  return math::IPowIOp::create(b, loc, x, y);
+                });
 }
 
 //===----------------------------------------------------------------------===//
@@ -220,7 +219,7 @@ LogicalResult lowerPow(Lowering &l) {
 
 #define FX_UNARY(NAME, EXPR)                                                   \
   LogicalResult NAME(Lowering &l) {                                            \
-    return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {  \
+    return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {   \
       Value x = v[0];                                                          \
       Type t = x.getType();                                                    \
       (void)t;                                                                 \
@@ -256,13 +255,13 @@ FX_UNARY(lowerHardswish,
                       fconst(b, loc, t, 6))),
              fconst(b, loc, t, 6)))
 FX_UNARY(lowerHardsigmoid,
-         arith::DivFOp::create(
-             b, loc,
-             minv(b, loc,
-                  maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
-                       fconst(b, loc, t, 0)),
-                  fconst(b, loc, t, 6)),
-             fconst(b, loc, t, 6)))
+         arith::DivFOp::create(b, loc,
+                               minv(b, loc,
+                                    maxv(b, loc,
+                                         add(b, loc, x, fconst(b, loc, t, 3)),
+                                         fconst(b, loc, t, 0)),
+                                    fconst(b, loc, t, 6)),
+                               fconst(b, loc, t, 6)))
 #undef FX_UNARY
 
 LogicalResult lowerLogicalNotImpl(Lowering &l) {
@@ -282,7 +281,8 @@ LogicalResult lowerBitwiseNot(Lowering &l) {
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Type t = v[0].getType();
     Value ones = arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
+        b, loc,
+        b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
     return arith::XOrIOp::create(b, loc, v[0], ones);
   });
 }
@@ -301,8 +301,8 @@ LogicalResult lowerGelu(Lowering &l) {
     Value inner;
     if (useTanh) {
       // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      Value x3 = arith::MulFOp::create(
-          b, loc, x, arith::MulFOp::create(b, loc, x, x));
+      Value x3 =
+          arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
       Value s = arith::AddFOp::create(
           b, loc, x,
           arith::MulFOp::create(b, loc, fconst(b, loc, t, 0.044715), x3));
@@ -312,12 +312,11 @@ LogicalResult lowerGelu(Lowering &l) {
                                 s));
     } else {
       inner = math::ErfOp::create(
-          b, loc, arith::MulFOp::create(b, loc, x,
-                                        fconst(b, loc, t, M_SQRT1_2)));
+          b, loc,
+          arith::MulFOp::create(b, loc, x, fconst(b, loc, t, M_SQRT1_2)));
     }
-    return arith::MulFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, half, x),
-        arith::AddFOp::create(b, loc, one, inner));
+    return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                                 arith::AddFOp::create(b, loc, one, inner));
   });
 }
 
@@ -338,15 +337,15 @@ LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
   }
   if (llvm::is_contained(inputs, Value()))
     return l.fail("unsupported clamp bounds");
-  return l.replace(l.elementwise(
-      inputs, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
-        Value y = v[0];
-        if (loSlot >= 0)
-          y = maxv(b, loc, y, v[loSlot]);
-        if (hiSlot >= 0)
-          y = minv(b, loc, y, v[hiSlot]);
-        return y;
-      }));
+  return l.replace(l.elementwise(inputs, r, r,
+                                 [&](OpBuilder &b, Location loc, ValueRange v) {
+                                   Value y = v[0];
+                                   if (loSlot >= 0)
+                                     y = maxv(b, loc, y, v[loSlot]);
+                                   if (hiSlot >= 0)
+                                     y = minv(b, loc, y, v[hiSlot]);
+                                   return y;
+                                 }));
 }
 
 LogicalResult lowerClamp(Lowering &l) {
@@ -422,8 +421,8 @@ LogicalResult lowerElu(Lowering &l) {
     Value positive =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
     // negative: alpha * (exp(x * input_scale) - 1)
-    Value e = math::ExpM1Op::create(b, loc,
-                                    arith::MulFOp::create(b, loc, x, inputScale));
+    Value e = math::ExpM1Op::create(
+        b, loc, arith::MulFOp::create(b, loc, x, inputScale));
     Value negative = arith::MulFOp::create(b, loc, alpha, e);
     return arith::MulFOp::create(
         b, loc, scale, arith::SelectOp::create(b, loc, positive, x, negative));
@@ -468,11 +467,11 @@ template <typename OpTy> LogicalResult lowerLogical(Lowering &l) {
   Value x = l.tensor(0u), y = l.tensor(1u);
   if (!x || !y || !r)
     return l.fail("needs typed tensors");
-  return l.replace(l.elementwise({x, y}, l.b.getI1Type(), r,
-                                 [&](OpBuilder &b, Location loc, ValueRange v) {
-                                   return OpTy::create(b, loc, v[0], v[1])
-                                       .getResult();
-                                 }));
+  return l.replace(
+      l.elementwise({x, y}, l.b.getI1Type(), r,
+                    [&](OpBuilder &b, Location loc, ValueRange v) {
+                      return OpTy::create(b, loc, v[0], v[1]).getResult();
+                    }));
 }
 
 LogicalResult lowerWhere(Lowering &l) {
@@ -490,14 +489,13 @@ LogicalResult lowerWhere(Lowering &l) {
         Value cond = v[0];
         if (!cond.getType().isInteger(1)) {
           Type t = cond.getType();
-          cond = isFloat(t) ? arith::CmpFOp::create(b, loc,
-                                                    arith::CmpFPredicate::UNE,
-                                                    cond, fconst(b, loc, t, 0))
-                                  .getResult()
-                            : arith::CmpIOp::create(b, loc,
-                                                    arith::CmpIPredicate::ne,
-                                                    cond, fconst(b, loc, t, 0))
-                                  .getResult();
+          cond = isFloat(t)
+                     ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                             cond, fconst(b, loc, t, 0))
+                           .getResult()
+                     : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             cond, fconst(b, loc, t, 0))
+                           .getResult();
         }
         return arith::SelectOp::create(b, loc, cond, v[1], v[2]).getResult();
       }));
@@ -541,8 +539,7 @@ template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
 
 } // namespace
 
-void mlir::fx::lowering::addElementwiseLowerings(
-    llvm::StringMap<LowerFn> &t) {
+void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::add.Tensor", "aten::add.Scalar"}, lowerAdd);
   addLowering(t, {"aten::sub.Tensor", "aten::sub.Scalar"}, lowerSub);
   addLowering(t, {"aten::rsub.Tensor", "aten::rsub.Scalar"}, lowerRsub);
@@ -576,9 +573,10 @@ void mlir::fx::lowering::addElementwiseLowerings(
   addLowering(t, {"aten::hardsigmoid"}, lowerHardsigmoid);
   addLowering(t, {"aten::gelu"}, lowerGelu);
   addLowering(t, {"aten::hardtanh"}, lowerHardtanh);
-  addLowering(t, {"aten::clamp", "aten::clamp.Tensor", "aten::clip",
-                  "aten::clip.Tensor"},
-              lowerClamp);
+  addLowering(
+      t,
+      {"aten::clamp", "aten::clamp.Tensor", "aten::clip", "aten::clip.Tensor"},
+      lowerClamp);
   addLowering(t, {"aten::leaky_relu"}, lowerLeakyRelu);
   addLowering(t, {"aten::clamp_min", "aten::clamp_min.Tensor"}, lowerClampMin);
   addLowering(t, {"aten::clamp_max", "aten::clamp_max.Tensor"}, lowerClampMax);
@@ -618,10 +616,9 @@ void mlir::fx::lowering::addElementwiseLowerings(
   addLowering(t, {"aten::to.dtype", "aten::to.other", "aten::type_as"},
               lowerTo);
   addLowering(t, {"aten::dropout", "aten::feature_dropout"}, lowerDropout);
-  addLowering(t,
-              {"aten::clone", "aten::contiguous", "aten::detach",
-               "aten::alias"},
-              lowerPassThrough);
+  addLowering(
+      t, {"aten::clone", "aten::contiguous", "aten::detach", "aten::alias"},
+      lowerPassThrough);
   addLowering(t, {"aten::add.int"}, lowerIntBinary<arith::AddIOp>);
   addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
   addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);

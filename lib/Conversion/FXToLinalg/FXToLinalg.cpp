@@ -33,9 +33,8 @@ namespace {
 
 /// The state op holding the value of `name`, following aliases.
 StateOp resolveState(GraphModuleOp module, StringRef name) {
-  auto state = dyn_cast_or_null<StateOp>(
-      SymbolTable::lookupSymbolIn(module, StringAttr::get(module.getContext(),
-                                                          name)));
+  auto state = dyn_cast_or_null<StateOp>(SymbolTable::lookupSymbolIn(
+      module, StringAttr::get(module.getContext(), name)));
   for (int hops = 0; state && state.getAlias() && hops < 16; ++hops)
     state = dyn_cast_or_null<StateOp>(
         SymbolTable::lookupSymbolIn(module, state.getAliasAttr().getAttr()));
@@ -77,8 +76,7 @@ struct ConvertFXToLinalgPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<GraphModuleOp> modules(
-        getOperation().getOps<GraphModuleOp>());
+    SmallVector<GraphModuleOp> modules(getOperation().getOps<GraphModuleOp>());
     if (modules.size() > 1) {
       modules[1].emitError("convert-fx-to-linalg: expected one graph module");
       return signalPassFailure();
@@ -182,8 +180,7 @@ struct ConvertFXToLinalgPass
               return failure();
             }
             OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
-            v = arith::ConstantOp::create(b, op.getLoc(),
-                                          constantValue(state));
+            v = arith::ConstantOp::create(b, op.getLoc(), constantValue(state));
           }
         }
         getAttr.getResult().replaceAllUsesWith(v);

@@ -62,9 +62,9 @@ Value contract(Lowering &l, Value a, Value b, bool transposeB, Type elem,
     if (!(isB && transposeB))
       for (int64_t j = 0; j < tb; ++j) {
         int64_t i = j + (batch - tb);
-        bool broadcast = !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
-                         getConstantIntValue(sizes[i]) !=
-                             std::optional<int64_t>(1);
+        bool broadcast =
+            !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
+            getConstantIntValue(sizes[i]) != std::optional<int64_t>(1);
         exprs.push_back(broadcast ? builder.getAffineConstantExpr(0)
                                   : builder.getAffineDimExpr(i));
       }
@@ -171,16 +171,16 @@ LogicalResult lowerLinear(Lowering &l) {
     SmallVector<AffineMap> maps = {
         AffineMap::get(2, 0, exprs, l.b.getContext()),
         l.b.getMultiDimIdentityMap(2)};
-    init = linalg::GenericOp::create(
-               l.b, l.loc, TypeRange{zeros.getType()}, ValueRange{bias},
-               ValueRange{zeros}, maps,
-               SmallVector<utils::IteratorType>(2,
-                                                utils::IteratorType::parallel),
-               "", "",
-               [&](OpBuilder &nb, Location loc, ValueRange v) {
-                 linalg::YieldOp::create(nb, loc, l.convert(v[0], elem));
-               })
-               .getResult(0);
+    init =
+        linalg::GenericOp::create(
+            l.b, l.loc, TypeRange{zeros.getType()}, ValueRange{bias},
+            ValueRange{zeros}, maps,
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            "", "",
+            [&](OpBuilder &nb, Location loc, ValueRange v) {
+              linalg::YieldOp::create(nb, loc, l.convert(v[0], elem));
+            })
+            .getResult(0);
   }
   Value r = contract(l, x2, w, /*transposeB=*/true, elem, init);
   if (xt.getRank() == 1)
@@ -210,17 +210,17 @@ LogicalResult lowerAddmm(Lowering &l) {
   Attribute betaAttr = l.kwarg("beta"), alphaAttr = l.kwarg("alpha");
   Value beta = betaAttr ? l.scalar(betaAttr, elem) : l.constant(elem, 1);
   Value alpha = alphaAttr ? l.scalar(alphaAttr, elem) : l.constant(elem, 1);
-  return l.replace(l.elementwise(
-      {input, product}, elem, elem,
-      [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
-        if (isFloat(elem))
-          return arith::AddFOp::create(
-              nb, loc, arith::MulFOp::create(nb, loc, beta, v[0]),
-              arith::MulFOp::create(nb, loc, alpha, v[1]));
-        return arith::AddIOp::create(
-            nb, loc, arith::MulIOp::create(nb, loc, beta, v[0]),
-            arith::MulIOp::create(nb, loc, alpha, v[1]));
-      }));
+  return l.replace(
+      l.elementwise({input, product}, elem, elem,
+                    [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+                      if (isFloat(elem))
+                        return arith::AddFOp::create(
+                            nb, loc, arith::MulFOp::create(nb, loc, beta, v[0]),
+                            arith::MulFOp::create(nb, loc, alpha, v[1]));
+                      return arith::AddIOp::create(
+                          nb, loc, arith::MulIOp::create(nb, loc, beta, v[0]),
+                          arith::MulIOp::create(nb, loc, alpha, v[1]));
+                    }));
 }
 
 LogicalResult lowerT(Lowering &l) {

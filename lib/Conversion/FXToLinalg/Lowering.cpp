@@ -4,8 +4,8 @@
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -119,16 +119,15 @@ std::optional<bool> Lowering::constBool(Attribute a) {
 
 Value Lowering::scalar(Attribute a, Type type) {
   if (auto f = dyn_cast_or_null<FloatAttr>(a))
-    return isFloat(type) ? constant(type, f.getValueAsDouble())
-                         : convert(constant(b.getF64Type(), f.getValueAsDouble()),
-                                   type);
+    return isFloat(type)
+               ? constant(type, f.getValueAsDouble())
+               : convert(constant(b.getF64Type(), f.getValueAsDouble()), type);
   if (isa_and_nonnull<IntegerAttr>(a))
     return constant(type, double(*constInt(a)));
   if (Value v = value(a)) {
     if (isa<IntegerType, FloatType>(v.getType()))
       return convert(v, type);
-    if (auto t = dyn_cast<RankedTensorType>(v.getType());
-        t && t.getRank() == 0)
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && t.getRank() == 0)
       return convert(tensor::ExtractOp::create(b, loc, v, ValueRange{}), type);
   }
   return {};
@@ -170,7 +169,8 @@ LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
     return i;
   };
   for (Operation *user : op->getUsers())
-    if (auto i = getitemIndex(user); i && (*i < 0 || *i >= int64_t(values.size())))
+    if (auto i = getitemIndex(user);
+        i && (*i < 0 || *i >= int64_t(values.size())))
       return fail("getitem index out of range");
   MLIRContext *ctx = op.getContext();
   for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
@@ -200,7 +200,8 @@ LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
       });
     };
     Attribute args = remap(node.getArgs());
-    Attribute kwargs = isa<OutputOp>(user) ? Attribute() : remap(node.getKwargs());
+    Attribute kwargs =
+        isa<OutputOp>(user) ? Attribute() : remap(node.getKwargs());
     b.modifyOpInPlace(user, [&] {
       user->setAttr("args", args);
       if (kwargs)
@@ -354,8 +355,9 @@ Value Lowering::elementwise(
     SmallVector<AffineExpr> exprs;
     for (int64_t j = 0; j < t.getRank(); ++j) {
       int64_t i = j + (rank - t.getRank());
-      bool broadcast = !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
-                       getConstantIntValue(sizes[i]) != std::optional<int64_t>(1);
+      bool broadcast =
+          !t.isDynamicDim(j) && t.getDimSize(j) == 1 &&
+          getConstantIntValue(sizes[i]) != std::optional<int64_t>(1);
       exprs.push_back(broadcast ? b.getAffineConstantExpr(0)
                                 : b.getAffineDimExpr(i));
     }
@@ -378,10 +380,10 @@ Value Lowering::elementwise(
       [&](OpBuilder &nb, Location nloc, ValueRange blockArgs) {
         SmallVector<Value> args;
         for (auto [k, v] : llvm::enumerate(inputs))
-          args.push_back(scalarSlot[k] >= 0
-                             ? castScalar(nb, nloc, blockArgs[scalarSlot[k]],
-                                          computeType)
-                             : scalars[k]);
+          args.push_back(
+              scalarSlot[k] >= 0
+                  ? castScalar(nb, nloc, blockArgs[scalarSlot[k]], computeType)
+                  : scalars[k]);
         Value r = body(nb, nloc, args);
         linalg::YieldOp::create(nb, nloc, castScalar(nb, nloc, r, resultType));
       });
@@ -524,9 +526,8 @@ Value Lowering::unsqueeze(Value input, int64_t d) {
   shape.insert(shape.begin() + d, 1);
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   if (type.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, resultType, input,
-                                         ArrayRef<ReassociationIndices>{},
-                                         sizes);
+    return tensor::ExpandShapeOp::create(
+        b, loc, resultType, input, ArrayRef<ReassociationIndices>{}, sizes);
   SmallVector<ReassociationIndices> groups(type.getRank());
   for (int64_t i = 0, src = 0; i < int64_t(shape.size()); ++i) {
     groups[std::min<int64_t>(src, type.getRank() - 1)].push_back(i);

@@ -106,15 +106,16 @@ public:
   /// An elementwise op over `inputs` (tensors, broadcast as PyTorch does,
   /// or scalars), computing in `computeType` and producing `resultType`
   /// elements: `body` gets the inputs converted to `computeType`.
-  Value elementwise(ArrayRef<Value> inputs, Type computeType, Type resultType,
-                    function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+  Value
+  elementwise(ArrayRef<Value> inputs, Type computeType, Type resultType,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
   /// A reduction of `input` over `dims` (sorted, normalized) with
   /// `init`, combining with `combine(acc, element)`; `keepdim` keeps
   /// size-1 dims.
-  Value reduce(Value input, ArrayRef<int64_t> dims, bool keepdim, Value init,
-               function_ref<Value(OpBuilder &, Location, Value, Value)>
-                   combine);
+  Value
+  reduce(Value input, ArrayRef<int64_t> dims, bool keepdim, Value init,
+         function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
   /// The number of elements over `dims` of `input` as a scalar of `type`.
   Value countOver(Value input, ArrayRef<int64_t> dims, Type type);
   /// Re-inserts size-1 dims at `dims` into a reduced tensor so it

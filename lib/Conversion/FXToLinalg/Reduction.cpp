@@ -46,7 +46,9 @@ std::optional<SmallVector<int64_t>> reducedDims(Lowering &l, Attribute a,
   return dims;
 }
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
@@ -80,11 +82,10 @@ Value sumOver(Lowering &l, Value x, ArrayRef<int64_t> dims, bool keepdim,
 
 Value divideBy(Lowering &l, Value t, Value divisor) {
   Type elem = cast<RankedTensorType>(t.getType()).getElementType();
-  return l.elementwise({t, divisor}, elem, elem,
-                       [](OpBuilder &b, Location loc, ValueRange v) {
-                         return arith::DivFOp::create(b, loc, v[0], v[1])
-                             .getResult();
-                       });
+  return l.elementwise(
+      {t, divisor}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+      });
 }
 
 LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
@@ -118,9 +119,11 @@ LogicalResult lowerExtremum(Lowering &l, bool isMax) {
   bool keepdim = full ? false : l.constBool(2u).value_or(false);
   if (!dims)
     return l.fail("dims must be constants");
-  return l.replace(l.reduce(x, *dims, keepdim, lowest(l, elem, isMax),
-                            [&](OpBuilder &b, Location loc, Value acc,
-                                Value v) { return maxOrMin(b, loc, acc, v, isMax); }));
+  return l.replace(
+      l.reduce(x, *dims, keepdim, lowest(l, elem, isMax),
+               [&](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return maxOrMin(b, loc, acc, v, isMax);
+               }));
 }
 LogicalResult lowerAmax(Lowering &l) { return lowerExtremum(l, true); }
 LogicalResult lowerAmin(Lowering &l) { return lowerExtremum(l, false); }
@@ -156,18 +159,18 @@ std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
         Value better;
         if (isFloat(elem)) {
           // NaN wins, as in PyTorch.
-          Value cmp = arith::CmpFOp::create(
-              nb, loc,
-              isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
-              v[0], v[1]);
-          Value isNan = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
-                                              v[0], v[0]);
+          Value cmp = arith::CmpFOp::create(nb, loc,
+                                            isMax ? arith::CmpFPredicate::OGT
+                                                  : arith::CmpFPredicate::OLT,
+                                            v[0], v[1]);
+          Value isNan = arith::CmpFOp::create(
+              nb, loc, arith::CmpFPredicate::UNO, v[0], v[0]);
           better = arith::OrIOp::create(nb, loc, cmp, isNan);
         } else {
-          better = arith::CmpIOp::create(
-              nb, loc,
-              isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
-              v[0], v[1]);
+          better = arith::CmpIOp::create(nb, loc,
+                                         isMax ? arith::CmpIPredicate::sgt
+                                               : arith::CmpIPredicate::slt,
+                                         v[0], v[1]);
         }
         Value newValue = arith::SelectOp::create(nb, loc, better, v[0], v[1]);
         Value newIndex = arith::SelectOp::create(nb, loc, better, index, v[2]);
@@ -270,15 +273,13 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd) {
         return arith::MulFOp::create(b, loc, d, d).getResult();
       });
   Value ss = sumOver(l, centered, *dims, keepdim, elem);
-  Value denom = arith::SubFOp::create(l.b, l.loc, count,
-                                      l.constant(elem, correction));
-  Value r = l.elementwise({ss}, elem, elem,
-                          [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-                            Value q = arith::DivFOp::create(b, loc, v[0], denom);
-                            return isStd ? math::SqrtOp::create(b, loc, q)
-                                               .getResult()
-                                         : q;
-                          });
+  Value denom =
+      arith::SubFOp::create(l.b, l.loc, count, l.constant(elem, correction));
+  Value r = l.elementwise(
+      {ss}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value q = arith::DivFOp::create(b, loc, v[0], denom);
+        return isStd ? math::SqrtOp::create(b, loc, q).getResult() : q;
+      });
   return l.replace(r);
 }
 LogicalResult lowerVar(Lowering &l) { return lowerVarStd(l, false); }
@@ -296,23 +297,23 @@ LogicalResult lowerSoftmax(Lowering &l, bool isLog) {
     return l.fail("dim must be a constant");
   x = l.castTensor(x, elem);
   if (rank == 0)
-    return l.replace(l.elementwise(
-        {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange) {
-          return l.constant(elem, isLog ? 0 : 1);
-        }));
-  Value max = l.reduce(x, {*dim}, true, lowest(l, elem, true),
-                       [](OpBuilder &b, Location loc, Value acc, Value v) {
-                         return arith::MaximumFOp::create(b, loc, acc, v)
-                             .getResult();
-                       });
+    return l.replace(l.elementwise({x}, elem, elem,
+                                   [&](OpBuilder &b, Location loc, ValueRange) {
+                                     return l.constant(elem, isLog ? 0 : 1);
+                                   }));
+  Value max =
+      l.reduce(x, {*dim}, true, lowest(l, elem, true),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::MaximumFOp::create(b, loc, acc, v).getResult();
+               });
   Value shifted = l.elementwise(
       {x, max}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
         return arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
       });
-  Value e = l.elementwise({shifted}, elem, elem,
-                          [](OpBuilder &b, Location loc, ValueRange v) {
-                            return math::ExpOp::create(b, loc, v[0]).getResult();
-                          });
+  Value e = l.elementwise(
+      {shifted}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return math::ExpOp::create(b, loc, v[0]).getResult();
+      });
   Value sum = sumOver(l, e, {*dim}, true, elem);
   if (isLog)
     return l.replace(l.elementwise(

@@ -18,7 +18,9 @@ using namespace mlir::fx::lowering;
 
 namespace {
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 
 Value indexMul(Lowering &l, Value a, Value b) {
   return arith::MulIOp::create(l.b, l.loc, a, b);
@@ -250,8 +252,8 @@ Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
     SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
     result = tensor::InsertSliceOp::create(l.b, l.loc, v, result, offsets,
                                            l.dims(v), strides);
-    offset = arith::AddIOp::create(l.b, l.loc, offset,
-                                   l.toIndex(l.dim(v, dim)));
+    offset =
+        arith::AddIOp::create(l.b, l.loc, offset, l.toIndex(l.dim(v, dim)));
   }
   return result;
 }
@@ -304,8 +306,7 @@ Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
   offsets[dim] = start;
   sizes[dim] = length;
   strides[dim] = l.b.getIndexAttr(step);
-  return tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes,
-                                        strides);
+  return tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes, strides);
 }
 
 /// Static split sizes of `n` into pieces of `size` (the last one smaller).
@@ -321,8 +322,8 @@ LogicalResult splitInto(Lowering &l, Value x, int64_t dim,
   SmallVector<Value> results;
   int64_t at = 0;
   for (int64_t p : pieces) {
-    results.push_back(sliceAlong(l, x, dim, l.b.getIndexAttr(at),
-                                 l.b.getIndexAttr(p), 1));
+    results.push_back(
+        sliceAlong(l, x, dim, l.b.getIndexAttr(at), l.b.getIndexAttr(p), 1));
     at += p;
   }
   return l.replaceTuple(results);
@@ -348,9 +349,9 @@ LogicalResult lowerSplit(Lowering &l) {
   if (unbind) {
     SmallVector<Value> results;
     for (int64_t i = 0; i < n; ++i)
-      results.push_back(l.squeeze(sliceAlong(l, x, *dim, l.b.getIndexAttr(i),
-                                             l.b.getIndexAttr(1), 1),
-                                  *dim));
+      results.push_back(l.squeeze(
+          sliceAlong(l, x, *dim, l.b.getIndexAttr(i), l.b.getIndexAttr(1), 1),
+          *dim));
     return l.replaceTuple(results);
   }
   if (auto sizes = l.intList(1u))
@@ -411,8 +412,7 @@ LogicalResult lowerSlice(Lowering &l) {
     return l.fail("unsupported slice bounds");
   Value span = arith::SubIOp::create(l.b, l.loc, hi, lo);
   span = arith::MaxSIOp::create(l.b, l.loc, span, l.indexConst(0));
-  Value len =
-      arith::CeilDivSIOp::create(l.b, l.loc, span, l.indexConst(*step));
+  Value len = arith::CeilDivSIOp::create(l.b, l.loc, span, l.indexConst(*step));
   return l.replace(sliceAlong(l, x, *dim, lo, len, *step));
 }
 
@@ -469,8 +469,8 @@ LogicalResult lowerSizeInt(Lowering &l) {
   auto dim = l.normDim(l.arg(1), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
-  return l.replace(arith::IndexCastOp::create(
-      l.b, l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
+  return l.replace(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(),
+                                              l.toIndex(l.dim(x, *dim))));
 }
 
 LogicalResult lowerSize(Lowering &l) {
@@ -479,8 +479,8 @@ LogicalResult lowerSize(Lowering &l) {
     return failure();
   SmallVector<Value> sizes;
   for (OpFoldResult d : l.dims(x))
-    sizes.push_back(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(),
-                                               l.toIndex(d)));
+    sizes.push_back(
+        arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), l.toIndex(d)));
   return l.replaceTuple(sizes);
 }
 
@@ -498,8 +498,7 @@ LogicalResult lowerNumel(Lowering &l) {
   Value n = l.indexConst(1);
   for (OpFoldResult d : l.dims(x))
     n = indexMul(l, n, l.toIndex(d));
-  return l.replace(
-      arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), n));
+  return l.replace(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), n));
 }
 
 /// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
@@ -520,22 +519,21 @@ LogicalResult lowerEmbedding(Lowering &l) {
   SmallVector<AffineMap> maps = {
       AffineMap::get(r + 1, 0, exprs, l.b.getContext()),
       l.b.getMultiDimIdentityMap(r + 1)};
-  return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{indices},
-          ValueRange{init}, maps,
-          SmallVector<utils::IteratorType>(r + 1,
-                                           utils::IteratorType::parallel),
-          "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value row = arith::IndexCastOp::create(nb, loc, nb.getIndexType(),
-                                                   v[0]);
-            Value col = linalg::IndexOp::create(nb, loc, r);
-            Value e = tensor::ExtractOp::create(nb, loc, weight,
-                                                ValueRange{row, col});
-            linalg::YieldOp::create(nb, loc, e);
-          })
-          .getResult(0));
+  return l.replace(linalg::GenericOp::create(
+                       l.b, l.loc, TypeRange{init.getType()},
+                       ValueRange{indices}, ValueRange{init}, maps,
+                       SmallVector<utils::IteratorType>(
+                           r + 1, utils::IteratorType::parallel),
+                       "", "",
+                       [&](OpBuilder &nb, Location loc, ValueRange v) {
+                         Value row = arith::IndexCastOp::create(
+                             nb, loc, nb.getIndexType(), v[0]);
+                         Value col = linalg::IndexOp::create(nb, loc, r);
+                         Value e = tensor::ExtractOp::create(
+                             nb, loc, weight, ValueRange{row, col});
+                         linalg::YieldOp::create(nb, loc, e);
+                       })
+                       .getResult(0));
 }
 
 /// zeros/ones(size, ...), full(size, fill_value, ...).
@@ -597,8 +595,7 @@ LogicalResult lowerArange(Lowering &l) {
   }
   if (!elem || !start || !end || !step || *step == 0)
     return l.fail("arange needs constant bounds");
-  int64_t n = std::max<int64_t>(
-      0, int64_t(std::ceil((*end - *start) / *step)));
+  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((*end - *start) / *step)));
   Value init = l.empty({l.b.getIndexAttr(n)}, elem);
   return l.replace(
       linalg::GenericOp::create(
@@ -613,7 +610,8 @@ LogicalResult lowerArange(Lowering &l) {
               Value fi = arith::SIToFPOp::create(nb, loc, nb.getF64Type(), i);
               v = arith::AddFOp::create(
                   nb, loc,
-                  arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*start)),
+                  arith::ConstantOp::create(nb, loc,
+                                            nb.getF64FloatAttr(*start)),
                   arith::MulFOp::create(
                       nb, loc, fi,
                       arith::ConstantOp::create(nb, loc,

@@ -38,15 +38,15 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
 
 std::string mlir::fx::getLinalgToLLVMPipeline() {
   return "canonicalize,func.func(linalg-fuse-elementwise-ops),canonicalize,"
-          "one-shot-bufferize{bufferize-function-boundaries "
-          "function-boundary-type-conversion=identity-layout-map},"
-          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-          "func.func(convert-linalg-to-loops),lower-affine,"
-          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-          "convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,"
-          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-          "convert-index-to-llvm,convert-ub-to-llvm,"
-          "reconcile-unrealized-casts,canonicalize,cse";
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+         "func.func(convert-linalg-to-loops),lower-affine,"
+         "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+         "convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,"
+         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+         "convert-index-to-llvm,convert-ub-to-llvm,"
+         "reconcile-unrealized-casts,canonicalize,cse";
 }
 
 void mlir::fx::buildFXToLLVMPipeline(OpPassManager &pm,

@@ -221,8 +221,7 @@ Attribute mlir::fx::parseLiteral(MLIRContext *ctx, StringRef text,
       return MemoryFormatAttr::get(ctx, memoryFormats[intValue]);
     Attribute attr = IntegerAttr::get(i64, intValue);
     if (type && type->isList && type->fixedSize)
-      return ListAttr::get(
-          ctx, SmallVector<Attribute>(type->fixedSize, attr));
+      return ListAttr::get(ctx, SmallVector<Attribute>(type->fixedSize, attr));
     if (type && type->kind == ArgKind::Float && !type->isList)
       return FloatAttr::get(Float64Type::get(ctx), double(intValue));
     return attr;
@@ -314,8 +313,8 @@ TargetRegistry::TargetRegistry() {
     auto schema = std::make_unique<OpSchema>();
     std::string error;
     if (!parseSchema(text, *schema, error))
-      llvm::report_fatal_error(llvm::Twine("Targets.def: bad schema '") +
-                               text + "': " + error);
+      llvm::report_fatal_error(llvm::Twine("Targets.def: bad schema '") + text +
+                               "': " + error);
     schema->pure = flags == Pure;
     opsByName[schema->qualifiedName()] = schema.get();
     overloadsByName[schema->name].push_back(schema.get());
@@ -360,8 +359,7 @@ const OpSchema *TargetRegistry::lookupOp(StringRef qualifiedName) const {
   return opsByName.lookup(qualifiedName);
 }
 
-std::vector<const OpSchema *>
-TargetRegistry::getOverloads(StringRef op) const {
+std::vector<const OpSchema *> TargetRegistry::getOverloads(StringRef op) const {
   if (const OpSchema *schema = lookupOp(op))
     if (schema->qualifiedName() == op && op.contains('.'))
       return {schema};
@@ -371,8 +369,8 @@ TargetRegistry::getOverloads(StringRef op) const {
   return it->second;
 }
 
-std::vector<const Alias *>
-TargetRegistry::lookupAliases(AliasKind kind, StringRef name) const {
+std::vector<const Alias *> TargetRegistry::lookupAliases(AliasKind kind,
+                                                         StringRef name) const {
   auto it = aliasesByKey.find(aliasKey(kind, name));
   if (it == aliasesByKey.end())
     return {};
@@ -552,9 +550,8 @@ Attribute Binder::coerce(const ArgType &type, Attribute value) {
   if (type.fixedSize) {
     bool scalarInt = isa<IntegerAttr>(value) && !isa<BoolAttr>(value);
     if (auto ref = dyn_cast<NodeAttr>(value))
-      scalarInt =
-          getRefKind(node->getOperand(ref.getIndex()).getType()) ==
-          RefKind::Int;
+      scalarInt = getRefKind(node->getOperand(ref.getIndex()).getType()) ==
+                  RefKind::Int;
     if (scalarInt)
       return ListAttr::get(ctx, SmallVector<Attribute>(type.fixedSize, value));
   }
@@ -630,8 +627,7 @@ std::unique_ptr<BoundCall> Binder::bind(std::string &why) {
     return nullptr;
   auto call = std::make_unique<BoundCall>();
   call->schema = &schema;
-  call->operands.assign(node->getOperands().begin(),
-                        node->getOperands().end());
+  call->operands.assign(node->getOperands().begin(), node->getOperands().end());
   llvm::StringMap<std::string> bindings;
   if (alias)
     for (const auto &[name, value] : alias->bindings)
@@ -645,8 +641,8 @@ std::unique_ptr<BoundCall> Binder::bind(std::string &why) {
         std::string path =
             (submodule ? submodule.getSymName().str() + "." : "") + spec.str();
         auto module = node->getParentOfType<GraphModuleOp>();
-        if (module && SymbolTable::lookupSymbolIn(
-                          module, StringAttr::get(ctx, path)))
+        if (module &&
+            SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, path)))
           arg.stateName = path;
         else
           arg.value = NoneAttr::get(ctx);

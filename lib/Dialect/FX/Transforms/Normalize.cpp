@@ -111,10 +111,9 @@ public:
     OpBuilder b(before);
     Location loc = getNodeLoc(ctx, name, getModulePath(before->getLoc()),
                               before->getLoc());
-    return CallFunctionOp::create(b, loc, type, name, target,
-                                  ArrayAttr::get(ctx, newArgs),
-                                  DictAttr::get(ctx, kwargKeys, newValues),
-                                  operands);
+    return CallFunctionOp::create(
+        b, loc, type, name, target, ArrayAttr::get(ctx, newArgs),
+        DictAttr::get(ctx, kwargKeys, newValues), operands);
   }
 
   /// A canonical call from a bound call, replacing `node`.
@@ -223,15 +222,15 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
     } else if (auto slice = dyn_cast<SliceAttr>(item)) {
       Attribute start = slice.getStart(), stop = slice.getStop(),
                 step = slice.getStep();
-      bool full = isa<NoneAttr>(start) && isa<NoneAttr>(stop) &&
-                  (isa<NoneAttr>(step) ||
-                   (isa<IntegerAttr>(step) &&
-                    cast<IntegerAttr>(step).getInt() == 1));
+      bool full =
+          isa<NoneAttr>(start) && isa<NoneAttr>(stop) &&
+          (isa<NoneAttr>(step) ||
+           (isa<IntegerAttr>(step) && cast<IntegerAttr>(step).getInt() == 1));
       if (!full) {
         if (isa<NoneAttr>(step))
           step = i64Attr(ctx, 1);
-        steps.push_back({"aten::slice.Tensor",
-                         {i64Attr(ctx, dim), start, stop, step}});
+        steps.push_back(
+            {"aten::slice.Tensor", {i64Attr(ctx, dim), start, stop, step}});
       }
       ++dim;
     } else {
@@ -260,9 +259,9 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
                            : tensorLike(self.getType(), std::nullopt);
     std::string name =
         last ? node.getNodeName().str() : gb.uniqueName(node.getNodeName());
-    current = gb.call(node, name, step.target, stepArgs, {}, {}, values,
-                      resultType)
-                  .getResult();
+    current =
+        gb.call(node, name, step.target, stepArgs, {}, {}, values, resultType)
+            .getResult();
   }
   node.getResult().replaceAllUsesWith(current);
   node.erase();
@@ -307,9 +306,12 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   }
   // forward(query, key, value, key_padding_mask=None, need_weights=True,
   //         attn_mask=None, average_attn_weights=True)
-  static const char *names[] = {"query",     "key",
-                                "value",     "key_padding_mask",
-                                "need_weights", "attn_mask",
+  static const char *names[] = {"query",
+                                "key",
+                                "value",
+                                "key_padding_mask",
+                                "need_weights",
+                                "attn_mask",
                                 "average_attn_weights"};
   SmallVector<Attribute> bound(7);
   bound[3] = bound[5] = NoneAttr::get(ctx);
@@ -317,8 +319,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   for (auto [i, a] : llvm::enumerate(node.getArgs()))
     if (i < 7)
       bound[i] = a;
-  for (auto [k, v] : llvm::zip(node.getKwargs().getKeys(),
-                               node.getKwargs().getValues())) {
+  for (auto [k, v] :
+       llvm::zip(node.getKwargs().getKeys(), node.getKwargs().getValues())) {
     auto it = llvm::find(names, cast<StringAttr>(k).getValue());
     if (it == std::end(names)) {
       why = "unexpected keyword argument";
@@ -349,7 +351,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
       return failure();
     }
   }
-  bool average = !isa<BoolAttr>(bound[6]) || cast<BoolAttr>(bound[6]).getValue();
+  bool average =
+      !isa<BoolAttr>(bound[6]) || cast<BoolAttr>(bound[6]).getValue();
   std::string path = module.getSymName().str();
   auto queryType = dyn_cast<RankedTensorType>(
       node.getOperand(cast<NodeAttr>(bound[0]).getIndex()).getType());
@@ -376,9 +379,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
         attrs.push_back(std::get<Attribute>(item));
       }
     }
-    std::string name = gb.uniqueName(base + "_" + target.rsplit(':').second
-                                                         .split('.').first
-                                                         .str());
+    std::string name = gb.uniqueName(
+        base + "_" + target.rsplit(':').second.split('.').first.str());
     return gb
         .call(node, name, target, attrs, {}, {}, values,
               type ? type : anyTensor)
@@ -398,9 +400,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   Value weight =
       sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
   Value bias;
-  if (SymbolTable::lookupSymbolIn(
-          node->getParentOfType<GraphModuleOp>(),
-          StringAttr::get(ctx, path + ".in_proj_bias")))
+  if (SymbolTable::lookupSymbolIn(node->getParentOfType<GraphModuleOp>(),
+                                  StringAttr::get(ctx, path + ".in_proj_bias")))
     bias = gb.readState(path + ".in_proj_bias", node);
   Value heads4[3];
   for (int i = 0; i < 3; ++i) {
@@ -411,7 +412,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
                         : gb.readState(path + separate[i], node);
     std::variant<Value, Attribute> b = NoneAttr::get(ctx);
     if (bias)
-      b = emit("aten::slice.Tensor", {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
+      b = emit("aten::slice.Tensor",
+               {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
     Value proj = emit("aten::linear", {inputs[i], w, b});
     // (N, L, E) -> (N, L, H, D) -> (N, H, L, D); N and L stay inferred.
     Value n = emit("aten::size.int", {proj, I(0)}, IntegerType::get(ctx, 64));
@@ -444,8 +446,9 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     Value mask = node.getOperand(ref.getIndex());
     Value m4 = emit("aten::unsqueeze", {mask, I(1)});
     m4 = emit("aten::unsqueeze", {m4, I(1)});
-    scores = isBool(mask) ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
-                          : emit("aten::add.Tensor", {scores, m4});
+    scores = isBool(mask)
+                 ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
+                 : emit("aten::add.Tensor", {scores, m4});
   }
   Value attn = emit("aten::softmax.int", {scores, I(-1), NoneAttr::get(ctx)});
   Value ctxv = emit("aten::matmul", {attn, heads4[2]});
@@ -527,9 +530,9 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         continue;
       auto node = cast<NodeOpInterface>(op);
       auto diag = strict ? op->emitError() : op->emitWarning();
-      diag << "fx-normalize: " << node.getOpcode() << " "
-           << getNodeLabel(op) << " with target '" << node.getTargetName()
-           << "' is not supported (" << why << ")";
+      diag << "fx-normalize: " << node.getOpcode() << " " << getNodeLabel(op)
+           << " with target '" << node.getTargetName() << "' is not supported ("
+           << why << ")";
       if (strict)
         ok = false;
     }
@@ -557,8 +560,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     auto replaceWith = [&](StringRef target, ArrayRef<Attribute> rest) {
       SmallVector<Attribute> args = {NodeAttr::get(ctx, 0)};
       args.append(rest.begin(), rest.end());
-      CallFunctionOp r = gb.call(call, call.getNodeName(), target, args, {},
-                                 {}, {self}, type);
+      CallFunctionOp r =
+          gb.call(call, call.getNodeName(), target, args, {}, {}, {self}, type);
       call.getResult().replaceAllUsesWith(r.getResult());
       call.erase();
       return success();
@@ -609,14 +612,14 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         // `2 / x` = 2 * (1 / x); LibTorch has no Scalar / Tensor overload.
         Type type = call.getResult().getType();
         Value x = call.getOperand(0);
-        Value r = gb.call(op, gb.uniqueName(call.getNodeName().str() +
-                                            "_reciprocal"),
-                          "aten::reciprocal", {NodeAttr::get(ctx, 0)}, {}, {},
-                          {x}, type)
-                      .getResult();
-        CallFunctionOp mul = gb.call(
-            op, call.getNodeName(), "aten::mul.Scalar",
-            {NodeAttr::get(ctx, 0), args[0]}, {}, {}, {r}, type);
+        Value r =
+            gb.call(op, gb.uniqueName(call.getNodeName().str() + "_reciprocal"),
+                    "aten::reciprocal", {NodeAttr::get(ctx, 0)}, {}, {}, {x},
+                    type)
+                .getResult();
+        CallFunctionOp mul =
+            gb.call(op, call.getNodeName(), "aten::mul.Scalar",
+                    {NodeAttr::get(ctx, 0), args[0]}, {}, {}, {r}, type);
         call.getResult().replaceAllUsesWith(mul.getResult());
         call.erase();
         return success();

@@ -1,4 +1,5 @@
-//===- Registry.h - The target registry: schemas, aliases, binding -*- C++ -*-===//
+//===- Registry.h - The target registry: schemas, aliases, binding -*- C++
+//-*-===//
 //
 // The in-memory form of Targets.def: the canonical operators with their
 // parsed LibTorch schemas, the aliases that spell them in FX graphs, and
