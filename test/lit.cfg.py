@@ -31,6 +31,6 @@ llvm_config.use_default_substitutions()
 # Tools: ours first, then LLVM's (FileCheck, not, mlir-opt for the plugin).
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
-tools = ["fx-opt", "fx-translate", ToolSubst("mlir-opt-22", command=os.path.join(
+tools = ["fx-opt", "fx-translate", "fx-run", ToolSubst("mlir-opt-22", command=os.path.join(
     config.llvm_tools_dir, "mlir-opt"))]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

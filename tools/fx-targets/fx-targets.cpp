@@ -1,0 +1,67 @@
+//===- fx-targets.cpp - Print the target registry as a Markdown table -----===//
+//
+// The supported-op reference (build/docs/FX/SupportedTargets.md) is this
+// tool's output: every canonical target of Targets.def with its schema,
+// whether convert-fx-to-linalg lowers it, and the spellings that normalize
+// to it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "fx-mlir/Dialect/FX/Registry/Registry.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+
+using namespace mlir::fx;
+
+int main() {
+  const TargetRegistry &registry = TargetRegistry::get();
+  // Aliases per operator name (`aten::add`), in table order.
+  std::map<std::string, std::vector<const Alias *>> aliasesOf;
+  for (const auto &alias : registry.getAliases()) {
+    llvm::StringRef op = alias->op;
+    aliasesOf[op.split('.').first.str()].push_back(alias.get());
+  }
+  auto &os = llvm::outs();
+  size_t lowered = 0;
+  for (const auto &op : registry.getOps())
+    lowered += isLowerableTarget(op->qualifiedName());
+  os << "# Supported targets\n\n"
+     << "Generated from `include/fx-mlir/Dialect/FX/Registry/Targets.def` by "
+        "`fx-targets`: " << registry.getOps().size()
+     << " canonical targets (" << lowered
+     << " lowered by `convert-fx-to-linalg`) and "
+     << registry.getAliases().size()
+     << " spellings that `fx-normalize` rewrites into them. A target that is "
+        "not lowered still runs in the reference interpreter "
+        "(`fx-run --interpret`).\n\n"
+     << "| Canonical target | Schema | Lowered | Spellings |\n"
+     << "|---|---|---|---|\n";
+  for (const auto &op : registry.getOps()) {
+    std::string spellings;
+    for (const Alias *alias : aliasesOf[op->name]) {
+      // An alias naming one overload belongs to that overload only.
+      llvm::StringRef target = alias->op;
+      if (target.contains('.') && target != op->qualifiedName())
+        continue;
+      if (!spellings.empty())
+        spellings += ", ";
+      spellings += "`" +
+                   (alias->kind == AliasKind::Method ? "Tensor." + alias->name
+                                                     : alias->name) +
+                   "`";
+      if (alias->kind == AliasKind::Module)
+        spellings += " (module)";
+    }
+    std::string schema = op->text.substr(op->text.find('('));
+    os << "| `" << op->qualifiedName() << "` | `" << schema << "` | "
+       << (isLowerableTarget(op->qualifiedName()) ? "yes" : "no") << " | "
+       << spellings << " |\n";
+  }
+  os << "\nAlso expanded by `fx-normalize` itself: tensor indexing "
+        "(`operator.getitem` with ints, slices, `None`, `...`), "
+        "`getattr(x, 'shape' | 'T' | 'mT' | 'ndim')`, `.values`/`.indices` "
+        "of max/min, `torch.nn.Identity` and `torch.nn.MultiheadAttention`.\n";
+  return 0;
+}
