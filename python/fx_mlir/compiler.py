@@ -105,6 +105,36 @@ def _rebuild(structure, results):
     return tuple(items) if isinstance(structure, tuple) else items
 
 
+class ModulePathTracer(torch.fx.Tracer):
+    """torch.fx's tracer, recording in each node's meta the qualified path
+    of the module whose forward created it, so diagnostics can name it."""
+
+    def __init__(self):
+        super().__init__()
+        self._paths = []
+
+    def call_module(self, m, forward, args, kwargs):
+        self._paths.append(self.path_of_module(m))
+        try:
+            return super().call_module(m, forward, args, kwargs)
+        finally:
+            self._paths.pop()
+
+    def create_node(self, *args, **kwargs):
+        node = super().create_node(*args, **kwargs)
+        if self._paths and self._paths[-1]:
+            node.meta["fx_mlir_module_path"] = self._paths[-1]
+        return node
+
+
+def trace(model):
+    """torch.fx.symbolic_trace with module paths recorded (see
+    ModulePathTracer)."""
+    tracer = ModulePathTracer()
+    graph = tracer.trace(model)
+    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
 class CompiledGraph:
     """A compiled graph: call it with tensors, as the model's forward."""
 
@@ -151,7 +181,7 @@ def compile(model, example_inputs, dynamic_batch=False,
     if isinstance(model, torch.fx.GraphModule):
         gm = model
     elif isinstance(model, torch.nn.Module):
-        gm = torch.fx.symbolic_trace(model)
+        gm = trace(model)
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")

@@ -178,6 +178,17 @@ def _batch_dependent_dims(gm, example_inputs):
     return dynamic
 
 
+def _module_path(node):
+    """The qualified path of the module whose forward made `node`, when the
+    tracer recorded it (fx_mlir.compile's tracer, or nn_module_stack)."""
+    if node.meta.get("fx_mlir_module_path"):
+        return node.meta["fx_mlir_module_path"]
+    stack = node.meta.get("nn_module_stack")
+    if stack:
+        return list(stack)[-1]
+    return ""
+
+
 def _node_type(node):
     meta = node.meta.get("tensor_meta")
     where = f"node '{node.name}'"
@@ -470,6 +481,9 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False)
                    + _node_type(node))
         else:
             op += " : " + _node_type(node)
+        path = _module_path(node)
+        if path:
+            op += f" loc({_mlir_str(node.name)}({_mlir_str(path)}))"
         lines.append(f"    %{node.name} = {op}")
     lines += ["  }", "}"]
     if resources:

@@ -59,12 +59,11 @@ static cl::opt<bool> interpret("interpret",
 static cl::opt<bool> check("check", cl::desc("Run compiled code and the "
                                              "interpreter and compare"));
 static cl::opt<double> relTol("rtol", cl::desc("--check relative tolerance"),
-                            cl::init(1e-4));
+                              cl::init(1e-4));
 static cl::opt<double> absTol("atol", cl::desc("--check absolute tolerance"),
-                            cl::init(1e-5));
-static cl::opt<unsigned> repeat("repeat",
-                                cl::desc("Runs to time (median printed)"),
-                                cl::init(1));
+                              cl::init(1e-5));
+static cl::opt<unsigned>
+    repeat("repeat", cl::desc("Runs to time (median printed)"), cl::init(1));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "fx-run: " << message << "\n";
@@ -99,7 +98,8 @@ static std::optional<at::Tensor> readNpy(const std::string &path,
     headerStart = 10;
   } else {
     headerLength = uint8_t(data[8]) | (uint8_t(data[9]) << 8) |
-                   (uint8_t(data[10]) << 16) | (uint32_t(uint8_t(data[11])) << 24);
+                   (uint8_t(data[10]) << 16) |
+                   (uint32_t(uint8_t(data[11])) << 24);
     headerStart = 12;
   }
   if (headerStart + headerLength > data.size()) {
@@ -317,9 +317,9 @@ int main(int argc, char **argv) {
                   : t.scalar_type() == at::kDouble ? "float64"
                   : t.scalar_type() == at::kLong   ? "int64"
                   : t.scalar_type() == at::kInt    ? "int32"
-                  : t.scalar_type() == at::kBool   ? "bool"
-                                                   : c10::toString(
-                                                         t.scalar_type());
+                  : t.scalar_type() == at::kBool
+                      ? "bool"
+                      : c10::toString(t.scalar_type());
       ref.shape.assign(t.sizes().begin(), t.sizes().end());
       refs.push_back(ref);
     }
@@ -396,9 +396,8 @@ int main(int argc, char **argv) {
                    ((a - b).abs() <= b.abs() * double(relTol) + double(absTol))
                        .all()
                        .template item<bool>();
-      llvm::outs() << llvm::format("  %zu: max abs %.3g  max rel %.3g  %s\n",
-                                   i, absErr, relErr,
-                                   close ? "ok" : "MISMATCH");
+      llvm::outs() << llvm::format("  %zu: max abs %.3g  max rel %.3g  %s\n", i,
+                                   absErr, relErr, close ? "ok" : "MISMATCH");
       if (!close)
         status = 1;
     }

@@ -29,8 +29,8 @@ int main() {
     lowered += isLowerableTarget(op->qualifiedName());
   os << "# Supported targets\n\n"
      << "Generated from `include/fx-mlir/Dialect/FX/Registry/Targets.def` by "
-        "`fx-targets`: " << registry.getOps().size()
-     << " canonical targets (" << lowered
+        "`fx-targets`: "
+     << registry.getOps().size() << " canonical targets (" << lowered
      << " lowered by `convert-fx-to-linalg`) and "
      << registry.getAliases().size()
      << " spellings that `fx-normalize` rewrites into them. A target that is "

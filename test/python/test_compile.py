@@ -1,0 +1,134 @@
+"""fx_mlir.compile: results against PyTorch eager, output structures,
+dynamic batch, and clear errors for unsupported nodes and bad inputs.
+
+The end-to-end suite (test/e2e) covers the operators; these tests cover
+the API around them."""
+import os
+import sys
+
+import pytest
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "python"))
+import fx_mlir  # noqa: E402
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+class TwoOutputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        y = self.block(x)
+        return y, (y.sum(-1), [x * 2])
+
+
+class Sorts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = SortInner()
+
+    def forward(self, x):
+        return self.inner(x) + 1
+
+
+class SortInner(nn.Module):
+    def forward(self, x):
+        return torch.sort(x).values
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    torch.manual_seed(0)
+    model = TwoOutputs().eval()
+    return model, fx_mlir.compile(model, (torch.randn(3, 6),))
+
+
+def test_nested_outputs_match_eager(compiled):
+    model, run = compiled
+    x = torch.randn(3, 6)
+    got, expected = run(x), model(x)
+    assert isinstance(got, tuple) and isinstance(got[1][1], list)
+    torch.testing.assert_close(got[0], expected[0])
+    torch.testing.assert_close(got[1][0], expected[1][0])
+    torch.testing.assert_close(got[1][1][0], expected[1][1][0])
+
+
+def test_inputs_and_outputs_are_described(compiled):
+    _, run = compiled
+    assert run.inputs == [("float32", [3, 6])]
+    assert [o[0] for o in run.outputs] == ["float32"] * 3
+
+
+@pytest.mark.parametrize("args, message", [
+    ((torch.randn(3, 7),), "input 0: expected shape [3, 6], got [3, 7]"),
+    ((torch.randn(3, 6, 1),), "input 0: expected rank 2"),
+    ((torch.randn(3, 6, dtype=torch.float64),),
+     "input 0: expected dtype float32, got float64"),
+    ((torch.randn(3, 6), torch.randn(3, 6)), "expected 1 inputs, got 2"),
+    ((3.0,), "input 0: expected a torch.Tensor, got float"),
+])
+def test_bad_inputs_raise_before_running(compiled, args, message):
+    _, run = compiled
+    with pytest.raises(fx_mlir.FxMlirError) as e:
+        run(*args)
+    assert message in str(e.value)
+
+
+def test_dynamic_batch_runs_other_batch_sizes():
+    torch.manual_seed(0)
+    model = Block().eval()
+    run = fx_mlir.compile(model, (torch.randn(2, 6),), dynamic_batch=True)
+    assert run.inputs == [("float32", [-1, 6])]
+    for batch in (1, 2, 5):
+        x = torch.randn(batch, 6)
+        torch.testing.assert_close(run(x), model(x))
+    with pytest.raises(fx_mlir.FxMlirError, match="expected shape"):
+        run(torch.randn(4, 5))
+
+
+def test_weights_as_arguments_match_constants():
+    torch.manual_seed(0)
+    model = Block().eval()
+    x = torch.randn(2, 6)
+    run = fx_mlir.compile(model, (x,), weights_as_arguments=True)
+    torch.testing.assert_close(run(x), model(x))
+
+
+def test_non_contiguous_input_is_accepted():
+    torch.manual_seed(0)
+    model = Block().eval()
+    run = fx_mlir.compile(model, (torch.randn(2, 6),))
+    x = torch.randn(6, 2).t()
+    torch.testing.assert_close(run(x), model(x))
+
+
+def test_returned_input_is_not_freed_twice():
+    class Identity(nn.Module):
+        def forward(self, x):
+            return x, x.view(-1)
+
+    x = torch.randn(2, 3)
+    a, b = fx_mlir.compile(Identity(), (x,))(x)
+    torch.testing.assert_close(a, x)
+    torch.testing.assert_close(b, x.view(-1))
+
+
+def test_unsupported_node_names_node_target_and_module():
+    with pytest.raises(fx_mlir.FxMlirError) as e:
+        fx_mlir.compile(Sorts(), (torch.randn(2, 3),))
+    message = str(e.value)
+    assert "'sort' (module 'inner')" in message
+    assert "torch.sort" in message
+    assert "fx-run --interpret" in message
