@@ -1,0 +1,193 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// Convolutions and pooling become linalg named ops on NCHW tensors:
+// padding is an explicit tensor.pad, stride and dilation are attributes,
+// the bias is the broadcast init. groups picks the op: 1 is
+// conv_2d_nchw_fchw, one channel per group is depthwise, other group
+// counts split the channel dims for conv_2d_ngchw_gfchw. 1-d ops are their
+// 2-d form with a unit height.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<8x3x3x3xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:         } : tensor<1x3x8x8xf32> to tensor<1x3x10x10xf32>
+// CHECK:         %[[INIT:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[B]] : tensor<8xf32>) outs(%{{.*}} : tensor<1x8x4x4xf32>)
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+// CHECK-SAME:      ins(%[[PAD]], %[[W]] : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%[[INIT]] : tensor<1x8x4x4xf32>)
+// CHECK:         return %[[CONV]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %w = fx.placeholder "w" : tensor<8x3x3x3xf32>
+    %b = fx.placeholder "b" : tensor<8xf32>
+    %conv = fx.call_function "aten::conv2d"(%x, %w, %b, [2, 2], [1, 1], [1, 1], 1) : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+    fx.output %conv : tensor<1x8x4x4xf32>
+  }
+}
+
+// -----
+
+// padding='same' with dilation 2: (3 - 1) * 2 = 4 split evenly.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x4x8x8xf32>)
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %w = fx.placeholder "w" : tensor<4x3x3x3xf32>
+    %conv = fx.call_function "aten::conv2d.padding"(%x, %w, None, [1, 1], "same", [2, 2], 1) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+    fx.output %conv : tensor<1x4x8x8xf32>
+  }
+}
+
+// -----
+
+// Depthwise: groups == in_channels == out_channels.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x8x8xf32>, %[[W:.*]]: tensor<4x1x3x3xf32>)
+// CHECK:         %[[WC:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1], [2], [3]] : tensor<4x1x3x3xf32> into tensor<4x3x3xf32>
+// CHECK:         linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+// CHECK-SAME:      ins(%[[X]], %[[WC]] : tensor<1x4x8x8xf32>, tensor<4x3x3xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x8x8xf32>
+    %w = fx.placeholder "w" : tensor<4x1x3x3xf32>
+    %conv = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [0, 0], [2, 2], 4) : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+    fx.output %conv : tensor<1x4x4x4xf32>
+  }
+}
+
+// -----
+
+// groups=2: channels split into (group, channel) dims.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[XG:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 2, 8, 8] : tensor<1x4x8x8xf32> into tensor<1x2x2x8x8xf32>
+// CHECK:         %[[WG:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_ngchw_gfchw
+// CHECK-SAME:      ins(%[[XG]], %[[WG]] : tensor<1x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3x6x6xf32>)
+// CHECK:         tensor.collapse_shape %[[CONV]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x3x6x6xf32> into tensor<1x6x6x6xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x8x8xf32>
+    %w = fx.placeholder "w" : tensor<6x2x3x3xf32>
+    %conv = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [0, 0], [1, 1], 2) : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+    fx.output %conv : tensor<1x6x6x6xf32>
+  }
+}
+
+// -----
+
+// conv1d is conv2d over a unit height.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 3, 1, 8] : tensor<1x3x8xf32> into tensor<1x3x1x8xf32>
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 0, 1] high[0, 0, 0, 1]
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw
+// CHECK-SAME:      -> tensor<1x4x1x8xf32>
+// CHECK:         tensor.collapse_shape %[[CONV]] {{\[\[}}0], [1, 2], [3]] : tensor<1x4x1x8xf32> into tensor<1x4x8xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8xf32>
+    %w = fx.placeholder "w" : tensor<4x3x3xf32>
+    %conv = fx.call_function "aten::conv1d"(%x, %w, None, [1], [1], [1], 1) : (tensor<1x3x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x8xf32>
+    fx.output %conv : tensor<1x4x8xf32>
+  }
+}
+
+// -----
+
+// max_pool2d: an -inf init; stride [] is the kernel size.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         %[[FILL:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x3x4x4xf32>)
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK:         linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+// CHECK-SAME:      ins(%[[X]], %[[WINDOW]] : tensor<1x3x8x8xf32>, tensor<2x2xf32>) outs(%[[FILL]] : tensor<1x3x4x4xf32>)
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %pool = fx.call_function "aten::max_pool2d"(%x, [2, 2], [], [0, 0], [1, 1], False) : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+    fx.output %pool : tensor<1x3x4x4xf32>
+  }
+}
+
+// -----
+
+// ceil_mode: the last window runs past the input, which is padded with
+// -inf on the high side.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tensor.yield %[[NEGINF]] : f32
+// CHECK:         linalg.pooling_nchw_max
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x1x3x3xf32>)
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x1x5x5xf32>
+    %pool = fx.call_function "aten::max_pool2d"(%x, [2, 2], [2, 2], [0, 0], [1, 1], True) : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+    fx.output %pool : tensor<1x1x3x3xf32>
+  }
+}
+
+// -----
+
+// avg_pool2d: a sum pool divided by a constant table of window sizes; with
+// count_include_pad=False the padding does not count, so the windows at
+// the border are smaller.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[DIVISOR:.*]] = arith.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00], [6.000000e+00, 9.000000e+00]]> : tensor<2x2xf32>
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:         %[[SUM:.*]] = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[SUM]], %[[DIVISOR]] : tensor<1x3x2x2xf32>, tensor<2x2xf32>)
+// CHECK:           arith.divf
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x4x4xf32>
+    %pool = fx.call_function "aten::avg_pool2d"(%x, [3, 3], [2, 2], [1, 1], False, False, None) : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+    fx.output %pool : tensor<1x3x2x2xf32>
+  }
+}
+
+// -----
+
+// ceil_mode with count_include_pad=True: the part of the last window past
+// the input does not count either.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         arith.constant dense<{{\[\[}}4.000000e+00, 4.000000e+00, 2.000000e+00], [4.000000e+00, 4.000000e+00, 2.000000e+00], [2.000000e+00, 2.000000e+00, 1.000000e+00]]> : tensor<3x3xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x1x5x5xf32>
+    %pool = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], True, True, None) : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
+    fx.output %pool : tensor<1x1x3x3xf32>
+  }
+}
+
+// -----
+
+// adaptive_avg_pool2d: a contraction with per-axis weight tables; the bins
+// of 8 -> 3 are [0, 3), [2, 6), [5, 8).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[TABLE:.*]] = arith.constant dense<{{\[\[}}0.333333343, 0.333333343, 0.333333343, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 2.500000e-01, 2.500000e-01, 2.500000e-01, 2.500000e-01, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.333333343, 0.333333343, 0.333333343]]> : tensor<3x8xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:      ins(%{{.*}}, %[[TABLE]], %[[TABLE]] : tensor<1x3x8x8xf32>, tensor<3x8xf32>, tensor<3x8xf32>) outs(%{{.*}} : tensor<1x3x3x3xf32>)
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %pool = fx.call_function "aten::adaptive_avg_pool2d"(%x, [3, 3]) : (tensor<1x3x8x8xf32>) -> tensor<1x3x3x3xf32>
+    fx.output %pool : tensor<1x3x3x3xf32>
+  }
+}

@@ -1,0 +1,171 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// Reductions are linalg.generic ops with "reduction" iterators into a
+// filled init; keepdim re-inserts the reduced dims with
+// tensor.expand_shape. softmax and the norms are built from reductions and
+// broadcasting elementwise generics.
+
+// CHECK-DAG: #[[$IN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$OUT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME:      ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[FILL]] : tensor<2x4xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[KEEP:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0], [1, 2]] output_shape [2, 1, 4] : tensor<2x4xf32> into tensor<2x1x4xf32>
+// CHECK:         return %[[KEEP]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %sum = fx.call_function "aten::sum.dim_IntList"(%x, [1], True, dtype=None) : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    fx.output %sum : tensor<2x1x4xf32>
+  }
+}
+
+// -----
+
+// mean over dims -1 and 0 without keepdim: the sum divided by 2 * 4.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[COUNT:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         %[[SUM:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK-SAME:      outs(%{{.*}} : tensor<3xf32>)
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[SUM]] : tensor<3xf32>)
+// CHECK:           arith.divf %{{.*}}, %[[COUNT]] : f32
+// CHECK-NOT:     tensor.expand_shape
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %mean = fx.call_function "aten::mean.dim"(%x, [-1, 0], False, dtype=None) : (tensor<2x3x4xf32>) -> tensor<3xf32>
+    fx.output %mean : tensor<3xf32>
+  }
+}
+
+// -----
+
+// max.dim computes values and indices in one generic with two results;
+// the getitem nodes on it become those results. A NaN wins, as in PyTorch.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[MAX:.*]]:2 = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:      outs(%{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xi64>)
+// CHECK:           linalg.index 1 : index
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.cmpf uno
+// CHECK:         return %[[MAX]]#0, %[[MAX]]#1 : tensor<2xf32>, tensor<2xi64>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %max = fx.call_function "aten::max.dim"(%x, 1, False) : (tensor<2x3xf32>) -> tuple<tensor<2xf32>, tensor<2xi64>>
+    %values = fx.call_function "operator.getitem"(%max, 0) : (tuple<tensor<2xf32>, tensor<2xi64>>) -> tensor<2xf32>
+    %indices = fx.call_function "operator.getitem"(%max, 1) : (tuple<tensor<2xf32>, tensor<2xi64>>) -> tensor<2xi64>
+    fx.output (%values, %indices) : tensor<2xf32>, tensor<2xi64>
+  }
+}
+
+// -----
+
+// softmax: max-shifted exp divided by its sum, both reduced along dim -1
+// and broadcast back from keepdim shape.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[MAX:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.maximumf
+// CHECK:         %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [2, 1]
+// CHECK:         %[[SHIFT:.*]] = linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %[[MAXK]] : tensor<2x4xf32>, tensor<2x1xf32>)
+// CHECK:           arith.subf
+// CHECK:         %[[EXP:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[SHIFT]] : tensor<2x4xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[SUM:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.addf
+// CHECK:         %[[SUMK:.*]] = tensor.expand_shape %[[SUM]]
+// CHECK:         %[[SOFTMAX:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[EXP]], %[[SUMK]] : tensor<2x4xf32>, tensor<2x1xf32>)
+// CHECK:           arith.divf
+// CHECK:         return %[[SOFTMAX]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %softmax = fx.call_function "aten::softmax.int"(%x, -1, None) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %softmax : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// batch_norm in eval mode: one elementwise generic over the input and the
+// per-channel running mean, running var, weight and bias, each read along
+// the channel dim.
+
+// CHECK-DAG: #[[$ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CHANNEL:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x3x4x4xf32>, %[[W:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[MEAN:.*]]: tensor<3xf32>, %[[VAR:.*]]: tensor<3xf32>)
+// CHECK-DAG:     %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-DAG:     %[[W4:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK-DAG:     %[[B4:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK-DAG:     %[[MEAN4:.*]] = tensor.expand_shape %[[MEAN]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK-DAG:     %[[VAR4:.*]] = tensor.expand_shape %[[VAR]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK:         linalg.generic {indexing_maps = [#[[$ID]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$ID]]]
+// CHECK-SAME:      ins(%[[X]], %[[MEAN4]], %[[VAR4]], %[[W4]], %[[B4]] :
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[M:.*]]: f32, %[[V:.*]]: f32, %[[G:.*]]: f32, %[[BETA:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[CENTERED:.*]] = arith.subf %[[IN]], %[[M]] : f32
+// CHECK-NEXT:      %[[VEPS:.*]] = arith.addf %[[V]], %[[EPS]] : f32
+// CHECK-NEXT:      %[[RSTD:.*]] = math.rsqrt %[[VEPS]] : f32
+// CHECK-NEXT:      %[[NORM:.*]] = arith.mulf %[[CENTERED]], %[[RSTD]] : f32
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[NORM]], %[[G]] : f32
+// CHECK-NEXT:      arith.addf %[[SCALED]], %[[BETA]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x4x4xf32>
+    %w = fx.placeholder "w" : tensor<3xf32>
+    %b = fx.placeholder "b" : tensor<3xf32>
+    %mean = fx.placeholder "mean" : tensor<3xf32>
+    %var = fx.placeholder "var" : tensor<3xf32>
+    %bn = fx.call_function "aten::batch_norm"(%x, %w, %b, %mean, %var, False, 0.1, 1.0e-05, True) : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+    fx.output %bn : tensor<1x3x4x4xf32>
+  }
+}
+
+// -----
+
+// layer_norm over the last dim: mean and biased variance by reductions,
+// then one generic normalizing and scaling by the weight (no bias here).
+
+// CHECK-DAG: #[[$ID:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$ROW:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+// CHECK-DAG: #[[$LAST:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>, %[[W:.*]]: tensor<4xf32>)
+// CHECK-DAG:     %[[N:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         %[[MEAN:.*]] = linalg.generic
+// CHECK:           arith.divf %{{.*}}, %[[N]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[X]], %[[MEAN]] : tensor<2x3x4xf32>, tensor<2x3x1xf32>)
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         %[[VAR:.*]] = linalg.generic
+// CHECK:           arith.divf %{{.*}}, %[[N]]
+// CHECK:         linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ROW]], #[[$LAST]], #[[$ID]]]
+// CHECK-SAME:      ins(%[[X]], %[[MEAN]], %[[VAR]], %[[W]] : tensor<2x3x4xf32>, tensor<2x3x1xf32>, tensor<2x3x1xf32>, tensor<4xf32>)
+// CHECK:           math.rsqrt
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %w = fx.placeholder "w" : tensor<4xf32>
+    %ln = fx.call_function "aten::layer_norm"(%x, [4], %w, None, 1.0e-05, True) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    fx.output %ln : tensor<2x3x4xf32>
+  }
+}

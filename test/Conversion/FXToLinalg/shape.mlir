@@ -1,0 +1,150 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// Shape ops: view, reshape and flatten are tensor.collapse_shape and
+// tensor.expand_shape; permute and transpose are linalg.transpose; cat
+// inserts slices into an empty tensor; slice, select and split extract
+// slices; size.int reads tensor.dim; embedding gathers with tensor.extract
+// inside a generic.
+
+// A view collapses to 1-d and expands to the new shape, -1 inferred;
+// flatten collapses the dims it joins.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK:         %[[VIEW:.*]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+// CHECK:         %[[FLATTEN:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1, 2]] : tensor<2x3x4xf32> into tensor<2x12xf32>
+// CHECK:         return %[[VIEW]], %[[FLATTEN]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %view = fx.call_function "aten::view"(%x, [4, -1]) : (tensor<2x3x4xf32>) -> tensor<4x6xf32>
+    %flatten = fx.call_function "aten::flatten.using_ints"(%x, 1, -1) : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+    fx.output (%view, %flatten) : tensor<4x6xf32>, tensor<2x12xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK:         %[[P:.*]] = linalg.transpose ins(%[[X]] : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x3x2xf32>) permutation = [2, 1, 0]
+// CHECK:         return %[[P]], %[[T]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %permute = fx.call_function "aten::permute"(%x, [2, 0, 1]) : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+    %transpose = fx.call_function "aten::transpose.int"(%x, -1, 0) : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+    fx.output (%permute, %transpose) : tensor<4x2x3xf32>, tensor<4x3x2xf32>
+  }
+}
+
+// -----
+
+// cat along dim 1: each input is inserted at the running offset.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x5xf32>)
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[C8]])
+// CHECK:         %[[FIRST:.*]] = tensor.insert_slice %[[X]] into %[[EMPTY]][0, 0] [2, 3] [1, 1]
+// CHECK:         %[[BOTH:.*]] = tensor.insert_slice %[[Y]] into %[[FIRST]][0, %[[C3]]] [2, 5] [1, 1]
+// CHECK:         return %[[BOTH]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %y = fx.placeholder "y" : tensor<2x5xf32>
+    %cat = fx.call_function "aten::cat"([%x, %y], 1) : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    fx.output %cat : tensor<2x8xf32>
+  }
+}
+
+// -----
+
+// x[:, 1::2], x[-1] and x[-3:]: negative indices wrap, an end past the
+// dim (INT64_MAX, as FX records `None`) clamps.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x6xf32>)
+// CHECK:         %[[C3:.*]] = arith.constant 3 : index
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[X]][0, 1] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
+// CHECK:         %[[T:.*]] = tensor.extract_slice %[[X]][%[[C3]], 0] [1, 6] [1, 1] : tensor<4x6xf32> to tensor<6xf32>
+// CHECK:         %[[U:.*]] = tensor.extract_slice %[[X]][1, 0] [3, 6] [1, 1] : tensor<4x6xf32> to tensor<3x6xf32>
+// CHECK:         return %[[S]], %[[T]], %[[U]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x6xf32>
+    %slice = fx.call_function "aten::slice.Tensor"(%x, 1, 1, None, 2) : (tensor<4x6xf32>) -> tensor<4x3xf32>
+    %select = fx.call_function "aten::select.int"(%x, 0, -1) : (tensor<4x6xf32>) -> tensor<6xf32>
+    %slice_1 = fx.call_function "aten::slice.Tensor"(%x, 0, -3, 9223372036854775807, 1) : (tensor<4x6xf32>) -> tensor<3x6xf32>
+    fx.output (%slice, %select, %slice_1) : tensor<4x3xf32>, tensor<6xf32>, tensor<3x6xf32>
+  }
+}
+
+// -----
+
+// split into pieces of 2 (the last one smaller); the getitem nodes on the
+// split become its pieces (the unused middle one is dropped).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<5x2xf32>)
+// CHECK:         %[[A:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 2] [1, 1] : tensor<5x2xf32> to tensor<2x2xf32>
+// CHECK:         %[[C:.*]] = tensor.extract_slice %[[X]][4, 0] [1, 2] [1, 1] : tensor<5x2xf32> to tensor<1x2xf32>
+// CHECK:         return %[[C]], %[[A]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<5x2xf32>
+    %split = fx.call_function "aten::split.Tensor"(%x, 2, 0) : (tensor<5x2xf32>) -> !fx.any
+    %getitem = fx.call_function "operator.getitem"(%split, 2) : (!fx.any) -> tensor<1x2xf32>
+    %getitem_1 = fx.call_function "operator.getitem"(%split, 0) : (!fx.any) -> tensor<2x2xf32>
+    fx.output (%getitem, %getitem_1) : tensor<1x2xf32>, tensor<2x2xf32>
+  }
+}
+
+// -----
+
+// size.int of a dynamic dim is tensor.dim; the int feeds the next view.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x6xf32>) -> tensor<?x2x3xf32>
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[DIM:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x6xf32>
+// CHECK:         %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK:         %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[X]]
+// CHECK:         tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [%[[NI]], 2, 3] : tensor<?xf32> into tensor<?x2x3xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x6xf32>
+    %size = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x6xf32>) -> i64
+    %view = fx.call_function "aten::view"(%x, [%size, 2, 3]) : (tensor<?x6xf32>, i64) -> tensor<?x2x3xf32>
+    fx.output %view : tensor<?x2x3xf32>
+  }
+}
+
+// -----
+
+// embedding(weight, indices): each output element extracts
+// weight[indices[i, j], k].
+
+// CHECK-DAG: #[[$IDX:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$OUT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[W:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$IDX]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<2x3x4xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT:      %[[ROW:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK-NEXT:      %[[COL:.*]] = linalg.index 2 : index
+// CHECK-NEXT:      %[[E:.*]] = tensor.extract %[[W]][%[[ROW]], %[[COL]]] : tensor<10x4xf32>
+// CHECK-NEXT:      linalg.yield %[[E]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %w = fx.placeholder "w" : tensor<10x4xf32>
+    %i = fx.placeholder "i" : tensor<2x3xi64>
+    %embedding = fx.call_function "aten::embedding"(%w, %i, -1, False, False) : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+    fx.output %embedding : tensor<2x3x4xf32>
+  }
+}
