@@ -132,3 +132,17 @@ def test_unsupported_node_names_node_target_and_module():
     assert "'sort' (module 'inner')" in message
     assert "torch.sort" in message
     assert "fx-run --interpret" in message
+
+
+def test_inplace_calls_update_their_input():
+    class Inplace(nn.Module):
+        def forward(self, x):
+            x = x * 1
+            y = torch.nn.functional.relu(x, inplace=True)
+            z = x + y      # x is relu(x) now
+            z += 1         # operator.iadd
+            return z * 2
+
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(fx_mlir.compile(Inplace(), (x,))(x),
+                               Inplace()(x))

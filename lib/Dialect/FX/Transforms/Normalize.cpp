@@ -520,9 +520,16 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         continue;
       if (why.empty()) {
         if (auto bound = registry.bind(op, why)) {
+          Value mutated = getInplaceInput(op);
           CallFunctionOp canonical = gb.emit(op, *bound);
           op->getResult(0).replaceAllUsesWith(canonical.getResult());
           op->erase();
+          // An in-place call (`relu(x, inplace=True)`, `x += y`) changed
+          // its input: later readers of the input read the result.
+          if (mutated)
+            mutated.replaceUsesWithIf(canonical.getResult(), [&](OpOperand &u) {
+              return canonical->isBeforeInBlock(u.getOwner());
+            });
           continue;
         }
       }
@@ -537,6 +544,38 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         ok = false;
     }
     return success(ok);
+  }
+
+  /// The tensor an in-place call overwrites (its first arg), or null: an
+  /// `inplace=True` kwarg or module hyperparameter, or an augmented
+  /// assignment operator (`operator.iadd`, ...) on a tensor.
+  static Value getInplaceInput(Operation *op) {
+    auto node = cast<NodeOpInterface>(op);
+    ArrayAttr args = node.getArgs();
+    if (args.empty() || !isa<NodeAttr>(args[0]))
+      return {};
+    Value input = op->getOperand(cast<NodeAttr>(args[0]).getIndex());
+    if (!isa<TensorType>(input.getType()) && !isa<AnyType>(input.getType()))
+      return {};
+    auto isTrue = [](Attribute a) {
+      auto b = dyn_cast_or_null<BoolAttr>(a);
+      return b && b.getValue();
+    };
+    if (isTrue(node.getKwargs().lookup("inplace")))
+      return input;
+    if (auto call = dyn_cast<CallFunctionOp>(op)) {
+      StringRef target = call.getTarget();
+      if (target.starts_with("operator.i") && isa<TensorType>(input.getType()))
+        return input;
+    }
+    if (auto call = dyn_cast<CallModuleOp>(op)) {
+      auto module = op->getParentOfType<GraphModuleOp>();
+      auto submodule = dyn_cast_or_null<SubmoduleOp>(
+          SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
+      if (submodule && isTrue(submodule.getHparams().lookup("inplace")))
+        return input;
+    }
+    return {};
   }
 
   /// Nodes that stay as they are: getitem of tuples and lists.

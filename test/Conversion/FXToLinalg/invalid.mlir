@@ -1,0 +1,140 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg -verify-diagnostics
+
+// Graphs convert-fx-to-linalg rejects: each error names the node, its
+// target and the reason, and points to the reference interpreter.
+
+// A call fx-normalize would rewrite.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'relu' with target 'torch.relu': not canonical; run fx-normalize first; run it with the reference interpreter (fx-run --interpret) instead}}
+    %relu = fx.call_function "torch.relu"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %relu : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// Method and module calls are never canonical.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile call_method 'relu' with target 'relu': not canonical; run fx-normalize first}}
+    %relu = fx.call_method "relu"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %relu : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// A target the registry does not know: the reason is the registry's.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'f' with target 'mylib.f': unsupported function 'mylib.f'; run it with the reference interpreter (fx-run --interpret) instead}}
+    %f = fx.call_function "mylib.f"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %f : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// An aten operator without a lowering.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'sort' with target 'aten::sort': the operator has no lowering; run it with the reference interpreter (fx-run --interpret) instead}}
+    %sort = fx.call_function "aten::sort"(%x, -1, False) : (tensor<2x4xf32>) -> !fx.any
+    fx.output %sort : !fx.any
+  }
+}
+
+// -----
+
+// A lowering that does not cover these arguments.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'bn' with target 'aten::batch_norm': batch_norm in training mode is not supported}}
+    %bn = fx.call_function "aten::batch_norm"(%x, None, None, None, None, True, 0.1, 1.0e-05, True) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    fx.output %bn : tensor<2x3xf32>
+  }
+}
+
+// -----
+
+// Placeholders need a ranked tensor type (the importer records it when
+// given example inputs).
+
+fx.graph_module @M {
+  fx.graph @forward {
+    // expected-error @+1 {{cannot compile placeholder 'x': its type must be a ranked tensor, got '!fx.any' (import with example inputs)}}
+    %x = fx.placeholder "x" : !fx.any
+    %relu = fx.call_function "aten::relu"(%x) : (!fx.any) -> !fx.any
+    fx.output %relu : !fx.any
+  }
+}
+
+// -----
+
+// Declared state without a value can only be passed as an argument.
+
+fx.graph_module @M {
+  fx.state parameter @w : tensor<4x4xf32>
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile get_attr 'w' with target 'w': the state has no value; compile with weights-as-arguments}}
+    %w = fx.get_attr @w : tensor<4x4xf32>
+    %mm = fx.call_function "aten::mm"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    fx.output %mm : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// Only tensors can be returned.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %size = fx.call_function "aten::size.int"(%x, 0) : (tensor<2x4xf32>) -> i64
+    // expected-error @+1 {{cannot compile the output: only tensors can be returned, got 'i64'}}
+    fx.output %size : i64
+  }
+}
+
+// -----
+
+// A graph module without a forward graph is already rejected by the
+// verifier, before the pass runs.
+
+// expected-error @+1 {{graph module 'M' has no 'forward' graph}}
+fx.graph_module @M {
+  fx.graph @helper {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    fx.output %x : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// One graph module per input.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    fx.output %x : tensor<2x4xf32>
+  }
+}
+// expected-error @+1 {{convert-fx-to-linalg: expected one graph module}}
+fx.graph_module @N {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    fx.output %x : tensor<2x4xf32>
+  }
+}
