@@ -61,14 +61,27 @@ TypedAttr constantValue(StateOp state) {
   return DenseElementsAttr::get(type, bools);
 }
 
-/// Reports a node that cannot be compiled.
-void reportNode(Operation *op, const Twine &reason) {
+/// Reports a node that cannot be compiled; `interpretable` adds the hint
+/// that the reference interpreter runs it.
+void reportNode(Operation *op, const Twine &reason, bool interpretable = true) {
   auto node = cast<NodeOpInterface>(op);
-  op->emitError() << "cannot compile " << node.getOpcode() << " "
-                  << getNodeLabel(op) << " with target '"
-                  << node.getTargetName() << "': " << reason
-                  << "; run it with the reference interpreter "
-                     "(fx-run --interpret) instead";
+  InFlightDiagnostic diag = op->emitError();
+  diag << "cannot compile " << node.getOpcode() << " " << getNodeLabel(op)
+       << " with target '" << node.getTargetName() << "': " << reason;
+  if (interpretable)
+    diag << "; run it with the reference interpreter (fx-run --interpret) "
+            "instead";
+}
+
+/// Reports a call that is not canonical: the registry's reason when it
+/// cannot bind it (the interpreter cannot run it either), else a hint to
+/// normalize first.
+void reportUnnormalized(Operation *op) {
+  std::string why;
+  if (TargetRegistry::get().bind(op, why))
+    reportNode(op, "not canonical; run fx-normalize first", false);
+  else
+    reportNode(op, why, false);
 }
 
 struct ConvertFXToLinalgPass
@@ -101,20 +114,13 @@ struct ConvertFXToLinalgPass
         if (isLowerableTarget(call.getTarget()) ||
             call.getTarget() == "operator.getitem")
           continue;
-        if (call.getTarget().contains("::")) {
+        if (call.getTarget().contains("::"))
           reportNode(&op, "the operator has no lowering");
-        } else {
-          std::string why = "not canonical; run fx-normalize first";
-          if (TargetRegistry::get().bind(&op, why))
-            why = "not canonical; run fx-normalize first";
-          reportNode(&op, why);
-        }
+        else
+          reportUnnormalized(&op);
         ok = false;
       } else if (isa<CallMethodOp, CallModuleOp>(op)) {
-        std::string why = "not canonical; run fx-normalize first";
-        if (TargetRegistry::get().bind(&op, why))
-          why = "not canonical; run fx-normalize first";
-        reportNode(&op, why);
+        reportUnnormalized(&op);
         ok = false;
       }
     }
