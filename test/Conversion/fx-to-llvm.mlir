@@ -1,33 +1,30 @@
-// RUN: fx-opt %s --fx-to-llvm | FileCheck %s
-// RUN: fx-opt %s --fx-to-llvm="dynamic-batch=true weights-as-arguments=true" | FileCheck %s --check-prefix=ARGS
+// RUN: fx-opt %s --fx-to-llvm | FileCheck %s --implicit-check-not='{{^ *([^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}'
+// RUN: fx-opt %s --fx-to-llvm="dynamic-batch=true weights-as-arguments=true" | FileCheck %s --check-prefix=ARGS --implicit-check-not='{{^ *([^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}'
 // RUN: fx-opt %s --fx-to-llvm="dynamic-batch=true weights-as-arguments=true" --mlir-print-ir-after=convert-fx-to-linalg -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGE
 
 // The fx-to-llvm pipeline takes a graph module as imported (module calls,
 // torch functions) through fx-normalize, convert-fx-to-linalg,
 // bufferization and loops to the LLVM dialect: @forward and its C wrapper
-// @_mlir_ciface_forward, and no op of another dialect left. The wrapper
-// keeps the `fx.output` attribute, and with weights-as-arguments the
+// @_mlir_ciface_forward, and no op of another dialect left (the
+// --implicit-check-not pattern). The functions keep the `fx.output`
+// attribute, and with weights-as-arguments the wrapper keeps the
 // `fx.state` names of its weight arguments.
 
 // Baked-in weights: the bias is a global, the splat weight folds away.
 
-// CHECK-NOT:   {{^ *(%[^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}
 // CHECK:       llvm.mlir.global private constant @{{.*}}(dense<[1.000000e+00, -1.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>)
 // CHECK:       llvm.func @forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // CHECK-SAME:    attributes {fx.output = [#fx.node<0>], llvm.emit_c_interface}
 // CHECK:       llvm.func @_mlir_ciface_forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK:         llvm.call @forward(
-// CHECK-NOT:   {{^ *(%[^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}
 
 // Weights as arguments: no global; the result's dim 0 is the input's
 // dynamic dim 0 (argument 3, the first size of x's descriptor).
 
 // ARGS-NOT:    llvm.mlir.global
-// ARGS-NOT:    {{^ *(%[^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}
 // ARGS:        llvm.func @forward(%{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %[[N:[^:]+]]: i64,
 // ARGS:          llvm.insertvalue %[[N]], %{{.*}}[3, 0] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // ARGS:        llvm.func @_mlir_ciface_forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {fx.state = "fc.weight"}, %{{.*}}: !llvm.ptr {fx.state = "fc.bias"})
-// ARGS-NOT:    {{^ *(%[^ ]+ = )?"?(fx|func|linalg|tensor|bufferization|memref|arith|math|scf|cf)\.}}
 
 // The options reach convert-fx-to-linalg.
 

@@ -238,10 +238,22 @@ LogicalResult lowerExpandAs(Lowering &l) {
 /// Joins `inputs` along `dim`.
 Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
   SmallVector<OpFoldResult> sizes = l.dims(inputs[0]);
-  Value total = l.indexConst(0);
-  for (Value v : inputs)
-    total = arith::AddIOp::create(l.b, l.loc, total, l.toIndex(l.dim(v, dim)));
-  sizes[dim] = getAsOpFoldResult(total);
+  int64_t staticTotal = 0;
+  for (Value v : inputs) {
+    int64_t n = cast<RankedTensorType>(v.getType()).getDimSize(dim);
+    staticTotal = ShapedType::isDynamic(n) || ShapedType::isDynamic(staticTotal)
+                      ? ShapedType::kDynamic
+                      : staticTotal + n;
+  }
+  if (!ShapedType::isDynamic(staticTotal)) {
+    sizes[dim] = l.b.getIndexAttr(staticTotal);
+  } else {
+    Value total = l.indexConst(0);
+    for (Value v : inputs)
+      total =
+          arith::AddIOp::create(l.b, l.loc, total, l.toIndex(l.dim(v, dim)));
+    sizes[dim] = getAsOpFoldResult(total);
+  }
   Value result = l.empty(sizes, elem);
   Value offset = l.indexConst(0);
   int64_t rank = sizes.size();

@@ -45,10 +45,9 @@ fx.graph_module @M {
 // cat along dim 1: each input is inserted at the running offset.
 
 // CHECK-LABEL: func.func @forward(
-// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x5xf32>)
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x5xf32>) -> tensor<2x8xf32>
 // CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
-// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
-// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[C8]])
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<2x8xf32>
 // CHECK:         %[[FIRST:.*]] = tensor.insert_slice %[[X]] into %[[EMPTY]][0, 0] [2, 3] [1, 1]
 // CHECK:         %[[BOTH:.*]] = tensor.insert_slice %[[Y]] into %[[FIRST]][0, %[[C3]]] [2, 5] [1, 1]
 // CHECK:         return %[[BOTH]]

@@ -39,6 +39,23 @@ fx.graph @functional_dropped_param {
 
 // -----
 
+// An in-place call overwrites its input: later readers of the input read
+// the result (`x += 1` too).
+
+// CHECK-LABEL: fx.graph @inplace
+// CHECK: %relu = fx.call_function "aten::relu"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK: %iadd = fx.call_function "aten::add.Scalar"(%relu, 1, 1) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK: %mul = fx.call_function "aten::mul.Scalar"(%iadd, 2) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+fx.graph @inplace {
+  %x = fx.placeholder "x" : tensor<2x4xf32>
+  %relu = fx.call_function "torch.nn.functional.relu"(%x, inplace=True) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %iadd = fx.call_function "operator.iadd"(%x, 1) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mul = fx.call_function "operator.mul"(%x, 2) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  fx.output %mul : tensor<2x4xf32>
+}
+
+// -----
+
 // A method's object is `self`; varargs sizes are collected into the int[]
 // parameter, and a single tuple is taken as the whole list.
 

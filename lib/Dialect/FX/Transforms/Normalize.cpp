@@ -565,7 +565,13 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       return input;
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();
-      if (target.starts_with("operator.i") && isa<TensorType>(input.getType()))
+      static const char *augmented[] = {
+          "operator.iadd",     "operator.isub",      "operator.imul",
+          "operator.itruediv", "operator.ifloordiv", "operator.imod",
+          "operator.ipow",     "operator.iand",      "operator.ior",
+          "operator.ixor",     "operator.imatmul"};
+      if (llvm::is_contained(augmented, target) &&
+          isa<TensorType>(input.getType()))
         return input;
     }
     if (auto call = dyn_cast<CallModuleOp>(op)) {
