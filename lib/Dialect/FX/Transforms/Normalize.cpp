@@ -367,8 +367,12 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   std::string base = node.getNodeName().str();
 
   // Emits `target(args...)`; args are Values (as node refs) or attributes.
-  auto emit = [&](StringRef target, ArrayRef<std::variant<Value, Attribute>> a,
-                  Type type = {}) -> Value {
+  // Emits `target(a...)`; the keyword-only args of the schema (`alpha` of
+  // add.Tensor, `dtype` of mean.dim) are appended as `keys`/`kwargValues`.
+  auto emitWith = [&](StringRef target,
+                      ArrayRef<std::variant<Value, Attribute>> a,
+                      ArrayRef<Attribute> keys, ArrayRef<Attribute> kwargValues,
+                      Type type = {}) -> Value {
     SmallVector<Value> values;
     SmallVector<Attribute> attrs;
     for (auto &item : a) {
@@ -382,10 +386,14 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     std::string name = gb.uniqueName(
         base + "_" + target.rsplit(':').second.split('.').first.str());
     return gb
-        .call(node, name, target, attrs, {}, {}, values,
+        .call(node, name, target, attrs, keys, kwargValues, values,
               type ? type : anyTensor)
         .getResult();
   };
+  auto emit = [&](StringRef target, ArrayRef<std::variant<Value, Attribute>> a,
+                  Type type = {}) { return emitWith(target, a, {}, {}, type); };
+  Attribute alphaKey = StringAttr::get(ctx, "alpha");
+  Attribute one = i64Attr(ctx, 1);
   auto I = [&](int64_t v) -> Attribute { return i64Attr(ctx, v); };
   auto list = [&](ArrayRef<Attribute> items) -> Attribute {
     return ListAttr::get(ctx, items);
@@ -437,18 +445,20 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   Attribute negInf = FloatAttr::get(Float64Type::get(ctx), -INFINITY);
   if (auto ref = dyn_cast<NodeAttr>(bound[5])) {
     Value mask = node.getOperand(ref.getIndex());
-    scores = isBool(mask)
-                 ? emit("aten::masked_fill.Scalar", {scores, mask, negInf})
-                 : emit("aten::add.Tensor", {scores, mask});
+    scores =
+        isBool(mask)
+            ? emit("aten::masked_fill.Scalar", {scores, mask, negInf})
+            : emitWith("aten::add.Tensor", {scores, mask}, {alphaKey}, {one});
   }
   if (auto ref = dyn_cast<NodeAttr>(bound[3])) {
     // (N, S) -> (N, 1, 1, S)
     Value mask = node.getOperand(ref.getIndex());
     Value m4 = emit("aten::unsqueeze", {mask, I(1)});
     m4 = emit("aten::unsqueeze", {m4, I(1)});
-    scores = isBool(mask)
-                 ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
-                 : emit("aten::add.Tensor", {scores, m4});
+    scores =
+        isBool(mask)
+            ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
+            : emitWith("aten::add.Tensor", {scores, m4}, {alphaKey}, {one});
   }
   Value attn = emit("aten::softmax.int", {scores, I(-1), NoneAttr::get(ctx)});
   Value ctxv = emit("aten::matmul", {attn, heads4[2]});
@@ -476,10 +486,12 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     Value replacement = out;
     if (index == 1) {
       if (!weights)
-        weights = average ? emit("aten::mean.dim",
-                                 {attn, list({I(1)}), BoolAttr::get(ctx, false),
-                                  NoneAttr::get(ctx)})
-                          : attn;
+        weights =
+            average ? emitWith("aten::mean.dim",
+                               {attn, list({I(1)}), BoolAttr::get(ctx, false)},
+                               {StringAttr::get(ctx, "dtype")},
+                               {NoneAttr::get(ctx)})
+                    : attn;
       replacement = weights;
     }
     getitem.getResult().replaceAllUsesWith(replacement);
