@@ -17,6 +17,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Interpreter/Interpreter.h"
 #include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Runtime/TorchDTypes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -212,16 +213,8 @@ static std::string stats(const at::Tensor &t) {
 }
 
 static at::ScalarType scalarTypeOf(Type element) {
-  llvm::StringRef name = fx::getElementDTypeName(element);
-  return llvm::StringSwitch<at::ScalarType>(name)
-      .Case("float64", at::kDouble)
-      .Case("int64", at::kLong)
-      .Case("int32", at::kInt)
-      .Case("bool", at::kBool)
-      .Case("int8", at::kChar)
-      .Case("uint8", at::kByte)
-      .Case("int16", at::kShort)
-      .Default(at::kFloat);
+  return fx::getTorchScalarType(fx::getElementDTypeName(element).str())
+      .value_or(at::kFloat);
 }
 
 int main(int argc, char **argv) {
@@ -313,13 +306,7 @@ int main(int argc, char **argv) {
       t = t.contiguous();
       fx::TensorRef ref;
       ref.data = t.data_ptr();
-      ref.dtype = t.scalar_type() == at::kFloat    ? "float32"
-                  : t.scalar_type() == at::kDouble ? "float64"
-                  : t.scalar_type() == at::kLong   ? "int64"
-                  : t.scalar_type() == at::kInt    ? "int32"
-                  : t.scalar_type() == at::kBool
-                      ? "bool"
-                      : c10::toString(t.scalar_type());
+      ref.dtype = fx::getTorchDTypeName(t.scalar_type());
       ref.shape.assign(t.sizes().begin(), t.sizes().end());
       refs.push_back(ref);
     }
@@ -337,12 +324,7 @@ int main(int argc, char **argv) {
     std::sort(times.begin(), times.end());
     for (fx::OwnedTensor &o : results) {
       void *allocation = o.allocation;
-      at::ScalarType st = llvm::StringSwitch<at::ScalarType>(o.dtype)
-                              .Case("float64", at::kDouble)
-                              .Case("int64", at::kLong)
-                              .Case("int32", at::kInt)
-                              .Case("bool", at::kBool)
-                              .Default(at::kFloat);
+      at::ScalarType st = fx::getTorchScalarType(o.dtype).value_or(at::kFloat);
       compiled.push_back(at::from_blob(
           o.data, o.shape, [allocation](void *) { std::free(allocation); },
           at::TensorOptions().dtype(st)));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Runtime/TorchDTypes.h"
 
 #include <torch/csrc/utils/pybind.h>
 
@@ -19,43 +20,9 @@ using mlir::fx::CompiledGraph;
 
 namespace {
 
-std::string dtypeName(at::ScalarType type) {
-  switch (type) {
-  case at::kFloat:
-    return "float32";
-  case at::kDouble:
-    return "float64";
-  case at::kLong:
-    return "int64";
-  case at::kInt:
-    return "int32";
-  case at::kShort:
-    return "int16";
-  case at::kChar:
-    return "int8";
-  case at::kByte:
-    return "uint8";
-  case at::kBool:
-    return "bool";
-  case at::kHalf:
-    return "float16";
-  case at::kBFloat16:
-    return "bfloat16";
-  default:
-    return c10::toString(type);
-  }
-}
-
 at::ScalarType scalarType(const std::string &name) {
-  static const std::pair<const char *, at::ScalarType> table[] = {
-      {"float32", at::kFloat}, {"float64", at::kDouble},
-      {"int64", at::kLong},    {"int32", at::kInt},
-      {"int16", at::kShort},   {"int8", at::kChar},
-      {"uint8", at::kByte},    {"bool", at::kBool},
-      {"float16", at::kHalf},  {"bfloat16", at::kBFloat16}};
-  for (auto &[n, t] : table)
-    if (name == n)
-      return t;
+  if (auto type = mlir::fx::getTorchScalarType(name))
+    return *type;
   throw std::runtime_error("unsupported dtype " + name);
 }
 
@@ -88,7 +55,7 @@ public:
       const at::Tensor &t = inputs.back();
       mlir::fx::TensorRef ref;
       ref.data = t.data_ptr();
-      ref.dtype = dtypeName(t.scalar_type());
+      ref.dtype = mlir::fx::getTorchDTypeName(t.scalar_type());
       ref.shape.assign(t.sizes().begin(), t.sizes().end());
       refs.push_back(std::move(ref));
     }

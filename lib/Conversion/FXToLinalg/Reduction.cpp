@@ -88,6 +88,50 @@ Value divideBy(Lowering &l, Value t, Value divisor) {
       });
 }
 
+/// The mean of `x` over `dims` (kept as size-1 dims) and the sum of the
+/// squared deviations from it over `dims` (kept when `keepdim`): the two
+/// passes var, std and layer_norm share.
+std::pair<Value, Value> meanAndSquares(Lowering &l, Value x,
+                                       ArrayRef<int64_t> dims, bool keepdim,
+                                       Value count, Type elem) {
+  Value mean = divideBy(l, sumOver(l, x, dims, true, elem), count);
+  Value squares = l.elementwise(
+      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
+        return arith::MulFOp::create(b, loc, d, d).getResult();
+      });
+  return {mean, sumOver(l, squares, dims, keepdim, elem)};
+}
+
+/// `(x - mean) * rsqrt(var + eps)`, then `* weight` and `+ bias` when given
+/// (null otherwise); all broadcast against `x`.
+Value normalizeAffine(Lowering &l, Value x, Value mean, Value var, double eps,
+                      Value weight, Value bias, Type elem) {
+  SmallVector<Value> inputs = {x, mean, var};
+  int weightSlot = -1, biasSlot = -1;
+  if (weight) {
+    weightSlot = inputs.size();
+    inputs.push_back(weight);
+  }
+  if (bias) {
+    biasSlot = inputs.size();
+    inputs.push_back(bias);
+  }
+  Value epsValue = l.constant(elem, eps);
+  return l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value centered = arith::SubFOp::create(b, loc, v[0], v[1]);
+        Value inv = math::RsqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[2], epsValue));
+        Value y = arith::MulFOp::create(b, loc, centered, inv);
+        if (weightSlot >= 0)
+          y = arith::MulFOp::create(b, loc, y, v[weightSlot]);
+        if (biasSlot >= 0)
+          y = arith::AddFOp::create(b, loc, y, v[biasSlot]);
+        return y;
+      });
+}
+
 LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
@@ -266,13 +310,7 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd) {
     return l.fail("dims must be constants");
   x = l.castTensor(x, elem);
   Value count = l.countOver(x, *dims, elem);
-  Value mean = divideBy(l, sumOver(l, x, *dims, true, elem), count);
-  Value centered = l.elementwise(
-      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
-        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
-        return arith::MulFOp::create(b, loc, d, d).getResult();
-      });
-  Value ss = sumOver(l, centered, *dims, keepdim, elem);
+  Value ss = meanAndSquares(l, x, *dims, keepdim, count, elem).second;
   Value denom =
       arith::SubFOp::create(l.b, l.loc, count, l.constant(elem, correction));
   Value r = l.elementwise(
@@ -362,30 +400,11 @@ LogicalResult lowerBatchNorm(Lowering &l) {
   auto eps = l.constFloat(l.arg(7));
   if (!eps)
     return l.fail("eps must be a constant");
-  SmallVector<Value> inputs = {x, channelView(l, l.tensor(3u), rank),
-                               channelView(l, l.tensor(4u), rank)};
-  int weightSlot = -1, biasSlot = -1;
-  if (!l.isNone(1u)) {
-    weightSlot = inputs.size();
-    inputs.push_back(channelView(l, l.tensor(1u), rank));
-  }
-  if (!l.isNone(2u)) {
-    biasSlot = inputs.size();
-    inputs.push_back(channelView(l, l.tensor(2u), rank));
-  }
-  Value epsValue = l.constant(elem, *eps);
-  return l.replace(l.elementwise(
-      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-        Value centered = arith::SubFOp::create(b, loc, v[0], v[1]);
-        Value inv = math::RsqrtOp::create(
-            b, loc, arith::AddFOp::create(b, loc, v[2], epsValue));
-        Value y = arith::MulFOp::create(b, loc, centered, inv);
-        if (weightSlot >= 0)
-          y = arith::MulFOp::create(b, loc, y, v[weightSlot]);
-        if (biasSlot >= 0)
-          y = arith::AddFOp::create(b, loc, y, v[biasSlot]);
-        return y;
-      }));
+  Value weight = l.isNone(1u) ? Value() : channelView(l, l.tensor(1u), rank);
+  Value bias = l.isNone(2u) ? Value() : channelView(l, l.tensor(2u), rank);
+  return l.replace(normalizeAffine(l, x, channelView(l, l.tensor(3u), rank),
+                                   channelView(l, l.tensor(4u), rank), *eps,
+                                   weight, bias, elem));
 }
 
 /// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable).
@@ -404,38 +423,13 @@ LogicalResult lowerLayerNorm(Lowering &l) {
     dims.push_back(d);
   x = l.castTensor(x, elem);
   Value count = l.countOver(x, dims, elem);
-  Value mean = divideBy(l, sumOver(l, x, dims, true, elem), count);
-  Value sq = l.elementwise(
-      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
-        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
-        return arith::MulFOp::create(b, loc, d, d).getResult();
-      });
-  Value var = divideBy(l, sumOver(l, sq, dims, true, elem), count);
-  SmallVector<Value> inputs = {x, mean, var};
-  int weightSlot = -1, biasSlot = -1;
-  if (!l.isNone(2u)) {
-    weightSlot = inputs.size();
-    inputs.push_back(l.tensor(2u));
-  }
-  if (!l.isNone(3u)) {
-    biasSlot = inputs.size();
-    inputs.push_back(l.tensor(3u));
-  }
-  if (llvm::is_contained(inputs, Value()))
+  auto [mean, squares] = meanAndSquares(l, x, dims, true, count, elem);
+  Value var = divideBy(l, squares, count);
+  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  Value bias = l.isNone(3u) ? Value() : l.tensor(3u);
+  if ((!l.isNone(2u) && !weight) || (!l.isNone(3u) && !bias))
     return failure();
-  Value epsValue = l.constant(elem, *eps);
-  return l.replace(l.elementwise(
-      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-        Value centered = arith::SubFOp::create(b, loc, v[0], v[1]);
-        Value inv = math::RsqrtOp::create(
-            b, loc, arith::AddFOp::create(b, loc, v[2], epsValue));
-        Value y = arith::MulFOp::create(b, loc, centered, inv);
-        if (weightSlot >= 0)
-          y = arith::MulFOp::create(b, loc, y, v[weightSlot]);
-        if (biasSlot >= 0)
-          y = arith::AddFOp::create(b, loc, y, v[biasSlot]);
-        return y;
-      }));
+  return l.replace(normalizeAffine(l, x, mean, var, *eps, weight, bias, elem));
 }
 
 } // namespace
