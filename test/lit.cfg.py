@@ -33,4 +33,6 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
 tools = ["fx-opt", "fx-translate", "fx-run", ToolSubst("mlir-opt-22", command=os.path.join(
     config.llvm_tools_dir, "mlir-opt"))]
+# The tools of the pass tutorial (examples/tutorial, docs/Tutorial.md).
+tools += ["tutorial-opt", "tutorial-log-modules"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

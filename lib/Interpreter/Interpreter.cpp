@@ -16,6 +16,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -1178,7 +1179,82 @@ FailureOr<c10::IValue> Interpreter::callFunction(CallFunctionOp op,
     return getItem(op, args, kwargs);
   if (target == "builtins.getattr")
     return getAttribute(op, args, kwargs);
+  if (target.starts_with("fx_mlir.fused."))
+    return callFused(op, args, kwargs);
+  if (isProbeTarget(target))
+    return callProbe(op, args);
   return callRegistered(op, args, kwargs);
+}
+
+FailureOr<c10::IValue> Interpreter::callFused(CallFunctionOp op,
+                                              ArrayRef<c10::IValue> args,
+                                              const Kwargs &kwargs) {
+  StringRef base =
+      op.getTarget().drop_front(StringRef("fx_mlir.fused.").size());
+  Kwargs baseKwargs;
+  std::string activation;
+  for (const auto &[key, value] : kwargs) {
+    if (key == "activation" && value.isString())
+      activation = value.toStringRef();
+    else
+      baseKwargs.push_back({key, value});
+  }
+  std::string name = base == "add" ? "aten::add.Tensor" : "aten::" + base.str();
+  FailureOr<c10::IValue> y = callCanonical(op, name, args, baseKwargs);
+  if (failed(y))
+    return failure();
+  if (activation == "relu6")
+    return callOperator(op, "aten::hardtanh", {*y, 0.0, 6.0});
+  if (activation == "gelu" || activation == "gelu_tanh")
+    return callOperator(
+        op, "aten::gelu",
+        {*y, std::string(activation == "gelu" ? "none" : "tanh")});
+  if (activation == "relu" || activation == "silu" || activation == "sigmoid" ||
+      activation == "tanh" || activation == "hardswish")
+    return callOperator(op, "aten::" + activation, {*y});
+  emitNodeError(op) << "unknown activation '" << activation << "'";
+  return failure();
+}
+
+FailureOr<c10::IValue> Interpreter::callProbe(CallFunctionOp op,
+                                              ArrayRef<c10::IValue> args) {
+  if (args.size() < 3 || !args[0].isInt() || !args[1].isString() ||
+      !args[2].isString()) {
+    emitNodeError(op) << "a probe takes (id, node name, target[, value])";
+    return failure();
+  }
+  int64_t id = args[0].toInt();
+  probes.addSite(id, args[1].toStringRef(), args[2].toStringRef());
+  StringRef kind =
+      op.getTarget().drop_front(StringRef("fx_mlir.instrument.").size());
+  if (kind == "start") {
+    probes.start(id);
+    return c10::IValue();
+  }
+  if (kind == "stop") {
+    probes.stop(id);
+    return c10::IValue();
+  }
+  if (args.size() < 4 || !args[3].isTensor() ||
+      !args[3].toTensor().is_floating_point())
+    return c10::IValue(); // only float tensors are measured
+  at::Tensor t = args[3].toTensor().to(at::kDouble);
+  if (kind == "nan_check") {
+    int64_t nonFinite = t.isfinite().logical_not().sum().item<int64_t>();
+    if (!probes.nanCheck(id, nonFinite)) {
+      emitNodeError(op) << "nan-check: " << *probes.getFailure();
+      return failure();
+    }
+    return c10::IValue();
+  }
+  // min and max of the non-NaN elements, the mean over all of them.
+  at::Tensor numbers = t.masked_select(t.isnan().logical_not());
+  double inf = std::numeric_limits<double>::infinity();
+  double min = numbers.numel() ? numbers.min().item<double>() : inf;
+  double max = numbers.numel() ? numbers.max().item<double>() : -inf;
+  probes.stats(id, min, max, t.sum().item<double>(), t.numel(),
+               t.isnan().sum().item<int64_t>());
+  return c10::IValue();
 }
 
 FailureOr<c10::IValue> Interpreter::callMethod(CallMethodOp op,

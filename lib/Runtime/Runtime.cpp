@@ -6,6 +6,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "fx-mlir/Runtime/Probes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -93,6 +94,7 @@ struct CompiledGraph::Impl {
   void (*entry)(void **) = nullptr;
   std::vector<StateBuffer> states;
   bool dynamicBatch = false;
+  ProbeTable probes;
 };
 
 CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
@@ -125,6 +127,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
   if (!module)
     return nullptr;
+  graph->impl->probes.addSites(module->getOperation());
 
   // The state the code will take as arguments.
   llvm::StringMap<StateBuffer> stateData;
@@ -244,6 +247,15 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     return nullptr;
   }
   graph->impl->engine = std::move(*engine);
+  graph->impl->engine->registerSymbols(
+      [](llvm::orc::MangleAndInterner interner) {
+        llvm::orc::SymbolMap map;
+        for (const ProbeSymbol &symbol : getProbeSymbols())
+          map[interner(symbol.name)] = {
+              llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+              llvm::JITSymbolFlags::Exported};
+        return map;
+      });
   auto entry = graph->impl->engine->lookupPacked("_mlir_ciface_forward");
   if (!entry) {
     errors << "error: " << llvm::toString(entry.takeError()) << "\n";
@@ -349,7 +361,12 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
   std::vector<void *> packed = {&resultPtr};
   for (void *&p : descriptorPtrs)
     packed.push_back(&p);
+  ProbeTable *&active = getActiveProbeTable();
+  ProbeTable *outer = active;
+  active = &impl->probes;
+  impl->probes.clearFailure();
   impl->entry(packed.data());
+  active = outer;
 
   results.clear();
   size_t at = 0;
@@ -412,5 +429,14 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
     }
     results.push_back(std::move(result));
   }
+  if (std::optional<std::string> failure = impl->probes.getFailure()) {
+    for (OwnedTensor &result : results)
+      std::free(result.allocation);
+    results.clear();
+    error = "nan-check: " + *failure;
+    return false;
+  }
   return true;
 }
+
+ProbeTable &CompiledGraph::getProbes() { return impl->probes; }

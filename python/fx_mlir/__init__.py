@@ -6,6 +6,12 @@ runnable torch.fx.GraphModule; the functions below drive the C++ tools.
 
     >>> import fx_mlir
     >>> print(fx_mlir.print_tabular(open("examples/small_cnn.mlir").read()))
+
+`transform(model, "fx-fold-batchnorm,fx-fuse-activation")` runs fx-opt's
+graph passes on a module and `replace_pattern(gm, pattern, replacement)`
+rewrites subgraphs as torch.fx.subgraph_rewriter does; the submodules
+`fused` and `instrument` hold the functions the nodes those passes insert
+call.
 """
 
 import os
@@ -14,7 +20,7 @@ import subprocess
 
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
            "import_graph_module", "export_python", "export_graph_module",
-           "compile"]
+           "compile", "transform", "replace_pattern"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -63,3 +69,5 @@ def print_tabular(ir):
 from .importer import import_graph_module  # noqa: E402
 from .exporter import export_python, export_graph_module  # noqa: E402
 from .compiler import compile  # noqa: E402,F401
+from .transform import transform, replace_pattern  # noqa: E402
+from . import fused, instrument  # noqa: E402,F401

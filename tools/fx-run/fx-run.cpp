@@ -332,6 +332,9 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::format("compiled in %.1f ms, ran in %.3f ms",
                                  compileMs, times[times.size() / 2])
                  << (repeat > 1 ? " (median)" : "") << "\n";
+    if (!code->getProbes().empty())
+      llvm::outs() << "probes of the compiled code:\n"
+                   << code->getProbes().format();
   }
   if (interpret || check) {
     std::vector<c10::IValue> values(args.begin(), args.end());
@@ -343,6 +346,9 @@ int main(int argc, char **argv) {
     llvm::outs() << llvm::format("interpreted in %.3f ms",
                                  ms(Clock::now() - start))
                  << "\n";
+    if (!interpreter.getProbes().empty())
+      llvm::outs() << "probes of the interpreter:\n"
+                   << interpreter.getProbes().format();
     for (const c10::IValue &v : *result) {
       if (!v.isTensor())
         return fail("the interpreter returned a non-tensor output");

@@ -15,6 +15,7 @@
 #define FX_MLIR_INTERPRETER_INTERPRETER_H
 
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Runtime/Probes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
@@ -87,6 +88,10 @@ public:
 
   /// The graph module being interpreted.
   GraphModuleOp getModule() { return module; }
+
+  /// What the fx-instrument probes of the graph recorded over the runs so
+  /// far; a failed nan-check stops the run with an error on the probe.
+  ProbeTable &getProbes() { return probes; }
 
 protected:
   //===--------------------------------------------------------------------===//
@@ -195,6 +200,14 @@ private:
   FailureOr<c10::IValue> callRegistered(Operation *op,
                                         llvm::ArrayRef<c10::IValue> args,
                                         const Kwargs &kwargs);
+  /// `fx_mlir.fused.<op>(..., activation=...)`: the op, then the
+  /// activation.
+  FailureOr<c10::IValue> callFused(CallFunctionOp op,
+                                   llvm::ArrayRef<c10::IValue> args,
+                                   const Kwargs &kwargs);
+  /// The `fx_mlir.instrument.*` probes.
+  FailureOr<c10::IValue> callProbe(CallFunctionOp op,
+                                   llvm::ArrayRef<c10::IValue> args);
   /// `operator.getitem`.
   FailureOr<c10::IValue> getItem(Operation *op,
                                  llvm::ArrayRef<c10::IValue> args,
@@ -210,6 +223,7 @@ private:
                          const Kwargs &kwargs);
 
   GraphModuleOp module;
+  ProbeTable probes;
   /// The values of the nodes run so far that later nodes still use.
   llvm::DenseMap<Value, c10::IValue> values;
   /// Decoded state by qualified name (aliases under their own name too).

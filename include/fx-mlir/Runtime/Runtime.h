@@ -22,6 +22,7 @@
 namespace mlir {
 class ModuleOp;
 namespace fx {
+class ProbeTable;
 
 /// A dense row-major tensor in memory the caller owns. `dtype` is a torch
 /// dtype name: float32, float64, int64, int32, bool, ...
@@ -87,6 +88,10 @@ public:
 
   /// Checks `args` without running.
   bool checkInputs(llvm::ArrayRef<TensorRef> args, std::string &error) const;
+
+  /// What the probes of an fx-instrument'ed graph recorded over the runs
+  /// so far (ProbeTable::format prints the report).
+  ProbeTable &getProbes();
 
   struct Impl;
 

@@ -99,6 +99,43 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
                                arith::AddFOp::create(b, loc, one, e));
 }
 
+Value gelu(OpBuilder &b, Location loc, Value x, bool useTanh) {
+  Type t = x.getType();
+  Value half = fconst(b, loc, t, 0.5), one = fconst(b, loc, t, 1.0);
+  Value inner;
+  if (useTanh) {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Value x3 =
+        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+    Value s = arith::AddFOp::create(
+        b, loc, x,
+        arith::MulFOp::create(b, loc, fconst(b, loc, t, 0.044715), x3));
+    inner = math::TanhOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, fconst(b, loc, t, std::sqrt(2 / M_PI)),
+                              s));
+  } else {
+    inner = math::ErfOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, fconst(b, loc, t, M_SQRT1_2)));
+  }
+  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
+                               arith::AddFOp::create(b, loc, one, inner));
+}
+
+/// x * min(max(x + 3, 0), 6) / 6
+Value hardswish(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  return arith::DivFOp::create(
+      b, loc,
+      arith::MulFOp::create(
+          b, loc, x,
+          minv(b, loc,
+               maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
+                    fconst(b, loc, t, 0)),
+               fconst(b, loc, t, 6))),
+      fconst(b, loc, t, 6));
+}
+
 //===----------------------------------------------------------------------===//
 // Binary arithmetic
 //===----------------------------------------------------------------------===//
@@ -244,16 +281,7 @@ FX_UNARY(lowerTanh, math::TanhOp::create(b, loc, x))
 FX_UNARY(lowerSigmoid, sigmoid(b, loc, x))
 FX_UNARY(lowerRelu, maxv(b, loc, x, fconst(b, loc, t, 0)))
 FX_UNARY(lowerSilu, arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x)))
-FX_UNARY(lowerHardswish,
-         arith::DivFOp::create(
-             b, loc,
-             arith::MulFOp::create(
-                 b, loc, x,
-                 minv(b, loc,
-                      maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
-                           fconst(b, loc, t, 0)),
-                      fconst(b, loc, t, 6))),
-             fconst(b, loc, t, 6)))
+FX_UNARY(lowerHardswish, hardswish(b, loc, x))
 FX_UNARY(lowerHardsigmoid,
          arith::DivFOp::create(b, loc,
                                minv(b, loc,
@@ -295,28 +323,7 @@ LogicalResult lowerGelu(Lowering &l) {
     approximate = s.getValue();
   bool useTanh = approximate == "tanh";
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-    Value x = v[0];
-    Type t = x.getType();
-    Value half = fconst(b, loc, t, 0.5), one = fconst(b, loc, t, 1.0);
-    Value inner;
-    if (useTanh) {
-      // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      Value x3 =
-          arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
-      Value s = arith::AddFOp::create(
-          b, loc, x,
-          arith::MulFOp::create(b, loc, fconst(b, loc, t, 0.044715), x3));
-      inner = math::TanhOp::create(
-          b, loc,
-          arith::MulFOp::create(b, loc, fconst(b, loc, t, std::sqrt(2 / M_PI)),
-                                s));
-    } else {
-      inner = math::ErfOp::create(
-          b, loc,
-          arith::MulFOp::create(b, loc, x, fconst(b, loc, t, M_SQRT1_2)));
-    }
-    return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
-                                 arith::AddFOp::create(b, loc, one, inner));
+    return gelu(b, loc, v[0], useTanh);
   });
 }
 
@@ -623,4 +630,27 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
   addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);
   addLowering(t, {"aten::floordiv.int"}, lowerIntBinary<arith::FloorDivSIOp>);
+}
+
+Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,
+                                          StringRef name, Value x) {
+  Type t = x.getType();
+  if (!isFloat(t))
+    return {};
+  if (name == "relu")
+    return maxv(b, loc, x, fconst(b, loc, t, 0));
+  if (name == "relu6")
+    return minv(b, loc, maxv(b, loc, x, fconst(b, loc, t, 0)),
+                fconst(b, loc, t, 6));
+  if (name == "gelu" || name == "gelu_tanh")
+    return gelu(b, loc, x, name == "gelu_tanh");
+  if (name == "silu")
+    return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+  if (name == "sigmoid")
+    return sigmoid(b, loc, x);
+  if (name == "tanh")
+    return math::TanhOp::create(b, loc, x);
+  if (name == "hardswish")
+    return hardswish(b, loc, x);
+  return {};
 }

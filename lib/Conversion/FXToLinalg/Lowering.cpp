@@ -151,6 +151,10 @@ LogicalResult Lowering::fail(const Twine &message) {
 LogicalResult Lowering::replace(Value v) {
   if (!v)
     return fail("lowering produced no value");
+  if (captured) {
+    *captured = v;
+    return success();
+  }
   b.replaceOp(op, v);
   return success();
 }
@@ -575,9 +579,15 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addConvolutionLowerings(t);
     addReductionLowerings(t);
     addShapeLowerings(t);
+    addFusedLowerings(t);
+    addProbeLowerings(t);
     return t;
   }();
   return table;
+}
+
+LowerFn mlir::fx::lowering::lookupLowering(StringRef name) {
+  return getTable().lookup(name);
 }
 
 namespace {

@@ -135,6 +135,9 @@ public:
   Value squeeze(Value input, int64_t d);
 
   std::string error;
+  /// When set, replace() stores the value here instead of replacing the
+  /// node: a lowering composed of another one (the fused ops) reads it.
+  Value *captured = nullptr;
 
 private:
   Value toTensorValue(Value v);
@@ -153,6 +156,22 @@ void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
+
+/// The lowering registered for the canonical target `name`, or null.
+LowerFn lookupLowering(StringRef name);
+
+/// The scalar activation `name` of a fused op (`relu`, `relu6`, `gelu`,
+/// `gelu_tanh`, `silu`, `sigmoid`, `tanh`, `hardswish`) applied to the
+/// float `x`; null for other names or types.
+Value buildActivation(OpBuilder &b, Location loc, StringRef name, Value x);
+
+/// Reduces all elements of the ranked tensor `x` to one scalar of
+/// `init`'s type (elements are converted to it), combining with `fn`.
+Value reduceAll(Lowering &l, Value x, Value init,
+                function_ref<Value(OpBuilder &, Location, Value, Value)> fn);
+
+void addFusedLowerings(llvm::StringMap<LowerFn> &table);
+void addProbeLowerings(llvm::StringMap<LowerFn> &table);
 
 } // namespace mlir::fx::lowering
 

@@ -12,6 +12,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -31,120 +32,6 @@ using namespace mlir;
 using namespace mlir::fx;
 
 namespace {
-
-/// Builds nodes into one graph: unique names, get_attr reuse, operand
-/// numbering of args.
-class GraphBuilder {
-public:
-  explicit GraphBuilder(GraphOp graph) : graph(graph), ctx(graph.getContext()) {
-    for (Operation &op : graph.getBody().front())
-      if (auto node = dyn_cast<NodeOpInterface>(op)) {
-        names.insert(node.getNodeName());
-        if (auto getAttr = dyn_cast<GetAttrOp>(op))
-          stateReads.try_emplace(getAttr.getTarget(), getAttr.getResult());
-      }
-  }
-
-  MLIRContext *getContext() { return ctx; }
-
-  /// Erases a node other than the one being normalized; the pass skips it.
-  void erase(Operation *op) {
-    erased.insert(op);
-    op->erase();
-  }
-  bool isErased(Operation *op) const { return erased.contains(op); }
-
-  std::string uniqueName(StringRef base) {
-    std::string name = base.str();
-    for (char &c : name)
-      if (!isalnum(static_cast<unsigned char>(c)) && c != '_')
-        c = '_';
-    if (names.insert(name).second)
-      return name;
-    for (unsigned i = 1;; ++i) {
-      std::string candidate = name + "_" + std::to_string(i);
-      if (names.insert(candidate).second)
-        return candidate;
-    }
-  }
-
-  /// The value of module state `path`, read by a get_attr before `before`
-  /// (an existing read is reused).
-  Value readState(StringRef path, Operation *before) {
-    auto it = stateReads.find(path);
-    if (it != stateReads.end() &&
-        (!it->second.getDefiningOp() ||
-         it->second.getDefiningOp()->isBeforeInBlock(before)))
-      return it->second;
-    auto module = graph->getParentOfType<GraphModuleOp>();
-    auto state = dyn_cast_or_null<StateOp>(
-        SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, path)));
-    Type type = state ? state.getType() : AnyType::get(ctx);
-    OpBuilder b(before);
-    std::string name = uniqueName(path);
-    Location loc = getNodeLoc(ctx, name, getModulePath(before->getLoc()),
-                              before->getLoc());
-    auto op = GetAttrOp::create(b, loc, type, name, path);
-    stateReads[path] = op.getResult();
-    return op.getResult();
-  }
-
-  /// Creates `call_function target(args, kwargs)` before `before`. Node
-  /// references in `args`/`kwargs` index `values`; they are renumbered in
-  /// print order, as the op's operands.
-  CallFunctionOp call(Operation *before, StringRef name, StringRef target,
-                      ArrayRef<Attribute> args, ArrayRef<Attribute> kwargKeys,
-                      ArrayRef<Attribute> kwargValues, ArrayRef<Value> values,
-                      Type type) {
-    SmallVector<Value> operands;
-    auto renumber = [&](Attribute attr) {
-      return remapNodeRefs(attr, [&](unsigned i) {
-        operands.push_back(values[i]);
-        return unsigned(operands.size() - 1);
-      });
-    };
-    SmallVector<Attribute> newArgs, newValues;
-    for (Attribute a : args)
-      newArgs.push_back(renumber(a));
-    for (Attribute a : kwargValues)
-      newValues.push_back(renumber(a));
-    OpBuilder b(before);
-    Location loc = getNodeLoc(ctx, name, getModulePath(before->getLoc()),
-                              before->getLoc());
-    return CallFunctionOp::create(
-        b, loc, type, name, target, ArrayAttr::get(ctx, newArgs),
-        DictAttr::get(ctx, kwargKeys, newValues), operands);
-  }
-
-  /// A canonical call from a bound call, replacing `node`.
-  CallFunctionOp emit(Operation *node, const BoundCall &bound) {
-    SmallVector<Value> values(bound.operands.begin(), bound.operands.end());
-    SmallVector<Attribute> args, keys, kwargValues;
-    for (auto [param, arg] : llvm::zip(bound.schema->params, bound.args)) {
-      Attribute value = arg.value;
-      if (!arg.stateName.empty()) {
-        values.push_back(readState(arg.stateName, node));
-        value = NodeAttr::get(ctx, values.size() - 1);
-      }
-      if (param.kwargOnly) {
-        keys.push_back(StringAttr::get(ctx, param.name));
-        kwargValues.push_back(value);
-      } else {
-        args.push_back(value);
-      }
-    }
-    auto iface = cast<NodeOpInterface>(node);
-    return call(node, iface.getNodeName(), bound.schema->qualifiedName(), args,
-                keys, kwargValues, values, node->getResult(0).getType());
-  }
-
-private:
-  GraphOp graph;
-  MLIRContext *ctx;
-  llvm::StringSet<> names;
-  llvm::StringMap<Value> stateReads;
-  llvm::DenseSet<Operation *> erased;
-};
 
 Attribute i64Attr(MLIRContext *ctx, int64_t v) {
   return IntegerAttr::get(IntegerType::get(ctx, 64), v);
@@ -526,6 +413,10 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     for (Operation *op : nodes) {
       if (gb.isErased(op))
         continue;
+      // The package's own functions (fused ops, probes) are canonical.
+      if (auto call = dyn_cast<CallFunctionOp>(op);
+          call && call.getTarget().starts_with("fx_mlir."))
+        continue;
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);
       if (succeeded(handled))
@@ -556,44 +447,6 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         ok = false;
     }
     return success(ok);
-  }
-
-  /// The tensor an in-place call overwrites (its first arg), or null: an
-  /// `inplace=True` kwarg or module hyperparameter, or an augmented
-  /// assignment operator (`operator.iadd`, ...) on a tensor.
-  static Value getInplaceInput(Operation *op) {
-    auto node = cast<NodeOpInterface>(op);
-    ArrayAttr args = node.getArgs();
-    if (args.empty() || !isa<NodeAttr>(args[0]))
-      return {};
-    Value input = op->getOperand(cast<NodeAttr>(args[0]).getIndex());
-    if (!isa<TensorType>(input.getType()) && !isa<AnyType>(input.getType()))
-      return {};
-    auto isTrue = [](Attribute a) {
-      auto b = dyn_cast_or_null<BoolAttr>(a);
-      return b && b.getValue();
-    };
-    if (isTrue(node.getKwargs().lookup("inplace")))
-      return input;
-    if (auto call = dyn_cast<CallFunctionOp>(op)) {
-      StringRef target = call.getTarget();
-      static const char *augmented[] = {
-          "operator.iadd",     "operator.isub",      "operator.imul",
-          "operator.itruediv", "operator.ifloordiv", "operator.imod",
-          "operator.ipow",     "operator.iand",      "operator.ior",
-          "operator.ixor",     "operator.imatmul"};
-      if (llvm::is_contained(augmented, target) &&
-          isa<TensorType>(input.getType()))
-        return input;
-    }
-    if (auto call = dyn_cast<CallModuleOp>(op)) {
-      auto module = op->getParentOfType<GraphModuleOp>();
-      auto submodule = dyn_cast_or_null<SubmoduleOp>(
-          SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
-      if (submodule && isTrue(submodule.getHparams().lookup("inplace")))
-        return input;
-    }
-    return {};
   }
 
   /// Nodes that stay as they are: getitem of tuples and lists.

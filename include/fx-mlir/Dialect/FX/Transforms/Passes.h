@@ -14,6 +14,31 @@ namespace mlir::fx {
 /// Prints `graph` as `Graph.print_tabular()` does.
 void printTabular(GraphOp graph, llvm::raw_ostream &os);
 
+//===----------------------------------------------------------------------===//
+// The passes' graph-level entry points, for use from C++ without a pass
+// manager. Each returns the number of nodes it changed.
+//===----------------------------------------------------------------------===//
+
+/// True for the targets of the probes fx-instrument inserts
+/// (`fx_mlir.instrument.start`, `.stop`, `.stats`, `.nan_check`).
+bool isProbeTarget(llvm::StringRef target);
+
+/// fx-dce on one graph: erases unused pure nodes, last first.
+unsigned eliminateDeadNodes(GraphOp graph);
+/// fx-cse on one graph.
+unsigned eliminateCommonNodes(GraphOp graph);
+/// fx-canonicalize on one graph.
+unsigned canonicalizeGraph(GraphOp graph);
+/// fx-rename on one graph.
+void renameNodes(GraphOp graph);
+/// fx-fold-batchnorm on one graph (of a graph module).
+unsigned foldBatchNorm(GraphOp graph);
+/// fx-fuse-activation on one graph.
+unsigned fuseActivations(GraphOp graph);
+/// The matmul + bias rewrite of fx-fuse-linear on one graph (without the
+/// canonicalization that follows it in the pass).
+unsigned fuseLinear(GraphOp graph);
+
 #define GEN_PASS_REGISTRATION
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
 

@@ -1,0 +1,208 @@
+//===- ReplaceTarget.cpp - Call one target instead of another -------------===//
+//
+// fx-replace-target: the torch.fx `Transformer` that swaps a target, over
+// every spelling of the operation (call_function, call_method,
+// call_module) the target registry binds to the same canonical operator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXREPLACETARGET
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+/// A parameter of the target called instead: its Python name, the
+/// canonical parameter it binds, and how it is passed.
+struct TargetParam {
+  std::string name, canonical;
+  bool kwargOnly = false, hasDefault = false;
+};
+
+/// What `from` or `to` names: the canonical operator and, for `to`, the
+/// parameters of the spelling to call.
+struct ResolvedTarget {
+  std::string op; // `aten::relu` (any overload)
+  std::vector<TargetParam> params;
+};
+
+/// Resolves a call_function target or canonical operator name.
+std::optional<ResolvedTarget> resolveTarget(StringRef name) {
+  const TargetRegistry &registry = TargetRegistry::get();
+  ResolvedTarget result;
+  const OpSchema *schema = nullptr;
+  const Alias *alias = nullptr;
+  if (name.contains("::")) {
+    std::vector<const OpSchema *> overloads = registry.getOverloads(name);
+    if (overloads.empty())
+      return std::nullopt;
+    schema = overloads.front();
+  } else {
+    std::vector<const Alias *> aliases =
+        registry.lookupAliases(AliasKind::Function, name);
+    if (aliases.empty())
+      return std::nullopt;
+    alias = aliases.front();
+    std::vector<const OpSchema *> overloads = registry.getOverloads(alias->op);
+    if (overloads.empty())
+      return std::nullopt;
+    schema = overloads.front();
+  }
+  result.op = schema->name;
+  if (alias && !alias->schemaParams) {
+    for (const AliasParam &p : alias->params) {
+      if (p.varargs)
+        result.params.push_back({p.name, p.canonical, false, false});
+      else
+        result.params.push_back(
+            {p.name, p.canonical, p.kwargOnly, p.hasDefault});
+    }
+  } else {
+    for (const SchemaParam &p : schema->params)
+      result.params.push_back({p.name, p.name, p.kwargOnly, p.hasDefault});
+  }
+  // Parameters the alias binds itself (`relu6`'s bounds) are not passed.
+  if (alias)
+    for (auto &[canonical, value] : alias->bindings)
+      llvm::erase_if(result.params, [&](const TargetParam &p) {
+        return p.canonical == canonical && p.hasDefault;
+      });
+  return result;
+}
+
+/// The planned replacement of one node.
+struct Replacement {
+  Operation *node;
+  std::unique_ptr<BoundCall> call;
+  SmallVector<Attribute> args, keys, kwargValues;
+  /// Args whose value is module state: (is a kwarg, index, state name).
+  SmallVector<std::tuple<bool, unsigned, std::string>> stateArgs;
+};
+
+struct ReplaceTargetPass
+    : public mlir::fx::impl::FXReplaceTargetBase<ReplaceTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    std::optional<ResolvedTarget> source = resolveTarget(from);
+    std::optional<ResolvedTarget> replacement = resolveTarget(to);
+    if (from.empty() || to.empty()) {
+      root->emitError("fx-replace-target needs both 'from' and 'to'");
+      return signalPassFailure();
+    }
+    for (auto [name, resolved] : {std::make_pair(StringRef(from), &source),
+                                  std::make_pair(StringRef(to), &replacement)})
+      if (!*resolved) {
+        root->emitError() << "fx-replace-target: unknown target '" << name
+                          << "' (not a call_function target or operator the "
+                             "target registry knows)";
+        return signalPassFailure();
+      }
+    // Plan every replacement first: an error leaves the IR unchanged.
+    std::vector<Replacement> plans;
+    bool ok = true;
+    root->walk([&](Operation *op) {
+      if (!isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
+        return;
+      std::unique_ptr<BoundCall> call = bindNode(op);
+      if (!call || call->schema->name != source->op)
+        return;
+      Replacement plan;
+      plan.node = op;
+      if (failed(planCall(op, *call, *replacement, plan)))
+        ok = false;
+      plan.call = std::move(call);
+      plans.push_back(std::move(plan));
+    });
+    if (!ok)
+      return signalPassFailure();
+    for (Replacement &plan : plans) {
+      auto graph = plan.node->getParentOfType<GraphOp>();
+      GraphBuilder gb(graph);
+      SmallVector<Value> values(plan.call->operands.begin(),
+                                plan.call->operands.end());
+      for (auto &[isKwarg, index, state] : plan.stateArgs) {
+        values.push_back(gb.readState(state, plan.node));
+        (isKwarg ? plan.kwargValues : plan.args)[index] =
+            NodeAttr::get(&getContext(), values.size() - 1);
+      }
+      auto node = cast<NodeOpInterface>(plan.node);
+      CallFunctionOp call =
+          gb.call(plan.node, node.getNodeName(), to, plan.args, plan.keys,
+                  plan.kwargValues, values, plan.node->getResult(0).getType());
+      replaceNode(plan.node, call.getResult());
+    }
+  }
+
+  /// Binds `call`'s canonical args to the parameters of `to` by name.
+  LogicalResult planCall(Operation *op, const BoundCall &call,
+                         const ResolvedTarget &target, Replacement &plan) {
+    MLIRContext *ctx = &getContext();
+    llvm::StringMap<unsigned> byName;
+    for (auto [i, p] : llvm::enumerate(call.schema->params))
+      byName[p.name] = i;
+    llvm::DenseSet<unsigned> used;
+    bool positional = true;
+    for (const TargetParam &p : target.params) {
+      auto it = byName.find(p.canonical);
+      if (it == byName.end() &&
+          (p.canonical == "input" || p.canonical == "self"))
+        it = byName.find(p.canonical == "input" ? "self" : "input");
+      if (it == byName.end()) {
+        if (p.hasDefault) {
+          positional = false;
+          continue;
+        }
+        auto node = cast<NodeOpInterface>(op);
+        return op->emitError()
+               << "fx-replace-target: " << node.getOpcode() << " "
+               << getNodeLabel(op) << ": '" << to << "' needs the argument '"
+               << p.name << "', which a call of '" << from << "' does not have";
+      }
+      used.insert(it->second);
+      const BoundArg &arg = call.args[it->second];
+      Attribute value = arg.value ? arg.value : Attribute(NoneAttr::get(ctx));
+      bool isKwarg = !positional || p.kwargOnly;
+      if (!arg.stateName.empty())
+        plan.stateArgs.push_back(
+            {isKwarg,
+             unsigned(isKwarg ? plan.kwargValues.size() : plan.args.size()),
+             arg.stateName});
+      if (!isKwarg) {
+        plan.args.push_back(value);
+      } else {
+        positional = false;
+        plan.keys.push_back(StringAttr::get(ctx, p.name));
+        plan.kwargValues.push_back(value);
+      }
+    }
+    // An argument `to` has no place for must hold its default.
+    for (auto [i, p] : llvm::enumerate(call.schema->params)) {
+      if (used.contains(i))
+        continue;
+      const BoundArg &arg = call.args[i];
+      Attribute def =
+          p.hasDefault ? parseLiteral(ctx, p.defaultValue, &p.type) : nullptr;
+      if (arg.stateName.empty() && def && def == arg.value)
+        continue;
+      auto node = cast<NodeOpInterface>(op);
+      return op->emitError() << "fx-replace-target: " << node.getOpcode() << " "
+                             << getNodeLabel(op) << ": '" << to
+                             << "' has no parameter for '" << p.name << "'";
+    }
+    return success();
+  }
+};
+
+} // namespace
