@@ -4,6 +4,7 @@
 #define FX_MLIR_CONVERSION_PASSES_H
 
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 

@@ -76,4 +76,32 @@ def ConvertFXToLinalg : Pass<"convert-fx-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def FXTileFusedActivations
+    : Pass<"fx-tile-fused-activations", "::mlir::func::FuncOp"> {
+  let summary = "Tile each fused activation and fuse its op into the tiles";
+  let description = [{
+    `convert-fx-to-linalg` lowers an `fx_mlir.fused.<op>` node (made by
+    `fx-fuse-activation`) to its op (a `linalg.conv_*`, `linalg.matmul`,
+    ... whose init may be a bias broadcast) followed by a `linalg.generic`
+    applying the activation, marked `fx.fused_activation`. This pass tiles
+    each marked generic over all its dims but the innermost, with tiles of
+    size 1, and fuses the op and the producers of its init into the tile
+    loop (`scf::tileConsumerAndFuseProducersUsingSCF`): the op's results
+    for one tile are computed, activated and stored before the next tile,
+    in one loop nest, instead of writing the whole result and reading it
+    back. Producers of the op's other inputs (earlier layers) are not
+    fused.
+
+    ```mlir
+    %mm = linalg.matmul ins(%x, %wt : ...) outs(%bias : tensor<8x16xf32>)
+    %r = linalg.generic {fx.fused_activation = "relu", ...} ins(%mm : ...)
+    ```
+
+    becomes an `scf.for` over the 8 rows whose body holds a 1x16 matmul of
+    the row and its relu.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FX_MLIR_CONVERSION_PASSES_TD

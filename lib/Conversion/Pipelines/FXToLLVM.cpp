@@ -33,6 +33,7 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
                         options.weightsAsArguments ? "true" : "false",
                         options.dynamicBatch ? "true" : "false")
               .str();
+  text += ",func.func(fx-tile-fused-activations)";
   return text;
 }
 
