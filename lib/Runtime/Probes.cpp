@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 using namespace mlir;
@@ -115,6 +116,8 @@ static void printTable(llvm::raw_ostream &os,
 }
 
 static std::string fmt(double v, const char *spec = "%.6g") {
+  if (std::isnan(v))
+    return "nan";
   std::string s;
   llvm::raw_string_ostream(s) << llvm::format(spec, v);
   return s;

@@ -380,8 +380,11 @@ int main(int argc, char **argv) {
       double relErr =
           a.numel() ? ((a - b).abs() / (b.abs() + 1e-12)).max().item<double>()
                     : 0;
+      // NaNs in the same places agree, as torch.allclose(equal_nan=True).
       bool close = a.numel() == 0 ||
                    ((a - b).abs() <= b.abs() * double(relTol) + double(absTol))
+                       .logical_or(a.isnan().logical_and(b.isnan()))
+                       .logical_or(a.eq(b))
                        .all()
                        .template item<bool>();
       llvm::outs() << llvm::format("  %zu: max abs %.3g  max rel %.3g  %s\n", i,

@@ -106,12 +106,35 @@ struct NodeKeyInfo : llvm::DenseMapInfo<NodeKey> {
 };
 } // namespace
 
+/// The values an in-place call overwrites, with the tensors they are views
+/// of: merging such a node with another would share the update.
+static llvm::DenseSet<Value> getOverwrittenValues(GraphOp graph) {
+  llvm::DenseSet<Value> overwritten;
+  SmallVector<Value> worklist;
+  for (Operation &op : graph.getBody().front())
+    if (Value input = getInplaceInput(&op))
+      worklist.push_back(input);
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!overwritten.insert(v).second)
+      continue;
+    // A view (`Tensor(a) self -> Tensor(a)`) shares its input's memory.
+    if (std::unique_ptr<BoundCall> call = bindNode(v.getDefiningOp()))
+      if (StringRef(call->schema->text).contains("-> Tensor(a)"))
+        if (Value source = getBoundValue(*call, 0))
+          worklist.push_back(source);
+  }
+  return overwritten;
+}
+
 unsigned mlir::fx::eliminateCommonNodes(GraphOp graph) {
   unsigned merged = 0;
   llvm::DenseMap<NodeKey, Operation *, NodeKeyInfo> seen;
+  llvm::DenseSet<Value> overwritten = getOverwrittenValues(graph);
   Block &body = graph.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(body)) {
-    if (isa<PlaceholderOp, OutputOp>(op) || op.getNumResults() != 1)
+    if (isa<PlaceholderOp, OutputOp>(op) || op.getNumResults() != 1 ||
+        overwritten.contains(op.getResult(0)))
       continue;
     if (!isPureNode(&op)) {
       // It may have changed what earlier nodes read.
@@ -287,8 +310,15 @@ bool canonicalizeNode(GraphBuilder &gb, Operation *op,
   };
 
   // Identities.
-  if (name == "aten::contiguous" && isKnownContiguous(input))
-    return replaceWith(input);
+  if (name == "aten::contiguous" && isKnownContiguous(input)) {
+    Attribute format = call->args[1].value;
+    auto named = dyn_cast_or_null<MemoryFormatAttr>(format);
+    if (!format || isa<NoneAttr>(format) ||
+        (named && named.getName() == "contiguous_format") ||
+        getBoundInt(*call, 1) == 0)
+      return replaceWith(input);
+    return false;
+  }
   if (name == "aten::dropout" || name == "aten::feature_dropout") {
     auto train = dyn_cast_or_null<BoolAttr>(call->args[2].value);
     if (train && !train.getValue())
@@ -345,6 +375,25 @@ bool canonicalizeNode(GraphBuilder &gb, Operation *op,
                 {NodeAttr::get(ctx, 0), ListAttr::get(ctx, dims)}, {}, {},
                 {source}, result.getType());
     return replaceWith(permute.getResult());
+  }
+
+  // A flatten of a reshape: one reshape to the (static) result shape.
+  if (name == "aten::flatten") {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    std::unique_ptr<BoundCall> inner = bindNode(input.getDefiningOp());
+    Value source = inner ? getBoundValue(*inner, 0) : Value();
+    if (!type || !type.hasStaticShape() || !inner ||
+        !isReshapeLike(inner->schema->name) || !source)
+      return false;
+    SmallVector<Attribute> sizes;
+    for (int64_t d : type.getShape())
+      sizes.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), d));
+    std::string nodeName = cast<NodeOpInterface>(op).getNodeName().str();
+    CallFunctionOp reshape =
+        gb.call(op, nodeName, "aten::reshape",
+                {NodeAttr::get(ctx, 0), ListAttr::get(ctx, sizes)}, {}, {},
+                {source}, result.getType());
+    return replaceWith(reshape.getResult());
   }
 
   // Reshape chains: the outer view/reshape decides the final shape.

@@ -226,9 +226,9 @@ static StringRef getActivationName(const BoundCall &call) {
 /// The `fx_mlir.fused.<op>` an op fuses as, or "".
 static StringRef getFusableOp(const BoundCall &call) {
   std::string name = call.schema->qualifiedName();
-  if (name == "aten::conv1d")
+  if (name == "aten::conv1d" || name == "aten::conv1d.padding")
     return "conv1d";
-  if (name == "aten::conv2d")
+  if (name == "aten::conv2d" || name == "aten::conv2d.padding")
     return "conv2d";
   if (name == "aten::linear")
     return "linear";

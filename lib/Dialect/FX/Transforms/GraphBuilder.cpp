@@ -14,6 +14,25 @@
 using namespace mlir;
 using namespace mlir::fx;
 
+/// The source part of a node location: without the node name and module
+/// path wrappers getNodeLoc adds.
+static Location getSourceLoc(Location loc) {
+  auto node = dyn_cast<NameLoc>(loc);
+  if (!node)
+    return loc;
+  Location child = node.getChildLoc();
+  if (auto module = dyn_cast<NameLoc>(child))
+    return module.getChildLoc();
+  return child;
+}
+
+/// The location of a new node `name` created for `before`: in its module,
+/// at its source.
+static Location locFor(MLIRContext *ctx, StringRef name, Operation *before) {
+  Location loc = before->getLoc();
+  return getNodeLoc(ctx, name, getModulePath(loc), getSourceLoc(loc));
+}
+
 GraphBuilder::GraphBuilder(GraphOp graph)
     : graph(graph), ctx(graph.getContext()) {
   for (Operation &op : graph.getBody().front())
@@ -59,8 +78,7 @@ Value GraphBuilder::readState(StringRef path, Operation *before) {
   Type type = state ? state.getType() : AnyType::get(ctx);
   OpBuilder b(before);
   std::string name = uniqueName(path);
-  Location loc =
-      getNodeLoc(ctx, name, getModulePath(before->getLoc()), before->getLoc());
+  Location loc = locFor(ctx, name, before);
   auto op = GetAttrOp::create(b, loc, type, name, path);
   stateReads[path] = op.getResult();
   return op.getResult();
@@ -85,8 +103,7 @@ CallFunctionOp GraphBuilder::call(Operation *before, StringRef name,
     newValues.push_back(renumber(a));
   names.insert(name);
   OpBuilder b(before);
-  Location loc =
-      getNodeLoc(ctx, name, getModulePath(before->getLoc()), before->getLoc());
+  Location loc = locFor(ctx, name, before);
   return CallFunctionOp::create(
       b, loc, type, name, target, ArrayAttr::get(ctx, newArgs),
       DictAttr::get(ctx, kwargKeys, newValues), operands);

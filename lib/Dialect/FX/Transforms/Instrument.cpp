@@ -62,7 +62,13 @@ struct InstrumentPass
           !(isa<CallFunctionOp>(op) &&
             isProbeTarget(cast<CallFunctionOp>(op).getTarget())))
         nodes.push_back(&op);
+    // Ids continue after those of probes already in the graph.
     int64_t id = 0;
+    graph.walk([&](CallFunctionOp call) {
+      if (isProbeTarget(call.getTarget()) && !call.getArgs().empty())
+        if (auto used = dyn_cast<IntegerAttr>(call.getArgs()[0]))
+          id = std::max(id, used.getInt() + 1);
+    });
     for (Operation *op : nodes) {
       auto node = cast<NodeOpInterface>(op);
       std::string name = node.getNodeName().str();

@@ -9,6 +9,7 @@
 
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
@@ -197,9 +198,8 @@ struct ReplacePatternPass
   void runOnOperation() override {
     llvm::json::Array matches;
     getOperation()->walk([&](GraphOp graph) {
-      if (failed(checkReplacementTargets(graph)))
-        return signalPassFailure();
-      rewriteGraph(graph, matches);
+      if (failed(rewriteGraph(graph, matches)))
+        signalPassFailure();
     });
     if (report.empty())
       return;
@@ -233,7 +233,7 @@ struct ReplacePatternPass
     return success();
   }
 
-  void rewriteGraph(GraphOp graph, llvm::json::Array &report) {
+  LogicalResult rewriteGraph(GraphOp graph, llvm::json::Array &report) {
     Matcher matcher(pattern);
     Block &body = graph.getBody().front();
     SmallVector<Operation *> candidates;
@@ -254,16 +254,25 @@ struct ReplacePatternPass
         claimed.insert(g);
       matches.push_back(std::move(m));
     }
+    if (matches.empty())
+      return success();
+    if (failed(checkReplacementTargets(graph)))
+      return failure();
     GraphBuilder gb(graph);
+    // A later match may read an output of an earlier one: follow the
+    // replacements.
+    llvm::DenseMap<Value, Value> replaced;
     for (Match &m : matches) {
+      for (auto &[p, g] : m.inputs)
+        while (Value next = replaced.lookup(g))
+          g = next;
       report.push_back(describe(m));
-      replace(gb, graph, m);
+      replace(gb, graph, m, replaced);
     }
-    if (!matches.empty()) {
-      sortTopologically(&body);
-      if (OutputOp output = graph.getOutput())
-        output->moveBefore(&body, body.end());
-    }
+    sortTopologically(&body);
+    if (OutputOp output = graph.getOutput())
+      output->moveBefore(&body, body.end());
+    return success();
   }
 
   /// True if nothing outside the match uses its interior nodes, its
@@ -312,7 +321,8 @@ struct ReplacePatternPass
         {"nodes_map", std::move(nodes)}};
   }
 
-  void replace(GraphBuilder &gb, GraphOp graph, Match &m) {
+  void replace(GraphBuilder &gb, GraphOp graph, Match &m,
+               llvm::DenseMap<Value, Value> &replaced) {
     // Insert before the last matched node: every input is defined by then.
     Operation *last = nullptr;
     for (auto &[p, g] : m.ops)
@@ -346,8 +356,14 @@ struct ReplacePatternPass
       Value newValue = mapping.lookupOrNull(r);
       if (!newValue)
         continue;
-      matched->getResult(0).replaceAllUsesWith(newValue);
+      Value oldValue = matched->getResult(0);
       Operation *def = newValue.getDefiningOp();
+      // The graph's type is the better one when the replacement was
+      // written without types.
+      if (copies.contains(def) && isa<AnyType>(newValue.getType()))
+        newValue.setType(oldValue.getType());
+      oldValue.replaceAllUsesWith(newValue);
+      replaced[oldValue] = newValue;
       if (copies.contains(def))
         renames.push_back(
             {def, cast<NodeOpInterface>(matched).getNodeName().str()});

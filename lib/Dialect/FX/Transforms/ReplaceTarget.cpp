@@ -80,9 +80,26 @@ std::optional<ResolvedTarget> resolveTarget(StringRef name) {
   return result;
 }
 
+/// True if two literals are equal, ints and floats compared by value
+/// (`hardtanh`'s default `-1` is the `-1.0` a call passes).
+bool isSameLiteral(Attribute a, Attribute b) {
+  if (a == b)
+    return true;
+  auto number = [](Attribute x) -> std::optional<double> {
+    if (isa_and_nonnull<BoolAttr>(x))
+      return std::nullopt;
+    if (auto i = dyn_cast_or_null<IntegerAttr>(x))
+      return double(i.getInt());
+    if (auto f = dyn_cast_or_null<FloatAttr>(x))
+      return f.getValueAsDouble();
+    return std::nullopt;
+  };
+  std::optional<double> x = number(a), y = number(b);
+  return x && y && *x == *y;
+}
+
 /// The planned replacement of one node.
 struct Replacement {
-  Operation *node;
   std::unique_ptr<BoundCall> call;
   SmallVector<Attribute> args, keys, kwargValues;
   /// Args whose value is module state: (is a kwarg, index, state name).
@@ -109,8 +126,8 @@ struct ReplaceTargetPass
                              "target registry knows)";
         return signalPassFailure();
       }
-    // Plan every replacement first: an error leaves the IR unchanged.
-    std::vector<Replacement> plans;
+    // Check every replacement first: an error leaves the IR unchanged.
+    SmallVector<Operation *> nodes;
     bool ok = true;
     root->walk([&](Operation *op) {
       if (!isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
@@ -119,29 +136,39 @@ struct ReplaceTargetPass
       if (!call || call->schema->name != source->op)
         return;
       Replacement plan;
-      plan.node = op;
       if (failed(planCall(op, *call, *replacement, plan)))
         ok = false;
-      plan.call = std::move(call);
-      plans.push_back(std::move(plan));
+      nodes.push_back(op);
     });
     if (!ok)
       return signalPassFailure();
-    for (Replacement &plan : plans) {
-      auto graph = plan.node->getParentOfType<GraphOp>();
+    // Bind again when rewriting: an earlier replacement may have replaced
+    // this node's inputs.
+    for (Operation *op : nodes) {
+      Replacement plan;
+      plan.call = bindNode(op);
+      if (!plan.call || failed(planCall(op, *plan.call, *replacement, plan)))
+        return signalPassFailure();
+      auto graph = op->getParentOfType<GraphOp>();
       GraphBuilder gb(graph);
       SmallVector<Value> values(plan.call->operands.begin(),
                                 plan.call->operands.end());
       for (auto &[isKwarg, index, state] : plan.stateArgs) {
-        values.push_back(gb.readState(state, plan.node));
+        values.push_back(gb.readState(state, op));
         (isKwarg ? plan.kwargValues : plan.args)[index] =
             NodeAttr::get(&getContext(), values.size() - 1);
       }
-      auto node = cast<NodeOpInterface>(plan.node);
+      // An in-place call wrote its input: later readers read the result.
+      Value mutated = getInplaceInput(op);
+      auto node = cast<NodeOpInterface>(op);
       CallFunctionOp call =
-          gb.call(plan.node, node.getNodeName(), to, plan.args, plan.keys,
-                  plan.kwargValues, values, plan.node->getResult(0).getType());
-      replaceNode(plan.node, call.getResult());
+          gb.call(op, node.getNodeName(), to, plan.args, plan.keys,
+                  plan.kwargValues, values, op->getResult(0).getType());
+      replaceNode(op, call.getResult());
+      if (mutated)
+        mutated.replaceUsesWithIf(call.getResult(), [&](OpOperand &use) {
+          return call->isBeforeInBlock(use.getOwner());
+        });
     }
   }
 
@@ -194,7 +221,7 @@ struct ReplaceTargetPass
       const BoundArg &arg = call.args[i];
       Attribute def =
           p.hasDefault ? parseLiteral(ctx, p.defaultValue, &p.type) : nullptr;
-      if (arg.stateName.empty() && def && def == arg.value)
+      if (arg.stateName.empty() && def && isSameLiteral(def, arg.value))
         continue;
       auto node = cast<NodeOpInterface>(op);
       return op->emitError() << "fx-replace-target: " << node.getOpcode() << " "
