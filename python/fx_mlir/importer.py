@@ -253,7 +253,9 @@ def function_name(fn):
     other aten-level graphs) its operator name, `aten::add.Tensor`. It
     always resolves back to `fn` itself."""
     if isinstance(fn, torch._ops.OpOverload):
-        name = f"{fn._schema.name}.{fn._overloadname}"
+        name = fn._schema.name
+        if fn._overloadname != "default":  # `aten::relu`, as the IR spells it
+            name += f".{fn._overloadname}"
         if resolve(name) is not fn:
             raise ImportError_(f"call_function target {fn!r}: its operator "
                                f"name '{name}' names another object")

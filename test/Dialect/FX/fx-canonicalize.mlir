@@ -167,22 +167,44 @@ fx.graph @view_dynamic_shape {
 
 // -----
 
-// contiguous() of a conv result is a no-op also in PyTorch: it goes. After
-// a permute the tensor is not contiguous: that contiguous() stays.
+// contiguous() of a linear result is a no-op also in PyTorch: it goes.
+// After a permute the tensor is not contiguous: that contiguous() stays.
 
 // CHECK-LABEL: fx.graph @contiguous
-// CHECK:         %conv = fx.call_function "aten::conv2d"
-// CHECK-NEXT:    %p = fx.call_method "permute"(%conv, 0, 2, 3, 1)
+// CHECK:         %lin = fx.call_function "aten::linear"
+// CHECK-NEXT:    %p = fx.call_method "permute"(%lin, 1, 0)
 // CHECK-NEXT:    %d = fx.call_method "contiguous"(%p)
 // CHECK-NEXT:    fx.output %d
 fx.graph @contiguous {
+  %x = fx.placeholder "x" : tensor<2x3xf32>
+  %w = fx.placeholder "w" : tensor<4x3xf32>
+  %lin = fx.call_function "aten::linear"(%x, %w, None) : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  %c = fx.call_method "contiguous"(%lin) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p = fx.call_method "permute"(%c, 1, 0) : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  %d = fx.call_method "contiguous"(%p) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  fx.output %d : tensor<4x2xf32>
+}
+
+// -----
+
+// A conv keeps its input's layout (a channels-last graph input gives a
+// channels-last result), so contiguous() of it stays unless the input is
+// known to be contiguous: the first stays, the later ones go.
+
+// CHECK-LABEL: fx.graph @contiguous_conv
+// CHECK:         %c = fx.call_method "contiguous"(%conv)
+// CHECK-NOT:     contiguous
+// CHECK:         fx.output %conv3
+fx.graph @contiguous_conv {
   %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
-  %w = fx.placeholder "w" : tensor<4x3x3x3xf32>
-  %conv = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [1, 1], [1, 1], 1) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
-  %c = fx.call_method "contiguous"(%conv) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-  %p = fx.call_method "permute"(%c, 0, 2, 3, 1) : (tensor<1x4x8x8xf32>) -> tensor<1x8x8x4xf32>
-  %d = fx.call_method "contiguous"(%p) : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
-  fx.output %d : tensor<1x8x8x4xf32>
+  %w = fx.placeholder "w" : tensor<3x3x3x3xf32>
+  %conv = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [1, 1], [1, 1], 1) : (tensor<1x3x8x8xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x8x8xf32>
+  %c = fx.call_method "contiguous"(%conv) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %conv2 = fx.call_function "aten::conv2d"(%c, %w, None, [1, 1], [1, 1], [1, 1], 1) : (tensor<1x3x8x8xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x8x8xf32>
+  %c2 = fx.call_method "contiguous"(%conv2) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %conv3 = fx.call_function "aten::conv2d"(%c2, %w, None, [1, 1], [1, 1], [1, 1], 1) : (tensor<1x3x8x8xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x8x8xf32>
+  %c3 = fx.call_method "contiguous"(%conv3) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  fx.output %c3 : tensor<1x3x8x8xf32>
 }
 
 // -----

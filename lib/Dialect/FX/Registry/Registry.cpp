@@ -356,10 +356,17 @@ const TargetRegistry &TargetRegistry::get() {
 }
 
 const OpSchema *TargetRegistry::lookupOp(StringRef qualifiedName) const {
+  // `aten::relu.default` (torch.ops.aten.relu.default) is `aten::relu`.
+  qualifiedName.consume_back(".default");
   return opsByName.lookup(qualifiedName);
 }
 
 std::vector<const OpSchema *> TargetRegistry::getOverloads(StringRef op) const {
+  if (op.consume_back(".default")) {
+    const OpSchema *schema = lookupOp(op);
+    return schema ? std::vector<const OpSchema *>{schema}
+                  : std::vector<const OpSchema *>{};
+  }
   if (const OpSchema *schema = lookupOp(op))
     if (schema->qualifiedName() == op && op.contains('.'))
       return {schema};

@@ -241,36 +241,35 @@ bool isKnownContiguous(Value v, unsigned depth = 0) {
   if (!call)
     return false;
   StringRef name = call->schema->name;
-  static const char *fresh[] = {"aten::conv1d",
-                                "aten::conv2d",
-                                "aten::linear",
-                                "aten::matmul",
-                                "aten::mm",
-                                "aten::bmm",
-                                "aten::addmm",
-                                "aten::contiguous",
-                                "aten::cat",
-                                "aten::stack",
-                                "aten::embedding",
-                                "aten::layer_norm",
-                                "aten::softmax",
-                                "aten::log_softmax",
-                                "aten::max_pool2d",
-                                "aten::avg_pool2d",
-                                "aten::adaptive_avg_pool2d",
-                                "aten::sum",
-                                "aten::mean",
-                                "aten::clone"};
+  // Ops whose result is a new contiguous tensor whatever their inputs'
+  // layout (conv, pooling, softmax, cat and clone keep a channels-last
+  // or transposed input's layout, so they are not among them).
+  static const char *fresh[] = {
+      "aten::linear", "aten::matmul",    "aten::mm",        "aten::bmm",
+      "aten::addmm",  "aten::embedding", "aten::layer_norm"};
   if (llvm::is_contained(fresh, name))
     return true;
-  // Elementwise ops and reshapes keep their input's layout.
-  static const char *layoutPreserving[] = {
-      "aten::relu",       "aten::gelu",     "aten::sigmoid",   "aten::tanh",
-      "aten::silu",       "aten::hardtanh", "aten::hardswish", "aten::add",
-      "aten::sub",        "aten::mul",      "aten::div",       "aten::dropout",
-      "aten::batch_norm", "aten::view",     "aten::reshape",   "aten::flatten",
-      "aten::unsqueeze",  "aten::squeeze"};
-  if (!llvm::is_contained(layoutPreserving, name))
+  if (name == "aten::contiguous") {
+    auto format = dyn_cast_or_null<MemoryFormatAttr>(call->args[1].value);
+    return !format || format.getName() == "contiguous_format";
+  }
+  // Contiguous when their first input is: the result takes its layout.
+  static const char *followFirst[] = {
+      "aten::relu",      "aten::gelu",        "aten::sigmoid",
+      "aten::tanh",      "aten::silu",        "aten::hardtanh",
+      "aten::hardswish", "aten::dropout",     "aten::batch_norm",
+      "aten::view",      "aten::reshape",     "aten::flatten",
+      "aten::unsqueeze", "aten::squeeze",     "aten::conv1d",
+      "aten::conv2d",    "aten::max_pool2d",  "aten::avg_pool2d",
+      "aten::softmax",   "aten::log_softmax", "aten::adaptive_avg_pool2d"};
+  // Contiguous when all their tensor inputs are.
+  static const char *followAll[] = {"aten::add", "aten::sub", "aten::mul",
+                                    "aten::div"};
+  if (llvm::is_contained(followFirst, name)) {
+    Value input = getBoundValue(*call, 0);
+    return input && isKnownContiguous(input, depth + 1);
+  }
+  if (!llvm::is_contained(followAll, name))
     return false;
   bool any = false;
   for (unsigned i = 0; i < call->args.size(); ++i)

@@ -76,7 +76,12 @@ struct InstrumentPass
           i64(id), StringAttr::get(ctx, name),
           StringAttr::get(ctx, node.getTargetName())};
       Value result = op->getResult(0);
-      bool readable = isFloatTensor(result.getType());
+      // A value its users index (a tuple of unknown type) is not a tensor.
+      bool indexed = llvm::any_of(result.getUsers(), [](Operation *user) {
+        auto call = dyn_cast<CallFunctionOp>(user);
+        return call && call.getTarget() == "operator.getitem";
+      });
+      bool readable = isFloatTensor(result.getType()) && !indexed;
       Operation *after = op->getNextNode();
       auto probe = [&](Operation *before, StringRef kind, bool withResult) {
         SmallVector<Attribute> args(site);
