@@ -55,21 +55,13 @@ Value countWhere(Lowering &l, Value x,
 
 } // namespace
 
-/// Reduces all of `x` to a scalar.
-static Value
-reduceAllImpl(Lowering &l, Value x, Value init,
-              function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
-  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  SmallVector<int64_t> dims(llvm::seq<int64_t>(0, rank).begin(),
-                            llvm::seq<int64_t>(0, rank).end());
-  Value reduced = l.reduce(x, dims, /*keepdim=*/false, init, fn);
-  return tensor::ExtractOp::create(l.b, l.loc, reduced, ValueRange{});
-}
-
 Value mlir::fx::lowering::reduceAll(
     Lowering &l, Value x, Value init,
     function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
-  return reduceAllImpl(l, x, init, fn);
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value reduced = l.reduce(x, dims, /*keepdim=*/false, init, fn);
+  return tensor::ExtractOp::create(l.b, l.loc, reduced, ValueRange{});
 }
 
 static LogicalResult lowerProbe(Lowering &l) {
@@ -129,8 +121,7 @@ static LogicalResult lowerProbe(Lowering &l) {
                   return arith::AddFOp::create(b, loc, a, e).getResult();
                 });
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  SmallVector<int64_t> all(llvm::seq<int64_t>(0, rank).begin(),
-                           llvm::seq<int64_t>(0, rank).end());
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   Value count = l.countOver(x, all, i64);
   Value nans = countWhere(l, x, isNan);
   callRuntime(l, "fx_probe_stats", {idValue, min, max, sum, count, nans});
