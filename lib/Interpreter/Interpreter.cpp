@@ -1189,8 +1189,11 @@ FailureOr<c10::IValue> Interpreter::callFunction(CallFunctionOp op,
 FailureOr<c10::IValue> Interpreter::callFused(CallFunctionOp op,
                                               ArrayRef<c10::IValue> args,
                                               const Kwargs &kwargs) {
-  StringRef base =
-      op.getTarget().drop_front(StringRef("fx_mlir.fused.").size());
+  StringRef base = getFusedBaseOp(op.getTarget());
+  if (base.empty()) {
+    emitNodeError(op) << "unknown fused op";
+    return failure();
+  }
   Kwargs baseKwargs;
   std::string activation;
   for (const auto &[key, value] : kwargs) {
@@ -1199,8 +1202,7 @@ FailureOr<c10::IValue> Interpreter::callFused(CallFunctionOp op,
     else
       baseKwargs.push_back({key, value});
   }
-  std::string name = base == "add" ? "aten::add.Tensor" : "aten::" + base.str();
-  FailureOr<c10::IValue> y = callCanonical(op, name, args, baseKwargs);
+  FailureOr<c10::IValue> y = callCanonical(op, base, args, baseKwargs);
   if (failed(y))
     return failure();
   if (activation == "relu6")

@@ -670,3 +670,22 @@ MODELS = [
 ]
 
 assert len({case.name for case in MODELS}) == len(MODELS)
+
+
+def randomize_norms(model, seed=0, scale=0.1):
+    """Random running statistics and affine parameters for every BatchNorm
+    (and affine parameters for LayerNorm), so that folding them is not the
+    identity and outputs are not degenerate (mobilenet_v2's default
+    initialization gives outputs of ~1e-9). `scale` scales the running
+    means and the biases. Returns `model`."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                n = m.num_features
+                m.running_mean.copy_(torch.randn(n, generator=g) * scale)
+                m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm)):
+                m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * scale)
+    return model

@@ -23,23 +23,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
 import fx_mlir  # noqa: E402
 from fx_mlir import fused, instrument  # noqa: E402
 from fx_mlir.transform import Match  # noqa: E402
+from models import randomize_norms  # noqa: E402
 
 FUSED = {fused.conv1d, fused.conv2d, fused.linear, fused.matmul, fused.add}
-
-
-def _randomize_batch_norms(model, seed=0):
-    """Running statistics and affine parameters away from their initial
-    values, so that folding them is not the identity."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.modules.batchnorm._BatchNorm):
-                n = m.num_features
-                m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
-                m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
-                m.weight.copy_(torch.rand(n, generator=g) + 0.5)
-                m.bias.copy_(torch.randn(n, generator=g) * 0.1)
-    return model
 
 
 def _function_name(target):
@@ -99,7 +85,7 @@ def _models():
                          ids=[m[0] for m in _models()])
 def test_fold_batchnorm_and_fuse_activation(make):
     torch.manual_seed(0)
-    model = _randomize_batch_norms(make()).eval()
+    model = randomize_norms(make()).eval()
     x = torch.randn(1, 3, 64, 64)
     with torch.no_grad():
         expected = model(x)
@@ -124,7 +110,7 @@ def test_fold_batchnorm_and_fuse_activation(make):
 
 
 def test_transform_without_example_inputs():
-    model = _randomize_batch_norms(SmallCNN()).eval()
+    model = randomize_norms(SmallCNN()).eval()
     x = torch.randn(2, 3, 16, 16)
     gm = fx_mlir.transform(model, "fx-fold-batchnorm,fx-fuse-activation")
     assert not [n.name for n in gm.graph.nodes if _is_batch_norm(gm, n)]
@@ -133,7 +119,7 @@ def test_transform_without_example_inputs():
 
 
 def test_transform_of_a_graph_module_with_dynamic_batch():
-    model = _randomize_batch_norms(SmallCNN()).eval()
+    model = randomize_norms(SmallCNN()).eval()
     traced = torch.fx.symbolic_trace(model)
     code = traced.code
     example = (torch.randn(2, 3, 16, 16),)
@@ -146,7 +132,7 @@ def test_transform_of_a_graph_module_with_dynamic_batch():
 
 
 def test_training_mode_is_kept():
-    model = _randomize_batch_norms(SmallCNN()).train()
+    model = randomize_norms(SmallCNN()).train()
     reference = copy.deepcopy(model)
     gm = fx_mlir.transform(model, "fx-fold-batchnorm,fx-fuse-activation")
     assert gm.training
@@ -216,7 +202,7 @@ def test_replace_target_covers_every_spelling():
     "fx-instrument{mode=sometimes}",
 ])
 def test_bad_pipeline_raises_and_leaves_input_usable(pipeline):
-    model = _randomize_batch_norms(SmallCNN()).eval()
+    model = randomize_norms(SmallCNN()).eval()
     traced = torch.fx.symbolic_trace(model)
     code = traced.code
     x = torch.randn(1, 3, 16, 16)

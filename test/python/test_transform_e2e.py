@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
 import fx_mlir  # noqa: E402
 from fx_mlir import fused, instrument  # noqa: E402
 from fx_mlir.compiler import trace  # noqa: E402
+from models import randomize_norms  # noqa: E402
 
 FUSED = {fused.conv1d, fused.conv2d, fused.linear, fused.matmul, fused.add}
 
@@ -41,24 +42,6 @@ RTOL, ATOL = 1e-4, 1e-5
 
 
 # --- Helpers -----------------------------------------------------------------
-
-def _randomize_norms(model, seed=0):
-    """Random running statistics and affine parameters for every BatchNorm
-    (and affine parameters for LayerNorm), so that folding them is not the
-    identity and the outputs are not degenerate (mobilenet_v2's default
-    initialization gives outputs of ~1e-9)."""
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.modules.batchnorm._BatchNorm):
-                n = m.num_features
-                m.running_mean.copy_(torch.randn(n, generator=g) * 0.2)
-                m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
-            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm)):
-                m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
-                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.2)
-    return model
-
 
 def _name(target):
     """`relu` for torch.relu, F.relu, torch.ops.aten.relu.default, "relu"."""
@@ -138,12 +121,14 @@ class UnrolledEncoderLayer(nn.Module):
 
 
 def _resnet18():
-    model = _randomize_norms(torchvision.models.resnet18(weights=None))
+    model = randomize_norms(torchvision.models.resnet18(weights=None),
+                            scale=0.2)
     return model.eval(), model.eval(), torch.randn(1, 3, 64, 64)
 
 
 def _mobilenet_v2():
-    model = _randomize_norms(torchvision.models.mobilenet_v2(weights=None))
+    model = randomize_norms(torchvision.models.mobilenet_v2(weights=None),
+                            scale=0.2)
     return model.eval(), model.eval(), torch.randn(1, 3, 64, 64)
 
 
@@ -158,7 +143,7 @@ def _encoder_layer():
                                        dim_feedforward=128,
                                        activation="gelu",
                                        batch_first=True).eval()
-    _randomize_norms(layer)
+    randomize_norms(layer, scale=0.2)
     return layer, UnrolledEncoderLayer(layer).eval(), torch.randn(1, 16, 64)
 
 
@@ -498,7 +483,7 @@ SMALL = [
                          ids=[case[0] for case in SMALL])
 def test_small_model(make_model, make_inputs, pipeline, check):
     torch.manual_seed(0)
-    model = _randomize_norms(make_model()).eval()
+    model = randomize_norms(make_model(), scale=0.2).eval()
     inputs = make_inputs()
     with torch.no_grad():
         expected = model(*inputs)

@@ -11,6 +11,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,16 +31,6 @@ using namespace mlir;
 using namespace mlir::fx;
 
 namespace {
-
-/// The state op holding the value of `name`, following aliases.
-StateOp resolveState(GraphModuleOp module, StringRef name) {
-  auto state = dyn_cast_or_null<StateOp>(SymbolTable::lookupSymbolIn(
-      module, StringAttr::get(module.getContext(), name)));
-  for (int hops = 0; state && state.getAlias() && hops < 16; ++hops)
-    state = dyn_cast_or_null<StateOp>(
-        SymbolTable::lookupSymbolIn(module, state.getAliasAttr().getAttr()));
-  return state;
-}
 
 /// The value of `state` as a constant. Bool blobs become dense bool
 /// attributes: LLVM has no lowering for i1 resource blobs.
@@ -169,7 +160,7 @@ struct ConvertFXToLinalgPass
       }
       if (auto getAttr = dyn_cast<GetAttrOp>(op)) {
         StringRef name = getAttr.getTarget();
-        StateOp state = resolveState(module, name);
+        StateOp state = lookupState(module, name);
         if (!state) {
           reportNode(&op, "only module state can be read by get_attr");
           return failure();

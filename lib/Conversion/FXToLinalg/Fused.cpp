@@ -9,6 +9,9 @@
 
 #include "Lowering.h"
 
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
@@ -16,21 +19,20 @@ using namespace mlir::fx::lowering;
 namespace {
 
 LogicalResult lowerFused(Lowering &l) {
-  StringRef op =
-      l.op.getTarget().drop_front(StringRef("fx_mlir.fused.").size());
-  std::string base = op == "add" ? "aten::add.Tensor" : ("aten::" + op).str();
-  if ((op == "conv1d" || op == "conv2d") &&
+  std::string base = getFusedBaseOp(l.op.getTarget()).str();
+  if (base.empty())
+    return l.fail("unknown fused op");
+  if ((base == "aten::conv1d" || base == "aten::conv2d") &&
       isa_and_nonnull<StringAttr>(l.arg(4)))
     base += ".padding";
   LowerFn fn = lookupLowering(base);
   if (!fn)
-    return l.fail("unknown fused op '" + op + "'");
+    return l.fail("no lowering of '" + base + "'");
   auto activation = dyn_cast_or_null<StringAttr>(l.kwarg("activation"));
-  static const char *known[] = {"relu", "relu6",   "gelu", "gelu_tanh",
-                                "silu", "sigmoid", "tanh", "hardswish"};
-  if (!activation || !llvm::is_contained(known, activation.getValue()))
-    return l.fail("needs an 'activation' kwarg naming one of relu, relu6, "
-                  "gelu, gelu_tanh, silu, sigmoid, tanh, hardswish");
+  if (!activation ||
+      !llvm::is_contained(getFusedActivations(), activation.getValue()))
+    return l.fail("needs an 'activation' kwarg naming one of " +
+                  llvm::join(getFusedActivations(), ", "));
   Value y;
   l.captured = &y;
   LogicalResult lowered = fn(l);

@@ -439,11 +439,7 @@ unsigned mlir::fx::canonicalizeGraph(GraphOp graph) {
   unsigned rewritten = 0;
   for (bool changed = true; changed;) {
     changed = false;
-    SmallVector<Operation *> nodes;
-    for (Operation &op : graph.getBody().front())
-      if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
-        nodes.push_back(&op);
-    for (Operation *op : nodes) {
+    for (Operation *op : getCallNodes(graph)) {
       SmallVector<Operation *> dead;
       if (!canonicalizeNode(gb, op, dead))
         continue;

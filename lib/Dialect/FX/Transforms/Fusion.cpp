@@ -26,15 +26,6 @@ namespace mlir::fx {
 using namespace mlir;
 using namespace mlir::fx;
 
-/// The call nodes of `graph`, in order.
-static SmallVector<Operation *> getCallNodes(GraphOp graph) {
-  SmallVector<Operation *> nodes;
-  for (Operation &op : graph.getBody().front())
-    if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
-      nodes.push_back(&op);
-  return nodes;
-}
-
 static bool isTensorLike(Value v) {
   return v && isa<TensorType, AnyType>(v.getType());
 }
@@ -223,20 +214,48 @@ static StringRef getActivationName(const BoundCall &call) {
   return "";
 }
 
+namespace {
+/// The fused ops: `fx_mlir.fused.<name>` applies `op` (any overload).
+struct FusedOp {
+  StringRef name, op;
+};
+constexpr FusedOp kFusedOps[] = {{"conv1d", "aten::conv1d"},
+                                 {"conv2d", "aten::conv2d"},
+                                 {"linear", "aten::linear"},
+                                 {"matmul", "aten::matmul"},
+                                 {"add", "aten::add.Tensor"}};
+} // namespace
+
+StringRef mlir::fx::getFusedBaseOp(StringRef target) {
+  if (!target.consume_front("fx_mlir.fused."))
+    return "";
+  for (const FusedOp &fused : kFusedOps)
+    if (fused.name == target)
+      return fused.op;
+  return "";
+}
+
+ArrayRef<StringRef> mlir::fx::getFusedActivations() {
+  static const StringRef names[] = {"relu", "relu6",   "gelu", "gelu_tanh",
+                                    "silu", "sigmoid", "tanh", "hardswish"};
+  return names;
+}
+
 /// The `fx_mlir.fused.<op>` an op fuses as, or "".
 static StringRef getFusableOp(const BoundCall &call) {
-  std::string name = call.schema->qualifiedName();
-  if (name == "aten::conv1d" || name == "aten::conv1d.padding")
-    return "conv1d";
-  if (name == "aten::conv2d" || name == "aten::conv2d.padding")
-    return "conv2d";
-  if (name == "aten::linear")
-    return "linear";
-  if (name == "aten::matmul")
-    return "matmul";
-  if (name == "aten::add.Tensor" && isTensorLike(getBoundValue(call, 0)) &&
-      isTensorLike(getBoundValue(call, 1)))
-    return "add";
+  for (const FusedOp &fused : kFusedOps) {
+    // `aten::add.Tensor` names one overload; `aten::conv2d` any.
+    bool matches = fused.op.contains('.')
+                       ? call.schema->qualifiedName() == fused.op
+                       : call.schema->name == fused.op;
+    if (!matches)
+      continue;
+    // add fuses for tensor + tensor only.
+    if (fused.name == "add" && (!isTensorLike(getBoundValue(call, 0)) ||
+                                !isTensorLike(getBoundValue(call, 1))))
+      return "";
+    return fused.name;
+  }
   return "";
 }
 

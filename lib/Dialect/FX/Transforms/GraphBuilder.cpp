@@ -301,6 +301,14 @@ bool mlir::fx::isPureNode(Operation *op) {
   return flag && !flag.getValue();
 }
 
+SmallVector<Operation *> mlir::fx::getCallNodes(GraphOp graph) {
+  SmallVector<Operation *> nodes;
+  for (Operation &op : graph.getBody().front())
+    if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
+      nodes.push_back(&op);
+  return nodes;
+}
+
 std::unique_ptr<BoundCall> mlir::fx::bindNode(Operation *op) {
   if (!op || !isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
     return nullptr;

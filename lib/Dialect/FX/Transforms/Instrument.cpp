@@ -56,12 +56,11 @@ struct InstrumentPass
       return IntegerAttr::get(IntegerType::get(ctx, 64), v);
     };
     Type none = NoneType::get(ctx);
-    SmallVector<Operation *> nodes;
-    for (Operation &op : graph.getBody().front())
-      if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op) &&
-          !(isa<CallFunctionOp>(op) &&
-            isProbeTarget(cast<CallFunctionOp>(op).getTarget())))
-        nodes.push_back(&op);
+    SmallVector<Operation *> nodes = getCallNodes(graph);
+    llvm::erase_if(nodes, [](Operation *op) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      return call && isProbeTarget(call.getTarget());
+    });
     // Ids continue after those of probes already in the graph.
     int64_t id = 0;
     graph.walk([&](CallFunctionOp call) {

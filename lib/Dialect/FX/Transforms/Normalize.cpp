@@ -406,11 +406,7 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     GraphBuilder gb(graph);
     const TargetRegistry &registry = TargetRegistry::get();
     bool ok = true;
-    SmallVector<Operation *> nodes;
-    for (Operation &op : graph.getBody().front())
-      if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
-        nodes.push_back(&op);
-    for (Operation *op : nodes) {
+    for (Operation *op : getCallNodes(graph)) {
       if (gb.isErased(op))
         continue;
       // The package's own functions (fused ops, probes) are canonical.

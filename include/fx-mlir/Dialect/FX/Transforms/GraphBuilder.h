@@ -75,6 +75,10 @@ private:
 /// Replaces every use of `node`'s result with `value` and erases `node`.
 void replaceNode(Operation *node, Value value);
 
+/// The call_function, call_method and call_module nodes of `graph`, in
+/// order: the list a pass that may erase nodes walks.
+SmallVector<Operation *> getCallNodes(GraphOp graph);
+
 /// The call node `op` bound by the target registry to its canonical
 /// operator, or null (not a call, or a target the registry cannot bind).
 std::unique_ptr<BoundCall> bindNode(Operation *op);

@@ -23,6 +23,13 @@ void printTabular(GraphOp graph, llvm::raw_ostream &os);
 /// (`fx_mlir.instrument.start`, `.stop`, `.stats`, `.nan_check`).
 bool isProbeTarget(llvm::StringRef target);
 
+/// The canonical operator a `fx_mlir.fused.<op>` target (made by
+/// fx-fuse-activation) applies before its activation: `aten::conv2d`,
+/// `aten::add.Tensor`, ...; "" for other targets.
+llvm::StringRef getFusedBaseOp(llvm::StringRef target);
+/// The names a fused op's `activation` kwarg may take.
+llvm::ArrayRef<llvm::StringRef> getFusedActivations();
+
 /// fx-dce on one graph: erases unused pure nodes, last first.
 unsigned eliminateDeadNodes(GraphOp graph);
 /// fx-cse on one graph.
