@@ -8,7 +8,8 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev
   libtorch-dev python3-torch python3-torchvision python3-numpy
   python3-dev pybind11-dev
-  python3-tabulate python3-pytest
+  python3-tabulate python3-pytest python3-matplotlib python3-psutil
+  libopenblas0-openmp
 )
 
 missing=()

@@ -104,4 +104,71 @@ def FXTileFusedActivations
                            "::mlir::tensor::TensorDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// CPU code generation
+//===----------------------------------------------------------------------===//
+
+def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
+  let summary = "Tile and vectorize linalg ops on tensors for AVX-512 CPUs";
+  let description = [{
+    The schedule of `fx-to-llvm`, run on the tensor function that
+    `convert-fx-to-linalg` made, before bufferization. Ops whose shapes are
+    static and whose element type is f32 are scheduled; every other op
+    stays as it is and becomes scalar loops later.
+
+    - **Convolutions** (`linalg.conv_2d_nchw_fchw`) become an im2col
+      `linalg.generic` and a contraction (upstream `rewriteInIm2Col`), so
+      they share the contraction schedule.
+    - **Constant weights read transposed**: a contraction whose 2-D
+      constant operand is indexed `(n, k)`, as `linear`'s weight, reads a
+      copy transposed at compile time instead, indexed `(k, n)`.
+    - **Contractions** (matmul, linear, batch matmul, im2col'd convs: one
+      m, one n and one k dim) are split so that each piece tiles exactly,
+      then tiled three times: an `scf.forall` over cache blocks of the
+      result (64 rows x up to 256 columns, dividing the piece; the
+      threads share them out), an `scf.for` over k blocks of up to 256,
+      and `scf.for` loops over register tiles of 8 rows x 32 columns
+      (1 x 128 when there is one row), with k steps of 1. Each register
+      tile is vectorized to a `vector.contract`.
+    - **Elementwise ops** (all-parallel generics of arith and math ops,
+      fills, broadcasts, transposes) are tiled to rows of their innermost
+      dim, up to 64 elements, and vectorized.
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    ```
+
+    becomes an `scf.forall` (one 64x64 block) around `scf.for` loops over
+    8x32 tiles and k, whose body reads the tiles with
+    `vector.transfer_read` and computes
+    `vector.contract ... vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
+def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
+  let summary = "Keep accumulators in registers and lower vector ops to FMAs";
+  let description = [{
+    Runs after bufferization (and after `fold-memref-alias-ops`,
+    `canonicalize` and `cse`, so that the reads and writes of a register
+    tile name the same memref). It hoists the accumulator reads and writes
+    of each register tile out of its k loop
+    (`linalg::hoistRedundantVectorTransfers`), then lowers
+    `vector.contract` to outer products and those to `vector.fma`,
+    transfers to 1-D loads and stores, and multi-reductions, broadcasts,
+    transposes, shape casts and masks to simpler vector ops. Math
+    functions on f32 (`exp`, `tanh`, `erf`, `log`, ...) get MLIR's
+    polynomial approximations, which vectorize, instead of libm calls.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 #endif // FX_MLIR_CONVERSION_PASSES_TD

@@ -33,17 +33,20 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
                         options.weightsAsArguments ? "true" : "false",
                         options.dynamicBatch ? "true" : "false")
               .str();
-  text += ",func.func(fx-tile-fused-activations)";
   return text;
 }
 
 std::string mlir::fx::getLinalgToLLVMPipeline() {
-  return "canonicalize,func.func(linalg-fuse-elementwise-ops),canonicalize,"
+  return "canonicalize,func.func(fx-cpu-schedule),canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+         "fold-memref-alias-ops,canonicalize,cse,"
+         "func.func(fx-cpu-lower-vectors),canonicalize,cse,"
+         "func.func(convert-vector-to-scf),scf-forall-to-for,"
          "func.func(convert-linalg-to-loops),lower-affine,"
          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+         "convert-vector-to-llvm,"
          "convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,"
          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
          "convert-index-to-llvm,convert-ub-to-llvm,"

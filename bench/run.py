@@ -1,0 +1,582 @@
+"""fx-mlir's compiled code against PyTorch eager on CPU.
+
+    /usr/bin/python3 bench/run.py [--threads 1,2] [--repeat N] [--quick]
+                                  [--only mlp_b1,lenet] [--out docs/performance]
+
+Every workload runs both ways in this process on the same inputs, per
+thread count: PyTorch eager (its BLAS and oneDNN kernels) and
+`fx_mlir.compile`'s code. Each side is warmed up, then timed call by call with
+time.perf_counter; the median is reported. Outputs are compared first, so
+that no time is reported for wrong code. Compile times (cold and warm
+on-disk cache) are taken once per workload, peak memory in one fresh
+subprocess per workload and side (`--memory-probe`, see bench/README.md).
+Results go to <out>/bench.json, bench.md and bench.png.
+"""
+
+import argparse
+import datetime
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# OpenBLAS picks its kernels when torch loads it: set the core type first,
+# and start again if the variable was not in the environment at startup.
+if "OPENBLAS_CORETYPE" not in os.environ:
+    os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torchvision  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "python"))
+import fx_mlir  # noqa: E402
+
+# Relative error (max |ours - eager| / max(1, max |eager|)) above which a
+# result counts as wrong and is not timed.
+TOLERANCE = 1e-3
+
+
+# --- Workloads ---------------------------------------------------------------
+
+class MatMul(nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+
+class Add(nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+class LeNet(nn.Module):
+    """LeNet-5 for 28x28 inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten())
+        self.classifier = nn.Sequential(
+            nn.Linear(256, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+            nn.Linear(84, 10))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+class UnrolledEncoderLayer(nn.Module):
+    """Runs `layer` (an nn.TransformerEncoderLayer, post-norm, no masks) by
+    its own blocks, as test/python/test_transform_e2e.py does: torch.fx
+    cannot trace forward's choice of the fast path. Eager runs `layer`."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        layer = self.layer
+        x = layer.norm1(x + layer._sa_block(x, None, None))
+        return layer.norm2(x + layer._ff_block(x))
+
+
+def _matmul(m, k, n):
+    return lambda: (MatMul(), MatMul(), (torch.randn(m, k), torch.randn(k, n)))
+
+
+def _model(factory, *shape):
+    def build():
+        model = factory().eval()
+        return model, model, (torch.randn(*shape),)
+    return build
+
+
+def _mlp():
+    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512),
+                         nn.ReLU(), nn.Linear(512, 10))
+
+
+def _encoder():
+    layer = nn.TransformerEncoderLayer(
+        d_model=256, nhead=4, dim_feedforward=1024, activation="gelu",
+        batch_first=True, dropout=0.0).eval()
+    return layer, UnrolledEncoderLayer(layer).eval(), (torch.randn(1, 128, 256),)
+
+
+def _add16():
+    # Eager is the bare `x + y`, without nn.Module.__call__.
+    return (lambda x, y: x + y), Add(), (torch.randn(16), torch.randn(16))
+
+
+# name -> (build, info). build() gives (eager callable, module to compile,
+# inputs); info: flops (matmuls), model (in the geometric mean, memory and
+# compile-time tables), torchscript (also time frozen TorchScript).
+WORKLOADS = {
+    "matmul_256": (_matmul(256, 256, 256), {"flops": 2 * 256 ** 3}),
+    "matmul_1024": (_matmul(1024, 1024, 1024), {"flops": 2 * 1024 ** 3}),
+    "matmul_1024x4096x1024": (_matmul(1024, 4096, 1024),
+                              {"flops": 2 * 1024 * 4096 * 1024}),
+    "mlp_b1": (_model(_mlp, 1, 784), {"model": True}),
+    "mlp_b64": (_model(_mlp, 64, 784), {"model": True}),
+    "lenet": (_model(LeNet, 1, 1, 28, 28), {"model": True}),
+    "resnet18_b1": (_model(torchvision.models.resnet18, 1, 3, 224, 224),
+                    {"model": True, "torchscript": True}),
+    "resnet18_b8": (_model(torchvision.models.resnet18, 8, 3, 224, 224),
+                    {"model": True}),
+    "mobilenet_v2_b1": (_model(torchvision.models.mobilenet_v2, 1, 3, 224, 224),
+                        {"model": True}),
+    "encoder_s128": (_encoder, {"model": True}),
+    "add16": (_add16, {}),
+}
+
+
+def build(name):
+    """The workload `name`, built with a fixed seed."""
+    torch.manual_seed(0)
+    return WORKLOADS[name][0]()
+
+
+# --- Measuring ---------------------------------------------------------------
+
+_warned = False
+
+
+def set_threads(n):
+    """Sets PyTorch's and fx-mlir's thread counts to n."""
+    global _warned
+    torch.set_num_threads(n)
+    setter = getattr(fx_mlir, "set_num_threads", None)
+    if setter is not None:
+        setter(n)
+    elif not _warned:
+        print("warning: fx_mlir.set_num_threads is missing; fx-mlir runs "
+              "with its default thread count", file=sys.stderr)
+        _warned = True
+
+
+def rel_error(got, expected):
+    """(max abs error, max abs error / max(1, max |expected|))."""
+    err = (got - expected).abs().max().item()
+    return err, err / max(1.0, expected.abs().max().item())
+
+
+def median_time(fn, inputs, cfg):
+    """(median seconds per call of fn(*inputs), timed calls). Warms up for
+    cfg.warmup_calls calls and cfg.warmup_s seconds (but stops after
+    cfg.max_s), then times cfg.repeat calls, or adaptively until both
+    cfg.min_runs calls and cfg.min_s seconds, stopping after cfg.max_s
+    once 3 calls are in."""
+    clock = time.perf_counter
+    start, calls = clock(), 0
+    while calls < cfg.warmup_calls or clock() - start < cfg.warmup_s:
+        fn(*inputs)
+        calls += 1
+        if clock() - start >= cfg.max_s:
+            break
+    times, start = [], clock()
+    while True:
+        t0 = clock()
+        fn(*inputs)
+        times.append(clock() - t0)
+        elapsed, runs = clock() - start, len(times)
+        if cfg.repeat:
+            if runs >= cfg.repeat:
+                break
+        elif (runs >= cfg.min_runs and elapsed >= cfg.min_s) or \
+                (runs >= 3 and elapsed >= cfg.max_s):
+            break
+    return statistics.median(times), len(times)
+
+
+def compile_timed(module, inputs, cache_dir):
+    """(compiled, seconds, cached): fx_mlir.compile with its on-disk cache
+    in cache_dir, or without when it has no such option (cached False)."""
+    t0 = time.perf_counter()
+    try:
+        compiled = fx_mlir.compile(module, inputs, cache_dir=cache_dir)
+        return compiled, time.perf_counter() - t0, True
+    except TypeError as e:
+        if "cache_dir" not in str(e):
+            raise
+    t0 = time.perf_counter()
+    compiled = fx_mlir.compile(module, inputs)
+    return compiled, time.perf_counter() - t0, False
+
+
+def error_text(e):
+    return f"{type(e).__name__}: {str(e).strip()}"[:2000]
+
+
+def torchscript(model, inputs):
+    """Frozen, inference-optimized TorchScript of model (scripted, or traced
+    if scripting fails)."""
+    try:
+        scripted = torch.jit.script(model)
+    except Exception:
+        scripted = torch.jit.trace(model, inputs)
+    return torch.jit.optimize_for_inference(torch.jit.freeze(scripted))
+
+
+def compile_workload(name, eager, module, inputs, rec):
+    """Compiles twice into one fresh cache directory (cold, then warm),
+    recording both times in rec; returns the cold result, None on failure."""
+    with tempfile.TemporaryDirectory(prefix="fx-mlir-bench-") as cache:
+        try:
+            compiled, rec["compile_cold_s"], cached = compile_timed(
+                module, inputs, cache)
+        except Exception as e:
+            rec["error"] = error_text(e)
+            print(f"  {name}: compile failed: {rec['error'][:300]}")
+            return None
+        rec["compile_warm_s"] = None
+        if cached:
+            try:
+                warm, rec["compile_warm_s"], _ = compile_timed(
+                    module, inputs, cache)
+                with torch.no_grad():
+                    rec["warm_rel_error"] = rel_error(warm(*inputs),
+                                                      eager(*inputs))[1]
+                if rec["warm_rel_error"] > TOLERANCE:
+                    print(f"  {name}: WRONG RESULT from the warm cache")
+            except Exception as e:
+                rec["compile_warm_error"] = error_text(e)
+    return compiled
+
+
+def time_compiled(name, n, compiled, eager, inputs, row, cfg):
+    """Checks compiled against eager, then times it, into row."""
+    try:
+        row["max_abs_error"], row["rel_error"] = rel_error(compiled(*inputs),
+                                                           eager(*inputs))
+        print(f"  {name}, {n} thread(s): max abs error "
+              f"{row['max_abs_error']:.3g} (relative {row['rel_error']:.3g})")
+        if row["rel_error"] > TOLERANCE:
+            row["error"] = (f"wrong result: relative error "
+                            f"{row['rel_error']:.3g} > {TOLERANCE}")
+            print(f"  {name}: WRONG RESULT, not timed")
+            return
+        row["fxmlir_s"], row["fxmlir_runs"] = median_time(compiled, inputs,
+                                                          cfg)
+    except Exception as e:
+        row["error"] = error_text(e)
+        print(f"  {name}: run failed: {row['error'][:300]}")
+
+
+def run_workload(name, cfg):
+    """Builds, compiles, checks and times one workload at each thread count
+    (compiling at the first); returns its record. Failures on our side are
+    recorded, not raised."""
+    eager, module, inputs = build(name)
+    info = WORKLOADS[name][1]
+    rec = {"threads": {}}
+    set_threads(cfg.threads[0])
+    compiled = compile_workload(name, eager, module, inputs, rec)
+    ts = None
+    if info.get("torchscript"):
+        try:
+            with torch.no_grad():
+                ts = torchscript(eager, inputs)
+        except Exception as e:
+            rec["torchscript_error"] = error_text(e)
+    for n in cfg.threads:
+        set_threads(n)
+        row = rec["threads"][str(n)] = {}
+        with torch.no_grad():
+            row["eager_s"], row["eager_runs"] = median_time(eager, inputs, cfg)
+            if ts is not None:
+                row["torchscript_s"], _ = median_time(ts, inputs, cfg)
+            if compiled is not None:
+                time_compiled(name, n, compiled, eager, inputs, row, cfg)
+        if "fxmlir_s" not in row:
+            continue
+        row["speedup"] = row["eager_s"] / row["fxmlir_s"]
+        if "flops" in info:
+            row["eager_gflops"] = info["flops"] / row["eager_s"] / 1e9
+            row["fxmlir_gflops"] = info["flops"] / row["fxmlir_s"] / 1e9
+        if ts is not None:
+            row["speedup_vs_torchscript"] = (row["torchscript_s"] /
+                                             row["fxmlir_s"])
+    return rec
+
+
+# --- Peak memory (one subprocess per workload and side) ----------------------
+
+def _status_kib(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def memory_probe(name, side, threads):
+    """Prints (as one JSON line) the peak RSS growth in MiB while running
+    `name` eagerly or compiled: VmRSS is read after the imports (torch,
+    torchvision, fx_mlir and its runtime library, on both sides), before
+    the model is built; after 2 warm-up calls the high-water mark is reset
+    (clear_refs) and the workload runs 5 times; the result is VmHWM minus
+    that VmRSS. The compiled side drops the eager model after compiling."""
+    set_threads(threads)
+    before = _status_kib("VmRSS")
+    fx_mlir.compiler._load_runtime()  # its libraries count as imports
+    base = _status_kib("VmRSS")
+    eager, module, inputs = build(name)
+    fn = eager
+    if side == "fxmlir":
+        fn = fx_mlir.compile(module, inputs)
+        del eager, module  # the compiled code holds its own weights
+        gc.collect()
+    with torch.no_grad():
+        for _ in range(2):
+            fn(*inputs)
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            reset = True
+        except OSError:
+            reset = False
+        for _ in range(5):
+            fn(*inputs)
+    hwm = _status_kib("VmHWM")
+    print(json.dumps({"baseline_rss_mib": base / 1024,
+                      "runtime_load_mib": (base - before) / 1024,
+                      "peak_mib": (hwm - base) / 1024, "hwm_reset": reset}))
+
+
+def measure_memory(name, threads):
+    """{eager_mib, fxmlir_mib, ratio, and each side's probe} from two
+    --memory-probe subprocesses; a failing side is recorded as its error."""
+    rec = {}
+    for side in ("eager", "fxmlir"):
+        cmd = [sys.executable, os.path.abspath(__file__), "--memory-probe",
+               name, side, "--threads", str(threads)]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=900)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr.strip()[-2000:])
+            probe = json.loads(p.stdout.strip().splitlines()[-1])
+            rec[side], rec[f"{side}_mib"] = probe, probe["peak_mib"]
+        except Exception as e:
+            rec[f"{side}_error"] = error_text(e)
+    if rec.get("eager_mib", 0) > 0 and "fxmlir_mib" in rec:
+        rec["ratio"] = rec["fxmlir_mib"] / rec["eager_mib"]
+    return rec
+
+
+# --- Reporting ---------------------------------------------------------------
+
+def machine():
+    """CPU, cores, memory, versions, date and git commit."""
+    def run(*cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True,
+                                  cwd=REPO).stdout.strip()
+        except OSError:
+            return ""
+    cpu = next((line.split(":", 1)[1].strip()
+                for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), platform.processor())
+    mem = next(int(line.split()[1]) for line in open("/proc/meminfo")
+               if line.startswith("MemTotal"))
+    blas = sorted({os.path.realpath(line.split()[-1])
+                   for line in open("/proc/self/maps") if "blas" in line})
+    return {"cpu": cpu, "cores": os.cpu_count(),
+            "memory_gib": round(mem / 2 ** 20, 1),
+            "blas": blas, "lscpu": run("lscpu"),
+            "python": platform.python_version(),
+            "torch": torch.__version__, "torchvision": torchvision.__version__,
+            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+            "date": datetime.datetime.now().astimezone().isoformat(
+                timespec="seconds"),
+            "git_commit": run("git", "rev-parse", "HEAD"),
+            "git_dirty": bool(run("git", "status", "--porcelain"))}
+
+
+def _ms(s):
+    return None if s is None else float(f"{s * 1e3:.4g}")
+
+
+def tables(results):
+    """(speed rows, per-model rows) for tabulate."""
+    speed, models = [], []
+    for name, rec in results.items():
+        for n, row in rec["threads"].items():
+            notes = []
+            if "fxmlir_gflops" in row:
+                frac = row["fxmlir_gflops"] / row["eager_gflops"]
+                notes.append(f"GFLOPS {row['eager_gflops']:.1f} vs "
+                             f"{row['fxmlir_gflops']:.1f} ({frac:.0%} of "
+                             "PyTorch's BLAS)")
+            if name == "add16" and "fxmlir_s" in row:
+                notes.append(f"per call: eager {row['eager_s'] * 1e6:.1f} us,"
+                             f" fx-mlir {row['fxmlir_s'] * 1e6:.1f} us")
+            if "speedup_vs_torchscript" in row:
+                notes.append(f"TorchScript {_ms(row['torchscript_s'])} ms, "
+                             f"{row['speedup_vs_torchscript']:.2f}x vs it")
+            err = row.get("error") or rec.get("error")
+            if err:
+                notes.append("FAILED: " + err.splitlines()[0][:80])
+            speedup = row.get("speedup")
+            speed.append([name, n, _ms(row["eager_s"]),
+                          _ms(row.get("fxmlir_s")),
+                          speedup and f"{speedup:.2f}x", "; ".join(notes)])
+        if WORKLOADS[name][1].get("model"):
+            mem = rec.get("memory", {})
+            models.append([name, rec.get("compile_cold_s"),
+                           rec.get("compile_warm_s"), mem.get("eager_mib"),
+                           mem.get("fxmlir_mib"), mem.get("ratio")])
+    return speed, models
+
+
+SPEED_HEADERS = ["workload", "threads", "eager ms", "fx-mlir ms", "speedup",
+                 "notes"]
+MODEL_HEADERS = ["model", "compile s (cold)", "compile s (warm)",
+                 "peak MiB eager", "peak MiB fx-mlir", "memory ratio"]
+
+
+def geomeans(results, threads):
+    """Per thread count: the geometric mean of the models' speedups, over
+    the models that ran, and the models missing (failed or not selected)."""
+    out = {}
+    for n in map(str, threads):
+        got, missing = [], []
+        for name, (_, info) in WORKLOADS.items():
+            if info.get("model"):
+                row = results.get(name, {}).get("threads", {}).get(n, {})
+                if "speedup" in row:
+                    got.append(row["speedup"])
+                else:
+                    missing.append(name)
+        mean = math.exp(statistics.fmean(map(math.log, got))) if got else None
+        out[n] = {"geomean_speedup": mean, "models": len(got),
+                  "missing": missing}
+    return out
+
+
+def summary(report, tablefmt):
+    """The machine, the tables and the geometric means as text (tabulate's
+    `tablefmt`: "github" for bench.md)."""
+    from tabulate import tabulate
+    m = report["machine"]
+    speed, models = tables(report["workloads"])
+    lines = [
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; "
+        f"torch {m['torch']}, BLAS "
+        f"{', '.join(map(os.path.basename, m['blas'])) or '?'}, "
+        f"OPENBLAS_CORETYPE={m['openblas_coretype']}; {m['date']}, "
+        f"commit {m['git_commit'][:12]}{' (dirty)' if m['git_dirty'] else ''}.",
+        "", tabulate(speed, SPEED_HEADERS, tablefmt=tablefmt, missingval="-"),
+        ""]
+    for n, g in report["geomean"].items():
+        mean = g["geomean_speedup"]
+        lines.append(f"Geometric mean speedup, {n} thread(s): "
+                     f"{'-' if mean is None else f'{mean:.2f}x'} over "
+                     f"{g['models']} models"
+                     + (f" (missing: {', '.join(g['missing'])})"
+                        if g["missing"] else "") + ".")
+    if models:
+        lines += ["", tabulate(models, MODEL_HEADERS, tablefmt=tablefmt,
+                               missingval="-", floatfmt=".2f")]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results, threads, path):
+    """Grouped bars: speedup over eager per workload, one bar per thread
+    count (none where our side failed), log scale, lines at 1.0 and 1.5."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+    names = list(results)
+    width = 0.8 / len(threads)
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names) + 2), 4.5))
+    for i, n in enumerate(threads):
+        values = [results[k]["threads"].get(str(n), {}).get("speedup",
+                                                            math.nan)
+                  for k in names]
+        ax.bar([j + (i - (len(threads) - 1) / 2) * width
+                for j in range(len(names))], values, width,
+               label=f"{n} thread{'s' if n > 1 else ''}")
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.axhline(1.5, color="green", linewidth=1, linestyle="--")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_ylabel("speedup over PyTorch eager")
+    ax.set_title("fx-mlir vs PyTorch eager (no bar: failed)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --- Main ----------------------------------------------------------------------
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", default="1,2",
+                   help="comma-separated thread counts (default 1,2)")
+    p.add_argument("--repeat", type=int, default=0,
+                   help="timed calls per measurement (default: adaptive)")
+    p.add_argument("--only", default="",
+                   help="comma-separated workloads: " + ", ".join(WORKLOADS))
+    p.add_argument("--out", default=os.path.join(REPO, "docs", "performance"),
+                   help="output directory (default docs/performance)")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: short warm-up, few timed calls")
+    p.add_argument("--memory-probe", nargs=2, metavar=("WORKLOAD", "SIDE"),
+                   help=argparse.SUPPRESS)
+    args = p.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.only = [w for w in args.only.split(",") if w] or list(WORKLOADS)
+    unknown = [w for w in args.only if w not in WORKLOADS]
+    if unknown:
+        p.error(f"unknown workloads {', '.join(unknown)}; "
+                f"choose from {', '.join(WORKLOADS)}")
+    # Timing settings (see median_time).
+    args.warmup_calls, args.warmup_s = (1, 0.05) if args.quick else (3, 0.2)
+    args.min_runs, args.min_s = (3, 0.05) if args.quick else (10, 0.5)
+    args.max_s = 0.5 if args.quick else 10.0
+    return args
+
+
+def main():
+    args = parse_args()
+    if args.memory_probe:
+        return memory_probe(*args.memory_probe, args.threads[0])
+    results = {}
+    for name in args.only:
+        print(f"{name}: compiling and timing", flush=True)
+        results[name] = run_workload(name, args)
+        if WORKLOADS[name][1].get("model"):
+            print(f"{name}: peak memory", flush=True)
+            results[name]["memory"] = measure_memory(name, args.threads[0])
+    settings = {k: getattr(args, k) for k in (
+        "threads", "repeat", "quick", "warmup_calls", "warmup_s", "min_runs",
+        "min_s", "max_s")}
+    report = {"machine": machine(),
+              "settings": dict(settings, tolerance=TOLERANCE),
+              "workloads": results,
+              "geomean": geomeans(results, args.threads)}
+    print("\n" + summary(report, "simple"))
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(args.out, "bench.md"), "w") as f:
+        f.write(summary(report, "github"))
+    plot(results, args.threads, os.path.join(args.out, "bench.png"))
+    print(f"wrote bench.json, bench.md and bench.png to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,378 @@
+//===- Schedule.cpp - Tile and vectorize linalg ops for the CPU -----------===//
+//
+// fx-cpu-schedule, on tensors, before bufferization:
+//   1. conv_2d_nchw_fchw becomes im2col + a contraction (upstream
+//      rewriteInIm2Col), so one contraction schedule serves convs and
+//      matmuls;
+//   2. a constant right-hand side read transposed (linear's weight) is
+//      transposed once, at compile time;
+//   3. contractions are split so every piece tiles exactly, tiled for
+//      threads (scf.forall), the cache (k blocks) and registers, and the
+//      register tiles vectorized;
+//   4. elementwise ops are tiled to rows of the innermost dim and
+//      vectorized.
+//
+// fx-cpu-lower-vectors, on memrefs, after bufferization, hoists the
+// accumulators out of the k loops and lowers the vector ops to FMAs and
+// loads/stores; math functions get polynomial approximations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXCPUSCHEDULE
+#define GEN_PASS_DEF_FXCPULOWERVECTORS
+#include "fx-mlir/Conversion/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+/// f32 lanes of one AVX-512 register.
+constexpr int64_t kLanes = 16;
+/// Register tile of a contraction: rows of the result x columns.
+constexpr int64_t kTileRows = 8;
+/// Cache blocks: result rows x columns per thread task, and the depth of
+/// one k block.
+constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
+
+/// The largest multiple of `step` that divides `size` and is at most
+/// `limit`; `size` itself when there is none.
+int64_t blockSize(int64_t size, int64_t step, int64_t limit) {
+  for (int64_t b = limit / step * step; b >= step; b -= step)
+    if (size % b == 0)
+      return b;
+  return size;
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> sizes) {
+  return llvm::map_to_vector(
+      sizes, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); });
+}
+
+/// Tiles `op` with `sizes` (0: not tiled) into scf.for or scf.forall
+/// loops and returns the tiled op; `op` itself when nothing is tiled.
+FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 ArrayRef<int64_t> sizes, bool forall) {
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(indexAttrs(rewriter, sizes));
+  options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                             : scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// Splits `op` along loop `dim` at the last multiple of `step`, so the
+/// first piece tiles exactly by `step`; returns the pieces.
+SmallVector<linalg::LinalgOp> splitTail(RewriterBase &rewriter,
+                                        linalg::LinalgOp op, unsigned dim,
+                                        int64_t step) {
+  int64_t size = op.getStaticLoopRanges()[dim];
+  int64_t main = size / step * step;
+  if (main == 0 || main == size)
+    return {op};
+  rewriter.setInsertionPoint(op);
+  auto [head, tail] =
+      linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
+                      rewriter.getIndexAttr(main));
+  SmallVector<linalg::LinalgOp> pieces;
+  for (TilingInterface piece : {head, tail})
+    if (piece)
+      pieces.push_back(cast<linalg::LinalgOp>(piece.getOperation()));
+  return pieces;
+}
+
+bool isStaticF32(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || shaped.getElementType().isF32();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Constant operands
+//===----------------------------------------------------------------------===//
+
+/// The bytes of a constant tensor held as a resource blob or dense
+/// elements (not a splat); empty when neither.
+ArrayRef<char> constantBytes(Value v) {
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    if (!dense.isSplat())
+      return dense.getRawData();
+  return {};
+}
+
+/// A contraction whose 2-D constant operand is indexed (n, k), as
+/// linear's weight, reads a transposed copy indexed (k, n) instead: the
+/// register tiles then load rows of n. The copy is made here, once.
+void transposeConstantOperand(RewriterBase &rewriter, linalg::GenericOp op,
+                              const linalg::ContractionDimensions &dims) {
+  AffineExpr n = rewriter.getAffineDimExpr(dims.n[0]);
+  AffineExpr k = rewriter.getAffineDimExpr(dims.k[0]);
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (map.getNumResults() != 2 || map.getResult(0) != n ||
+        map.getResult(1) != k)
+      continue;
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    ArrayRef<char> bytes = constantBytes(operand->get());
+    if (bytes.size() != size_t(type.getNumElements()) * 4)
+      continue;
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    auto *from = reinterpret_cast<const float *>(bytes.data());
+    std::vector<float> to(rows * cols);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        to[c * rows + r] = from[r * cols + c];
+    auto transposedType =
+        RankedTensorType::get({cols, rows}, type.getElementType());
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
+                       to.size() * sizeof(float)),
+        alignof(float));
+    auto value = DenseResourceElementsAttr::get(transposedType, "transposed",
+                                                std::move(blob));
+    rewriter.setInsertionPoint(op);
+    Value transposed = arith::ConstantOp::create(rewriter, op.getLoc(), value);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, {k, n}, rewriter.getContext());
+    rewriter.modifyOpInPlace(op, [&] {
+      operand->set(transposed);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// Tiles one exactly-divisible piece of a contraction: a scf.forall over
+/// cache blocks of the result, k blocks, then register tiles, and
+/// vectorizes the register tile.
+LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const linalg::ContractionDimensions &dims,
+                              int64_t rows, int64_t cols) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
+  rows = std::min(rows, ranges[m]);
+  cols = std::min(cols, ranges[n]);
+  unsigned loops = ranges.size();
+  SmallVector<int64_t> blocks(loops, 0), depth(loops, 0), registers(loops, 0);
+  for (unsigned b : dims.batch)
+    blocks[b] = 1;
+  blocks[m] = blockSize(ranges[m], rows, std::max(kBlockRows, rows));
+  blocks[n] = blockSize(ranges[n], cols, std::max(kBlockCols, cols));
+  depth[k] = blockSize(ranges[k], 1, kBlockDepth);
+  if (depth[k] == ranges[k])
+    depth[k] = 0;
+  registers[m] = rows;
+  registers[n] = cols;
+  registers[k] = 1;
+  FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, blocks, true);
+  if (succeeded(tiled))
+    tiled = tile(rewriter, *tiled, depth, false);
+  if (succeeded(tiled))
+    tiled = tile(rewriter, *tiled, registers, false);
+  if (failed(tiled))
+    return failure();
+  rewriter.setInsertionPoint(*tiled);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, *tiled);
+  if (failed(vectorized))
+    return failure();
+  rewriter.replaceOp(*tiled, vectorized->replacements);
+  return success();
+}
+
+LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!isStaticF32(op) || !linalg::isaContractionOpInterface(op))
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return failure();
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    transposeConstantOperand(rewriter, generic, *dims);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Enough accumulators to hide the FMA latency: 8x32 for matrices, one
+  // row of 128 for a vector-matrix product.
+  int64_t rows = std::min(kTileRows, ranges[dims->m[0]]);
+  int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
+  cols = std::min(cols, ranges[dims->n[0]]);
+  SmallVector<linalg::LinalgOp> pieces;
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, dims->m[0], rows))
+    llvm::append_range(pieces, splitTail(rewriter, piece, dims->n[0], cols));
+  for (linalg::LinalgOp piece : pieces)
+    if (failed(tileContraction(rewriter, piece, *dims, rows, cols)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// An op every loop of which is parallel, reading and writing through
+/// projected permutations: a generic made of elementwise ops, a fill, a
+/// broadcast or a transpose.
+bool isElementwiseLike(linalg::LinalgOp op) {
+  if (op.getNumLoops() == 0 || op.getNumReductionLoops() != 0)
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return false;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
+      return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
+             isa<linalg::YieldOp>(o);
+    });
+  return isa<linalg::FillOp, linalg::BroadcastOp, linalg::TransposeOp>(op);
+}
+
+/// Rows of the innermost dim: every other dim tiled by 1, the innermost
+/// by up to 4 registers, its tail split off.
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!isStaticF32(op) || !isElementwiseLike(op))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = ranges.size() - 1;
+  int64_t width = ranges[inner] <= 4 * kLanes
+                      ? ranges[inner]
+                      : blockSize(ranges[inner], kLanes, 4 * kLanes);
+  if (width == ranges[inner] && width > 4 * kLanes)
+    width = kLanes;
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
+    SmallVector<int64_t> sizes(ranges.size(), 1);
+    sizes[inner] = std::min(width, piece.getStaticLoopRanges()[inner]);
+    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, sizes, false);
+    if (failed(tiled))
+      return failure();
+    rewriter.setInsertionPoint(*tiled);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, *tiled);
+    if (failed(vectorized))
+      return failure();
+    rewriter.replaceOp(*tiled, vectorized->replacements);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Passes
+//===----------------------------------------------------------------------===//
+
+struct CPUSchedulePass
+    : public mlir::fx::impl::FXCPUScheduleBase<CPUSchedulePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *context = &getContext();
+    // Elementwise producers fuse into their consumers, but not into
+    // contractions: a relu fused into the next matmul would run once per
+    // multiply and hide the contraction from its schedule.
+    RewritePatternSet fusion(context);
+    linalg::populateElementwiseOpsFusionPatterns(
+        fusion, [](OpOperand *operand) {
+          Operation *producer = operand->get().getDefiningOp();
+          auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+          return producer && producer->hasOneUse() &&
+                 !linalg::isaContractionOpInterface(consumer);
+        });
+    linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
+    if (failed(applyPatternsGreedily(func, std::move(fusion))))
+      return signalPassFailure();
+    IRRewriter rewriter(context);
+    // Convolutions as im2col + contraction.
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    func.walk([&](linalg::Conv2DNchwFchwOp op) {
+      if (isStaticF32(op))
+        convs.push_back(op);
+    });
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      (void)linalg::rewriteInIm2Col(rewriter, conv);
+    }
+    // The ops to schedule, collected first: tiling creates new ones.
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    for (linalg::LinalgOp op : ops) {
+      // An op that cannot be scheduled stays as it is (scalar loops).
+      if (succeeded(scheduleContraction(rewriter, op)))
+        continue;
+      (void)scheduleElementwise(rewriter, op);
+    }
+    RewritePatternSet patterns(context);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+struct CPULowerVectorsPass
+    : public mlir::fx::impl::FXCPULowerVectorsBase<CPULowerVectorsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Accumulators stay in registers across the k loop.
+    linalg::hoistRedundantVectorTransfers(func);
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    vector::populateVectorContractLoweringPatterns(
+        patterns, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransferLoweringPatterns(patterns,
+                                                   /*maxTransferRank=*/1);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorTransposeLoweringPatterns(
+        patterns, vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    vector::populateVectorMaskOpLoweringPatterns(patterns);
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
