@@ -152,13 +152,11 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
 }
 
 def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
-  let summary = "Keep accumulators in registers and lower vector ops to FMAs";
+  let summary = "Lower vector ops to FMAs, loads and stores";
   let description = [{
-    Runs after bufferization (and after `fold-memref-alias-ops`,
-    `canonicalize` and `cse`, so that the reads and writes of a register
-    tile name the same memref). It hoists the accumulator reads and writes
-    of each register tile out of its k loop
-    (`linalg::hoistRedundantVectorTransfers`), then lowers
+    Runs after bufferization (and after `fold-memref-alias-ops`). The
+    accumulators of the register tiles are already loop-carried vectors
+    (`loop-invariant-subset-hoisting` ran on tensors). It lowers
     `vector.contract` to outer products and those to `vector.fma`,
     transfers to 1-D loads and stores, and multi-reductions, broadcasts,
     transposes, shape casts and masks to simpler vector ops. Math

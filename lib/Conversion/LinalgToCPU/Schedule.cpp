@@ -12,8 +12,9 @@
 //   4. elementwise ops are tiled to rows of the innermost dim and
 //      vectorized.
 //
-// fx-cpu-lower-vectors, on memrefs, after bufferization, hoists the
-// accumulators out of the k loops and lowers the vector ops to FMAs and
+// Upstream's loop-invariant-subset-hoisting then keeps each register
+// tile's accumulator in registers across its k loop. fx-cpu-lower-vectors,
+// on memrefs, after bufferization, lowers the vector ops to FMAs and
 // loads/stores; math functions get polynomial approximations.
 //
 //===----------------------------------------------------------------------===//
@@ -23,7 +24,6 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -141,9 +141,9 @@ ArrayRef<char> constantBytes(Value v) {
 /// linear's weight, reads a transposed copy indexed (k, n) instead: the
 /// register tiles then load rows of n. The copy is made here, once.
 void transposeConstantOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                              const linalg::ContractionDimensions &dims) {
-  AffineExpr n = rewriter.getAffineDimExpr(dims.n[0]);
-  AffineExpr k = rewriter.getAffineDimExpr(dims.k[0]);
+                              unsigned nLoop, unsigned kLoop) {
+  AffineExpr n = rewriter.getAffineDimExpr(nLoop);
+  AffineExpr k = rewriter.getAffineDimExpr(kLoop);
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     if (map.getNumResults() != 2 || map.getResult(0) != n ||
@@ -183,28 +183,58 @@ void transposeConstantOperand(RewriterBase &rewriter, linalg::GenericOp op,
 // Contractions
 //===----------------------------------------------------------------------===//
 
+/// The loops of a contraction the schedule works on: one m (rows of the
+/// result), one n (columns) and one k. Every other loop (batch dims, more
+/// m or n dims such as a conv's image index) is tiled by 1.
+struct ContractionLoops {
+  unsigned m, n, k;
+};
+
+/// Of `candidates`, the loop that indexes the innermost result dim.
+unsigned innermost(ArrayRef<unsigned> candidates, AffineMap result) {
+  unsigned best = candidates.front();
+  int64_t bestPos = -1;
+  for (unsigned d : candidates)
+    if (std::optional<unsigned> pos =
+            result.getResultPosition(getAffineDimExpr(d, result.getContext())))
+      if (int64_t(*pos) > bestPos)
+        best = d, bestPos = *pos;
+  return best;
+}
+
+FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op) {
+  if (!isStaticF32(op) || !linalg::isaContractionOpInterface(op) ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.size() != 1)
+    return failure();
+  AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  return ContractionLoops{innermost(dims->m, result),
+                          innermost(dims->n, result), dims->k[0]};
+}
+
 /// Tiles one exactly-divisible piece of a contraction: a scf.forall over
 /// cache blocks of the result, k blocks, then register tiles, and
 /// vectorizes the register tile.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                              const linalg::ContractionDimensions &dims,
-                              int64_t rows, int64_t cols) {
+                              ContractionLoops loops, int64_t rows,
+                              int64_t cols) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned m = dims.m[0], n = dims.n[0], k = dims.k[0];
+  auto [m, n, k] = loops;
   rows = std::min(rows, ranges[m]);
   cols = std::min(cols, ranges[n]);
-  unsigned loops = ranges.size();
-  SmallVector<int64_t> blocks(loops, 0), depth(loops, 0), registers(loops, 0);
-  for (unsigned b : dims.batch)
-    blocks[b] = 1;
+  SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0),
+      registers(ranges.size(), 1);
   blocks[m] = blockSize(ranges[m], rows, std::max(kBlockRows, rows));
   blocks[n] = blockSize(ranges[n], cols, std::max(kBlockCols, cols));
+  blocks[k] = 0;
   depth[k] = blockSize(ranges[k], 1, kBlockDepth);
   if (depth[k] == ranges[k])
     depth[k] = 0;
   registers[m] = rows;
   registers[n] = cols;
-  registers[k] = 1;
   FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, blocks, true);
   if (succeeded(tiled))
     tiled = tile(rewriter, *tiled, depth, false);
@@ -222,28 +252,115 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
-  if (!isStaticF32(op) || !linalg::isaContractionOpInterface(op))
-    return failure();
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1)
+  FailureOr<ContractionLoops> loops = getContractionLoops(op);
+  if (failed(loops))
     return failure();
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    transposeConstantOperand(rewriter, generic, *dims);
+    transposeConstantOperand(rewriter, generic, loops->n, loops->k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Enough accumulators to hide the FMA latency: 8x32 for matrices, one
   // row of 128 for a vector-matrix product.
-  int64_t rows = std::min(kTileRows, ranges[dims->m[0]]);
+  int64_t rows = std::min(kTileRows, ranges[loops->m]);
   int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
-  cols = std::min(cols, ranges[dims->n[0]]);
+  cols = std::min(cols, ranges[loops->n]);
+  // Pieces: whole register tiles, then the columns left over in whole
+  // registers, then the last few columns.
   SmallVector<linalg::LinalgOp> pieces;
-  for (linalg::LinalgOp piece : splitTail(rewriter, op, dims->m[0], rows))
-    llvm::append_range(pieces, splitTail(rewriter, piece, dims->n[0], cols));
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, loops->m, rows)) {
+    SmallVector<linalg::LinalgOp> split =
+        splitTail(rewriter, piece, loops->n, cols);
+    pieces.push_back(split.front());
+    if (split.size() == 2)
+      llvm::append_range(pieces,
+                         splitTail(rewriter, split.back(), loops->n, kLanes));
+  }
   for (linalg::LinalgOp piece : pieces)
-    if (failed(tileContraction(rewriter, piece, *dims, rows, cols)))
+    if (failed(tileContraction(rewriter, piece, *loops, rows, cols)))
       return failure();
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
+/// col[n, c*kh*kw, oh*ow], where col is the input gathered once (im2col),
+/// or the input itself for a 1x1 conv of stride 1. Unlike upstream's
+/// rewriteInIm2Col, the gather indexes the input without div/mod.
+void rewriteConvAsContraction(RewriterBase &rewriter,
+                              linalg::Conv2DNchwFchwOp conv) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(conv);
+  Value col;
+  if (kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
+    col = tensor::CollapseShapeOp::create(
+        rewriter, loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  } else {
+    // col6[n, c, i, j, y, x] = input[n, c, y*sh + i*dh, x*sw + j*dw]
+    AffineExpr n, c, i, j, y, x;
+    bindDims(context, n, c, i, j, y, x);
+    AffineMap read = AffineMap::get(6, 0,
+                                    {n, c, y * strides[0] + i * dilations[0],
+                                     x * strides[1] + j * dilations[1]},
+                                    context);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{batch, channels, kh, kw, oh, ow},
+        elem);
+    Value col6 =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{read,
+                                AffineMap::getMultiDimIdentityMap(6, context)},
+            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location loc, ValueRange args) {
+              linalg::YieldOp::create(b, loc, args[0]);
+            })
+            .getResult(0);
+    col = tensor::CollapseShapeOp::create(
+        rewriter, loc, col6,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+  }
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value out = tensor::CollapseShapeOp::create(
+      rewriter, loc, init, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // out[n, f, p] += weights[f, q] * col[n, q, p]
+  AffineExpr n, f, p, q;
+  bindDims(context, n, f, p, q);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {f, q}, context),
+                                 AffineMap::get(4, 0, {n, q, p}, context),
+                                 AffineMap::get(4, 0, {n, f, p}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value product =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{out.getType()}, ValueRange{weights, col},
+          ValueRange{out}, maps, iterators,
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+            linalg::YieldOp::create(
+                b, loc,
+                arith::AddFOp::create(b, loc, args[2], mul).getResult());
+          })
+          .getResult(0);
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      conv, initType, product,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -256,8 +373,10 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
 bool isElementwiseLike(linalg::LinalgOp op) {
   if (op.getNumLoops() == 0 || op.getNumReductionLoops() != 0)
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(
+            /*allowZeroInResults=*/true);
+      }))
     return false;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     return llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
@@ -325,10 +444,8 @@ struct CPUSchedulePass
       if (isStaticF32(op))
         convs.push_back(op);
     });
-    for (linalg::Conv2DNchwFchwOp conv : convs) {
-      rewriter.setInsertionPoint(conv);
-      (void)linalg::rewriteInIm2Col(rewriter, conv);
-    }
+    for (linalg::Conv2DNchwFchwOp conv : convs)
+      rewriteConvAsContraction(rewriter, conv);
     // The ops to schedule, collected first: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
@@ -345,6 +462,13 @@ struct CPUSchedulePass
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
+    // Then unit dims (a batch of 1, a conv's image index) leave the
+    // vectors, so a tile's accumulator is read and written as one 2-D
+    // value.
+    RewritePatternSet unitDims(context);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(unitDims);
+    if (failed(applyPatternsGreedily(func, std::move(unitDims))))
+      return signalPassFailure();
   }
 };
 
@@ -352,8 +476,6 @@ struct CPULowerVectorsPass
     : public mlir::fx::impl::FXCPULowerVectorsBase<CPULowerVectorsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // Accumulators stay in registers across the k loop.
-    linalg::hoistRedundantVectorTransfers(func);
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     vector::populateVectorContractLoweringPatterns(

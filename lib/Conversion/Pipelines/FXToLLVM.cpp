@@ -38,11 +38,12 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
 
 std::string mlir::fx::getLinalgToLLVMPipeline() {
   return "canonicalize,func.func(fx-cpu-schedule),canonicalize,cse,"
+         "loop-invariant-subset-hoisting,canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
          "fold-memref-alias-ops,canonicalize,cse,"
-         "func.func(fx-cpu-lower-vectors),canonicalize,cse,"
+         "func.func(fx-cpu-lower-vectors),cse,"
          "func.func(convert-vector-to-scf),scf-forall-to-for,"
          "func.func(convert-linalg-to-loops),lower-affine,"
          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
