@@ -162,10 +162,13 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
     transposes, shape casts and masks to simpler vector ops. Math
     functions on f32 (`exp`, `tanh`, `erf`, `log`, ...) get MLIR's
     polynomial approximations, which vectorize, instead of libm calls.
+    A `memref.copy` into or out of a strided view (the interior of a
+    padded input) becomes a `linalg.copy`, and so loops LLVM vectorizes,
+    instead of a call to the element-by-element `memrefCopy`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
-    "::mlir::math::MathDialect",
+    "::mlir::math::MathDialect", "::mlir::linalg::LinalgDialect",
   ];
 }
 

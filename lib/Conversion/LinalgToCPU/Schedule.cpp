@@ -137,41 +137,64 @@ ArrayRef<char> constantBytes(Value v) {
   return {};
 }
 
-/// A contraction whose 2-D constant operand is indexed (n, k), as
-/// linear's weight, reads a transposed copy indexed (k, n) instead: the
-/// register tiles then load rows of n. The copy is made here, once.
-void transposeConstantOperand(RewriterBase &rewriter, linalg::GenericOp op,
-                              unsigned nLoop, unsigned kLoop) {
+/// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant.
+Value transposedConstant(RewriterBase &rewriter, Location loc,
+                         ArrayRef<char> bytes, RankedTensorType type) {
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto *from = reinterpret_cast<const float *>(bytes.data());
+  std::vector<float> to(rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      to[c * rows + r] = from[r * cols + c];
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
+                     to.size() * sizeof(float)),
+      alignof(float));
+  auto value = DenseResourceElementsAttr::get(
+      RankedTensorType::get({cols, rows}, type.getElementType()), "transposed",
+      std::move(blob));
+  return arith::ConstantOp::create(rewriter, loc, value);
+}
+
+/// A contraction operand indexed (..., n, k), as linear's weight or the
+/// keys of attention, is read transposed, indexed (..., k, n): the
+/// register tiles then load rows of n. A 2-D constant is transposed here,
+/// once; any other operand by a linalg.transpose before the contraction,
+/// which costs one pass over it instead of a strided read per multiply.
+void transposeOperands(RewriterBase &rewriter, linalg::GenericOp op,
+                       unsigned nLoop, unsigned kLoop) {
   AffineExpr n = rewriter.getAffineDimExpr(nLoop);
   AffineExpr k = rewriter.getAffineDimExpr(kLoop);
   for (OpOperand *operand : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(operand);
-    if (map.getNumResults() != 2 || map.getResult(0) != n ||
-        map.getResult(1) != k)
+    unsigned rank = map.getNumResults();
+    if (rank < 2 || map.getResult(rank - 2) != n ||
+        map.getResult(rank - 1) != k)
       continue;
     auto type = cast<RankedTensorType>(operand->get().getType());
-    ArrayRef<char> bytes = constantBytes(operand->get());
-    if (bytes.size() != size_t(type.getNumElements()) * 4)
-      continue;
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    auto *from = reinterpret_cast<const float *>(bytes.data());
-    std::vector<float> to(rows * cols);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        to[c * rows + r] = from[r * cols + c];
-    auto transposedType =
-        RankedTensorType::get({cols, rows}, type.getElementType());
-    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
-                       to.size() * sizeof(float)),
-        alignof(float));
-    auto value = DenseResourceElementsAttr::get(transposedType, "transposed",
-                                                std::move(blob));
     rewriter.setInsertionPoint(op);
-    Value transposed = arith::ConstantOp::create(rewriter, op.getLoc(), value);
+    Value transposed;
+    ArrayRef<char> bytes = constantBytes(operand->get());
+    if (rank == 2 && bytes.size() == size_t(type.getNumElements()) * 4) {
+      transposed = transposedConstant(rewriter, op.getLoc(), bytes, type);
+    } else {
+      SmallVector<int64_t> permutation =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(permutation[rank - 2], permutation[rank - 1]);
+      SmallVector<int64_t> shape =
+          applyPermutation(type.getShape(), permutation);
+      Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
+                                            type.getElementType());
+      transposed =
+          linalg::TransposeOp::create(rewriter, op.getLoc(), operand->get(),
+                                      empty, permutation)
+              .getResult()[0];
+    }
+    SmallVector<AffineExpr> exprs(map.getResults());
+    std::swap(exprs[rank - 2], exprs[rank - 1]);
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     maps[operand->getOperandNumber()] =
-        AffineMap::get(map.getNumDims(), 0, {k, n}, rewriter.getContext());
+        AffineMap::get(map.getNumDims(), 0, exprs, rewriter.getContext());
     rewriter.modifyOpInPlace(op, [&] {
       operand->set(transposed);
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
@@ -256,7 +279,7 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (failed(loops))
     return failure();
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    transposeConstantOperand(rewriter, generic, loops->n, loops->k);
+    transposeOperands(rewriter, generic, loops->n, loops->k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Enough accumulators to hide the FMA latency: 8x32 for matrices, one
   // row of 128 for a vector-matrix product.
@@ -414,6 +437,100 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
+/// A depthwise conv or a max/sum pooling (NCHW, static, f32) as one
+/// elementwise generic over the output whose inputs are the KHxKW strided
+/// slices of the input, one per window position (and, for the depthwise
+/// conv, the filter's per-channel weights at that position). It then gets
+/// the elementwise schedule. The window is visited in the named op's order,
+/// so the results are the same bit for bit.
+LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
+  bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op);
+  bool max = isa<linalg::PoolingNchwMaxOp>(op);
+  if (!(depthwise || max || isa<linalg::PoolingNchwSumOp>(op)) ||
+      !isStaticF32(op))
+    return failure();
+  auto strides = llvm::to_vector(
+      cast<DenseIntElementsAttr>(op->getAttr("strides")).getValues<int64_t>());
+  auto dilations =
+      llvm::to_vector(cast<DenseIntElementsAttr>(op->getAttr("dilations"))
+                          .getValues<int64_t>());
+  Value input = op.getDpsInputs()[0], window = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto windowType = cast<RankedTensorType>(window.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t kh = windowType.getDimSize(depthwise ? 1 : 0);
+  int64_t kw = windowType.getDimSize(depthwise ? 2 : 1);
+  if (kh * kw > 64)
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> slices, weights;
+  ArrayRef<int64_t> out = initType.getShape();
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      slices.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, input,
+          indexAttrs(rewriter, {0, 0, i * dilations[0], j * dilations[1]}),
+          indexAttrs(rewriter, out),
+          indexAttrs(rewriter, {1, 1, strides[0], strides[1]})));
+      if (depthwise)
+        weights.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc,
+            RankedTensorType::get({out[1]}, initType.getElementType()), window,
+            indexAttrs(rewriter, {0, i, j}),
+            indexAttrs(rewriter, {out[1], 1, 1}),
+            indexAttrs(rewriter, {1, 1, 1})));
+    }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  SmallVector<AffineMap> maps(slices.size(), identity);
+  maps.append(weights.size(),
+              AffineMap::get(4, 0, getAffineDimExpr(1, context), context));
+  maps.push_back(identity);
+  SmallVector<Value> inputs = slices;
+  llvm::append_range(inputs, weights);
+  size_t positions = slices.size();
+  rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+      op, TypeRange{initType}, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value acc = args.back();
+        for (size_t p = 0; p < positions; ++p) {
+          if (max)
+            acc = arith::MaximumFOp::create(b, loc, acc, args[p]);
+          else if (depthwise)
+            acc = arith::AddFOp::create(
+                b, loc, acc,
+                arith::MulFOp::create(b, loc, args[p], args[positions + p]));
+          else
+            acc = arith::AddFOp::create(b, loc, acc, args[p]);
+        }
+        linalg::YieldOp::create(b, loc, acc);
+      });
+  return success();
+}
+
+/// Any other convolution or pooling op (depthwise, grouped, pooling, or
+/// not f32) as a generic whose innermost loop is the output's last dim
+/// (the image width), after the window loops: the scalar loops it becomes
+/// then run along contiguous rows, which LLVM vectorizes.
+void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op) {
+  AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto width = dyn_cast<AffineDimExpr>(result.getResults().back());
+  if (!width || width.getPosition() + 1 == op.getNumLoops())
+    return;
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d != width.getPosition())
+      order.push_back(d);
+  order.push_back(width.getPosition());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, op);
+  if (succeeded(generic))
+    (void)linalg::interchangeGenericOp(rewriter, *generic, order);
+}
+
 //===----------------------------------------------------------------------===//
 // Passes
 //===----------------------------------------------------------------------===//
@@ -446,6 +563,15 @@ struct CPUSchedulePass
     });
     for (linalg::Conv2DNchwFchwOp conv : convs)
       rewriteConvAsContraction(rewriter, conv);
+    // Depthwise convs and pooling as elementwise ops over window slices.
+    SmallVector<linalg::LinalgOp> windows;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
+              linalg::PoolingNchwSumOp>(op))
+        windows.push_back(op);
+    });
+    for (linalg::LinalgOp op : windows)
+      (void)unrollWindow(rewriter, op);
     // The ops to schedule, collected first: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
@@ -453,7 +579,10 @@ struct CPUSchedulePass
       // An op that cannot be scheduled stays as it is (scalar loops).
       if (succeeded(scheduleContraction(rewriter, op)))
         continue;
-      (void)scheduleElementwise(rewriter, op);
+      if (succeeded(scheduleElementwise(rewriter, op)))
+        continue;
+      if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
+        moveWidthInnermost(rewriter, op);
     }
     RewritePatternSet patterns(context);
     vector::populateVectorReductionToContractPatterns(patterns);
@@ -477,6 +606,21 @@ struct CPULowerVectorsPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
+    // A copy into or out of a strided view (the interior of a padded
+    // input) would become a call to the generic, element-by-element
+    // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.
+    IRRewriter rewriter(context);
+    func.walk([&](memref::CopyOp copy) {
+      auto isStrided = [](Type t) {
+        return !cast<MemRefType>(t).getLayout().isIdentity();
+      };
+      if (!isStrided(copy.getSource().getType()) &&
+          !isStrided(copy.getTarget().getType()))
+        return;
+      rewriter.setInsertionPoint(copy);
+      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
+                                                  copy.getTarget());
+    });
     RewritePatternSet patterns(context);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);

@@ -44,7 +44,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
          "fold-memref-alias-ops,canonicalize,cse,"
          "func.func(fx-cpu-lower-vectors),cse,"
-         "func.func(convert-vector-to-scf),scf-forall-to-for,"
+         "func.func(convert-vector-to-scf{full-unroll=true}),scf-forall-to-for,"
          "func.func(convert-linalg-to-loops),lower-affine,"
          "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
          "convert-vector-to-llvm,"
