@@ -1,16 +1,18 @@
 """fx-mlir's compiled code against PyTorch eager on CPU.
 
     /usr/bin/python3 bench/run.py [--threads 1,2] [--repeat N] [--quick]
-                                  [--only mlp_b1,lenet] [--out docs/performance]
+                                  [--only mlp_b1,lenet] [--out DIR]
 
-Every workload runs both ways in this process on the same inputs, per
-thread count: PyTorch eager (its BLAS and oneDNN kernels) and
-`fx_mlir.compile`'s code. Each side is warmed up, then timed call by call with
-time.perf_counter; the median is reported. Outputs are compared first, so
-that no time is reported for wrong code. Compile times (cold and warm
-on-disk cache) are taken once per workload, peak memory in one fresh
-subprocess per workload and side (`--memory-probe`, see bench/README.md).
-Results go to <out>/bench.json, bench.md and bench.png.
+Each workload runs in a subprocess of its own (`--run-workload`), so that a
+crash in compiled code is recorded rather than fatal. There it runs both
+ways on the same inputs, per thread count: PyTorch eager (its BLAS and
+oneDNN kernels) and `fx_mlir.compile`'s code. The outputs are compared
+first, so that no time is reported for wrong code; then each side is
+warmed up and timed call by call with time.perf_counter, and the median is
+reported. Compile times (cold and warm on-disk cache) are taken once per
+workload, at the first thread count; peak memory in one more subprocess per
+model and side (`--memory-probe`). bench/README.md says exactly what is
+measured. Results go to <out>/bench.json, bench.md and bench.png.
 """
 
 import argparse
@@ -20,6 +22,7 @@ import json
 import math
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -57,22 +60,6 @@ class Add(nn.Module):
         return x + y
 
 
-class LeNet(nn.Module):
-    """LeNet-5 for 28x28 inputs."""
-
-    def __init__(self):
-        super().__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten())
-        self.classifier = nn.Sequential(
-            nn.Linear(256, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
-            nn.Linear(84, 10))
-
-    def forward(self, x):
-        return self.classifier(self.features(x))
-
-
 class UnrolledEncoderLayer(nn.Module):
     """Runs `layer` (an nn.TransformerEncoderLayer, post-norm, no masks) by
     its own blocks, as test/python/test_transform_e2e.py does: torch.fx
@@ -104,11 +91,20 @@ def _mlp():
                          nn.ReLU(), nn.Linear(512, 10))
 
 
+def _lenet():
+    """LeNet-5 for 28x28 inputs."""
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5),
+        nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(256, 120),
+        nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
 def _encoder():
     layer = nn.TransformerEncoderLayer(
         d_model=256, nhead=4, dim_feedforward=1024, activation="gelu",
         batch_first=True, dropout=0.0).eval()
-    return layer, UnrolledEncoderLayer(layer).eval(), (torch.randn(1, 128, 256),)
+    x = torch.randn(1, 128, 256)
+    return layer, UnrolledEncoderLayer(layer).eval(), (x,)
 
 
 def _add16():
@@ -126,13 +122,13 @@ WORKLOADS = {
                               {"flops": 2 * 1024 * 4096 * 1024}),
     "mlp_b1": (_model(_mlp, 1, 784), {"model": True}),
     "mlp_b64": (_model(_mlp, 64, 784), {"model": True}),
-    "lenet": (_model(LeNet, 1, 1, 28, 28), {"model": True}),
+    "lenet": (_model(_lenet, 1, 1, 28, 28), {"model": True}),
     "resnet18_b1": (_model(torchvision.models.resnet18, 1, 3, 224, 224),
                     {"model": True, "torchscript": True}),
     "resnet18_b8": (_model(torchvision.models.resnet18, 8, 3, 224, 224),
                     {"model": True}),
-    "mobilenet_v2_b1": (_model(torchvision.models.mobilenet_v2, 1, 3, 224, 224),
-                        {"model": True}),
+    "mobilenet_v2_b1": (_model(torchvision.models.mobilenet_v2, 1, 3, 224,
+                               224), {"model": True}),
     "encoder_s128": (_encoder, {"model": True}),
     "add16": (_add16, {}),
 }
@@ -144,22 +140,17 @@ def build(name):
     return WORKLOADS[name][0]()
 
 
-# --- Measuring ---------------------------------------------------------------
+# --- Timing one workload (in its subprocess) ---------------------------------
 
-_warned = False
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
 
 
 def set_threads(n):
-    """Sets PyTorch's and fx-mlir's thread counts to n."""
-    global _warned
+    """Sets PyTorch's and, when it can, fx-mlir's thread counts to n."""
     torch.set_num_threads(n)
-    setter = getattr(fx_mlir, "set_num_threads", None)
-    if setter is not None:
-        setter(n)
-    elif not _warned:
-        print("warning: fx_mlir.set_num_threads is missing; fx-mlir runs "
-              "with its default thread count", file=sys.stderr)
-        _warned = True
+    if hasattr(fx_mlir, "set_num_threads"):
+        fx_mlir.set_num_threads(n)
 
 
 def rel_error(got, expected):
@@ -168,12 +159,16 @@ def rel_error(got, expected):
     return err, err / max(1.0, expected.abs().max().item())
 
 
+def error_text(e):
+    return f"{type(e).__name__}: {str(e).strip()}"[:2000]
+
+
 def median_time(fn, inputs, cfg):
     """(median seconds per call of fn(*inputs), timed calls). Warms up for
-    cfg.warmup_calls calls and cfg.warmup_s seconds (but stops after
+    cfg.warmup_calls calls and cfg.warmup_s seconds (cut off after
     cfg.max_s), then times cfg.repeat calls, or adaptively until both
     cfg.min_runs calls and cfg.min_s seconds, stopping after cfg.max_s
-    once 3 calls are in."""
+    once cfg.floor_runs calls are in."""
     clock = time.perf_counter
     start, calls = clock(), 0
     while calls < cfg.warmup_calls or clock() - start < cfg.warmup_s:
@@ -191,7 +186,7 @@ def median_time(fn, inputs, cfg):
             if runs >= cfg.repeat:
                 break
         elif (runs >= cfg.min_runs and elapsed >= cfg.min_s) or \
-                (runs >= 3 and elapsed >= cfg.max_s):
+                (runs >= cfg.floor_runs and elapsed >= cfg.max_s):
             break
     return statistics.median(times), len(times)
 
@@ -211,8 +206,50 @@ def compile_timed(module, inputs, cache_dir):
     return compiled, time.perf_counter() - t0, False
 
 
-def error_text(e):
-    return f"{type(e).__name__}: {str(e).strip()}"[:2000]
+def compile_workload(name, eager, module, inputs, rec):
+    """Compiles twice into one fresh cache directory (cold, then warm; the
+    warm result is checked against eager), recording both times in rec;
+    returns the cold result, None when compiling failed."""
+    with tempfile.TemporaryDirectory(prefix="fx-mlir-bench-") as cache:
+        try:
+            compiled, rec["compile_cold_s"], cached = compile_timed(
+                module, inputs, cache)
+        except Exception as e:
+            rec["error"] = error_text(e)
+            log(f"  {name}: compile failed: {rec['error'][:300]}")
+            return None
+        rec["compile_warm_s"] = None
+        if cached:
+            try:
+                warm, rec["compile_warm_s"], _ = compile_timed(
+                    module, inputs, cache)
+                with torch.no_grad():
+                    rec["warm_rel_error"] = rel_error(warm(*inputs),
+                                                      eager(*inputs))[1]
+                if rec["warm_rel_error"] > TOLERANCE:
+                    log(f"  {name}: WRONG RESULT from the warm cache")
+            except Exception as e:
+                rec["compile_warm_error"] = error_text(e)
+    return compiled
+
+
+def time_compiled(name, compiled, eager, inputs, row, cfg):
+    """Checks compiled against eager, then times it, into row."""
+    try:
+        row["max_abs_error"], row["rel_error"] = rel_error(compiled(*inputs),
+                                                           eager(*inputs))
+        log(f"  {name}: max abs error {row['max_abs_error']:.3g} "
+            f"(relative {row['rel_error']:.3g})")
+        if row["rel_error"] > TOLERANCE:
+            row["error"] = (f"wrong result: relative error "
+                            f"{row['rel_error']:.3g} > {TOLERANCE}")
+            log(f"  {name}: WRONG RESULT, not timed")
+            return
+        row["fxmlir_s"], row["fxmlir_runs"] = median_time(compiled, inputs,
+                                                          cfg)
+    except Exception as e:
+        row["error"] = error_text(e)
+        log(f"  {name}: run failed: {row['error'][:300]}")
 
 
 def torchscript(model, inputs):
@@ -225,60 +262,17 @@ def torchscript(model, inputs):
     return torch.jit.optimize_for_inference(torch.jit.freeze(scripted))
 
 
-def compile_workload(name, eager, module, inputs, rec):
-    """Compiles twice into one fresh cache directory (cold, then warm),
-    recording both times in rec; returns the cold result, None on failure."""
-    with tempfile.TemporaryDirectory(prefix="fx-mlir-bench-") as cache:
-        try:
-            compiled, rec["compile_cold_s"], cached = compile_timed(
-                module, inputs, cache)
-        except Exception as e:
-            rec["error"] = error_text(e)
-            print(f"  {name}: compile failed: {rec['error'][:300]}")
-            return None
-        rec["compile_warm_s"] = None
-        if cached:
-            try:
-                warm, rec["compile_warm_s"], _ = compile_timed(
-                    module, inputs, cache)
-                with torch.no_grad():
-                    rec["warm_rel_error"] = rel_error(warm(*inputs),
-                                                      eager(*inputs))[1]
-                if rec["warm_rel_error"] > TOLERANCE:
-                    print(f"  {name}: WRONG RESULT from the warm cache")
-            except Exception as e:
-                rec["compile_warm_error"] = error_text(e)
-    return compiled
-
-
-def time_compiled(name, n, compiled, eager, inputs, row, cfg):
-    """Checks compiled against eager, then times it, into row."""
-    try:
-        row["max_abs_error"], row["rel_error"] = rel_error(compiled(*inputs),
-                                                           eager(*inputs))
-        print(f"  {name}, {n} thread(s): max abs error "
-              f"{row['max_abs_error']:.3g} (relative {row['rel_error']:.3g})")
-        if row["rel_error"] > TOLERANCE:
-            row["error"] = (f"wrong result: relative error "
-                            f"{row['rel_error']:.3g} > {TOLERANCE}")
-            print(f"  {name}: WRONG RESULT, not timed")
-            return
-        row["fxmlir_s"], row["fxmlir_runs"] = median_time(compiled, inputs,
-                                                          cfg)
-    except Exception as e:
-        row["error"] = error_text(e)
-        print(f"  {name}: run failed: {row['error'][:300]}")
-
-
 def run_workload(name, cfg):
-    """Builds, compiles, checks and times one workload at each thread count
-    (compiling at the first); returns its record. Failures on our side are
-    recorded, not raised."""
+    """Builds, compiles (at the first thread count), checks and times one
+    workload at each thread count. Prints its record as a JSON line after
+    each step, the parent keeping the last if compiled code crashes;
+    exceptions on our side are recorded, not raised."""
     eager, module, inputs = build(name)
     info = WORKLOADS[name][1]
     rec = {"threads": {}}
     set_threads(cfg.threads[0])
     compiled = compile_workload(name, eager, module, inputs, rec)
+    print(json.dumps(rec), flush=True)
     ts = None
     if info.get("torchscript"):
         try:
@@ -293,27 +287,27 @@ def run_workload(name, cfg):
             row["eager_s"], row["eager_runs"] = median_time(eager, inputs, cfg)
             if ts is not None:
                 row["torchscript_s"], _ = median_time(ts, inputs, cfg)
+            print(json.dumps(rec), flush=True)
             if compiled is not None:
-                time_compiled(name, n, compiled, eager, inputs, row, cfg)
-        if "fxmlir_s" not in row:
-            continue
-        row["speedup"] = row["eager_s"] / row["fxmlir_s"]
-        if "flops" in info:
-            row["eager_gflops"] = info["flops"] / row["eager_s"] / 1e9
-            row["fxmlir_gflops"] = info["flops"] / row["fxmlir_s"] / 1e9
-        if ts is not None:
-            row["speedup_vs_torchscript"] = (row["torchscript_s"] /
-                                             row["fxmlir_s"])
-    return rec
+                time_compiled(f"{name}, {n} thread(s)", compiled, eager,
+                              inputs, row, cfg)
+        if "fxmlir_s" in row:
+            row["speedup"] = row["eager_s"] / row["fxmlir_s"]
+            if "flops" in info:
+                row["eager_gflops"] = info["flops"] / row["eager_s"] / 1e9
+                row["fxmlir_gflops"] = info["flops"] / row["fxmlir_s"] / 1e9
+            if ts is not None:
+                row["speedup_vs_torchscript"] = (row["torchscript_s"] /
+                                                 row["fxmlir_s"])
+    print(json.dumps(rec))
 
 
-# --- Peak memory (one subprocess per workload and side) ----------------------
+# --- Peak memory (in a subprocess per model and side) ------------------------
 
 def _status_kib(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
+    """A field of /proc/self/status (VmRSS, VmHWM) in KiB."""
+    return next(int(line.split()[1]) for line in open("/proc/self/status")
+                if line.startswith(field + ":"))
 
 
 def memory_probe(name, side, threads):
@@ -350,22 +344,36 @@ def memory_probe(name, side, threads):
                       "peak_mib": (hwm - base) / 1024, "hwm_reset": reset}))
 
 
+# --- Driving the subprocesses ------------------------------------------------
+
+def child(*args, timeout=3600):
+    """(the JSON record the subprocess `run.py *args` printed last or None,
+    None or why it failed); its stderr (progress) passes through."""
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), *args],
+                           stdout=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"subprocess timed out after {timeout} s"
+    lines = p.stdout.strip().splitlines()
+    record = json.loads(lines[-1]) if lines else None
+    if p.returncode == 0:
+        return record, None
+    status = (signal.Signals(-p.returncode).name if p.returncode < 0
+              else f"exit status {p.returncode}")
+    return record, f"subprocess died: {status}"
+
+
 def measure_memory(name, threads):
-    """{eager_mib, fxmlir_mib, ratio, and each side's probe} from two
-    --memory-probe subprocesses; a failing side is recorded as its error."""
+    """{eager_mib, fxmlir_mib, ratio, and each side's probe}; a failing side
+    is recorded as its error."""
     rec = {}
     for side in ("eager", "fxmlir"):
-        cmd = [sys.executable, os.path.abspath(__file__), "--memory-probe",
-               name, side, "--threads", str(threads)]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=900)
-            if p.returncode != 0:
-                raise RuntimeError(p.stderr.strip()[-2000:])
-            probe = json.loads(p.stdout.strip().splitlines()[-1])
+        probe, error = child("--memory-probe", name, side, "--threads",
+                             str(threads), timeout=900)
+        if error:
+            rec[f"{side}_error"] = error
+        else:
             rec[side], rec[f"{side}_mib"] = probe, probe["peak_mib"]
-        except Exception as e:
-            rec[f"{side}_error"] = error_text(e)
     if rec.get("eager_mib", 0) > 0 and "fxmlir_mib" in rec:
         rec["ratio"] = rec["fxmlir_mib"] / rec["eager_mib"]
     return rec
@@ -374,7 +382,7 @@ def measure_memory(name, threads):
 # --- Reporting ---------------------------------------------------------------
 
 def machine():
-    """CPU, cores, memory, versions, date and git commit."""
+    """CPU, cores, memory, BLAS, versions, date, git commit and load."""
     def run(*cmd):
         try:
             return subprocess.run(cmd, capture_output=True, text=True,
@@ -387,17 +395,18 @@ def machine():
     mem = next(int(line.split()[1]) for line in open("/proc/meminfo")
                if line.startswith("MemTotal"))
     blas = sorted({os.path.realpath(line.split()[-1])
-                   for line in open("/proc/self/maps") if "blas" in line})
+                   for line in open("/proc/self/maps")
+                   if "blas" in os.path.basename(line.split()[-1])})
     return {"cpu": cpu, "cores": os.cpu_count(),
-            "memory_gib": round(mem / 2 ** 20, 1),
-            "blas": blas, "lscpu": run("lscpu"),
-            "python": platform.python_version(),
+            "memory_gib": round(mem / 2 ** 20, 1), "blas": blas,
+            "lscpu": run("lscpu"), "python": platform.python_version(),
             "torch": torch.__version__, "torchvision": torchvision.__version__,
             "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
             "date": datetime.datetime.now().astimezone().isoformat(
                 timespec="seconds"),
             "git_commit": run("git", "rev-parse", "HEAD"),
-            "git_dirty": bool(run("git", "status", "--porcelain"))}
+            "git_dirty": bool(run("git", "status", "--porcelain")),
+            "load_average_start": os.getloadavg()}
 
 
 def _ms(s):
@@ -408,8 +417,16 @@ def tables(results):
     """(speed rows, per-model rows) for tabulate."""
     speed, models = [], []
     for name, rec in results.items():
+        n0, first = next(iter(rec["threads"].items()), (None, {}))
         for n, row in rec["threads"].items():
             notes = []
+            # More threads should not be much slower: if so, another
+            # process probably holds a core.
+            for side in ("eager", "fxmlir"):
+                slower = row.get(f"{side}_s", 0) / first.get(f"{side}_s", 1)
+                if slower > 1.5:
+                    notes.append(f"{side} {slower:.1f}x slower than at {n0} "
+                                 "thread(s): CPU contention?")
             if "fxmlir_gflops" in row:
                 frac = row["fxmlir_gflops"] / row["eager_gflops"]
                 notes.append(f"GFLOPS {row['eager_gflops']:.1f} vs "
@@ -428,6 +445,9 @@ def tables(results):
             speed.append([name, n, _ms(row["eager_s"]),
                           _ms(row.get("fxmlir_s")),
                           speedup and f"{speedup:.2f}x", "; ".join(notes)])
+        if not rec["threads"]:
+            speed.append([name, None, None, None, None,
+                          "FAILED: " + rec["error"][:80]])
         if WORKLOADS[name][1].get("model"):
             mem = rec.get("memory", {})
             models.append([name, rec.get("compile_cold_s"),
@@ -470,9 +490,10 @@ def summary(report, tablefmt):
     lines = [
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; "
         f"torch {m['torch']}, BLAS "
-        f"{', '.join(map(os.path.basename, m['blas'])) or '?'}, "
+        f"{', '.join(os.path.join(*b.split('/')[-2:]) for b in m['blas'])}, "
         f"OPENBLAS_CORETYPE={m['openblas_coretype']}; {m['date']}, "
-        f"commit {m['git_commit'][:12]}{' (dirty)' if m['git_dirty'] else ''}.",
+        f"commit {m['git_commit'][:12]}"
+        f"{' (dirty)' if m['git_dirty'] else ''}.",
         "", tabulate(speed, SPEED_HEADERS, tablefmt=tablefmt, missingval="-"),
         ""]
     for n, g in report["geomean"].items():
@@ -494,7 +515,7 @@ def plot(results, threads, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     names = list(results)
     width = 0.8 / len(threads)
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(names) + 2), 4.5))
@@ -506,10 +527,11 @@ def plot(results, threads, path):
                 for j in range(len(names))], values, width,
                label=f"{n} thread{'s' if n > 1 else ''}")
     ax.axhline(1.0, color="black", linewidth=1)
-    ax.axhline(1.5, color="green", linewidth=1, linestyle="--")
+    ax.axhline(1.5, color="green", linewidth=1, linestyle="--", label="1.5x")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("speedup over PyTorch eager")
@@ -520,7 +542,7 @@ def plot(results, threads, path):
     plt.close(fig)
 
 
-# --- Main ----------------------------------------------------------------------
+# --- Main --------------------------------------------------------------------
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -534,8 +556,8 @@ def parse_args():
                    help="output directory (default docs/performance)")
     p.add_argument("--quick", action="store_true",
                    help="smoke run: short warm-up, few timed calls")
-    p.add_argument("--memory-probe", nargs=2, metavar=("WORKLOAD", "SIDE"),
-                   help=argparse.SUPPRESS)
+    p.add_argument("--run-workload", help=argparse.SUPPRESS)
+    p.add_argument("--memory-probe", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     args.only = [w for w in args.only.split(",") if w] or list(WORKLOADS)
@@ -546,28 +568,43 @@ def parse_args():
     # Timing settings (see median_time).
     args.warmup_calls, args.warmup_s = (1, 0.05) if args.quick else (3, 0.2)
     args.min_runs, args.min_s = (3, 0.05) if args.quick else (10, 0.5)
-    args.max_s = 0.5 if args.quick else 10.0
+    args.max_s, args.floor_runs = (0.5, 1) if args.quick else (10.0, 3)
     return args
 
 
 def main():
     args = parse_args()
+    if args.run_workload:
+        return run_workload(args.run_workload, args)
     if args.memory_probe:
         return memory_probe(*args.memory_probe, args.threads[0])
+    report = {"machine": machine()}
+    load = report["machine"]["load_average_start"][0]
+    if load > 0.5:
+        log(f"warning: load average {load:.2f}: something else is running; "
+            "timings will be noisy")
+    if not hasattr(fx_mlir, "set_num_threads"):
+        log("warning: fx_mlir.set_num_threads is missing; fx-mlir runs with "
+            "its default thread count")
+    options = ["--threads", ",".join(map(str, args.threads)),
+               "--repeat", str(args.repeat)] + ["--quick"] * args.quick
     results = {}
     for name in args.only:
-        print(f"{name}: compiling and timing", flush=True)
-        results[name] = run_workload(name, args)
+        log(f"{name}: compiling, checking, timing")
+        rec, error = child("--run-workload", name, *options)
+        results[name] = rec or {"threads": {}}
+        if error:
+            results[name]["error"] = error
+            log(f"  {name}: {error}")
         if WORKLOADS[name][1].get("model"):
-            print(f"{name}: peak memory", flush=True)
+            log(f"{name}: peak memory")
             results[name]["memory"] = measure_memory(name, args.threads[0])
+    report["machine"]["load_average_end"] = os.getloadavg()
     settings = {k: getattr(args, k) for k in (
         "threads", "repeat", "quick", "warmup_calls", "warmup_s", "min_runs",
-        "min_s", "max_s")}
-    report = {"machine": machine(),
-              "settings": dict(settings, tolerance=TOLERANCE),
-              "workloads": results,
-              "geomean": geomeans(results, args.threads)}
+        "min_s", "max_s", "floor_runs")}
+    report.update(settings=dict(settings, tolerance=TOLERANCE),
+                  workloads=results, geomean=geomeans(results, args.threads))
     print("\n" + summary(report, "simple"))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:

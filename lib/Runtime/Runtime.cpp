@@ -22,13 +22,17 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -45,6 +49,9 @@ size_t mlir::fx::getDTypeSize(llvm::StringRef dtype) {
 namespace {
 /// Where the MLIR C runner utilities (memrefCopy) live.
 constexpr const char *kRunnerUtils = FX_MLIR_RUNNER_UTILS;
+/// LLVM's OpenMP runtime, which runs the scf.forall loops of the schedule
+/// on threads.
+constexpr const char *kOpenMP = FX_MLIR_OPENMP;
 
 std::once_flag initOnce;
 void initialize() {
@@ -89,7 +96,9 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 } // namespace
 
 struct CompiledGraph::Impl {
-  MLIRContext context;
+  /// Holds the IR (and its weight blobs) while compiling only: the
+  /// engine's code has its own copy of the constants.
+  std::unique_ptr<MLIRContext> context = std::make_unique<MLIRContext>();
   std::unique_ptr<ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
   std::vector<StateBuffer> states;
@@ -105,18 +114,20 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
                        std::string &error) {
   initialize();
   std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
-  MLIRContext &ctx = graph->impl->context;
+  MLIRContext &ctx = *graph->impl->context;
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<FXDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
 
   llvm::raw_string_ostream errors(error);
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+  std::optional<ScopedDiagnosticHandler> handler;
+  handler.emplace(&ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error) {
       errors << diag.getLocation() << ": error: " << diag << "\n";
     }
@@ -238,7 +249,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  SmallVector<StringRef> libs = {kRunnerUtils};
+  SmallVector<StringRef> libs = {kRunnerUtils, kOpenMP};
   engineOptions.sharedLibPaths = libs;
   auto engine =
       ExecutionEngine::create(*module, engineOptions, std::move(*machine));
@@ -263,7 +274,21 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   }
   graph->impl->entry = *entry;
   graph->impl->dynamicBatch = options.dynamicBatch;
+  module = nullptr;
+  handler.reset();
+  graph->impl->context.reset();
   return graph;
+}
+
+void mlir::fx::setNumThreads(int threads) {
+  // LLVM's libomp, not the libgomp PyTorch may have loaded: dlsym on its
+  // own handle.
+  static void *library = dlopen(kOpenMP, RTLD_NOW | RTLD_GLOBAL);
+  if (!library)
+    return;
+  if (auto set = reinterpret_cast<void (*)(int)>(
+          dlsym(library, "omp_set_num_threads")))
+    set(std::max(threads, 1));
 }
 
 bool CompiledGraph::checkInputs(ArrayRef<TensorRef> args,

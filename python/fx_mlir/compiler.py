@@ -167,6 +167,12 @@ class CompiledGraph:
         return _rebuild(self._structure, results)
 
 
+def set_num_threads(threads):
+    """Sets how many threads compiled graphs run on (OpenMP; by default
+    one per core). Like torch.set_num_threads, for this process."""
+    _load_runtime().set_num_threads(int(threads))
+
+
 def compile(model, example_inputs, dynamic_batch=False,
             weights_as_arguments=False):
     """Compiles `model` (an nn.Module, traced with torch.fx.symbolic_trace,

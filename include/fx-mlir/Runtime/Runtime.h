@@ -61,6 +61,10 @@ struct CompileOptions {
   unsigned optLevel = 3;
 };
 
+/// The number of threads compiled graphs run their parallel loops on (the
+/// OpenMP runtime's; by default the number of cores).
+void setNumThreads(int threads);
+
 /// Size in bytes of one element of `dtype`, or 0 if unknown.
 size_t getDTypeSize(llvm::StringRef dtype);
 

@@ -98,6 +98,8 @@ private:
 
 PYBIND11_MODULE(_fx_runtime, m) {
   m.doc() = "fx-mlir's JIT runtime: compiled fx graphs callable on tensors";
+  m.def("set_num_threads", &mlir::fx::setNumThreads, py::arg("threads"),
+        "Threads the parallel loops of compiled graphs run on");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
       .def(py::init<const std::string &, bool, bool>(), py::arg("ir"),
            py::arg("weights_as_arguments") = false,

@@ -391,14 +391,20 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
 //===----------------------------------------------------------------------===//
 
 /// An op every loop of which is parallel, reading and writing through
-/// projected permutations: a generic made of elementwise ops, a fill, a
-/// broadcast or a transpose.
+/// projected permutations that keep the innermost loop innermost (or
+/// broadcast along it): a generic made of elementwise ops, a fill or a
+/// broadcast. A transpose that moves the innermost dim is left to the
+/// scalar loops: its vectors would be gathers.
 bool isElementwiseLike(linalg::LinalgOp op) {
-  if (op.getNumLoops() == 0 || op.getNumReductionLoops() != 0)
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || op.getNumReductionLoops() != 0)
     return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation(
-            /*allowZeroInResults=*/true);
+  AffineExpr inner = getAffineDimExpr(loops - 1, op.getContext());
+  if (!llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap m) {
+        if (!m.isProjectedPermutation(/*allowZeroInResults=*/true))
+          return false;
+        std::optional<unsigned> pos = m.getResultPosition(inner);
+        return !pos || *pos + 1 == m.getNumResults();
       }))
     return false;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))

@@ -44,13 +44,13 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
          "fold-memref-alias-ops,canonicalize,cse,"
          "func.func(fx-cpu-lower-vectors),cse,"
-         "func.func(convert-vector-to-scf{full-unroll=true}),scf-forall-to-for,"
-         "func.func(convert-linalg-to-loops),lower-affine,"
-         "expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-         "convert-vector-to-llvm,"
-         "convert-math-to-llvm,convert-math-to-libm,finalize-memref-to-llvm,"
+         "func.func(convert-vector-to-scf{full-unroll=true}),"
+         "scf-forall-to-parallel,func.func(convert-linalg-to-loops),"
+         "lower-affine,convert-scf-to-openmp,expand-strided-metadata,"
+         "lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
+         "convert-vector-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
          "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-         "convert-index-to-llvm,convert-ub-to-llvm,"
+         "convert-index-to-llvm,convert-ub-to-llvm,convert-openmp-to-llvm,"
          "reconcile-unrealized-casts,canonicalize,cse";
 }
 
