@@ -1,0 +1,171 @@
+// RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fx-cpu-schedule))' | FileCheck %s
+
+// A matmul whose shape divides into register tiles: one scf.forall over
+// cache blocks, loops over 8x32 register tiles and k, one vector.contract
+// per tile.
+
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// Tails: 10 rows are 8 + 2, 50 columns are 32 + 16 + 2; every piece is a
+// static tile, no masks.
+
+// CHECK-LABEL: func.func @tails
+// CHECK-DAG: vector.contract {{.*}} into vector<8x32xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<8x2xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<2x32xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<2x16xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<2x2xf32>
+// CHECK-NOT: vector.mask
+func.func @tails(%a: tensor<10x7xf32>, %b: tensor<7x50xf32>, %c: tensor<10x50xf32>) -> tensor<10x50xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x50xf32>) outs(%c : tensor<10x50xf32>) -> tensor<10x50xf32>
+  return %r : tensor<10x50xf32>
+}
+
+// -----
+
+// A vector-matrix product: one row, 128 columns per register tile.
+
+// CHECK-LABEL: func.func @one_row
+// CHECK: vector.contract {{.*}} vector<1x128xf32> into vector<128xf32>
+func.func @one_row(%a: tensor<1x64xf32>, %b: tensor<64x256xf32>, %c: tensor<1x256xf32>) -> tensor<1x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x256xf32>) outs(%c : tensor<1x256xf32>) -> tensor<1x256xf32>
+  return %r : tensor<1x256xf32>
+}
+
+// -----
+
+// linear's weight, read (n, k), is transposed once at compile time into a
+// new constant read (k, n).
+
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#o = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @linear_weight
+// CHECK: %[[T:.*]] = arith.constant dense_resource<transposed> : tensor<2x32xf32>
+// CHECK: vector.contract
+// CHECK-NOT: linalg.transpose
+func.func @linear_weight(%x: tensor<8x2xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<32x2xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<8x2xf32>, tensor<32x2xf32>) outs(%c : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// A computed operand read (batch, n, k), as attention's keys, is transposed
+// by one linalg.transpose before the contraction.
+
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#kt = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @keys
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x16x8xf32>) outs(%{{.*}} : tensor<4x8x16xf32>) permutation = [0, 2, 1]
+// CHECK: vector.contract
+func.func @keys(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %c: tensor<4x16x16xf32>) -> tensor<4x16x16xf32> {
+  %r = linalg.generic {indexing_maps = [#q, #kt, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x16x8xf32>, tensor<4x16x8xf32>) outs(%c : tensor<4x16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16x16xf32>
+  return %r : tensor<4x16x16xf32>
+}
+
+// -----
+
+// conv_2d_nchw_fchw: an im2col gather (no div/mod) and a contraction.
+
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x8xf32>)
+// CHECK: tensor.collapse_shape {{.*}} into tensor<1x27x64xf32>
+// CHECK: vector.contract
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv(%x: tensor<1x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%c : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %r : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A 1x1 conv of stride 1 reads its input as is: no gather.
+
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT: tensor<1x4x1x1x6x6xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x4x6x6xf32> into tensor<1x4x36xf32>
+// CHECK: vector.contract
+func.func @pointwise(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x1x1xf32>, %c: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) outs(%c : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  return %r : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// A depthwise conv becomes one elementwise op over the 9 strided window
+// slices and the per-channel weights, vectorized along the width.
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK-COUNT-9: tensor.extract_slice %{{.*}}[0, 0, {{.*}}] [1, 4, 4, 4] [1, 1, 2, 2]
+// CHECK: vector.transfer_read
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise(%x: tensor<1x4x9x9xf32>, %w: tensor<4x3x3xf32>, %c: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x4x9x9xf32>, tensor<4x3x3xf32>) outs(%c : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %r : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Elementwise ops: rows of the innermost dim, vectorized. A ReLU does not
+// fuse into the contraction that consumes it.
+
+#id = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @relu_then_matmul
+// CHECK: arith.maximumf %{{.*}} : vector<32xf32>
+// CHECK: vector.contract
+func.func @relu_then_matmul(%x: tensor<8x32xf32>, %b: tensor<32x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x32xf32>
+  %r = linalg.matmul ins(%relu, %b : tensor<8x32xf32>, tensor<32x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// Dynamic shapes and other element types are left as they are.
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.contract
+func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @f64
+// CHECK: linalg.matmul
+func.func @f64(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>, %c: tensor<8x8xf64>) -> tensor<8x8xf64> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x8xf64>, tensor<8x8xf64>) outs(%c : tensor<8x8xf64>) -> tensor<8x8xf64>
+  return %r : tensor<8x8xf64>
+}
