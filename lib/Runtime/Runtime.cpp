@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <mutex>
 #include <optional>
 
@@ -277,6 +278,9 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   module = nullptr;
   handler.reset();
   graph->impl->context.reset();
+  // Hand the compiler's freed memory (IR, weight blobs, LLVM modules)
+  // back to the system instead of keeping it in malloc's free lists.
+  malloc_trim(0);
   return graph;
 }
 
