@@ -109,6 +109,17 @@ SmallVector<linalg::LinalgOp> splitTail(RewriterBase &rewriter,
   return pieces;
 }
 
+/// Replaces `op`, a tile of static shape, by its vector form.
+LogicalResult vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (failed(vectorized))
+    return failure();
+  rewriter.replaceOp(op, vectorized->replacements);
+  return success();
+}
+
 bool isStaticF32(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
     return false;
@@ -265,13 +276,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     tiled = tile(rewriter, *tiled, registers, false);
   if (failed(tiled))
     return failure();
-  rewriter.setInsertionPoint(*tiled);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, *tiled);
-  if (failed(vectorized))
-    return failure();
-  rewriter.replaceOp(*tiled, vectorized->replacements);
-  return success();
+  return vectorizeTile(rewriter, *tiled);
 }
 
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
@@ -422,23 +427,19 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned inner = ranges.size() - 1;
+  // The whole row when it fits in 4 registers, else the widest multiple
+  // of a register dividing it, else one register and a tail.
   int64_t width = ranges[inner] <= 4 * kLanes
                       ? ranges[inner]
                       : blockSize(ranges[inner], kLanes, 4 * kLanes);
-  if (width == ranges[inner] && width > 4 * kLanes)
+  if (width > 4 * kLanes)
     width = kLanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
     SmallVector<int64_t> sizes(ranges.size(), 1);
     sizes[inner] = std::min(width, piece.getStaticLoopRanges()[inner]);
     FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, sizes, false);
-    if (failed(tiled))
+    if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
       return failure();
-    rewriter.setInsertionPoint(*tiled);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, *tiled);
-    if (failed(vectorized))
-      return failure();
-    rewriter.replaceOp(*tiled, vectorized->replacements);
   }
   return success();
 }
