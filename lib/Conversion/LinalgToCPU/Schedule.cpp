@@ -261,6 +261,11 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   cols = std::min(cols, ranges[n]);
   SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0),
       registers(ranges.size(), 1);
+  // Reductions (k and a conv's window loops) stay out of the forall.
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  for (unsigned d : reductions)
+    blocks[d] = 0;
   blocks[m] = blockSize(ranges[m], rows, std::max(kBlockRows, rows));
   blocks[n] = blockSize(ranges[n], cols, std::max(kBlockCols, cols));
   blocks[k] = 0;
@@ -276,11 +281,41 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     tiled = tile(rewriter, *tiled, registers, false);
   if (failed(tiled))
     return failure();
+  if (!tiled->hasOnlyProjectedPermutations()) {
+    // A shifted-window conv's tile reads its input at p + i*W + j with the
+    // window loops i, j of size 1: without them it is a plain contraction
+    // tile (k stays, even of size 1, so it vectorizes to a contraction).
+    auto generic = dyn_cast<linalg::GenericOp>(tiled->getOperation());
+    if (!generic)
+      return failure();
+    linalg::ControlDropUnitDims control;
+    control.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+    control.controlFn = [&](Operation *) {
+      SmallVector<unsigned> dims;
+      for (unsigned d : reductions)
+        if (d != k)
+          dims.push_back(d);
+      return dims;
+    };
+    rewriter.setInsertionPoint(generic);
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, generic, control);
+    if (failed(dropped))
+      return failure();
+    rewriter.replaceOp(generic, dropped->replacements);
+    tiled = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+  }
   return vectorizeTile(rewriter, *tiled);
 }
 
-LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
-  FailureOr<ContractionLoops> loops = getContractionLoops(op);
+/// Schedules a contraction; `known` gives the loops of one whose operands
+/// are not read through projected permutations (a shifted-window conv),
+/// which upstream's contraction matcher does not recognize.
+LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  std::optional<ContractionLoops> known) {
+  FailureOr<ContractionLoops> loops =
+      known ? FailureOr<ContractionLoops>(*known) : getContractionLoops(op);
   if (failed(loops))
     return failure();
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
@@ -311,6 +346,132 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
 //===----------------------------------------------------------------------===//
 // Convolutions
 //===----------------------------------------------------------------------===//
+
+/// Whether a conv is better computed by shiftedWindowConv than by im2col:
+/// stride 1 and a window wider than one, on images wide enough that the
+/// extra columns it computes cost little (at most 1/6 more).
+bool preferShiftedWindow(linalg::Conv2DNchwFchwOp conv) {
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t width = inputType.getDimSize(3), ow = initType.getDimSize(3);
+  return strides[0] == 1 && strides[1] == 1 && kh * kw > 1 &&
+         6 * (width - ow) <= ow;
+}
+
+/// A stride-1 conv_2d_nchw_fchw without any gather. With the input's rows
+/// laid end to end (p = y*W + x, W its padded width), the window position
+/// (i, j) shifts every output position by the same offset i*dh*W + j*dw:
+///
+///   ext[n, f, p] += w[f, c, i, j] * input[n, c, p + i*dh*W + j*dw]
+///
+/// computes the output at every p = oh*W + ow with ow < W; the columns
+/// from OW on are thrown away. The input gets one more padded row at the
+/// bottom (merged into its tensor.pad when it has one) so the thrown-away
+/// columns of the last rows read inside it. The result is a contraction
+/// over (c, i, j) whose loops (m = f, n = p, k = c) are returned for the
+/// schedule: upstream's matcher does not recognize it, its input being
+/// read through p + i*W + j.
+std::pair<linalg::GenericOp, ContractionLoops>
+shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t batch = initType.getDimSize(0), filters = initType.getDimSize(1);
+  int64_t oh = initType.getDimSize(2);
+  int64_t height = inputType.getDimSize(2), width = inputType.getDimSize(3);
+  int64_t kw = filterType.getDimSize(3);
+  // Elements read past the last row: (kw - 1) * dw, in whole rows.
+  int64_t extraRows = ((kw - 1) * dilations[1] + width - 1) / width;
+  rewriter.setInsertionPoint(conv);
+  Value zero = arith::ConstantOp::create(rewriter, loc, elem,
+                                         rewriter.getZeroAttr(elem));
+  SmallVector<OpFoldResult> low = indexAttrs(rewriter, {0, 0, 0, 0});
+  SmallVector<OpFoldResult> high = indexAttrs(rewriter, {0, 0, extraRows, 0});
+  Value source = input;
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (pad && pad.getConstantPaddingValue() &&
+      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
+      pad.getSourceType().hasStaticShape() &&
+      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
+    source = pad.getSource();
+    low = indexAttrs(rewriter, pad.getStaticLow());
+    SmallVector<int64_t> highs(pad.getStaticHigh());
+    highs[2] += extraRows;
+    high = indexAttrs(rewriter, highs);
+  }
+  auto paddedType = RankedTensorType::get(
+      {batch, inputType.getDimSize(1), height + extraRows, width}, elem);
+  Value padded =
+      tensor::PadOp::create(rewriter, loc, paddedType, source, low, high, zero);
+  Value rows = tensor::CollapseShapeOp::create(
+      rewriter, loc, padded, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // ext[n, f, p]: zeros, or the init's values when the conv has a fill.
+  Value fillValue = zero;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    fillValue = fill.getInputs()[0];
+  auto extType = RankedTensorType::get({batch, filters, oh * width}, elem);
+  Value ext =
+      linalg::FillOp::create(rewriter, loc, fillValue,
+                             ValueRange{tensor::EmptyOp::create(
+                                 rewriter, loc, extType.getShape(), elem)})
+          .getResult(0);
+  AffineExpr n, f, p, c, i, j;
+  bindDims(context, n, f, p, c, i, j);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {f, c, i, j}, context),
+      AffineMap::get(6, 0,
+                     {n, c, p + i * (dilations[0] * width) + j * dilations[1]},
+                     context),
+      AffineMap::get(6, 0, {n, f, p}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{extType}, ValueRange{filter, rows},
+      ValueRange{ext}, maps, iterators,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, loc, arith::AddFOp::create(b, loc, args[2], mul).getResult());
+      });
+  Value grid = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({batch, filters, oh, width}, elem),
+      product.getResult(0), ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value result = tensor::ExtractSliceOp::create(
+      rewriter, loc, initType, grid, indexAttrs(rewriter, {0, 0, 0, 0}),
+      indexAttrs(rewriter, initType.getShape()),
+      indexAttrs(rewriter, {1, 1, 1, 1}));
+  if (!init.getDefiningOp<linalg::FillOp>()) {
+    // Any other init (a broadcast bias) is added afterwards, elementwise;
+    // the fusion that follows merges it with the conv's consumers.
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, initType.getShape(), elem);
+    result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{initType}, ValueRange{init, result},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{identity, identity, identity},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location loc, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, loc,
+                  arith::AddFOp::create(b, loc, args[0], args[1]).getResult());
+            })
+            .getResult(0);
+  }
+  rewriter.replaceOp(conv, result);
+  return {product, ContractionLoops{1, 2, 3}};
+}
 
 /// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
 /// col[n, c*kh*kw, oh*ow], where col is the input gathered once (im2col),
@@ -547,29 +708,38 @@ struct CPUSchedulePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
-    // Elementwise producers fuse into their consumers, but not into
-    // contractions: a relu fused into the next matmul would run once per
-    // multiply and hide the contraction from its schedule.
-    RewritePatternSet fusion(context);
-    linalg::populateElementwiseOpsFusionPatterns(
-        fusion, [](OpOperand *operand) {
-          Operation *producer = operand->get().getDefiningOp();
-          auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
-          return producer && producer->hasOneUse() &&
-                 !linalg::isaContractionOpInterface(consumer);
-        });
-    linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
-    if (failed(applyPatternsGreedily(func, std::move(fusion))))
-      return signalPassFailure();
     IRRewriter rewriter(context);
-    // Convolutions as im2col + contraction.
+    // Convolutions as contractions: shifted windows or im2col. First, so
+    // that what they add (a bias) fuses with the conv's consumers.
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     func.walk([&](linalg::Conv2DNchwFchwOp op) {
       if (isStaticF32(op))
         convs.push_back(op);
     });
-    for (linalg::Conv2DNchwFchwOp conv : convs)
-      rewriteConvAsContraction(rewriter, conv);
+    DenseMap<Operation *, ContractionLoops> shifted;
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      if (preferShiftedWindow(conv)) {
+        auto [op, loops] = shiftedWindowConv(rewriter, conv);
+        shifted[op] = loops;
+      } else {
+        rewriteConvAsContraction(rewriter, conv);
+      }
+    }
+    // Elementwise producers fuse into their consumers, but not into
+    // contractions: a relu fused into the next matmul would run once per
+    // multiply and hide the contraction from its schedule.
+    RewritePatternSet fusion(context);
+    linalg::populateElementwiseOpsFusionPatterns(
+        fusion, [&shifted](OpOperand *operand) {
+          Operation *producer = operand->get().getDefiningOp();
+          auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+          return producer && producer->hasOneUse() &&
+                 !linalg::isaContractionOpInterface(consumer) &&
+                 !shifted.count(consumer);
+        });
+    linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
+    if (failed(applyPatternsGreedily(func, std::move(fusion))))
+      return signalPassFailure();
     // Depthwise convs and pooling as elementwise ops over window slices.
     SmallVector<linalg::LinalgOp> windows;
     func.walk([&](linalg::LinalgOp op) {
@@ -584,7 +754,12 @@ struct CPUSchedulePass
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
       // An op that cannot be scheduled stays as it is (scalar loops).
-      if (succeeded(scheduleContraction(rewriter, op)))
+      auto known = shifted.find(op.getOperation());
+      if (succeeded(scheduleContraction(
+              rewriter, op,
+              known == shifted.end()
+                  ? std::nullopt
+                  : std::optional<ContractionLoops>(known->second))))
         continue;
       if (succeeded(scheduleElementwise(rewriter, op)))
         continue;

@@ -91,7 +91,9 @@ func.func @keys(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %c: tensor<4x16x
 
 // -----
 
-// conv_2d_nchw_fchw: an im2col gather (no div/mod) and a contraction.
+// conv_2d_nchw_fchw on a narrow image (8 wide: the shifted window would
+// compute 10/8 of the output): an im2col gather (no div/mod) and a
+// contraction.
 
 // CHECK-LABEL: func.func @conv
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x8xf32>)
@@ -101,6 +103,60 @@ func.func @keys(%q: tensor<4x16x8xf32>, %k: tensor<4x16x8xf32>, %c: tensor<4x16x
 func.func @conv(%x: tensor<1x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%c : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A stride-1 conv on a wide image: a contraction reading the padded input
+// at p + i*W + j, with no gather. The padding gets one more row at the
+// bottom, in the same tensor.pad; the result keeps 16 of every 18 columns;
+// the zero fill is made (and vectorized) for the wider result. Each register tile loops over
+// c, i and j and is one 8x32 contraction.
+
+// CHECK-LABEL: func.func @conv_shifted
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 1]
+// CHECK: } : tensor<1x4x16x16xf32> to tensor<1x4x19x18xf32>
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1], [2, 3]] : tensor<1x4x19x18xf32> into tensor<1x4x342xf32>
+// CHECK: tensor.empty() : tensor<1x32x288xf32>
+// CHECK: vector.transfer_write %cst, {{.*}} : vector<48xf32>, tensor<1x1x48xf32>
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %c0 to %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c3
+// CHECK: scf.for %{{.*}} = %c0 to %c3
+// CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [1, 32, 16, 18]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 32, 16, 16] [1, 1, 1, 1]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_shifted(%x: tensor<1x4x16x16xf32>, %w: tensor<32x4x3x3xf32>) -> tensor<1x32x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x16x16xf32> to tensor<1x4x18x18xf32>
+  %e = tensor.empty() : tensor<1x32x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x4x18x18xf32>, tensor<32x4x3x3xf32>) outs(%f : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %r : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Without a tensor.pad, the input gets its extra row from a new one; an
+// init that is not a fill (a bias) is added to the kept columns
+// afterwards, by a vectorized elementwise op.
+
+// CHECK-LABEL: func.func @conv_shifted_init
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 0]
+// CHECK: } : tensor<1x2x14x14xf32> to tensor<1x2x15x14xf32>
+// CHECK: vector.contract
+// CHECK: %[[KEPT:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 8, 12, 12] [1, 1, 1, 1]
+// CHECK: vector.transfer_read %{{.*}} : tensor<1x1x1x12xf32>, vector<12xf32>
+// CHECK: arith.addf %{{.*}} : vector<12xf32>
+func.func @conv_shifted_init(%x: tensor<1x2x14x14xf32>, %w: tensor<8x2x3x3xf32>, %c: tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x14x14xf32>, tensor<8x2x3x3xf32>) outs(%c : tensor<1x8x12x12xf32>) -> tensor<1x8x12x12xf32>
+  return %r : tensor<1x8x12x12xf32>
 }
 
 // -----

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Per-layer profile of a model: eager PyTorch against fx-mlir, layer by layer.
+
+    /usr/bin/python3 bench/profile.py resnet18_b1 [--threads 1]
+
+The traced graph is cut into pieces with torch.fx's `split_module`: a new
+piece starts at every convolution, linear layer, pooling op or
+call_function (such as a residual `add`); batch norms and activations stay
+in the piece of the op before them, so conv + bn + relu is measured as the
+fused unit fx-mlir compiles. Each piece is compiled on its own, checked
+against eager, and timed like bench/run.py times whole models (warm-up,
+then the median of repeated calls). The table lists the pieces by fx-mlir
+time, with the speedup and the share of the total; the sums at the end
+show how far the pieces explain the whole model's times.
+
+Models: bench/run.py's workloads (resnet18_b1, resnet18_b8,
+mobilenet_v2_b1, lenet, mlp_b64, encoder_s128, ...). Every piece is
+compiled, so resnet18 takes about a minute.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+
+import torch  # noqa: E402
+import torch.fx  # noqa: E402
+from torch.fx.passes.split_module import split_module  # noqa: E402
+
+import fx_mlir  # noqa: E402
+
+ANCHORS = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Linear,
+           torch.nn.MaxPool2d, torch.nn.AvgPool2d,
+           torch.nn.AdaptiveAvgPool2d, torch.nn.MultiheadAttention)
+
+
+def median_time(fn, args, budget=0.3):
+    for _ in range(3):
+        fn(*args)
+    times = []
+    start = time.perf_counter()
+    while len(times) < 5 or (time.perf_counter() - start < budget
+                             and len(times) < 200):
+        t = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def build_model(name):
+    """A bench/run.py workload (`resnet18_b1`, `mobilenet_v2_b1`, `lenet`,
+    `mlp_b64`, `encoder_s128`, ...): the module and its inputs."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import run
+    if name not in run.WORKLOADS:
+        sys.exit("unknown workload %r; one of: %s" %
+                 (name, ", ".join(run.WORKLOADS)))
+    _, module, inputs = run.build(name)
+    return module.eval(), inputs
+
+
+def split(gm):
+    """A piece number per node: a new piece at each anchor."""
+    modules = dict(gm.named_modules())
+    piece = [0]
+    first = [True]
+
+    def callback(node):
+        anchor = (node.op == "call_module"
+                  and isinstance(modules[node.target], ANCHORS)) or \
+            node.op in ("call_function", "call_method")
+        if anchor and not first[0]:
+            piece[0] += 1
+        first[0] = False
+        return piece[0]
+
+    return split_module(gm, gm, callback)
+
+
+def describe(sub):
+    parts = []
+    modules = dict(sub.named_modules())
+    for node in sub.graph.nodes:
+        if node.op == "call_module":
+            m = modules[node.target]
+            text = type(m).__name__
+            if isinstance(m, torch.nn.Conv2d):
+                text += "(%d->%d,k%d,s%d%s)" % (
+                    m.in_channels, m.out_channels, m.kernel_size[0],
+                    m.stride[0], ",g%d" % m.groups if m.groups > 1 else "")
+            parts.append(text)
+        elif node.op in ("call_function", "call_method"):
+            parts.append(getattr(node.target, "__name__", str(node.target)))
+    return "+".join(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--top", type=int, default=25,
+                    help="pieces listed (all are summed)")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    fx_mlir.set_num_threads(args.threads)
+    model, inputs = build_model(args.model)
+    gm = fx_mlir.compiler.trace(model)
+    parts = split(gm)
+
+    # Each piece's inputs, from one eager run of the split module.
+    env = {}
+    records = []
+    with torch.no_grad():
+        for node in parts.graph.nodes:
+            if node.op == "placeholder":
+                env[node.name] = inputs[len(env)]
+                continue
+            if node.op == "output":
+                continue
+            fn = getattr(parts, node.target) if node.op == "call_module" \
+                else node.target
+            a = torch.fx.node.map_arg(node.args, lambda n: env[n.name])
+            env[node.name] = fn(*a)
+            if node.op != "call_module":
+                continue
+            piece_inputs = tuple(a)
+            out = env[node.name]
+            t0 = time.perf_counter()
+            compiled = fx_mlir.compile(fn, piece_inputs)
+            compile_s = time.perf_counter() - t0
+            got = compiled(*piece_inputs)
+            err = (got - out).abs().max().item() / max(
+                1.0, out.abs().max().item())
+            eager = median_time(fn, piece_inputs)
+            ours = median_time(compiled, piece_inputs)
+            records.append((node.target, describe(fn),
+                            tuple(piece_inputs[0].shape), eager, ours,
+                            compile_s, err))
+        whole_eager = median_time(model, inputs)
+        whole = fx_mlir.compile(model, inputs)
+        whole_ours = median_time(whole, inputs)
+
+    total_eager = sum(r[3] for r in records)
+    total_ours = sum(r[4] for r in records)
+    print("%s, %d thread(s): %d pieces" %
+          (args.model, args.threads, len(records)))
+    print("%-10s %-42s %-20s %9s %9s %7s %6s %7s" %
+          ("piece", "ops", "input", "eager ms", "ours ms", "speedup",
+           "share", "compile"))
+    for r in sorted(records, key=lambda r: -r[4])[:args.top]:
+        print("%-10s %-42s %-20s %9.3f %9.3f %6.2fx %5.1f%% %6.2fs%s" %
+              (r[0], r[1][:42], "x".join(map(str, r[2])), r[3] * 1e3,
+               r[4] * 1e3, r[3] / r[4], 100 * r[4] / total_ours, r[5],
+               "  WRONG %.1e" % r[6] if r[6] > 1e-3 else ""))
+    print("sum of pieces: eager %.3f ms, fx-mlir %.3f ms (%.2fx)" %
+          (total_eager * 1e3, total_ours * 1e3, total_eager / total_ours))
+    print("whole model:   eager %.3f ms, fx-mlir %.3f ms (%.2fx)" %
+          (whole_eager * 1e3, whole_ours * 1e3, whole_eager / whole_ours))
+
+
+if __name__ == "__main__":
+    main()
