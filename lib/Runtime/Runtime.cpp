@@ -250,6 +250,9 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  // The GDB listener keeps a copy of the object code, weights included,
+  // for the life of the process.
+  engineOptions.enableGDBNotificationListener = false;
   SmallVector<StringRef> libs = {kRunnerUtils, kOpenMP};
   engineOptions.sharedLibPaths = libs;
   auto engine =

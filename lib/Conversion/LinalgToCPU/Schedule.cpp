@@ -703,6 +703,93 @@ void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op) {
 // Passes
 //===----------------------------------------------------------------------===//
 
+/// A 1-D read along a dim of constant stride 2 to 4 (a pooling window or
+/// depthwise conv of stride 2 reading its input slices) would be one
+/// scalar load per lane. Instead, per 16 lanes, one masked load of the
+/// contiguous elements they span (`(16 - 1) * stride + 1`) and a shuffle
+/// picking every stride-th one.
+struct StridedReadAsShuffle : public OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto memref = dyn_cast<MemRefType>(read.getBase().getType());
+    VectorType vectorType = read.getVectorType();
+    if (!memref || vectorType.getRank() != 1 || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        !read.getInBoundsValues()[0] || memref.getRank() == 0)
+      return failure();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(memref.getStridesAndOffset(strides, offset)))
+      return failure();
+    int64_t stride = strides.back(), size = memref.getShape().back();
+    if (stride < 2 || stride > 4 || ShapedType::isDynamic(size))
+      return failure();
+    Location loc = read.getLoc();
+    Type elem = memref.getElementType();
+    // The same memref with a unit innermost stride, as long as the
+    // strided elements span.
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(rewriter, loc, read.getBase());
+    SmallVector<int64_t> unitStrides = strides;
+    unitStrides.back() = 1;
+    SmallVector<int64_t> shape(memref.getShape());
+    shape.back() = (size - 1) * stride + 1;
+    auto viewType = MemRefType::get(
+        shape, elem,
+        StridedLayoutAttr::get(rewriter.getContext(), offset, unitStrides));
+    // Static sizes, strides and offset from the type, the others from
+    // the metadata.
+    auto fold = [&](int64_t v, Value dynamic) -> OpFoldResult {
+      if (ShapedType::isDynamic(v))
+        return dynamic;
+      return rewriter.getIndexAttr(v);
+    };
+    SmallVector<OpFoldResult> sizes, newStrides;
+    for (int64_t d = 0; d < memref.getRank(); ++d) {
+      sizes.push_back(fold(shape[d], metadata.getSizes()[d]));
+      newStrides.push_back(fold(unitStrides[d], metadata.getStrides()[d]));
+    }
+    Value view = memref::ReinterpretCastOp::create(
+        rewriter, loc, viewType, metadata.getBaseBuffer(),
+        fold(offset, metadata.getOffset()), sizes, newStrides);
+    SmallVector<Value> indices(read.getIndices());
+    Value start = arith::MulIOp::create(
+        rewriter, loc, indices.back(),
+        arith::ConstantIndexOp::create(rewriter, loc, stride));
+    int64_t lanes = vectorType.getNumElements();
+    Value result = arith::ConstantOp::create(rewriter, loc, vectorType,
+                                             rewriter.getZeroAttr(vectorType));
+    for (int64_t first = 0; first < lanes; first += kLanes) {
+      int64_t count = std::min(kLanes, lanes - first);
+      auto loadType = VectorType::get({count * stride}, elem);
+      SmallVector<bool> mask(count * stride, false);
+      std::fill_n(mask.begin(), (count - 1) * stride + 1, true);
+      auto maskType = VectorType::get({count * stride}, rewriter.getI1Type());
+      Value maskValue = arith::ConstantOp::create(
+          rewriter, loc, maskType, DenseElementsAttr::get(maskType, mask));
+      indices.back() = arith::AddIOp::create(
+          rewriter, loc, start,
+          arith::ConstantIndexOp::create(rewriter, loc, first * stride));
+      Value loaded = vector::MaskedLoadOp::create(
+          rewriter, loc, loadType, view, indices, maskValue,
+          arith::ConstantOp::create(rewriter, loc, loadType,
+                                    rewriter.getZeroAttr(loadType)));
+      SmallVector<int64_t> picks;
+      for (int64_t l = 0; l < count; ++l)
+        picks.push_back(l * stride);
+      Value chunk =
+          vector::ShuffleOp::create(rewriter, loc, loaded, loaded, picks);
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, chunk, result, ArrayRef<int64_t>{first},
+          ArrayRef<int64_t>{1});
+    }
+    rewriter.replaceOp(read, result);
+    return success();
+  }
+};
+
 struct CPUSchedulePass
     : public mlir::fx::impl::FXCPUScheduleBase<CPUSchedulePass> {
   void runOnOperation() override {
@@ -804,6 +891,7 @@ struct CPULowerVectorsPass
                                                   copy.getTarget());
     });
     RewritePatternSet patterns(context);
+    patterns.add<StridedReadAsShuffle>(context, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(patterns);

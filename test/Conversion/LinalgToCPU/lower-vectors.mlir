@@ -44,3 +44,38 @@ func.func @contiguous_copy(%src: memref<4x4xf32>, %dst: memref<4x4xf32>) {
   memref.copy %src, %dst : memref<4x4xf32> to memref<4x4xf32>
   return
 }
+
+// -----
+
+// A read along a dim of stride 2 (a pooling window of stride 2): per 16
+// lanes, one masked load of the 31 elements they span, from the same
+// memref with a unit stride, and a shuffle of every other one.
+
+// CHECK-LABEL: func.func @stride2
+// CHECK: %[[BASE:.*]], %{{.*}}, %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[BASE]] to offset: [3], sizes: [4, 47], strides: [68, 1]
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c2
+// CHECK: vector.maskedload %[[VIEW]][%{{.*}}, %[[START]]], %{{.*}} : memref<4x47xf32, strided<[68, 1], offset: 3>>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+// CHECK: vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<32xf32>, vector<32xf32>
+// CHECK: %[[SECOND:.*]] = arith.addi %[[START]], %c32
+// CHECK: vector.maskedload %[[VIEW]][%{{.*}}, %[[SECOND]]], {{.*}} into vector<16xf32>
+// CHECK: vector.shuffle {{.*}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.transfer_read
+func.func @stride2(%m: memref<4x24xf32, strided<[68, 2], offset: 3>>, %i: index, %j: index) -> vector<24xf32> {
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%i, %j], %pad {in_bounds = [true]} : memref<4x24xf32, strided<[68, 2], offset: 3>>, vector<24xf32>
+  return %v : vector<24xf32>
+}
+
+// -----
+
+// Unit and larger strides are left to the transfer lowering.
+
+// CHECK-LABEL: func.func @stride5
+// CHECK-NOT: vector.maskedload
+// CHECK-NOT: vector.shuffle
+func.func @stride5(%m: memref<4x24xf32, strided<[200, 5]>>, %i: index) -> vector<16xf32> {
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%i, %i], %pad {in_bounds = [true]} : memref<4x24xf32, strided<[200, 5]>>, vector<16xf32>
+  return %v : vector<16xf32>
+}
