@@ -26,6 +26,8 @@ config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# Tests compile for real: no on-disk code cache (test_cache.py sets its own).
+config.environment["FX_MLIR_CACHE_DIR"] = ""
 llvm_config.use_default_substitutions()
 
 # Tools: ours first, then LLVM's (FileCheck, not, mlir-opt for the plugin).

@@ -23,11 +23,25 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -53,6 +67,149 @@ constexpr const char *kRunnerUtils = FX_MLIR_RUNNER_UTILS;
 /// LLVM's OpenMP runtime, which runs the scf.forall loops of the schedule
 /// on threads.
 constexpr const char *kOpenMP = FX_MLIR_OPENMP;
+
+//===----------------------------------------------------------------------===//
+// On-disk code cache
+//===----------------------------------------------------------------------===//
+
+/// What the cached code was made by: this library's file (path, size,
+/// modification time) and the host CPU with its features, which the code
+/// is compiled for.
+std::string compilerIdentity() {
+  std::string id;
+  llvm::raw_string_ostream os(id);
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) &&
+      info.dli_fname) {
+    os << info.dli_fname;
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(info.dli_fname, status))
+      os << ' ' << status.getSize() << ' '
+         << status.getLastModificationTime().time_since_epoch().count();
+  }
+  os << ' ' << llvm::sys::getHostCPUName();
+  std::vector<std::string> features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    if (feature.second)
+      features.push_back(feature.first().str());
+  llvm::sort(features);
+  for (const std::string &feature : features)
+    os << ' ' << feature;
+  return id;
+}
+
+/// The cache key: hashes of the IR and of the options with the compiler's
+/// identity, in hex.
+std::string cacheKey(StringRef ir, const CompileOptions &options) {
+  static const std::string identity = compilerIdentity();
+  std::string settings;
+  llvm::raw_string_ostream(settings)
+      << options.dynamicBatch << options.normalize << options.optLevel << ' '
+      << identity;
+  llvm::XXH128_hash_t code =
+      llvm::xxh3_128bits(llvm::arrayRefFromStringRef(ir));
+  uint64_t rest = llvm::xxh3_64bits(settings);
+  return llvm::utohexstr(code.high64, true, 16) +
+         llvm::utohexstr(code.low64, true, 16) +
+         llvm::utohexstr(rest, true, 16);
+}
+
+std::string cachePath(StringRef dir, StringRef key, StringRef extension) {
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, key + extension);
+  return path.str().str();
+}
+
+/// Writes `data` to `path` through a temporary file, so a reader never
+/// sees half a file.
+bool writeAtomically(StringRef path, StringRef data) {
+  std::string temp =
+      (path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId()))
+          .str();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(temp, ec);
+    if (ec)
+      return false;
+    os << data;
+    if (os.has_error()) {
+      os.clear_error();
+      return false;
+    }
+  }
+  return !llvm::sys::fs::rename(temp, path);
+}
+
+void printSpec(llvm::raw_ostream &os, StringRef kind, const TensorSpec &spec) {
+  os << kind << ' ' << spec.dtype << ' ' << spec.shape.size();
+  for (int64_t d : spec.shape)
+    os << ' ' << d;
+  os << '\n';
+}
+
+/// A JIT holding the object code at `objectPath`, linked against the same
+/// libraries and probe functions as ExecutionEngine's; null if it cannot
+/// be loaded.
+std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
+  auto buffer = llvm::MemoryBuffer::getFile(objectPath);
+  if (!buffer)
+    return nullptr;
+  auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine) {
+    llvm::consumeError(machine.takeError());
+    return nullptr;
+  }
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*machine))
+          .setObjectLinkingLayerCreator(
+              [](llvm::orc::ExecutionSession &session)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                    session, [](const llvm::MemoryBuffer &) {
+                      return std::make_unique<llvm::SectionMemoryManager>();
+                    });
+              })
+          .create();
+  if (!jit) {
+    llvm::consumeError(jit.takeError());
+    return nullptr;
+  }
+  llvm::orc::JITDylib &library = (*jit)->getMainJITDylib();
+  char prefix = (*jit)->getDataLayout().getGlobalPrefix();
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process) {
+    llvm::consumeError(process.takeError());
+    return nullptr;
+  }
+  library.addGenerator(std::move(*process));
+  for (const char *path : {kRunnerUtils, kOpenMP}) {
+    auto generator =
+        llvm::orc::DynamicLibrarySearchGenerator::Load(path, prefix);
+    if (!generator) {
+      llvm::consumeError(generator.takeError());
+      return nullptr;
+    }
+    library.addGenerator(std::move(*generator));
+  }
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(),
+                                      (*jit)->getDataLayout());
+  llvm::orc::SymbolMap probes;
+  for (const ProbeSymbol &symbol : getProbeSymbols())
+    probes[mangle(symbol.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+        llvm::JITSymbolFlags::Exported};
+  if (llvm::Error e = library.define(llvm::orc::absoluteSymbols(probes))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(*buffer))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  return std::move(*jit);
+}
 
 std::once_flag initOnce;
 void initialize() {
@@ -96,12 +253,34 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 }
 } // namespace
 
+/// With FX_MLIR_TIMING set, prints each compile phase's wall time to
+/// stderr.
+class PhaseTimer {
+public:
+  void done(const char *phase) {
+    if (!enabled)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    llvm::errs() << llvm::format(
+        "fx-mlir: %-36s %7.3f s\n", phase,
+        std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  bool enabled = std::getenv("FX_MLIR_TIMING") != nullptr;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
 struct CompiledGraph::Impl {
   /// Holds the IR (and its weight blobs) while compiling only: the
   /// engine's code has its own copy of the constants.
   std::unique_ptr<MLIRContext> context = std::make_unique<MLIRContext>();
   std::unique_ptr<ExecutionEngine> engine;
+  /// The JIT holding code loaded from the cache (instead of `engine`).
+  std::unique_ptr<llvm::orc::LLJIT> cached;
   void (*entry)(void **) = nullptr;
+  bool fromCache = false;
   std::vector<StateBuffer> states;
   bool dynamicBatch = false;
   ProbeTable probes;
@@ -127,6 +306,18 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   ctx.loadAllAvailableDialects();
 
   llvm::raw_string_ostream errors(error);
+  PhaseTimer timer;
+  // The code cache: on a hit, the code and signature are loaded and the
+  // compiler does not run.
+  std::string key;
+  if (!options.cacheDir.empty() && !options.weightsAsArguments) {
+    key = cacheKey(ir, options);
+    if (graph->loadFromCache(options.cacheDir, key)) {
+      graph->impl->dynamicBatch = options.dynamicBatch;
+      timer.done("load from the cache");
+      return graph;
+    }
+  }
   std::optional<ScopedDiagnosticHandler> handler;
   handler.emplace(&ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error) {
@@ -139,6 +330,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
   if (!module)
     return nullptr;
+  timer.done("parse");
   graph->impl->probes.addSites(module->getOperation());
 
   // The state the code will take as arguments.
@@ -187,6 +379,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   if (failed(parsePassPipeline(getFXToLinalgPipeline(pipeline), toLinalg)) ||
       failed(toLinalg.run(*module)))
     return nullptr;
+  timer.done("fx to linalg");
   auto func = module->lookupSymbol<func::FuncOp>("forward");
   if (!func) {
     errors << "error: the compiled module has no forward function\n";
@@ -232,6 +425,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   if (failed(parsePassPipeline(getLinalgToLLVMPipeline(), toLLVM)) ||
       failed(toLLVM.run(*module)))
     return nullptr;
+  timer.done("linalg to llvm dialect");
 
   // JIT for the host CPU with its features, LLVM at optLevel.
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -245,14 +439,29 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     errors << "error: " << llvm::toString(machine.takeError()) << "\n";
     return nullptr;
   }
-  auto transformer =
+  auto optimize =
       makeOptimizingTransformer(options.optLevel, 0, machine->get());
+  // Both callbacks are held by function_ref: they must outlive create().
+  auto translate = [&](Operation *op, llvm::LLVMContext &llvmContext) {
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(op, llvmContext);
+    timer.done("translate to LLVM IR");
+    return llvmModule;
+  };
+  auto transform = [&](llvm::Module *m) {
+    llvm::Error result = optimize(m);
+    timer.done("optimize LLVM IR");
+    return result;
+  };
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
+  engineOptions.llvmModuleBuilder = translate;
+  engineOptions.transformer = transform;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   // The GDB listener keeps a copy of the object code, weights included,
   // for the life of the process.
   engineOptions.enableGDBNotificationListener = false;
+  // Keeps the object code for the cache.
+  engineOptions.enableObjectDump = !key.empty();
   SmallVector<StringRef> libs = {kRunnerUtils, kOpenMP};
   engineOptions.sharedLibPaths = libs;
   auto engine =
@@ -276,16 +485,101 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     errors << "error: " << llvm::toString(entry.takeError()) << "\n";
     return nullptr;
   }
+  timer.done("code generation");
   graph->impl->entry = *entry;
   graph->impl->dynamicBatch = options.dynamicBatch;
+  if (!key.empty() && !graph->impl->probes.hasSites()) {
+    graph->storeInCache(options.cacheDir, key);
+    timer.done("store in the cache");
+  }
   module = nullptr;
   handler.reset();
   graph->impl->context.reset();
   // Hand the compiler's freed memory (IR, weight blobs, LLVM modules)
   // back to the system instead of keeping it in malloc's free lists.
   malloc_trim(0);
+  timer.done("free the compiler's memory");
   return graph;
 }
+
+bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
+  std::string objectPath = cachePath(dir, key, ".o");
+  // The signature: one line per input and output, then the structure.
+  auto meta = llvm::MemoryBuffer::getFile(cachePath(dir, key, ".meta"));
+  if (!meta || !llvm::sys::fs::exists(objectPath))
+    return false;
+  SmallVector<StringRef> lines;
+  (*meta)->getBuffer().split(lines, '\n', -1, false);
+  if (lines.empty() || lines.front() != "fx-mlir-cache 1")
+    return false;
+  std::vector<TensorSpec> ins, outs;
+  std::string structure;
+  for (StringRef line : llvm::drop_begin(lines)) {
+    auto [kind, rest] = line.split(' ');
+    if (kind == "structure") {
+      structure = rest.str();
+      continue;
+    }
+    if (kind != "input" && kind != "output")
+      return false;
+    SmallVector<StringRef> fields;
+    rest.split(fields, ' ');
+    size_t rank;
+    if (fields.size() < 2 || fields[1].getAsInteger(10, rank) ||
+        fields.size() != rank + 2)
+      return false;
+    std::vector<TensorSpec> &list = kind == "input" ? ins : outs;
+    TensorSpec spec{
+        (kind + " " + std::to_string(list.size())).str(), fields[0].str(), {}};
+    for (StringRef d : llvm::drop_begin(fields, 2)) {
+      int64_t size;
+      if (d.getAsInteger(10, size))
+        return false;
+      spec.shape.push_back(size);
+    }
+    list.push_back(std::move(spec));
+  }
+  std::unique_ptr<llvm::orc::LLJIT> jit = loadObject(objectPath);
+  if (!jit)
+    return false;
+  auto entry = jit->lookup("_mlir__mlir_ciface_forward");
+  if (!entry) {
+    llvm::consumeError(entry.takeError());
+    return false;
+  }
+  impl->entry = entry->toPtr<void (*)(void **)>();
+  impl->cached = std::move(jit);
+  impl->context.reset();
+  impl->fromCache = true;
+  inputs = std::move(ins);
+  outputs = std::move(outs);
+  outputStructure = std::move(structure);
+  return true;
+}
+
+void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  std::string objectPath = cachePath(dir, key, ".o");
+  std::string temp =
+      objectPath + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  impl->engine->dumpToObjectFile(temp);
+  if (llvm::sys::fs::rename(temp, objectPath)) {
+    llvm::sys::fs::remove(temp);
+    return;
+  }
+  // The signature last: its presence means the object is complete.
+  std::string meta = "fx-mlir-cache 1\n";
+  llvm::raw_string_ostream os(meta);
+  for (const TensorSpec &spec : inputs)
+    printSpec(os, "input", spec);
+  for (const TensorSpec &spec : outputs)
+    printSpec(os, "output", spec);
+  os << "structure " << outputStructure << '\n';
+  writeAtomically(cachePath(dir, key, ".meta"), meta);
+}
+
+bool CompiledGraph::isFromCache() const { return impl->fromCache; }
 
 void mlir::fx::setNumThreads(int threads) {
   // LLVM's libomp, not the libgomp PyTorch may have loaded: dlsym on its

@@ -152,6 +152,11 @@ class CompiledGraph:
     def outputs(self):
         return self._graph.outputs
 
+    @property
+    def from_cache(self):
+        """Whether the code was loaded from the on-disk cache."""
+        return self._graph.from_cache
+
     def __call__(self, *inputs):
         if len(inputs) != self._num_inputs:
             raise FxMlirError(f"expected {self._num_inputs} inputs, got "
@@ -173,13 +178,29 @@ def set_num_threads(threads):
     _load_runtime().set_num_threads(int(threads))
 
 
+def default_cache_dir():
+    """$FX_MLIR_CACHE_DIR, else $XDG_CACHE_HOME/fx-mlir, else
+    ~/.cache/fx-mlir. An empty $FX_MLIR_CACHE_DIR turns the cache off."""
+    if "FX_MLIR_CACHE_DIR" in os.environ:
+        return os.environ["FX_MLIR_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "fx-mlir")
+
+
 def compile(model, example_inputs, dynamic_batch=False,
-            weights_as_arguments=False):
+            weights_as_arguments=False, cache_dir=None):
     """Compiles `model` (an nn.Module, traced with torch.fx.symbolic_trace,
     or a torch.fx.GraphModule) for the types of `example_inputs` (a tuple
     of tensors). With `dynamic_batch`, dim 0 of every input is dynamic and
     the result runs any batch size. Raises FxMlirError naming the node,
-    its target and module when something cannot be compiled."""
+    its target and module when something cannot be compiled.
+
+    The code is cached on disk in `cache_dir` (default:
+    `default_cache_dir()`; False or "" for no cache), under a hash of the
+    imported IR, the options, the compiler build and the host CPU: the
+    same model compiled again loads its code instead of compiling it
+    (`CompiledGraph.from_cache` tells which happened)."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
@@ -194,9 +215,11 @@ def compile(model, example_inputs, dynamic_batch=False,
     with torch.no_grad():
         ir = import_graph_module(gm, example_inputs,
                                  dynamic_batch=dynamic_batch)
+    if cache_dir is None:
+        cache_dir = default_cache_dir()
     try:
         graph = runtime.CompiledGraph(ir, weights_as_arguments,
-                                      dynamic_batch)
+                                      dynamic_batch, cache_dir or "")
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs))

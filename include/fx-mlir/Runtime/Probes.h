@@ -44,6 +44,8 @@ public:
   /// Forgets everything recorded, keeps the sites.
   void reset();
   bool empty() const;
+  /// Whether any probe site was named (the graph is instrumented).
+  bool hasSites() const { return !records.empty(); }
 
   /// The report: a time table sorted by total time with percentages, a
   /// statistics table in node order, or both when both were recorded.

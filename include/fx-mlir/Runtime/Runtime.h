@@ -59,6 +59,13 @@ struct CompileOptions {
   bool normalize = true;
   /// LLVM optimization level of the JIT.
   unsigned optLevel = 3;
+  /// Directory of the on-disk code cache (created if missing); empty: no
+  /// cache. The object code and signature of a compiled graph are stored
+  /// under a hash of the IR, the options, this library's build and the
+  /// host CPU; the same IR compiled again loads them instead of running
+  /// the compiler. Graphs with weights as arguments or probes are not
+  /// cached.
+  std::string cacheDir;
 };
 
 /// The number of threads compiled graphs run their parallel loops on (the
@@ -72,7 +79,8 @@ class CompiledGraph {
 public:
   ~CompiledGraph();
 
-  /// Compiles the fx graph module in `ir` (textual or bytecode MLIR). On
+  /// Compiles the fx graph module in `ir` (textual or bytecode MLIR), or
+  /// loads its code from `options.cacheDir`. On
   /// failure returns null and sets `error` to the diagnostics, one per line
   /// (`loc: error: message`).
   static std::unique_ptr<CompiledGraph> compile(llvm::StringRef ir,
@@ -96,11 +104,17 @@ public:
   /// What the probes of an fx-instrument'ed graph recorded over the runs
   /// so far (ProbeTable::format prints the report).
   ProbeTable &getProbes();
+  /// Whether compile() loaded the code from the cache.
+  bool isFromCache() const;
 
   struct Impl;
 
 private:
   CompiledGraph();
+  /// Loads the code and signature stored under `key`; false on a miss.
+  bool loadFromCache(llvm::StringRef dir, llvm::StringRef key);
+  /// Stores the engine's object code and the signature under `key`.
+  void storeInCache(llvm::StringRef dir, llvm::StringRef key);
   std::unique_ptr<Impl> impl;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;

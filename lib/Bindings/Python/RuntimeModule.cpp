@@ -30,10 +30,11 @@ at::ScalarType scalarType(const std::string &name) {
 class PyCompiledGraph {
 public:
   PyCompiledGraph(const std::string &ir, bool weightsAsArguments,
-                  bool dynamicBatch) {
+                  bool dynamicBatch, const std::string &cacheDir) {
     mlir::fx::CompileOptions options;
     options.weightsAsArguments = weightsAsArguments;
     options.dynamicBatch = dynamicBatch;
+    options.cacheDir = cacheDir;
     std::string error;
     {
       py::gil_scoped_release release;
@@ -86,6 +87,8 @@ public:
     return result;
   }
 
+  bool fromCache() const { return graph->isFromCache(); }
+
   std::string outputStructure() const {
     return graph->getOutputStructure().str();
   }
@@ -101,14 +104,15 @@ PYBIND11_MODULE(_fx_runtime, m) {
   m.def("set_num_threads", &mlir::fx::setNumThreads, py::arg("threads"),
         "Threads the parallel loops of compiled graphs run on");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
-      .def(py::init<const std::string &, bool, bool>(), py::arg("ir"),
-           py::arg("weights_as_arguments") = false,
-           py::arg("dynamic_batch") = false)
+      .def(py::init<const std::string &, bool, bool, const std::string &>(),
+           py::arg("ir"), py::arg("weights_as_arguments") = false,
+           py::arg("dynamic_batch") = false, py::arg("cache_dir") = "")
       .def("__call__", &PyCompiledGraph::call)
       .def_property_readonly(
           "inputs", [](const PyCompiledGraph &g) { return g.specs(true); })
       .def_property_readonly(
           "outputs", [](const PyCompiledGraph &g) { return g.specs(false); })
+      .def_property_readonly("from_cache", &PyCompiledGraph::fromCache)
       .def_property_readonly("output_structure",
                              &PyCompiledGraph::outputStructure);
 }

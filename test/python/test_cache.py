@@ -1,0 +1,111 @@
+"""fx_mlir.compile's on-disk code cache: a second compile of the same model
+loads the code instead of compiling, and runs it like eager PyTorch; other
+weights, shapes or options miss; a damaged cache entry is compiled again
+instead of crashing."""
+import glob
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "python"))
+import fx_mlir  # noqa: E402
+
+
+def model(seed):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),
+                         nn.ReLU(), nn.Flatten(), nn.Linear(8 * 6 * 6, 5),
+                         nn.Softmax(dim=1)).eval()
+
+
+def check(compiled, m, x):
+    with torch.no_grad():
+        expected = m(x)
+    got = compiled(x)
+    assert got.shape == expected.shape
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_second_compile_loads_the_code(tmp_path):
+    m, x = model(0), torch.randn(2, 3, 6, 6)
+    first = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert not first.from_cache
+    assert len(glob.glob(str(tmp_path / "*.o"))) == 1
+    assert len(glob.glob(str(tmp_path / "*.meta"))) == 1
+    second = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert second.from_cache
+    assert second.inputs == first.inputs
+    assert second.outputs == first.outputs
+    check(second, m, x)
+    # Bad inputs are still refused with the signature from the cache.
+    try:
+        second(torch.randn(2, 3, 5, 5))
+    except fx_mlir.FxMlirError as e:
+        assert "shape" in str(e)
+    else:
+        raise AssertionError("a wrong shape ran")
+
+
+def test_nested_outputs_from_the_cache(tmp_path):
+    class Two(nn.Module):
+        def forward(self, x):
+            return {"a": (x + 1, x * 2)}["a"], x.sum()
+
+    x = torch.randn(3, 4)
+    fx_mlir.compile(Two(), (x,), cache_dir=str(tmp_path))
+    cached = fx_mlir.compile(Two(), (x,), cache_dir=str(tmp_path))
+    assert cached.from_cache
+    (a, b), s = cached(x)
+    torch.testing.assert_close(a, x + 1)
+    torch.testing.assert_close(b, x * 2)
+    torch.testing.assert_close(s, x.sum())
+
+
+def test_other_weights_shapes_and_options_miss(tmp_path):
+    x = torch.randn(2, 3, 6, 6)
+    fx_mlir.compile(model(0), (x,), cache_dir=str(tmp_path))
+    other = fx_mlir.compile(model(1), (x,), cache_dir=str(tmp_path))
+    assert not other.from_cache
+    check(other, model(1), x)
+    batch = fx_mlir.compile(model(0), (torch.randn(4, 3, 6, 6),),
+                            cache_dir=str(tmp_path))
+    assert not batch.from_cache
+    dynamic = fx_mlir.compile(model(0), (x,), dynamic_batch=True,
+                              cache_dir=str(tmp_path))
+    assert not dynamic.from_cache
+    check(dynamic, model(0), torch.randn(5, 3, 6, 6))
+    assert len(glob.glob(str(tmp_path / "*.o"))) == 4
+
+
+def test_no_cache(tmp_path):
+    m, x = model(0), torch.randn(2, 3, 6, 6)
+    for _ in range(2):
+        assert not fx_mlir.compile(m, (x,), cache_dir="").from_cache
+    os.environ["FX_MLIR_CACHE_DIR"] = str(tmp_path)
+    try:
+        fx_mlir.compile(m, (x,))
+        assert fx_mlir.compile(m, (x,)).from_cache
+    finally:
+        os.environ["FX_MLIR_CACHE_DIR"] = ""
+
+
+def test_damaged_entries_are_compiled_again(tmp_path):
+    m, x = model(0), torch.randn(2, 3, 6, 6)
+    fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    (obj,) = glob.glob(str(tmp_path / "*.o"))
+    (meta,) = glob.glob(str(tmp_path / "*.meta"))
+    with open(obj, "wb") as f:
+        f.write(b"not an object file")
+    again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert not again.from_cache
+    check(again, m, x)
+    # The entry was written anew.
+    assert fx_mlir.compile(m, (x,), cache_dir=str(tmp_path)).from_cache
+    with open(meta, "w") as f:
+        f.write("fx-mlir-cache 1\ninput float32 two 1\n")
+    again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert not again.from_cache
+    check(again, m, x)
