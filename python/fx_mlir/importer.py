@@ -375,14 +375,15 @@ def hyperparameters(module):
 
 
 def _blob(tensor):
-    """`0x` + little-endian u32 alignment + the raw little-endian data.
-    NumPy has no bfloat16: its bits go out as the int16 they fill."""
+    """The hex digits of a resource blob, without the `0x`: little-endian
+    u32 alignment + the raw little-endian data. NumPy has no bfloat16: its
+    bits go out as the int16 they fill."""
     tensor = tensor.detach().cpu().contiguous()
     if tensor.dtype == torch.bfloat16:
         tensor = tensor.view(torch.int16)
     array = tensor.numpy()
     data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
-    return "0x" + (struct.pack("<I", tensor.element_size()) + data).hex().upper()
+    return (struct.pack("<I", tensor.element_size()) + data).hex()
 
 
 def _state_value(name, tensor, resources):
@@ -488,9 +489,14 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False)
             op += f" loc({_mlir_str(node.name)}({_mlir_str(path)}))"
         lines.append(f"    %{node.name} = {op}")
     lines += ["  }", "}"]
-    if resources:
-        lines += ["", "{-#", "  dialect_resources: {", "    builtin: {"]
-        lines.append(",\n".join(f"      {_name_or_str(k)}: \"{hexdata}\""
-                                for k, hexdata in resources))
-        lines += ["    }", "  }", "#-}"]
-    return "\n".join(lines) + "\n"
+    if not resources:
+        return "\n".join(lines) + "\n"
+    # The blobs (most of the text for a real model) are copied once, by
+    # the final join.
+    lines += ["", "{-#", "  dialect_resources: {", "    builtin: {", ""]
+    pieces = ["\n".join(lines)]
+    for i, (key, hexdata) in enumerate(resources):
+        pieces += [",\n" if i else "", f"      {_name_or_str(key)}: \"0x",
+                   hexdata, "\""]
+    pieces.append("\n    }\n  }\n#-}\n")
+    return "".join(pieces)
