@@ -642,29 +642,31 @@ bool CompiledGraph::checkInputs(ArrayRef<TensorRef> args,
   return true;
 }
 
-/// A memref descriptor of a contiguous buffer: allocated, aligned, offset,
-/// sizes, strides, as 64-bit words.
-static std::vector<int64_t> descriptor(void *data, ArrayRef<int64_t> shape) {
-  std::vector<int64_t> d(3 + 2 * shape.size());
-  d[0] = d[1] = reinterpret_cast<int64_t>(data);
-  d[2] = 0;
-  int64_t stride = 1;
-  for (int64_t i = shape.size() - 1; i >= 0; --i) {
-    d[3 + i] = shape[i];
-    d[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return d;
-}
-
 bool CompiledGraph::run(ArrayRef<TensorRef> args,
                         std::vector<OwnedTensor> &results, std::string &error) {
   if (!checkInputs(args, error))
     return false;
-  std::vector<std::vector<int64_t>> descriptors;
-  std::vector<std::pair<char *, char *>> foreign; // buffers we do not own
+  // Descriptors of the inputs and state, end to end (no allocation for a
+  // small graph: this is the per-call path).
+  SmallVector<int64_t, 64> words;
+  SmallVector<size_t, 8> starts;
+  SmallVector<std::pair<char *, char *>, 8> foreign; // buffers we do not own
+  auto addDescriptor = [&](void *data, ArrayRef<int64_t> shape) {
+    starts.push_back(words.size());
+    words.push_back(reinterpret_cast<int64_t>(data));
+    words.push_back(reinterpret_cast<int64_t>(data));
+    words.push_back(0);
+    size_t at = words.size();
+    words.append(2 * shape.size(), 0);
+    int64_t stride = 1;
+    for (int64_t i = shape.size() - 1; i >= 0; --i) {
+      words[at + i] = shape[i];
+      words[at + shape.size() + i] = stride;
+      stride *= shape[i];
+    }
+  };
   for (const TensorRef &arg : args) {
-    descriptors.push_back(descriptor(arg.data, arg.shape));
+    addDescriptor(arg.data, arg.shape);
     size_t bytes = getDTypeSize(arg.dtype);
     for (int64_t s : arg.shape)
       bytes *= s;
@@ -672,19 +674,19 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
         {static_cast<char *>(arg.data), static_cast<char *>(arg.data) + bytes});
   }
   for (StateBuffer &state : impl->states) {
-    descriptors.push_back(descriptor(state.bytes.data(), state.shape));
+    addDescriptor(state.bytes.data(), state.shape);
     foreign.push_back(
         {state.bytes.data(), state.bytes.data() + state.bytes.size()});
   }
   size_t resultWords = 0;
   for (const TensorSpec &spec : outputs)
     resultWords += 3 + 2 * spec.shape.size();
-  std::vector<int64_t> resultBuffer(resultWords);
+  SmallVector<int64_t, 32> resultBuffer(resultWords);
   void *resultPtr = resultBuffer.data();
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-  std::vector<void *> packed = {&resultPtr};
+  SmallVector<void *, 16> descriptorPtrs;
+  for (size_t start : starts)
+    descriptorPtrs.push_back(words.data() + start);
+  SmallVector<void *, 16> packed = {&resultPtr};
   for (void *&p : descriptorPtrs)
     packed.push_back(&p);
   ProbeTable *&active = getActiveProbeTable();
@@ -695,17 +697,16 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
   active = outer;
 
   results.clear();
+  results.reserve(outputs.size());
   size_t at = 0;
-  std::vector<void *> claimed;
+  SmallVector<void *, 4> claimed;
   for (const TensorSpec &spec : outputs) {
     size_t rank = spec.shape.size();
     char *allocated = reinterpret_cast<char *>(resultBuffer[at]);
     char *aligned = reinterpret_cast<char *>(resultBuffer[at + 1]);
     int64_t offset = resultBuffer[at + 2];
-    std::vector<int64_t> shape(resultBuffer.begin() + at + 3,
-                               resultBuffer.begin() + at + 3 + rank);
-    std::vector<int64_t> strides(resultBuffer.begin() + at + 3 + rank,
-                                 resultBuffer.begin() + at + 3 + 2 * rank);
+    ArrayRef<int64_t> shape(resultBuffer.data() + at + 3, rank);
+    ArrayRef<int64_t> strides(resultBuffer.data() + at + 3 + rank, rank);
     at += 3 + 2 * rank;
     size_t elementSize = getDTypeSize(spec.dtype);
     char *data = aligned + offset * elementSize;
@@ -726,7 +727,7 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
     }
     OwnedTensor result;
     result.dtype = spec.dtype;
-    result.shape = shape;
+    result.shape.assign(shape.begin(), shape.end());
     if (owned && contiguous) {
       claimed.push_back(allocated);
       result.allocation = allocated;

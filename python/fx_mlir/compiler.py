@@ -142,6 +142,9 @@ class CompiledGraph:
         self._graph = graph
         self._num_inputs = num_inputs
         self._structure = _parse_structure(graph.output_structure)
+        # One output returned as is: the runtime hands back the tensor.
+        self._call = (graph.call_one if self._structure == 0
+                      and len(graph.outputs) == 1 else None)
 
     @property
     def inputs(self):
@@ -158,6 +161,20 @@ class CompiledGraph:
         return self._graph.from_cache
 
     def __call__(self, *inputs):
+        # The fast path: the runtime checks count, dtypes and shapes; only
+        # a failed call pays for the Python-side checks and messages.
+        try:
+            if self._call is not None:
+                return self._call(inputs)
+            results = self._graph(inputs)
+        except (ValueError, RuntimeError) as e:
+            raise FxMlirError(str(e)) from None
+        except TypeError:
+            self._check(inputs)
+            raise
+        return _rebuild(self._structure, results)
+
+    def _check(self, inputs):
         if len(inputs) != self._num_inputs:
             raise FxMlirError(f"expected {self._num_inputs} inputs, got "
                               f"{len(inputs)}")
@@ -165,11 +182,6 @@ class CompiledGraph:
             if not isinstance(t, torch.Tensor):
                 raise FxMlirError(f"input {i}: expected a torch.Tensor, got "
                                   f"{type(t).__name__}")
-        try:
-            results = self._graph(list(inputs))
-        except (ValueError, RuntimeError) as e:
-            raise FxMlirError(str(e)) from None
-        return _rebuild(self._structure, results)
 
 
 def set_num_threads(threads):

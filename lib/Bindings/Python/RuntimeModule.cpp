@@ -26,6 +26,27 @@ at::ScalarType scalarType(const std::string &name) {
   throw std::runtime_error("unsupported dtype " + name);
 }
 
+void freeAllocation(void *allocation) { std::free(allocation); }
+
+/// A CPU tensor over `r`'s buffer that frees its allocation when the last
+/// reference goes: a storage built directly, without from_blob's
+/// std::function deleter (this is the per-call path).
+at::Tensor ownedTensor(const mlir::fx::OwnedTensor &r) {
+  caffe2::TypeMeta type = caffe2::TypeMeta::fromScalarType(scalarType(r.dtype));
+  int64_t count = 1;
+  for (int64_t size : r.shape)
+    count *= size;
+  c10::DataPtr data(r.data, r.allocation, &freeAllocation,
+                    c10::Device(c10::kCPU));
+  c10::Storage storage(c10::Storage::use_byte_size_t(), count * type.itemsize(),
+                       std::move(data),
+                       /*allocator=*/nullptr, /*resizable=*/false);
+  at::Tensor tensor = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), type);
+  tensor.unsafeGetTensorImpl()->set_sizes_contiguous(r.shape);
+  return tensor;
+}
+
 /// A compiled graph callable on tensors.
 class PyCompiledGraph {
 public:
@@ -48,6 +69,7 @@ public:
     std::vector<at::Tensor> inputs;
     std::vector<mlir::fx::TensorRef> refs;
     inputs.reserve(args.size());
+    refs.reserve(args.size());
     for (const at::Tensor &arg : args) {
       if (!arg.device().is_cpu())
         throw std::invalid_argument("inputs must be CPU tensors");
@@ -70,12 +92,9 @@ public:
     if (!ok)
       throw std::invalid_argument(error);
     std::vector<at::Tensor> outputs;
-    for (mlir::fx::OwnedTensor &r : results) {
-      void *allocation = r.allocation;
-      outputs.push_back(at::from_blob(
-          r.data, r.shape, [allocation](void *) { std::free(allocation); },
-          at::TensorOptions().dtype(scalarType(r.dtype))));
-    }
+    outputs.reserve(results.size());
+    for (mlir::fx::OwnedTensor &r : results)
+      outputs.push_back(ownedTensor(r));
     return outputs;
   }
 
@@ -108,6 +127,17 @@ PYBIND11_MODULE(_fx_runtime, m) {
            py::arg("ir"), py::arg("weights_as_arguments") = false,
            py::arg("dynamic_batch") = false, py::arg("cache_dir") = "")
       .def("__call__", &PyCompiledGraph::call)
+      .def(
+          "call_one",
+          [](PyCompiledGraph &g, const std::vector<at::Tensor> &args) {
+            std::vector<at::Tensor> results = g.call(args);
+            if (results.size() != 1)
+              throw std::invalid_argument("the graph has " +
+                                          std::to_string(results.size()) +
+                                          " outputs, not one");
+            return results.front();
+          },
+          "Calls a graph of one output and returns it")
       .def_property_readonly(
           "inputs", [](const PyCompiledGraph &g) { return g.specs(true); })
       .def_property_readonly(
