@@ -55,6 +55,9 @@ constexpr int64_t kTileRows = 8;
 /// Cache blocks: result rows x columns per thread task, and the depth of
 /// one k block.
 constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
+/// Elementwise ops of at least this many elements run in parallel, in
+/// about this many blocks.
+constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 
 /// The largest multiple of `step` that divides `size` and is at most
 /// `limit`; `size` itself when there is none.
@@ -596,9 +599,25 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (width > 4 * kLanes)
     width = kLanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
+    FailureOr<linalg::LinalgOp> tiled = piece;
+    SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
+    // A large op is first cut into blocks of its outermost dim run in
+    // parallel (scf.forall), about kParallelBlocks of them.
+    int64_t elements = 1;
+    for (int64_t r : pieceRanges)
+      elements *= r;
+    auto outer = llvm::find_if(pieceRanges, [](int64_t r) { return r > 1; });
+    if (elements >= kParallelElements && outer != pieceRanges.end() &&
+        outer - pieceRanges.begin() < int64_t(inner)) {
+      SmallVector<int64_t> blocks(pieceRanges.size(), 0);
+      blocks[outer - pieceRanges.begin()] =
+          llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
+      tiled = tile(rewriter, piece, blocks, true);
+    }
     SmallVector<int64_t> sizes(ranges.size(), 1);
-    sizes[inner] = std::min(width, piece.getStaticLoopRanges()[inner]);
-    FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, sizes, false);
+    sizes[inner] = std::min(width, pieceRanges[inner]);
+    if (succeeded(tiled))
+      tiled = tile(rewriter, *tiled, sizes, false);
     if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
       return failure();
   }
@@ -879,17 +898,33 @@ struct CPULowerVectorsPass
     // input) would become a call to the generic, element-by-element
     // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.
     IRRewriter rewriter(context);
-    func.walk([&](memref::CopyOp copy) {
+    SmallVector<memref::CopyOp> copies;
+    func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies) {
       auto isStrided = [](Type t) {
         return !cast<MemRefType>(t).getLayout().isIdentity();
       };
       if (!isStrided(copy.getSource().getType()) &&
           !isStrided(copy.getTarget().getType()))
-        return;
+        continue;
       rewriter.setInsertionPoint(copy);
-      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
-                                                  copy.getTarget());
-    });
+      auto linalgCopy = rewriter.replaceOpWithNewOp<linalg::CopyOp>(
+          copy, copy.getSource(), copy.getTarget());
+      // A large copy (a padded input's interior) runs in parallel blocks
+      // of its outermost dim, as large elementwise ops do.
+      auto type = cast<MemRefType>(linalgCopy.getOutputs()[0].getType());
+      if (!type.hasStaticShape() || type.getNumElements() < kParallelElements)
+        continue;
+      ArrayRef<int64_t> shape = type.getShape();
+      auto outer = llvm::find_if(shape, [](int64_t r) { return r > 1; });
+      if (outer == shape.end() || outer + 1 == shape.end())
+        continue;
+      SmallVector<int64_t> blocks(shape.size(), 0);
+      blocks[outer - shape.begin()] =
+          llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
+      (void)tile(rewriter, cast<linalg::LinalgOp>(linalgCopy.getOperation()),
+                 blocks, true);
+    }
     RewritePatternSet patterns(context);
     patterns.add<StridedReadAsShuffle>(context, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(

@@ -38,6 +38,18 @@ func.func @strided_copy(%src: memref<4x4xf32>, %dst: memref<6x6xf32>) {
   return
 }
 
+// A large one (2^15 elements or more) runs in parallel blocks of its
+// outermost dim of more than one.
+
+// CHECK-LABEL: func.func @large_strided_copy
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (8)
+// CHECK: linalg.copy
+func.func @large_strided_copy(%src: memref<1x64x32x32xf32>, %dst: memref<1x64x34x34xf32>) {
+  %view = memref.subview %dst[0, 0, 1, 1] [1, 64, 32, 32] [1, 1, 1, 1] : memref<1x64x34x34xf32> to memref<1x64x32x32xf32, strided<[73984, 1156, 34, 1], offset: 35>>
+  memref.copy %src, %view : memref<1x64x32x32xf32> to memref<1x64x32x32xf32, strided<[73984, 1156, 34, 1], offset: 35>>
+  return
+}
+
 // CHECK-LABEL: func.func @contiguous_copy
 // CHECK: memref.copy
 func.func @contiguous_copy(%src: memref<4x4xf32>, %dst: memref<4x4xf32>) {

@@ -209,6 +209,30 @@ func.func @relu_then_matmul(%x: tensor<8x32xf32>, %b: tensor<32x32xf32>, %c: ten
 
 // -----
 
+// A large elementwise op (at least 2^15 elements) first runs in parallel
+// blocks of its outermost dim of more than one (here 8 blocks of 8
+// channels), then rows; a small one (@relu_then_matmul above) has no
+// scf.forall.
+
+#id4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+// CHECK-LABEL: func.func @large_relu
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (8) shared_outs
+// CHECK: scf.for
+// CHECK: arith.maximumf %{{.*}} : vector<64xf32>
+// CHECK: scf.forall.in_parallel
+func.func @large_relu(%x: tensor<1x64x32x64xf32>) -> tensor<1x64x32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x32x64xf32>
+  %relu = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x32x64xf32>) outs(%e : tensor<1x64x32x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x32x64xf32>
+  return %relu : tensor<1x64x32x64xf32>
+}
+
+// -----
+
 // Dynamic shapes and other element types are left as they are.
 
 // CHECK-LABEL: func.func @dynamic
