@@ -107,6 +107,23 @@ func.func @conv(%x: tensor<1x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: tensor<
 
 // -----
 
+// With a batch, a gathered conv runs one image at a time: an scf.for over
+// the images, each gathered into columns of its own and contracted.
+
+// CHECK-LABEL: func.func @conv_batch
+// CHECK: scf.for %[[N:.*]] = %c0 to %c2 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x16x4x4xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[%[[N]], 0, 0, 0] [1, 3, 10, 10] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x3x3x4x4xf32>)
+// CHECK: vector.contract
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[N]], 0, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<2x3x10x10xf32>, tensor<16x3x3x3xf32>) outs(%c : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>
+  return %r : tensor<2x16x4x4xf32>
+}
+
+// -----
+
 // A stride-1 conv on a wide image: a contraction reading the padded input
 // at p + i*W + j, with no gather. The padding gets one more row at the
 // bottom, in the same tensor.pad; the result keeps 16 of every 18 columns;
