@@ -116,14 +116,28 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     static and whose element type is f32 are scheduled; every other op
     stays as it is and becomes scalar loops later.
 
-    - **Convolutions** (`linalg.conv_2d_nchw_fchw`) become an im2col
-      `linalg.generic` and a contraction (upstream `rewriteInIm2Col`), so
-      they share the contraction schedule.
+    - **Stride-1 convolutions** (`linalg.conv_2d_nchw_fchw`) on images
+      wide enough that at most 1/6 more columns are computed become a
+      shifted-window contraction: with the padded input's rows end to end
+      (`p = y*W + x`), `ext[n, f, p] += w[f, c, i, j] * in[n, c, p + i*W +
+      j]`, whose columns past the output width are dropped (an
+      `extract_slice`); the input's `tensor.pad` gets one more row for
+      their reads. An init that is not a fill (a bias) is added after, by
+      an elementwise op that fuses with the conv's consumers. No gather.
+    - **Other convolutions** become an im2col `linalg.generic` (indexed
+      without div/mod) and a contraction; with a batch, inside an `scf.for`
+      over its images, so one image's columns are gathered at a time. A
+      1x1 conv of stride 1 needs no gather.
+    - **Depthwise convolutions and max/sum pooling** (NCHW) become one
+      elementwise `linalg.generic` over the KHxKW strided slices of the
+      input, in the named op's order (bit-identical results).
     - **Constant weights read transposed**: a contraction whose 2-D
       constant operand is indexed `(n, k)`, as `linear`'s weight, reads a
       copy transposed at compile time instead, indexed `(k, n)`.
-    - **Contractions** (matmul, linear, batch matmul, im2col'd convs: one
-      m, one n and one k dim) are split so that each piece tiles exactly,
+    - **Contractions** (matmul, linear, batch matmul, the convs above: one
+      m, one n and one k dim; other reductions, a conv's window dims, are
+      looped over inside the blocks) are split so that each piece tiles
+      exactly,
       then tiled three times: an `scf.forall` over cache blocks of the
       result (64 rows x up to 256 columns, dividing the piece; the
       threads share them out), an `scf.for` over k blocks of up to 256,
@@ -131,8 +145,10 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       (1 x 128 when there is one row), with k steps of 1. Each register
       tile is vectorized to a `vector.contract`.
     - **Elementwise ops** (all-parallel generics of arith and math ops,
-      fills, broadcasts, transposes) are tiled to rows of their innermost
-      dim, up to 64 elements, and vectorized.
+      fills, broadcasts, transposes that keep the innermost dim) are tiled
+      to rows of their innermost dim, up to 64 elements, and vectorized;
+      an op of 2^15 elements or more is first cut into about 8 parallel
+      blocks (`scf.forall`) of its outermost dim.
 
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
@@ -164,7 +180,13 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
     polynomial approximations, which vectorize, instead of libm calls.
     A `memref.copy` into or out of a strided view (the interior of a
     padded input) becomes a `linalg.copy`, and so loops LLVM vectorizes,
-    instead of a call to the element-by-element `memrefCopy`.
+    instead of a call to the element-by-element `memrefCopy`; a large one
+    (2^15 elements or more) runs in parallel blocks of its outermost dim.
+    A 1-D `vector.transfer_read` along a dim of static stride 2 to 4 (the
+    window slices of a stride-2 pooling or depthwise conv) becomes, per 16
+    lanes, one `vector.maskedload` of the contiguous elements they span,
+    from the same memref with a unit stride (`memref.reinterpret_cast`),
+    and a `vector.shuffle` picking every stride-th one.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",

@@ -1,21 +1,23 @@
 //===- Schedule.cpp - Tile and vectorize linalg ops for the CPU -----------===//
 //
 // fx-cpu-schedule, on tensors, before bufferization:
-//   1. conv_2d_nchw_fchw becomes im2col + a contraction (upstream
-//      rewriteInIm2Col), so one contraction schedule serves convs and
-//      matmuls;
+//   1. conv_2d_nchw_fchw becomes a shifted-window contraction over the
+//      padded input (stride 1, wide images) or im2col + a contraction, so
+//      one contraction schedule serves convs and matmuls; depthwise convs
+//      and pooling become elementwise ops over their window slices;
 //   2. a constant right-hand side read transposed (linear's weight) is
 //      transposed once, at compile time;
 //   3. contractions are split so every piece tiles exactly, tiled for
 //      threads (scf.forall), the cache (k blocks) and registers, and the
 //      register tiles vectorized;
-//   4. elementwise ops are tiled to rows of the innermost dim and
-//      vectorized.
+//   4. elementwise ops are tiled to rows of the innermost dim (after
+//      parallel blocks when large) and vectorized.
 //
 // Upstream's loop-invariant-subset-hoisting then keeps each register
 // tile's accumulator in registers across its k loop. fx-cpu-lower-vectors,
 // on memrefs, after bufferization, lowers the vector ops to FMAs and
-// loads/stores; math functions get polynomial approximations.
+// loads/stores (strided reads: loads and shuffles); math functions get
+// polynomial approximations.
 //
 //===----------------------------------------------------------------------===//
 
