@@ -94,6 +94,27 @@ FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
   return cast<linalg::LinalgOp>(result->tiledOps.back());
 }
 
+/// Cuts `op`, all-parallel and of static shape, into about
+/// kParallelBlocks blocks of its outermost dim of more than one, run in
+/// parallel (scf.forall), when it has kParallelElements elements or more
+/// and that dim is not its innermost; returns the op within the blocks, or
+/// `op` itself when it is left whole.
+FailureOr<linalg::LinalgOp> tileParallelBlocks(RewriterBase &rewriter,
+                                               linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t elements = 1;
+  for (int64_t r : ranges)
+    elements *= r;
+  auto outer = llvm::find_if(ranges, [](int64_t r) { return r > 1; });
+  if (elements < kParallelElements || outer == ranges.end() ||
+      outer + 1 == ranges.end())
+    return op;
+  SmallVector<int64_t> blocks(ranges.size(), 0);
+  blocks[outer - ranges.begin()] =
+      llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
+  return tile(rewriter, op, blocks, true);
+}
+
 /// Splits `op` along loop `dim` at the last multiple of `step`, so the
 /// first piece tiles exactly by `step`; returns the pieces.
 SmallVector<linalg::LinalgOp> splitTail(RewriterBase &rewriter,
@@ -639,21 +660,8 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (width > 4 * kLanes)
     width = kLanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
-    FailureOr<linalg::LinalgOp> tiled = piece;
     SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
-    // A large op is first cut into blocks of its outermost dim run in
-    // parallel (scf.forall), about kParallelBlocks of them.
-    int64_t elements = 1;
-    for (int64_t r : pieceRanges)
-      elements *= r;
-    auto outer = llvm::find_if(pieceRanges, [](int64_t r) { return r > 1; });
-    if (elements >= kParallelElements && outer != pieceRanges.end() &&
-        outer - pieceRanges.begin() < int64_t(inner)) {
-      SmallVector<int64_t> blocks(pieceRanges.size(), 0);
-      blocks[outer - pieceRanges.begin()] =
-          llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
-      tiled = tile(rewriter, piece, blocks, true);
-    }
+    FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, piece);
     SmallVector<int64_t> sizes(ranges.size(), 1);
     sizes[inner] = std::min(width, pieceRanges[inner]);
     if (succeeded(tiled))
@@ -952,18 +960,10 @@ struct CPULowerVectorsPass
           copy, copy.getSource(), copy.getTarget());
       // A large copy (a padded input's interior) runs in parallel blocks
       // of its outermost dim, as large elementwise ops do.
-      auto type = cast<MemRefType>(linalgCopy.getOutputs()[0].getType());
-      if (!type.hasStaticShape() || type.getNumElements() < kParallelElements)
-        continue;
-      ArrayRef<int64_t> shape = type.getShape();
-      auto outer = llvm::find_if(shape, [](int64_t r) { return r > 1; });
-      if (outer == shape.end() || outer + 1 == shape.end())
-        continue;
-      SmallVector<int64_t> blocks(shape.size(), 0);
-      blocks[outer - shape.begin()] =
-          llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
-      (void)tile(rewriter, cast<linalg::LinalgOp>(linalgCopy.getOperation()),
-                 blocks, true);
+      if (cast<MemRefType>(linalgCopy.getOutputs()[0].getType())
+              .hasStaticShape())
+        (void)tileParallelBlocks(
+            rewriter, cast<linalg::LinalgOp>(linalgCopy.getOperation()));
     }
     RewritePatternSet patterns(context);
     patterns.add<StridedReadAsShuffle>(context, /*benefit=*/2);
