@@ -211,11 +211,21 @@ std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
   return std::move(*jit);
 }
 
-std::once_flag initOnce;
-void initialize() {
-  std::call_once(initOnce, [] {
+/// The host target, which the JIT needs to load code as well as to
+/// compile it.
+void initializeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// The passes the compiler's pipeline text names; registering them touches
+/// much of libMLIR, so a graph loaded from the cache does not.
+void initializeCompiler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
     registerAllPasses();
     registerFXPasses();
     registerConversionPasses();
@@ -275,7 +285,7 @@ private:
 struct CompiledGraph::Impl {
   /// Holds the IR (and its weight blobs) while compiling only: the
   /// engine's code has its own copy of the constants.
-  std::unique_ptr<MLIRContext> context = std::make_unique<MLIRContext>();
+  std::unique_ptr<MLIRContext> context;
   std::unique_ptr<ExecutionEngine> engine;
   /// The JIT holding code loaded from the cache (instead of `engine`).
   std::unique_ptr<llvm::orc::LLJIT> cached;
@@ -292,8 +302,27 @@ CompiledGraph::~CompiledGraph() = default;
 std::unique_ptr<CompiledGraph>
 CompiledGraph::compile(StringRef ir, const CompileOptions &options,
                        std::string &error) {
-  initialize();
+  initializeTarget();
   std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
+  llvm::raw_string_ostream errors(error);
+  PhaseTimer timer;
+  // The code cache: on a hit, the code and signature are loaded and the
+  // compiler does not run (no MLIR context, no pass registration).
+  std::string key;
+  if (!options.cacheDir.empty() && !options.weightsAsArguments) {
+    key = cacheKey(ir, options);
+    if (graph->loadFromCache(options.cacheDir, key)) {
+      graph->impl->dynamicBatch = options.dynamicBatch;
+      // The cache key's hashing and the object's buffer were the last
+      // large allocations: give their memory back.
+      malloc_trim(0);
+      timer.done("load from the cache");
+      return graph;
+    }
+  }
+
+  initializeCompiler();
+  graph->impl->context = std::make_unique<MLIRContext>();
   MLIRContext &ctx = *graph->impl->context;
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -304,20 +333,6 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   registerOpenMPDialectTranslation(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
-
-  llvm::raw_string_ostream errors(error);
-  PhaseTimer timer;
-  // The code cache: on a hit, the code and signature are loaded and the
-  // compiler does not run.
-  std::string key;
-  if (!options.cacheDir.empty() && !options.weightsAsArguments) {
-    key = cacheKey(ir, options);
-    if (graph->loadFromCache(options.cacheDir, key)) {
-      graph->impl->dynamicBatch = options.dynamicBatch;
-      timer.done("load from the cache");
-      return graph;
-    }
-  }
   std::optional<ScopedDiagnosticHandler> handler;
   handler.emplace(&ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error) {
@@ -549,7 +564,6 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   }
   impl->entry = entry->toPtr<void (*)(void **)>();
   impl->cached = std::move(jit);
-  impl->context.reset();
   impl->fromCache = true;
   inputs = std::move(ins);
   outputs = std::move(outs);
