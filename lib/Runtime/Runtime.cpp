@@ -45,9 +45,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <mutex>
 #include <optional>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -146,6 +150,147 @@ void printSpec(llvm::raw_ostream &os, StringRef kind, const TensorSpec &spec) {
     os << ' ' << d;
   os << '\n';
 }
+
+//===----------------------------------------------------------------------===//
+// Constants outside the object code
+//===----------------------------------------------------------------------===//
+
+/// Constants of at least this many bytes (the weights) stay out of the
+/// object code.
+constexpr size_t kOutOfLineConstantBytes = 4096;
+
+/// The raw bytes of a global's constant value; empty if it has none that
+/// can be read as bytes (splats, bools, small constants).
+ArrayRef<char> constantBytes(LLVM::GlobalOp global) {
+  if (!global.getConstant())
+    return {};
+  Attribute value = global.getValueOrNull();
+  if (auto blob = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+    if (AsmResourceBlob *b = blob.getRawHandle().getBlob())
+      return b->getData();
+    return {};
+  }
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
+  if (!dense || dense.isSplat() ||
+      dense.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  return dense.getRawData();
+}
+
+/// The large constants of the compiled code (weights), which live outside
+/// the object code: translating 47 MB of weights into LLVM constants,
+/// emitting them and linking them took more than a third of resnet18's
+/// compile time and held extra copies. Each such global becomes a pointer
+/// slot (a small global of the code) that the code loads its address from;
+/// the runtime fills the slots with addresses in `data`, which is a heap
+/// buffer after a compile and a read-only mapping of the cache's
+/// `.weights` file after a cache hit.
+struct ConstantTable {
+  struct Entry {
+    std::string slot;
+    uint64_t offset, size;
+  };
+  std::vector<Entry> entries;
+  char *data = nullptr;
+  size_t size = 0;
+  bool mapped = false;
+
+  ConstantTable() = default;
+  ConstantTable(const ConstantTable &) = delete;
+  ~ConstantTable() {
+    if (mapped)
+      munmap(data, size);
+    else
+      std::free(data);
+  }
+
+  /// Moves the large constant globals of `module` (LLVM dialect) out of
+  /// it, into `data`.
+  void takeFrom(ModuleOp module) {
+    std::vector<std::pair<LLVM::GlobalOp, ArrayRef<char>>> globals;
+    uint64_t total = 0;
+    for (auto global : module.getOps<LLVM::GlobalOp>()) {
+      ArrayRef<char> bytes = constantBytes(global);
+      if (bytes.size() < kOutOfLineConstantBytes)
+        continue;
+      globals.push_back({global, bytes});
+      total = llvm::alignTo(total, 64) + bytes.size();
+    }
+    if (globals.empty())
+      return;
+    size = llvm::alignTo(total, 64);
+    data = static_cast<char *>(std::aligned_alloc(64, size));
+    llvm::StringMap<SmallVector<LLVM::AddressOfOp>> addresses;
+    module.walk([&](LLVM::AddressOfOp op) {
+      addresses[op.getGlobalName()].push_back(op);
+    });
+    OpBuilder builder(module.getContext());
+    auto pointer = LLVM::LLVMPointerType::get(module.getContext());
+    uint64_t offset = 0;
+    for (auto [global, bytes] : globals) {
+      offset = llvm::alignTo(offset, 64);
+      std::memcpy(data + offset, bytes.data(), bytes.size());
+      std::string slotName = (global.getSymName() + "__fx_address").str();
+      entries.push_back({slotName, offset, bytes.size()});
+      offset += bytes.size();
+      // The slot: a null pointer the runtime overwrites.
+      builder.setInsertionPoint(global);
+      auto slot = LLVM::GlobalOp::create(
+          builder, global.getLoc(), pointer, /*isConstant=*/false,
+          LLVM::Linkage::External, slotName, Attribute(), /*alignment=*/8);
+      Block *init = builder.createBlock(&slot.getInitializerRegion());
+      builder.setInsertionPointToStart(init);
+      LLVM::ReturnOp::create(
+          builder, global.getLoc(),
+          LLVM::ZeroOp::create(builder, global.getLoc(), pointer));
+      // Each address of the global becomes a load from the slot.
+      for (LLVM::AddressOfOp use : addresses.lookup(global.getSymName())) {
+        builder.setInsertionPoint(use);
+        Value slotAddress =
+            LLVM::AddressOfOp::create(builder, use.getLoc(), slot);
+        use.replaceAllUsesWith(
+            LLVM::LoadOp::create(builder, use.getLoc(), pointer, slotAddress)
+                .getResult());
+        use.erase();
+      }
+      global.erase();
+    }
+  }
+
+  /// Maps the file `path` (read-only, shared with the page cache) as
+  /// `data`; false if it cannot or is too short for the entries.
+  bool map(const std::string &path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return false;
+    struct stat info;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &info) == 0 && info.st_size > 0)
+      p = mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+      return false;
+    data = static_cast<char *>(p);
+    size = info.st_size;
+    mapped = true;
+    for (const Entry &entry : entries)
+      if (entry.offset + entry.size > size)
+        return false;
+    return true;
+  }
+
+  /// Writes the constants' addresses into their slots, found by `lookup`
+  /// (symbol name -> address, null if missing); false if one is missing.
+  bool fillSlots(llvm::function_ref<void *(StringRef)> lookup) const {
+    for (const Entry &entry : entries) {
+      void **slot = static_cast<void **>(lookup(entry.slot));
+      if (!slot || entry.offset + entry.size > size)
+        return false;
+      *slot = data + entry.offset;
+    }
+    return true;
+  }
+};
 
 /// A JIT holding the object code at `objectPath`, linked against the same
 /// libraries and probe functions as ExecutionEngine's; null if it cannot
@@ -294,6 +439,7 @@ struct CompiledGraph::Impl {
   std::vector<StateBuffer> states;
   bool dynamicBatch = false;
   ProbeTable probes;
+  std::unique_ptr<ConstantTable> constants = std::make_unique<ConstantTable>();
 };
 
 CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
@@ -440,6 +586,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   if (failed(parsePassPipeline(getLinalgToLLVMPipeline(), toLLVM)) ||
       failed(toLLVM.run(*module)))
     return nullptr;
+  graph->impl->constants->takeFrom(*module);
   timer.done("linalg to llvm dialect");
 
   // JIT for the host CPU with its features, LLVM at optLevel.
@@ -500,6 +647,18 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     errors << "error: " << llvm::toString(entry.takeError()) << "\n";
     return nullptr;
   }
+  const ExecutionEngine &code = *graph->impl->engine;
+  if (!graph->impl->constants->fillSlots([&](StringRef name) -> void * {
+        auto address = code.lookup(name);
+        if (!address) {
+          llvm::consumeError(address.takeError());
+          return nullptr;
+        }
+        return *address;
+      })) {
+    errors << "error: the code has no slot for one of its constants\n";
+    return nullptr;
+  }
   timer.done("code generation");
   graph->impl->entry = *entry;
   graph->impl->dynamicBatch = options.dynamicBatch;
@@ -525,14 +684,27 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     return false;
   SmallVector<StringRef> lines;
   (*meta)->getBuffer().split(lines, '\n', -1, false);
-  if (lines.empty() || lines.front() != "fx-mlir-cache 1")
+  if (lines.empty() || lines.front() != "fx-mlir-cache 2")
     return false;
   std::vector<TensorSpec> ins, outs;
   std::string structure;
+  auto table = std::make_unique<ConstantTable>();
+  ConstantTable &constants = *table;
   for (StringRef line : llvm::drop_begin(lines)) {
     auto [kind, rest] = line.split(' ');
     if (kind == "structure") {
       structure = rest.str();
+      continue;
+    }
+    if (kind == "constant") {
+      SmallVector<StringRef> fields;
+      rest.split(fields, ' ');
+      ConstantTable::Entry entry;
+      if (fields.size() != 3 || fields[1].getAsInteger(10, entry.offset) ||
+          fields[2].getAsInteger(10, entry.size))
+        return false;
+      entry.slot = fields[0].str();
+      constants.entries.push_back(std::move(entry));
       continue;
     }
     if (kind != "input" && kind != "output")
@@ -554,6 +726,9 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     }
     list.push_back(std::move(spec));
   }
+  if (!constants.entries.empty() &&
+      !constants.map(cachePath(dir, key, ".weights")))
+    return false;
   std::unique_ptr<llvm::orc::LLJIT> jit = loadObject(objectPath);
   if (!jit)
     return false;
@@ -562,8 +737,18 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     llvm::consumeError(entry.takeError());
     return false;
   }
+  if (!constants.fillSlots([&](StringRef name) -> void * {
+        auto address = jit->lookup(name);
+        if (!address) {
+          llvm::consumeError(address.takeError());
+          return nullptr;
+        }
+        return address->toPtr<void *>();
+      }))
+    return false;
   impl->entry = entry->toPtr<void (*)(void **)>();
   impl->cached = std::move(jit);
+  impl->constants = std::move(table);
   impl->fromCache = true;
   inputs = std::move(ins);
   outputs = std::move(outs);
@@ -582,13 +767,21 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
     llvm::sys::fs::remove(temp);
     return;
   }
+  const ConstantTable &constants = *impl->constants;
+  if (!constants.entries.empty() &&
+      !writeAtomically(cachePath(dir, key, ".weights"),
+                       StringRef(constants.data, constants.size)))
+    return;
   // The signature last: its presence means the object is complete.
-  std::string meta = "fx-mlir-cache 1\n";
+  std::string meta = "fx-mlir-cache 2\n";
   llvm::raw_string_ostream os(meta);
   for (const TensorSpec &spec : inputs)
     printSpec(os, "input", spec);
   for (const TensorSpec &spec : outputs)
     printSpec(os, "output", spec);
+  for (const ConstantTable::Entry &entry : constants.entries)
+    os << "constant " << entry.slot << ' ' << entry.offset << ' ' << entry.size
+       << '\n';
   os << "structure " << outputStructure << '\n';
   writeAtomically(cachePath(dir, key, ".meta"), meta);
 }

@@ -35,6 +35,8 @@ def test_second_compile_loads_the_code(tmp_path):
     assert not first.from_cache
     assert len(glob.glob(str(tmp_path / "*.o"))) == 1
     assert len(glob.glob(str(tmp_path / "*.meta"))) == 1
+    # The linear layer's weight (5760 bytes) is kept out of the object.
+    assert len(glob.glob(str(tmp_path / "*.weights"))) == 1
     second = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert second.from_cache
     assert second.inputs == first.inputs
@@ -104,8 +106,14 @@ def test_damaged_entries_are_compiled_again(tmp_path):
     check(again, m, x)
     # The entry was written anew.
     assert fx_mlir.compile(m, (x,), cache_dir=str(tmp_path)).from_cache
+    (weights,) = glob.glob(str(tmp_path / "*.weights"))
+    with open(weights, "r+b") as f:
+        f.truncate(100)
+    again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert not again.from_cache
+    check(again, m, x)
     with open(meta, "w") as f:
-        f.write("fx-mlir-cache 1\ninput float32 two 1\n")
+        f.write("fx-mlir-cache 2\ninput float32 two 1\n")
     again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert not again.from_cache
     check(again, m, x)
