@@ -439,6 +439,7 @@ struct CompiledGraph::Impl {
   std::vector<StateBuffer> states;
   bool dynamicBatch = false;
   ProbeTable probes;
+  std::mutex running;
   std::unique_ptr<ConstantTable> constants = std::make_unique<ConstantTable>();
 };
 
@@ -900,7 +901,12 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
   ProbeTable *outer = active;
   active = &impl->probes;
   impl->probes.clearFailure();
-  impl->entry(packed.data());
+  {
+    // The code's buffers live in one workspace (fx-cpu-plan-workspace):
+    // one call at a time.
+    std::lock_guard<std::mutex> lock(impl->running);
+    impl->entry(packed.data());
+  }
   active = outer;
 
   results.clear();

@@ -11,10 +11,13 @@
 
 #include "fx-mlir/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/BufferViewFlowAnalysis.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::fx {
+#define GEN_PASS_DEF_FXCPUPLANWORKSPACE
 #define GEN_PASS_DEF_FXCPUSHORTENBUFFERLIFETIMES
 #include "fx-mlir/Conversion/Passes.h.inc"
 } // namespace mlir::fx
@@ -54,10 +57,36 @@ usesInBlock(memref::AllocOp alloc,
   return std::make_pair(first, last);
 }
 
+/// Moves the allocs of constant size in the body of an scf.for, freed in
+/// the same body, out of it (the dealloc after it): one buffer serves every
+/// iteration instead of one allocation each (a large one is fresh pages
+/// every time). Inner loops first, so a buffer moves out of a whole nest.
+/// Parallel loops keep theirs: each thread needs its own.
+void hoistOutOfSequentialLoops(func::FuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  for (memref::AllocOp alloc : allocs) {
+    if (alloc->getNumOperands() != 0)
+      continue;
+    memref::DeallocOp dealloc;
+    for (Operation *user : alloc->getUsers())
+      if (auto d = dyn_cast<memref::DeallocOp>(user))
+        dealloc = d;
+    while (dealloc && dealloc->getBlock() == alloc->getBlock()) {
+      auto loop = dyn_cast<scf::ForOp>(alloc->getParentOp());
+      if (!loop)
+        break;
+      alloc->moveBefore(loop);
+      dealloc->moveAfter(loop);
+    }
+  }
+}
+
 struct CPUShortenBufferLifetimesPass
     : public mlir::fx::impl::FXCPUShortenBufferLifetimesBase<
           CPUShortenBufferLifetimesPass> {
   void runOnOperation() override {
+    hoistOutOfSequentialLoops(getOperation());
     BufferViewFlowAnalysis aliasing(getOperation());
     SmallVector<memref::AllocOp> allocs;
     getOperation().walk(
@@ -76,6 +105,119 @@ struct CPUShortenBufferLifetimesPass
             last->isBeforeInBlock(dealloc))
           dealloc->moveAfter(last);
       }
+    }
+  }
+};
+
+} // namespace
+
+namespace {
+
+/// A buffer of the workspace: its alloc and dealloc, their positions in the
+/// function's block, its size and (once placed) its offset, in bytes.
+struct WorkspaceBuffer {
+  memref::AllocOp alloc;
+  memref::DeallocOp dealloc;
+  unsigned begin, end;
+  uint64_t bytes, offset = 0;
+};
+
+/// The buffers of `block` that can live in the workspace: allocs of
+/// constant size with an identity layout and one dealloc, both in `block`.
+SmallVector<WorkspaceBuffer> workspaceBuffers(Block &block) {
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : block)
+    position[&op] = position.size();
+  SmallVector<WorkspaceBuffer> buffers;
+  for (auto alloc : block.getOps<memref::AllocOp>()) {
+    MemRefType type = alloc.getType();
+    if (alloc->getNumOperands() != 0 || !type.getLayout().isIdentity() ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() % 8 != 0 || type.getMemorySpace())
+      continue;
+    memref::DeallocOp dealloc;
+    bool other = false;
+    for (Operation *user : alloc->getUsers()) {
+      if (auto d = dyn_cast<memref::DeallocOp>(user)) {
+        other |= d->getBlock() != &block || dealloc;
+        dealloc = d;
+      }
+    }
+    if (!dealloc || other)
+      continue;
+    uint64_t bytes =
+        type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+    buffers.push_back({alloc, dealloc, position[alloc], position[dealloc],
+                       llvm::alignTo(bytes, 64)});
+  }
+  return buffers;
+}
+
+/// Gives each buffer an offset such that buffers live at the same time do
+/// not overlap: largest first, each at the lowest offset free during its
+/// lifetime. Returns the workspace's size.
+uint64_t placeBuffers(MutableArrayRef<WorkspaceBuffer> buffers) {
+  SmallVector<WorkspaceBuffer *> order;
+  for (WorkspaceBuffer &buffer : buffers)
+    order.push_back(&buffer);
+  llvm::stable_sort(order, [](WorkspaceBuffer *a, WorkspaceBuffer *b) {
+    return a->bytes > b->bytes;
+  });
+  SmallVector<WorkspaceBuffer *> placed;
+  uint64_t size = 0;
+  for (WorkspaceBuffer *buffer : order) {
+    SmallVector<std::pair<uint64_t, uint64_t>> taken;
+    for (WorkspaceBuffer *other : placed)
+      if (other->begin < buffer->end && buffer->begin < other->end)
+        taken.push_back({other->offset, other->offset + other->bytes});
+    llvm::sort(taken);
+    uint64_t offset = 0;
+    for (auto [from, to] : taken) {
+      if (offset + buffer->bytes <= from)
+        break;
+      offset = std::max(offset, to);
+    }
+    buffer->offset = offset;
+    size = std::max(size, offset + buffer->bytes);
+    placed.push_back(buffer);
+  }
+  return size;
+}
+
+struct CPUPlanWorkspacePass
+    : public mlir::fx::impl::FXCPUPlanWorkspaceBase<CPUPlanWorkspacePass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        plan(func);
+  }
+
+  void plan(func::FuncOp func) {
+    Block &block = func.getBody().front();
+    SmallVector<WorkspaceBuffer> buffers = workspaceBuffers(block);
+    if (buffers.size() < 2)
+      return;
+    uint64_t size = placeBuffers(buffers);
+    OpBuilder builder(func);
+    auto type = MemRefType::get({static_cast<int64_t>(size)},
+                                builder.getIntegerType(8));
+    auto global = memref::GlobalOp::create(
+        builder, func.getLoc(), (func.getSymName() + "__fx_workspace").str(),
+        builder.getStringAttr("private"), type, builder.getUnitAttr(),
+        /*constant=*/false, builder.getI64IntegerAttr(64));
+    builder.setInsertionPointToStart(&block);
+    Value workspace = memref::GetGlobalOp::create(builder, func.getLoc(), type,
+                                                  global.getSymName());
+    for (WorkspaceBuffer &buffer : buffers) {
+      builder.setInsertionPoint(buffer.alloc);
+      Value offset = arith::ConstantIndexOp::create(
+          builder, buffer.alloc.getLoc(), buffer.offset);
+      auto view = memref::ViewOp::create(builder, buffer.alloc.getLoc(),
+                                         buffer.alloc.getType(), workspace,
+                                         offset, ValueRange());
+      buffer.alloc.replaceAllUsesWith(view.getResult());
+      buffer.dealloc.erase();
+      buffer.alloc.erase();
     }
   }
 };

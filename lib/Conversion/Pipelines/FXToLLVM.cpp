@@ -6,7 +6,8 @@
 //   2. convert-fx-to-linalg        func.func on tensors (linalg/tensor/math)
 //   3. canonicalize, linalg-fuse-elementwise-ops
 //   4. one-shot-bufferize          memrefs, identity layouts at the boundary
-//   5. buffer-deallocation-pipeline, fx-cpu-shorten-buffer-lifetimes
+//   5. buffer-deallocation-pipeline, fx-cpu-shorten-buffer-lifetimes,
+//      fx-cpu-plan-workspace
 //   6. convert-linalg-to-loops     scf loops
 //   7. lowering of scf, affine, memref, math, arith, func, cf to LLVM
 //
@@ -42,7 +43,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-         "func.func(fx-cpu-shorten-buffer-lifetimes),"
+         "func.func(fx-cpu-shorten-buffer-lifetimes),fx-cpu-plan-workspace,"
          "fold-memref-alias-ops,canonicalize,cse,"
          "func.func(fx-cpu-lower-vectors),cse,"
          "func.func(convert-vector-to-scf{full-unroll=true}),"

@@ -101,3 +101,43 @@ func.func @conditional(%c: i1, %out: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer allocated and freed in each iteration of an scf.for is
+// allocated once, around the loop nest; one in an scf.forall (a thread's
+// own) stays.
+
+// CHECK-LABEL: func.func @loops
+// CHECK:      %[[A:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   scf.for
+// CHECK-NEXT:     linalg.fill {{.*}} outs(%[[A]]
+// CHECK-NEXT:     linalg.copy ins(%[[A]]
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK-NEXT: scf.forall
+// CHECK-NEXT:   %[[B:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT:   linalg.fill {{.*}} outs(%[[B]]
+// CHECK-NEXT:   memref.dealloc %[[B]]
+func.func @loops(%out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %a = memref.alloc() : memref<64xf32>
+      linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
+      linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
+      memref.dealloc %a : memref<64xf32>
+    }
+  }
+  scf.forall (%k) in (4) {
+    %b = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%zero : f32) outs(%b : memref<64xf32>)
+    memref.dealloc %b : memref<64xf32>
+  }
+  return
+}

@@ -124,6 +124,25 @@ func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: t
 
 // -----
 
+// A gathered conv whose columns would exceed 2^19 elements (here 144 x
+// 128 x 128) runs a few output rows at a time (16: the largest divisor of
+// 128 whose columns fit), each from the 33 input rows it reads.
+
+// CHECK-LABEL: func.func @conv_rows
+// CHECK: scf.for %[[Y:.*]] = %c0 to %c128 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x16x128x128xf32>)
+// CHECK: %[[IY:.*]] = arith.muli %[[Y]], %c2
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, %[[IY]], 0] [1, 16, 33, 258] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16x3x3x16x128xf32>)
+// CHECK: vector.contract
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, 0, %[[Y]], 0] [1, 16, 16, 128] [1, 1, 1, 1]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_rows(%x: tensor<1x16x258x258xf32>, %w: tensor<16x16x3x3xf32>, %c: tensor<1x16x128x128xf32>) -> tensor<1x16x128x128xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x16x258x258xf32>, tensor<16x16x3x3xf32>) outs(%c : tensor<1x16x128x128xf32>) -> tensor<1x16x128x128xf32>
+  return %r : tensor<1x16x128x128xf32>
+}
+
+// -----
+
 // A stride-1 conv on a wide image: a contraction reading the padded input
 // at p + i*W + j, with no gather. The padding gets one more row at the
 // bottom, in the same tensor.pad; the result keeps 16 of every 18 columns;
