@@ -126,8 +126,11 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       an elementwise op that fuses with the conv's consumers. No gather.
     - **Other convolutions** become an im2col `linalg.generic` (indexed
       without div/mod) and a contraction; with a batch, inside an `scf.for`
-      over its images, so one image's columns are gathered at a time. A
-      1x1 conv of stride 1 needs no gather.
+      over its images, so one image's columns are gathered at a time; when
+      one image's columns exceed 2^19 elements (2 MiB), inside an `scf.for`
+      over a few output rows at a time (the largest divisor of the output
+      height whose columns fit), so the columns are still in the cache when
+      the contraction reads them. A 1x1 conv of stride 1 needs no gather.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).
@@ -208,7 +211,12 @@ def FXCPUShortenBufferLifetimes
     resnet18 at batch 1 would hold 45 MB of activations and im2col columns
     at once.
 
-    In each block, this pass moves
+    First, an alloc of constant size in the body of an `scf.for` that is
+    freed in the same body moves out of the loop (its dealloc after it),
+    out of a whole nest of `scf.for`s: one buffer serves every iteration.
+    Parallel loops (`scf.forall`) keep theirs, one per thread.
+
+    Then, in each block, this pass moves
     - each `memref.alloc` whose sizes are constants down to just before
       the first op that uses the buffer or one of its aliases, and
     - each unconditional `memref.dealloc` of a `memref.alloc` of the same
