@@ -1,33 +1,37 @@
 // RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(fx-cpu-plan-workspace)' | FileCheck %s
 
-// %a (256 bytes) and %b (64 bytes, rounded up) live at the same time: they
-// get different offsets. %c starts after both are freed: offset 0 again.
-// The dynamic alloc keeps its malloc.
+// %a (512 KiB) and %b (600 KiB) live at the same time: they get different
+// offsets, the larger first. %c starts after both are freed: offset 0
+// again. The small buffer (under 512 KiB) and the dynamic one keep malloc.
 
-// CHECK:      memref.global "private" @f__fx_workspace : memref<320xi8> = uninitialized {alignment = 64 : i64}
+// CHECK:      memref.global "private" @f__fx_workspace : memref<1138688xi8> = uninitialized {alignment = 64 : i64}
 // CHECK-LABEL: func.func @f
-// CHECK:      %[[W:.*]] = memref.get_global @f__fx_workspace : memref<320xi8>
-// CHECK:      %[[A:.*]] = memref.view %[[W]][%c0{{.*}}][] : memref<320xi8> to memref<64xf32>
-// CHECK:      %[[B:.*]] = memref.view %[[W]][%c256{{.*}}][] : memref<320xi8> to memref<4x2xf32>
-// CHECK:      %[[C:.*]] = memref.view %[[W]][%c0{{.*}}][] : memref<320xi8> to memref<16xi32>
+// CHECK:      %[[W:.*]] = memref.get_global @f__fx_workspace : memref<1138688xi8>
+// CHECK:      %[[A:.*]] = memref.view %[[W]][%c614400{{.*}}][] : memref<1138688xi8> to memref<131072xf32>
+// CHECK:      %[[B:.*]] = memref.view %[[W]][%c0{{.*}}][] : memref<1138688xi8> to memref<512x300xf32>
+// CHECK:      %[[S:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:      %[[C:.*]] = memref.view %[[W]][%c0{{.*}}][] : memref<1138688xi8> to memref<131072xi32>
 // CHECK:      %[[D:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK-NOT:  memref.dealloc %[[A]]
 // CHECK-NOT:  memref.dealloc %[[B]]
 // CHECK-NOT:  memref.dealloc %[[C]]
 // CHECK:      memref.dealloc %[[D]]
-func.func @f(%n: index, %out: memref<64xf32>) {
+func.func @f(%n: index, %out: memref<131072xf32>) {
   %zero = arith.constant 0.0 : f32
   %i0 = arith.constant 0 : i32
-  %a = memref.alloc() : memref<64xf32>
-  %b = memref.alloc() : memref<4x2xf32>
-  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
-  linalg.fill ins(%zero : f32) outs(%b : memref<4x2xf32>)
-  linalg.copy ins(%a : memref<64xf32>) outs(%out : memref<64xf32>)
-  memref.dealloc %a : memref<64xf32>
-  memref.dealloc %b : memref<4x2xf32>
-  %c = memref.alloc() : memref<16xi32>
-  linalg.fill ins(%i0 : i32) outs(%c : memref<16xi32>)
-  memref.dealloc %c : memref<16xi32>
+  %a = memref.alloc() : memref<131072xf32>
+  %b = memref.alloc() : memref<512x300xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<131072xf32>)
+  linalg.fill ins(%zero : f32) outs(%b : memref<512x300xf32>)
+  linalg.copy ins(%a : memref<131072xf32>) outs(%out : memref<131072xf32>)
+  memref.dealloc %a : memref<131072xf32>
+  memref.dealloc %b : memref<512x300xf32>
+  %s = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<64xf32>)
+  memref.dealloc %s : memref<64xf32>
+  %c = memref.alloc() : memref<131072xi32>
+  linalg.fill ins(%i0 : i32) outs(%c : memref<131072xi32>)
+  memref.dealloc %c : memref<131072xi32>
   %d = memref.alloc(%n) : memref<?xf32>
   linalg.fill ins(%zero : f32) outs(%d : memref<?xf32>)
   memref.dealloc %d : memref<?xf32>
@@ -36,15 +40,15 @@ func.func @f(%n: index, %out: memref<64xf32>) {
 
 // -----
 
-// A single buffer is left to malloc: nothing to share.
+// A single large buffer is left to malloc: nothing to share.
 
-// CHECK-LABEL: func.func @one
 // CHECK-NOT:  memref.global
-// CHECK:      memref.alloc() : memref<64xf32>
+// CHECK-LABEL: func.func @one
+// CHECK:      memref.alloc() : memref<131072xf32>
 func.func @one(%out: memref<64xf32>) {
   %zero = arith.constant 0.0 : f32
-  %a = memref.alloc() : memref<64xf32>
-  linalg.fill ins(%zero : f32) outs(%a : memref<64xf32>)
-  memref.dealloc %a : memref<64xf32>
+  %a = memref.alloc() : memref<131072xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<131072xf32>)
+  memref.dealloc %a : memref<131072xf32>
   return
 }
