@@ -165,16 +165,11 @@ ArrayRef<char> constantBytes(LLVM::GlobalOp global) {
   if (!global.getConstant())
     return {};
   Attribute value = global.getValueOrNull();
-  if (auto blob = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
-    if (AsmResourceBlob *b = blob.getRawHandle().getBlob())
-      return b->getData();
+  // Dense bools are packed 8 to a byte, unlike LLVM's i1 arrays.
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
+      dense && dense.getElementType().getIntOrFloatBitWidth() % 8 != 0)
     return {};
-  }
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
-  if (!dense || dense.isSplat() ||
-      dense.getElementType().getIntOrFloatBitWidth() % 8 != 0)
-    return {};
-  return dense.getRawData();
+  return getElementsData(value);
 }
 
 /// The large constants of the compiled code (weights), which live outside
@@ -258,7 +253,7 @@ struct ConstantTable {
   }
 
   /// Maps the file `path` (read-only, shared with the page cache) as
-  /// `data`; false if it cannot or is too short for the entries.
+  /// `data`; false if it cannot (fillSlots checks that the entries fit).
   bool map(const std::string &path) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -273,9 +268,6 @@ struct ConstantTable {
     data = static_cast<char *>(p);
     size = info.st_size;
     mapped = true;
-    for (const Entry &entry : entries)
-      if (entry.offset + entry.size > size)
-        return false;
     return true;
   }
 
@@ -510,22 +502,17 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       buffer.shape.assign(type.getShape().begin(), type.getShape().end());
       size_t bytes = elementSize * type.getNumElements();
       Attribute value = *state.getValue();
-      if (auto blob = dyn_cast<DenseResourceElementsAttr>(value)) {
-        if (AsmResourceBlob *b = blob.getRawHandle().getBlob()) {
-          ArrayRef<char> data = b->getData();
-          buffer.bytes.assign(data.begin(), data.end());
-        }
-      } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+      auto dense = dyn_cast<DenseElementsAttr>(value);
+      if (dense && dense.isSplat() && type.getElementType().isInteger(1)) {
+        buffer.bytes.assign(bytes, dense.getSplatValue<bool>() ? 1 : 0);
+      } else if (dense && dense.isSplat()) {
         ArrayRef<char> raw = dense.getRawData();
-        if (dense.isSplat() && type.getElementType().isInteger(1)) {
-          buffer.bytes.assign(bytes, dense.getSplatValue<bool>() ? 1 : 0);
-        } else if (dense.isSplat()) {
-          for (int64_t i = 0; i < type.getNumElements(); ++i)
-            buffer.bytes.insert(buffer.bytes.end(), raw.begin(),
-                                raw.begin() + elementSize);
-        } else {
-          buffer.bytes.assign(raw.begin(), raw.end());
-        }
+        for (int64_t i = 0; i < type.getNumElements(); ++i)
+          buffer.bytes.insert(buffer.bytes.end(), raw.begin(),
+                              raw.begin() + elementSize);
+      } else {
+        ArrayRef<char> data = getElementsData(value);
+        buffer.bytes.assign(data.begin(), data.end());
       }
       if (buffer.bytes.size() == bytes)
         stateData[state.getSymName()] = std::move(buffer);

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Conversion/Passes.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -168,13 +169,7 @@ ArrayRef<char> constantBytes(Value v) {
   auto constant = v.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return {};
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      return blob->getData();
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-    if (!dense.isSplat())
-      return dense.getRawData();
-  return {};
+  return fx::getElementsData(constant.getValue());
 }
 
 /// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant.

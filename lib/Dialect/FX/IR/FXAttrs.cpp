@@ -4,7 +4,9 @@
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -253,6 +255,18 @@ StringRef mlir::fx::getElementDTypeName(Type elementType) {
     if (getDTypeElementType(elementType.getContext(), name) == elementType)
       return name;
   return "";
+}
+
+ArrayRef<char> mlir::fx::getElementsData(Attribute value) {
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return blob->getData();
+    return {};
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value))
+    if (!dense.isSplat())
+      return dense.getRawData();
+  return {};
 }
 
 ArrayRef<StringRef> MemoryFormatAttr::getKnownNames() {

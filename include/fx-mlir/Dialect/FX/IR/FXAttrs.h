@@ -37,6 +37,10 @@ Type getDTypeElementType(MLIRContext *ctx, StringRef name);
 /// getDTypeElementType), or "" if torch has no such dtype.
 StringRef getElementDTypeName(Type elementType);
 
+/// The raw bytes of a tensor constant held as a resource blob or as
+/// dense elements that are not a splat; empty for anything else.
+ArrayRef<char> getElementsData(Attribute value);
+
 /// Returns `attr` with every #fx.node reference replaced by `replace(ref)`
 /// (any value: a container of references, a literal), depth first in
 /// print order.
