@@ -127,10 +127,12 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     - **Other convolutions** become an im2col `linalg.generic` (indexed
       without div/mod) and a contraction; with a batch, inside an `scf.for`
       over its images, so one image's columns are gathered at a time; when
-      one image's columns exceed 2^19 elements (2 MiB), inside an `scf.for`
-      over a few output rows at a time (the largest divisor of the output
-      height whose columns fit), so the columns are still in the cache when
-      the contraction reads them. A 1x1 conv of stride 1 needs no gather.
+      one image's columns exceed 2^17 elements (512 KiB, half this
+      machine's L2), inside an `scf.for` over a few output rows at a time
+      (the largest divisor of the output height whose columns fit, but at
+      least 256 output positions, or the whole image), so the columns are
+      still in the cache when the contraction reads them. A 1x1 conv of
+      stride 1 needs no gather.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).
@@ -140,13 +142,17 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     - **Contractions** (matmul, linear, batch matmul, the convs above: one
       m, one n and one k dim; other reductions, a conv's window dims, are
       looped over inside the blocks) are split so that each piece tiles
-      exactly,
-      then tiled three times: an `scf.forall` over cache blocks of the
-      result (64 rows x up to 256 columns, dividing the piece; the
-      threads share them out), an `scf.for` over k blocks of up to 256,
-      and `scf.for` loops over register tiles of 8 rows x 32 columns
-      (1 x 128 when there is one row), with k steps of 1. Each register
-      tile is vectorized to a `vector.contract`.
+      exactly (whole register tiles, then the columns left over in whole
+      16-lane registers, then the last few columns), then tiled three
+      times: an `scf.forall` over cache blocks of the result (64 rows x up
+      to 256 columns, dividing the piece; the threads share them out), an
+      `scf.for` over k blocks of up to 256, and `scf.for` loops over
+      register tiles of 8 rows x 32 columns (1 x 128 when there is one
+      row), with k steps of 1. Each register tile is vectorized to a
+      `vector.contract`. A result of at most 256 columns with a tail (a
+      7x7 image: 49 = 32 + 16 + 1) is split inside each k block instead,
+      so its pieces read the same block of the left operand (a conv's
+      weights) from the cache rather than each streaming all of it.
     - **Elementwise ops** (all-parallel generics of arith and math ops,
       fills, broadcasts, transposes that keep the innermost dim) are tiled
       to rows of their innermost dim, up to 64 elements, and vectorized;

@@ -62,8 +62,10 @@ constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
 /// about this many blocks.
 constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 /// A gathered (im2col) conv gathers the columns of at most this many
-/// elements (2 MiB of f32, about this machine's L2) at a time.
-constexpr int64_t kGatherElements = 1 << 19;
+/// elements (512 KiB of f32, half of this machine's L2) at a time, but of
+/// at least kGatherColumns output positions (or the whole image), so its
+/// contraction keeps enough columns for the register tiles.
+constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
 
 /// The largest multiple of `step` that divides `size` and is at most
 /// `limit`; `size` itself when there is none.
@@ -273,36 +275,42 @@ FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op) {
                           innermost(dims->n, result), dims->k[0]};
 }
 
-/// Tiles one exactly-divisible piece of a contraction: a scf.forall over
-/// cache blocks of the result, k blocks, then register tiles, and
-/// vectorizes the register tile.
-LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                              ContractionLoops loops, int64_t rows,
-                              int64_t cols) {
+/// Tiles a contraction into a scf.forall over cache blocks of the result
+/// (of `cols` columns, or every column when `cols` is 0) and an scf.for
+/// over k blocks; returns the op of one k block.
+FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
+                                            linalg::LinalgOp op,
+                                            ContractionLoops loops,
+                                            int64_t rows, int64_t cols) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   auto [m, n, k] = loops;
-  rows = std::min(rows, ranges[m]);
-  cols = std::min(cols, ranges[n]);
-  SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0),
-      registers(ranges.size(), 1);
+  SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0);
   // Reductions (k and a conv's window loops) stay out of the forall.
   SmallVector<unsigned> reductions;
   op.getReductionDims(reductions);
   for (unsigned d : reductions)
     blocks[d] = 0;
   blocks[m] = blockSize(ranges[m], rows, std::max(kBlockRows, rows));
-  blocks[n] = blockSize(ranges[n], cols, std::max(kBlockCols, cols));
-  blocks[k] = 0;
+  blocks[n] = cols ? blockSize(ranges[n], cols, std::max(kBlockCols, cols)) : 0;
   depth[k] = blockSize(ranges[k], 1, kBlockDepth);
   if (depth[k] == ranges[k])
     depth[k] = 0;
-  registers[m] = rows;
-  registers[n] = cols;
   FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, blocks, true);
   if (succeeded(tiled))
     tiled = tile(rewriter, *tiled, depth, false);
-  if (succeeded(tiled))
-    tiled = tile(rewriter, *tiled, registers, false);
+  return tiled;
+}
+
+/// Tiles an exactly-divisible piece of a contraction into register tiles
+/// of `rows` x `cols` with k steps of 1, and vectorizes the tile.
+LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                            ContractionLoops loops, int64_t rows,
+                            int64_t cols) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> registers(ranges.size(), 1);
+  registers[loops.m] = rows;
+  registers[loops.n] = cols;
+  FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, registers, false);
   if (failed(tiled))
     return failure();
   if (!tiled->hasOnlyProjectedPermutations()) {
@@ -312,13 +320,15 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     auto generic = dyn_cast<linalg::GenericOp>(tiled->getOperation());
     if (!generic)
       return failure();
+    SmallVector<unsigned> reductions;
+    generic.getReductionDims(reductions);
     linalg::ControlDropUnitDims control;
     control.rankReductionStrategy =
         linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
     control.controlFn = [&](Operation *) {
       SmallVector<unsigned> dims;
       for (unsigned d : reductions)
-        if (d != k)
+        if (d != loops.k)
           dims.push_back(d);
       return dims;
     };
@@ -331,6 +341,18 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     tiled = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
   }
   return vectorizeTile(rewriter, *tiled);
+}
+
+/// `op` split along n into whole register tiles of `cols` columns, the
+/// columns left over in whole registers, and the last few columns.
+SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
+                                           linalg::LinalgOp op, unsigned n,
+                                           int64_t cols) {
+  SmallVector<linalg::LinalgOp> split = splitTail(rewriter, op, n, cols);
+  SmallVector<linalg::LinalgOp> pieces = {split.front()};
+  if (split.size() == 2)
+    llvm::append_range(pieces, splitTail(rewriter, split.back(), n, kLanes));
+  return pieces;
 }
 
 /// Schedules a contraction; `known` gives the loops of one whose operands
@@ -349,21 +371,44 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   // row of 128 for a vector-matrix product.
   int64_t rows = std::min(kTileRows, ranges[loops->m]);
   int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
-  cols = std::min(cols, ranges[loops->n]);
-  // Pieces: whole register tiles, then the columns left over in whole
-  // registers, then the last few columns.
-  SmallVector<linalg::LinalgOp> pieces;
+  // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
+  if (ranges[loops->n] < cols)
+    cols = ranges[loops->n] >= kLanes ? ranges[loops->n] / kLanes * kLanes
+                                      : ranges[loops->n];
+  auto registers = [&](linalg::LinalgOp piece) {
+    SmallVector<int64_t> sizes = piece.getStaticLoopRanges();
+    return tileRegisters(rewriter, piece, *loops,
+                         std::min(rows, sizes[loops->m]),
+                         std::min(cols, sizes[loops->n]));
+  };
   for (linalg::LinalgOp piece : splitTail(rewriter, op, loops->m, rows)) {
-    SmallVector<linalg::LinalgOp> split =
-        splitTail(rewriter, piece, loops->n, cols);
-    pieces.push_back(split.front());
-    if (split.size() == 2)
-      llvm::append_range(pieces,
-                         splitTail(rewriter, split.back(), loops->n, kLanes));
+    int64_t width = piece.getStaticLoopRanges()[loops->n];
+    int64_t pieceRows = std::min(rows, piece.getStaticLoopRanges()[loops->m]);
+    if (width % cols != 0 && width <= kBlockCols) {
+      // Few columns with a tail (resnet18's 7x7 images: 49 = 32 + 16 + 1):
+      // the columns are split inside each cache block, so that every piece
+      // reads the same block of the rows' operand (the conv's weights)
+      // from the cache, where pieces split first would each stream all of
+      // it from memory.
+      FailureOr<linalg::LinalgOp> block =
+          tileCacheBlocks(rewriter, piece, *loops, pieceRows, 0);
+      if (failed(block))
+        return failure();
+      for (linalg::LinalgOp part :
+           splitColumns(rewriter, *block, loops->n, cols))
+        if (failed(registers(part)))
+          return failure();
+      continue;
+    }
+    for (linalg::LinalgOp part :
+         splitColumns(rewriter, piece, loops->n, cols)) {
+      int64_t partCols = std::min(cols, part.getStaticLoopRanges()[loops->n]);
+      FailureOr<linalg::LinalgOp> block =
+          tileCacheBlocks(rewriter, part, *loops, pieceRows, partCols);
+      if (failed(block) || failed(registers(*block)))
+        return failure();
+    }
   }
-  for (linalg::LinalgOp piece : pieces)
-    if (failed(tileContraction(rewriter, piece, *loops, rows, cols)))
-      return failure();
   return success();
 }
 
@@ -497,14 +542,20 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   return {product, ContractionLoops{1, 2, 3}};
 }
 
-/// The number of output rows whose gathered columns (`columnsPerRow`
-/// elements each) fit kGatherElements: a divisor of `rows`, all of them if
-/// they fit.
-int64_t gatherRows(int64_t columnsPerRow, int64_t rows) {
-  int64_t best = 1;
-  for (int64_t r = 1; r <= rows; ++r)
-    if (rows % r == 0 && r * columnsPerRow <= kGatherElements)
+/// The number of output rows (of `width` positions, whose gathered
+/// columns are `columnsPerRow` elements) to gather at a time: a divisor of
+/// `rows`, the most whose columns fit kGatherElements, or the fewest of at
+/// least kGatherColumns positions when those are fewer.
+int64_t gatherRows(int64_t columnsPerRow, int64_t width, int64_t rows) {
+  int64_t best = 0;
+  for (int64_t r = 1; r <= rows; ++r) {
+    if (rows % r != 0)
+      continue;
+    if (r * columnsPerRow <= kGatherElements || best * width < kGatherColumns)
       best = r;
+    else
+      break;
+  }
   return best;
 }
 
@@ -595,7 +646,7 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
     return;
   }
   int64_t depth = channels * kh * kw;
-  int64_t rows = gatherRows(depth * ow, oh);
+  int64_t rows = gatherRows(depth * ow, ow, oh);
   if (!pointwise && rows < oh) {
     // A few output rows at a time: their columns stay in the cache between
     // the gather and the contraction (resnet18's first conv: 7.4 MB of

@@ -124,21 +124,70 @@ func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: t
 
 // -----
 
-// A gathered conv whose columns would exceed 2^19 elements (here 144 x
-// 128 x 128) runs a few output rows at a time (16: the largest divisor of
-// 128 whose columns fit), each from the 33 input rows it reads.
+// A gathered conv whose columns would exceed 2^17 elements (here 144 x
+// 128 x 128) runs a few output rows at a time (4: the largest divisor of
+// 128 whose columns fit), each from the 9 input rows it reads.
 
 // CHECK-LABEL: func.func @conv_rows
-// CHECK: scf.for %[[Y:.*]] = %c0 to %c128 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x16x128x128xf32>)
+// CHECK: scf.for %[[Y:.*]] = %c0 to %c128 step %c4 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x16x128x128xf32>)
 // CHECK: %[[IY:.*]] = arith.muli %[[Y]], %c2
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, %[[IY]], 0] [1, 16, 33, 258] [1, 1, 1, 1]
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16x3x3x16x128xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, %[[IY]], 0] [1, 16, 9, 258] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16x3x3x4x128xf32>)
 // CHECK: vector.contract
-// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, 0, %[[Y]], 0] [1, 16, 16, 128] [1, 1, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, 0, %[[Y]], 0] [1, 16, 4, 128] [1, 1, 1, 1]
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @conv_rows(%x: tensor<1x16x258x258xf32>, %w: tensor<16x16x3x3xf32>, %c: tensor<1x16x128x128xf32>) -> tensor<1x16x128x128xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x16x258x258xf32>, tensor<16x16x3x3xf32>) outs(%c : tensor<1x16x128x128xf32>) -> tensor<1x16x128x128xf32>
   return %r : tensor<1x16x128x128xf32>
+}
+
+// -----
+
+// Row blocks keep at least 256 output positions: this conv's columns
+// (4608 x 49) exceed 2^17 elements, but one row (7 positions) would leave
+// its contraction too few columns, so the whole image is gathered at once.
+
+// CHECK-LABEL: func.func @conv_rows_few_columns
+// CHECK-NOT: scf.for {{.*}} step %c1 iter_args
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x512x3x3x7x7xf32>)
+func.func @conv_rows_few_columns(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %c: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%c : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
+  return %r : tensor<1x512x7x7xf32>
+}
+
+// -----
+
+// Few columns with a tail (49 = 32 + 16 + 1): the columns are split inside
+// each cache block and k block, so the three pieces read the same block
+// of the left operand from the cache.
+
+// CHECK-LABEL: func.func @narrow
+// CHECK: scf.forall
+// CHECK: scf.for {{.*}} to %c512 step %c256
+// CHECK: vector.contract {{.*}} into vector<8x32xf32>
+// CHECK-NOT: step %c256
+// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK-NOT: step %c256
+// CHECK: vector.contract {{.*}} into vector<8x1xf32>
+// CHECK: scf.yield {{.*}} : tensor<64x49xf32>
+// CHECK: scf.forall.in_parallel
+func.func @narrow(%a: tensor<64x512xf32>, %b: tensor<512x49xf32>, %c: tensor<64x49xf32>) -> tensor<64x49xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x49xf32>) outs(%c : tensor<64x49xf32>) -> tensor<64x49xf32>
+  return %r : tensor<64x49xf32>
+}
+
+// -----
+
+// Fewer columns than a register tile: whole registers, then the rest
+// (28 = 16 + 12), not one tile of 28.
+
+// CHECK-LABEL: func.func @few_columns
+// CHECK-DAG: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK-DAG: vector.contract {{.*}} into vector<8x12xf32>
+// CHECK-NOT: vector<8x28xf32>
+func.func @few_columns(%a: tensor<64x64xf32>, %b: tensor<64x28xf32>, %c: tensor<64x28xf32>) -> tensor<64x28xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x28xf32>) outs(%c : tensor<64x28xf32>) -> tensor<64x28xf32>
+  return %r : tensor<64x28xf32>
 }
 
 // -----
