@@ -1018,6 +1018,27 @@ for _name, _conv in [
     add(_name, lambda _conv=_conv: seq(_conv()), IMG)
 
 
+# Shapes the CPU schedule treats specially (docs/performance.md): images of
+# 7x7 with filters in whole register tiles (the filters-inner contraction,
+# with and without a bias, batched, pointwise and strided), and columns
+# with tails split inside the cache blocks.
+for _name, _conv, _shape in [
+        ("conv2d_filters_inner", lambda: nn.Conv2d(8, 64, 3, padding=1),
+         (2, 8, 7, 7)),
+        ("conv2d_filters_inner_nobias",
+         lambda: nn.Conv2d(8, 32, 3, padding=1, bias=False), (1, 8, 7, 7)),
+        ("conv2d_filters_inner_pointwise", lambda: nn.Conv2d(16, 32, 1),
+         (1, 16, 7, 7)),
+        ("conv2d_filters_inner_stride2",
+         lambda: nn.Conv2d(8, 32, 1, stride=2, bias=False), (1, 8, 13, 13)),
+        ("conv2d_narrow_columns", lambda: nn.Conv2d(8, 24, 3, padding=1),
+         (1, 8, 7, 7))]:
+    add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
+
+add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))
+add("linear_few_columns", lambda: seq(nn.Linear(40, 28)), randn((16, 40)))
+
+
 @fn_case("conv2d_functional_weight_inputs",
          randn((2, 4, 13, 11), (6, 2, 3, 3), (6,)))
 def _conv2d_functional_weight_inputs(x, w, b):

@@ -174,21 +174,29 @@ ArrayRef<char> constantBytes(Value v) {
   return fx::getElementsData(constant.getValue());
 }
 
-/// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant.
+/// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant:
+/// cols x rows, or with `panel` (dividing rows) in panels of that many
+/// rows, rows/panel x cols x panel, each panel contiguous.
 Value transposedConstant(RewriterBase &rewriter, Location loc,
-                         ArrayRef<char> bytes, RankedTensorType type) {
+                         ArrayRef<char> bytes, RankedTensorType type,
+                         int64_t panel = 0) {
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  SmallVector<int64_t> shape = {cols, rows};
+  if (panel != 0)
+    shape = {rows / panel, cols, panel};
+  else
+    panel = rows;
   auto *from = reinterpret_cast<const float *>(bytes.data());
   std::vector<float> to(rows * cols);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
-      to[c * rows + r] = from[r * cols + c];
+      to[(r / panel * cols + c) * panel + r % panel] = from[r * cols + c];
   auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
       ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
                      to.size() * sizeof(float)),
       alignof(float));
   auto value = DenseResourceElementsAttr::get(
-      RankedTensorType::get({cols, rows}, type.getElementType()), "transposed",
+      RankedTensorType::get(shape, type.getElementType()), "transposed",
       std::move(blob));
   return arith::ConstantOp::create(rewriter, loc, value);
 }
@@ -367,9 +375,15 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     transposeOperands(rewriter, generic, loops->n, loops->k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // Enough accumulators to hide the FMA latency: 8x32 for matrices, one
-  // row of 128 for a vector-matrix product.
+  // Enough accumulators to hide the FMA latency: 8x32 for matrices (7 or
+  // 6 rows when those divide the rows and 8 does not: 49 = 7 x 7), one row
+  // of 128 for a vector-matrix product.
   int64_t rows = std::min(kTileRows, ranges[loops->m]);
+  for (int64_t r = kTileRows; r >= kTileRows - 2 && rows == kTileRows; --r)
+    if (ranges[loops->m] % r == 0) {
+      rows = r;
+      break;
+    }
   int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
   if (ranges[loops->n] < cols)
@@ -614,6 +628,136 @@ void rewriteAsSliceLoop(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   rewriter.replaceOp(conv, loop.getResults());
 }
 
+/// A gathered conv whose output positions are few and end in a partial
+/// register tile (a 7x7 image: 49 = 32 + 16 + 1) while its filters fill
+/// whole ones, as the transposed contraction
+///
+///   outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]
+///
+/// over filter panels f = 32*b + i and q = c*kh*kw, with the columns
+/// gathered position-major and the constant weights `filterBytes` packed
+/// at compile time into contiguous q x 32 panels. Its register tiles run
+/// along the filters, all whole (7 positions x 32 filters for a 7x7
+/// image), where filters x positions leaves 16- and 1-column pieces, the
+/// last of them scalar; a panel is read contiguously where the transposed
+/// weights' rows lie a whole row of filters apart. The result is
+/// transposed back, with the init added unless it is a fill, by an
+/// elementwise op that fuses with the conv's consumers.
+void rewriteConvFiltersInner(RewriterBase &rewriter,
+                             linalg::Conv2DNchwFchwOp conv,
+                             ArrayRef<char> filterBytes) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
+  int64_t filters = filterType.getDimSize(0);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t depth = channels * kh * kw, positions = oh * ow;
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  rewriter.setInsertionPoint(conv);
+  // col6[n, y, x, c, i, j] = input[n, c, y*sh + i*dh, x*sw + j*dw]
+  AffineExpr n, y, x, c, i, j;
+  bindDims(context, n, y, x, c, i, j);
+  AffineMap read = AffineMap::get(6, 0,
+                                  {n, c, y * strides[0] + i * dilations[0],
+                                   x * strides[1] + j * dilations[1]},
+                                  context);
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{batch, oh, ow, channels, kh, kw}, elem);
+  Value col6 =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
+          ValueRange{empty},
+          ArrayRef<AffineMap>{read,
+                              AffineMap::getMultiDimIdentityMap(6, context)},
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          })
+          .getResult(0);
+  Value col = tensor::CollapseShapeOp::create(
+      rewriter, loc, col6,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+  int64_t panel = 2 * kLanes, panels = filters / panel;
+  Value weights =
+      transposedConstant(rewriter, loc, filterBytes,
+                         RankedTensorType::get({filters, depth}, elem), panel);
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  Value fillValue = fill ? fill.getInputs()[0]
+                         : arith::ConstantOp::create(rewriter, loc, elem,
+                                                     rewriter.getZeroAttr(elem))
+                               .getResult();
+  Value outT =
+      linalg::FillOp::create(
+          rewriter, loc, fillValue,
+          ValueRange{tensor::EmptyOp::create(
+              rewriter, loc, ArrayRef<int64_t>{batch, panels, positions, panel},
+              elem)})
+          .getResult(0);
+  // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
+  AffineExpr b, p, lane, q;
+  bindDims(context, n, b, p, lane, q);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value product =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{outT.getType()}, ValueRange{col, weights},
+          ValueRange{outT},
+          ArrayRef<AffineMap>{AffineMap::get(5, 0, {n, p, q}, context),
+                              AffineMap::get(5, 0, {b, q, lane}, context),
+                              AffineMap::get(5, 0, {n, b, p, lane}, context)},
+          iterators,
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+            linalg::YieldOp::create(
+                b, loc,
+                arith::AddFOp::create(b, loc, args[2], mul).getResult());
+          })
+          .getResult(0);
+  // out[n, b, i, p] = outT[n, b, p, i] (+ init[n, b, i, p])
+  bindDims(context, n, b, lane, p);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  auto outType = RankedTensorType::get({batch, panels, panel, positions}, elem);
+  SmallVector<Value> ins = {product};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(4, 0, {n, b, p, lane}, context)};
+  if (!fill) {
+    ins.push_back(tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({batch, panels, panel, oh, ow}, elem), init,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
+    ins.back() = tensor::CollapseShapeOp::create(
+        rewriter, loc, ins.back(),
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  Value out =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{outType}, ins,
+          ValueRange{
+              tensor::EmptyOp::create(rewriter, loc, outType.getShape(), elem)},
+          maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            Value v = args[0];
+            if (args.size() == 3)
+              v = arith::AddFOp::create(b, loc, v, args[1]);
+            linalg::YieldOp::create(b, loc, v);
+          })
+          .getResult(0);
+  out = tensor::CollapseShapeOp::create(
+      rewriter, loc, out, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      conv, initType, out, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 /// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
 /// col[n, c*kh*kw, oh*ow], where col is the input gathered once (im2col),
 /// or the input itself for a 1x1 conv of stride 1. Unlike upstream's
@@ -653,6 +797,16 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
     // columns at once otherwise).
     rewriteAsSliceLoop(rewriter, conv, /*dim=*/2, rows, strides[0],
                        (rows - 1) * strides[0] + (kh - 1) * dilations[0] + 1);
+    return;
+  }
+  int64_t filters = filterType.getDimSize(0), positions = oh * ow;
+  ArrayRef<char> filterBytes = constantBytes(filter);
+  if (filters % (2 * kLanes) == 0 && positions % (2 * kLanes) != 0 &&
+      positions <= kBlockRows &&
+      filterBytes.size() == size_t(filterType.getNumElements()) * 4) {
+    // Few positions (one cache block's rows, a 7x7 image) with a tail:
+    // the filters go along the register tiles instead.
+    rewriteConvFiltersInner(rewriter, conv, filterBytes);
     return;
   }
   Value col;

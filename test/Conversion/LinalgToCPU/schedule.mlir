@@ -157,6 +157,27 @@ func.func @conv_rows_few_columns(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3
 
 // -----
 
+// A gathered conv with few output positions and a tail (a 7x7 image) and
+// its filters in whole register tiles, with constant weights: the filters
+// go along the register tiles (positions x filters, 7 x 32), the weights
+// packed at compile time into 32-filter panels, and the result is
+// transposed back, with the init (here not a fill) added, by an
+// elementwise op.
+
+// CHECK-LABEL: func.func @conv_filters_inner
+// CHECK-DAG: arith.constant dense_resource<transposed> : tensor<1x1x32xf32>
+// CHECK-DAG: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x7x1x1x1xf32>)
+// CHECK: vector.contract {{.*}} vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x49x32xf32>, tensor<1x1x32x49xf32>) outs(%{{.*}} : tensor<1x1x32x49xf32>)
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_filters_inner(%x: tensor<1x1x7x7xf32>, %c: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
+  %w4 = arith.constant dense<[[[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]]]> : tensor<32x1x1x1xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w4 : tensor<1x1x7x7xf32>, tensor<32x1x1x1xf32>) outs(%c : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  return %r : tensor<1x32x7x7xf32>
+}
+
+// -----
+
 // Few columns with a tail (49 = 32 + 16 + 1): the columns are split inside
 // each cache block and k block, so the three pieces read the same block
 // of the left operand from the cache.
