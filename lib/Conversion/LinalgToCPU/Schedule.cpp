@@ -1170,6 +1170,10 @@ struct CPUSchedulePass
         continue;
       if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
         moveWidthInnermost(rewriter, op);
+      else if (isStaticF32(op) && op.getNumReductionLoops() == 0)
+        // Other all-parallel ops (an im2col gather, a transpose) stay
+        // scalar loops, but large ones run in parallel blocks.
+        (void)tileParallelBlocks(rewriter, op);
     }
     RewritePatternSet patterns(context);
     vector::populateVectorReductionToContractPatterns(patterns);

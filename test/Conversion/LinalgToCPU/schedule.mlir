@@ -126,13 +126,16 @@ func.func @conv_batch(%x: tensor<2x3x10x10xf32>, %w: tensor<16x3x3x3xf32>, %c: t
 
 // A gathered conv whose columns would exceed 2^17 elements (here 144 x
 // 128 x 128) runs a few output rows at a time (4: the largest divisor of
-// 128 whose columns fit), each from the 9 input rows it reads.
+// 128 whose columns fit), each from the 9 input rows it reads. The gather
+// (a scalar copy) runs in parallel blocks of its channels.
 
 // CHECK-LABEL: func.func @conv_rows
 // CHECK: scf.for %[[Y:.*]] = %c0 to %c128 step %c4 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x16x128x128xf32>)
 // CHECK: %[[IY:.*]] = arith.muli %[[Y]], %c2
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, %[[IY]], 0] [1, 16, 9, 258] [1, 1, 1, 1]
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x16x3x3x4x128xf32>)
+// CHECK: tensor.empty() : tensor<1x16x3x3x4x128xf32>
+// CHECK: scf.forall
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x3x3x4x128xf32>)
 // CHECK: vector.contract
 // CHECK: tensor.insert_slice %{{.*}} into %[[ACC]][0, 0, %[[Y]], 0] [1, 16, 4, 128] [1, 1, 1, 1]
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
@@ -149,7 +152,7 @@ func.func @conv_rows(%x: tensor<1x16x258x258xf32>, %w: tensor<16x16x3x3xf32>, %c
 
 // CHECK-LABEL: func.func @conv_rows_few_columns
 // CHECK-NOT: scf.for {{.*}} step %c1 iter_args
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x512x3x3x7x7xf32>)
+// CHECK: tensor.empty() : tensor<1x512x3x3x7x7xf32>
 func.func @conv_rows_few_columns(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3x3xf32>, %c: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>) outs(%c : tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
   return %r : tensor<1x512x7x7xf32>
