@@ -19,6 +19,7 @@ compiled, so resnet18 takes about a minute.
 """
 
 import argparse
+import operator
 import os
 import sys
 import time
@@ -71,9 +72,12 @@ def split(gm):
     first = [True]
 
     def callback(node):
+        # A getitem stays with the op whose tuple it takes apart (such as
+        # MultiheadAttention's (output, weights)).
         anchor = (node.op == "call_module"
                   and isinstance(modules[node.target], ANCHORS)) or \
-            node.op in ("call_function", "call_method")
+            (node.op in ("call_function", "call_method")
+             and node.target is not operator.getitem)
         if anchor and not first[0]:
             piece[0] += 1
         first[0] = False

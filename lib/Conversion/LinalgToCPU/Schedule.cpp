@@ -923,6 +923,59 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Row reductions
+//===----------------------------------------------------------------------===//
+
+/// A reduction along the innermost loop, read contiguously (a row's sum or
+/// max: softmax, layer norm, mean), of rows of at least two registers
+/// that divide into registers: split into 16 partial results per row
+/// (upstream's splitReduction, lanes innermost), which reduce whole
+/// registers elementwise, one at a time, before the 16 are reduced.
+/// Left to LLVM the row is one chain of dependent scalar adds: it does not
+/// reassociate a float reduction on its own.
+LogicalResult scheduleRowReduction(RewriterBase &rewriter,
+                                   linalg::LinalgOp op) {
+  if (!isStaticF32(op) || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 1 || op.getNumLoops() < 2)
+    return failure();
+  unsigned inner = op.getNumLoops() - 1;
+  if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
+    return failure();
+  int64_t size = op.getStaticLoopRanges()[inner];
+  if (size % kLanes != 0 || size < 2 * kLanes)
+    return failure();
+  AffineExpr reduced = rewriter.getAffineDimExpr(inner);
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation() ||
+        (map.isFunctionOfDim(inner) && map.getResults().back() != reduced))
+      return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::SplitReductionResult> split =
+      linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
+        return linalg::SplitReductionOptions{kLanes, inner,
+                                             /*innerParallel=*/true};
+      });
+  if (failed(split))
+    return failure();
+  // The partial op: the rows' loops, the registers of a row (reduction),
+  // the lanes.
+  auto partial = cast<linalg::LinalgOp>(split->splitLinalgOp.getOperation());
+  FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, partial);
+  if (failed(tiled))
+    return failure();
+  SmallVector<int64_t> ranges = tiled->getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  // One register of the row per step: a read of several would span the
+  // row's expanded dims, which fold-memref-alias-ops folds into a read of
+  // several rows of the unexpanded source.
+  sizes[inner + 1] = kLanes;
+  tiled = tile(rewriter, *tiled, sizes, false);
+  if (failed(tiled))
+    return failure();
+  return vectorizeTile(rewriter, *tiled);
+}
+
 /// A depthwise conv or a max/sum pooling (NCHW, static, f32) as one
 /// elementwise generic over the output whose inputs are the KHxKW strided
 /// slices of the input, one per window position (and, for the depthwise
@@ -1166,7 +1219,8 @@ struct CPUSchedulePass
                   ? std::nullopt
                   : std::optional<ContractionLoops>(known->second))))
         continue;
-      if (succeeded(scheduleElementwise(rewriter, op)))
+      if (succeeded(scheduleElementwise(rewriter, op)) ||
+          succeeded(scheduleRowReduction(rewriter, op)))
         continue;
       if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
         moveWidthInnermost(rewriter, op);

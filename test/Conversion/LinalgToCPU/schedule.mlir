@@ -318,6 +318,41 @@ func.func @relu_then_matmul(%x: tensor<8x32xf32>, %b: tensor<32x32xf32>, %c: ten
 
 // -----
 
+// A sum along the innermost dim (here rows of 64) is split into 16 partial
+// sums per row, each step adding one register of the row to them; a last
+// op adds the 16 up. A row too short for two registers, or not a whole
+// number of them, is left alone.
+
+#row = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @row_sum
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [8, 4, 16]
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} vector<16xf32>
+// CHECK: vector.multi_reduction <add>, {{.*}} [1] : vector<1x1x16xf32> to vector<1x16xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK-LABEL: func.func @row_sum_short
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+func.func @row_sum(%x: tensor<8x64xf32>, %o: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [#row, #col], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xf32>) outs(%o : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func @row_sum_short(%x: tensor<8x24xf32>, %o: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [#row, #col], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x24xf32>) outs(%o : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
 // A large elementwise op (at least 2^15 elements) first runs in parallel
 // blocks of its outermost dim of more than one (here 8 blocks of 8
 // channels), then rows; a small one (@relu_then_matmul above) has no
