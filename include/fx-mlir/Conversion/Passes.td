@@ -132,7 +132,17 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       (the largest divisor of the output height whose columns fit, but at
       least 256 output positions, or the whole image), so the columns are
       still in the cache when the contraction reads them. A 1x1 conv of
-      stride 1 needs no gather.
+      stride 1 needs no gather. The gather runs in parallel blocks of its
+      channels when large.
+    - **Convolutions on few positions** (at most 64, a 7x7 image) that
+      end in a partial register tile, with constant weights and filters
+      in whole tiles of 32, become the transposed contraction
+      `outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]` (filter
+      `f = 32*b + i`): the columns are gathered position-major, the
+      weights packed at compile time into contiguous panels of 32
+      filters, and the register tiles (7 positions x 32 filters for 49
+      positions) are all whole; an elementwise op transposes the result
+      back and adds the init when it is not a fill.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).
@@ -147,17 +157,27 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       times: an `scf.forall` over cache blocks of the result (64 rows x up
       to 256 columns, dividing the piece; the threads share them out), an
       `scf.for` over k blocks of up to 256, and `scf.for` loops over
-      register tiles of 8 rows x 32 columns (1 x 128 when there is one
-      row), with k steps of 1. Each register tile is vectorized to a
+      register tiles of 8 rows x 32 columns (7 or 6 rows when those
+      divide the rows and 8 does not; 1 x 128 when there is one row),
+      with k steps of 1. Each register tile is vectorized to a
       `vector.contract`. A result of at most 256 columns with a tail (a
       7x7 image: 49 = 32 + 16 + 1) is split inside each k block instead,
       so its pieces read the same block of the left operand (a conv's
       weights) from the cache rather than each streaming all of it.
+    - **Row reductions** (one reduction loop, the innermost, read
+      contiguously: a softmax's max and sum, a layer norm's mean and
+      variance) of rows that are whole registers, at least two, are split
+      (upstream's `linalg::splitReduction`) into 16 partial results per
+      row that add one register of the row per step, then a last op
+      reduces the 16; LLVM would leave each row one chain of dependent
+      scalar operations, as it does not reassociate float reductions.
     - **Elementwise ops** (all-parallel generics of arith and math ops,
       fills, broadcasts, transposes that keep the innermost dim) are tiled
       to rows of their innermost dim, up to 64 elements, and vectorized;
       an op of 2^15 elements or more is first cut into about 8 parallel
-      blocks (`scf.forall`) of its outermost dim.
+      blocks (`scf.forall`) of its outermost dim. Other all-parallel ops
+      (gathers, transposes) stay scalar loops, in parallel blocks too
+      when that large.
 
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
