@@ -628,6 +628,55 @@ void rewriteAsSliceLoop(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   rewriter.replaceOp(conv, loop.getResults());
 }
 
+/// The im2col columns of `conv`'s input, gathered without div/mod:
+/// col[n, q, p] with q = (c, i, j) and p = (y, x), or col[n, p, q] when
+/// `positionsFirst`, where col(n, c, i, j, y, x) = input[n, c, y*sh +
+/// i*dh, x*sw + j*dw].
+Value gatherColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                    bool positionsFirst) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value input = conv.getInputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  AffineExpr n, c, i, j, y, x;
+  SmallVector<int64_t> shape;
+  if (positionsFirst) {
+    bindDims(context, n, y, x, c, i, j);
+    shape = {batch, oh, ow, channels, kh, kw};
+  } else {
+    bindDims(context, n, c, i, j, y, x);
+    shape = {batch, channels, kh, kw, oh, ow};
+  }
+  AffineMap read = AffineMap::get(6, 0,
+                                  {n, c, y * strides[0] + i * dilations[0],
+                                   x * strides[1] + j * dilations[1]},
+                                  context);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, inputType.getElementType());
+  Value col6 =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
+          ValueRange{empty},
+          ArrayRef<AffineMap>{read,
+                              AffineMap::getMultiDimIdentityMap(6, context)},
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          })
+          .getResult(0);
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2, 3}, {4, 5}};
+  if (positionsFirst)
+    groups = {{0}, {1, 2}, {3, 4, 5}};
+  return tensor::CollapseShapeOp::create(rewriter, loc, col6, groups);
+}
+
 /// A gathered conv whose output positions are few and end in a partial
 /// register tile (a 7x7 image: 49 = 32 + 16 + 1) while its filters fill
 /// whole ones, as the transposed contraction
@@ -661,29 +710,7 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
   rewriter.setInsertionPoint(conv);
-  // col6[n, y, x, c, i, j] = input[n, c, y*sh + i*dh, x*sw + j*dw]
-  AffineExpr n, y, x, c, i, j;
-  bindDims(context, n, y, x, c, i, j);
-  AffineMap read = AffineMap::get(6, 0,
-                                  {n, c, y * strides[0] + i * dilations[0],
-                                   x * strides[1] + j * dilations[1]},
-                                  context);
-  Value empty = tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{batch, oh, ow, channels, kh, kw}, elem);
-  Value col6 =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
-          ValueRange{empty},
-          ArrayRef<AffineMap>{read,
-                              AffineMap::getMultiDimIdentityMap(6, context)},
-          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-          [](OpBuilder &b, Location loc, ValueRange args) {
-            linalg::YieldOp::create(b, loc, args[0]);
-          })
-          .getResult(0);
-  Value col = tensor::CollapseShapeOp::create(
-      rewriter, loc, col6,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4, 5}});
+  Value col = gatherColumns(rewriter, conv, /*positionsFirst=*/true);
   int64_t panel = 2 * kLanes, panels = filters / panel;
   Value weights =
       transposedConstant(rewriter, loc, filterBytes,
@@ -701,7 +728,7 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
               elem)})
           .getResult(0);
   // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
-  AffineExpr b, p, lane, q;
+  AffineExpr n, b, p, lane, q;
   bindDims(context, n, b, p, lane, q);
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
@@ -770,7 +797,6 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto initType = cast<RankedTensorType>(init.getType());
-  Type elem = initType.getElementType();
   int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
@@ -814,30 +840,7 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
     col = tensor::CollapseShapeOp::create(
         rewriter, loc, input, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   } else {
-    // col6[n, c, i, j, y, x] = input[n, c, y*sh + i*dh, x*sw + j*dw]
-    AffineExpr n, c, i, j, y, x;
-    bindDims(context, n, c, i, j, y, x);
-    AffineMap read = AffineMap::get(6, 0,
-                                    {n, c, y * strides[0] + i * dilations[0],
-                                     x * strides[1] + j * dilations[1]},
-                                    context);
-    Value empty = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{batch, channels, kh, kw, oh, ow},
-        elem);
-    Value col6 =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
-            ValueRange{empty},
-            ArrayRef<AffineMap>{read,
-                                AffineMap::getMultiDimIdentityMap(6, context)},
-            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location loc, ValueRange args) {
-              linalg::YieldOp::create(b, loc, args[0]);
-            })
-            .getResult(0);
-    col = tensor::CollapseShapeOp::create(
-        rewriter, loc, col6,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    col = gatherColumns(rewriter, conv, /*positionsFirst=*/false);
   }
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
