@@ -152,6 +152,13 @@ LogicalResult vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
+/// The body of a contraction's linalg.generic: acc + a * b.
+void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(
+      b, loc, arith::AddFOp::create(b, loc, args[2], mul).getResult());
+}
+
 bool isStaticF32(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
     return false;
@@ -520,12 +527,7 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   iterators.append(3, utils::IteratorType::reduction);
   auto product = linalg::GenericOp::create(
       rewriter, loc, TypeRange{extType}, ValueRange{filter, rows},
-      ValueRange{ext}, maps, iterators,
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
-        linalg::YieldOp::create(
-            b, loc, arith::AddFOp::create(b, loc, args[2], mul).getResult());
-      });
+      ValueRange{ext}, maps, iterators, multiplyAccumulate);
   Value grid = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get({batch, filters, oh, width}, elem),
       product.getResult(0), ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -739,13 +741,7 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
           ArrayRef<AffineMap>{AffineMap::get(5, 0, {n, p, q}, context),
                               AffineMap::get(5, 0, {b, q, lane}, context),
                               AffineMap::get(5, 0, {n, b, p, lane}, context)},
-          iterators,
-          [](OpBuilder &b, Location loc, ValueRange args) {
-            Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
-            linalg::YieldOp::create(
-                b, loc,
-                arith::AddFOp::create(b, loc, args[2], mul).getResult());
-          })
+          iterators, multiplyAccumulate)
           .getResult(0);
   // out[n, b, i, p] = outT[n, b, p, i] (+ init[n, b, i, p])
   bindDims(context, n, b, lane, p);
@@ -855,15 +851,9 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   Value product =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{out.getType()}, ValueRange{weights, col},
-          ValueRange{out}, maps, iterators,
-          [](OpBuilder &b, Location loc, ValueRange args) {
-            Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
-            linalg::YieldOp::create(
-                b, loc,
-                arith::AddFOp::create(b, loc, args[2], mul).getResult());
-          })
+      linalg::GenericOp::create(rewriter, loc, TypeRange{out.getType()},
+                                ValueRange{weights, col}, ValueRange{out}, maps,
+                                iterators, multiplyAccumulate)
           .getResult(0);
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       conv, initType, product,
