@@ -35,6 +35,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -284,6 +285,113 @@ struct ConstantTable {
   }
 };
 
+/// The linker that turns cached object code into a shared object:
+/// `$FX_MLIR_LINKER` (a program name or path; empty: none, keep the
+/// object), else `ld` on the PATH.
+std::optional<std::string> findLinker() {
+  const char *name = std::getenv("FX_MLIR_LINKER");
+  if (name && !*name)
+    return std::nullopt;
+  auto path = llvm::sys::findProgramByName(name ? name : "ld");
+  if (!path)
+    return std::nullopt;
+  return *path;
+}
+
+/// Links the object file `objectPath` (position-independent code) into
+/// the shared object `libraryPath`; false if there is no linker or it
+/// fails. Its undefined symbols (libomp's, the runner utilities', libc's)
+/// are left to the dynamic loader, which finds them in the libraries
+/// loadSharedCode loads first.
+bool linkSharedObject(StringRef objectPath, StringRef libraryPath) {
+  std::optional<std::string> linker = findLinker();
+  if (!linker)
+    return false;
+  std::string output = libraryPath.str();
+  std::string input = objectPath.str();
+  SmallVector<StringRef> args = {
+      *linker, "-shared", "-z", "noexecstack", "--hash-style=gnu",
+      "-o",    output,    input};
+  std::optional<StringRef> quiet[] = {StringRef(""), StringRef(""),
+                                      StringRef("")};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, quiet,
+                                         /*SecondsToWait=*/60, 0, &message);
+  if (status != 0) {
+    llvm::sys::fs::remove(output);
+    return false;
+  }
+  return true;
+}
+
+/// Code loaded from a cached shared object with `dlopen`, which needs no
+/// LLVM at all: none of libLLVM's pages are touched, so the process stays
+/// as small as the code and its weights. `dlopen` gives one handle per
+/// file, constant slots included, so every graph of the process that
+/// loads the same entry shares one SharedCode (and one weights mapping).
+struct SharedCode {
+  void *handle = nullptr;
+  std::shared_ptr<ConstantTable> constants;
+  void (*entry)(void **) = nullptr;
+
+  ~SharedCode() {
+    if (handle)
+      dlclose(handle);
+  }
+};
+
+/// The SharedCode of the shared object at `libraryPath` whose constants
+/// are `table` (mapped from the entry's weights file), or the one already
+/// loaded from that path; null if it cannot be loaded.
+std::shared_ptr<SharedCode>
+loadSharedCode(const std::string &libraryPath,
+               std::unique_ptr<ConstantTable> table) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::weak_ptr<SharedCode>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (std::shared_ptr<SharedCode> code = loaded[libraryPath].lock())
+    return code;
+  // The libraries the code calls, in the global scope for the dynamic
+  // loader (the JIT links against the same two).
+  for (const char *path : {kRunnerUtils, kOpenMP})
+    if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL))
+      return nullptr;
+  auto code = std::make_shared<SharedCode>();
+  code->handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!code->handle)
+    return nullptr;
+  code->entry = reinterpret_cast<void (*)(void **)>(
+      dlsym(code->handle, "_mlir__mlir_ciface_forward"));
+  if (!code->entry || !table->fillSlots([&](StringRef name) {
+        return dlsym(code->handle, name.str().c_str());
+      }))
+    return nullptr;
+  code->constants = std::move(table);
+  loaded[libraryPath] = code;
+  return code;
+}
+
+/// The host target, which the JIT needs to load code as well as to
+/// compile it.
+void initializeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// The passes the compiler's pipeline text names; registering them touches
+/// much of libMLIR, so a graph loaded from the cache does not.
+void initializeCompiler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    registerFXPasses();
+    registerConversionPasses();
+  });
+}
+
 /// A JIT holding the object code at `objectPath`, linked against the same
 /// libraries and probe functions as ExecutionEngine's; null if it cannot
 /// be loaded.
@@ -291,6 +399,7 @@ std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
   auto buffer = llvm::MemoryBuffer::getFile(objectPath);
   if (!buffer)
     return nullptr;
+  initializeTarget();
   auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machine) {
     llvm::consumeError(machine.takeError());
@@ -348,27 +457,6 @@ std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
   return std::move(*jit);
 }
 
-/// The host target, which the JIT needs to load code as well as to
-/// compile it.
-void initializeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
-
-/// The passes the compiler's pipeline text names; registering them touches
-/// much of libMLIR, so a graph loaded from the cache does not.
-void initializeCompiler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    registerAllPasses();
-    registerFXPasses();
-    registerConversionPasses();
-  });
-}
-
 /// A state tensor the code takes as an argument.
 struct StateBuffer {
   std::vector<char> bytes;
@@ -424,7 +512,9 @@ struct CompiledGraph::Impl {
   /// engine's code has its own copy of the constants.
   std::unique_ptr<MLIRContext> context;
   std::unique_ptr<ExecutionEngine> engine;
-  /// The JIT holding code loaded from the cache (instead of `engine`).
+  /// Code loaded from the cache (instead of `engine`): a shared object,
+  /// or object code in a JIT where it could not be linked.
+  std::shared_ptr<SharedCode> shared;
   std::unique_ptr<llvm::orc::LLJIT> cached;
   void (*entry)(void **) = nullptr;
   bool fromCache = false;
@@ -432,7 +522,7 @@ struct CompiledGraph::Impl {
   bool dynamicBatch = false;
   ProbeTable probes;
   std::mutex running;
-  std::unique_ptr<ConstantTable> constants = std::make_unique<ConstantTable>();
+  std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
 };
 
 CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
@@ -441,7 +531,6 @@ CompiledGraph::~CompiledGraph() = default;
 std::unique_ptr<CompiledGraph>
 CompiledGraph::compile(StringRef ir, const CompileOptions &options,
                        std::string &error) {
-  initializeTarget();
   std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
   llvm::raw_string_ostream errors(error);
   PhaseTimer timer;
@@ -460,6 +549,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     }
   }
 
+  initializeTarget();
   initializeCompiler();
   graph->impl->context = std::make_unique<MLIRContext>();
   MLIRContext &ctx = *graph->impl->context;
@@ -584,6 +674,9 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     return nullptr;
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // Position-independent, so that the cache can link it into a shared
+  // object.
+  builder->setRelocationModel(llvm::Reloc::PIC_);
   auto machine = builder->createTargetMachine();
   if (!machine) {
     errors << "error: " << llvm::toString(machine.takeError()) << "\n";
@@ -665,10 +758,13 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
 }
 
 bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
+  // The code: a shared object, or object code where it was not linked.
+  std::string libraryPath = cachePath(dir, key, ".so");
   std::string objectPath = cachePath(dir, key, ".o");
+  bool linked = llvm::sys::fs::exists(libraryPath);
   // The signature: one line per input and output, then the structure.
   auto meta = llvm::MemoryBuffer::getFile(cachePath(dir, key, ".meta"));
-  if (!meta || !llvm::sys::fs::exists(objectPath))
+  if (!meta || (!linked && !llvm::sys::fs::exists(objectPath)))
     return false;
   SmallVector<StringRef> lines;
   (*meta)->getBuffer().split(lines, '\n', -1, false);
@@ -717,26 +813,36 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   if (!constants.entries.empty() &&
       !constants.map(cachePath(dir, key, ".weights")))
     return false;
-  std::unique_ptr<llvm::orc::LLJIT> jit = loadObject(objectPath);
-  if (!jit)
-    return false;
-  auto entry = jit->lookup("_mlir__mlir_ciface_forward");
-  if (!entry) {
-    llvm::consumeError(entry.takeError());
-    return false;
+  if (linked) {
+    std::shared_ptr<SharedCode> code =
+        loadSharedCode(libraryPath, std::move(table));
+    if (!code)
+      return false;
+    impl->entry = code->entry;
+    impl->constants = code->constants;
+    impl->shared = std::move(code);
+  } else {
+    std::unique_ptr<llvm::orc::LLJIT> jit = loadObject(objectPath);
+    if (!jit)
+      return false;
+    auto entry = jit->lookup("_mlir__mlir_ciface_forward");
+    if (!entry) {
+      llvm::consumeError(entry.takeError());
+      return false;
+    }
+    if (!constants.fillSlots([&](StringRef name) -> void * {
+          auto address = jit->lookup(name);
+          if (!address) {
+            llvm::consumeError(address.takeError());
+            return nullptr;
+          }
+          return address->toPtr<void *>();
+        }))
+      return false;
+    impl->entry = entry->toPtr<void (*)(void **)>();
+    impl->cached = std::move(jit);
+    impl->constants = std::move(table);
   }
-  if (!constants.fillSlots([&](StringRef name) -> void * {
-        auto address = jit->lookup(name);
-        if (!address) {
-          llvm::consumeError(address.takeError());
-          return nullptr;
-        }
-        return address->toPtr<void *>();
-      }))
-    return false;
-  impl->entry = entry->toPtr<void (*)(void **)>();
-  impl->cached = std::move(jit);
-  impl->constants = std::move(table);
   impl->fromCache = true;
   inputs = std::move(ins);
   outputs = std::move(outs);
@@ -747,12 +853,22 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
 void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
   if (llvm::sys::fs::create_directories(dir))
     return;
+  // The code: linked into a shared object if a linker is there (loading
+  // it needs no LLVM), else the object code.
   std::string objectPath = cachePath(dir, key, ".o");
-  std::string temp =
-      objectPath + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::string libraryPath = cachePath(dir, key, ".so");
+  std::string suffix =
+      ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::string temp = objectPath + suffix;
   impl->engine->dumpToObjectFile(temp);
-  if (llvm::sys::fs::rename(temp, objectPath)) {
-    llvm::sys::fs::remove(temp);
+  std::string libraryTemp = libraryPath + suffix;
+  bool linked = linkSharedObject(temp, libraryTemp);
+  std::error_code moved = linked
+                              ? llvm::sys::fs::rename(libraryTemp, libraryPath)
+                              : llvm::sys::fs::rename(temp, objectPath);
+  llvm::sys::fs::remove(temp);
+  if (moved) {
+    llvm::sys::fs::remove(libraryTemp);
     return;
   }
   const ConstantTable &constants = *impl->constants;

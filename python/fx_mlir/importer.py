@@ -146,11 +146,48 @@ class _TypeProp(ShapeProp):
         return result
 
 
+def _to_meta(value):
+    return value.to("meta") if isinstance(value, torch.Tensor) else value
+
+
+class _MetaTypeProp(_TypeProp):
+    """_TypeProp on the meta device: inputs, parameters, buffers and tensor
+    attributes become meta tensors (shape and dtype, no data), so no
+    kernel runs, nothing is allocated for activations and no module's
+    state changes. Raises whatever the first op without a meta kernel,
+    or one that reads values (`.item()`), raises."""
+
+    def get_attr(self, target, args, kwargs):
+        return _to_meta(super().get_attr(target, args, kwargs))
+
+    def call_module(self, target, args, kwargs):
+        module = self.fetch_attr(target)
+        state = {name: _to_meta(t) for name, t in
+                 [*module.named_parameters(), *module.named_buffers()]}
+        return torch.nn.utils.stateless.functional_call(
+            module, state, tuple(args), kwargs)
+
+
+def _propagate(gm, inputs):
+    """Records each node's tensor_meta (and Python type) for `inputs`:
+    on the meta device where every op has a meta kernel, else by running
+    the graph (which allocates its activations: a model's eager run leaves
+    caches, such as oneDNN's, in the process)."""
+    try:
+        _MetaTypeProp(gm).propagate(*[_to_meta(t) for t in inputs])
+        return
+    except Exception:  # noqa: BLE001 - any failure: run it for real
+        for node in gm.graph.nodes:
+            node.meta.pop("tensor_meta", None)
+            node.meta.pop("type", None)
+    _TypeProp(gm).propagate(*inputs)
+
+
 def _batch_dependent_dims(gm, example_inputs):
     """Runs the graph at the example batch and at one more; the dims of
     each node's tensors that differ follow the batch (dim 0 of inputs)."""
     def shapes(inputs):
-        ShapeProp(gm).propagate(*inputs)
+        _propagate(gm, inputs)
         result = {}
         for node in gm.graph.nodes:
             meta = node.meta.get("tensor_meta")
@@ -411,7 +448,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False)
     if example_inputs is not None:
         if dynamic_batch:
             _DYNAMIC = _batch_dependent_dims(gm, example_inputs)
-        _TypeProp(gm).propagate(*example_inputs)
+        _propagate(gm, example_inputs)
     name = name or type(gm).__name__
     lines = [f"fx.graph_module {_symbol(name)}"
              f"{' training' if gm.training else ''} {{"]

@@ -1,11 +1,15 @@
 """fx_mlir.compile's on-disk code cache: a second compile of the same model
 loads the code instead of compiling, and runs it like eager PyTorch; other
 weights, shapes or options miss; a damaged cache entry is compiled again
-instead of crashing."""
+instead of crashing. The code is linked into a shared object (`ld` is on
+the PATH wherever the project builds), or kept as object code for the JIT
+when there is no linker."""
+import gc
 import glob
 import os
 import sys
 
+import pytest
 import torch
 import torch.nn as nn
 
@@ -33,7 +37,8 @@ def test_second_compile_loads_the_code(tmp_path):
     m, x = model(0), torch.randn(2, 3, 6, 6)
     first = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert not first.from_cache
-    assert len(glob.glob(str(tmp_path / "*.o"))) == 1
+    assert len(glob.glob(str(tmp_path / "*.so"))) == 1
+    assert not glob.glob(str(tmp_path / "*.o*"))
     assert len(glob.glob(str(tmp_path / "*.meta"))) == 1
     # The linear layer's weight (5760 bytes) is kept out of the object.
     assert len(glob.glob(str(tmp_path / "*.weights"))) == 1
@@ -79,7 +84,7 @@ def test_other_weights_shapes_and_options_miss(tmp_path):
                               cache_dir=str(tmp_path))
     assert not dynamic.from_cache
     check(dynamic, model(0), torch.randn(5, 3, 6, 6))
-    assert len(glob.glob(str(tmp_path / "*.o"))) == 4
+    assert len(glob.glob(str(tmp_path / "*.so"))) == 4
 
 
 def test_no_cache(tmp_path):
@@ -97,7 +102,7 @@ def test_no_cache(tmp_path):
 def test_damaged_entries_are_compiled_again(tmp_path):
     m, x = model(0), torch.randn(2, 3, 6, 6)
     fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
-    (obj,) = glob.glob(str(tmp_path / "*.o"))
+    (obj,) = glob.glob(str(tmp_path / "*.so"))
     (meta,) = glob.glob(str(tmp_path / "*.meta"))
     with open(obj, "wb") as f:
         f.write(b"not an object file")
@@ -117,3 +122,35 @@ def test_damaged_entries_are_compiled_again(tmp_path):
     again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert not again.from_cache
     check(again, m, x)
+
+
+@pytest.mark.parametrize("linker", ["", "no-such-linker"])
+def test_without_a_linker_the_object_code_is_loaded(tmp_path, monkeypatch,
+                                                    linker):
+    monkeypatch.setenv("FX_MLIR_LINKER", linker)
+    m, x = model(0), torch.randn(2, 3, 6, 6)
+    assert not fx_mlir.compile(m, (x,), cache_dir=str(tmp_path)).from_cache
+    assert len(glob.glob(str(tmp_path / "*.o"))) == 1
+    assert not glob.glob(str(tmp_path / "*.so*"))
+    cached = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert cached.from_cache
+    check(cached, m, x)
+
+
+def test_one_entry_loaded_twice(tmp_path):
+    # Both graphs run the one shared object, whose constant slots point at
+    # one weights mapping: dropping either leaves the other working.
+    m, x = model(0), torch.randn(2, 3, 6, 6)
+    fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    first = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    second = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert first.from_cache and second.from_cache
+    check(first, m, x)
+    del first
+    gc.collect()
+    check(second, m, x)
+    del second
+    gc.collect()
+    third = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert third.from_cache
+    check(third, m, x)

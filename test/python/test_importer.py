@@ -11,6 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import fx_mlir
+from fx_mlir import importer
 from fx_mlir.importer import ImportError_, function_name, hyperparameters
 from tables import assert_same_table
 
@@ -164,3 +165,58 @@ def test_unknown_arg_object_is_an_error_naming_the_node():
 def test_not_a_graph_module():
     with pytest.raises(TypeError, match="expected a torch.fx.GraphModule"):
         fx_mlir.import_graph_module(nn.Linear(2, 2))
+
+
+def ones_on_the_cpu(x):
+    return torch.ones(x.shape[-1])
+
+
+torch.fx.wrap("ones_on_the_cpu")
+
+
+class MakesACpuTensor(nn.Module):
+    """Its forward makes a CPU tensor, which cannot meet a meta one."""
+
+    def forward(self, x):
+        return x + ones_on_the_cpu(x)
+
+
+@pytest.mark.parametrize(
+    "model,inputs",
+    [m for m in MODELS if m[1]] + [(MakesACpuTensor,
+                                    lambda: (torch.randn(2, 3),))],
+    ids=[m.__name__ for m, i in MODELS if i] + ["MakesACpuTensor"])
+def test_meta_shape_propagation_types_like_a_real_run(model, inputs,
+                                                      monkeypatch):
+    # The types come from the meta device where it can run the graph, else
+    # from running it: the text is the same either way.
+    torch.manual_seed(0)
+    gm = torch.fx.symbolic_trace(model().eval())
+    example = inputs()
+    meta_inputs = [importer._to_meta(t) for t in example]
+    if model is MakesACpuTensor:
+        with pytest.raises(RuntimeError, match="ShapeProp error"):
+            importer._MetaTypeProp(gm).propagate(*meta_inputs)
+    else:
+        importer._MetaTypeProp(gm).propagate(*meta_inputs)
+    on_meta = fx_mlir.import_graph_module(gm, example)
+
+    def unsupported(self, *args):
+        raise NotImplementedError("no meta kernel")
+
+    monkeypatch.setattr(importer._MetaTypeProp, "propagate", unsupported)
+    assert fx_mlir.import_graph_module(gm, example) == on_meta
+    assert "tensor<" in on_meta.split("fx.graph @forward")[1]
+
+
+def test_meta_shape_propagation_leaves_the_module_alone():
+    # A training-mode batch norm would update its running statistics if the
+    # graph ran on its weights.
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)).train()
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    ir = fx_mlir.import_graph_module(torch.fx.symbolic_trace(m),
+                                     (torch.randn(2, 3, 8, 8),))
+    assert "-> tensor<2x4x6x6xf32>" in ir
+    for k, v in m.state_dict().items():
+        assert torch.equal(v, before[k]), k
