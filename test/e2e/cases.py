@@ -1032,7 +1032,21 @@ for _name, _conv, _shape in [
         ("conv2d_filters_inner_stride2",
          lambda: nn.Conv2d(8, 32, 1, stride=2, bias=False), (1, 8, 13, 13)),
         ("conv2d_narrow_columns", lambda: nn.Conv2d(8, 24, 3, padding=1),
-         (1, 8, 7, 7))]:
+         (1, 8, 7, 7)),
+        # Stride 1 on narrow images: the window read in place, filters
+        # along the register tiles (rows of 7 on 14 and 21, of 5 on 5).
+        ("conv2d_window_filters_inner_14",
+         lambda: nn.Conv2d(16, 64, 3, padding=1), (2, 16, 14, 14)),
+        ("conv2d_window_filters_inner_nobias",
+         lambda: nn.Conv2d(8, 32, 3, padding=1, bias=False), (1, 8, 14, 14)),
+        ("conv2d_window_filters_inner_nonsquare",
+         lambda: nn.Conv2d(8, 32, (3, 5), padding=(1, 2)), (1, 8, 9, 21)),
+        ("conv2d_window_filters_inner_dilated",
+         lambda: nn.Conv2d(8, 32, 3, padding=2, dilation=2), (1, 8, 28, 28)),
+        ("conv2d_window_filters_inner_valid",
+         lambda: nn.Conv2d(8, 32, 3), (1, 8, 7, 7)),
+        ("conv2d_window_filters_inner_28",
+         lambda: nn.Conv2d(8, 32, 3, padding=1), (1, 8, 28, 28))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))

@@ -55,6 +55,9 @@ namespace {
 constexpr int64_t kLanes = 16;
 /// Register tile of a contraction: rows of the result x columns.
 constexpr int64_t kTileRows = 8;
+/// Filters per panel of packed conv weights: the columns of one register
+/// tile.
+constexpr int64_t kPanel = 2 * kLanes;
 /// Cache blocks: result rows x columns per thread task, and the depth of
 /// one k block.
 constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
@@ -679,70 +682,56 @@ Value gatherColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   return tensor::CollapseShapeOp::create(rewriter, loc, col6, groups);
 }
 
-/// A gathered conv whose output positions are few and end in a partial
-/// register tile (a 7x7 image: 49 = 32 + 16 + 1) while its filters fill
-/// whole ones, as the transposed contraction
-///
-///   outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]
-///
-/// over filter panels f = 32*b + i and q = c*kh*kw, with the columns
-/// gathered position-major and the constant weights `filterBytes` packed
-/// at compile time into contiguous q x 32 panels. Its register tiles run
-/// along the filters, all whole (7 positions x 32 filters for a 7x7
-/// image), where filters x positions leaves 16- and 1-column pieces, the
-/// last of them scalar; a panel is read contiguously where the transposed
-/// weights' rows lie a whole row of filters apart. The result is
-/// transposed back, with the init added unless it is a fill, by an
-/// elementwise op that fuses with the conv's consumers.
-void rewriteConvFiltersInner(RewriterBase &rewriter,
-                             linalg::Conv2DNchwFchwOp conv,
-                             ArrayRef<char> filterBytes) {
-  Location loc = conv.getLoc();
-  MLIRContext *context = rewriter.getContext();
-  Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
+/// `conv`'s constant weights `filterBytes`, [F, C, kh, kw], packed into
+/// contiguous panels of kPanel filters: [F/kPanel, C*kh*kw, kPanel].
+Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                    ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto initType = cast<RankedTensorType>(init.getType());
-  Type elem = initType.getElementType();
-  int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
   int64_t filters = filterType.getDimSize(0);
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
-  int64_t depth = channels * kh * kw, positions = oh * ow;
-  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  rewriter.setInsertionPoint(conv);
-  Value col = gatherColumns(rewriter, conv, /*positionsFirst=*/true);
-  int64_t panel = 2 * kLanes, panels = filters / panel;
-  Value weights =
-      transposedConstant(rewriter, loc, filterBytes,
-                         RankedTensorType::get({filters, depth}, elem), panel);
+  return transposedConstant(
+      rewriter, conv.getLoc(), filterBytes,
+      RankedTensorType::get({filters, filterType.getNumElements() / filters},
+                            filterType.getElementType()),
+      kPanel);
+}
+
+/// The result of `conv` as filter panels, of `shape` ([n, F/kPanel, ...,
+/// kPanel]), filled with the value of the conv's fill (zero when its init
+/// is not a fill: replaceFromPanels adds that init).
+Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                   ArrayRef<int64_t> shape) {
+  Location loc = conv.getLoc();
+  Value init = conv.getOutputs()[0];
+  Type elem = cast<RankedTensorType>(init.getType()).getElementType();
   auto fill = init.getDefiningOp<linalg::FillOp>();
   Value fillValue = fill ? fill.getInputs()[0]
                          : arith::ConstantOp::create(rewriter, loc, elem,
                                                      rewriter.getZeroAttr(elem))
                                .getResult();
-  Value outT =
-      linalg::FillOp::create(
-          rewriter, loc, fillValue,
-          ValueRange{tensor::EmptyOp::create(
-              rewriter, loc, ArrayRef<int64_t>{batch, panels, positions, panel},
-              elem)})
-          .getResult(0);
-  // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
-  AffineExpr n, b, p, lane, q;
-  bindDims(context, n, b, p, lane, q);
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Value product =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{outT.getType()}, ValueRange{col, weights},
-          ValueRange{outT},
-          ArrayRef<AffineMap>{AffineMap::get(5, 0, {n, p, q}, context),
-                              AffineMap::get(5, 0, {b, q, lane}, context),
-                              AffineMap::get(5, 0, {n, b, p, lane}, context)},
-          iterators, multiplyAccumulate)
-          .getResult(0);
+  return linalg::FillOp::create(
+             rewriter, loc, fillValue,
+             ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, elem)})
+      .getResult(0);
+}
+
+/// Replaces `conv` by `product`, its result as filter panels,
+/// outT[n, b, p, i] with f = 32*b + i and p = y*ow + x, transposed back
+/// (plus the conv's init unless that is a fill) by an elementwise op that
+/// fuses with the conv's consumers.
+void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                       Value product) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value init = conv.getOutputs()[0];
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  auto productType = cast<RankedTensorType>(product.getType());
+  int64_t batch = productType.getDimSize(0), panels = productType.getDimSize(1);
+  int64_t positions = productType.getDimSize(2);
+  int64_t panel = productType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  AffineExpr n, b, p, lane;
   // out[n, b, i, p] = outT[n, b, p, i] (+ init[n, b, i, p])
   bindDims(context, n, b, lane, p);
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
@@ -779,6 +768,153 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
       rewriter, loc, out, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       conv, initType, out, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+/// A gathered conv whose output positions are few and end in a partial
+/// register tile (a 7x7 image: 49 = 32 + 16 + 1) while its filters fill
+/// whole ones, as the transposed contraction
+///
+///   outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]
+///
+/// over filter panels f = 32*b + i and q = c*kh*kw, with the columns
+/// gathered position-major and the constant weights `filterBytes` packed
+/// at compile time into contiguous q x 32 panels. Its register tiles run
+/// along the filters, all whole (7 positions x 32 filters for a 7x7
+/// image), where filters x positions leaves 16- and 1-column pieces, the
+/// last of them scalar; a panel is read contiguously where the transposed
+/// weights' rows lie a whole row of filters apart. The result is
+/// transposed back, with the init added unless it is a fill, by an
+/// elementwise op that fuses with the conv's consumers.
+void rewriteConvFiltersInner(RewriterBase &rewriter,
+                             linalg::Conv2DNchwFchwOp conv,
+                             ArrayRef<char> filterBytes) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  int64_t batch = initType.getDimSize(0), filters = initType.getDimSize(1);
+  int64_t positions = initType.getDimSize(2) * initType.getDimSize(3);
+  rewriter.setInsertionPoint(conv);
+  Value col = gatherColumns(rewriter, conv, /*positionsFirst=*/true);
+  Value weights = packedWeights(rewriter, conv, filterBytes);
+  Value outT = filledPanels(rewriter, conv,
+                            {batch, filters / kPanel, positions, kPanel});
+  // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
+  AffineExpr n, b, p, lane, q;
+  bindDims(context, n, b, p, lane, q);
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value product =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{outT.getType()}, ValueRange{col, weights},
+          ValueRange{outT},
+          ArrayRef<AffineMap>{AffineMap::get(5, 0, {n, p, q}, context),
+                              AffineMap::get(5, 0, {b, q, lane}, context),
+                              AffineMap::get(5, 0, {n, b, p, lane}, context)},
+          iterators, multiplyAccumulate)
+          .getResult(0);
+  replaceFromPanels(rewriter, conv, product);
+}
+
+/// The register rows of a stride-1 conv computed by
+/// shiftedWindowFiltersInner: a divisor of its output width ow from 8
+/// down to 6 (14 = 2 x 7), or ow itself when that is at most 8; 0 when it
+/// has none, or its weights are not a constant, or its filters do not
+/// fill whole panels.
+int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
+                         ArrayRef<char> filterBytes) {
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  int64_t ow = initType.getDimSize(3);
+  if (strides[0] != 1 || strides[1] != 1 ||
+      filterType.getDimSize(0) % kPanel != 0 ||
+      filterBytes.size() != size_t(filterType.getNumElements()) * 4)
+    return 0;
+  if (ow <= kTileRows)
+    return ow;
+  for (int64_t r = kTileRows; r >= kTileRows - 2; --r)
+    if (ow % r == 0)
+      return r;
+  return 0;
+}
+
+/// Whether a conv is better computed by shiftedWindowFiltersInner: one it
+/// can compute (filtersInnerRows) for which shiftedWindowConv would throw
+/// away at least 1/14 of its columns (2 of 30 on a 28x28 image, 2 of 16
+/// on 14x14: 2.22 to 2.13 and 2.33 to 2.06 ms for resnet18's 3x3 convs,
+/// where on 56x56 it would lose, 2.17 against 2.21), or whose positions
+/// are few and end in a partial register tile (a 7x7 image, 2.36 to 2.14
+/// ms against the gathered rewriteConvFiltersInner).
+bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
+                        ArrayRef<char> filterBytes) {
+  if (filtersInnerRows(conv, filterBytes) == 0)
+    return false;
+  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  int64_t width = inputType.getDimSize(3), ow = initType.getDimSize(3);
+  int64_t positions = initType.getDimSize(2) * ow;
+  return 14 * (width - ow) >= ow ||
+         (positions % (2 * kLanes) != 0 && positions <= kBlockRows);
+}
+
+/// A stride-1 conv with constant weights as the contraction
+///
+///   outT[n, b, y, x, i] += input[n, c, y + a*dh, x + e*dw]
+///                          * packed[b, c, a, e, i]
+///
+/// over (c, a, e), with filter f = 32*b + i: the weights are packed at
+/// compile time into contiguous panels of 32 filters, and the input (its
+/// padding included) is read in place, with no gather. Its register tiles
+/// are `rows` positions of one output row (a divisor of the width: 2 x 7
+/// for a 14x14 image) by 32 filters, the positions broadcast from the
+/// input row and the filters loaded from the panel: none of them computes
+/// a column that is thrown away, where shiftedWindowConv computes the
+/// padded width (16 columns for 14). The result is transposed back by
+/// replaceFromPanels. Returns the contraction and its loops (m = x,
+/// n = i, k = c) for the schedule.
+std::pair<linalg::GenericOp, ContractionLoops>
+shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                          ArrayRef<char> filterBytes) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value input = conv.getInputs()[0];
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  Type elem = initType.getElementType();
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t batch = initType.getDimSize(0), filters = initType.getDimSize(1);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t channels = filterType.getDimSize(1);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t panels = filters / kPanel;
+  rewriter.setInsertionPoint(conv);
+  Value weights = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({panels, channels, kh, kw, kPanel}, elem),
+      packedWeights(rewriter, conv, filterBytes),
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}});
+  Value outT = filledPanels(rewriter, conv, {batch, panels, oh, ow, kPanel});
+  AffineExpr n, b, y, x, lane, c, a, e;
+  bindDims(context, n, b, y, x, lane, c, a, e);
+  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{outT.getType()}, ValueRange{input, weights},
+      ValueRange{outT},
+      ArrayRef<AffineMap>{
+          AffineMap::get(8, 0,
+                         {n, c, y * strides[0] + a * dilations[0],
+                          x * strides[1] + e * dilations[1]},
+                         context),
+          AffineMap::get(8, 0, {b, c, a, e, lane}, context),
+          AffineMap::get(8, 0, {n, b, y, x, lane}, context)},
+      iterators, multiplyAccumulate);
+  Value positionsT = tensor::CollapseShapeOp::create(
+      rewriter, loc, product.getResult(0),
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
+  replaceFromPanels(rewriter, conv, positionsT);
+  return {product, ContractionLoops{3, 4, 5}};
 }
 
 /// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
@@ -823,7 +959,7 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   }
   int64_t filters = filterType.getDimSize(0), positions = oh * ow;
   ArrayRef<char> filterBytes = constantBytes(filter);
-  if (filters % (2 * kLanes) == 0 && positions % (2 * kLanes) != 0 &&
+  if (filters % kPanel == 0 && positions % (2 * kLanes) != 0 &&
       positions <= kBlockRows &&
       filterBytes.size() == size_t(filterType.getNumElements()) * 4) {
     // Few positions (one cache block's rows, a 7x7 image) with a tail:
@@ -1169,7 +1305,12 @@ struct CPUSchedulePass
     });
     DenseMap<Operation *, ContractionLoops> shifted;
     for (linalg::Conv2DNchwFchwOp conv : convs) {
-      if (preferShiftedWindow(conv)) {
+      ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
+      if (preferFiltersInner(conv, filterBytes)) {
+        auto [op, loops] =
+            shiftedWindowFiltersInner(rewriter, conv, filterBytes);
+        shifted[op] = loops;
+      } else if (preferShiftedWindow(conv)) {
         auto [op, loops] = shiftedWindowConv(rewriter, conv);
         shifted[op] = loops;
       } else {
