@@ -1676,6 +1676,26 @@ def _narrow_negative_dim(x):
     return x.narrow(-1, 2, 4)
 
 
+# Constant padding: F.pad (value None and a value, on the last 1 and 3
+# dims) and the padding modules.
+@fn_case("pad_last_dim", randn((2, 3, 5)))
+def _pad_last_dim(x):
+    return F.pad(torch.relu(x), (1, 2))
+
+
+@fn_case("pad_three_dims_value", randn((2, 3, 4, 5)))
+def _pad_three_dims_value(x):
+    return F.pad(x, (0, 1, 2, 0, 1, 1), value=-0.5) * 2
+
+
+add("zero_pad2d", lambda: seq(nn.ZeroPad2d((1, 0, 2, 1)), nn.Conv2d(3, 4, 3)),
+    randn((2, 3, 6, 6)))
+add("constant_pad1d", lambda: seq(nn.ConstantPad1d(2, 1.5)), randn((2, 3, 4)))
+add("constant_pad3d",
+    lambda: seq(nn.ConstantPad3d((1, 0, 0, 2, 1, 1), 0.25)),
+    randn((1, 2, 2, 3, 4)))
+
+
 add("embedding", lambda: seq(nn.Embedding(20, 8)),
     randint(0, 20, (3, 5)))
 add("embedding_padding_idx", lambda: seq(nn.Embedding(20, 8, padding_idx=0)),

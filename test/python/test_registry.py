@@ -175,9 +175,9 @@ def check_value(value, kind):
 
 
 # Parameters with no place in any canonical schema, which aliases accept and
-# drop (or check in their requirements).
+# drop (or check in their requirements: F.pad's mode must be 'constant').
 DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
-           "requires_grad", "return_indices"}
+           "requires_grad", "return_indices", "mode"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.
@@ -196,6 +196,8 @@ MODULE_ARGS = {
     "torch.nn.MaxPool2d": (2,), "torch.nn.AvgPool1d": (2,),
     "torch.nn.AvgPool2d": (2,), "torch.nn.AdaptiveAvgPool1d": (1,),
     "torch.nn.AdaptiveAvgPool2d": (1,), "torch.nn.Embedding": (10, 4),
+    "torch.nn.ConstantPad1d": (1, 0.5), "torch.nn.ConstantPad2d": (1, 0.5),
+    "torch.nn.ConstantPad3d": (1, 0.5), "torch.nn.ZeroPad2d": (1,),
 }
 
 

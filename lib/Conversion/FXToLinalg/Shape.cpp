@@ -448,6 +448,33 @@ LogicalResult lowerNarrow(Lowering &l) {
   return l.replace(sliceAlong(l, x, *dim, l.b.getIndexAttr(s), length, 1));
 }
 
+/// constant_pad_nd(self, pad, value): pad holds (before, after) pairs from
+/// the last dim backwards, constant and not negative.
+LogicalResult lowerConstantPad(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto pads = l.intList(1u);
+  Type elem = l.resultElementType();
+  if (!x || !pads || !elem)
+    return l.fail("needs constant pad sizes and a typed result");
+  int64_t rank = rankOf(x);
+  if (pads->size() % 2 != 0 || int64_t(pads->size()) > 2 * rank)
+    return l.fail("pad must hold a (before, after) pair per padded dim, at "
+                  "most " +
+                  std::to_string(rank) + " pairs");
+  SmallVector<OpFoldResult> low(rank, l.b.getIndexAttr(0)), high = low;
+  for (size_t i = 0; i < pads->size(); i += 2) {
+    if ((*pads)[i] < 0 || (*pads)[i + 1] < 0)
+      return l.fail("negative padding (cropping) is not supported");
+    int64_t d = rank - 1 - int64_t(i / 2);
+    low[d] = l.b.getIndexAttr((*pads)[i]);
+    high[d] = l.b.getIndexAttr((*pads)[i + 1]);
+  }
+  Value v = l.isNone(2u) ? l.constant(elem, 0.0) : l.scalar(l.arg(2), elem);
+  if (!v)
+    return l.fail("unsupported padding value");
+  return l.replace(l.pad(x, low, high, v));
+}
+
 /// select.int(self, dim, index).
 LogicalResult lowerSelect(Lowering &l) {
   Value x = l.tensor(0u);
@@ -667,6 +694,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
               lowerSplit);
   addLowering(t, {"aten::slice.Tensor"}, lowerSlice);
   addLowering(t, {"aten::narrow"}, lowerNarrow);
+  addLowering(t, {"aten::constant_pad_nd"}, lowerConstantPad);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
   addLowering(t, {"aten::size"}, lowerSize);

@@ -139,3 +139,16 @@ fx.graph_module @N {
     fx.output %x : tensor<2x4xf32>
   }
 }
+
+// -----
+
+// Negative padding (cropping) is refused, naming the node.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'crop' with target 'aten::constant_pad_nd': negative padding (cropping) is not supported}}
+    %crop = fx.call_function "aten::constant_pad_nd"(%x, [-1, 0], 0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x3xf32>
+    fx.output %crop : tensor<1x2x4x3xf32>
+  }
+}

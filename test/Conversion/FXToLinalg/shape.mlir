@@ -147,3 +147,23 @@ fx.graph_module @M {
     fx.output %embedding : tensor<2x3x4xf32>
   }
 }
+
+// -----
+
+// constant_pad_nd pads the last dims, (before, after) pairs from the last
+// dim backwards, with its value as a tensor.pad.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK:         %[[V:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 0, 1] high[0, 0, 2, 1]
+// CHECK:           tensor.yield %[[V]] : f32
+// CHECK:         } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+// CHECK:         return %[[P]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
+    %pad = fx.call_function "aten::constant_pad_nd"(%x, [1, 1, 0, 2], 0.5) : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+    fx.output %pad : tensor<1x2x6x6xf32>
+  }
+}
