@@ -116,7 +116,18 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     static and whose element type is f32 are scheduled; every other op
     stays as it is and becomes scalar loops later.
 
-    - **Stride-1 convolutions** (`linalg.conv_2d_nchw_fchw`) on images
+    - **Stride-1 convolutions on narrow images** with constant weights
+      and filters in whole panels of 32, where the shifted window below
+      would compute at least 1/14 more columns (14x14 and 28x28 images)
+      or the positions are few and end in a partial register tile (7x7),
+      become `outT[n, b, y, x, i] += in[n, c, y + a*dh, x + e*dw] *
+      packed[b, c, a, e, i]` (filter `f = 32*b + i`): the input is read in
+      place, with no gather, the weights are packed at compile time into
+      contiguous panels of 32 filters, and the register tiles are a
+      divisor of the output width (7 of 14) x 32 filters, so no column is
+      thrown away. An elementwise op transposes the result back and adds
+      the init when it is not a fill.
+    - **Other stride-1 convolutions** (`linalg.conv_2d_nchw_fchw`) on images
       wide enough that at most 1/6 more columns are computed become a
       shifted-window contraction: with the padded input's rows end to end
       (`p = y*W + x`), `ext[n, f, p] += w[f, c, i, j] * in[n, c, p + i*W +
@@ -134,8 +145,9 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       still in the cache when the contraction reads them. A 1x1 conv of
       stride 1 needs no gather. The gather runs in parallel blocks of its
       channels when large.
-    - **Convolutions on few positions** (at most 64, a 7x7 image) that
-      end in a partial register tile, with constant weights and filters
+    - **Gathered convolutions on few positions** (at most 64, a 7x7
+      image, as a stride-2 conv makes) that end in a partial register
+      tile, with constant weights and filters
       in whole tiles of 32, become the transposed contraction
       `outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]` (filter
       `f = 32*b + i`): the columns are gathered position-major, the
