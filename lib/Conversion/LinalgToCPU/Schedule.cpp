@@ -361,6 +361,17 @@ LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   return vectorizeTile(rewriter, *tiled);
 }
 
+/// The rows of a contraction's register tiles for `m` rows: 8, or 7 or 6
+/// when those divide `m` and 8 does not (49 = 7 x 7); `m` when fewer.
+int64_t registerRows(int64_t m) {
+  if (m <= kTileRows)
+    return m;
+  for (int64_t r = kTileRows; r >= kTileRows - 2; --r)
+    if (m % r == 0)
+      return r;
+  return kTileRows;
+}
+
 /// `op` split along n into whole register tiles of `cols` columns, the
 /// columns left over in whole registers, and the last few columns.
 SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
@@ -385,15 +396,9 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     transposeOperands(rewriter, generic, loops->n, loops->k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // Enough accumulators to hide the FMA latency: 8x32 for matrices (7 or
-  // 6 rows when those divide the rows and 8 does not: 49 = 7 x 7), one row
-  // of 128 for a vector-matrix product.
-  int64_t rows = std::min(kTileRows, ranges[loops->m]);
-  for (int64_t r = kTileRows; r >= kTileRows - 2 && rows == kTileRows; --r)
-    if (ranges[loops->m] % r == 0) {
-      rows = r;
-      break;
-    }
+  // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
+  // registerRows), one row of 128 for a vector-matrix product.
+  int64_t rows = registerRows(ranges[loops->m]);
   int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
   if (ranges[loops->n] < cols)
@@ -830,12 +835,8 @@ int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
       filterType.getDimSize(0) % kPanel != 0 ||
       filterBytes.size() != size_t(filterType.getNumElements()) * 4)
     return 0;
-  if (ow <= kTileRows)
-    return ow;
-  for (int64_t r = kTileRows; r >= kTileRows - 2; --r)
-    if (ow % r == 0)
-      return r;
-  return 0;
+  int64_t rows = registerRows(ow);
+  return ow % rows == 0 ? rows : 0;
 }
 
 /// Whether a conv is better computed by shiftedWindowFiltersInner: one it
