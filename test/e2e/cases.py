@@ -1051,6 +1051,40 @@ for _name, _conv, _shape in [
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))
 add("linear_few_columns", lambda: seq(nn.Linear(40, 28)), randn((16, 40)))
+# Columns in panels of 32 (packed at compile time for a weight, by a copy
+# for a large computed operand), with row tails.
+add("linear_packed_columns", lambda: seq(nn.Linear(40, 96), nn.ReLU()),
+    randn((21, 40)))
+add("linear_packed_3d", lambda: seq(nn.Linear(24, 64)), randn((2, 9, 24)))
+
+
+class _MatmulWeight(nn.Module):
+    """x @ w with w a parameter read (k, n): a constant packed as is."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(40, 96))
+
+    def forward(self, x):
+        return x @ self.w
+
+
+add("matmul_packed_weight", _MatmulWeight, randn((21, 40)))
+
+
+@fn_case("matmul_packed_columns", randn((67, 64), (64, 2048)))
+def _matmul_packed_columns(x, y):
+    return x @ y
+
+
+@fn_case("matmul_packed_transposed", randn((64, 64), (2048, 64)))
+def _matmul_packed_transposed(x, y):
+    return x @ y.t()
+
+
+@fn_case("bmm_packed_columns", randn((2, 64, 64), (2, 64, 1024)))
+def _bmm_packed_columns(x, y):
+    return torch.bmm(x, y)
 
 
 @fn_case("conv2d_functional_weight_inputs",

@@ -69,6 +69,9 @@ constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 /// at least kGatherColumns output positions (or the whole image), so its
 /// contraction keeps enough columns for the register tiles.
 constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
+/// A contraction's columns operand that is not a constant is packed in
+/// panels (see packColumns) from this many elements (512 KiB of f32).
+constexpr int64_t kPackElements = 1 << 17;
 
 /// The largest multiple of `step` that divides `size` and is at most
 /// `limit`; `size` itself when there is none.
@@ -263,9 +266,12 @@ void transposeOperands(RewriterBase &rewriter, linalg::GenericOp op,
 
 /// The loops of a contraction the schedule works on: one m (rows of the
 /// result), one n (columns) and one k. Every other loop (batch dims, more
-/// m or n dims such as a conv's image index) is tiled by 1.
+/// m or n dims such as a conv's image index) is tiled by 1. `panel`, when
+/// set, is the loop over the column panels of a packed contraction (see
+/// packColumns), whose n loop covers one panel.
 struct ContractionLoops {
   unsigned m, n, k;
+  std::optional<unsigned> panel = std::nullopt;
 };
 
 /// Of `candidates`, the loop that indexes the innermost result dim.
@@ -301,7 +307,7 @@ FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
                                             ContractionLoops loops,
                                             int64_t rows, int64_t cols) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  auto [m, n, k] = loops;
+  unsigned m = loops.m, n = loops.n, k = loops.k;
   SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0);
   // Reductions (k and a conv's window loops) stay out of the forall.
   SmallVector<unsigned> reductions;
@@ -310,6 +316,10 @@ FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
     blocks[d] = 0;
   blocks[m] = blockSize(ranges[m], rows, std::max(kBlockRows, rows));
   blocks[n] = cols ? blockSize(ranges[n], cols, std::max(kBlockCols, cols)) : 0;
+  // A packed contraction's block: kBlockCols columns of whole panels.
+  if (loops.panel)
+    blocks[*loops.panel] =
+        blockSize(ranges[*loops.panel], 1, kBlockCols / ranges[n]);
   depth[k] = blockSize(ranges[k], 1, kBlockDepth);
   if (depth[k] == ranges[k])
     depth[k] = 0;
@@ -331,25 +341,29 @@ LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, registers, false);
   if (failed(tiled))
     return failure();
+  // Loops of size 1 that would leave a unit dim inside the tile's vectors
+  // are dropped. A shifted-window conv's tile reads its input at
+  // p + i*W + j with the window loops i, j of size 1: without them it is a
+  // plain contraction tile (k stays, even of size 1, so it vectorizes to a
+  // contraction). A packed contraction's tile covers one panel.
+  SmallVector<unsigned> unitLoops;
   if (!tiled->hasOnlyProjectedPermutations()) {
-    // A shifted-window conv's tile reads its input at p + i*W + j with the
-    // window loops i, j of size 1: without them it is a plain contraction
-    // tile (k stays, even of size 1, so it vectorizes to a contraction).
+    SmallVector<unsigned> reductions;
+    tiled->getReductionDims(reductions);
+    for (unsigned d : reductions)
+      if (d != loops.k)
+        unitLoops.push_back(d);
+  }
+  if (loops.panel)
+    unitLoops.push_back(*loops.panel);
+  if (!unitLoops.empty()) {
     auto generic = dyn_cast<linalg::GenericOp>(tiled->getOperation());
     if (!generic)
       return failure();
-    SmallVector<unsigned> reductions;
-    generic.getReductionDims(reductions);
     linalg::ControlDropUnitDims control;
     control.rankReductionStrategy =
         linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-    control.controlFn = [&](Operation *) {
-      SmallVector<unsigned> dims;
-      for (unsigned d : reductions)
-        if (d != loops.k)
-          dims.push_back(d);
-      return dims;
-    };
+    control.controlFn = [&](Operation *) { return unitLoops; };
     rewriter.setInsertionPoint(generic);
     FailureOr<linalg::DropUnitDimsResult> dropped =
         linalg::dropUnitDims(rewriter, generic, control);
@@ -384,6 +398,163 @@ SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
   return pieces;
 }
 
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
+/// n the innermost dim of the result) packed in panels of kPanel columns:
+/// the contraction is rewritten to read B as (..., N/kPanel, K, kPanel),
+/// each panel contiguous, and to write its result through the view
+/// (..., N/kPanel, kPanel), with a loop over the panels just outside the
+/// one over a panel's columns. A register tile then streams one panel,
+/// where B's rows, kPanel columns read N floats apart, would each touch
+/// another page and crowd the same cache sets. A constant B is packed
+/// here, once. Any other B is packed by a copy before the contraction,
+/// only when it is larger than half of L2 (kPackElements) and the
+/// contraction has kBlockRows rows or more, so that the copy costs little
+/// against the contraction it speeds up. Returns the new contraction and
+/// its loops.
+FailureOr<std::pair<linalg::LinalgOp, ContractionLoops>>
+packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
+            ContractionLoops loops) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned m = loops.m, n = loops.n, k = loops.k;
+  if (loops.panel || op.getNumDpsInputs() != 2 || ranges[n] % kPanel != 0 ||
+      ranges[n] == kPanel || ranges[m] < kTileRows)
+    return failure();
+  MLIRContext *context = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
+  OpOperand *b = nullptr;
+  bool transposed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    unsigned rank = map.getNumResults();
+    if (rank < 2 || !map.isProjectedPermutation() ||
+        map.getResultPosition(dim(m)))
+      continue;
+    if (map.getResult(rank - 2) == dim(k) && map.getResult(rank - 1) == dim(n))
+      b = operand, transposed = false;
+    else if (map.getResult(rank - 2) == dim(n) &&
+             map.getResult(rank - 1) == dim(k))
+      b = operand, transposed = true;
+  }
+  OpOperand *c = op.getDpsInitOperand(0);
+  AffineMap cMap = op.getMatchingIndexingMap(c);
+  if (!b || !cMap.isProjectedPermutation() ||
+      cMap.getResult(cMap.getNumResults() - 1) != dim(n))
+    return failure();
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (operand != b &&
+        (!op.getMatchingIndexingMap(operand).isProjectedPermutation() ||
+         op.getMatchingIndexingMap(operand).getResultPosition(dim(n))))
+      return failure();
+  auto bType = cast<RankedTensorType>(b->get().getType());
+  ArrayRef<char> bytes = constantBytes(b->get());
+  bool constant = bType.getRank() == 2 &&
+                  bytes.size() == size_t(bType.getNumElements()) * 4;
+  if (!constant &&
+      (ranges[m] < kBlockRows || bType.getNumElements() < kPackElements))
+    return failure();
+
+  // The new loops: the panel loop at n, the columns of a panel at n + 1.
+  unsigned numLoops = op.getNumLoops() + 1;
+  auto moved = [&](unsigned d) { return dim(d < n ? d : d + 1); };
+  auto remap = [&](AffineMap map) {
+    SmallVector<AffineExpr> exprs;
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      if (d == n)
+        exprs.append({dim(n), dim(n + 1)});
+      else
+        exprs.push_back(moved(d));
+    }
+    return AffineMap::get(numLoops, 0, exprs, context);
+  };
+  Location loc = op.getLoc();
+  Type f32 = bType.getElementType();
+  int64_t columns = ranges[n], depth = ranges[k];
+  rewriter.setInsertionPoint(op);
+  Value packed;
+  linalg::TransposeOp copy;
+  if (constant) {
+    // transposedConstant packs the rows of an N x K matrix.
+    ArrayRef<char> rows = bytes;
+    std::vector<float> transposedB;
+    if (!transposed) {
+      auto *from = reinterpret_cast<const float *>(bytes.data());
+      transposedB.resize(columns * depth);
+      for (int64_t r = 0; r < depth; ++r)
+        for (int64_t col = 0; col < columns; ++col)
+          transposedB[col * depth + r] = from[r * columns + col];
+      rows = ArrayRef<char>(reinterpret_cast<const char *>(transposedB.data()),
+                            transposedB.size() * sizeof(float));
+    }
+    packed = transposedConstant(rewriter, loc, rows,
+                                RankedTensorType::get({columns, depth}, f32),
+                                kPanel);
+  } else {
+    // Split B's n dim into (N/kPanel, kPanel), then move K between them.
+    unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
+    SmallVector<int64_t> shape(bType.getShape());
+    shape[nPos] = kPanel;
+    shape.insert(shape.begin() + nPos, columns / kPanel);
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned i = 0; i < rank; ++i)
+      groups.push_back(i < nPos    ? ReassociationIndices{i}
+                       : i == nPos ? ReassociationIndices{i, i + 1}
+                                   : ReassociationIndices{i + 1});
+    Value split = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, f32), b->get(), groups);
+    SmallVector<int64_t> permutation =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank + 1));
+    if (transposed) // (..., N/kPanel, kPanel, K)
+      std::swap(permutation[rank - 1], permutation[rank]);
+    else // (..., K, N/kPanel, kPanel)
+      std::swap(permutation[rank - 2], permutation[rank - 1]);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, applyPermutation(shape, permutation), f32);
+    copy =
+        linalg::TransposeOp::create(rewriter, loc, split, empty, permutation);
+    packed = copy.getResult()[0];
+  }
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  SmallVector<AffineExpr> bExprs;
+  for (AffineExpr e : bMap.getResults().drop_back(2))
+    bExprs.push_back(moved(cast<AffineDimExpr>(e).getPosition()));
+  bExprs.append({dim(n), moved(k), dim(n + 1)});
+
+  auto cType = cast<RankedTensorType>(c->get().getType());
+  unsigned cRank = cType.getRank();
+  SmallVector<int64_t> cShape(cType.getShape().drop_back());
+  cShape.append({columns / kPanel, kPanel});
+  SmallVector<ReassociationIndices> cGroups;
+  for (unsigned i = 0; i + 1 < cRank; ++i)
+    cGroups.push_back({i});
+  cGroups.push_back({cRank - 1, cRank});
+  Value init = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(cShape, f32), c->get(), cGroups);
+
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    inputs.push_back(operand == b ? packed : operand->get());
+    maps.push_back(operand == b ? AffineMap::get(numLoops, 0, bExprs, context)
+                                : remap(op.getMatchingIndexingMap(operand)));
+  }
+  maps.push_back(remap(cMap));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.insert(iterators.begin() + n, utils::IteratorType::parallel);
+  auto product =
+      linalg::GenericOp::create(rewriter, loc, init.getType(), inputs, init,
+                                maps, iterators, multiplyAccumulate);
+  rewriter.replaceOp(op, tensor::CollapseShapeOp::create(
+                             rewriter, loc, product.getResult(0), cGroups));
+  if (copy && failed(scheduleElementwise(rewriter, copy)))
+    (void)tileParallelBlocks(rewriter, copy);
+  return std::pair<linalg::LinalgOp, ContractionLoops>{
+      product,
+      ContractionLoops{m < n ? m : m + 1, n + 1, k < n ? k : k + 1, n}};
+}
+
 /// Schedules a contraction; `known` gives the loops of one whose operands
 /// are not read through projected permutations (a shifted-window conv),
 /// which upstream's contraction matcher does not recognize.
@@ -393,6 +564,8 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
       known ? FailureOr<ContractionLoops>(*known) : getContractionLoops(op);
   if (failed(loops))
     return failure();
+  if (auto packed = packColumns(rewriter, op, *loops); succeeded(packed))
+    std::tie(op, *loops) = *packed;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     transposeOperands(rewriter, generic, loops->n, loops->k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

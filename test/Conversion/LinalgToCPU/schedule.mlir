@@ -11,6 +11,7 @@
 // CHECK: scf.for
 // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // CHECK-NOT: linalg.matmul
+// CHECK-NOT: tensor.expand_shape
 func.func @matmul(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
@@ -417,4 +418,76 @@ func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>
 func.func @f64(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>, %c: tensor<8x8xf64>) -> tensor<8x8xf64> {
   %r = linalg.matmul ins(%a, %b : tensor<8x8xf64>, tensor<8x8xf64>) outs(%c : tensor<8x8xf64>) -> tensor<8x8xf64>
   return %r : tensor<8x8xf64>
+}
+
+// -----
+
+// A computed columns operand of 128K elements or more, in a contraction of
+// 64 rows or more, is packed in panels of 32 columns (N/32 x K x 32) by a
+// copy; the result is written through the view 64 x N/32 x 32, 8 panels
+// per cache block, one panel per register tile.
+
+// CHECK-LABEL: func.func @packed_columns
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [128, 32, 32]
+// CHECK: %[[PACKED:.*]] = scf.forall {{.*}} -> (tensor<32x128x32xf32>)
+// CHECK: tensor.extract_slice %[[SPLIT]]
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %arg2 {{\[}}[0], [1, 2]] output_shape [64, 32, 32]
+// CHECK: %[[R:.*]] = scf.forall {{.*}} step (64, 8, 32) shared_outs(%{{.*}} = %[[VIEW]])
+// CHECK: tensor.extract_slice %[[PACKED]]
+// CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2]] : tensor<64x32x32xf32> into tensor<64x1024xf32>
+func.func @packed_columns(%a: tensor<64x128xf32>, %b: tensor<128x1024xf32>, %c: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x1024xf32>) outs(%c : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+}
+
+
+// -----
+
+// Read (batch, n, k), as attention's keys, the operand is split and
+// transposed into panels in one linalg.transpose.
+
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#kt = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @packed_keys
+// CHECK: tensor.expand_shape %arg1 {{\[}}[0], [1, 2], [3]] output_shape [2, 32, 32, 64]
+// CHECK: linalg.transpose {{.*}} permutation = [0, 1, 3, 2]
+// CHECK: tensor.expand_shape %arg2 {{\[}}[0], [1], [2, 3]] output_shape [2, 64, 32, 32]
+// CHECK: vector.contract {{.*}} into vector<8x32xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<2x64x1024xf32>
+func.func @packed_keys(%q: tensor<2x64x64xf32>, %k: tensor<2x1024x64xf32>, %c: tensor<2x64x1024xf32>) -> tensor<2x64x1024xf32> {
+  %r = linalg.generic {indexing_maps = [#q, #kt, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x64x64xf32>, tensor<2x1024x64xf32>) outs(%c : tensor<2x64x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x1024xf32>
+  return %r : tensor<2x64x1024xf32>
+}
+
+
+// -----
+
+// A constant columns operand is packed at compile time, whatever its size:
+// linear's weight W (n, k) becomes panels [n / 32][k][n % 32], the first
+// panel starting W[0][0], W[1][0], W[2][0], ... (0.0, 1.0, 2.0, ...).
+
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#o = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @packed_weight
+// CHECK: arith.constant dense_resource<transposed> : tensor<2x2x32xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.contract {{.*}} into vector<8x32xf32>
+// CHECK: transposed: "0x04000000000000000000803F0000004000004040
+func.func @packed_weight(%x: tensor<8x2xf32>, %c: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %w = arith.constant dense<[[0.0, 0.0], [1.0, -1.0], [2.0, -2.0], [3.0, -3.0], [4.0, -4.0], [5.0, -5.0], [6.0, -6.0], [7.0, -7.0], [8.0, -8.0], [9.0, -9.0], [10.0, -10.0], [11.0, -11.0], [12.0, -12.0], [13.0, -13.0], [14.0, -14.0], [15.0, -15.0], [16.0, -16.0], [17.0, -17.0], [18.0, -18.0], [19.0, -19.0], [20.0, -20.0], [21.0, -21.0], [22.0, -22.0], [23.0, -23.0], [24.0, -24.0], [25.0, -25.0], [26.0, -26.0], [27.0, -27.0], [28.0, -28.0], [29.0, -29.0], [30.0, -30.0], [31.0, -31.0], [32.0, -32.0], [33.0, -33.0], [34.0, -34.0], [35.0, -35.0], [36.0, -36.0], [37.0, -37.0], [38.0, -38.0], [39.0, -39.0], [40.0, -40.0], [41.0, -41.0], [42.0, -42.0], [43.0, -43.0], [44.0, -44.0], [45.0, -45.0], [46.0, -46.0], [47.0, -47.0], [48.0, -48.0], [49.0, -49.0], [50.0, -50.0], [51.0, -51.0], [52.0, -52.0], [53.0, -53.0], [54.0, -54.0], [55.0, -55.0], [56.0, -56.0], [57.0, -57.0], [58.0, -58.0], [59.0, -59.0], [60.0, -60.0], [61.0, -61.0], [62.0, -62.0], [63.0, -63.0]]> : tensor<64x2xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<8x2xf32>, tensor<64x2xf32>) outs(%c : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
 }
