@@ -158,9 +158,24 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).
+    - **Columns packed in panels**: a contraction of at least 8 rows
+      whose result's innermost dim n is a multiple of 32 (and more than
+      32), with its columns operand B indexed `(..., k, n)` or
+      `(..., n, k)`, reads B packed as `(..., N/32, K, 32)`, each panel of
+      32 columns contiguous, and writes its result through the view
+      `(..., N/32, 32)` (an `expand_shape`; a `collapse_shape` after): a
+      register tile then streams one contiguous panel, where B's rows
+      would each be N floats apart (a new page per row, the same cache
+      sets). A 2-D constant B (`linear`'s weight) is packed at compile
+      time. A computed B is packed by an `expand_shape` and one
+      `linalg.transpose` (vectorized when it keeps the innermost dim),
+      only when it has 2^17 elements or more and the contraction 64 rows
+      or more, so the copy costs little against what it speeds up. A
+      cache block covers 256 columns: 8 panels.
     - **Constant weights read transposed**: a contraction whose 2-D
-      constant operand is indexed `(n, k)`, as `linear`'s weight, reads a
-      copy transposed at compile time instead, indexed `(k, n)`.
+      constant operand is indexed `(n, k)`, as `linear`'s weight, and is
+      not packed, reads a copy transposed at compile time instead,
+      indexed `(k, n)`.
     - **Contractions** (matmul, linear, batch matmul, the convs above: one
       m, one n and one k dim; other reductions, a conv's window dims, are
       looped over inside the blocks) are split so that each piece tiles
