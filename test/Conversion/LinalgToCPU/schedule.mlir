@@ -424,21 +424,22 @@ func.func @f64(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>, %c: tensor<8x8xf64>) ->
 
 // A computed columns operand of 128K elements or more, in a contraction of
 // 64 rows or more, is packed in panels of 32 columns (N/32 x K x 32) by a
-// copy; the result is written through the view 64 x N/32 x 32, 8 panels
-// per cache block, one panel per register tile.
+// copy; the result is written through the view M x N/32 x 32; a cache
+// block is 128 rows (with 512 rows or more; 64 below) x 8 panels, a
+// register tile 8 rows x one panel.
 
 // CHECK-LABEL: func.func @packed_columns
 // CHECK: %[[SPLIT:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [128, 32, 32]
 // CHECK: %[[PACKED:.*]] = scf.forall {{.*}} -> (tensor<32x128x32xf32>)
 // CHECK: tensor.extract_slice %[[SPLIT]]
-// CHECK: %[[VIEW:.*]] = tensor.expand_shape %arg2 {{\[}}[0], [1, 2]] output_shape [64, 32, 32]
-// CHECK: %[[R:.*]] = scf.forall {{.*}} step (64, 8, 32) shared_outs(%{{.*}} = %[[VIEW]])
+// CHECK: %[[VIEW:.*]] = tensor.expand_shape %arg2 {{\[}}[0], [1, 2]] output_shape [512, 32, 32]
+// CHECK: %[[R:.*]] = scf.forall {{.*}} step (128, 8, 32) shared_outs(%{{.*}} = %[[VIEW]])
 // CHECK: tensor.extract_slice %[[PACKED]]
 // CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2]] : tensor<64x32x32xf32> into tensor<64x1024xf32>
-func.func @packed_columns(%a: tensor<64x128xf32>, %b: tensor<128x1024xf32>, %c: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
-  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x1024xf32>) outs(%c : tensor<64x1024xf32>) -> tensor<64x1024xf32>
-  return %r : tensor<64x1024xf32>
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1, 2]] : tensor<512x32x32xf32> into tensor<512x1024xf32>
+func.func @packed_columns(%a: tensor<512x128xf32>, %b: tensor<128x1024xf32>, %c: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<512x128xf32>, tensor<128x1024xf32>) outs(%c : tensor<512x1024xf32>) -> tensor<512x1024xf32>
+  return %r : tensor<512x1024xf32>
 }
 
 
