@@ -171,7 +171,8 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       `linalg.transpose` (vectorized when it keeps the innermost dim),
       only when it has 2^17 elements or more and the contraction 64 rows
       or more, so the copy costs little against what it speeds up. A
-      cache block covers 256 columns: 8 panels.
+      cache block covers 256 columns (8 panels) and, with 512 rows or
+      more, 128 rows: more rows reuse the contiguous columns block more.
     - **Constant weights read transposed**: a contraction whose 2-D
       constant operand is indexed `(n, k)`, as `linear`'s weight, and is
       not packed, reads a copy transposed at compile time instead,
