@@ -194,21 +194,27 @@ ArrayRef<char> constantBytes(Value v) {
 
 /// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant:
 /// cols x rows, or with `panel` (dividing rows) in panels of that many
-/// rows, rows/panel x cols x panel, each panel contiguous.
+/// rows, rows/panel x cols x panel, each panel contiguous. With
+/// `panelColumns`, the columns are cut into panels instead (`panel`
+/// dividing cols), with no transpose: cols/panel x rows x panel.
 Value transposedConstant(RewriterBase &rewriter, Location loc,
                          ArrayRef<char> bytes, RankedTensorType type,
-                         int64_t panel = 0) {
+                         int64_t panel = 0, bool panelColumns = false) {
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  SmallVector<int64_t> shape = {cols, rows};
+  // Each element's index along the dim cut into panels, and the other's.
+  int64_t cut = panelColumns ? cols : rows, kept = panelColumns ? rows : cols;
+  SmallVector<int64_t> shape = {kept, cut};
   if (panel != 0)
-    shape = {rows / panel, cols, panel};
+    shape = {cut / panel, kept, panel};
   else
-    panel = rows;
+    panel = cut;
   auto *from = reinterpret_cast<const float *>(bytes.data());
   std::vector<float> to(rows * cols);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      to[(r / panel * cols + c) * panel + r % panel] = from[r * cols + c];
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t p = panelColumns ? c : r, q = panelColumns ? r : c;
+      to[(p / panel * kept + q) * panel + p % panel] = from[r * cols + c];
+    }
   auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
       ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
                      to.size() * sizeof(float)),
@@ -479,26 +485,14 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
   };
   Location loc = op.getLoc();
   Type f32 = bType.getElementType();
-  int64_t columns = ranges[n], depth = ranges[k];
+  int64_t columns = ranges[n];
   rewriter.setInsertionPoint(op);
   Value packed;
   linalg::TransposeOp copy;
   if (constant) {
-    // transposedConstant packs the rows of an N x K matrix.
-    ArrayRef<char> rows = bytes;
-    std::vector<float> transposedB;
-    if (!transposed) {
-      auto *from = reinterpret_cast<const float *>(bytes.data());
-      transposedB.resize(columns * depth);
-      for (int64_t r = 0; r < depth; ++r)
-        for (int64_t col = 0; col < columns; ++col)
-          transposedB[col * depth + r] = from[r * columns + col];
-      rows = ArrayRef<char>(reinterpret_cast<const char *>(transposedB.data()),
-                            transposedB.size() * sizeof(float));
-    }
-    packed = transposedConstant(rewriter, loc, rows,
-                                RankedTensorType::get({columns, depth}, f32),
-                                kPanel);
+    // B is N x K when transposed, else K x N.
+    packed = transposedConstant(rewriter, loc, bytes, bType, kPanel,
+                                /*panelColumns=*/!transposed);
   } else {
     // Split B's n dim into (N/kPanel, kPanel), then move K between them.
     unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
