@@ -1046,7 +1046,24 @@ for _name, _conv, _shape in [
         ("conv2d_window_filters_inner_valid",
          lambda: nn.Conv2d(8, 32, 3), (1, 8, 7, 7)),
         ("conv2d_window_filters_inner_28",
-         lambda: nn.Conv2d(8, 32, 3, padding=1), (1, 8, 28, 28))]:
+         lambda: nn.Conv2d(8, 32, 3, padding=1), (1, 8, 28, 28)),
+        # Strided, of depth 256 or more: the window read in place, by
+        # phase of the width's stride (strided slices of the input).
+        ("conv2d_window_filters_inner_stride2",
+         lambda: nn.Conv2d(32, 64, 3, stride=2, padding=1), (2, 32, 14, 14)),
+        ("conv2d_window_filters_inner_stride2_5x5",
+         lambda: nn.Conv2d(16, 32, 5, stride=2, bias=False), (1, 16, 19, 19)),
+        ("conv2d_window_filters_inner_stride_width",
+         lambda: nn.Conv2d(32, 32, 3, stride=(1, 2), padding=1),
+         (1, 32, 9, 14)),
+        ("conv2d_window_filters_inner_stride3",
+         lambda: nn.Conv2d(32, 32, 3, stride=3), (1, 32, 21, 21)),
+        ("conv2d_window_filters_inner_stride2_dilated_rows",
+         lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=(2, 1), padding=2),
+         (1, 32, 14, 14)),
+        ("conv2d_stride2_dilated_columns",
+         lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=2, padding=2),
+         (1, 32, 14, 14))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))

@@ -40,6 +40,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUSCHEDULE
@@ -74,6 +75,9 @@ constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 /// at least kGatherColumns output positions (or the whole image), so its
 /// contraction keeps enough columns for the register tiles.
 constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
+/// A strided conv is computed by shiftedWindowFiltersInner from this
+/// depth (multiply-adds per result) on.
+constexpr int64_t kStridedDepth = 256;
 /// A contraction's columns operand that is not a constant is packed in
 /// panels (see packColumns) from this many elements (512 KiB of f32).
 constexpr int64_t kPackElements = 1 << 17;
@@ -359,13 +363,33 @@ LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   // are dropped. A shifted-window conv's tile reads its input at
   // p + i*W + j with the window loops i, j of size 1: without them it is a
   // plain contraction tile (k stays, even of size 1, so it vectorizes to a
-  // contraction). A packed contraction's tile covers one panel.
+  // contraction). So are the unit loops still read through an expression
+  // once those are gone (a strided conv's row, y*sh). A packed
+  // contraction's tile covers one panel.
   SmallVector<unsigned> unitLoops;
   if (!tiled->hasOnlyProjectedPermutations()) {
     SmallVector<unsigned> reductions;
     tiled->getReductionDims(reductions);
+    unsigned numLoops = tiled->getNumLoops();
+    SmallVector<AffineExpr> kept;
+    for (unsigned d = 0; d < numLoops; ++d)
+      kept.push_back(getAffineDimExpr(d, op.getContext()));
     for (unsigned d : reductions)
-      if (d != loops.k)
+      if (d != loops.k) {
+        unitLoops.push_back(d);
+        kept[d] = getAffineConstantExpr(0, op.getContext());
+      }
+    llvm::SmallBitVector compound(numLoops);
+    for (AffineMap map : tiled->getIndexingMapsArray())
+      for (AffineExpr result :
+           map.replaceDimsAndSymbols(kept, {}, numLoops, 0).getResults())
+        if (!isa<AffineDimExpr, AffineConstantExpr>(result))
+          result.walk([&](AffineExpr e) {
+            if (auto d = dyn_cast<AffineDimExpr>(e))
+              compound.set(d.getPosition());
+          });
+    for (unsigned d : compound.set_bits())
+      if (d != loops.m && d != loops.n && d != loops.k)
         unitLoops.push_back(d);
   }
   if (loops.panel)
@@ -557,15 +581,11 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
       ContractionLoops{m < n ? m : m + 1, n + 1, k < n ? k : k + 1, n}};
 }
 
-/// Schedules a contraction; `known` gives the loops of one whose operands
-/// are not read through projected permutations (a shifted-window conv),
-/// which upstream's contraction matcher does not recognize.
+/// Schedules a contraction with `loops`. A failure leaves the IR partly
+/// rewritten: the pass fails.
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  std::optional<ContractionLoops> known) {
-  FailureOr<ContractionLoops> loops =
-      known ? FailureOr<ContractionLoops>(*known) : getContractionLoops(op);
-  if (failed(loops))
-    return failure();
+                                  ContractionLoops contractionLoops) {
+  FailureOr<ContractionLoops> loops = contractionLoops;
   if (auto packed = packColumns(rewriter, op, *loops); succeeded(packed))
     std::tie(op, *loops) = *packed;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
@@ -995,18 +1015,19 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
   replaceFromPanels(rewriter, conv, product);
 }
 
-/// The register rows of a stride-1 conv computed by
-/// shiftedWindowFiltersInner: a divisor of its output width ow from 8
-/// down to 6 (14 = 2 x 7), or ow itself when that is at most 8; 0 when it
-/// has none, or its weights are not a constant, or its filters do not
-/// fill whole panels.
+/// The register rows of a conv computed by shiftedWindowFiltersInner: a
+/// divisor of its output width ow from 8 down to 6 (14 = 2 x 7), or ow
+/// itself when that is at most 8; 0 when it has none, or its weights are
+/// not a constant, or its filters do not fill whole panels, or it has
+/// both a stride and a dilation along the width.
 int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
                          ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
   int64_t ow = initType.getDimSize(3);
-  if (strides[0] != 1 || strides[1] != 1 ||
+  if ((strides[1] != 1 && dilations[1] != 1) ||
       filterType.getDimSize(0) % kPanel != 0 ||
       filterBytes.size() != size_t(filterType.getNumElements()) * 4)
     return 0;
@@ -1029,13 +1050,24 @@ bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   int64_t width = inputType.getDimSize(3), ow = initType.getDimSize(3);
   int64_t positions = initType.getDimSize(2) * ow;
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  if (strides[0] != 1 || strides[1] != 1) {
+    // Strided: against the gather, the result's transpose back costs one
+    // pass over it, cheap against a depth of kStridedDepth or more
+    // multiply-adds per result (resnet18's stride-2 3x3 convs, 1.22-1.25
+    // to 1.05-1.12 ms; its first 7x7 conv, of depth 147, lost: 2.55
+    // against 3.1).
+    auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    return filterType.getNumElements() / filterType.getDimSize(0) >=
+           kStridedDepth;
+  }
   return 14 * (width - ow) >= ow ||
          (positions % (2 * kLanes) != 0 && positions <= kBlockRows);
 }
 
-/// A stride-1 conv with constant weights as the contraction
+/// A conv with constant weights as the contraction
 ///
-///   outT[n, b, y, x, i] += input[n, c, y + a*dh, x + e*dw]
+///   outT[n, b, y, x, i] += input[n, c, y*sh + a*dh, x + e*dw]
 ///                          * packed[b, c, a, e, i]
 ///
 /// over (c, a, e), with filter f = 32*b + i: the weights are packed at
@@ -1045,15 +1077,25 @@ bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
 /// for a 14x14 image) by 32 filters, the positions broadcast from the
 /// input row and the filters loaded from the panel: none of them computes
 /// a column that is thrown away, where shiftedWindowConv computes the
-/// padded width (16 columns for 14). The result is transposed back by
-/// replaceFromPanels. Returns the contraction and its loops (m = x,
-/// n = i, k = c) for the schedule.
-std::pair<linalg::GenericOp, ContractionLoops>
+/// padded width (16 columns for 14).
+///
+/// With a stride sw > 1 along the width (dw = 1), the window's columns
+/// e = sw*t + r are cut by phase r: phase r reads the input's columns r,
+/// r + sw, ... (a strided slice, no copy) at x + t, which keeps every read
+/// of a register tile's positions a plain row of that slice, and gets its
+/// own contraction over (c, a, t), accumulating into the previous phase's
+/// result. The stride along the height needs nothing: a register tile
+/// covers one output row.
+///
+/// The result is transposed back by replaceFromPanels. Returns the
+/// contractions and their loops (m = x, n = i, k = c) for the schedule.
+SmallVector<std::pair<linalg::GenericOp, ContractionLoops>>
 shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                           ArrayRef<char> filterBytes) {
   Location loc = conv.getLoc();
   MLIRContext *context = rewriter.getContext();
   Value input = conv.getInputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   Type elem = initType.getElementType();
@@ -1063,34 +1105,61 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   int64_t channels = filterType.getDimSize(1);
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t panels = filters / kPanel;
+  int64_t panels = filters / kPanel, sw = strides[1];
   rewriter.setInsertionPoint(conv);
-  Value weights = tensor::ExpandShapeOp::create(
-      rewriter, loc,
-      RankedTensorType::get({panels, channels, kh, kw, kPanel}, elem),
-      packedWeights(rewriter, conv, filterBytes),
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}});
-  Value outT = filledPanels(rewriter, conv, {batch, panels, oh, ow, kPanel});
+  Value acc = filledPanels(rewriter, conv, {batch, panels, oh, ow, kPanel});
   AffineExpr n, b, y, x, lane, c, a, e;
   bindDims(context, n, b, y, x, lane, c, a, e);
   SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
   iterators.append(3, utils::IteratorType::reduction);
-  auto product = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{outT.getType()}, ValueRange{input, weights},
-      ValueRange{outT},
-      ArrayRef<AffineMap>{
-          AffineMap::get(8, 0,
-                         {n, c, y * strides[0] + a * dilations[0],
-                          x * strides[1] + e * dilations[1]},
-                         context),
-          AffineMap::get(8, 0, {b, c, a, e, lane}, context),
-          AffineMap::get(8, 0, {n, b, y, x, lane}, context)},
-      iterators, multiplyAccumulate);
+  auto *from = reinterpret_cast<const float *>(filterBytes.data());
+  SmallVector<std::pair<linalg::GenericOp, ContractionLoops>> products;
+  for (int64_t phase = 0; phase < std::min(sw, kw); ++phase) {
+    // This phase's window columns e = sw*t + phase, and its input columns.
+    int64_t taps = (kw - phase + sw - 1) / sw;
+    Value in = input;
+    ArrayRef<char> bytes = filterBytes;
+    std::vector<float> selected;
+    if (sw != 1) {
+      int64_t width = inputType.getDimSize(3);
+      SmallVector<int64_t> sizes(inputType.getShape());
+      sizes[3] = (width - phase + sw - 1) / sw;
+      in = tensor::ExtractSliceOp::create(
+          rewriter, loc, input, indexAttrs(rewriter, {0, 0, 0, phase}),
+          indexAttrs(rewriter, sizes), indexAttrs(rewriter, {1, 1, 1, sw}));
+      for (int64_t row = 0; row < filters * channels * kh; ++row)
+        for (int64_t t = 0; t < taps; ++t)
+          selected.push_back(from[row * kw + sw * t + phase]);
+      bytes = ArrayRef<char>(reinterpret_cast<const char *>(selected.data()),
+                             selected.size() * sizeof(float));
+    }
+    Value weights = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({panels, channels, kh, taps, kPanel}, elem),
+        transposedConstant(
+            rewriter, loc, bytes,
+            RankedTensorType::get({filters, channels * kh * taps}, elem),
+            kPanel),
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}});
+    auto product = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{acc.getType()}, ValueRange{in, weights},
+        ValueRange{acc},
+        ArrayRef<AffineMap>{
+            AffineMap::get(8, 0,
+                           {n, c, y * strides[0] + a * dilations[0],
+                            x + e * (sw == 1 ? dilations[1] : 1)},
+                           context),
+            AffineMap::get(8, 0, {b, c, a, e, lane}, context),
+            AffineMap::get(8, 0, {n, b, y, x, lane}, context)},
+        iterators, multiplyAccumulate);
+    products.push_back({product, ContractionLoops{3, 4, 5}});
+    acc = product.getResult(0);
+  }
   Value positionsT = tensor::CollapseShapeOp::create(
-      rewriter, loc, product.getResult(0),
+      rewriter, loc, acc,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
   replaceFromPanels(rewriter, conv, positionsT);
-  return {product, ContractionLoops{3, 4, 5}};
+  return products;
 }
 
 /// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
@@ -1379,11 +1448,26 @@ void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op) {
 // Passes
 //===----------------------------------------------------------------------===//
 
+/// Whether `value` is only an operand of vector.contracts, directly or
+/// broadcast, or of what they lower to: outer products use its lanes one
+/// at a time.
+bool onlyContracted(Value value) {
+  return llvm::all_of(value.getUsers(), [](Operation *user) {
+    if (isa<vector::BroadcastOp, vector::ShapeCastOp>(user))
+      return onlyContracted(user->getResult(0));
+    return isa<vector::ContractionOp, vector::OuterProductOp,
+               vector::ExtractOp>(user);
+  });
+}
+
 /// A 1-D read along a dim of constant stride 2 to 4 (a pooling window or
 /// depthwise conv of stride 2 reading its input slices) would be one
 /// scalar load per lane. Instead, per 16 lanes, one masked load of the
 /// contiguous elements they span (`(16 - 1) * stride + 1`) and a shuffle
-/// picking every stride-th one.
+/// picking every stride-th one. Not for a contraction's operand (a strided
+/// conv's positions): its lanes are broadcast one by one, each best
+/// straight from memory, where extracting them from a register would take
+/// the FMAs' port.
 struct StridedReadAsShuffle : public OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -1392,6 +1476,7 @@ struct StridedReadAsShuffle : public OpRewritePattern<vector::TransferReadOp> {
     auto memref = dyn_cast<MemRefType>(read.getBase().getType());
     VectorType vectorType = read.getVectorType();
     if (!memref || vectorType.getRank() != 1 || read.getMask() ||
+        onlyContracted(read.getResult()) ||
         !read.getPermutationMap().isMinorIdentity() ||
         !read.getInBoundsValues()[0] || memref.getRank() == 0)
       return failure();
@@ -1483,9 +1568,9 @@ struct CPUSchedulePass
     for (linalg::Conv2DNchwFchwOp conv : convs) {
       ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
       if (preferFiltersInner(conv, filterBytes)) {
-        auto [op, loops] =
-            shiftedWindowFiltersInner(rewriter, conv, filterBytes);
-        shifted[op] = loops;
+        for (auto [op, loops] :
+             shiftedWindowFiltersInner(rewriter, conv, filterBytes))
+          shifted[op] = loops;
       } else if (preferShiftedWindow(conv)) {
         auto [op, loops] = shiftedWindowConv(rewriter, conv);
         shifted[op] = loops;
@@ -1521,14 +1606,23 @@ struct CPUSchedulePass
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
-      // An op that cannot be scheduled stays as it is (scalar loops).
+      // An op that cannot be scheduled stays as it is (scalar loops). The
+      // loops of a contraction whose operands are not read through
+      // projected permutations (a shifted-window conv) are known: upstream's
+      // contraction matcher does not recognize it.
       auto known = shifted.find(op.getOperation());
-      if (succeeded(scheduleContraction(
-              rewriter, op,
-              known == shifted.end()
-                  ? std::nullopt
-                  : std::optional<ContractionLoops>(known->second))))
+      FailureOr<ContractionLoops> loops =
+          known == shifted.end() ? getContractionLoops(op)
+                                 : FailureOr<ContractionLoops>(known->second);
+      if (succeeded(loops)) {
+        Location loc = op.getLoc();
+        if (failed(scheduleContraction(rewriter, op, *loops))) {
+          emitError(loc, "fx-cpu-schedule: cannot tile and vectorize this "
+                         "contraction");
+          return signalPassFailure();
+        }
         continue;
+      }
       if (succeeded(scheduleElementwise(rewriter, op)) ||
           succeeded(scheduleRowReduction(rewriter, op)))
         continue;

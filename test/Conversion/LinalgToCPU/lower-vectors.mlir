@@ -91,3 +91,27 @@ func.func @stride5(%m: memref<4x24xf32, strided<[200, 5]>>, %i: index) -> vector
   %v = vector.transfer_read %m[%i, %i], %pad {in_bounds = [true]} : memref<4x24xf32, strided<[200, 5]>>, vector<16xf32>
   return %v : vector<16xf32>
 }
+
+// -----
+
+// A read of stride 2 that is a contraction's operand (a strided conv's
+// positions, broadcast one by one by the outer products) is left to the
+// transfer lowering (scalar loads, which LLVM makes broadcasts straight
+// from memory), not a masked load and shuffles.
+
+// CHECK-LABEL: func.func @stride2_contracted
+// CHECK-NOT: vector.maskedload
+// CHECK: vector.transfer_read %{{.*}} : memref<8xf32, strided<[2]>>, vector<4xf32>
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<32xf32>
+#lhs = affine_map<(m, n, k) -> (k, m)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+func.func @stride2_contracted(%m: memref<8xf32, strided<[2]>>, %y: vector<1x32xf32>, %acc: vector<4x32xf32>) -> vector<4x32xf32> {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%c0], %pad {in_bounds = [true]} : memref<8xf32, strided<[2]>>, vector<4xf32>
+  %x = vector.broadcast %v : vector<4xf32> to vector<1x4xf32>
+  %r = vector.contract {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x4xf32>, vector<1x32xf32> into vector<4x32xf32>
+  return %r : vector<4x32xf32>
+}
