@@ -1568,6 +1568,24 @@ def _permute_torch_negative(x):
     return torch.permute(x, (-1, 0, -2, 1))
 
 
+# Transposes of the innermost dim large enough for 16 x 16 register
+# tiles, with tails along both dims, fused with elementwise ops and an
+# input read as is.
+@fn_case("permute_tiles_tails", randn((2, 3, 37, 50), (2, 3, 50, 37)))
+def _permute_tiles_tails(x, y):
+    return torch.relu(x.permute(0, 1, 3, 2) * 2.0 + y)
+
+
+@fn_case("transpose_tiles", randn((3, 64, 48)))
+def _transpose_tiles(x):
+    return x.transpose(1, 2).contiguous()
+
+
+@fn_case("transpose_tiles_outer", randn((32, 5, 16)))
+def _transpose_tiles_outer(x):
+    return x.permute(2, 1, 0) + 1
+
+
 @fn_case("transpose", V)
 def _transpose(x):
     return x.transpose(0, 2)

@@ -75,9 +75,6 @@ constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 /// at least kGatherColumns output positions (or the whole image), so its
 /// contraction keeps enough columns for the register tiles.
 constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
-/// A strided conv is computed by shiftedWindowFiltersInner from this
-/// depth (multiply-adds per result) on.
-constexpr int64_t kStridedDepth = 256;
 /// A contraction's columns operand that is not a constant is packed in
 /// panels (see packColumns) from this many elements (512 KiB of f32).
 constexpr int64_t kPackElements = 1 << 17;
@@ -1036,7 +1033,8 @@ int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
 }
 
 /// Whether a conv is better computed by shiftedWindowFiltersInner: one it
-/// can compute (filtersInnerRows) for which shiftedWindowConv would throw
+/// can compute (filtersInnerRows) that is strided, or for which
+/// shiftedWindowConv would throw
 /// away at least 1/14 of its columns (2 of 30 on a 28x28 image, 2 of 16
 /// on 14x14: 2.22 to 2.13 and 2.33 to 2.06 ms for resnet18's 3x3 convs,
 /// where on 56x56 it would lose, 2.17 against 2.21), or whose positions
@@ -1051,16 +1049,11 @@ bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
   int64_t width = inputType.getDimSize(3), ow = initType.getDimSize(3);
   int64_t positions = initType.getDimSize(2) * ow;
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  if (strides[0] != 1 || strides[1] != 1) {
-    // Strided: against the gather, the result's transpose back costs one
-    // pass over it, cheap against a depth of kStridedDepth or more
-    // multiply-adds per result (resnet18's stride-2 3x3 convs, 1.22-1.25
-    // to 1.05-1.12 ms; its first 7x7 conv, of depth 147, lost: 2.55
-    // against 3.1).
-    auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
-    return filterType.getNumElements() / filterType.getDimSize(0) >=
-           kStridedDepth;
-  }
+  // Strided: against the gather (resnet18's stride-2 3x3 convs, 1.22-1.25
+  // to 1.03-1.08 ms; its first 7x7 conv 2.6-2.9 to 2.6-2.7 ms at 1 thread,
+  // 1.85-1.95 to 1.23-1.27 at 2).
+  if (strides[0] != 1 || strides[1] != 1)
+    return true;
   return 14 * (width - ow) >= ow ||
          (positions % (2 * kLanes) != 0 && positions <= kBlockRows);
 }
@@ -1293,6 +1286,94 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
       tiled = tile(rewriter, *tiled, sizes, false);
     if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
       return failure();
+  }
+  return success();
+}
+
+/// The loop a transposing op reads innermost: an op as isElementwiseLike
+/// (a generic of arith/math ops, or a linalg.transpose) except that some
+/// of its inputs read its innermost loop `inner` elsewhere than innermost,
+/// all of them with the same loop `t` innermost instead (replaceFromPanels'
+/// outT[n, b, p, i] for out[n, b, i, p]: t = i). The init keeps `inner`
+/// innermost. None when it is not one, or not of static f32 shape with
+/// both loops at least 16 long.
+std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  MLIRContext *context = op.getContext();
+  AffineExpr inner = getAffineDimExpr(loops - 1, context);
+  AffineMap init = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!init.isProjectedPermutation() || init.getNumResults() == 0 ||
+      init.getResults().back() != inner)
+    return std::nullopt;
+  std::optional<unsigned> t;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return std::nullopt;
+    std::optional<unsigned> pos = map.getResultPosition(inner);
+    if (!pos || *pos + 1 == map.getNumResults())
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || (t && *t != last.getPosition()))
+      return std::nullopt;
+    t = last.getPosition();
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (!t || !isStaticF32(op) || ranges[loops - 1] < kLanes ||
+      ranges[*t] < kLanes)
+    return std::nullopt;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    if (!llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
+          return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
+                 isa<linalg::YieldOp>(o);
+        }))
+      return std::nullopt;
+  if (!isa<linalg::GenericOp, linalg::TransposeOp>(op))
+    return std::nullopt;
+  return t;
+}
+
+/// A transposing op (transposedLoop, of static f32 shape, both loops at
+/// least 16) in tiles of 16 x 16 of `t` and the innermost loop, each read
+/// as 16 registers along `t` and transposed in registers
+/// (fx-cpu-lower-vectors: shuffles), in parallel blocks of whole tiles when
+/// large; the tails of either loop stay scalar loops. As scalar loops, the
+/// transpose back of resnet18's first conv (64 x 12544 results) took 0.77 ms
+/// against eager's 0.27 for the same permute. A failure leaves the IR partly
+/// rewritten: the pass fails.
+LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  unsigned t) {
+  unsigned inner = op.getNumLoops() - 1;
+  for (linalg::LinalgOp rows : splitTail(rewriter, op, t, kLanes)) {
+    for (linalg::LinalgOp piece : splitTail(rewriter, rows, inner, kLanes)) {
+      SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
+      if (pieceRanges[inner] % kLanes != 0 || pieceRanges[t] % kLanes != 0) {
+        if (failed(tileParallelBlocks(rewriter, piece)))
+          return failure();
+        continue;
+      }
+      // Parallel blocks of the outermost loop, whole tiles of it when it is
+      // one of the two.
+      SmallVector<int64_t> blocks(pieceRanges.size(), 0);
+      int64_t elements = 1;
+      for (int64_t r : pieceRanges)
+        elements *= r;
+      auto outer = llvm::find_if(pieceRanges, [](int64_t r) { return r > 1; });
+      unsigned o = outer - pieceRanges.begin();
+      int64_t step = o == t || o == inner ? kLanes : 1;
+      if (elements >= kParallelElements && *outer > step)
+        blocks[o] =
+            blockSize(*outer, step, std::max(step, *outer / kParallelBlocks));
+      FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, blocks, true);
+      SmallVector<int64_t> sizes(pieceRanges.size(), 1);
+      sizes[inner] = sizes[t] = kLanes;
+      if (succeeded(tiled))
+        tiled = tile(rewriter, *tiled, sizes, false);
+      if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
+        return failure();
+    }
   }
   return success();
 }
@@ -1623,6 +1704,15 @@ struct CPUSchedulePass
         }
         continue;
       }
+      if (std::optional<unsigned> t = transposedLoop(op)) {
+        Location loc = op.getLoc();
+        if (failed(scheduleTransposing(rewriter, op, *t))) {
+          emitError(loc, "fx-cpu-schedule: cannot tile and vectorize this "
+                         "transpose");
+          return signalPassFailure();
+        }
+        continue;
+      }
       if (succeeded(scheduleElementwise(rewriter, op)) ||
           succeeded(scheduleRowReduction(rewriter, op)))
         continue;
@@ -1678,6 +1768,26 @@ struct CPULowerVectorsPass
         (void)tileParallelBlocks(
             rewriter, cast<linalg::LinalgOp>(linalgCopy.getOperation()));
     }
+    // The 16 x 16 transposes of scheduleTransposing's tiles as shuffles
+    // within and across 128-bit lanes (upstream's AVX-512 sequence), where
+    // the element-by-element lowering the others get would move each float
+    // on its own.
+    SmallVector<Operation *> transposes;
+    func.walk([&](vector::TransposeOp transpose) {
+      VectorType type = transpose.getSourceVectorType();
+      SmallVector<int64_t> shape;
+      for (int64_t size : type.getShape())
+        if (size != 1)
+          shape.push_back(size);
+      if (type.getElementType().isF32() &&
+          shape == SmallVector<int64_t>{kLanes, kLanes})
+        transposes.push_back(transpose);
+    });
+    RewritePatternSet shuffles(context);
+    vector::populateVectorTransposeLoweringPatterns(
+        shuffles, vector::VectorTransposeLowering::Shuffle16x16);
+    if (failed(applyOpPatternsGreedily(transposes, std::move(shuffles))))
+      return signalPassFailure();
     RewritePatternSet patterns(context);
     patterns.add<StridedReadAsShuffle>(context, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(

@@ -115,3 +115,26 @@ func.func @stride2_contracted(%m: memref<8xf32, strided<[2]>>, %y: vector<1x32xf
   %r = vector.contract {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x4xf32>, vector<1x32xf32> into vector<4x32xf32>
   return %r : vector<4x32xf32>
 }
+
+// -----
+
+// A 16 x 16 transpose (a transposing op's register tile) becomes shuffles
+// of whole registers; other transposes move element by element.
+
+// CHECK-LABEL: func.func @transpose16x16
+// CHECK-NOT: vector.transpose
+// CHECK-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.shuffle
+// CHECK: return
+func.func @transpose16x16(%v: vector<1x16x16xf32>) -> vector<1x16x16xf32> {
+  %t = vector.transpose %v, [0, 2, 1] : vector<1x16x16xf32> to vector<1x16x16xf32>
+  return %t : vector<1x16x16xf32>
+}
+
+// CHECK-LABEL: func.func @transpose4x8
+// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-32: vector.insert {{.*}} : f32 into vector<8x4xf32>
+func.func @transpose4x8(%v: vector<4x8xf32>) -> vector<8x4xf32> {
+  %t = vector.transpose %v, [1, 0] : vector<4x8xf32> to vector<8x4xf32>
+  return %t : vector<8x4xf32>
+}

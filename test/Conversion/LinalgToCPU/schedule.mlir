@@ -161,23 +161,26 @@ func.func @conv_rows_few_columns(%x: tensor<1x512x9x9xf32>, %w: tensor<512x512x3
 
 // -----
 
-// A gathered (strided) conv with few output positions and a tail (a 7x7
-// image) and its filters in whole register tiles, with constant weights:
-// the filters
+// A gathered conv (strided and dilated along the width, which the window
+// read in place does not take) with few output positions and a tail (a
+// 7x7 image) and its filters in whole register tiles, with constant
+// weights: the filters
 // go along the register tiles (positions x filters, 7 x 32), the weights
 // packed at compile time into 32-filter panels, and the result is
-// transposed back, with the init (here not a fill) added, by an
-// elementwise op.
+// transposed back, with the init (here not a fill) added, in 16 x 16
+// tiles transposed in registers and a scalar tail (49 = 3 x 16 + 1).
 
 // CHECK-LABEL: func.func @conv_filters_inner
 // CHECK-DAG: arith.constant dense_resource<transposed> : tensor<1x1x32xf32>
 // CHECK-DAG: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x7x1x1x1xf32>)
 // CHECK: vector.contract {{.*}} vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x49x32xf32>, tensor<1x1x32x49xf32>) outs(%{{.*}} : tensor<1x1x32x49xf32>)
+// CHECK: scf.for {{.*}} to %c48 step %c16
+// CHECK: vector.transpose %{{.*}}, [0, 1, 3, 2] : vector<1x1x16x16xf32> to vector<1x1x16x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x1x32xf32>, tensor<1x1x32x1xf32>) outs(%{{.*}} : tensor<1x1x32x1xf32>)
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @conv_filters_inner(%x: tensor<1x1x13x13xf32>, %c: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
   %w4 = arith.constant dense<[[[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]]]> : tensor<32x1x1x1xf32>
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w4 : tensor<1x1x13x13xf32>, tensor<32x1x1x1xf32>) outs(%c : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w4 : tensor<1x1x13x13xf32>, tensor<32x1x1x1xf32>) outs(%c : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
   return %r : tensor<1x32x7x7xf32>
 }
 
@@ -188,7 +191,9 @@ func.func @conv_filters_inner(%x: tensor<1x1x13x13xf32>, %c: tensor<1x32x7x7xf32
 // place, the weights packed into 32-filter panels ([1, 18, 32] viewed as
 // [1, 2, 3, 3, 32]), the register tiles are 7 positions of one row x 32
 // filters (2 per row of 14: nothing thrown away), and the result is
-// transposed back.
+// transposed back, with the init added, in tiles of 16 filters x 16
+// positions transposed in registers; the last 4 positions (196 = 12 x 16
+// + 4) stay scalar loops.
 
 // CHECK-LABEL: func.func @window_filters_inner
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2, 3], [4]] output_shape [1, 2, 3, 3, 32] : tensor<1x18x32xf32> into tensor<1x2x3x3x32xf32>
@@ -197,7 +202,12 @@ func.func @conv_filters_inner(%x: tensor<1x1x13x13xf32>, %c: tensor<1x32x7x7xf32
 // CHECK: vector.transfer_read {{.*}} : tensor<1x1x1x7xf32>, vector<7xf32>
 // CHECK: vector.contract {{.*}} vector<1x7xf32>, vector<1x32xf32> into vector<7x32xf32>
 // CHECK: tensor.collapse_shape {{.*}} : tensor<1x1x14x14x32xf32> into tensor<1x1x196x32xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x196x32xf32>, tensor<1x1x32x196xf32>)
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: scf.for {{.*}} to %c192 step %c16
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x16x16xf32>, vector<16x16xf32>
+// CHECK: vector.transpose %{{.*}}, [0, 1, 3, 2] : vector<1x1x16x16xf32> to vector<1x1x16x16xf32>
+// CHECK: arith.addf {{.*}} : vector<16x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x4x32xf32>, tensor<1x1x32x4xf32>)
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @window_filters_inner(%x: tensor<1x2x16x16xf32>, %c: tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32> {
   %w = arith.constant dense<[[[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[0.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]], [[[2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 2.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-2.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 0.0, 0.5], [-1.0, 0.0, 1.0]]], [[[-1.0, 0.5, -1.0], [1.0, 2.0, 0.0], [0.25, -0.5, 1.5]], [[1.0, 0.0, -1.0], [0.5, 1.0, 0.5], [-1.0, 0.0, 1.0]]]]> : tensor<32x2x3x3xf32>

@@ -1,6 +1,6 @@
 """Prints convs with constant weights too large to write out by hand, for
-strided-window.test: a stride-2 3x3 conv of depth 288 and a stride-2 7x7
-conv of depth 147."""
+strided-window.test: a stride-2 3x3 conv of 32 channels and a stride-2
+7x7 conv of 3."""
 
 
 def weights(filters, channels, kh, kw):
