@@ -912,9 +912,11 @@ Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 }
 
 /// Replaces `conv` by `product`, its result as filter panels,
-/// outT[n, b, p, i] with f = 32*b + i and p = y*ow + x, transposed back
-/// (plus the conv's init unless that is a fill) by an elementwise op that
-/// fuses with the conv's consumers.
+/// outT[n, b, y, x, i] with f = 32*b + i, transposed back (plus the conv's
+/// init unless that is a fill) by an op out[n, b, i, y, x] that the
+/// schedule vectorizes (transposedLoop), its result viewed as [n, f, y, x].
+/// The elementwise ops that consume the conv (a batch norm, a ReLU) fuse
+/// into it: the view folds into them (foldsIntoTransposing).
 void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                        Value product) {
   Location loc = conv.getLoc();
@@ -924,26 +926,21 @@ void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   Type elem = initType.getElementType();
   auto productType = cast<RankedTensorType>(product.getType());
   int64_t batch = productType.getDimSize(0), panels = productType.getDimSize(1);
-  int64_t positions = productType.getDimSize(2);
-  int64_t panel = productType.getDimSize(3);
+  int64_t panel = productType.getDimSize(4);
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   auto fill = init.getDefiningOp<linalg::FillOp>();
-  AffineExpr n, b, p, lane;
-  // out[n, b, i, p] = outT[n, b, p, i] (+ init[n, b, i, p])
-  bindDims(context, n, b, lane, p);
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
-  auto outType = RankedTensorType::get({batch, panels, panel, positions}, elem);
+  AffineExpr n, b, lane, y, x;
+  // out[n, b, i, y, x] = outT[n, b, y, x, i] (+ init[n, b, i, y, x])
+  bindDims(context, n, b, lane, y, x);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(5, context);
+  auto outType = RankedTensorType::get({batch, panels, panel, oh, ow}, elem);
   SmallVector<Value> ins = {product};
   SmallVector<AffineMap> maps = {
-      AffineMap::get(4, 0, {n, b, p, lane}, context)};
+      AffineMap::get(5, 0, {n, b, y, x, lane}, context)};
   if (!fill) {
     ins.push_back(tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get({batch, panels, panel, oh, ow}, elem), init,
+        rewriter, loc, outType, init,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}}));
-    ins.back() = tensor::CollapseShapeOp::create(
-        rewriter, loc, ins.back(),
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
     maps.push_back(identity);
   }
   maps.push_back(identity);
@@ -953,7 +950,7 @@ void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
           ValueRange{
               tensor::EmptyOp::create(rewriter, loc, outType.getShape(), elem)},
           maps,
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
           [](OpBuilder &b, Location loc, ValueRange args) {
             Value v = args[0];
             if (args.size() == 3)
@@ -961,10 +958,9 @@ void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             linalg::YieldOp::create(b, loc, v);
           })
           .getResult(0);
-  out = tensor::CollapseShapeOp::create(
-      rewriter, loc, out, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
-  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-      conv, initType, out, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+      conv, initType, out,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
 }
 
 /// A gathered conv whose output positions are few and end in a partial
@@ -1009,7 +1005,15 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
                               AffineMap::get(5, 0, {n, b, p, lane}, context)},
           iterators, multiplyAccumulate)
           .getResult(0);
-  replaceFromPanels(rewriter, conv, product);
+  replaceFromPanels(rewriter, conv,
+                    tensor::ExpandShapeOp::create(
+                        rewriter, loc,
+                        RankedTensorType::get({batch, filters / kPanel,
+                                               initType.getDimSize(2),
+                                               initType.getDimSize(3), kPanel},
+                                              initType.getElementType()),
+                        product,
+                        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}}));
 }
 
 /// The register rows of a conv computed by shiftedWindowFiltersInner: a
@@ -1148,10 +1152,7 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     products.push_back({product, ContractionLoops{3, 4, 5}});
     acc = product.getResult(0);
   }
-  Value positionsT = tensor::CollapseShapeOp::create(
-      rewriter, loc, acc,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
-  replaceFromPanels(rewriter, conv, positionsT);
+  replaceFromPanels(rewriter, conv, acc);
   return products;
 }
 
@@ -1295,8 +1296,7 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// of its inputs read its innermost loop `inner` elsewhere than innermost,
 /// all of them with the same loop `t` innermost instead (replaceFromPanels'
 /// outT[n, b, p, i] for out[n, b, i, p]: t = i). The init keeps `inner`
-/// innermost. None when it is not one, or not of static f32 shape with
-/// both loops at least 16 long.
+/// innermost. None when it is not one.
 std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops < 2 || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
@@ -1320,9 +1320,7 @@ std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
       return std::nullopt;
     t = last.getPosition();
   }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (!t || !isStaticF32(op) || ranges[loops - 1] < kLanes ||
-      ranges[*t] < kLanes)
+  if (!t)
     return std::nullopt;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     if (!llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
@@ -1345,7 +1343,28 @@ std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
 /// rewritten: the pass fails.
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
                                   unsigned t) {
+  // The innermost loops that every operand reads contiguously are one
+  // (an image's rows and columns: 14 x 14 positions make 12 tiles of 16).
   unsigned inner = op.getNumLoops() - 1;
+  while (isa<linalg::GenericOp>(op) && inner - 1 != t &&
+         linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
+                                          {{inner - 1, inner}})) {
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d + 1 < inner; ++d)
+      groups.push_back({d});
+    groups.push_back({inner - 1, inner});
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (failed(collapsed))
+      break;
+    rewriter.replaceOp(op, collapsed->results);
+    op = collapsed->collapsedOp;
+    --inner;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[inner] < kLanes || ranges[t] < kLanes)
+    return failure(failed(tileParallelBlocks(rewriter, op)));
   for (linalg::LinalgOp rows : splitTail(rewriter, op, t, kLanes)) {
     for (linalg::LinalgOp piece : splitTail(rewriter, rows, inner, kLanes)) {
       SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
@@ -1632,6 +1651,76 @@ struct StridedReadAsShuffle : public OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
+/// Whether `operand` reads a transposing op's result (transposedLoop)
+/// through the collapse_shape view replaceFromPanels makes of it.
+bool readsTransposingView(OpOperand &operand) {
+  auto view = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+  auto producer =
+      view ? view.getSrc().getDefiningOp<linalg::LinalgOp>() : nullptr;
+  return producer && producer->hasOneUse() && transposedLoop(producer);
+}
+
+/// The operands of `op` read with constant indices along unit dims (a
+/// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
+/// tensors without those dims, read through projected permutations, as
+/// upstream's reshape folding needs.
+void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = maps[operand->getOperandNumber()];
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+    if (!type || map.isProjectedPermutation())
+      continue;
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<AffineExpr> kept;
+    SmallVector<int64_t> shape;
+    bool valid = true;
+    for (auto [i, result] : llvm::enumerate(map.getResults())) {
+      auto constant = dyn_cast<AffineConstantExpr>(result);
+      bool drop =
+          constant && constant.getValue() == 0 && type.getDimSize(i) == 1;
+      if (!drop && !isa<AffineDimExpr>(result))
+        valid = false;
+      if (drop && !groups.empty()) {
+        groups.back().push_back(i);
+        continue;
+      }
+      if (drop) {
+        // Leading dropped dims join the first kept one.
+        kept.push_back(nullptr);
+        groups.push_back({int64_t(i)});
+        continue;
+      }
+      if (!kept.empty() && !kept.back()) {
+        kept.back() = result;
+        groups.back().push_back(i);
+        shape.push_back(type.getDimSize(i));
+        continue;
+      }
+      kept.push_back(result);
+      groups.push_back({int64_t(i)});
+      shape.push_back(type.getDimSize(i));
+    }
+    if (!valid || kept.empty() || !kept.back() ||
+        kept.size() == size_t(map.getNumResults()))
+      continue;
+    rewriter.setInsertionPoint(op);
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(shape, type.getElementType()), operand->get(),
+        groups);
+    rewriter.modifyOpInPlace(op, [&] { operand->set(collapsed); });
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    changed = true;
+  }
+  if (changed)
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+}
+
 struct CPUSchedulePass
     : public mlir::fx::impl::FXCPUScheduleBase<CPUSchedulePass> {
   void runOnOperation() override {
@@ -1662,6 +1751,10 @@ struct CPUSchedulePass
     // Elementwise producers fuse into their consumers, but not into
     // contractions: a relu fused into the next matmul would run once per
     // multiply and hide the contraction from its schedule.
+    func.walk([&](linalg::GenericOp op) {
+      if (llvm::any_of(op->getOpOperands(), readsTransposingView))
+        dropConstantUnitDims(rewriter, op);
+    });
     RewritePatternSet fusion(context);
     linalg::populateElementwiseOpsFusionPatterns(
         fusion, [&shifted](OpOperand *operand) {
@@ -1670,6 +1763,14 @@ struct CPUSchedulePass
           return producer && producer->hasOneUse() &&
                  !linalg::isaContractionOpInterface(consumer) &&
                  !shifted.count(consumer);
+        });
+    // The view of a transposing op's result as the conv's (replaceFromPanels)
+    // folds into its elementwise consumers, which then fuse with it.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        fusion, [](OpOperand *operand) {
+          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          return consumer && readsTransposingView(*operand) &&
+                 isElementwiseLike(consumer);
         });
     linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
     if (failed(applyPatternsGreedily(func, std::move(fusion))))
@@ -1704,7 +1805,8 @@ struct CPUSchedulePass
         }
         continue;
       }
-      if (std::optional<unsigned> t = transposedLoop(op)) {
+      std::optional<unsigned> t = transposedLoop(op);
+      if (t && isStaticF32(op)) {
         Location loc = op.getLoc();
         if (failed(scheduleTransposing(rewriter, op, *t))) {
           emitError(loc, "fx-cpu-schedule: cannot tile and vectorize this "
