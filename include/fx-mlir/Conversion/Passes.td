@@ -125,8 +125,21 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       place, with no gather, the weights are packed at compile time into
       contiguous panels of 32 filters, and the register tiles are a
       divisor of the output width (7 of 14) x 32 filters, so no column is
-      thrown away. An elementwise op transposes the result back and adds
-      the init when it is not a fill.
+      thrown away. The result is transposed back (below).
+    - **Strided convolutions** with constant weights and filters in whole
+      panels of 32 (but not both strided and dilated along the width) are
+      computed the same way: the window's columns `e = s*t + r` are cut by
+      phase `r` of the width's stride `s`, and phase `r` is its own
+      contraction, reading the input's columns `r, r + s, ...` as a
+      strided `extract_slice` (no copy) at `x + t` and accumulating into
+      the previous phase's result.
+    - **The transpose back** of those convs is one op `out[n, b, i, y, x]
+      = outT[n, b, y, x, i]` (plus the init when it is not a fill), viewed
+      as `[n, f, y, x]` by a `collapse_shape`. That view folds into the
+      conv's elementwise consumers (upstream's reshape-by-expansion; their
+      operands read with constant indices along unit dims, a batch norm's
+      `[1, C, 1, 1]` parameters, are read without those dims first), which
+      then fuse with it.
     - **Other stride-1 convolutions** (`linalg.conv_2d_nchw_fchw`) on images
       wide enough that at most 1/6 more columns are computed become a
       shifted-window contraction: with the padded input's rows end to end
@@ -153,8 +166,7 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       `f = 32*b + i`): the columns are gathered position-major, the
       weights packed at compile time into contiguous panels of 32
       filters, and the register tiles (7 positions x 32 filters for 49
-      positions) are all whole; an elementwise op transposes the result
-      back and adds the init when it is not a fill.
+      positions) are all whole; the result is transposed back as above.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).
@@ -203,9 +215,18 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       fills, broadcasts, transposes that keep the innermost dim) are tiled
       to rows of their innermost dim, up to 64 elements, and vectorized;
       an op of 2^15 elements or more is first cut into about 8 parallel
-      blocks (`scf.forall`) of its outermost dim. Other all-parallel ops
-      (gathers, transposes) stay scalar loops, in parallel blocks too
-      when that large.
+      blocks (`scf.forall`) of its outermost dim.
+    - **Transposing ops** (all-parallel generics of arith and math ops and
+      `linalg.transpose`s, some of whose inputs read the innermost loop
+      elsewhere than innermost, all with the same loop `t` innermost
+      instead) have their innermost loops collapsed into one while every
+      operand reads them contiguously, then are tiled 16 x 16 along `t`
+      and the innermost loop and vectorized: each tile is a 16 x 16
+      `vector.transpose` (`fx-cpu-lower-vectors` makes it shuffles). The
+      tails of either loop stay scalar loops. Other all-parallel ops
+      (gathers) stay scalar loops, in parallel blocks too when that large.
+    - A contraction or transposing op that cannot be tiled and vectorized
+      after its rewrite started is an error (the pass fails).
 
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
@@ -243,7 +264,12 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
     window slices of a stride-2 pooling or depthwise conv) becomes, per 16
     lanes, one `vector.maskedload` of the contiguous elements they span,
     from the same memref with a unit stride (`memref.reinterpret_cast`),
-    and a `vector.shuffle` picking every stride-th one.
+    and a `vector.shuffle` picking every stride-th one; not when the read
+    only feeds contractions (a strided conv's positions, broadcast one by
+    one, best straight from memory). A 16 x 16 f32 `vector.transpose` (a
+    transposing op's tile) becomes upstream's AVX-512 sequence of
+    shuffles within and across 128-bit lanes (`Shuffle16x16`); other
+    transposes move element by element.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",

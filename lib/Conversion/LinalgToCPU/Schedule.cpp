@@ -75,6 +75,9 @@ constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
 /// at least kGatherColumns output positions (or the whole image), so its
 /// contraction keeps enough columns for the register tiles.
 constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
+/// A strided conv is computed with its filters along the register tiles
+/// (shiftedWindowFiltersInner) up to this many results (4 MiB of f32).
+constexpr int64_t kPanelsElements = 1 << 20;
 /// A contraction's columns operand that is not a constant is packed in
 /// panels (see packColumns) from this many elements (512 KiB of f32).
 constexpr int64_t kPackElements = 1 << 17;
@@ -582,7 +585,7 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
 /// rewritten: the pass fails.
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
                                   ContractionLoops contractionLoops) {
-  FailureOr<ContractionLoops> loops = contractionLoops;
+  std::optional<ContractionLoops> loops = contractionLoops;
   if (auto packed = packColumns(rewriter, op, *loops); succeeded(packed))
     std::tie(op, *loops) = *packed;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
@@ -916,7 +919,7 @@ Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 /// init unless that is a fill) by an op out[n, b, i, y, x] that the
 /// schedule vectorizes (transposedLoop), its result viewed as [n, f, y, x].
 /// The elementwise ops that consume the conv (a batch norm, a ReLU) fuse
-/// into it: the view folds into them (foldsIntoTransposing).
+/// into it: the view folds into them (readsTransposingView).
 void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                        Value product) {
   Location loc = conv.getLoc();
@@ -1038,12 +1041,12 @@ int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
 
 /// Whether a conv is better computed by shiftedWindowFiltersInner: one it
 /// can compute (filtersInnerRows) that is strided, or for which
-/// shiftedWindowConv would throw
-/// away at least 1/14 of its columns (2 of 30 on a 28x28 image, 2 of 16
-/// on 14x14: 2.22 to 2.13 and 2.33 to 2.06 ms for resnet18's 3x3 convs,
-/// where on 56x56 it would lose, 2.17 against 2.21), or whose positions
-/// are few and end in a partial register tile (a 7x7 image, 2.36 to 2.14
-/// ms against the gathered rewriteConvFiltersInner).
+/// shiftedWindowConv would throw away at least 1/14 of its columns (2 of
+/// 30 on a 28x28 image, 2 of 16 on 14x14: 2.22 to 2.13 and 2.33 to 2.06
+/// ms for resnet18's 3x3 convs, where on 56x56 it would lose, 2.17
+/// against 2.21), or whose positions are few and end in a partial register
+/// tile (a 7x7 image, 2.36 to 2.14 ms against the gathered
+/// rewriteConvFiltersInner).
 bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
                         ArrayRef<char> filterBytes) {
   if (filtersInnerRows(conv, filterBytes) == 0)
@@ -1054,10 +1057,13 @@ bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
   int64_t positions = initType.getDimSize(2) * ow;
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
   // Strided: against the gather (resnet18's stride-2 3x3 convs, 1.22-1.25
-  // to 1.03-1.08 ms; its first 7x7 conv 2.6-2.9 to 2.6-2.7 ms at 1 thread,
-  // 1.85-1.95 to 1.23-1.27 at 2).
+  // to 1.03-1.08 ms; its first 7x7 conv 2.6-2.9 to 2.4 ms at 1 thread,
+  // 1.85-1.95 to 1.25 at 2), unless its result is too large to stay in
+  // the cache between the contraction and the transpose back, where the
+  // gather works one image and a few rows at a time (that first conv at
+  // batch 8: 26 MB).
   if (strides[0] != 1 || strides[1] != 1)
-    return true;
+    return initType.getNumElements() <= kPanelsElements;
   return 14 * (width - ow) >= ow ||
          (positions % (2 * kLanes) != 0 && positions <= kBlockRows);
 }
@@ -1295,8 +1301,8 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// (a generic of arith/math ops, or a linalg.transpose) except that some
 /// of its inputs read its innermost loop `inner` elsewhere than innermost,
 /// all of them with the same loop `t` innermost instead (replaceFromPanels'
-/// outT[n, b, p, i] for out[n, b, i, p]: t = i). The init keeps `inner`
-/// innermost. None when it is not one.
+/// outT[n, b, y, x, i] for out[n, b, i, y, x]: t = i). The init keeps
+/// `inner` innermost. None when it is not one.
 std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops < 2 || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
@@ -1672,39 +1678,30 @@ void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     auto type = dyn_cast<RankedTensorType>(operand->get().getType());
     if (!type || map.isProjectedPermutation())
       continue;
+    // Each dropped dim joins the group of the kept dim before it (the
+    // first kept dim's, when it leads).
     SmallVector<ReassociationIndices> groups;
     SmallVector<AffineExpr> kept;
-    SmallVector<int64_t> shape;
+    SmallVector<int64_t> shape, leading;
     bool valid = true;
     for (auto [i, result] : llvm::enumerate(map.getResults())) {
       auto constant = dyn_cast<AffineConstantExpr>(result);
-      bool drop =
-          constant && constant.getValue() == 0 && type.getDimSize(i) == 1;
-      if (!drop && !isa<AffineDimExpr>(result))
-        valid = false;
-      if (drop && !groups.empty()) {
-        groups.back().push_back(i);
+      if (constant && constant.getValue() == 0 && type.getDimSize(i) == 1) {
+        if (groups.empty())
+          leading.push_back(i);
+        else
+          groups.back().push_back(i);
         continue;
       }
-      if (drop) {
-        // Leading dropped dims join the first kept one.
-        kept.push_back(nullptr);
-        groups.push_back({int64_t(i)});
-        continue;
-      }
-      if (!kept.empty() && !kept.back()) {
-        kept.back() = result;
-        groups.back().push_back(i);
-        shape.push_back(type.getDimSize(i));
-        continue;
-      }
-      kept.push_back(result);
+      valid &= isa<AffineDimExpr>(result);
       groups.push_back({int64_t(i)});
+      kept.push_back(result);
       shape.push_back(type.getDimSize(i));
     }
-    if (!valid || kept.empty() || !kept.back() ||
-        kept.size() == size_t(map.getNumResults()))
+    if (!valid || kept.empty() || kept.size() == map.getNumResults())
       continue;
+    groups.front().insert(groups.front().begin(), leading.begin(),
+                          leading.end());
     rewriter.setInsertionPoint(op);
     Value collapsed = tensor::CollapseShapeOp::create(
         rewriter, op.getLoc(),

@@ -502,3 +502,22 @@ func.func @packed_weight(%x: tensor<8x2xf32>, %c: tensor<8x64xf32>) -> tensor<8x
   } -> tensor<8x64xf32>
   return %r : tensor<8x64xf32>
 }
+
+// -----
+
+// A strided conv whose result is larger than 2^20 elements (32 x 182 x
+// 182) keeps the gather (in parallel blocks of rows) and the contraction
+// over filters x positions rather than reading its window in place: the
+// filters-inner result would leave the cache before its transpose back.
+
+// CHECK-LABEL: func.func @strided_large
+// CHECK-NOT: [1, 1, 1, 2]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x?x363xf32>)
+// CHECK: scf.forall {{.*}} to (1, 32, 33120)
+// CHECK-NOT: vector.transpose
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @strided_large(%x: tensor<1x1x363x363xf32>, %c: tensor<1x32x182x182xf32>) -> tensor<1x32x182x182xf32> {
+  %w4 = arith.constant dense<[[[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]], [[[0.0]]], [[[1.0]]], [[[2.0]]], [[[-2.0]]], [[[-1.0]]]]> : tensor<32x1x1x1xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w4 : tensor<1x1x363x363xf32>, tensor<32x1x1x1xf32>) outs(%c : tensor<1x32x182x182xf32>) -> tensor<1x32x182x182xf32>
+  return %r : tensor<1x32x182x182xf32>
+}
