@@ -584,30 +584,28 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Schedules a contraction with `loops`. A failure leaves the IR partly
 /// rewritten: the pass fails.
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  ContractionLoops contractionLoops) {
-  std::optional<ContractionLoops> loops = contractionLoops;
-  if (auto packed = packColumns(rewriter, op, *loops); succeeded(packed))
-    std::tie(op, *loops) = *packed;
+                                  ContractionLoops loops) {
+  if (auto packed = packColumns(rewriter, op, loops); succeeded(packed))
+    std::tie(op, loops) = *packed;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    transposeOperands(rewriter, generic, loops->n, loops->k);
+    transposeOperands(rewriter, generic, loops.n, loops.k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
   // registerRows), one row of 128 for a vector-matrix product.
-  int64_t rows = registerRows(ranges[loops->m]);
+  int64_t rows = registerRows(ranges[loops.m]);
   int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
-  if (ranges[loops->n] < cols)
-    cols = ranges[loops->n] >= kLanes ? ranges[loops->n] / kLanes * kLanes
-                                      : ranges[loops->n];
+  if (ranges[loops.n] < cols)
+    cols = ranges[loops.n] >= kLanes ? ranges[loops.n] / kLanes * kLanes
+                                     : ranges[loops.n];
   auto registers = [&](linalg::LinalgOp piece) {
     SmallVector<int64_t> sizes = piece.getStaticLoopRanges();
-    return tileRegisters(rewriter, piece, *loops,
-                         std::min(rows, sizes[loops->m]),
-                         std::min(cols, sizes[loops->n]));
+    return tileRegisters(rewriter, piece, loops, std::min(rows, sizes[loops.m]),
+                         std::min(cols, sizes[loops.n]));
   };
-  for (linalg::LinalgOp piece : splitTail(rewriter, op, loops->m, rows)) {
-    int64_t width = piece.getStaticLoopRanges()[loops->n];
-    int64_t pieceRows = std::min(rows, piece.getStaticLoopRanges()[loops->m]);
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, loops.m, rows)) {
+    int64_t width = piece.getStaticLoopRanges()[loops.n];
+    int64_t pieceRows = std::min(rows, piece.getStaticLoopRanges()[loops.m]);
     if (width % cols != 0 && width <= kBlockCols) {
       // Few columns with a tail (resnet18's 7x7 images: 49 = 32 + 16 + 1):
       // the columns are split inside each cache block, so that every piece
@@ -615,20 +613,19 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
       // from the cache, where pieces split first would each stream all of
       // it from memory.
       FailureOr<linalg::LinalgOp> block =
-          tileCacheBlocks(rewriter, piece, *loops, pieceRows, 0);
+          tileCacheBlocks(rewriter, piece, loops, pieceRows, 0);
       if (failed(block))
         return failure();
       for (linalg::LinalgOp part :
-           splitColumns(rewriter, *block, loops->n, cols))
+           splitColumns(rewriter, *block, loops.n, cols))
         if (failed(registers(part)))
           return failure();
       continue;
     }
-    for (linalg::LinalgOp part :
-         splitColumns(rewriter, piece, loops->n, cols)) {
-      int64_t partCols = std::min(cols, part.getStaticLoopRanges()[loops->n]);
+    for (linalg::LinalgOp part : splitColumns(rewriter, piece, loops.n, cols)) {
+      int64_t partCols = std::min(cols, part.getStaticLoopRanges()[loops.n]);
       FailureOr<linalg::LinalgOp> block =
-          tileCacheBlocks(rewriter, part, *loops, pieceRows, partCols);
+          tileCacheBlocks(rewriter, part, loops, pieceRows, partCols);
       if (failed(block) || failed(registers(*block)))
         return failure();
     }
@@ -1245,6 +1242,14 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
+/// Whether `generic`'s body is made of arith and math ops only.
+bool hasArithBody(linalg::GenericOp generic) {
+  return llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
+    return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
+           isa<linalg::YieldOp>(o);
+  });
+}
+
 /// An op every loop of which is parallel, reading and writing through
 /// projected permutations that keep the innermost loop innermost (or
 /// broadcast along it): a generic made of elementwise ops, a fill or a
@@ -1263,10 +1268,7 @@ bool isElementwiseLike(linalg::LinalgOp op) {
       }))
     return false;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    return llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
-      return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
-             isa<linalg::YieldOp>(o);
-    });
+    return hasArithBody(generic);
   return isa<linalg::FillOp, linalg::BroadcastOp, linalg::TransposeOp>(op);
 }
 
@@ -1328,12 +1330,9 @@ std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
   }
   if (!t)
     return std::nullopt;
-  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    if (!llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
-          return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
-                 isa<linalg::YieldOp>(o);
-        }))
-      return std::nullopt;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      generic && !hasArithBody(generic))
+    return std::nullopt;
   if (!isa<linalg::GenericOp, linalg::TransposeOp>(op))
     return std::nullopt;
   return t;
@@ -1784,6 +1783,13 @@ struct CPUSchedulePass
     // The ops to schedule, collected first: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    // A contraction or transposing op whose schedule fails once it started
+    // rewriting leaves the IR broken: the pass fails.
+    auto broken = [&](Location loc, StringRef what) {
+      emitError(loc) << "fx-cpu-schedule: cannot tile and vectorize this "
+                     << what;
+      signalPassFailure();
+    };
     for (linalg::LinalgOp op : ops) {
       // An op that cannot be scheduled stays as it is (scalar loops). The
       // loops of a contraction whose operands are not read through
@@ -1793,23 +1799,16 @@ struct CPUSchedulePass
       FailureOr<ContractionLoops> loops =
           known == shifted.end() ? getContractionLoops(op)
                                  : FailureOr<ContractionLoops>(known->second);
+      Location loc = op.getLoc();
       if (succeeded(loops)) {
-        Location loc = op.getLoc();
-        if (failed(scheduleContraction(rewriter, op, *loops))) {
-          emitError(loc, "fx-cpu-schedule: cannot tile and vectorize this "
-                         "contraction");
-          return signalPassFailure();
-        }
+        if (failed(scheduleContraction(rewriter, op, *loops)))
+          return broken(loc, "contraction");
         continue;
       }
       std::optional<unsigned> t = transposedLoop(op);
       if (t && isStaticF32(op)) {
-        Location loc = op.getLoc();
-        if (failed(scheduleTransposing(rewriter, op, *t))) {
-          emitError(loc, "fx-cpu-schedule: cannot tile and vectorize this "
-                         "transpose");
-          return signalPassFailure();
-        }
+        if (failed(scheduleTransposing(rewriter, op, *t)))
+          return broken(loc, "transpose");
         continue;
       }
       if (succeeded(scheduleElementwise(rewriter, op)) ||
@@ -1818,8 +1817,8 @@ struct CPUSchedulePass
       if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
         moveWidthInnermost(rewriter, op);
       else if (isStaticF32(op) && op.getNumReductionLoops() == 0)
-        // Other all-parallel ops (an im2col gather, a transpose) stay
-        // scalar loops, but large ones run in parallel blocks.
+        // Other all-parallel ops (an im2col gather) stay scalar loops,
+        // but large ones run in parallel blocks.
         (void)tileParallelBlocks(rewriter, op);
     }
     RewritePatternSet patterns(context);
