@@ -1063,7 +1063,16 @@ for _name, _conv, _shape in [
          (1, 32, 14, 14)),
         ("conv2d_stride2_dilated_columns",
          lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=2, padding=2),
-         (1, 32, 14, 14))]:
+         (1, 32, 14, 14)),
+        # 3x3, stride 1, even outputs of 32 tiles or more: Winograd F(2x2,
+        # 3x3), with a bias, without padding, and rows of tiles longer than
+        # 64 (vectors of 16 and a tail of 2).
+        ("conv2d_winograd", lambda: nn.Conv2d(64, 64, 3, padding=1),
+         (2, 64, 16, 16)),
+        ("conv2d_winograd_valid",
+         lambda: nn.Conv2d(16, 32, 3, bias=False), (1, 16, 18, 18)),
+        ("conv2d_winograd_wide_rows",
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 6, 260))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))
@@ -1213,6 +1222,10 @@ add("conv_bn_relu_pool", lambda: random_norm_state(seq(
     nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
     nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, groups=8), nn.ReLU6(),
     nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5))), POOL_IMG)
+# resnet's basic block on 16x16: two Winograd convs, the batch norms and
+# ReLU fused into their transposes back, the residual add.
+add("basic_block_winograd", lambda: random_norm_state(
+    torchvision.models.resnet.BasicBlock(32, 32)), randn((2, 32, 16, 16)))
 
 
 # =============================================================================

@@ -116,6 +116,23 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     static and whose element type is f32 are scheduled; every other op
     stays as it is and becomes scalar loops later.
 
+    - **3x3 convolutions of stride and dilation 1** with constant
+      weights, filters in whole panels of 32, at least 16 channels and an
+      output of even height and width with at least 32 tiles of 2x2 per
+      image are computed by Winograd's F(2x2, 3x3), with 2.25 times fewer
+      multiplies: `V = Bt d B` per 4x4 input tile, `M[p] = U[p] . V[p]`
+      for the tile's 16 positions `p`, `Y = At M A` per 2x2 output tile.
+      The weights are transformed at compile time (`U = G g Gt`, packed
+      in panels of 32 filters per position). The input transform (from 16
+      strided slices of the input, additions only, an `scf.forall` over
+      images and channels of vectors along a row of tiles) and the output
+      transform (an `scf.forall` over images, panels and rows of tiles of
+      vectors of 32 filters, adding a fill's value) are vector code; the
+      16 products are one contraction batched over `p`, scheduled like
+      the filters-inner convs below, whose result layout
+      `[n, b, y, x, i]` the output transform writes. The result is
+      transposed back (below). F(2x2, 3x3) adds rounding errors of the
+      order of f32's epsilon times the inputs' magnitudes.
     - **Stride-1 convolutions on narrow images** with constant weights
       and filters in whole panels of 32, where the shifted window below
       would compute at least 1/14 more columns (14x14 and 28x28 images)
