@@ -1064,15 +1064,18 @@ for _name, _conv, _shape in [
         ("conv2d_stride2_dilated_columns",
          lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=2, padding=2),
          (1, 32, 14, 14)),
-        # 3x3, stride 1, even outputs of 32 tiles or more: Winograd F(2x2,
-        # 3x3), with a bias, without padding, and rows of tiles longer than
-        # 64 (vectors of 16 and a tail of 2).
+        # 3x3, stride 1, outputs of 32 tiles of 2x2 or more: Winograd
+        # F(2x2, 3x3), with a bias, without padding, and rows of tiles
+        # longer than 64 (vectors of 16 and a tail of 2).
         ("conv2d_winograd", lambda: nn.Conv2d(64, 64, 3, padding=1),
          (2, 64, 16, 16)),
         ("conv2d_winograd_valid",
          lambda: nn.Conv2d(16, 32, 3, bias=False), (1, 16, 18, 18)),
         ("conv2d_winograd_wide_rows",
-         lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 6, 260))]:
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 6, 260)),
+        # An odd output (15x13): padded to whole tiles, cut back after.
+        ("conv2d_winograd_odd",
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 13))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))

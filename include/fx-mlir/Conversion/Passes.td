@@ -117,9 +117,10 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     stays as it is and becomes scalar loops later.
 
     - **3x3 convolutions of stride and dilation 1** with constant
-      weights, filters in whole panels of 32, at least 16 channels and an
-      output of even height and width with at least 32 tiles of 2x2 per
-      image are computed by Winograd's F(2x2, 3x3), with 2.25 times fewer
+      weights, filters in whole panels of 32, at least 16 channels and at
+      least 32 tiles of 2x2 per image (an odd output is padded to whole
+      tiles, reading one more row or column of zeros, and cut back after)
+      are computed by Winograd's F(2x2, 3x3), with 2.25 times fewer
       multiplies: `V = Bt d B` per 4x4 input tile, `M[p] = U[p] . V[p]`
       for the tile's 16 positions `p`, `Y = At M A` per 2x2 output tile.
       The weights are transformed at compile time (`U = G g Gt`, packed

@@ -1,7 +1,7 @@
 """Prints 3x3 stride-1 convs with constant weights too large to write out
 by hand, for winograd.test: 16 channels to 32 filters on a padded 18x18
 input (a 16x16 output, 64 tiles of 2x2), its init a zero fill or a fill of
-0.5, and one with an odd output (15x15)."""
+0.5, one with an odd output (15x15) and one with too few tiles (7x7)."""
 
 
 def weights(filters, channels, kh, kw):
@@ -34,3 +34,5 @@ print("// -----")
 conv("winograd_fill", 18, "0.5")
 print("// -----")
 conv("odd_output", 17, "0.0")
+print("// -----")
+conv("few_tiles", 9, "0.0")
