@@ -1073,6 +1073,9 @@ for _name, _conv, _shape in [
          lambda: nn.Conv2d(16, 32, 3, bias=False), (1, 16, 18, 18)),
         ("conv2d_winograd_wide_rows",
          lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 6, 260)),
+        # In 2 blocks of 8 rows of tiles.
+        ("conv2d_winograd_row_blocks",
+         lambda: nn.Conv2d(32, 32, 3, padding=1), (2, 32, 32, 64)),
         # An odd output (15x13): padded to whole tiles, cut back after.
         ("conv2d_winograd_odd",
          lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 13))]:

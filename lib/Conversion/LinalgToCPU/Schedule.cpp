@@ -84,6 +84,10 @@ constexpr int64_t kPanelsElements = 1 << 20;
 /// tiles, 512 channels): no faster there (2.0-3.0 against 2.3-3.1 ms, in
 /// one process), its transformed weights 16/9 larger than the weights.
 constexpr int64_t kWinogradTiles = 32;
+/// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
+/// keep its transformed input and its products under this many elements
+/// each (1 MiB of f32, this machine's L2), at least one.
+constexpr int64_t kWinogradElements = 1 << 18;
 /// A contraction's columns operand that is not a constant is packed in
 /// panels (see packColumns) from this many elements (512 KiB of f32).
 constexpr int64_t kPackElements = 1 << 17;
@@ -1268,12 +1272,12 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                                           offsets, sizes, ones);
     return forall.getResult(0);
   };
-  // An scf.for from 0 to `count` carrying `value`, its body `body(iv,
-  // value)`; the loop's result.
-  auto loop = [&](int64_t count, Value value,
+  // An scf.for from 0 to `count` by `step` carrying `value`, its body
+  // `body(iv, value)`; the loop's result.
+  auto loop = [&](int64_t count, int64_t step, Value value,
                   function_ref<Value(Value, Value)> body) {
     auto op = scf::ForOp::create(rewriter, loc, index(0), index(count),
-                                 index(1), ValueRange{value});
+                                 index(step), ValueRange{value});
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(op.getBody());
     scf::YieldOp::create(rewriter, loc,
@@ -1290,48 +1294,6 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                                            ArrayRef<bool>{true})
         .getResult();
   };
-
-  // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
-  // 0 1 0 -1]: its columns, then its rows, on vectors of (up to 64) tx.
-  SmallVector<Value> d;
-  for (int64_t i = 0; i < 4; ++i)
-    for (int64_t j = 0; j < 4; ++j)
-      d.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, input, indexAttrs(rewriter, {0, 0, i, j}),
-          indexAttrs(rewriter, {batch, channels, th, tw}),
-          indexAttrs(rewriter, {1, 1, 2, 2})));
-  auto bt = [&](ArrayRef<Value> s) {
-    return SmallVector<Value>{arith::SubFOp::create(rewriter, loc, s[0], s[2]),
-                              arith::AddFOp::create(rewriter, loc, s[1], s[2]),
-                              arith::SubFOp::create(rewriter, loc, s[2], s[1]),
-                              arith::SubFOp::create(rewriter, loc, s[1], s[3])};
-  };
-  int64_t chunk = tw <= 4 * kLanes ? tw : kLanes;
-  Value v = blocks(
-      tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{16, batch, channels, th, tw}, elem),
-      {batch, channels}, 1, [&](ValueRange nc, Value block) {
-        return loop(th, block, [&](Value ty, Value acc) {
-          for (int64_t x = 0; x < tw; x += chunk) {
-            int64_t width = std::min(chunk, tw - x);
-            SmallVector<Value> at = {nc[0], nc[1], ty, index(x)};
-            SmallVector<SmallVector<Value>> columns;
-            for (int64_t j = 0; j < 4; ++j)
-              columns.push_back(
-                  bt({read(d[j], at, width), read(d[4 + j], at, width),
-                      read(d[8 + j], at, width), read(d[12 + j], at, width)}));
-            for (int64_t a = 0; a < 4; ++a) {
-              SmallVector<Value> row = bt(
-                  {columns[0][a], columns[1][a], columns[2][a], columns[3][a]});
-              for (int64_t e = 0; e < 4; ++e)
-                acc =
-                    write(row[e], acc,
-                          {index(a * 4 + e), index(0), index(0), ty, index(x)});
-            }
-          }
-          return acc;
-        });
-      });
 
   // U = G g Gt with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
   // panels: U[p, b, c, i].
@@ -1363,35 +1325,6 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
           RankedTensorType::get({16, panels, channels, kPanel}, elem),
           "winograd", std::move(blob)));
 
-  // M[p, n, b, t, i] += V[p, n, c, t] * U[p, b, c, i]
-  AffineExpr p, n, b, t, lane, c;
-  bindDims(context, p, n, b, t, lane, c);
-  SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Value mInit =
-      linalg::FillOp::create(
-          rewriter, loc, zero,
-          ValueRange{tensor::EmptyOp::create(
-              rewriter, loc,
-              ArrayRef<int64_t>{16, batch, panels, th * tw, kPanel}, elem)})
-          .getResult(0);
-  auto product = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{mInit.getType()},
-      ValueRange{tensor::CollapseShapeOp::create(
-                     rewriter, loc, v,
-                     ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}),
-                 weights},
-      ValueRange{mInit},
-      ArrayRef<AffineMap>{AffineMap::get(6, 0, {p, n, c, t}, context),
-                          AffineMap::get(6, 0, {p, b, c, lane}, context),
-                          AffineMap::get(6, 0, {p, n, b, t, lane}, context)},
-      iterators, multiplyAccumulate);
-  Value m = tensor::ExpandShapeOp::create(
-      rewriter, loc,
-      RankedTensorType::get({16, batch, panels, th, tw, kPanel}, elem),
-      product.getResult(0),
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
-
   // The output transform, At M A with At = [1 1 1 0; 0 1 -1 -1]: its
   // columns, then its rows, on vectors of a panel's 32 filters.
   auto fill = init.getDefiningOp<linalg::FillOp>();
@@ -1410,39 +1343,164 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                               arith::SubFOp::create(rewriter, loc, s[1], s[2]),
                               s[3])};
   };
-  Value tiles = blocks(
+  // Row blocks of tiles: the transformed input and the products of one
+  // block (up to kWinogradElements each) stay in the cache from the
+  // transform that writes them to the op that reads them.
+  int64_t perRow = 16 * batch * std::max(channels, filters) * tw;
+  int64_t rows = 1;
+  for (int64_t r = th; r >= 1; --r)
+    if (th % r == 0 && r * perRow <= kWinogradElements) {
+      rows = r;
+      break;
+    }
+  linalg::GenericOp product;
+  Value allTiles = loop(
+      th, rows,
       tensor::EmptyOp::create(
           rewriter, loc, ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, kPanel},
           elem),
-      {batch, panels, th}, 0, [&](ValueRange nby, Value block) {
-        return loop(tw, block, [&](Value tx, Value acc) {
-          auto mAt = [&](int64_t q) {
-            return read(m, {index(q), nby[0], nby[1], nby[2], tx, index(0)},
-                        kPanel);
-          };
+      [&](Value ty0, Value tiles) -> Value {
+        // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
+        // 0 1 0 -1]: its columns, then its rows, on vectors of (up to 64) tx.
+        SmallVector<Value> d;
+        Value top = arith::MulIOp::create(rewriter, loc, ty0, index(2));
+        for (int64_t i = 0; i < 4; ++i) {
+          Value row = i == 0
+                          ? top
+                          : arith::AddIOp::create(rewriter, loc, top, index(i));
+          for (int64_t j = 0; j < 4; ++j) {
+            SmallVector<OpFoldResult> offsets =
+                indexAttrs(rewriter, {0, 0, i, j});
+            offsets[2] = row;
+            d.push_back(tensor::ExtractSliceOp::create(
+                rewriter, loc, input, offsets,
+                indexAttrs(rewriter, {batch, channels, rows, tw}),
+                indexAttrs(rewriter, {1, 1, 2, 2})));
+          }
+        }
+        auto bt = [&](ArrayRef<Value> s) {
+          return SmallVector<Value>{
+              arith::SubFOp::create(rewriter, loc, s[0], s[2]),
+              arith::AddFOp::create(rewriter, loc, s[1], s[2]),
+              arith::SubFOp::create(rewriter, loc, s[2], s[1]),
+              arith::SubFOp::create(rewriter, loc, s[1], s[3])};
+        };
+        // The transform of `width` tiles of row ty from column x on.
+        auto transform = [&](ValueRange nc, Value ty, Value x, int64_t width,
+                             Value acc) {
+          SmallVector<Value> at = {nc[0], nc[1], ty, x};
           SmallVector<SmallVector<Value>> columns;
-          for (int64_t e = 0; e < 4; ++e)
+          for (int64_t j = 0; j < 4; ++j)
             columns.push_back(
-                at({mAt(e), mAt(4 + e), mAt(8 + e), mAt(12 + e)}));
-          for (int64_t y = 0; y < 2; ++y) {
-            SmallVector<Value> row = at(
-                {columns[0][y], columns[1][y], columns[2][y], columns[3][y]});
-            for (int64_t x = 0; x < 2; ++x) {
-              Value r = row[x];
-              if (bias)
-                r = arith::AddFOp::create(rewriter, loc, r, bias);
-              acc = write(r, acc,
-                          {index(0), index(0), index(0), index(y), tx, index(x),
-                           index(0)});
-            }
+                bt({read(d[j], at, width), read(d[4 + j], at, width),
+                    read(d[8 + j], at, width), read(d[12 + j], at, width)}));
+          for (int64_t a = 0; a < 4; ++a) {
+            SmallVector<Value> row = bt(
+                {columns[0][a], columns[1][a], columns[2][a], columns[3][a]});
+            for (int64_t e = 0; e < 4; ++e)
+              acc = write(row[e], acc,
+                          {index(a * 4 + e), index(0), index(0), ty, x});
           }
           return acc;
-        });
+        };
+        // A row of up to 64 tiles at once, a longer one 16 at a time.
+        int64_t chunk = tw <= 4 * kLanes ? tw : kLanes;
+        int64_t whole = tw / chunk * chunk;
+        Value v =
+            blocks(tensor::EmptyOp::create(
+                       rewriter, loc,
+                       ArrayRef<int64_t>{16, batch, channels, rows, tw}, elem),
+                   {batch, channels}, 1, [&](ValueRange nc, Value block) {
+                     return loop(rows, 1, block, [&](Value ty, Value acc) {
+                       if (whole == chunk)
+                         acc = transform(nc, ty, index(0), chunk, acc);
+                       else
+                         acc = loop(whole, chunk, acc, [&](Value x, Value acc) {
+                           return transform(nc, ty, x, chunk, acc);
+                         });
+                       if (whole != tw)
+                         acc = transform(nc, ty, index(whole), tw - whole, acc);
+                       return acc;
+                     });
+                   });
+
+        // M[p, n, b, t, i] += V[p, n, c, t] * U[p, b, c, i]
+        AffineExpr p, n, b, t, lane, c;
+        bindDims(context, p, n, b, t, lane, c);
+        SmallVector<utils::IteratorType> iterators(
+            5, utils::IteratorType::parallel);
+        iterators.push_back(utils::IteratorType::reduction);
+        Value mInit =
+            linalg::FillOp::create(
+                rewriter, loc, zero,
+                ValueRange{tensor::EmptyOp::create(
+                    rewriter, loc,
+                    ArrayRef<int64_t>{16, batch, panels, rows * tw, kPanel},
+                    elem)})
+                .getResult(0);
+        product = linalg::GenericOp::create(
+            rewriter, loc, TypeRange{mInit.getType()},
+            ValueRange{
+                tensor::CollapseShapeOp::create(
+                    rewriter, loc, v,
+                    ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}),
+                weights},
+            ValueRange{mInit},
+            ArrayRef<AffineMap>{
+                AffineMap::get(6, 0, {p, n, c, t}, context),
+                AffineMap::get(6, 0, {p, b, c, lane}, context),
+                AffineMap::get(6, 0, {p, n, b, t, lane}, context)},
+            iterators, multiplyAccumulate);
+        Value m = tensor::ExpandShapeOp::create(
+            rewriter, loc,
+            RankedTensorType::get({16, batch, panels, rows, tw, kPanel}, elem),
+            product.getResult(0),
+            ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
+
+        SmallVector<OpFoldResult> blockAt =
+            indexAttrs(rewriter, {0, 0, 0, 0, 0, 0, 0});
+        blockAt[2] = ty0;
+        SmallVector<OpFoldResult> blockSizes =
+            indexAttrs(rewriter, {batch, panels, rows, 2, tw, 2, kPanel});
+        SmallVector<OpFoldResult> ones =
+            indexAttrs(rewriter, {1, 1, 1, 1, 1, 1, 1});
+        Value written = blocks(
+            tensor::ExtractSliceOp::create(rewriter, loc, tiles, blockAt,
+                                           blockSizes, ones),
+            {batch, panels, rows}, 0, [&](ValueRange nby, Value block) {
+              return loop(tw, 1, block, [&](Value tx, Value acc) {
+                auto mAt = [&](int64_t q) {
+                  return read(m,
+                              {index(q), nby[0], nby[1], nby[2], tx, index(0)},
+                              kPanel);
+                };
+                SmallVector<SmallVector<Value>> columns;
+                for (int64_t e = 0; e < 4; ++e)
+                  columns.push_back(
+                      at({mAt(e), mAt(4 + e), mAt(8 + e), mAt(12 + e)}));
+                for (int64_t y = 0; y < 2; ++y) {
+                  SmallVector<Value> row = at({columns[0][y], columns[1][y],
+                                               columns[2][y], columns[3][y]});
+                  for (int64_t x = 0; x < 2; ++x) {
+                    Value r = row[x];
+                    if (bias)
+                      r = arith::AddFOp::create(rewriter, loc, r, bias);
+                    acc = write(r, acc,
+                                {index(0), index(0), index(0), index(y), tx,
+                                 index(x), index(0)});
+                  }
+                }
+                return acc;
+              });
+            });
+        return tensor::InsertSliceOp::create(rewriter, loc, written, tiles,
+                                             blockAt, blockSizes, ones)
+            .getResult();
       });
   Value panelsOut = tensor::CollapseShapeOp::create(
       rewriter, loc,
       RankedTensorType::get({batch, panels, 2 * th, 2 * tw, kPanel}, elem),
-      tiles, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}, {6}});
+      allTiles, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}, {6}});
   if (oh % 2 != 0 || ow % 2 != 0)
     panelsOut = tensor::ExtractSliceOp::create(
         rewriter, loc, panelsOut, indexAttrs(rewriter, {0, 0, 0, 0, 0}),
