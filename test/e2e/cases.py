@@ -1064,7 +1064,7 @@ for _name, _conv, _shape in [
         ("conv2d_stride2_dilated_columns",
          lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=2, padding=2),
          (1, 32, 14, 14)),
-        # 3x3, stride 1, outputs of 32 tiles of 2x2 or more: Winograd
+        # 3x3, stride 1, outputs of 64 tiles of 2x2 or more: Winograd
         # F(2x2, 3x3), with a bias, without padding, and rows of tiles
         # longer than 64 (vectors of 16 and a tail of 2).
         ("conv2d_winograd", lambda: nn.Conv2d(64, 64, 3, padding=1),
@@ -1076,9 +1076,9 @@ for _name, _conv, _shape in [
         # In 2 blocks of 8 rows of tiles.
         ("conv2d_winograd_row_blocks",
          lambda: nn.Conv2d(32, 32, 3, padding=1), (2, 32, 32, 64)),
-        # An odd output (15x13): padded to whole tiles, cut back after.
+        # An odd output (15x17): padded to whole tiles, cut back after.
         ("conv2d_winograd_odd",
-         lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 13))]:
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 17))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))

@@ -118,7 +118,7 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
 
     - **3x3 convolutions of stride and dilation 1** with constant
       weights, filters in whole panels of 32, at least 16 channels and at
-      least 32 tiles of 2x2 per image (an odd output is padded to whole
+      least 64 tiles of 2x2 per image (an odd output is padded to whole
       tiles, reading one more row or column of zeros, and cut back after)
       are computed by Winograd's F(2x2, 3x3), with 2.25 times fewer
       multiplies: `V = Bt d B` per 4x4 input tile, `M[p] = U[p] . V[p]`

@@ -80,10 +80,14 @@ constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
 /// (shiftedWindowFiltersInner) up to this many results (4 MiB of f32).
 constexpr int64_t kPanelsElements = 1 << 20;
 /// A 3x3 conv is computed by Winograd's F(2x2, 3x3) (winogradConv) from
-/// this many 2x2 output tiles per image. Not on resnet18's 7x7 images (16
-/// tiles, 512 channels): no faster there (2.0-3.0 against 2.3-3.1 ms, in
-/// one process), its transformed weights 16/9 larger than the weights.
-constexpr int64_t kWinogradTiles = 32;
+/// this many 2x2 output tiles per image: its transformed weights are 16/9
+/// of the weights, each element used once per tile. Not on resnet18's 7x7
+/// images (16 tiles, 512 channels): no faster there (2.0-3.0 against
+/// 2.3-3.1 ms, in one process). On its 14x14 ones (49 tiles, 256
+/// channels) it is (1.1-1.2 against 2.1-2.2 ms), but their transformed
+/// weights would add 5.5 MB to the model's 47, taking its peak memory
+/// over eager PyTorch's.
+constexpr int64_t kWinogradTiles = 64;
 /// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
 /// keep its transformed input and its products under this many elements
 /// each (1 MiB of f32, this machine's L2), at least one.
