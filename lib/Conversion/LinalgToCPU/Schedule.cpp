@@ -2078,8 +2078,9 @@ struct CPUSchedulePass
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
     IRRewriter rewriter(context);
-    // Convolutions as contractions: shifted windows or im2col. First, so
-    // that what they add (a bias) fuses with the conv's consumers.
+    // Convolutions as contractions: Winograd, filters inner, shifted
+    // windows or im2col. First, so that what they add (a bias) fuses with
+    // the conv's consumers.
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     func.walk([&](linalg::Conv2DNchwFchwOp op) {
       if (isStaticF32(op))
