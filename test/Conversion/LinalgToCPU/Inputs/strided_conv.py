@@ -2,18 +2,7 @@
 strided-window.test: a stride-2 3x3 conv of 32 channels and a stride-2
 7x7 conv of 3."""
 
-
-def weights(filters, channels, kh, kw):
-    values = iter(f"{(i * 7 % 13 - 6) / 8}"
-                  for i in range(filters * channels * kh * kw))
-
-    def nest(dims):
-        if not dims:
-            return next(values)
-        return "[" + ", ".join(nest(dims[1:]) for _ in range(dims[0])) + "]"
-
-    return (f"dense<{nest([filters, channels, kh, kw])}> : "
-            f"tensor<{filters}x{channels}x{kh}x{kw}xf32>")
+from conv_weights import weights
 
 
 def conv(name, channels, size, kernel, out):

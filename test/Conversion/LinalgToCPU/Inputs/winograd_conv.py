@@ -4,18 +4,7 @@ input (a 16x16 output, 64 tiles of 2x2), its init a zero fill or a fill of
 0.5, one with an odd output (15x15), one with too few tiles (7x7), and one
 on a 32x260 output (16 x 130 tiles), in blocks of 2 rows of tiles."""
 
-
-def weights(filters, channels, kh, kw):
-    values = iter(f"{(i * 7 % 13 - 6) / 8}"
-                  for i in range(filters * channels * kh * kw))
-
-    def nest(dims):
-        if not dims:
-            return next(values)
-        return "[" + ", ".join(nest(dims[1:]) for _ in range(dims[0])) + "]"
-
-    return (f"dense<{nest([filters, channels, kh, kw])}> : "
-            f"tensor<{filters}x{channels}x{kh}x{kw}xf32>")
+from conv_weights import weights
 
 
 def conv(name, size, fill, width=None):
