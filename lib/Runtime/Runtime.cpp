@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -25,11 +24,16 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -37,9 +41,12 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
 #include <chrono>
@@ -52,6 +59,7 @@
 #include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace mlir;
@@ -298,20 +306,21 @@ std::optional<std::string> findLinker() {
   return *path;
 }
 
-/// Links the object file `objectPath` (position-independent code) into
+/// Links the object files `objectPaths` (position-independent code) into
 /// the shared object `libraryPath`; false if there is no linker or it
-/// fails. Its undefined symbols (libomp's, the runner utilities', libc's)
-/// are left to the dynamic loader, which finds them in the libraries
-/// loadSharedCode loads first.
-bool linkSharedObject(StringRef objectPath, StringRef libraryPath) {
+/// fails. Their undefined symbols (libomp's, the runner utilities',
+/// libc's) are left to the dynamic loader, which finds them in the
+/// libraries loadSharedCode loads first.
+bool linkSharedObject(ArrayRef<std::string> objectPaths,
+                      StringRef libraryPath) {
   std::optional<std::string> linker = findLinker();
   if (!linker)
     return false;
   std::string output = libraryPath.str();
-  std::string input = objectPath.str();
-  SmallVector<StringRef> args = {
-      *linker, "-shared", "-z", "noexecstack", "--hash-style=gnu",
-      "-o",    output,    input};
+  SmallVector<StringRef> args = {*linker,       "-shared",          "-z",
+                                 "noexecstack", "--hash-style=gnu", "-o",
+                                 output};
+  args.append(objectPaths.begin(), objectPaths.end());
   std::optional<StringRef> quiet[] = {StringRef(""), StringRef(""),
                                       StringRef("")};
   // A failed link is not an error: the cache keeps the object file.
@@ -392,13 +401,10 @@ void initializeCompiler() {
   });
 }
 
-/// A JIT holding the object code at `objectPath`, linked against the same
-/// libraries and probe functions as ExecutionEngine's; null if it cannot
-/// be loaded.
-std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
-  auto buffer = llvm::MemoryBuffer::getFile(objectPath);
-  if (!buffer)
-    return nullptr;
+/// A JIT with no code yet, linked against the same libraries as
+/// ExecutionEngine's (the process, the runner utilities, libomp) and the
+/// probe functions; null if it cannot be made.
+std::unique_ptr<llvm::orc::LLJIT> makeJIT() {
   initializeTarget();
   auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machine) {
@@ -450,11 +456,133 @@ std::unique_ptr<llvm::orc::LLJIT> loadObject(StringRef objectPath) {
     llvm::consumeError(std::move(e));
     return nullptr;
   }
-  if (llvm::Error e = (*jit)->addObjectFile(std::move(*buffer))) {
-    llvm::consumeError(std::move(e));
-    return nullptr;
-  }
   return std::move(*jit);
+}
+
+/// Adds `_mlir_<name>(void **args)` to `module`, which calls `name` with
+/// the values args[i] point to (and stores its result, if any, where the
+/// pointer after them points): the calling convention of
+/// ExecutionEngine's packed entries, which the runtime calls. False if
+/// `name` is not defined there.
+bool addPackedEntry(llvm::Module &module, StringRef name) {
+  llvm::Function *callee = module.getFunction(name);
+  if (!callee || callee->isDeclaration())
+    return false;
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> b(context);
+  llvm::Type *pointer = b.getPtrTy();
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {pointer}, false),
+      llvm::GlobalValue::ExternalLinkage, "_mlir_" + name, module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", entry));
+  llvm::Value *args = entry->getArg(0);
+  auto argument = [&](unsigned i) {
+    return b.CreateLoad(pointer,
+                        b.CreateConstGEP1_64(pointer, args, i, "slot"));
+  };
+  SmallVector<llvm::Value *> values;
+  for (llvm::Argument &param : callee->args())
+    values.push_back(b.CreateLoad(param.getType(), argument(param.getArgNo())));
+  llvm::Value *result = b.CreateCall(callee, values);
+  if (!result->getType()->isVoidTy())
+    b.CreateStore(result, argument(callee->arg_size()));
+  b.CreateRetVoid();
+  return true;
+}
+
+/// `module` optimized at `optLevel` and compiled to object code for
+/// `builder`'s machine, in up to `parts` objects. LLVM optimizes and
+/// compiles a module on one thread, and that is most of a cold compile:
+/// the module is split (llvm::SplitModule, which balances the parts by
+/// size; OpenMP regions are functions of their own) and each part is
+/// optimized and compiled on a thread of its own, in an LLVMContext of its
+/// own (a context is not thread-safe), reached through bitcode.
+llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+compileToObjects(llvm::Module &module,
+                 const llvm::orc::JITTargetMachineBuilder &builder,
+                 unsigned optLevel, unsigned parts) {
+  auto compile = [&](llvm::Module &part)
+      -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+    llvm::orc::JITTargetMachineBuilder copy = builder;
+    auto machine = copy.createTargetMachine();
+    if (!machine)
+      return machine.takeError();
+    if (llvm::Error e =
+            makeOptimizingTransformer(optLevel, 0, machine->get())(&part))
+      return std::move(e);
+    return llvm::orc::SimpleCompiler(**machine)(part);
+  };
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  unsigned functions = llvm::count_if(
+      module, [](const llvm::Function &f) { return !f.isDeclaration(); });
+  parts = std::clamp(std::min(parts, functions), 1u, 64u);
+  if (parts == 1) {
+    auto object = compile(module);
+    if (!object)
+      return object.takeError();
+    objects.push_back(std::move(*object));
+    return objects;
+  }
+  std::vector<SmallVector<char, 0>> bitcode;
+  llvm::SplitModule(module, parts, [&](std::unique_ptr<llvm::Module> part) {
+    llvm::raw_svector_ostream os(bitcode.emplace_back());
+    llvm::WriteBitcodeToFile(*part, os);
+  });
+  objects.resize(bitcode.size());
+  std::vector<std::optional<llvm::Error>> failures(bitcode.size());
+  auto run = [&](size_t i) {
+    llvm::LLVMContext context;
+    auto part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(StringRef(bitcode[i].data(), bitcode[i].size()),
+                              "part"),
+        context);
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+        part ? compile(**part) : part.takeError();
+    if (object)
+      objects[i] = std::move(*object);
+    else
+      failures[i] = object.takeError();
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i)
+    threads.emplace_back(run, i);
+  run(0);
+  for (std::thread &thread : threads)
+    thread.join();
+  llvm::Error error = llvm::Error::success();
+  for (std::optional<llvm::Error> &failure : failures)
+    if (failure)
+      error = llvm::joinErrors(std::move(error), std::move(*failure));
+  if (error)
+    return std::move(error);
+  return objects;
+}
+
+/// The object files of the cache entry whose first object is at
+/// `objectPath` (the others are at `<stem>.<i>.o`).
+std::string objectPartPath(StringRef objectPath, size_t i) {
+  if (i == 0)
+    return objectPath.str();
+  return (objectPath.drop_back(2) + "." + std::to_string(i) + ".o").str();
+}
+
+/// A JIT holding the `count` cached object files at `objectPath` and its
+/// siblings; null if they cannot be loaded.
+std::unique_ptr<llvm::orc::LLJIT> loadObjects(StringRef objectPath,
+                                              size_t count) {
+  std::unique_ptr<llvm::orc::LLJIT> jit = makeJIT();
+  if (!jit)
+    return nullptr;
+  for (size_t i = 0; i < count; ++i) {
+    auto buffer = llvm::MemoryBuffer::getFile(objectPartPath(objectPath, i));
+    if (!buffer)
+      return nullptr;
+    if (llvm::Error e = jit->addObjectFile(std::move(*buffer))) {
+      llvm::consumeError(std::move(e));
+      return nullptr;
+    }
+  }
+  return jit;
 }
 
 /// A state tensor the code takes as an argument.
@@ -509,13 +637,14 @@ private:
 
 struct CompiledGraph::Impl {
   /// Holds the IR (and its weight blobs) while compiling only: the
-  /// engine's code has its own copy of the constants.
+  /// constants table has its own copy of the weights.
   std::unique_ptr<MLIRContext> context;
-  std::unique_ptr<ExecutionEngine> engine;
-  /// Code loaded from the cache (instead of `engine`): a shared object,
-  /// or object code in a JIT where it could not be linked.
+  /// The code: in a JIT (compiled here, or object code from the cache
+  /// where it could not be linked), or a shared object from the cache.
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   std::shared_ptr<SharedCode> shared;
-  std::unique_ptr<llvm::orc::LLJIT> cached;
+  /// The compiled object code, while the cache stores it.
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   void (*entry)(void **) = nullptr;
   bool fromCache = false;
   std::vector<StateBuffer> states;
@@ -667,7 +796,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   graph->impl->constants->takeFrom(*module);
   timer.done("linalg to llvm dialect");
 
-  // JIT for the host CPU with its features, LLVM at optLevel.
+  // LLVM IR for the host CPU with its features, compiled at optLevel on
+  // every core, into a JIT.
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
     errors << "error: " << llvm::toString(builder.takeError()) << "\n";
@@ -682,71 +812,69 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     errors << "error: " << llvm::toString(machine.takeError()) << "\n";
     return nullptr;
   }
-  auto optimize =
-      makeOptimizingTransformer(options.optLevel, 0, machine->get());
-  // Both callbacks are held by function_ref: they must outlive create().
-  auto translate = [&](Operation *op, llvm::LLVMContext &llvmContext) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects =
+      graph->impl->objects;
+  {
+    llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
-        translateModuleToLLVMIR(op, llvmContext);
+        translateModuleToLLVMIR(*module, llvmContext);
+    if (!llvmModule)
+      return nullptr;
+    llvmModule->setDataLayout((*machine)->createDataLayout());
+    llvmModule->setTargetTriple((*machine)->getTargetTriple());
+    if (!addPackedEntry(*llvmModule, "_mlir_ciface_forward")) {
+      errors << "error: the compiled module has no forward function\n";
+      return nullptr;
+    }
     timer.done("translate to LLVM IR");
-    return llvmModule;
-  };
-  auto transform = [&](llvm::Module *m) {
-    llvm::Error result = optimize(m);
-    timer.done("optimize LLVM IR");
-    return result;
-  };
-  ExecutionEngineOptions engineOptions;
-  engineOptions.llvmModuleBuilder = translate;
-  engineOptions.transformer = transform;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  // The GDB listener keeps a copy of the object code, weights included,
-  // for the life of the process.
-  engineOptions.enableGDBNotificationListener = false;
-  // Keeps the object code for the cache.
-  engineOptions.enableObjectDump = !key.empty();
-  SmallVector<StringRef> libs = {kRunnerUtils, kOpenMP};
-  engineOptions.sharedLibPaths = libs;
-  auto engine =
-      ExecutionEngine::create(*module, engineOptions, std::move(*machine));
-  if (!engine) {
-    errors << "error: " << llvm::toString(engine.takeError()) << "\n";
+    auto compiled =
+        compileToObjects(*llvmModule, *builder, options.optLevel,
+                         llvm::hardware_concurrency().compute_thread_count());
+    if (!compiled) {
+      errors << "error: " << llvm::toString(compiled.takeError()) << "\n";
+      return nullptr;
+    }
+    objects = std::move(*compiled);
+  }
+  timer.done("optimize and compile LLVM IR");
+  std::unique_ptr<llvm::orc::LLJIT> jit = makeJIT();
+  if (!jit) {
+    errors << "error: cannot make a JIT for the host\n";
     return nullptr;
   }
-  graph->impl->engine = std::move(*engine);
-  graph->impl->engine->registerSymbols(
-      [](llvm::orc::MangleAndInterner interner) {
-        llvm::orc::SymbolMap map;
-        for (const ProbeSymbol &symbol : getProbeSymbols())
-          map[interner(symbol.name)] = {
-              llvm::orc::ExecutorAddr::fromPtr(symbol.address),
-              llvm::JITSymbolFlags::Exported};
-        return map;
-      });
-  auto entry = graph->impl->engine->lookupPacked("_mlir_ciface_forward");
+  for (const std::unique_ptr<llvm::MemoryBuffer> &object : objects) {
+    // Not the JIT's to own: the cache stores the objects after linking.
+    if (llvm::Error e = jit->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
+            object->getMemBufferRef(), /*RequiresNullTerminator=*/false))) {
+      errors << "error: " << llvm::toString(std::move(e)) << "\n";
+      return nullptr;
+    }
+  }
+  auto entry = jit->lookup("_mlir__mlir_ciface_forward");
   if (!entry) {
     errors << "error: " << llvm::toString(entry.takeError()) << "\n";
     return nullptr;
   }
-  const ExecutionEngine &code = *graph->impl->engine;
   if (!graph->impl->constants->fillSlots([&](StringRef name) -> void * {
-        auto address = code.lookup(name);
+        auto address = jit->lookup(name);
         if (!address) {
           llvm::consumeError(address.takeError());
           return nullptr;
         }
-        return *address;
+        return address->toPtr<void *>();
       })) {
     errors << "error: the code has no slot for one of its constants\n";
     return nullptr;
   }
-  timer.done("code generation");
-  graph->impl->entry = *entry;
+  graph->impl->jit = std::move(jit);
+  timer.done("link in the JIT");
+  graph->impl->entry = entry->toPtr<void (*)(void **)>();
   graph->impl->dynamicBatch = options.dynamicBatch;
   if (!key.empty() && !graph->impl->probes.hasSites()) {
     graph->storeInCache(options.cacheDir, key);
     timer.done("store in the cache");
   }
+  objects.clear();
   module = nullptr;
   handler.reset();
   graph->impl->context.reset();
@@ -768,8 +896,9 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     return false;
   SmallVector<StringRef> lines;
   (*meta)->getBuffer().split(lines, '\n', -1, false);
-  if (lines.empty() || lines.front() != "fx-mlir-cache 2")
+  if (lines.empty() || lines.front() != "fx-mlir-cache 3")
     return false;
+  size_t objectCount = 1;
   std::vector<TensorSpec> ins, outs;
   std::string structure;
   auto table = std::make_unique<ConstantTable>();
@@ -778,6 +907,11 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     auto [kind, rest] = line.split(' ');
     if (kind == "structure") {
       structure = rest.str();
+      continue;
+    }
+    if (kind == "objects") {
+      if (rest.getAsInteger(10, objectCount) || objectCount == 0)
+        return false;
       continue;
     }
     if (kind == "constant") {
@@ -822,7 +956,8 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     impl->constants = code->constants;
     impl->shared = std::move(code);
   } else {
-    std::unique_ptr<llvm::orc::LLJIT> jit = loadObject(objectPath);
+    std::unique_ptr<llvm::orc::LLJIT> jit =
+        loadObjects(objectPath, objectCount);
     if (!jit)
       return false;
     auto entry = jit->lookup("_mlir__mlir_ciface_forward");
@@ -840,7 +975,7 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
         }))
       return false;
     impl->entry = entry->toPtr<void (*)(void **)>();
-    impl->cached = std::move(jit);
+    impl->jit = std::move(jit);
     impl->constants = std::move(table);
   }
   impl->fromCache = true;
@@ -859,14 +994,26 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
   std::string libraryPath = cachePath(dir, key, ".so");
   std::string suffix =
       ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-  std::string temp = objectPath + suffix;
-  impl->engine->dumpToObjectFile(temp);
+  // The objects are written under temporary names, then linked into the
+  // shared object or renamed into place.
+  std::vector<std::string> temps;
+  for (size_t i = 0; i < impl->objects.size(); ++i) {
+    temps.push_back(objectPartPath(objectPath, i) + suffix);
+    if (!writeAtomically(temps.back(), impl->objects[i]->getBuffer())) {
+      for (const std::string &temp : temps)
+        llvm::sys::fs::remove(temp);
+      return;
+    }
+  }
   std::string libraryTemp = libraryPath + suffix;
-  bool linked = linkSharedObject(temp, libraryTemp);
-  std::error_code moved = linked
-                              ? llvm::sys::fs::rename(libraryTemp, libraryPath)
-                              : llvm::sys::fs::rename(temp, objectPath);
-  llvm::sys::fs::remove(temp);
+  bool linked = linkSharedObject(temps, libraryTemp);
+  std::error_code moved;
+  if (linked)
+    moved = llvm::sys::fs::rename(libraryTemp, libraryPath);
+  for (size_t i = 0; i < temps.size() && !linked && !moved; ++i)
+    moved = llvm::sys::fs::rename(temps[i], objectPartPath(objectPath, i));
+  for (const std::string &temp : temps)
+    llvm::sys::fs::remove(temp);
   if (moved) {
     llvm::sys::fs::remove(libraryTemp);
     return;
@@ -877,8 +1024,10 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
                        StringRef(constants.data, constants.size)))
     return;
   // The signature last: its presence means the object is complete.
-  std::string meta = "fx-mlir-cache 2\n";
+  std::string meta = "fx-mlir-cache 3\n";
   llvm::raw_string_ostream os(meta);
+  if (!linked)
+    os << "objects " << impl->objects.size() << '\n';
   for (const TensorSpec &spec : inputs)
     printSpec(os, "input", spec);
   for (const TensorSpec &spec : outputs)

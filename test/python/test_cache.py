@@ -130,11 +130,24 @@ def test_without_a_linker_the_object_code_is_loaded(tmp_path, monkeypatch,
     monkeypatch.setenv("FX_MLIR_LINKER", linker)
     m, x = model(0), torch.randn(2, 3, 6, 6)
     assert not fx_mlir.compile(m, (x,), cache_dir=str(tmp_path)).from_cache
-    assert len(glob.glob(str(tmp_path / "*.o"))) == 1
+    # One object per part the code was compiled in (one per core, at most
+    # one per function), as many as the signature says.
+    objects = sorted(glob.glob(str(tmp_path / "*.o")))
+    (meta,) = glob.glob(str(tmp_path / "*.meta"))
+    with open(meta) as f:
+        counts = [int(line.split()[1]) for line in f
+                  if line.startswith("objects ")]
+    assert objects and counts == [len(objects)]
     assert not glob.glob(str(tmp_path / "*.so*"))
+    assert not glob.glob(str(tmp_path / "*.tmp*"))
     cached = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert cached.from_cache
     check(cached, m, x)
+    # Without its last part, the entry is compiled again.
+    os.remove(objects[-1])
+    again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
+    assert not again.from_cache
+    check(again, m, x)
 
 
 def test_one_entry_loaded_twice(tmp_path):

@@ -1,11 +1,11 @@
 //===- Runtime.h - JIT-compile and run fx graphs on the CPU -----*- C++ -*-===//
 //
 // CompiledGraph takes an fx graph module (IR text or a parsed module), runs
-// the fx-to-llvm pipeline, JIT-compiles the result with MLIR's
-// ExecutionEngine (LLVM at O3 for the host CPU and its features) and runs
-// it on caller-owned input buffers. Inputs are checked (count, dtype, rank,
-// shape) before any code runs; outputs are returned as malloc'ed buffers
-// the caller takes over.
+// the fx-to-llvm pipeline, compiles the result with LLVM (O1, for the
+// host CPU and its features, one part of the module per core) into an
+// ORC JIT and runs it on caller-owned input buffers. Inputs are checked (count,
+// dtype, rank, shape) before any code runs; outputs are returned as malloc'ed
+// buffers the caller takes over.
 //
 //===----------------------------------------------------------------------===//
 

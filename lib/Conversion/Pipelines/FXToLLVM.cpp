@@ -51,9 +51,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
          "lower-affine,convert-scf-to-openmp,expand-strided-metadata,"
          "lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
          "convert-vector-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-         "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-         "convert-index-to-llvm,convert-ub-to-llvm,convert-openmp-to-llvm,"
-         "reconcile-unrealized-casts,canonicalize,cse";
+         "convert-to-llvm,reconcile-unrealized-casts,canonicalize,cse";
 }
 
 void mlir::fx::buildFXToLLVMPipeline(OpPassManager &pm,
