@@ -275,9 +275,17 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
     functions on f32 (`exp`, `tanh`, `erf`, `log`, ...) get MLIR's
     polynomial approximations, which vectorize, instead of libm calls.
     A `memref.copy` into or out of a strided view (the interior of a
-    padded input) becomes a `linalg.copy`, and so loops LLVM vectorizes,
-    instead of a call to the element-by-element `memrefCopy`; a large one
-    (2^15 elements or more) runs in parallel blocks of its outermost dim.
+    padded input) becomes a `linalg.copy` instead of a call to the
+    element-by-element `memrefCopy`; a large one (2^15 elements or more)
+    runs in parallel blocks of its outermost dim. Every `linalg.copy` of
+    static shape whose rows are contiguous on both sides then moves each
+    row (or each piece of up to 256 elements that divides it, at least 16)
+    with one vector load and store, in loops over the other dims. As
+    loops, LLVM left them scalar, one float at a time (a 1024^3 matmul's
+    second operand, packed in panels, among them): it fully unrolls a
+    short row, and its SLP vectorizer may not move the loads above the
+    stores when it cannot tell source and target apart (an argument and
+    the workspace).
     A 1-D `vector.transfer_read` along a dim of static stride 2 to 4 (the
     window slices of a stride-2 pooling or depthwise conv) becomes, per 16
     lanes, one `vector.maskedload` of the contiguous elements they span,
@@ -360,7 +368,11 @@ def FXCPUPlanWorkspace
 
     The workspace is allocated once, with the code: a call maps no fresh
     pages for its large buffers, and their footprint is the planned size
-    (resnet18 at batch 1: about 11 MB). Smaller buffers keep malloc, which
+    (resnet18 at batch 1: about 11 MB). A function with a single such
+    buffer gets a workspace too: glibc trims the top of its heap when a
+    large block is freed, so malloc mapped and zeroed that buffer afresh
+    on every call (a 1024^3 matmul's packed operand with its result: 8 MB
+    of fresh pages per call). Smaller buffers keep malloc, which
     serves them from its free lists, and with it LLVM's knowledge that
     they alias nothing (a transformer block ran 10% slower with every
     buffer in the workspace). Buffers with computed sizes (dynamic batch)

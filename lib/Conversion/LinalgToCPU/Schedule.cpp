@@ -2197,6 +2197,50 @@ struct CPUSchedulePass
   }
 };
 
+/// Rows of a copy moved as one vector: up to this many elements.
+constexpr int64_t kCopyRow = 256;
+
+/// Whether `type` is a memref of static shape whose innermost dim is
+/// contiguous.
+bool hasContiguousRows(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape() || memref.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(memref.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// A linalg.copy on memrefs of static shape with contiguous rows, tiled by
+/// 1 along its outer dims and by pieces of rows of up to kCopyRow elements
+/// (the largest that divides the row, at least kLanes) along the
+/// innermost, each moved by one vector load and store. As loops, LLVM left
+/// them scalar, one float at a time (a matmul's operand packed in panels
+/// among them): it fully unrolls a short row, and its SLP vectorizer may
+/// not move the loads above the stores of a source and target it cannot
+/// tell apart (an argument and the workspace).
+LogicalResult vectorizeCopy(RewriterBase &rewriter, linalg::CopyOp copy) {
+  Type source = copy.getInputs()[0].getType();
+  Type target = copy.getOutputs()[0].getType();
+  if (!hasContiguousRows(source) || !hasContiguousRows(target))
+    return failure();
+  ArrayRef<int64_t> shape = cast<MemRefType>(target).getShape();
+  int64_t row = blockSize(shape.back(), 1, kCopyRow);
+  if (row > kCopyRow || (row < kLanes && row != shape.back()))
+    return failure();
+  // Dims the tile covers whole stay untiled (no loops of one trip).
+  SmallVector<int64_t> sizes;
+  for (int64_t size : shape.drop_back())
+    sizes.push_back(size == 1 ? 0 : 1);
+  sizes.push_back(row == shape.back() ? 0 : row);
+  FailureOr<linalg::LinalgOp> tiled =
+      tile(rewriter, cast<linalg::LinalgOp>(copy.getOperation()), sizes, false);
+  if (failed(tiled))
+    return failure();
+  return vectorizeTile(rewriter, *tiled);
+}
+
 struct CPULowerVectorsPass
     : public mlir::fx::impl::FXCPULowerVectorsBase<CPULowerVectorsPass> {
   void runOnOperation() override {
@@ -2225,6 +2269,10 @@ struct CPULowerVectorsPass
         (void)tileParallelBlocks(
             rewriter, cast<linalg::LinalgOp>(linalgCopy.getOperation()));
     }
+    SmallVector<linalg::CopyOp> linalgCopies;
+    func.walk([&](linalg::CopyOp copy) { linalgCopies.push_back(copy); });
+    for (linalg::CopyOp copy : linalgCopies)
+      (void)vectorizeCopy(rewriter, copy);
     // The 16 x 16 transposes of scheduleTransposing's tiles as shuffles
     // within and across 128-bit lanes (upstream's AVX-512 sequence), where
     // the element-by-element lowering the others get would move each float

@@ -27,10 +27,15 @@ func.func @exp(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// A copy into a strided view becomes linalg.copy (loops), not memrefCopy.
+// A copy into a strided view becomes a linalg.copy, not a call to
+// memrefCopy, and that one vector load and store per row (LLVM left the
+// loop scalar).
 
 // CHECK-LABEL: func.func @strided_copy
-// CHECK: linalg.copy
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
+// CHECK: %[[ROW:.*]] = vector.transfer_read {{.*}} : memref<1x4xf32, strided<[4, 1], offset: ?>>, vector<1x4xf32>
+// CHECK: vector.transfer_write %[[ROW]], {{.*}} : vector<1x4xf32>, memref<1x4xf32, strided<[6, 1], offset: ?>>
+// CHECK-NOT: linalg.copy
 // CHECK-NOT: memref.copy
 func.func @strided_copy(%src: memref<4x4xf32>, %dst: memref<6x6xf32>) {
   %view = memref.subview %dst[1, 1] [4, 4] [1, 1] : memref<6x6xf32> to memref<4x4xf32, strided<[6, 1], offset: 7>>
@@ -39,14 +44,42 @@ func.func @strided_copy(%src: memref<4x4xf32>, %dst: memref<6x6xf32>) {
 }
 
 // A large one (2^15 elements or more) runs in parallel blocks of its
-// outermost dim of more than one.
+// outermost dim of more than one; unit dims get no loop.
 
 // CHECK-LABEL: func.func @large_strided_copy
 // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (8)
-// CHECK: linalg.copy
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c1
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_read {{.*}} vector<1x1x1x32xf32>
+// CHECK: vector.transfer_write
 func.func @large_strided_copy(%src: memref<1x64x32x32xf32>, %dst: memref<1x64x34x34xf32>) {
   %view = memref.subview %dst[0, 0, 1, 1] [1, 64, 32, 32] [1, 1, 1, 1] : memref<1x64x34x34xf32> to memref<1x64x32x32xf32, strided<[73984, 1156, 34, 1], offset: 35>>
   memref.copy %src, %view : memref<1x64x32x32xf32> to memref<1x64x32x32xf32, strided<[73984, 1156, 34, 1], offset: 35>>
+  return
+}
+
+// Rows longer than 256 move in the largest pieces of at most 256 that
+// divide them; a row no such piece divides, or one with a stride, stays a
+// loop.
+
+// CHECK-LABEL: func.func @long_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c600 step %c200
+// CHECK: vector.transfer_read {{.*}} vector<1x200xf32>
+// CHECK-LABEL: func.func @prime_row
+// CHECK: linalg.copy
+// CHECK-LABEL: func.func @strided_row
+// CHECK: linalg.copy
+func.func @long_rows(%src: memref<2x600xf32>, %dst: memref<2x600xf32, strided<[700, 1]>>) {
+  linalg.copy ins(%src : memref<2x600xf32>) outs(%dst : memref<2x600xf32, strided<[700, 1]>>)
+  return
+}
+func.func @prime_row(%src: memref<2x257xf32>, %dst: memref<2x257xf32, strided<[300, 1]>>) {
+  linalg.copy ins(%src : memref<2x257xf32>) outs(%dst : memref<2x257xf32, strided<[300, 1]>>)
+  return
+}
+func.func @strided_row(%src: memref<2x8xf32>, %dst: memref<2x8xf32, strided<[32, 2]>>) {
+  linalg.copy ins(%src : memref<2x8xf32>) outs(%dst : memref<2x8xf32, strided<[32, 2]>>)
   return
 }
 
