@@ -2,7 +2,7 @@
 //
 // CompiledGraph takes an fx graph module (IR text or a parsed module), runs
 // the fx-to-llvm pipeline, compiles the result with LLVM (O1, for the
-// host CPU and its features, one part of the module per core) into an
+// host CPU and its features, parts of the module on every core) into an
 // ORC JIT and runs it on caller-owned input buffers. Inputs are checked (count,
 // dtype, rank, shape) before any code runs; outputs are returned as malloc'ed
 // buffers the caller takes over.
