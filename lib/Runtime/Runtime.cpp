@@ -82,6 +82,10 @@ constexpr const char *kRunnerUtils = FX_MLIR_RUNNER_UTILS;
 /// LLVM's OpenMP runtime, which runs the scf.forall loops of the schedule
 /// on threads.
 constexpr const char *kOpenMP = FX_MLIR_OPENMP;
+/// The C interface of the compiled forward function, and the packed entry
+/// the runtime calls (addPackedEntry): one pointer to every argument.
+constexpr const char *kForward = "_mlir_ciface_forward";
+constexpr const char *kEntry = "_mlir__mlir_ciface_forward";
 
 //===----------------------------------------------------------------------===//
 // On-disk code cache
@@ -371,8 +375,8 @@ loadSharedCode(const std::string &libraryPath,
   code->handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!code->handle)
     return nullptr;
-  code->entry = reinterpret_cast<void (*)(void **)>(
-      dlsym(code->handle, "_mlir__mlir_ciface_forward"));
+  code->entry =
+      reinterpret_cast<void (*)(void **)>(dlsym(code->handle, kEntry));
   if (!code->entry || !table->fillSlots([&](StringRef name) {
         return dlsym(code->handle, name.str().c_str());
       }))
@@ -604,6 +608,30 @@ std::unique_ptr<llvm::orc::LLJIT> loadObjects(StringRef objectPath,
     }
   }
   return jit;
+}
+
+/// The packed entry point of the code in `jit` (its signature is
+/// ExecutionEngine's: void(void **)), once the slots of `constants` in
+/// that code are filled; null, with why in `error`, if either is missing.
+void (*linkEntry(llvm::orc::LLJIT &jit, const ConstantTable &constants,
+                 std::string &error))(void **) {
+  auto entry = jit.lookup(kEntry);
+  if (!entry) {
+    error = llvm::toString(entry.takeError());
+    return nullptr;
+  }
+  if (!constants.fillSlots([&](StringRef name) -> void * {
+        auto address = jit.lookup(name);
+        if (!address) {
+          llvm::consumeError(address.takeError());
+          return nullptr;
+        }
+        return address->toPtr<void *>();
+      })) {
+    error = "the code has no slot for one of its constants";
+    return nullptr;
+  }
+  return entry->toPtr<void (*)(void **)>();
 }
 
 /// A state tensor the code takes as an argument.
@@ -843,7 +871,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       return nullptr;
     llvmModule->setDataLayout((*machine)->createDataLayout());
     llvmModule->setTargetTriple((*machine)->getTargetTriple());
-    if (!addPackedEntry(*llvmModule, "_mlir_ciface_forward")) {
+    if (!addPackedEntry(*llvmModule, kForward)) {
       errors << "error: the compiled module has no forward function\n";
       return nullptr;
     }
@@ -871,25 +899,14 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       return nullptr;
     }
   }
-  auto entry = jit->lookup("_mlir__mlir_ciface_forward");
-  if (!entry) {
-    errors << "error: " << llvm::toString(entry.takeError()) << "\n";
-    return nullptr;
-  }
-  if (!graph->impl->constants->fillSlots([&](StringRef name) -> void * {
-        auto address = jit->lookup(name);
-        if (!address) {
-          llvm::consumeError(address.takeError());
-          return nullptr;
-        }
-        return address->toPtr<void *>();
-      })) {
-    errors << "error: the code has no slot for one of its constants\n";
+  std::string why;
+  graph->impl->entry = linkEntry(*jit, *graph->impl->constants, why);
+  if (!graph->impl->entry) {
+    errors << "error: " << why << "\n";
     return nullptr;
   }
   graph->impl->jit = std::move(jit);
   timer.done("link in the JIT");
-  graph->impl->entry = entry->toPtr<void (*)(void **)>();
   graph->impl->dynamicBatch = options.dynamicBatch;
   if (!key.empty() && !graph->impl->probes.hasSites()) {
     graph->storeInCache(options.cacheDir, key);
@@ -981,21 +998,10 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
         loadObjects(objectPath, objectCount);
     if (!jit)
       return false;
-    auto entry = jit->lookup("_mlir__mlir_ciface_forward");
-    if (!entry) {
-      llvm::consumeError(entry.takeError());
+    std::string why;
+    impl->entry = linkEntry(*jit, constants, why);
+    if (!impl->entry)
       return false;
-    }
-    if (!constants.fillSlots([&](StringRef name) -> void * {
-          auto address = jit->lookup(name);
-          if (!address) {
-            llvm::consumeError(address.takeError());
-            return nullptr;
-          }
-          return address->toPtr<void *>();
-        }))
-      return false;
-    impl->entry = entry->toPtr<void (*)(void **)>();
     impl->jit = std::move(jit);
     impl->constants = std::move(table);
   }
