@@ -1078,7 +1078,14 @@ for _name, _conv, _shape in [
          lambda: nn.Conv2d(32, 32, 3, padding=1), (2, 32, 32, 64)),
         # An odd output (15x17): padded to whole tiles, cut back after.
         ("conv2d_winograd_odd",
-         lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 17))]:
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (2, 16, 15, 17)),
+        # 36 to 63 tiles (here 7x7 = 49, as resnet18's 14x14 images, and
+        # 8x6 = 48 with an odd width): the weights transformed on every
+        # call.
+        ("conv2d_winograd_runtime_weights",
+         lambda: nn.Conv2d(64, 64, 3, padding=1), (2, 64, 14, 14)),
+        ("conv2d_winograd_runtime_weights_odd",
+         lambda: nn.Conv2d(16, 32, 3, padding=1), (1, 16, 16, 11))]:
     add(_name, lambda _conv=_conv: seq(_conv(), nn.ReLU()), randn(_shape))
 
 add("linear_narrow_columns", lambda: seq(nn.Linear(40, 49)), randn((16, 40)))

@@ -118,13 +118,18 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
 
     - **3x3 convolutions of stride and dilation 1** with constant
       weights, filters in whole panels of 32, at least 16 channels and at
-      least 64 tiles of 2x2 per image (an odd output is padded to whole
+      least 36 tiles of 2x2 per image (an odd output is padded to whole
       tiles, reading one more row or column of zeros, and cut back after)
       are computed by Winograd's F(2x2, 3x3), with 2.25 times fewer
       multiplies: `V = Bt d B` per 4x4 input tile, `M[p] = U[p] . V[p]`
       for the tile's 16 positions `p`, `Y = At M A` per 2x2 output tile.
-      The weights are transformed at compile time (`U = G g Gt`, packed
-      in panels of 32 filters per position). The input transform (from 16
+      The weights are transformed (`U = G g Gt`, packed in panels of 32
+      filters per position) at compile time from 64 tiles per image;
+      with fewer, on every call, by vector code (an `scf.forall` over
+      panels and channels) from the weights held in panels, so that the
+      transformed weights, 16/9 of the weights, take memory only during
+      the call (resnet18's 14x14 convs, whose held transformed weights
+      took its peak memory over eager PyTorch's). The input transform (from 16
       strided slices of the input, additions only, an `scf.forall` over
       images and channels of vectors along a row of tiles) and the output
       transform (an `scf.forall` over images, panels and rows of tiles of

@@ -79,15 +79,21 @@ constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
 /// A strided conv is computed with its filters along the register tiles
 /// (shiftedWindowFiltersInner) up to this many results (4 MiB of f32).
 constexpr int64_t kPanelsElements = 1 << 20;
-/// A 3x3 conv is computed by Winograd's F(2x2, 3x3) (winogradConv) from
-/// this many 2x2 output tiles per image: its transformed weights are 16/9
-/// of the weights, each element used once per tile. Not on resnet18's 7x7
-/// images (16 tiles, 512 channels): no faster there (2.0-3.0 against
-/// 2.3-3.1 ms, in one process). On its 14x14 ones (49 tiles, 256
-/// channels) it is (1.1-1.2 against 2.1-2.2 ms), but their transformed
-/// weights would add 5.5 MB to the model's 47, taking its peak memory
-/// over eager PyTorch's.
+/// A 3x3 conv computed by Winograd's F(2x2, 3x3) (winogradConv) holds its
+/// weights transformed at compile time from this many 2x2 output tiles
+/// per image: its transformed weights are 16/9 of the weights, each
+/// element used once per tile.
 constexpr int64_t kWinogradTiles = 64;
+/// From this many tiles, and below kWinogradTiles, a Winograd conv
+/// transforms its weights on every call, into a buffer of the workspace:
+/// held transformed, resnet18's 14x14 convs (49 tiles, 256 channels)
+/// would add 5.5 MB to the model's 47 MB and take its peak memory over
+/// eager PyTorch's. Transformed per call they take 1.26 ms instead of
+/// 2.05 (1.1-1.2 with the weights held transformed), and the peak memory
+/// stays (66.7 MiB). Not on resnet18's 7x7 images (16 tiles, 512
+/// channels): no faster there (2.0-3.0 against 2.3-3.1 ms, in one
+/// process, with the weights held transformed).
+constexpr int64_t kWinogradRuntimeTiles = 36;
 /// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
 /// keep its transformed input and its products under this many elements
 /// each (1 MiB of f32, this machine's L2), at least one.
@@ -1175,22 +1181,27 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 
 /// Whether a conv is computed by winogradConv: a 3x3 conv of stride and
 /// dilation 1 with constant weights, filters in whole panels, at least 16
-/// channels, and at least kWinogradTiles tiles of 2x2 per image (an odd
-/// output is padded to whole tiles), so that the batched contraction
+/// channels, and at least kWinogradRuntimeTiles tiles of 2x2 per image (an
+/// odd output is padded to whole tiles), so that the batched contraction
 /// keeps enough rows for its register tiles.
+/// The tiles of 2x2 a conv computes per image under Winograd.
+int64_t winogradTiles(linalg::Conv2DNchwFchwOp conv) {
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  return ((initType.getDimSize(2) + 1) / 2) *
+         ((initType.getDimSize(3) + 1) / 2);
+}
+
 bool preferWinograd(linalg::Conv2DNchwFchwOp conv, ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   return filterType.getDimSize(2) == 3 && filterType.getDimSize(3) == 3 &&
          llvm::all_equal({strides[0], strides[1], dilations[0], dilations[1],
                           int64_t(1)}) &&
          filterType.getDimSize(0) % kPanel == 0 &&
          filterType.getDimSize(1) >= kLanes &&
          filterBytes.size() == size_t(filterType.getNumElements()) * 4 &&
-         ((oh + 1) / 2) * ((ow + 1) / 2) >= kWinogradTiles;
+         winogradTiles(conv) >= kWinogradRuntimeTiles;
 }
 
 /// A 3x3 conv as Winograd's F(2x2, 3x3): each 2x2 tile of the output
@@ -1198,7 +1209,10 @@ bool preferWinograd(linalg::Conv2DNchwFchwOp conv, ArrayRef<char> filterBytes) {
 ///
 ///   V = Bt d B,   M = U . V (per position p of the 4x4 tile),   Y = At M A
 ///
-/// with the weights transformed once, at compile time, U = G g Gt. The
+/// with the weights transformed U = G g Gt: once, at compile time, from
+/// kWinogradTiles tiles per image; else on every call (kWinogradRuntimeTiles
+/// and more), so that the transformed weights (16/9 of the weights) take
+/// no memory beyond the call. The
 /// 16 products M[p] = sum_c V[p][c] U[p][c] are one contraction over the
 /// channels, batched over p, with 2.25 times fewer multiplies than the
 /// conv's 9 per output. Its ops:
@@ -1300,16 +1314,25 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   };
 
   // U = G g Gt with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
-  // panels: U[p, b, c, i].
+  // panels: U[p, b, c, i]. Transformed here, at compile time, from
+  // kWinogradTiles tiles; else on every call, from the weights in panels
+  // g[b, c, r*3 + s, i], by vector code over (b, c).
   const double g[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   auto *w = reinterpret_cast<const float *>(filterBytes.data());
+  bool atCompileTime = winogradTiles(conv) >= kWinogradTiles;
   int64_t perPosition = filters * channels;
-  std::vector<float> u(16 * perPosition);
+  std::vector<float> u(atCompileTime ? 16 * perPosition : 9 * perPosition);
   for (int64_t f = 0; f < filters; ++f)
     for (int64_t c = 0; c < channels; ++c) {
       const float *k = w + (f * channels + c) * 9;
       int64_t packed = (f / kPanel * channels + c) * kPanel + f % kPanel;
+      if (!atCompileTime) {
+        int64_t at = (f / kPanel * channels + c) * 9 * kPanel + f % kPanel;
+        for (int64_t rs = 0; rs < 9; ++rs)
+          u[at + rs * kPanel] = k[rs];
+        continue;
+      }
       for (int64_t a = 0; a < 4; ++a)
         for (int64_t e = 0; e < 4; ++e) {
           double sum = 0;
@@ -1323,11 +1346,58 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
       ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
                      u.size() * sizeof(float)),
       alignof(float));
-  Value weights = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseResourceElementsAttr::get(
-          RankedTensorType::get({16, panels, channels, kPanel}, elem),
-          "winograd", std::move(blob)));
+  auto constantType =
+      atCompileTime
+          ? RankedTensorType::get({16, panels, channels, kPanel}, elem)
+          : RankedTensorType::get({panels, channels, 9, kPanel}, elem);
+  Value weights =
+      arith::ConstantOp::create(rewriter, loc,
+                                DenseResourceElementsAttr::get(
+                                    constantType, "winograd", std::move(blob)));
+  if (!atCompileTime) {
+    Value half = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(VectorType::get({kPanel}, elem),
+                               rewriter.getFloatAttr(elem, 0.5)));
+    // G applied to three vectors: s0, (s0 + s1 + s2)/2, (s0 - s1 + s2)/2,
+    // s2.
+    auto gt = [&](ArrayRef<Value> s) {
+      Value outer = arith::AddFOp::create(rewriter, loc, s[0], s[2]);
+      return SmallVector<Value>{
+          s[0],
+          arith::MulFOp::create(
+              rewriter, loc, arith::AddFOp::create(rewriter, loc, outer, s[1]),
+              half),
+          arith::MulFOp::create(
+              rewriter, loc, arith::SubFOp::create(rewriter, loc, outer, s[1]),
+              half),
+          s[2]};
+    };
+    Value panelsOfG = weights;
+    weights = blocks(
+        tensor::EmptyOp::create(rewriter, loc,
+                                ArrayRef<int64_t>{16, panels, channels, kPanel},
+                                elem),
+        {panels, channels}, 1, [&](ValueRange bc, Value block) {
+          SmallVector<SmallVector<Value>> columns;
+          for (int64_t s = 0; s < 3; ++s) {
+            SmallVector<Value> column;
+            for (int64_t r = 0; r < 3; ++r)
+              column.push_back(read(panelsOfG,
+                                    {bc[0], bc[1], index(r * 3 + s), index(0)},
+                                    kPanel));
+            columns.push_back(gt(column));
+          }
+          for (int64_t a = 0; a < 4; ++a) {
+            SmallVector<Value> row =
+                gt({columns[0][a], columns[1][a], columns[2][a]});
+            for (int64_t e = 0; e < 4; ++e)
+              block = write(row[e], block,
+                            {index(a * 4 + e), index(0), index(0), index(0)});
+          }
+          return block;
+        });
+  }
 
   // The output transform, At M A with At = [1 1 1 0; 0 1 -1 -1]: its
   // columns, then its rows, on vectors of a panel's 32 filters.

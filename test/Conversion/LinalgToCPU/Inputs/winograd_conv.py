@@ -1,8 +1,10 @@
 """Prints 3x3 stride-1 convs with constant weights too large to write out
 by hand, for winograd.test: 16 channels to 32 filters on a padded 18x18
 input (a 16x16 output, 64 tiles of 2x2), its init a zero fill or a fill of
-0.5, one with an odd output (15x15), one with too few tiles (7x7), and one
-on a 32x260 output (16 x 130 tiles), in blocks of 2 rows of tiles."""
+0.5, one with an odd output (15x15), one with too few tiles (7x7), one
+on a 32x260 output (16 x 130 tiles), in blocks of 2 rows of tiles, and one
+with a 14x14 output (49 tiles), whose weights are transformed at run
+time."""
 
 from conv_weights import weights
 
@@ -29,3 +31,5 @@ print("// -----")
 conv("few_tiles", 9, "0.0")
 print("// -----")
 conv("row_blocks", 34, "0.0", width=262)
+print("// -----")
+conv("runtime_weights", 16, "0.0")
