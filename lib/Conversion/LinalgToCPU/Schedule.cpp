@@ -1179,11 +1179,6 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   return products;
 }
 
-/// Whether a conv is computed by winogradConv: a 3x3 conv of stride and
-/// dilation 1 with constant weights, filters in whole panels, at least 16
-/// channels, and at least kWinogradRuntimeTiles tiles of 2x2 per image (an
-/// odd output is padded to whole tiles), so that the batched contraction
-/// keeps enough rows for its register tiles.
 /// The tiles of 2x2 a conv computes per image under Winograd.
 int64_t winogradTiles(linalg::Conv2DNchwFchwOp conv) {
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -1191,6 +1186,11 @@ int64_t winogradTiles(linalg::Conv2DNchwFchwOp conv) {
          ((initType.getDimSize(3) + 1) / 2);
 }
 
+/// Whether a conv is computed by winogradConv: a 3x3 conv of stride and
+/// dilation 1 with constant weights, filters in whole panels, at least 16
+/// channels, and at least kWinogradRuntimeTiles tiles of 2x2 per image (an
+/// odd output is padded to whole tiles), so that the batched contraction
+/// keeps enough rows for its register tiles.
 bool preferWinograd(linalg::Conv2DNchwFchwOp conv, ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
@@ -1316,45 +1316,37 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   // U = G g Gt with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in
   // panels: U[p, b, c, i]. Transformed here, at compile time, from
   // kWinogradTiles tiles; else on every call, from the weights in panels
-  // g[b, c, r*3 + s, i], by vector code over (b, c).
-  const double g[4][3] = {
-      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-  auto *w = reinterpret_cast<const float *>(filterBytes.data());
-  bool atCompileTime = winogradTiles(conv) >= kWinogradTiles;
-  int64_t perPosition = filters * channels;
-  std::vector<float> u(atCompileTime ? 16 * perPosition : 9 * perPosition);
-  for (int64_t f = 0; f < filters; ++f)
-    for (int64_t c = 0; c < channels; ++c) {
-      const float *k = w + (f * channels + c) * 9;
-      int64_t packed = (f / kPanel * channels + c) * kPanel + f % kPanel;
-      if (!atCompileTime) {
-        int64_t at = (f / kPanel * channels + c) * 9 * kPanel + f % kPanel;
-        for (int64_t rs = 0; rs < 9; ++rs)
-          u[at + rs * kPanel] = k[rs];
-        continue;
+  // (packedWeights) g[b, c, r*3 + s, i], by vector code over (b, c).
+  Value weights;
+  if (winogradTiles(conv) >= kWinogradTiles) {
+    const double g[4][3] = {
+        {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    auto *w = reinterpret_cast<const float *>(filterBytes.data());
+    int64_t perPosition = filters * channels;
+    std::vector<float> u(16 * perPosition);
+    for (int64_t f = 0; f < filters; ++f)
+      for (int64_t c = 0; c < channels; ++c) {
+        const float *k = w + (f * channels + c) * 9;
+        int64_t packed = (f / kPanel * channels + c) * kPanel + f % kPanel;
+        for (int64_t a = 0; a < 4; ++a)
+          for (int64_t e = 0; e < 4; ++e) {
+            double sum = 0;
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s)
+                sum += g[a][r] * k[r * 3 + s] * g[e][s];
+            u[(a * 4 + e) * perPosition + packed] = float(sum);
+          }
       }
-      for (int64_t a = 0; a < 4; ++a)
-        for (int64_t e = 0; e < 4; ++e) {
-          double sum = 0;
-          for (int64_t r = 0; r < 3; ++r)
-            for (int64_t s = 0; s < 3; ++s)
-              sum += g[a][r] * k[r * 3 + s] * g[e][s];
-          u[(a * 4 + e) * perPosition + packed] = float(sum);
-        }
-    }
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
-                     u.size() * sizeof(float)),
-      alignof(float));
-  auto constantType =
-      atCompileTime
-          ? RankedTensorType::get({16, panels, channels, kPanel}, elem)
-          : RankedTensorType::get({panels, channels, 9, kPanel}, elem);
-  Value weights =
-      arith::ConstantOp::create(rewriter, loc,
-                                DenseResourceElementsAttr::get(
-                                    constantType, "winograd", std::move(blob)));
-  if (!atCompileTime) {
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
+                       u.size() * sizeof(float)),
+        alignof(float));
+    weights = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseResourceElementsAttr::get(
+            RankedTensorType::get({16, panels, channels, kPanel}, elem),
+            "winograd", std::move(blob)));
+  } else {
     Value half = arith::ConstantOp::create(
         rewriter, loc,
         DenseElementsAttr::get(VectorType::get({kPanel}, elem),
@@ -1373,7 +1365,11 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
               half),
           s[2]};
     };
-    Value panelsOfG = weights;
+    Value panelsOfG = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({panels, channels, 9, kPanel}, elem),
+        packedWeights(rewriter, conv, filterBytes),
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
     weights = blocks(
         tensor::EmptyOp::create(rewriter, loc,
                                 ArrayRef<int64_t>{16, panels, channels, kPanel},
