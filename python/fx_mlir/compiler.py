@@ -11,13 +11,17 @@ by pointer, without copies; outputs are tensors that own the buffers the
 code allocated.
 """
 
+import contextlib
+import dis
 import importlib.machinery
 import importlib.util
+import inspect
 import os
 import re
 
 import torch
 import torch.fx
+from torch.fx import _symbolic_trace
 
 from . import FxMlirError, _REPO_ROOT
 from .importer import import_graph_module
@@ -107,11 +111,23 @@ def _rebuild(structure, results):
 
 class ModulePathTracer(torch.fx.Tracer):
     """torch.fx's tracer, recording in each node's meta the qualified path
-    of the module whose forward created it, so diagnostics can name it."""
+    of the module whose forward created it, so diagnostics can name it.
 
-    def __init__(self):
+    It also traces what symbolic_trace cannot: a proxy of a tuple or list
+    that is unpacked or passed to len() (`n, c, h, w = x.size()`,
+    `a, b = x.chunk(2, 1)`, `y, _ = self.attention(x, x, x)`) gets its
+    length from the value the node takes on the example inputs, computed
+    on demand (only the nodes it depends on run, in eager PyTorch, without
+    autograd). The graph stays general in the values: only the number of
+    items is fixed, which the compiled code's shapes fix anyway. Without
+    example inputs, unpacking takes the count of the targets, as
+    symbolic_trace means to (its own check fails on Python 3.11)."""
+
+    def __init__(self, example_inputs=None):
         super().__init__()
         self._paths = []
+        self._examples = example_inputs
+        self._values = {}
 
     def call_module(self, m, forward, args, kwargs):
         self._paths.append(self.path_of_module(m))
@@ -126,11 +142,121 @@ class ModulePathTracer(torch.fx.Tracer):
             node.meta["fx_mlir_module_path"] = self._paths[-1]
         return node
 
+    def proxy(self, node):
+        return _SizedProxy(node, self)
 
-def trace(model):
-    """torch.fx.symbolic_trace with module paths recorded (see
+    def iter(self, obj):
+        value = self._example_value(obj.node)
+        if isinstance(value, (tuple, list)):
+            return iter([obj[i] for i in range(len(value))])
+        return super().iter(obj)
+
+    def _example_value(self, node):
+        """The value of `node` on the example inputs; None when there are
+        none or it cannot be computed."""
+        if self._examples is None:
+            return None
+        if node in self._values:
+            return self._values[node]
+        value = None
+        try:
+            value = self._compute(node)
+        except Exception:  # the caller raises torch.fx's own error
+            value = None
+        if isinstance(value, torch.fx.Proxy):
+            value = None
+        self._values[node] = value
+        return value
+
+    def _compute(self, node):
+        if node.op == "placeholder":
+            index = [n for n in node.graph.nodes
+                     if n.op == "placeholder"].index(node)
+            return self._examples[index]
+        if node.op == "get_attr":
+            value = self.root
+            for atom in node.target.split("."):
+                value = getattr(value, atom)
+            return value
+        missing = []
+
+        def value_of(n):
+            v = self._example_value(n)
+            if v is None:
+                missing.append(n)
+            return v
+
+        args = torch.fx.node.map_arg(node.args, value_of)
+        kwargs = torch.fx.node.map_arg(node.kwargs, value_of)
+        if missing:
+            return None
+        with torch.no_grad(), _eager_modules():
+            if node.op == "call_function":
+                return node.target(*args, **kwargs)
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            if node.op == "call_module":
+                return self.root.get_submodule(node.target)(*args, **kwargs)
+        return None
+
+
+@contextlib.contextmanager
+def _eager_modules():
+    """nn.Module's own __call__ and __getattr__, in place of those the
+    tracer patches in while it traces (which turn parameters and module
+    calls into proxies)."""
+    patched = torch.nn.Module.__call__, torch.nn.Module.__getattr__
+    torch.nn.Module.__call__ = _symbolic_trace._orig_module_call
+    torch.nn.Module.__getattr__ = _symbolic_trace._orig_module_getattr
+    try:
+        yield
+    finally:
+        torch.nn.Module.__call__, torch.nn.Module.__getattr__ = patched
+
+
+class _ExampleSized:
+    """What ModulePathTracer's proxies add to torch.fx's: unpacking and
+    len() of a tuple or list by its example value, and unpacking by the
+    count of the caller's targets when there is none."""
+
+    def __getattr__(self, k):
+        return _SizedAttribute(self, k)
+
+    def __len__(self):
+        value = self.tracer._example_value(self.node)
+        if isinstance(value, (tuple, list)):
+            return len(value)
+        return super().__len__()
+
+    def __iter__(self):
+        value = self.tracer._example_value(self.node)
+        if isinstance(value, (tuple, list)):
+            return iter([self[i] for i in range(len(value))])
+        # `a, b = proxy`: the count is the caller's UNPACK_SEQUENCE's.
+        # torch 1.13 looks for it at index f_lasti // 2, which Python
+        # 3.11's inline caches break.
+        frame = inspect.currentframe().f_back
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti:
+                if inst.opname == "UNPACK_SEQUENCE":
+                    return iter([self[i] for i in range(inst.argval)])
+                break
+        return self.tracer.iter(self)
+
+
+class _SizedProxy(_ExampleSized, torch.fx.Proxy):
+    pass
+
+
+class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
+    pass
+
+
+def trace(model, example_inputs=None):
+    """torch.fx.symbolic_trace with module paths recorded and, given
+    example inputs, unpacking of proxies by their example values (see
     ModulePathTracer)."""
-    tracer = ModulePathTracer()
+    tracer = ModulePathTracer(example_inputs)
     graph = tracer.trace(model)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
 
@@ -220,7 +346,7 @@ def compile(model, example_inputs, dynamic_batch=False,
     if isinstance(model, torch.fx.GraphModule):
         gm = model
     elif isinstance(model, torch.nn.Module):
-        gm = trace(model)
+        gm = trace(model, example_inputs)
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")

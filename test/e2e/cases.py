@@ -1241,6 +1241,34 @@ add("basic_block_winograd", lambda: random_norm_state(
     torchvision.models.resnet.BasicBlock(32, 32)), randn((2, 32, 16, 16)))
 
 
+class ShuffleUnit(nn.Module):
+    """ShuffleNet V2's unit, with its x.chunk() and x.size() unpacked:
+    fx_mlir.compile's tracer counts them from the example input, where
+    symbolic_trace fails."""
+
+    def __init__(self):
+        super().__init__()
+        self.branch = nn.Sequential(nn.Conv2d(8, 8, 1), nn.ReLU(),
+                                    nn.Conv2d(8, 8, 3, padding=1, groups=8))
+
+    def forward(self, x):
+        a, b = x.chunk(2, dim=1)
+        x = torch.cat((a, self.branch(b)), dim=1)
+        n, c, h, w = x.size()
+        x = x.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous()
+        return x.view(n, -1, h, w)
+
+
+add("shuffle_unit", ShuffleUnit, randn((2, 16, 10, 10)))
+add("shuffle_unit_dynamic", ShuffleUnit, batched((16, 10, 10)),
+    batch_sizes=(2, 3))
+# EfficientNet's and ConvNeXt's stochastic depth: the identity when
+# evaluated.
+add("stochastic_depth_eval", lambda: seq(
+    nn.Conv2d(8, 8, 3, padding=1), torchvision.ops.StochasticDepth(0.2, "row"),
+    nn.ReLU()), randn((2, 8, 12, 12)))
+
+
 # =============================================================================
 # Normalisation and reductions.
 # =============================================================================

@@ -146,3 +146,51 @@ def test_inplace_calls_update_their_input():
     x = torch.randn(3, 4)
     torch.testing.assert_close(fx_mlir.compile(Inplace(), (x,))(x),
                                Inplace()(x))
+
+
+class ChannelShuffle(nn.Module):
+    """ShuffleNet's channel shuffle: unpacks x.size() and x.chunk(),
+    which torch.fx's symbolic_trace cannot."""
+
+    def forward(self, x):
+        a, b = x.chunk(2, dim=1)
+        n, c, h, w = a.size()
+        y = torch.cat((b, a), 1).view(n, 2, c, h, w).transpose(1, 2)
+        return y.reshape(n, -1, h, w) * len(x.shape)
+
+
+class UnpacksModuleOutput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.attention(x, x, x, need_weights=False)
+        return y
+
+
+@pytest.mark.parametrize("model,shape,other_shape", [
+    (ChannelShuffle(), (2, 8, 3, 5), (3, 6, 4, 2)),
+    (UnpacksModuleOutput(), (2, 5, 8), (3, 4, 8))])
+def test_unpacking_follows_the_example_values(model, shape, other_shape):
+    model.eval()
+    x = torch.randn(*shape)
+    with pytest.raises(Exception):  # TraceError, or IndexError on 3.11
+        torch.fx.symbolic_trace(model)
+    gm = fx_mlir.compiler.trace(model, (x,))
+    with torch.no_grad():
+        torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+        # The traced graph is general: another shape of the same rank.
+        other = torch.randn(*other_shape)
+        torch.testing.assert_close(gm(other), model(other))
+
+
+def test_unpacking_without_example_values_counts_the_targets():
+    class Unpacks(nn.Module):
+        def forward(self, x):
+            n, c = x.shape
+            return x.view(c, n)
+
+    gm = fx_mlir.compiler.trace(Unpacks())
+    x = torch.randn(2, 3)
+    torch.testing.assert_close(gm(x), Unpacks()(x))
