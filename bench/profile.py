@@ -14,8 +14,9 @@ time, with the speedup and the share of the total; the sums at the end
 show how far the pieces explain the whole model's times.
 
 Models: bench/run.py's workloads (resnet18_b1, resnet18_b8,
-mobilenet_v2_b1, lenet, mlp_b64, encoder_s128, ...). Every piece is
-compiled, so resnet18 takes about a minute.
+mobilenet_v2_b1, lenet, mlp_b64, encoder_s128, ...), or any
+torchvision.models builder (regnet_x_400mf, resnext50_32x4d, ...) on one
+224x224 image. Every piece is compiled, so resnet18 takes about a minute.
 """
 
 import argparse
@@ -55,14 +56,20 @@ def median_time(fn, args, budget=0.3):
 
 def build_model(name):
     """A bench/run.py workload (`resnet18_b1`, `mobilenet_v2_b1`, `lenet`,
-    `mlp_b64`, `encoder_s128`, ...): the module and its inputs."""
+    `mlp_b64`, `encoder_s128`, ...), or a torchvision.models builder's
+    model (`regnet_x_400mf`) on one 224x224 image: the module and its
+    inputs."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import run
-    if name not in run.WORKLOADS:
-        sys.exit("unknown workload %r; one of: %s" %
-                 (name, ", ".join(run.WORKLOADS)))
-    _, module, inputs = run.build(name)
-    return module.eval(), inputs
+    if name in run.WORKLOADS:
+        _, module, inputs = run.build(name)
+        return module.eval(), inputs
+    import torchvision
+    builder = getattr(torchvision.models, name, None)
+    if name.startswith("_") or not callable(builder):
+        sys.exit("unknown model %r; a workload (%s) or a torchvision.models "
+                 "builder" % (name, ", ".join(run.WORKLOADS)))
+    return builder().eval(), (torch.randn(1, 3, 224, 224),)
 
 
 def split(gm):
@@ -114,7 +121,7 @@ def main():
     torch.set_num_threads(args.threads)
     fx_mlir.set_num_threads(args.threads)
     model, inputs = build_model(args.model)
-    gm = fx_mlir.compiler.trace(model)
+    gm = fx_mlir.compiler.trace(model, inputs)
     parts = split(gm)
 
     # Each piece's inputs, from one eager run of the split module.

@@ -1064,6 +1064,25 @@ for _name, _conv, _shape in [
         ("conv2d_stride2_dilated_columns",
          lambda: nn.Conv2d(32, 32, 3, stride=2, dilation=2, padding=2),
          (1, 32, 14, 14)),
+        # Grouped: one contraction with the group as a batch dim, by
+        # shifted windows at stride 1 (with a bias, a batch, tails of
+        # filters and positions), gathered otherwise (a few output rows at
+        # a time on the larger image; a dilation; one filter per group).
+        ("conv2d_grouped_shifted",
+         lambda: nn.Conv2d(32, 40, 3, padding=1, groups=4), (2, 32, 19, 19)),
+        ("conv2d_grouped_shifted_dilated",
+         lambda: nn.Conv2d(16, 16, 3, padding=2, dilation=2, groups=2,
+                           bias=False), (1, 16, 24, 24)),
+        ("conv2d_grouped_strided_rows",
+         lambda: nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=2),
+         (1, 32, 64, 64)),
+        ("conv2d_grouped_strided_batch",
+         lambda: nn.Conv2d(24, 48, 3, stride=2, groups=8), (3, 24, 15, 15)),
+        ("conv2d_grouped_narrow",
+         lambda: nn.Conv2d(64, 64, 3, padding=1, groups=32), (1, 64, 7, 7)),
+        ("conv2d_grouped_one_filter",
+         lambda: nn.Conv2d(16, 8, 3, padding=1, groups=8, bias=False),
+         (1, 16, 12, 12)),
         # 3x3, stride 1, outputs of 64 tiles of 2x2 or more: Winograd
         # F(2x2, 3x3), with a bias, without padding, and rows of tiles
         # longer than 64 (vectors of 16 and a tail of 2).

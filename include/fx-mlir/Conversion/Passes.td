@@ -190,6 +190,15 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       weights packed at compile time into contiguous panels of 32
       filters, and the register tiles (7 positions x 32 filters for 49
       positions) are all whole; the result is transposed back as above.
+    - **Grouped convolutions** (`linalg.conv_2d_ngchw_gfchw`, ResNeXt's
+      and RegNet's) become one contraction with the group as a batch dim,
+      which the `scf.forall` tiles by 1: every group runs the same register
+      tiles (`Fg` filters by positions), the groups in parallel. Stride 1
+      on a wide enough image (as above): the shifted-window form per group,
+      `ext[n, g, f, p] += w[g, f, c, i, j] * in[n, g, c, p + i*W + j]`.
+      Otherwise an im2col gather per group and `out[n, g, f, p] +=
+      w[g, f, q] * col[n, g, q, p]`, an image and a few output rows at a
+      time as above.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
       input, in the named op's order (bit-identical results).

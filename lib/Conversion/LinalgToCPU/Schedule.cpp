@@ -657,6 +657,78 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
 // Convolutions
 //===----------------------------------------------------------------------===//
 
+/// `input` (N, C, H, W, static) zero-padded by `extraRows` more rows at
+/// the bottom; when it is itself a zero tensor.pad of static amounts, one
+/// pad of its source with both paddings.
+Value padRowsBelow(RewriterBase &rewriter, Location loc, Value input,
+                   int64_t extraRows) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  Type elem = inputType.getElementType();
+  Value zero = arith::ConstantOp::create(rewriter, loc, elem,
+                                         rewriter.getZeroAttr(elem));
+  SmallVector<OpFoldResult> low = indexAttrs(rewriter, {0, 0, 0, 0});
+  SmallVector<OpFoldResult> high = indexAttrs(rewriter, {0, 0, extraRows, 0});
+  Value source = input;
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (pad && pad.getConstantPaddingValue() &&
+      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
+      pad.getSourceType().hasStaticShape() &&
+      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
+      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
+    source = pad.getSource();
+    low = indexAttrs(rewriter, pad.getStaticLow());
+    SmallVector<int64_t> highs(pad.getStaticHigh());
+    highs[2] += extraRows;
+    high = indexAttrs(rewriter, highs);
+  }
+  SmallVector<int64_t> shape(inputType.getShape());
+  shape[2] += extraRows;
+  return tensor::PadOp::create(rewriter, loc,
+                               RankedTensorType::get(shape, elem), source, low,
+                               high, zero);
+}
+
+/// The value a conv's result starts from: its init's fill value (looking
+/// through a reshape of the fill), else zero (addInit then adds the init).
+Value initFillValue(RewriterBase &rewriter, Location loc, Value init) {
+  if (auto expand = init.getDefiningOp<tensor::ExpandShapeOp>())
+    init = expand.getSrc();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return fill.getInputs()[0];
+  Type elem = cast<RankedTensorType>(init.getType()).getElementType();
+  return arith::ConstantOp::create(rewriter, loc, elem,
+                                   rewriter.getZeroAttr(elem));
+}
+
+/// `result` plus the conv's `init` when that is not a fill (a broadcast
+/// bias), added elementwise: the fusion that follows merges the add with
+/// the conv's consumers.
+Value addInit(RewriterBase &rewriter, Location loc, Value init, Value result) {
+  Value source = init;
+  if (auto expand = init.getDefiningOp<tensor::ExpandShapeOp>())
+    source = expand.getSrc();
+  if (source.getDefiningOp<linalg::FillOp>())
+    return result;
+  auto type = cast<RankedTensorType>(init.getType());
+  unsigned rank = type.getRank();
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                        type.getElementType());
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{type}, ValueRange{init, result},
+             ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(
+                   b, loc,
+                   arith::AddFOp::create(b, loc, args[0], args[1]).getResult());
+             })
+      .getResult(0);
+}
+
 /// Whether a conv is better computed by shiftedWindowConv than by im2col:
 /// stride 1 and a window wider than one, on images wide enough that the
 /// extra columns it computes cost little (at most 1/6 more).
@@ -697,38 +769,16 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
   int64_t batch = initType.getDimSize(0), filters = initType.getDimSize(1);
   int64_t oh = initType.getDimSize(2);
-  int64_t height = inputType.getDimSize(2), width = inputType.getDimSize(3);
+  int64_t width = inputType.getDimSize(3);
   int64_t kw = filterType.getDimSize(3);
   // Elements read past the last row: (kw - 1) * dw, in whole rows.
   int64_t extraRows = ((kw - 1) * dilations[1] + width - 1) / width;
   rewriter.setInsertionPoint(conv);
-  Value zero = arith::ConstantOp::create(rewriter, loc, elem,
-                                         rewriter.getZeroAttr(elem));
-  SmallVector<OpFoldResult> low = indexAttrs(rewriter, {0, 0, 0, 0});
-  SmallVector<OpFoldResult> high = indexAttrs(rewriter, {0, 0, extraRows, 0});
-  Value source = input;
-  auto pad = input.getDefiningOp<tensor::PadOp>();
-  if (pad && pad.getConstantPaddingValue() &&
-      matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat()) &&
-      pad.getSourceType().hasStaticShape() &&
-      !ShapedType::isDynamicShape(pad.getStaticLow()) &&
-      !ShapedType::isDynamicShape(pad.getStaticHigh())) {
-    source = pad.getSource();
-    low = indexAttrs(rewriter, pad.getStaticLow());
-    SmallVector<int64_t> highs(pad.getStaticHigh());
-    highs[2] += extraRows;
-    high = indexAttrs(rewriter, highs);
-  }
-  auto paddedType = RankedTensorType::get(
-      {batch, inputType.getDimSize(1), height + extraRows, width}, elem);
-  Value padded =
-      tensor::PadOp::create(rewriter, loc, paddedType, source, low, high, zero);
   Value rows = tensor::CollapseShapeOp::create(
-      rewriter, loc, padded, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      rewriter, loc, padRowsBelow(rewriter, loc, input, extraRows),
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   // ext[n, f, p]: zeros, or the init's values when the conv has a fill.
-  Value fillValue = zero;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    fillValue = fill.getInputs()[0];
+  Value fillValue = initFillValue(rewriter, loc, init);
   auto extType = RankedTensorType::get({batch, filters, oh * width}, elem);
   Value ext =
       linalg::FillOp::create(rewriter, loc, fillValue,
@@ -755,26 +805,7 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
       rewriter, loc, initType, grid, indexAttrs(rewriter, {0, 0, 0, 0}),
       indexAttrs(rewriter, initType.getShape()),
       indexAttrs(rewriter, {1, 1, 1, 1}));
-  if (!init.getDefiningOp<linalg::FillOp>()) {
-    // Any other init (a broadcast bias) is added afterwards, elementwise;
-    // the fusion that follows merges it with the conv's consumers.
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, initType.getShape(), elem);
-    result =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{initType}, ValueRange{init, result},
-            ValueRange{empty},
-            ArrayRef<AffineMap>{identity, identity, identity},
-            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location loc, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, loc,
-                  arith::AddFOp::create(b, loc, args[0], args[1]).getResult());
-            })
-            .getResult(0);
-  }
-  rewriter.replaceOp(conv, result);
+  rewriter.replaceOp(conv, addInit(rewriter, loc, init, result));
   return {product, ContractionLoops{1, 2, 3}};
 }
 
@@ -798,13 +829,15 @@ int64_t gatherRows(int64_t columnsPerRow, int64_t width, int64_t rows) {
 void rewriteConvAsContraction(RewriterBase &rewriter,
                               linalg::Conv2DNchwFchwOp conv);
 
-/// Replaces `conv` by an scf.for over slices of its output along `dim` (0:
-/// images, 2: rows), `outStep` at a time, each computed by a conv of the
-/// input slice at `inStride` times the output offset, `inSize` long, which
-/// is then rewritten as a contraction.
-void rewriteAsSliceLoop(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
-                        unsigned dim, int64_t outStep, int64_t inStride,
-                        int64_t inSize) {
+/// Replaces `conv` (a conv_2d_nchw_fchw or conv_2d_ngchw_gfchw) by an
+/// scf.for over slices of its output along `dim` (0: images, the
+/// second-to-last: rows), `outStep` at a time, each computed by a conv of
+/// the input slice at `inStride` times the output offset, `inSize` long,
+/// which `rewritePart` then rewrites as a contraction.
+template <typename ConvOp, typename RewritePart>
+void rewriteAsSliceLoop(RewriterBase &rewriter, ConvOp conv, unsigned dim,
+                        int64_t outStep, int64_t inStride, int64_t inSize,
+                        RewritePart rewritePart) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
@@ -821,15 +854,16 @@ void rewriteAsSliceLoop(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   rewriter.setInsertionPointToStart(loop.getBody());
   Value offset = loop.getInductionVar();
   Value acc = loop.getRegionIterArgs()[0];
+  unsigned rank = inputType.getRank();
   auto slice = [&](Value source, RankedTensorType type, OpFoldResult at,
                    int64_t size) {
-    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     offsets[dim] = at;
     SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, type.getShape());
     sizes[dim] = rewriter.getIndexAttr(size);
     return tensor::ExtractSliceOp::create(
         rewriter, loc, source, offsets, sizes,
-        SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
+        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
   };
   Value inOffset = offset;
   if (inStride != 1)
@@ -838,15 +872,15 @@ void rewriteAsSliceLoop(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
         arith::ConstantIndexOp::create(rewriter, loc, inStride));
   auto inputSlice = slice(input, inputType, inOffset, inSize);
   auto initSlice = slice(acc, initType, offset, outStep);
-  auto part = linalg::Conv2DNchwFchwOp::create(
-      rewriter, loc, TypeRange{initSlice.getType()},
-      ValueRange{inputSlice, filter}, ValueRange{initSlice}, conv.getStrides(),
-      conv.getDilations());
+  auto part =
+      ConvOp::create(rewriter, loc, TypeRange{initSlice.getType()},
+                     ValueRange{inputSlice, filter}, ValueRange{initSlice},
+                     conv.getStrides(), conv.getDilations());
   Value result = tensor::InsertSliceOp::create(
       rewriter, loc, part.getResult(0), acc, initSlice.getMixedOffsets(),
       initSlice.getMixedSizes(), initSlice.getMixedStrides());
   scf::YieldOp::create(rewriter, loc, result);
-  rewriteConvAsContraction(rewriter, part);
+  rewritePart(part);
   rewriter.replaceOp(conv, loop.getResults());
 }
 
@@ -1602,12 +1636,15 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   bool pointwise = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
                    inputType.getDimSize(2) == oh &&
                    inputType.getDimSize(3) == ow;
+  auto rewritePart = [&](linalg::Conv2DNchwFchwOp part) {
+    rewriteConvAsContraction(rewriter, part);
+  };
   if (!pointwise && batch > 1) {
     // One image at a time: the gathered columns of one image are reused
     // from the cache and the allocator, where a whole batch's (59 MB for
     // resnet18's first conv at batch 8) would be fresh pages every call.
     rewriteAsSliceLoop(rewriter, conv, /*dim=*/0, /*outStep=*/1,
-                       /*inStride=*/1, /*inSize=*/1);
+                       /*inStride=*/1, /*inSize=*/1, rewritePart);
     return;
   }
   int64_t depth = channels * kh * kw;
@@ -1617,7 +1654,8 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
     // the gather and the contraction (resnet18's first conv: 7.4 MB of
     // columns at once otherwise).
     rewriteAsSliceLoop(rewriter, conv, /*dim=*/2, rows, strides[0],
-                       (rows - 1) * strides[0] + (kh - 1) * dilations[0] + 1);
+                       (rows - 1) * strides[0] + (kh - 1) * dilations[0] + 1,
+                       rewritePart);
     return;
   }
   int64_t filters = filterType.getDimSize(0), positions = oh * ow;
@@ -1657,6 +1695,162 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       conv, initType, product,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+/// A grouped conv (conv_2d_ngchw_gfchw: input [N, G, C, H, W], weights
+/// [G, Fg, C, kh, kw], result [N, G, Fg, OH, OW]; ResNeXt, RegNet) as one
+/// contraction with the group as a batch dim, which the schedule tiles by
+/// 1 in its scf.forall: every group runs the same register tiles, and the
+/// groups run in parallel. Stride 1 on a wide enough image (as
+/// preferShiftedWindow) reads the input in place, shifted by each window
+/// position, along rows laid end to end:
+///
+///   ext[n, g, f, p] += w[g, f, c, i, j] * rows[n, g, c, p + i*dh*W + j*dw]
+///
+/// any other conv gathers its columns first (im2col):
+///
+///   out[n, g, f, p] += w[g, f, q] * col[n, g, q, p],  q = (c, i, j)
+///
+/// Returns the contraction and, for the shifted-window form, which
+/// upstream's matcher does not recognize, its loops (m = f, n = p, k = c).
+std::pair<linalg::GenericOp, std::optional<ContractionLoops>>
+groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv) {
+  Location loc = conv.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type elem = initType.getElementType();
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  int64_t batch = initType.getDimSize(0), groups = initType.getDimSize(1);
+  int64_t filters = initType.getDimSize(2);
+  int64_t oh = initType.getDimSize(3), ow = initType.getDimSize(4);
+  int64_t channels = inputType.getDimSize(2), width = inputType.getDimSize(4);
+  int64_t kh = filterType.getDimSize(3), kw = filterType.getDimSize(4);
+  rewriter.setInsertionPoint(conv);
+  Value fillValue = initFillValue(rewriter, loc, init);
+  auto filled = [&](ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(
+               rewriter, loc, fillValue,
+               ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, elem)})
+        .getResult(0);
+  };
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  if (strides[0] == 1 && strides[1] == 1 && kh * kw > 1 &&
+      6 * (width - ow) <= ow) {
+    // The input as [N, G*C, H, W] (the view the lowering made, or one),
+    // padded by the rows the last positions read past its end.
+    Value flat;
+    if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getSrcType().getRank() == 4)
+      flat = expand.getSrc();
+    else
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, loc, input,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    int64_t extraRows = ((kw - 1) * dilations[1] + width - 1) / width;
+    Value padded = padRowsBelow(rewriter, loc, flat, extraRows);
+    int64_t positions = (inputType.getDimSize(3) + extraRows) * width;
+    Value rows = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({batch, groups, channels, positions}, elem),
+        tensor::CollapseShapeOp::create(
+            rewriter, loc, padded,
+            ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}),
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+    AffineExpr n, g, f, p, c, i, j;
+    bindDims(context, n, g, f, p, c, i, j);
+    iterators.append(3, utils::IteratorType::reduction);
+    auto product = linalg::GenericOp::create(
+        rewriter, loc,
+        TypeRange{
+            RankedTensorType::get({batch, groups, filters, oh * width}, elem)},
+        ValueRange{filter, rows},
+        ValueRange{filled({batch, groups, filters, oh * width})},
+        ArrayRef<AffineMap>{
+            AffineMap::get(7, 0, {g, f, c, i, j}, context),
+            AffineMap::get(
+                7, 0,
+                {n, g, c, p + i * (dilations[0] * width) + j * dilations[1]},
+                context),
+            AffineMap::get(7, 0, {n, g, f, p}, context)},
+        iterators, multiplyAccumulate);
+    Value grid = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({batch, groups, filters, oh, width}, elem),
+        product.getResult(0),
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    Value result = tensor::ExtractSliceOp::create(
+        rewriter, loc, initType, grid, indexAttrs(rewriter, {0, 0, 0, 0, 0}),
+        indexAttrs(rewriter, initType.getShape()),
+        indexAttrs(rewriter, {1, 1, 1, 1, 1}));
+    rewriter.replaceOp(conv, addInit(rewriter, loc, init, result));
+    return {product, ContractionLoops{2, 3, 4}};
+  }
+  // One image, and a few output rows, at a time, as
+  // rewriteConvAsContraction: the gathered columns stay in the cache.
+  std::pair<linalg::GenericOp, std::optional<ContractionLoops>> last;
+  auto rewritePart = [&](linalg::Conv2DNgchwGfchwOp part) {
+    last = groupedConv(rewriter, part);
+  };
+  if (batch > 1) {
+    rewriteAsSliceLoop(rewriter, conv, /*dim=*/0, /*outStep=*/1,
+                       /*inStride=*/1, /*inSize=*/1, rewritePart);
+    return last;
+  }
+  int64_t rowsAtOnce = gatherRows(groups * channels * kh * kw * ow, ow, oh);
+  if (rowsAtOnce < oh) {
+    rewriteAsSliceLoop(rewriter, conv, /*dim=*/3, rowsAtOnce, strides[0],
+                       (rowsAtOnce - 1) * strides[0] + (kh - 1) * dilations[0] +
+                           1,
+                       rewritePart);
+    return last;
+  }
+  // col[n, g, c, i, j, y, x] = input[n, g, c, y*sh + i*dh, x*sw + j*dw]
+  AffineExpr n, g, c, i, j, y, x;
+  bindDims(context, n, g, c, i, j, y, x);
+  SmallVector<int64_t> colShape = {batch, groups, channels, kh, kw, oh, ow};
+  Value col7 =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{RankedTensorType::get(colShape, elem)},
+          ValueRange{input},
+          ValueRange{tensor::EmptyOp::create(rewriter, loc, colShape, elem)},
+          ArrayRef<AffineMap>{
+              AffineMap::get(7, 0,
+                             {n, g, c, y * strides[0] + i * dilations[0],
+                              x * strides[1] + j * dilations[1]},
+                             context),
+              AffineMap::getMultiDimIdentityMap(7, context)},
+          SmallVector<utils::IteratorType>(7, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          })
+          .getResult(0);
+  Value col = tensor::CollapseShapeOp::create(
+      rewriter, loc, col7,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5, 6}});
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}});
+  AffineExpr f, p, q;
+  bindDims(context, n, g, f, p, q);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto outType = RankedTensorType::get({batch, groups, filters, oh * ow}, elem);
+  auto product = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{outType}, ValueRange{weights, col},
+      ValueRange{filled(outType.getShape())},
+      ArrayRef<AffineMap>{AffineMap::get(5, 0, {g, f, q}, context),
+                          AffineMap::get(5, 0, {n, g, q, p}, context),
+                          AffineMap::get(5, 0, {n, g, f, p}, context)},
+      iterators, multiplyAccumulate);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, initType, product.getResult(0),
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  rewriter.replaceOp(conv, addInit(rewriter, loc, init, result));
+  return {product, std::nullopt};
 }
 
 //===----------------------------------------------------------------------===//
@@ -2153,6 +2347,14 @@ struct CPUSchedulePass
         convs.push_back(op);
     });
     DenseMap<Operation *, ContractionLoops> shifted;
+    SmallVector<linalg::Conv2DNgchwGfchwOp> grouped;
+    func.walk([&](linalg::Conv2DNgchwGfchwOp op) {
+      if (isStaticF32(op))
+        grouped.push_back(op);
+    });
+    for (linalg::Conv2DNgchwGfchwOp conv : grouped)
+      if (auto [op, loops] = groupedConv(rewriter, conv); loops)
+        shifted[op] = *loops;
     for (linalg::Conv2DNchwFchwOp conv : convs) {
       ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
       if (preferWinograd(conv, filterBytes)) {

@@ -333,6 +333,59 @@ func.func @depthwise(%x: tensor<1x4x9x9xf32>, %w: tensor<4x3x3xf32>, %c: tensor<
 
 // -----
 
+// A grouped conv of stride 1 is one shifted-window contraction with the
+// group as a batch dim: the input's rows laid end to end per group (the
+// lowering's view of the channels as groups folds into the padded rows),
+// the scf.forall over (image, group, filter and position blocks), each
+// register tile one 8x32 contraction over (c, i, j).
+
+// CHECK-LABEL: func.func @grouped_shifted
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 1]
+// CHECK: } : tensor<1x64x16x16xf32> to tensor<1x64x19x18xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[PAD]] {{\[\[}}0], [1], [2, 3]] : tensor<1x64x19x18xf32> into tensor<1x64x342xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0], [1, 2], [3]] output_shape [1, 4, 16, 342]
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0, 0) to (1, 4, 16, 288)
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3
+// CHECK: scf.for %{{.*}} = %c0 to %c3
+// CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 16, 16, 18]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 4, 16, 16, 16] [1, 1, 1, 1, 1]
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped_shifted(%x: tensor<1x64x16x16xf32>, %w: tensor<4x16x16x3x3xf32>) -> tensor<1x4x16x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x64x16x16xf32> to tensor<1x64x18x18xf32>
+  %g = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 4, 16, 18, 18] : tensor<1x64x18x18xf32> into tensor<1x4x16x18x18xf32>
+  %e = tensor.empty() : tensor<1x4x16x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x16x16x16xf32>) -> tensor<1x4x16x16x16xf32>
+  %r = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%g, %w : tensor<1x4x16x18x18xf32>, tensor<4x16x16x3x3xf32>) outs(%f : tensor<1x4x16x16x16xf32>) -> tensor<1x4x16x16x16xf32>
+  return %r : tensor<1x4x16x16x16xf32>
+}
+
+// -----
+
+// A strided grouped conv: one image at a time, its columns gathered per
+// group (im2col) and contracted with the group as a batch dim; the init
+// (not a fill) is added afterwards.
+
+// CHECK-LABEL: func.func @grouped_strided
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x8x9x9xf32>) outs(%{{.*}} : tensor<1x2x8x3x3x4x4xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3, 4], [5, 6]] : tensor<1x2x8x3x3x4x4xf32> into tensor<1x2x72x16xf32>
+// CHECK: scf.forall
+// CHECK: vector.contract {{.*}} into vector<8x16xf32>
+// CHECK: arith.addf %{{.*}} : vector<4xf32>
+// CHECK-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped_strided(%x: tensor<2x2x8x9x9xf32>, %w: tensor<2x16x8x3x3xf32>, %c: tensor<2x2x16x4x4xf32>) -> tensor<2x2x16x4x4xf32> {
+  %r = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<2x2x8x9x9xf32>, tensor<2x16x8x3x3xf32>) outs(%c : tensor<2x2x16x4x4xf32>) -> tensor<2x2x16x4x4xf32>
+  return %r : tensor<2x2x16x4x4xf32>
+}
+
+// -----
+
 // Elementwise ops: rows of the innermost dim, vectorized. A ReLU does not
 // fuse into the contraction that consumes it.
 
