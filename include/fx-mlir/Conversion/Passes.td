@@ -365,6 +365,48 @@ def FXCPUShortenBufferLifetimes
   }];
 }
 
+def FXCPUOutlineParts
+    : Pass<"fx-cpu-outline-parts", "::mlir::ModuleOp"> {
+  let summary = "Move runs of a large function's ops into functions it "
+                "calls";
+  let description = [{
+    Runs after `fx-cpu-plan-workspace`, on memrefs. A model's function is
+    one block of many loop nests: the function passes that follow run on
+    it on one thread, the translation to LLVM IR outlines every OpenMP
+    region with a scan of the whole function (quadratic: 17 s for
+    densenet121), and LLVM optimizes and compiles it on one thread.
+
+    A function of at least twice `part-ops` ops (all nested ops counted)
+    is cut between its top-level ops into runs of up to `part-ops` ops
+    (a larger op alone), the last run at least half that; each run moves
+    into a private function `<name>__part<i>`, called in its place. The
+    values a run uses from before it become the callee's arguments, those
+    used after it its results; values computed from constants alone
+    (constants, the workspace's `memref.get_global` and views of it) are
+    recomputed in each callee instead, so LLVM still sees which views of
+    the workspace overlap. Small functions are left alone.
+
+    ```mlir
+    func.func @forward(%x: memref<...>) -> memref<...> {
+      %a = memref.alloc() ...   // conv 1
+      scf.parallel ...
+      %b = memref.alloc() ...   // conv 2
+      scf.parallel ...
+      memref.dealloc %a
+      return %b
+    }
+    ```
+
+    becomes `%a = call @forward__part0(%x)`, `%b = call
+    @forward__part1(%a)`, `return %b`, with the ops in the callees.
+  }];
+  let options = [
+    Option<"partOps", "part-ops", "int64_t", "1000",
+           "Ops (nested ones included) per outlined run">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def FXCPUPlanWorkspace
     : Pass<"fx-cpu-plan-workspace", "::mlir::ModuleOp"> {
   let summary = "Put a function's buffers at fixed offsets of one "

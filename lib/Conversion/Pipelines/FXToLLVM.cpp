@@ -44,7 +44,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
          "func.func(fx-cpu-shorten-buffer-lifetimes),fx-cpu-plan-workspace,"
-         "fold-memref-alias-ops,canonicalize,cse,"
+         "fold-memref-alias-ops,canonicalize,cse,fx-cpu-outline-parts,"
          "func.func(fx-cpu-lower-vectors),cse,"
          "func.func(convert-vector-to-scf{full-unroll=true}),"
          "scf-forall-to-parallel,func.func(convert-linalg-to-loops),"
