@@ -688,12 +688,18 @@ Value padRowsBelow(RewriterBase &rewriter, Location loc, Value input,
                                high, zero);
 }
 
-/// The value a conv's result starts from: its init's fill value (looking
-/// through a reshape of the fill), else zero (addInit then adds the init).
-Value initFillValue(RewriterBase &rewriter, Location loc, Value init) {
+/// The linalg.fill a conv's `init` is, directly or through a reshape (a
+/// grouped conv's view of it); null when it is none (a broadcast bias).
+linalg::FillOp fillOf(Value init) {
   if (auto expand = init.getDefiningOp<tensor::ExpandShapeOp>())
     init = expand.getSrc();
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+  return init.getDefiningOp<linalg::FillOp>();
+}
+
+/// The value a conv's result starts from: its init's fill value, else zero
+/// (addInit then adds the init).
+Value initFillValue(RewriterBase &rewriter, Location loc, Value init) {
+  if (linalg::FillOp fill = fillOf(init))
     return fill.getInputs()[0];
   Type elem = cast<RankedTensorType>(init.getType()).getElementType();
   return arith::ConstantOp::create(rewriter, loc, elem,
@@ -704,10 +710,7 @@ Value initFillValue(RewriterBase &rewriter, Location loc, Value init) {
 /// bias), added elementwise: the fusion that follows merges the add with
 /// the conv's consumers.
 Value addInit(RewriterBase &rewriter, Location loc, Value init, Value result) {
-  Value source = init;
-  if (auto expand = init.getDefiningOp<tensor::ExpandShapeOp>())
-    source = expand.getSrc();
-  if (source.getDefiningOp<linalg::FillOp>())
+  if (fillOf(init))
     return result;
   auto type = cast<RankedTensorType>(init.getType());
   unsigned rank = type.getRank();
@@ -954,11 +957,7 @@ Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   Location loc = conv.getLoc();
   Value init = conv.getOutputs()[0];
   Type elem = cast<RankedTensorType>(init.getType()).getElementType();
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  Value fillValue = fill ? fill.getInputs()[0]
-                         : arith::ConstantOp::create(rewriter, loc, elem,
-                                                     rewriter.getZeroAttr(elem))
-                               .getResult();
+  Value fillValue = initFillValue(rewriter, loc, init);
   return linalg::FillOp::create(
              rewriter, loc, fillValue,
              ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, elem)})
@@ -982,7 +981,7 @@ void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   int64_t batch = productType.getDimSize(0), panels = productType.getDimSize(1);
   int64_t panel = productType.getDimSize(4);
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
-  auto fill = init.getDefiningOp<linalg::FillOp>();
+  linalg::FillOp fill = fillOf(init);
   AffineExpr n, b, lane, y, x;
   // out[n, b, i, y, x] = outT[n, b, y, x, i] (+ init[n, b, i, y, x])
   bindDims(context, n, b, lane, y, x);
