@@ -732,18 +732,29 @@ Value addInit(RewriterBase &rewriter, Location loc, Value init, Value result) {
       .getResult(0);
 }
 
-/// Whether a conv is better computed by shiftedWindowConv than by im2col:
-/// stride 1 and a window wider than one, on images wide enough that the
-/// extra columns it computes cost little (at most 1/6 more).
-bool preferShiftedWindow(linalg::Conv2DNchwFchwOp conv) {
+/// Whether a conv (conv_2d_nchw_fchw or conv_2d_ngchw_gfchw) is better
+/// computed by a shifted-window contraction (shiftedWindowConv,
+/// groupedConv) than by im2col: stride 1 and a window wider than one, on
+/// images wide enough that the extra columns it computes cost little (at
+/// most 1/6 more).
+template <typename ConvOp> bool preferShiftedWindow(ConvOp conv) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t width = inputType.getDimSize(3), ow = initType.getDimSize(3);
-  return strides[0] == 1 && strides[1] == 1 && kh * kw > 1 &&
+  auto strides =
+      llvm::to_vector(conv.getStrides().template getValues<int64_t>());
+  ArrayRef<int64_t> window = filterType.getShape().take_back(2);
+  int64_t width = inputType.getShape().back();
+  int64_t ow = initType.getShape().back();
+  return strides[0] == 1 && strides[1] == 1 && window[0] * window[1] > 1 &&
          6 * (width - ow) <= ow;
+}
+
+/// The rows a shifted-window conv's last positions read past the end of
+/// its input of `width` columns, with a window `kw` wide of dilation `dw`:
+/// (kw - 1) * dw elements, in whole rows.
+int64_t rowsReadPastEnd(int64_t kw, int64_t dw, int64_t width) {
+  return ((kw - 1) * dw + width - 1) / width;
 }
 
 /// A stride-1 conv_2d_nchw_fchw without any gather. With the input's rows
@@ -774,8 +785,7 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   int64_t oh = initType.getDimSize(2);
   int64_t width = inputType.getDimSize(3);
   int64_t kw = filterType.getDimSize(3);
-  // Elements read past the last row: (kw - 1) * dw, in whole rows.
-  int64_t extraRows = ((kw - 1) * dilations[1] + width - 1) / width;
+  int64_t extraRows = rowsReadPastEnd(kw, dilations[1], width);
   rewriter.setInsertionPoint(conv);
   Value rows = tensor::CollapseShapeOp::create(
       rewriter, loc, padRowsBelow(rewriter, loc, input, extraRows),
@@ -1738,8 +1748,7 @@ groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv) {
         .getResult(0);
   };
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  if (strides[0] == 1 && strides[1] == 1 && kh * kw > 1 &&
-      6 * (width - ow) <= ow) {
+  if (preferShiftedWindow(conv)) {
     // The input as [N, G*C, H, W] (the view the lowering made, or one),
     // padded by the rows the last positions read past its end.
     Value flat;
@@ -1750,7 +1759,7 @@ groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv) {
       flat = tensor::CollapseShapeOp::create(
           rewriter, loc, input,
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
-    int64_t extraRows = ((kw - 1) * dilations[1] + width - 1) / width;
+    int64_t extraRows = rowsReadPastEnd(kw, dilations[1], width);
     Value padded = padRowsBelow(rewriter, loc, flat, extraRows);
     int64_t positions = (inputType.getDimSize(3) + extraRows) * width;
     Value rows = tensor::ExpandShapeOp::create(
