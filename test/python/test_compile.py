@@ -194,3 +194,14 @@ def test_unpacking_without_example_values_counts_the_targets():
     gm = fx_mlir.compiler.trace(Unpacks())
     x = torch.randn(2, 3)
     torch.testing.assert_close(gm(x), Unpacks()(x))
+
+
+def test_stochastic_depth_in_training_mode_is_reported():
+    import torchvision
+    model = nn.Sequential(nn.Linear(4, 4),
+                          torchvision.ops.StochasticDepth(0.2, "row")).train()
+    with pytest.raises(fx_mlir.FxMlirError) as e:
+        fx_mlir.compile(model, (torch.randn(2, 4),))
+    message = str(e.value)
+    assert "'stochastic_depth' (module '1')" in message
+    assert "training must be False" in message
