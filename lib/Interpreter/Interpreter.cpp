@@ -1179,6 +1179,8 @@ FailureOr<c10::IValue> Interpreter::callFunction(CallFunctionOp op,
     return getItem(op, args, kwargs);
   if (target == "builtins.getattr")
     return getAttribute(op, args, kwargs);
+  if (target == "torch._assert")
+    return checkAssert(op, args, kwargs);
   if (target.starts_with("fx_mlir.fused."))
     return callFused(op, args, kwargs);
   if (isProbeTarget(target))
@@ -1571,6 +1573,36 @@ FailureOr<c10::IValue> Interpreter::getItem(Operation *op,
   }
   emitNodeError(op) << "cannot index a value of kind " << describe(container);
   return failure();
+}
+
+FailureOr<c10::IValue> Interpreter::checkAssert(Operation *op,
+                                                ArrayRef<c10::IValue> args,
+                                                const Kwargs &kwargs) {
+  // torch._assert(condition, message): both positional, as FX records them.
+  if (args.size() != 2 || !kwargs.empty() || !args[1].isString()) {
+    emitNodeError(op) << "torch._assert takes (condition, message), got ("
+                      << describeCall(args, kwargs) << ")";
+    return failure();
+  }
+  const c10::IValue &condition = args[0];
+  std::optional<bool> holds;
+  if (condition.isBool())
+    holds = condition.toBool();
+  else if (condition.isInt())
+    holds = condition.toInt() != 0;
+  else if (condition.isTensor() && condition.toTensor().defined() &&
+           condition.toTensor().numel() == 1)
+    holds = condition.toTensor().item<bool>();
+  if (!holds) {
+    emitNodeError(op) << "torch._assert needs a bool condition, got "
+                      << describe(condition);
+    return failure();
+  }
+  if (!*holds) {
+    emitNodeError(op) << "assertion failed: " << args[1].toStringRef();
+    return failure();
+  }
+  return c10::IValue();
 }
 
 FailureOr<c10::IValue> Interpreter::getAttribute(Operation *op,

@@ -2224,12 +2224,28 @@ def encoder_block():
     return random_norm_state(EncoderBlock())
 
 
+def vit_tiny():
+    """torchvision's VisionTransformer, small: its torch._assert checks of
+    the input's rank and size, the class token expanded to the batch, and
+    nn.MultiheadAttention. The head and the class token start at zero in
+    torchvision; random values make the output depend on every layer."""
+    model = torchvision.models.VisionTransformer(
+        image_size=32, patch_size=8, num_layers=2, num_heads=2,
+        hidden_dim=32, mlp_dim=64, num_classes=10)
+    with torch.no_grad():
+        for p in model.heads.parameters():
+            p.normal_(0, 0.2)
+        model.class_token.normal_()
+    return model
+
+
 _MODELS = [
     ("mlp", mlp, (1, 28, 28)),
     ("lenet", LeNet, (1, 28, 28)),
     ("resnet18", resnet18, (3, 64, 64)),
     ("mobilenet_v2", mobilenet_v2, (3, 64, 64)),
     ("transformer_block", encoder_block, (7, 32)),
+    ("vit_tiny", vit_tiny, (3, 32, 32)),
 ]
 
 for _name, _model, _shape in _MODELS:

@@ -216,6 +216,11 @@ private:
   FailureOr<c10::IValue> getAttribute(Operation *op,
                                       llvm::ArrayRef<c10::IValue> args,
                                       const Kwargs &kwargs);
+  /// `torch._assert(condition, message)`: None, or an error naming the
+  /// node with `message` when `condition` is false.
+  FailureOr<c10::IValue> checkAssert(Operation *op,
+                                     llvm::ArrayRef<c10::IValue> args,
+                                     const Kwargs &kwargs);
   /// A call of an nn.MultiheadAttention module.
   FailureOr<c10::IValue>
   callMultiheadAttention(CallModuleOp op, SubmoduleOp submodule,

@@ -2,7 +2,8 @@
 //
 // Arithmetic, activations, comparisons, logical ops, where, casts and the
 // identities of eval mode (dropout, clone, contiguous), with PyTorch
-// broadcasting; plus arithmetic on Python ints (`aten::add.int`).
+// broadcasting; plus arithmetic and comparisons on Python ints
+// (`aten::add.int`, `aten::eq.int`) and `torch._assert` on them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -536,12 +537,80 @@ LogicalResult lowerPassThrough(Lowering &l) {
 // Python int arithmetic
 //===----------------------------------------------------------------------===//
 
+// Folded as they are built: sizes of static shapes are constants, and
+// `torch._assert` needs its condition decided when compiling.
+
 template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
   Type i64 = l.b.getI64Type();
   Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
   if (!x || !y)
     return l.fail("needs int operands");
-  return l.replace(OpTy::create(l.b, l.loc, x, y));
+  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
+}
+
+/// Python's `a % b`: the remainder takes the sign of `b`.
+LogicalResult lowerIntRemainder(Lowering &l) {
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  Value q = l.b.createOrFold<arith::FloorDivSIOp>(l.loc, x, y);
+  Value qy = l.b.createOrFold<arith::MulIOp>(l.loc, q, y);
+  return l.replace(l.b.createOrFold<arith::SubIOp>(l.loc, x, qy));
+}
+
+/// Python's `a / b` on ints: a float.
+LogicalResult lowerIntTrueDivide(Lowering &l) {
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(0), f64), y = l.scalar(l.arg(1), f64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  return l.replace(l.b.createOrFold<arith::DivFOp>(l.loc, x, y));
+}
+
+LogicalResult lowerIntNeg(Lowering &l) {
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(0), i64);
+  if (!x)
+    return l.fail("needs an int operand");
+  return l.replace(
+      l.b.createOrFold<arith::SubIOp>(l.loc, l.constant(i64, 0), x));
+}
+
+template <arith::CmpIPredicate P> LogicalResult lowerIntCompare(Lowering &l) {
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, P, x, y));
+}
+
+/// `torch._assert(condition, message)`, as ViT checks its input's rank and
+/// size. Compiled code has no way to raise, so the condition must be
+/// decided when compiling: a true one is dropped, a false one fails the
+/// compile with the message.
+LogicalResult lowerAssert(Lowering &l) {
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(1));
+  if (!message)
+    return l.fail("expected (condition, message)");
+  if (!l.op->use_empty())
+    return l.fail("its result (None) is used");
+  std::optional<bool> holds = l.constBool(0u);
+  if (!holds) {
+    Value condition = l.scalar(l.arg(0), l.b.getI1Type());
+    if (!condition)
+      return l.fail("the condition is not a bool");
+    if (std::optional<int64_t> c = getConstantIntValue(condition))
+      holds = *c != 0;
+  }
+  if (!holds)
+    return l.fail("its condition is known only at run time (it depends on "
+                  "a dynamic size); only asserts decided when compiling are "
+                  "supported");
+  if (!*holds)
+    return l.fail("assertion failed: " + message.getValue());
+  l.b.eraseOp(l.op);
+  return success();
 }
 
 } // namespace
@@ -630,6 +699,16 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
   addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);
   addLowering(t, {"aten::floordiv.int"}, lowerIntBinary<arith::FloorDivSIOp>);
+  addLowering(t, {"aten::remainder.int"}, lowerIntRemainder);
+  addLowering(t, {"aten::div.int"}, lowerIntTrueDivide);
+  addLowering(t, {"aten::neg.int"}, lowerIntNeg);
+  addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
+  addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
+  addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);
+  addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
+  addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
+  addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
+  addLowering(t, {"torch._assert"}, lowerAssert);
 }
 
 Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,

@@ -508,8 +508,8 @@ LogicalResult lowerSizeInt(Lowering &l) {
   auto dim = l.normDim(l.arg(1), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
-  return l.replace(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(),
-                                              l.toIndex(l.dim(x, *dim))));
+  return l.replace(l.b.createOrFold<arith::IndexCastOp>(
+      l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
 }
 
 LogicalResult lowerSize(Lowering &l) {
@@ -518,8 +518,8 @@ LogicalResult lowerSize(Lowering &l) {
     return failure();
   SmallVector<Value> sizes;
   for (OpFoldResult d : l.dims(x))
-    sizes.push_back(
-        arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), l.toIndex(d)));
+    sizes.push_back(l.b.createOrFold<arith::IndexCastOp>(
+        l.loc, l.b.getI64Type(), l.toIndex(d)));
   return l.replaceTuple(sizes);
 }
 
@@ -537,7 +537,8 @@ LogicalResult lowerNumel(Lowering &l) {
   Value n = l.indexConst(1);
   for (OpFoldResult d : l.dims(x))
     n = indexMul(l, n, l.toIndex(d));
-  return l.replace(arith::IndexCastOp::create(l.b, l.loc, l.b.getI64Type(), n));
+  return l.replace(
+      l.b.createOrFold<arith::IndexCastOp>(l.loc, l.b.getI64Type(), n));
 }
 
 /// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).

@@ -152,3 +152,19 @@ fx.graph_module @M {
     fx.output %crop : tensor<1x2x4x3xf32>
   }
 }
+
+// -----
+
+// A torch._assert that fails on the compiled shapes fails the compile with
+// its message.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %h = fx.call_function "aten::size.int"(%x, 2) : (tensor<1x3x8x8xf32>) -> i64
+    %eq = fx.call_function "aten::eq.int"(%h, 224) : (i64) -> i1
+    // expected-error @+1 {{cannot compile call_function '_assert' with target 'torch._assert': assertion failed: Wrong image height! Expected 224 but got 8!}}
+    %_assert = fx.call_function "torch._assert"(%eq, "Wrong image height! Expected 224 but got 8!") : (i1) -> !fx.any
+    fx.output %x : tensor<1x3x8x8xf32>
+  }
+}

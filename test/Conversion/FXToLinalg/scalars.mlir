@@ -1,0 +1,77 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// Python ints and bools: sizes, their arithmetic and comparisons become
+// scalar arith ops, folded as they are built, so a static size is a
+// constant and an assert on it is decided (and dropped) when compiling.
+
+// The rank is static: the assert on it disappears. The batch size is
+// dynamic: it is read with tensor.dim, and Python's `%` (the sign of the
+// divisor) is floordiv, mul and sub. `/` of ints is a float division in
+// f64; `c / 4` of the static 6 folds to 1.5.
+
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x6xf32>)
+//   CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
+//   CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
+//   CHECK-DAG: %[[F4:.*]] = arith.constant 4.000000e+00 : f64
+//   CHECK-DAG: %[[HALF3:.*]] = arith.constant 1.500000e+00 : f32
+//   CHECK-NOT: torch._assert
+//       CHECK: %[[DIM:.*]] = tensor.dim %[[X]]
+//       CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+//       CHECK: %[[GE:.*]] = arith.cmpi sge, %[[N]], %[[C6]] : i64
+//       CHECK: %[[Q:.*]] = arith.floordivsi %[[N]], %[[C6]] : i64
+//       CHECK: %[[QC:.*]] = arith.muli %[[Q]], %[[C6]] : i64
+//       CHECK: %[[REM:.*]] = arith.subi %[[N]], %[[QC]] : i64
+//       CHECK: %[[NEG:.*]] = arith.subi %[[C0]], %[[REM]] : i64
+//       CHECK: %[[NEGF:.*]] = arith.sitofp %[[NEG]] : i64 to f64
+//       CHECK: %[[DIV:.*]] = arith.divf %[[NEGF]], %[[F4]] : f64
+//       CHECK: linalg.generic
+//       CHECK: linalg.generic
+//       CHECK:   arith.addf %{{.*}}, %[[HALF3]] : f32
+//       CHECK: arith.uitofp %[[GE]] : i1 to f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x6xf32>
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x6xf32>) -> i64
+    %c = fx.call_function "aten::size.int"(%x, 1) : (tensor<?x6xf32>) -> i64
+    %rank = fx.call_function "aten::dim"(%x) : (tensor<?x6xf32>) -> i64
+    %eq = fx.call_function "aten::eq.int"(%rank, 2) : (i64) -> i1
+    %assert = fx.call_function "torch._assert"(%eq, "expected 2-D") : (i1) -> !fx.any
+    %ge = fx.call_function "aten::ge.int"(%n, %c) : (i64, i64) -> i1
+    %rem = fx.call_function "aten::remainder.int"(%n, %c) : (i64, i64) -> i64
+    %neg = fx.call_function "aten::neg.int"(%rem) : (i64) -> i64
+    %div = fx.call_function "aten::div.int"(%neg, 4) : (i64) -> f64
+    %cdiv = fx.call_function "aten::div.int"(%c, 4) : (i64) -> f64
+    %a = fx.call_function "aten::mul.Scalar"(%x, %div) : (tensor<?x6xf32>, f64) -> tensor<?x6xf32>
+    %b = fx.call_function "aten::add.Scalar"(%a, %cdiv) : (tensor<?x6xf32>, f64) -> tensor<?x6xf32>
+    %d = fx.call_function "aten::mul.Scalar"(%b, %ge) : (tensor<?x6xf32>, i1) -> tensor<?x6xf32>
+    fx.output %d : tensor<?x6xf32>
+  }
+}
+
+// -----
+
+// Comparisons of static sizes fold to constants; a literal True assert is
+// dropped as well.
+
+// CHECK-LABEL: func.func @forward
+//   CHECK-NOT: arith.cmpi
+//   CHECK-NOT: torch._assert
+//       CHECK: return %arg0
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x6xf32>
+    %h = fx.call_function "aten::size.int"(%x, 0) : (tensor<4x6xf32>) -> i64
+    %w = fx.call_function "aten::size.int"(%x, -1) : (tensor<4x6xf32>) -> i64
+    %lt = fx.call_function "aten::lt.int"(%h, %w) : (i64, i64) -> i1
+    %a0 = fx.call_function "torch._assert"(%lt, "h < w") : (i1) -> !fx.any
+    %ne = fx.call_function "aten::ne.int"(%h, 5) : (i64) -> i1
+    %a1 = fx.call_function "torch._assert"(%ne, "h != 5") : (i1) -> !fx.any
+    %gt = fx.call_function "aten::gt.int"(%w, %h) : (i64, i64) -> i1
+    %a2 = fx.call_function "torch._assert"(%gt, "w > h") : (i1) -> !fx.any
+    %le = fx.call_function "aten::le.int"(%w, 6) : (i64) -> i1
+    %a3 = fx.call_function "torch._assert"(%le, "w <= 6") : (i1) -> !fx.any
+    %a4 = fx.call_function "torch._assert"(True, "literal") : () -> !fx.any
+    fx.output %x : tensor<4x6xf32>
+  }
+}
