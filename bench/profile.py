@@ -20,6 +20,7 @@ torchvision.models builder (regnet_x_400mf, resnext50_32x4d, ...) on one
 """
 
 import argparse
+import copy
 import operator
 import os
 import sys
@@ -93,6 +94,24 @@ def split(gm):
     return split_module(gm, gm, callback)
 
 
+def with_constants(piece, values):
+    """A copy of the GraphModule `piece` whose non-tensor inputs (sizes an
+    earlier piece computed) are the constants in `values`; it takes only
+    the tensors."""
+    graph = copy.deepcopy(piece.graph)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for node, value in zip(placeholders, values):
+        if isinstance(value, torch.Tensor):
+            continue
+        for user in list(node.users):
+            user.args = torch.fx.node.map_arg(
+                user.args, lambda n: value if n is node else n)
+            user.kwargs = torch.fx.node.map_arg(
+                user.kwargs, lambda n: value if n is node else n)
+        graph.erase_node(node)
+    return torch.fx.GraphModule(piece, graph)
+
+
 def describe(sub):
     parts = []
     modules = dict(sub.named_modules())
@@ -122,17 +141,31 @@ def main():
     fx_mlir.set_num_threads(args.threads)
     model, inputs = build_model(args.model)
     gm = fx_mlir.compiler.trace(model, inputs)
+    # torch._assert checks (ViT's) produce nothing a piece could output;
+    # they are dropped, with the size computations only they used.
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target is torch._assert:
+            gm.graph.erase_node(node)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
     parts = split(gm)
 
     # Each piece's inputs, from one eager run of the split module.
     env = {}
     records = []
+    shape_only = 0
     with torch.no_grad():
         for node in parts.graph.nodes:
             if node.op == "placeholder":
                 env[node.name] = inputs[len(env)]
                 continue
             if node.op == "output":
+                continue
+            if node.op == "get_attr":  # state used by several pieces
+                value = parts
+                for atom in node.target.split("."):
+                    value = getattr(value, atom)
+                env[node.name] = value
                 continue
             fn = getattr(parts, node.target) if node.op == "call_module" \
                 else node.target
@@ -142,6 +175,13 @@ def main():
                 continue
             piece_inputs = tuple(a)
             out = env[node.name]
+            if not isinstance(out, torch.Tensor):
+                shape_only += 1  # sizes for later pieces: nothing to time
+                continue
+            if not all(isinstance(v, torch.Tensor) for v in piece_inputs):
+                # Sizes computed by an earlier piece are constants here.
+                fn, piece_inputs = with_constants(fn, piece_inputs), tuple(
+                    v for v in piece_inputs if isinstance(v, torch.Tensor))
             t0 = time.perf_counter()
             compiled = fx_mlir.compile(fn, piece_inputs)
             compile_s = time.perf_counter() - t0
@@ -159,8 +199,10 @@ def main():
 
     total_eager = sum(r[3] for r in records)
     total_ours = sum(r[4] for r in records)
-    print("%s, %d thread(s): %d pieces" %
-          (args.model, args.threads, len(records)))
+    print("%s, %d thread(s): %d pieces%s" %
+          (args.model, args.threads, len(records),
+           " (and %d computing only sizes)" % shape_only if shape_only
+           else ""))
     print("%-10s %-42s %-20s %9s %9s %7s %6s %7s" %
           ("piece", "ops", "input", "eager ms", "ours ms", "speedup",
            "share", "compile"))
