@@ -11,6 +11,7 @@ by pointer, without copies; outputs are tensors that own the buffers the
 code allocated.
 """
 
+import ast
 import contextlib
 import dis
 import importlib.machinery
@@ -55,13 +56,15 @@ def _load_runtime():
                       "(scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
 
 
-_TOKEN = re.compile(r"\s*(#fx\.node<(\d+)>|#fx\.tuple<|#fx\.list<|#fx\.none|"
-                    r"\[|\]|>|,|\(|\))")
+_TOKEN = re.compile(r'\s*(#fx\.node<(\d+)>|#fx\.tuple<|#fx\.list<|#fx\.dict<|'
+                    r'#fx\.none|"(?:[^"\\]|\\.)*"|-?\d+(?: : i64)?|'
+                    r'\[|\]|>|,|=|\(|\))')
 
 
 def _parse_structure(text):
     """The fx.output structure (`[#fx.tuple<#fx.node<0>, #fx.node<1>>]`) as
-    nested Python tuples/lists of result indices; None stands for None."""
+    nested Python tuples/lists/dicts of result indices; None stands for
+    None."""
     tokens = []
     pos = 0
     while pos < len(text):
@@ -83,6 +86,22 @@ def _parse_structure(text):
             items = value(next(it))
             next(it)
             return tuple(items) if t == "#fx.tuple<" else list(items)
+        if t == "#fx.dict<":
+            # `#fx.dict<"key" = value, ...>`: string or int keys.
+            items = {}
+            for nxt in it:
+                s = nxt.group(1)
+                if s == ">":
+                    break
+                if s == ",":
+                    continue
+                key = (ast.literal_eval(s) if s.startswith('"')
+                       else int(s.split(":")[0]))
+                if next(it).group(1) != "=":
+                    raise FxMlirError(
+                        f"unsupported output structure {text!r}")
+                items[key] = value(next(it))
+            return items
         if t in ("[", "("):
             close = "]" if t == "[" else ")"
             items = []
@@ -105,6 +124,8 @@ def _rebuild(structure, results):
         return results[structure]
     if structure is None:
         return None
+    if isinstance(structure, dict):
+        return {k: _rebuild(v, results) for k, v in structure.items()}
     items = [_rebuild(s, results) for s in structure]
     return tuple(items) if isinstance(structure, tuple) else items
 

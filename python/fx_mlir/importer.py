@@ -10,8 +10,10 @@ node types come from torch.fx's ShapeProp; without, they are `!fx.any`.
 """
 
 import builtins
+import contextlib
 import importlib
 import inspect
+import io
 import re
 import struct
 
@@ -174,7 +176,10 @@ def _propagate(gm, inputs):
     the graph (which allocates its activations: a model's eager run leaves
     caches, such as oneDNN's, in the process)."""
     try:
-        _MetaTypeProp(gm).propagate(*[_to_meta(t) for t in inputs])
+        # ShapeProp prints the traceback of a failing node: here the
+        # failure only means running for real.
+        with contextlib.redirect_stderr(io.StringIO()):
+            _MetaTypeProp(gm).propagate(*[_to_meta(t) for t in inputs])
         return
     except Exception:  # noqa: BLE001 - any failure: run it for real
         for node in gm.graph.nodes:

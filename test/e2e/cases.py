@@ -1289,6 +1289,97 @@ add("stochastic_depth_eval", lambda: seq(
 
 
 # =============================================================================
+# Resampling: F.interpolate and the Upsample modules.
+# =============================================================================
+
+family("resample")
+
+
+@fn_case("nearest_x2", batched((3, 5, 7)), batch_sizes=(2, 3))
+def _nearest_x2(x):
+    return F.interpolate(x, scale_factor=2)
+
+
+@fn_case("nearest_sizes", randn((2, 3, 5, 7)))
+def _nearest_sizes(x):
+    return F.interpolate(x, size=(9, 4)) + F.interpolate(x, size=(9, 4),
+                                                         mode="nearest-exact")
+
+
+@fn_case("bilinear_fraction", randn((2, 3, 5, 7)))
+def _bilinear_fraction(x):
+    return F.interpolate(x, scale_factor=1.7, mode="bilinear")
+
+
+@fn_case("bilinear_align_corners", randn((2, 3, 5, 7)))
+def _bilinear_align_corners(x):
+    return F.interpolate(x, size=(9, 13), mode="bilinear", align_corners=True)
+
+
+@fn_case("bilinear_down", randn((1, 4, 12, 10)))
+def _bilinear_down(x):
+    return F.interpolate(x, scale_factor=(0.5, 0.4), mode="bilinear")
+
+
+@fn_case("area_and_recompute", randn((1, 3, 8, 12)))
+def _area_and_recompute(x):
+    return (F.interpolate(x, scale_factor=0.5, mode="area"),
+            F.interpolate(x, scale_factor=1.3, recompute_scale_factor=True))
+
+
+@fn_case("linear_1d", randn((2, 3, 11)))
+def _linear_1d(x):
+    return (F.interpolate(x, scale_factor=2, mode="linear"),
+            F.interpolate(x, size=4, mode="linear", align_corners=True),
+            F.interpolate(x, size=5))
+
+
+@fn_case("trilinear_3d", randn((1, 2, 3, 4, 5)))
+def _trilinear_3d(x):
+    return (F.interpolate(x, scale_factor=2, mode="trilinear"),
+            F.interpolate(x, size=(4, 6, 3)))
+
+
+# A feature pyramid's top-down step: the coarse map brought to the fine
+# one's size, read from its shape (`y.shape[-2:]`, a slice of the sizes).
+@fn_case("size_of_other", randn((2, 4, 5, 6), (2, 4, 10, 11)))
+def _size_of_other(x, y):
+    return y + F.interpolate(x, size=y.shape[-2:], mode="nearest")
+
+
+add("upsample_modules", lambda: seq(
+    nn.Conv2d(3, 4, 3, padding=1), nn.Upsample(scale_factor=2, mode="bilinear"),
+    nn.UpsamplingNearest2d(scale_factor=2), nn.ReLU(),
+    nn.UpsamplingBilinear2d(size=(20, 22))), randn((2, 3, 4, 5)))
+
+
+class TinyUNet(nn.Module):
+    """An encoder-decoder in the U-Net shape: convs, a max pool down,
+    bilinear upsampling back, the skip concatenated; the outputs in a dict,
+    as torchvision's segmentation models return them."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+        self.mid = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, padding=1),
+                                 nn.ReLU())
+        self.dec = nn.Conv2d(16, 4, 3, padding=1)
+
+    def forward(self, x):
+        e = self.enc(x)
+        m = self.mid(e)
+        up = F.interpolate(m, size=e.shape[-2:], mode="bilinear",
+                           align_corners=False)
+        out = self.dec(torch.cat([e, up], 1))
+        return {"out": out, "aux": m}
+
+
+add("unet_dict_output", TinyUNet, randn((1, 3, 16, 14)))
+add("unet_dict_output_dynamic", TinyUNet, batched((3, 16, 14)),
+    batch_sizes=(2, 1))
+
+
+# =============================================================================
 # Normalisation and reductions.
 # =============================================================================
 

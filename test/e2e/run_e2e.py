@@ -74,12 +74,20 @@ def _flatten(value, path="output"):
         for i, item in enumerate(value):
             pairs.extend(_flatten(item, f"{path}[{i}]"))
         return pairs
+    if isinstance(value, dict):
+        pairs = []
+        for key, item in value.items():
+            pairs.extend(_flatten(item, f"{path}[{key!r}]"))
+        return pairs
     raise Mismatch(f"{path} is a {type(value).__name__}, not a tensor")
 
 
 def _structure(value):
     """The nesting of `value`, e.g. `(tensor, (tensor, int))`; tuples and
-    lists alike."""
+    lists alike, dicts (OrderedDict alike) with their keys in order."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{k!r}: {_structure(v)}" for k, v in value.items())
+        return f"{{{inner}}}"
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_structure(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"

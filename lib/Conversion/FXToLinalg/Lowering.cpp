@@ -159,39 +159,95 @@ LogicalResult Lowering::replace(Value v) {
   return success();
 }
 
-LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
-  auto getitemIndex = [&](Operation *user) -> std::optional<int64_t> {
+/// The elements `slice` selects from a sequence of `n`, as Python computes
+/// them; nullopt unless its bounds are literals (or None).
+static std::optional<SmallVector<int64_t>> sliceIndices(SliceAttr slice,
+                                                        int64_t n) {
+  auto bound = [](Attribute a) -> std::optional<std::optional<int64_t>> {
+    if (isa<NoneAttr>(a))
+      return std::optional<int64_t>();
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return std::optional<int64_t>(i.getInt());
+    return std::nullopt;
+  };
+  auto start = bound(slice.getStart()), stop = bound(slice.getStop()),
+       step = bound(slice.getStep());
+  if (!start || !stop || !step)
+    return std::nullopt;
+  int64_t s = step->value_or(1);
+  if (s == 0)
+    return std::nullopt;
+  auto clamp = [&](std::optional<int64_t> v, int64_t whenNone) {
+    if (!v)
+      return whenNone;
+    int64_t i = *v < 0 ? *v + n : *v;
+    return s > 0 ? std::clamp<int64_t>(i, 0, n)
+                 : std::clamp<int64_t>(i, -1, n - 1);
+  };
+  int64_t first = clamp(*start, s > 0 ? 0 : n - 1);
+  int64_t last = clamp(*stop, s > 0 ? n : -1);
+  SmallVector<int64_t> indices;
+  for (int64_t i = first; s > 0 ? i < last : i > last; i += s)
+    indices.push_back(i);
+  return indices;
+}
+
+/// Replaces `op`, whose result is a tuple or list, by its parts `values`:
+/// `getitem(op, i)` becomes `values[i]`, `getitem(op, slice)` the parts it
+/// selects (recursively), and any other user sees a tuple of the parts.
+static LogicalResult replaceByParts(PatternRewriter &b, Operation *op,
+                                    ArrayRef<Value> values,
+                                    std::string &error) {
+  MLIRContext *ctx = op->getContext();
+  Value whole = op->getResult(0);
+  auto getitemIndex = [&](Operation *user) -> Attribute {
     auto getitem = dyn_cast<CallFunctionOp>(user);
     if (!getitem || getitem.getTarget() != "operator.getitem" ||
-        getitem.getArgs().size() != 2 ||
-        !isa<IntegerAttr>(getitem.getArgs()[1]) ||
-        getitem.getOperand(0) != op.getResult())
-      return std::nullopt;
-    int64_t i = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
-    if (i < 0)
-      i += values.size();
-    return i;
+        getitem.getArgs().size() != 2 || getitem.getOperand(0) != whole ||
+        !isa<IntegerAttr, SliceAttr>(getitem.getArgs()[1]))
+      return {};
+    return getitem.getArgs()[1];
   };
-  for (Operation *user : op->getUsers())
-    if (auto i = getitemIndex(user);
-        i && (*i < 0 || *i >= int64_t(values.size())))
-      return fail("getitem index out of range");
-  MLIRContext *ctx = op.getContext();
+  auto n = int64_t(values.size());
+  for (Operation *user : op->getUsers()) {
+    Attribute index = getitemIndex(user);
+    if (auto i = dyn_cast_or_null<IntegerAttr>(index);
+        i && (i.getInt() < -n || i.getInt() >= n)) {
+      error = "getitem index out of range";
+      return failure();
+    }
+    if (auto slice = dyn_cast_or_null<SliceAttr>(index);
+        slice && !sliceIndices(slice, n)) {
+      error = "getitem with a slice of computed bounds";
+      return failure();
+    }
+  }
   for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
-    if (auto i = getitemIndex(user)) {
-      b.replaceOp(user, values[*i]);
+    Attribute index = getitemIndex(user);
+    if (auto i = dyn_cast_or_null<IntegerAttr>(index)) {
+      b.replaceOp(user, values[i.getInt() < 0 ? i.getInt() + n : i.getInt()]);
+      continue;
+    }
+    if (auto slice = dyn_cast_or_null<SliceAttr>(index)) {
+      SmallVector<Value> parts;
+      for (int64_t i : *sliceIndices(slice, n))
+        parts.push_back(values[i]);
+      if (failed(replaceByParts(b, user, parts, error)))
+        return failure();
       continue;
     }
     // Any other node (fx.output, torch.cat of the pieces) sees a tuple of
     // the parts where it referred to the whole.
     auto node = dyn_cast<NodeOpInterface>(user);
-    if (!node)
-      return fail("its tuple result has a user that is not an fx node");
+    if (!node) {
+      error = "its tuple result has a user that is not an fx node";
+      return failure();
+    }
     SmallVector<Value> operands;
     auto remap = [&](Attribute attr) {
       return replaceNodeRefs(attr, [&](NodeAttr ref) -> Attribute {
         Value v = user->getOperand(ref.getIndex());
-        if (v != op.getResult()) {
+        if (v != whole) {
           operands.push_back(v);
           return NodeAttr::get(ctx, operands.size() - 1);
         }
@@ -214,6 +270,13 @@ LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
     });
   }
   b.eraseOp(op);
+  return success();
+}
+
+LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
+  std::string why;
+  if (failed(replaceByParts(b, op, values, why)))
+    return fail(why);
   return success();
 }
 
@@ -579,6 +642,7 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addConvolutionLowerings(t);
     addReductionLowerings(t);
     addShapeLowerings(t);
+    addResampleLowerings(t);
     addFusedLowerings(t);
     addProbeLowerings(t);
     return t;

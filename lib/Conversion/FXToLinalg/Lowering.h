@@ -154,6 +154,7 @@ void addLinearAlgebraLowerings(llvm::StringMap<LowerFn> &table);
 void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
 void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
+void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

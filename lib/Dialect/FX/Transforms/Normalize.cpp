@@ -4,7 +4,9 @@
 // registry knows becomes one canonical `fx.call_function "aten::..."` with
 // all schema arguments explicit; module weights become `fx.get_attr` nodes.
 // Tensor indexing (`x[:, 1:3]`), `x.shape`, nn.Identity and
-// nn.MultiheadAttention are expanded here, as they map to several nodes.
+// nn.MultiheadAttention are expanded here, as they map to several nodes,
+// and so are interpolations (F.interpolate, nn.Upsample), whose operator
+// depends on the input's rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+#include <array>
 #include <cmath>
 #include <variant>
 
@@ -389,6 +392,277 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
 }
 
 //===----------------------------------------------------------------------===//
+// Interpolation: F.interpolate, F.upsample*, nn.Upsample*
+//===----------------------------------------------------------------------===//
+
+/// The arguments of torch.nn.functional.interpolate, in its order: input,
+/// size, scale_factor, mode, align_corners, recompute_scale_factor,
+/// antialias.
+using InterpolateArgs = std::array<Attribute, 7>;
+
+/// The interpolate arguments of a call of `target` (F.interpolate,
+/// F.upsample, F.upsample_nearest, F.upsample_bilinear), or nullopt when
+/// `target` is none of them. Sets `why` when the call does not bind.
+std::optional<InterpolateArgs> bindInterpolateCall(CallFunctionOp call,
+                                                   std::string &why) {
+  MLIRContext *ctx = call.getContext();
+  StringRef target = call.getTarget();
+  static const char *names[] = {"input",         "size",
+                                "scale_factor",  "mode",
+                                "align_corners", "recompute_scale_factor",
+                                "antialias"};
+  InterpolateArgs a = {Attribute(),
+                       NoneAttr::get(ctx),
+                       NoneAttr::get(ctx),
+                       StringAttr::get(ctx, "nearest"),
+                       NoneAttr::get(ctx),
+                       NoneAttr::get(ctx),
+                       BoolAttr::get(ctx, false)};
+  // How many of `names` the function takes.
+  size_t taken;
+  if (target == "torch.nn.functional.interpolate") {
+    taken = 7;
+  } else if (target == "torch.nn.functional.upsample") {
+    taken = 5;
+  } else if (target == "torch.nn.functional.upsample_nearest") {
+    taken = 3;
+  } else if (target == "torch.nn.functional.upsample_bilinear") {
+    taken = 3;
+    a[3] = StringAttr::get(ctx, "bilinear");
+    a[4] = BoolAttr::get(ctx, true);
+  } else {
+    return std::nullopt;
+  }
+  ArrayAttr args = call.getArgs();
+  if (args.size() > taken) {
+    why = "too many arguments";
+    return InterpolateArgs{};
+  }
+  for (auto [i, arg] : llvm::enumerate(args))
+    a[i] = arg;
+  DictAttr kwargs = call.getKwargs();
+  for (auto [key, value] : llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
+    StringRef name = cast<StringAttr>(key).getValue();
+    const char **it = std::find(names, names + taken, name);
+    if (it == names + taken) {
+      why = ("unexpected keyword argument '" + name + "'").str();
+      return InterpolateArgs{};
+    }
+    a[it - names] = value;
+  }
+  if (!a[0])
+    why = "no input";
+  return a;
+}
+
+/// The interpolate arguments of a call of an nn.Upsample,
+/// nn.UpsamplingNearest2d or nn.UpsamplingBilinear2d module, or nullopt
+/// for other modules.
+std::optional<InterpolateArgs>
+bindInterpolateModule(CallModuleOp call, SubmoduleOp module, std::string &why) {
+  MLIRContext *ctx = call.getContext();
+  StringRef type = module.getModuleType();
+  DictAttr hp = module.getHparams();
+  auto hparam = [&](StringRef name, Attribute otherwise) {
+    Attribute a = hp ? hp.lookup(name) : Attribute();
+    return a ? a : otherwise;
+  };
+  Attribute none = NoneAttr::get(ctx);
+  InterpolateArgs a = {Attribute(),
+                       hparam("size", none),
+                       hparam("scale_factor", none),
+                       StringAttr::get(ctx, "nearest"),
+                       none,
+                       none,
+                       BoolAttr::get(ctx, false)};
+  if (type == "torch.nn.Upsample") {
+    a[3] = hparam("mode", a[3]);
+    a[4] = hparam("align_corners", none);
+    a[5] = hparam("recompute_scale_factor", none);
+  } else if (type == "torch.nn.UpsamplingBilinear2d") {
+    a[3] = StringAttr::get(ctx, "bilinear");
+    a[4] = BoolAttr::get(ctx, true);
+  } else if (type != "torch.nn.UpsamplingNearest2d") {
+    return std::nullopt;
+  }
+  if (call.getArgs().size() != 1 || !call.getKwargs().empty()) {
+    why = "expected one input";
+    return InterpolateArgs{};
+  }
+  a[0] = call.getArgs()[0];
+  return a;
+}
+
+/// Rewrites an interpolation into the `aten::upsample_*.vec` operator (or,
+/// for mode 'area', `aten::adaptive_avg_pool*d`) that its mode and its
+/// input's rank select, with the size or the scale given once per spatial
+/// dim, as torch.nn.functional.interpolate itself does.
+LogicalResult expandInterpolate(GraphBuilder &gb, Operation *node,
+                                const InterpolateArgs &a, std::string &why) {
+  MLIRContext *ctx = node->getContext();
+  auto inputRef = dyn_cast_or_null<NodeAttr>(a[0]);
+  if (!inputRef) {
+    why = "the input must be a node";
+    return failure();
+  }
+  Value input = node->getOperand(inputRef.getIndex());
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type || type.getRank() < 3 || type.getRank() > 5) {
+    why = "needs a 3-D, 4-D or 5-D input of known type";
+    return failure();
+  }
+  int64_t r = type.getRank() - 2;
+  auto mode = dyn_cast<StringAttr>(a[3]);
+  if (!mode) {
+    why = "mode must be a string";
+    return failure();
+  }
+  if (auto antialias = dyn_cast<BoolAttr>(a[6]);
+      !antialias || antialias.getValue()) {
+    why = "antialias is not supported";
+    return failure();
+  }
+  StringRef m = mode.getValue();
+  bool linear =
+      m == "linear" || m == "bilinear" || m == "trilinear" || m == "bicubic";
+  if (!linear && !isa<NoneAttr>(a[4])) {
+    why = ("align_corners is only for the linear modes, not '" + m + "'").str();
+    return failure();
+  }
+  Attribute alignCorners =
+      isa<NoneAttr>(a[4]) ? BoolAttr::get(ctx, false) : a[4];
+  if (!isa<BoolAttr>(alignCorners)) {
+    why = "align_corners must be a bool";
+    return failure();
+  }
+
+  // Node references in the new call index `values`.
+  SmallVector<Value> values = {input};
+  auto ref = [&](Attribute item) -> Attribute {
+    if (auto n = dyn_cast<NodeAttr>(item)) {
+      values.push_back(node->getOperand(n.getIndex()));
+      return NodeAttr::get(ctx, values.size() - 1);
+    }
+    return item;
+  };
+  auto items = [](Attribute list) -> std::optional<ArrayRef<Attribute>> {
+    if (auto l = dyn_cast<ListAttr>(list))
+      return l.getElements();
+    if (auto t = dyn_cast<TupleAttr>(list))
+      return t.getElements();
+    return std::nullopt;
+  };
+  bool hasSize = !isa<NoneAttr>(a[1]), hasScale = !isa<NoneAttr>(a[2]);
+  if (hasSize == hasScale) {
+    why = "exactly one of size and scale_factor must be given";
+    return failure();
+  }
+  // One size or scale per spatial dim.
+  Attribute size = NoneAttr::get(ctx), scale = NoneAttr::get(ctx);
+  SmallVector<double> scales;
+  if (hasSize) {
+    SmallVector<Attribute> sizes;
+    if (isa<IntegerAttr>(a[1])) {
+      sizes.assign(r, a[1]);
+    } else if (auto list = items(a[1])) {
+      for (Attribute item : *list) {
+        if (!isa<IntegerAttr, NodeAttr>(item)) {
+          why = "size must hold ints";
+          return failure();
+        }
+        sizes.push_back(ref(item));
+      }
+    }
+    if (isa<NodeAttr>(a[1])) {
+      size = ref(a[1]); // a list computed in the graph (`x.shape[-2:]`)
+    } else if (int64_t(sizes.size()) != r) {
+      why = "size must be an int or " + std::to_string(r) + " of them";
+      return failure();
+    } else {
+      size = ListAttr::get(ctx, sizes);
+    }
+  } else {
+    auto number = [](Attribute item) -> std::optional<double> {
+      if (auto f = dyn_cast<FloatAttr>(item))
+        return f.getValueAsDouble();
+      if (auto i = dyn_cast<IntegerAttr>(item))
+        return double(i.getInt());
+      return std::nullopt;
+    };
+    if (auto v = number(a[2])) {
+      scales.assign(r, *v);
+    } else if (auto list = items(a[2])) {
+      for (Attribute item : *list)
+        if (auto v = number(item))
+          scales.push_back(*v);
+    }
+    if (int64_t(scales.size()) != r) {
+      why =
+          "scale_factor must be a number or " + std::to_string(r) + " of them";
+      return failure();
+    }
+    // recompute_scale_factor=True, and mode 'area' always, compute the
+    // size from the scale and forget the scale.
+    bool recompute = m == "area";
+    if (auto b = dyn_cast<BoolAttr>(a[5]))
+      recompute |= b.getValue();
+    if (recompute) {
+      SmallVector<Attribute> sizes;
+      for (int64_t d = 0; d < r; ++d) {
+        int64_t in = type.getDimSize(2 + d);
+        if (ShapedType::isDynamic(in)) {
+          why = "the size computed from scale_factor needs static sizes";
+          return failure();
+        }
+        sizes.push_back(
+            i64Attr(ctx, int64_t(std::floor(double(in) * scales[d]))));
+      }
+      size = ListAttr::get(ctx, sizes);
+    } else {
+      SmallVector<Attribute> floats;
+      for (double v : scales)
+        floats.push_back(FloatAttr::get(Float64Type::get(ctx), v));
+      scale = ListAttr::get(ctx, floats);
+    }
+  }
+
+  std::string dims = std::to_string(r) + "d";
+  std::string target;
+  SmallVector<Attribute> args = {NodeAttr::get(ctx, 0), size};
+  if (m == "nearest" || m == "nearest-exact") {
+    target = (m == "nearest" ? "aten::upsample_nearest"
+                             : "aten::_upsample_nearest_exact") +
+             dims + ".vec";
+    args.push_back(scale);
+  } else if (m == "area") {
+    if (r == 3) {
+      why = "mode 'area' of 5-D inputs is not supported";
+      return failure();
+    }
+    target = "aten::adaptive_avg_pool" + dims;
+  } else if (linear) {
+    static const char *modes[] = {"linear", "bilinear", "trilinear"};
+    if (m == "bicubic" ? r != 2 : m != modes[r - 1]) {
+      why = ("mode '" + m + "' does not take a " +
+             std::to_string(type.getRank()) + "-D input")
+                .str();
+      return failure();
+    }
+    target = "aten::upsample_" + m.str() + dims + ".vec";
+    args.append({alignCorners, scale});
+  } else {
+    why = ("unknown mode '" + m + "'").str();
+    return failure();
+  }
+  auto nodeOp = cast<NodeOpInterface>(node);
+  CallFunctionOp call = gb.call(node, nodeOp.getNodeName(), target, args, {},
+                                {}, values, node->getResult(0).getType());
+  node->getResult(0).replaceAllUsesWith(call.getResult());
+  node->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -530,6 +804,12 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         call.erase();
         return success();
       }
+      if (std::optional<InterpolateArgs> bound =
+              bindInterpolateCall(call, why)) {
+        if (!why.empty())
+          return failure();
+        return expandInterpolate(gb, call, *bound, why);
+      }
       if (target == "builtins.getattr" && args.size() == 2 &&
           isa<NodeAttr>(args[0]) && args[1] == StringAttr::get(ctx, "shape")) {
         CallFunctionOp size =
@@ -548,6 +828,12 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       if (!submodule)
         return failure();
       StringRef type = submodule.getModuleType();
+      if (std::optional<InterpolateArgs> bound =
+              bindInterpolateModule(call, submodule, why)) {
+        if (!why.empty())
+          return failure();
+        return expandInterpolate(gb, call, *bound, why);
+      }
       if (type == "torch.nn.Identity" && call.getNumOperands() == 1 &&
           call.getArgs().size() == 1 && isa<NodeAttr>(call.getArgs()[0])) {
         call.getResult().replaceAllUsesWith(call.getOperand(0));
