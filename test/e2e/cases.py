@@ -983,6 +983,34 @@ def _transpose_attr(x):
     return x.T * 2
 
 
+@fn_case("swapaxes_swapdims", randn((2, 3, 5)))
+def _swapaxes_swapdims(x):
+    return torch.swapaxes(x, 0, 2), x.swapdims(1, -1) + 1
+
+
+# einsum: attention's two products, written as einsum is in vision
+# transformers (spaces, `...`), a three-operand contraction, a diagonal, a
+# full sum, an outer product and the implicit output.
+@fn_case("einsum_attention", randn((2, 3, 5, 8), (2, 3, 6, 8), (2, 3, 6, 8)))
+def _einsum_attention(q, k, v):
+    scores = torch.einsum("b h i d, b h j d -> b h i j", q, k).softmax(-1)
+    return torch.einsum("...ij,...jd->...id", scores, v)
+
+
+@fn_case("einsum_forms", randn((2, 3), (5, 3, 4), (2, 4)))
+def _einsum_forms(a, b, c):
+    square = b[0, :, :3]
+    return (torch.einsum("bn,anm,bm->ba", a, b, c),
+            torch.einsum("ii->i", square), torch.einsum("ij->", square),
+            torch.einsum("i,j", a[0], c[1]),
+            torch.einsum("ij,kj", [a, b[0].t()]))
+
+
+@fn_case("einsum_batch_broadcast", randn((2, 1, 3, 4), (5, 4, 6)))
+def _einsum_batch_broadcast(x, y):
+    return torch.einsum("...ij,...jk->...ik", x, y)
+
+
 # =============================================================================
 # Convolution and pooling.
 # =============================================================================
@@ -2052,6 +2080,32 @@ def _like_dtype(x):
 @fn_case("new_zeros_ones", X37)
 def _new_zeros_ones(x):
     return x.new_zeros(x.shape) + x, x.new_ones((2, x.size(1)))
+
+
+class RelativePositionBias(nn.Module):
+    """Swin's and MaxViT's relative position bias: a learned table indexed
+    by a buffer of int indices (advanced indexing), added to scores."""
+
+    def __init__(self, window=3, heads=2):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn((2 * window - 1) ** 2, heads))
+        coords = torch.stack(torch.meshgrid(
+            torch.arange(window), torch.arange(window), indexing="ij"))
+        coords = coords.flatten(1)
+        rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0)
+        rel = rel + (window - 1)
+        self.register_buffer("index",
+                             rel[..., 0] * (2 * window - 1) + rel[..., 1])
+
+    def forward(self, scores, columns):
+        bias = self.table[self.index].permute(2, 0, 1)
+        # Negative indices count from the end, as in PyTorch.
+        return (scores + bias, scores[:, :, columns - 9],
+                torch.index_select(scores, 3, columns[0]))
+
+
+add("gather_relative_position_bias", RelativePositionBias,
+    concat(randn((4, 2, 9, 9)), randint(0, 9, (2, 5))))
 
 
 # =============================================================================

@@ -102,9 +102,24 @@ struct ConvertFXToLinalgPass
     bool ok = true;
     for (Operation &op : body) {
       if (auto call = dyn_cast<CallFunctionOp>(op)) {
-        if (isLowerableTarget(call.getTarget()) ||
-            call.getTarget() == "operator.getitem")
+        // getitem of a tuple or list is taken apart with its producer;
+        // getitem of a tensor is fx-normalize's to expand.
+        bool tupleGetitem =
+            call.getTarget() == "operator.getitem" &&
+            !(call.getNumOperands() && !call.getArgs().empty() &&
+              call.getArgs()[0] == NodeAttr::get(call.getContext(), 0) &&
+              isa<TensorType>(call.getOperand(0).getType()));
+        if (isLowerableTarget(call.getTarget()) || tupleGetitem)
           continue;
+        if (call.getTarget() == "operator.getitem") {
+          reportNode(&op,
+                     "this tensor indexing is not supported (ints, slices, "
+                     "None, `...`, or one int index tensor after full "
+                     "slices are)",
+                     false);
+          ok = false;
+          continue;
+        }
         if (call.getTarget().contains("::"))
           reportNode(&op, "the operator has no lowering");
         else

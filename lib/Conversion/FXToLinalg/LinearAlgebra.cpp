@@ -9,6 +9,8 @@
 
 #include "Lowering.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
@@ -125,6 +127,171 @@ Value matmul(Lowering &l, Value a, Value b, Type elem) {
   return r;
 }
 
+/// torch.einsum: one linalg.generic whose loops are the equation's
+/// letters, each operand read through its subscripts (a letter repeated in
+/// one operand reads its diagonal), the letters missing from the output
+/// reduced; the body multiplies the operands and accumulates. `...` stands
+/// for the same dims, right-aligned and broadcast, in every operand.
+LogicalResult lowerEinsum(Lowering &l) {
+  auto equation = dyn_cast_or_null<StringAttr>(l.arg(0));
+  auto list = dyn_cast_or_null<ListAttr>(l.arg(1));
+  Type elem = l.resultElementType();
+  if (!equation || !list || list.getElements().empty() || !elem)
+    return l.fail("needs an equation and a list of tensors");
+  SmallVector<Value> operands;
+  for (Attribute a : list.getElements()) {
+    Value t = l.tensor(a);
+    if (!t)
+      return failure();
+    operands.push_back(l.castTensor(t, elem));
+  }
+  std::string text;
+  for (char c : equation.getValue())
+    if (c != ' ')
+      text.push_back(c);
+  StringRef eq(text);
+  auto [lhs, rhs] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<StringRef> inputs;
+  lhs.split(inputs, ',');
+  if (inputs.size() != operands.size())
+    return l.fail("the equation names " + Twine(inputs.size()) +
+                  " operands, got " + Twine(operands.size()));
+  auto isLetter = [](char c) { return llvm::isAlpha(c); };
+  // Per operand: its dims as letters; `...` becomes the letters '0'.. of
+  // the broadcast dims, right-aligned ('0' is the outermost).
+  int64_t ellipsisRank = 0;
+  SmallVector<SmallVector<char>> subscripts;
+  for (auto [spec, v] : llvm::zip(inputs, operands)) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    int64_t letters = llvm::count_if(spec, isLetter);
+    bool ellipsis = spec.contains("...");
+    if (ellipsis ? letters > rank : letters != rank)
+      return l.fail("subscripts '" + spec + "' do not fit a " + Twine(rank) +
+                    "-D operand");
+    if (ellipsis)
+      ellipsisRank = std::max(ellipsisRank, rank - letters);
+  }
+  for (auto [spec, v] : llvm::zip(inputs, operands)) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    int64_t own = rank - llvm::count_if(spec, isLetter);
+    SmallVector<char> dims;
+    for (size_t i = 0; i < spec.size(); ++i) {
+      if (spec.substr(i).starts_with("...")) {
+        for (int64_t e = ellipsisRank - own; e < ellipsisRank; ++e)
+          dims.push_back(char('0' + e));
+        i += 2;
+      } else if (isLetter(spec[i])) {
+        dims.push_back(spec[i]);
+      } else {
+        return l.fail("unexpected '" + Twine(spec[i]) + "' in the equation");
+      }
+    }
+    subscripts.push_back(dims);
+  }
+  SmallVector<char> output;
+  if (explicitOutput) {
+    for (size_t i = 0; i < rhs.size(); ++i) {
+      if (rhs.substr(i).starts_with("...")) {
+        for (int64_t e = 0; e < ellipsisRank; ++e)
+          output.push_back(char('0' + e));
+        i += 2;
+      } else if (isLetter(rhs[i])) {
+        output.push_back(rhs[i]);
+      } else {
+        return l.fail("unexpected '" + Twine(rhs[i]) + "' in the equation");
+      }
+    }
+  } else {
+    // Implicit output: the broadcast dims, then the letters used once, in
+    // alphabetical order.
+    for (int64_t e = 0; e < ellipsisRank; ++e)
+      output.push_back(char('0' + e));
+    std::map<char, int> uses;
+    for (auto &dims : subscripts)
+      for (char c : dims)
+        if (isLetter(c))
+          ++uses[c];
+    for (auto [c, n] : uses)
+      if (n == 1)
+        output.push_back(c);
+  }
+  // Loops: the output's letters, then the reduced ones in order of
+  // appearance. A loop's size comes from an operand dim that is not a
+  // broadcast 1.
+  SmallVector<char> loops(output);
+  for (auto &dims : subscripts)
+    for (char c : dims)
+      if (!llvm::is_contained(loops, c))
+        loops.push_back(c);
+  for (char c : output)
+    if (llvm::count(output, c) != 1 ||
+        !llvm::any_of(subscripts,
+                      [&](auto &dims) { return llvm::is_contained(dims, c); }))
+      return l.fail("output subscript '" + Twine(c) +
+                    "' must appear once and in an input");
+  SmallVector<OpFoldResult> loopSizes(loops.size());
+  for (auto [i, c] : llvm::enumerate(loops))
+    for (auto [dims, v] : llvm::zip(subscripts, operands)) {
+      auto type = cast<RankedTensorType>(v.getType());
+      for (auto [d, letter] : llvm::enumerate(dims)) {
+        if (letter != c)
+          continue;
+        bool one = !type.isDynamicDim(d) && type.getDimSize(d) == 1;
+        if (!loopSizes[i] || (!one && getConstantIntValue(loopSizes[i]) ==
+                                          std::optional<int64_t>(1)))
+          loopSizes[i] = l.dim(v, d);
+      }
+    }
+  MLIRContext *ctx = l.b.getContext();
+  auto loopOf = [&](char c) {
+    return int64_t(llvm::find(loops, c) - loops.begin());
+  };
+  SmallVector<AffineMap> maps;
+  for (auto [dims, v] : llvm::zip(subscripts, operands)) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<AffineExpr> exprs;
+    for (auto [d, c] : llvm::enumerate(dims)) {
+      int64_t loop = loopOf(c);
+      bool broadcast =
+          !type.isDynamicDim(d) && type.getDimSize(d) == 1 &&
+          getConstantIntValue(loopSizes[loop]) != std::optional<int64_t>(1);
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(loop, ctx));
+    }
+    maps.push_back(AffineMap::get(loops.size(), 0, exprs, ctx));
+  }
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<OpFoldResult> outSizes;
+  for (char c : output) {
+    outExprs.push_back(getAffineDimExpr(loopOf(c), ctx));
+    outSizes.push_back(loopSizes[loopOf(c)]);
+  }
+  maps.push_back(AffineMap::get(loops.size(), 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators;
+  for (char c : loops)
+    iterators.push_back(llvm::is_contained(output, c)
+                            ? utils::IteratorType::parallel
+                            : utils::IteratorType::reduction);
+  Value init = l.filled(outSizes, zero(l, elem));
+  bool isF = isFloat(elem);
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, operands, ValueRange{init},
+          maps, iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value p = v[0];
+            for (Value x : v.drop_front().drop_back())
+              p = isF ? arith::MulFOp::create(nb, loc, p, x).getResult()
+                      : arith::MulIOp::create(nb, loc, p, x).getResult();
+            Value s =
+                isF ? arith::AddFOp::create(nb, loc, v.back(), p).getResult()
+                    : arith::AddIOp::create(nb, loc, v.back(), p).getResult();
+            linalg::YieldOp::create(nb, loc, s);
+          })
+          .getResult(0));
+}
+
 LogicalResult lowerMatmul(Lowering &l) {
   Value a = l.tensor(0u), b = l.tensor(1u);
   Type elem = l.resultElementType();
@@ -238,6 +405,7 @@ void mlir::fx::lowering::addLinearAlgebraLowerings(
     llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::matmul", "aten::mm", "aten::bmm"}, lowerMatmul);
   addLowering(t, {"aten::linear"}, lowerLinear);
+  addLowering(t, {"aten::einsum"}, lowerEinsum);
   addLowering(t, {"aten::addmm"}, lowerAddmm);
   addLowering(t, {"aten::t"}, lowerT);
 }

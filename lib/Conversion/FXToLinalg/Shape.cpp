@@ -576,6 +576,91 @@ LogicalResult lowerEmbedding(Lowering &l) {
                        .getResult(0));
 }
 
+/// `self` gathered along `dim` by the int tensor `index`: the result has
+/// `index`'s dims in place of `dim`; negative indices count from the end,
+/// as in PyTorch.
+Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  int64_t ri = indexType.getRank(), rank = selfType.getRank() - 1 + ri;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < dim; ++d)
+    sizes.push_back(l.dim(self, d));
+  for (int64_t d = 0; d < ri; ++d)
+    sizes.push_back(l.dim(index, d));
+  for (int64_t d = dim + 1; d < selfType.getRank(); ++d)
+    sizes.push_back(l.dim(self, d));
+  Value init = l.empty(sizes, selfType.getElementType());
+  SmallVector<AffineExpr> indexExprs;
+  for (int64_t d = 0; d < ri; ++d)
+    indexExprs.push_back(l.b.getAffineDimExpr(dim + d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, indexExprs, l.b.getContext()),
+      l.b.getMultiDimIdentityMap(rank)};
+  Value size = l.toIndex(l.dim(self, dim));
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, ValueRange{index},
+             ValueRange{init}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange v) {
+               Value i =
+                   arith::IndexCastOp::create(nb, loc, nb.getIndexType(), v[0]);
+               Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
+               Value negative = arith::CmpIOp::create(
+                   nb, loc, arith::CmpIPredicate::slt, i, zero);
+               Value wrapped = arith::AddIOp::create(nb, loc, i, size);
+               i = arith::SelectOp::create(nb, loc, negative, wrapped, i);
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < dim; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, loc, d));
+               at.push_back(i);
+               for (int64_t d = dim + ri; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, loc, d));
+               linalg::YieldOp::create(
+                   nb, loc,
+                   tensor::ExtractOp::create(nb, loc, self, at).getResult());
+             })
+      .getResult(0);
+}
+
+/// index_select(self, dim, index): a 1-D index.
+LogicalResult lowerIndexSelect(Lowering &l) {
+  Value self = l.tensor(0u), index = l.tensor(2u);
+  if (!self || !index)
+    return failure();
+  auto dim = l.normDim(l.arg(1), rankOf(self));
+  if (!dim || rankOf(index) > 1)
+    return l.fail("needs a constant dim and a 1-D index");
+  if (rankOf(index) == 0)
+    index = l.unsqueeze(index, 0);
+  return l.replace(gatherAlong(l, self, *dim, index));
+}
+
+/// self[indices]: one int index tensor, after Nones (full slices).
+LogicalResult lowerIndexTensor(Lowering &l) {
+  Value self = l.tensor(0u);
+  auto list = dyn_cast_or_null<ListAttr>(l.arg(1));
+  if (!self || !list || list.getElements().empty())
+    return l.fail("needs a tensor and a list of indices");
+  ArrayRef<Attribute> indices = list.getElements();
+  if (!llvm::all_of(indices.drop_back(),
+                    [&](Attribute a) { return l.isNone(a); }) ||
+      l.isNone(indices.back()))
+    return l.fail("only one index tensor, after Nones, is supported");
+  Value index = l.tensor(indices.back());
+  if (!index)
+    return failure();
+  auto elem = cast<RankedTensorType>(index.getType()).getElementType();
+  if (!isa<IntegerType>(elem) || elem.isInteger(1))
+    return l.fail("only int index tensors are supported");
+  int64_t dim = indices.size() - 1;
+  if (dim >= rankOf(self))
+    return l.fail("too many indices");
+  return l.replace(gatherAlong(l, self, dim, index));
+}
+
 /// zeros/ones(size, ...), full(size, fill_value, ...).
 LogicalResult lowerFill(Lowering &l, std::optional<double> value) {
   Type elem = l.resultElementType();
@@ -702,6 +787,8 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::dim"}, lowerDim);
   addLowering(t, {"aten::numel"}, lowerNumel);
   addLowering(t, {"aten::embedding"}, lowerEmbedding);
+  addLowering(t, {"aten::index_select"}, lowerIndexSelect);
+  addLowering(t, {"aten::index.Tensor"}, lowerIndexTensor);
   addLowering(t, {"aten::zeros"}, lowerZeros);
   addLowering(t, {"aten::ones"}, lowerOnes);
   addLowering(t, {"aten::full"}, lowerFull);

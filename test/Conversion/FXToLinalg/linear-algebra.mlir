@@ -138,3 +138,48 @@ fx.graph_module @M {
     fx.output %t : tensor<4x3xf32>
   }
 }
+
+// -----
+
+// einsum is one linalg.generic: a loop per letter (the output's first, then
+// the reduced ones), each operand read through its subscripts, the
+// product accumulated into zeros. `...` is a broadcast dim: here the size
+// 1 of the first operand reads index 0.
+
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[O:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[ZERO:.*]] = linalg.fill
+// CHECK:         linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[O]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME:      ins(%arg0, %arg1 : tensor<1x3x4xf32>, tensor<5x4x6xf32>) outs(%[[ZERO]] : tensor<5x3x6xf32>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x4xf32>
+    %y = fx.placeholder "y" : tensor<5x4x6xf32>
+    %e = fx.call_function "aten::einsum"("...ij,...jk->...ik", [%x, %y]) : (tensor<1x3x4xf32>, tensor<5x4x6xf32>) -> tensor<5x3x6xf32>
+    fx.output %e : tensor<5x3x6xf32>
+  }
+}
+
+// -----
+
+// A letter repeated in one operand reads its diagonal; without `->` the
+// output is the letters used once, in alphabetical order (here none: the
+// trace).
+
+// CHECK-DAG: #[[DIAG:.*]] = affine_map<(d0) -> (d0, d0)>
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic {indexing_maps = [#[[DIAG]], #[[SCALAR]]], iterator_types = ["reduction"]}
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x4xf32>
+    %e = fx.call_function "aten::einsum"("ii", [%x]) : (tensor<4x4xf32>) -> tensor<f32>
+    fx.output %e : tensor<f32>
+  }
+}

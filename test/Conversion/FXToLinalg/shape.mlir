@@ -167,3 +167,51 @@ fx.graph_module @M {
     fx.output %pad : tensor<1x2x6x6xf32>
   }
 }
+
+// -----
+
+// x[:, idx] (aten::index.Tensor with one index tensor after None) gathers
+// along dim 1: the index's dims take its place, a negative index counts
+// from the end.
+
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x5x6xf32>, %[[I:.*]]: tensor<2x3xi64>
+// CHECK:         %[[C5:.*]] = arith.constant 5 : index
+// CHECK:         linalg.generic {indexing_maps = [#[[IDX]], #[[OUT]]]
+// CHECK-SAME:      ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<4x2x3x6xf32>)
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT:      %[[J:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK:           %[[NEG:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// CHECK-NEXT:      %[[WRAP:.*]] = arith.addi %[[J]], %[[C5]] : index
+// CHECK-NEXT:      %[[K:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[J]] : index
+// CHECK-NEXT:      %[[D0:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[D3:.*]] = linalg.index 3 : index
+// CHECK-NEXT:      %[[E:.*]] = tensor.extract %[[X]][%[[D0]], %[[K]], %[[D3]]] : tensor<4x5x6xf32>
+// CHECK-NEXT:      linalg.yield %[[E]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5x6xf32>
+    %i = fx.placeholder "i" : tensor<2x3xi64>
+    %g = fx.call_function "aten::index.Tensor"(%x, [None, %i]) : (tensor<4x5x6xf32>, tensor<2x3xi64>) -> tensor<4x2x3x6xf32>
+    fx.output %g : tensor<4x2x3x6xf32>
+  }
+}
+
+// -----
+
+// index_select is the same gather with a 1-D index.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%arg1 : tensor<3xi64>) outs(%{{.*}} : tensor<4x5x3xf32>)
+// CHECK:           tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x5x6xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5x6xf32>
+    %i = fx.placeholder "i" : tensor<3xi64>
+    %g = fx.call_function "aten::index_select"(%x, -1, %i) : (tensor<4x5x6xf32>, tensor<3xi64>) -> tensor<4x5x3xf32>
+    fx.output %g : tensor<4x5x3xf32>
+  }
+}

@@ -191,6 +191,46 @@ fx.graph @getitem_none {
 
 // -----
 
+// One int tensor index after full slices (`table[idx]`, `x[:, idx]`) is a
+// gather: aten::index.Tensor with None for the dims before it. A bool
+// index (a mask) and an index before an int are left alone.
+
+// CHECK-LABEL: fx.graph @getitem_tensor
+// CHECK: %rows = fx.call_function "aten::index.Tensor"(%x, [%i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+// CHECK: %cols = fx.call_function "aten::index.Tensor"(%x, [None, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
+fx.graph @getitem_tensor {
+  %x = fx.placeholder "x" : tensor<5x4xf32>
+  %i = fx.placeholder "i" : tensor<2x3xi64>
+  %m = fx.placeholder "m" : tensor<5xi1>
+  %rows = fx.call_function "operator.getitem"(%x, %i) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+  %cols = fx.call_function "operator.getitem"(%x, (slice(None, None, None), %i)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
+  // expected-warning @+1 {{(tensor indices are only supported alone, after full slices (`x[idx]`, `x[:, idx]`))}}
+  %mask = fx.call_function "operator.getitem"(%x, %m) : (tensor<5x4xf32>, tensor<5xi1>) -> tensor<?x4xf32>
+  // expected-warning @+1 {{(tensor indices are only supported alone, after full slices (`x[idx]`, `x[:, idx]`))}}
+  %mixed = fx.call_function "operator.getitem"(%x, (%i, 0)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  fx.output (%rows, %cols, %mask, %mixed) : tensor<2x3x4xf32>, tensor<5x2x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// NumPy's names of transpose, and einsum's operands as varargs or one list.
+
+// CHECK-LABEL: fx.graph @swapaxes_einsum
+// CHECK: %sw = fx.call_function "aten::transpose.int"(%x, 0, 1) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+// CHECK: %sd = fx.call_function "aten::transpose.int"(%x, 1, 0) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+// CHECK: %e = fx.call_function "aten::einsum"("ij,jk->ik", [%x, %sw], path=None) : (tensor<5x4xf32>, tensor<4x5xf32>) -> tensor<5x5xf32>
+// CHECK: %f = fx.call_function "aten::einsum"("ij->ji", [%x], path=None) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+fx.graph @swapaxes_einsum {
+  %x = fx.placeholder "x" : tensor<5x4xf32>
+  %sw = fx.call_function "torch.swapaxes"(%x, 0, 1) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  %sd = fx.call_method "swapdims"(%x, dim0=1, dim1=0) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  %e = fx.call_function "torch.functional.einsum"("ij,jk->ik", %x, %sw) : (tensor<5x4xf32>, tensor<4x5xf32>) -> tensor<5x5xf32>
+  %f = fx.call_function "torch.functional.einsum"("ij->ji", [%x]) : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  fx.output (%sw, %sd, %e, %f) : tensor<4x5xf32>, tensor<4x5xf32>, tensor<5x5xf32>, tensor<4x5xf32>
+}
+
+// -----
+
 // `...` stands for the dims the other indices do not consume.
 
 // CHECK-LABEL: fx.graph @getitem_ellipsis

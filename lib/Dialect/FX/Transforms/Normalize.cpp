@@ -72,6 +72,37 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
     items.assign(tuple.getElements().begin(), tuple.getElements().end());
   else
     items.push_back(args[1]);
+  // One int tensor index, after full slices only (`x[idx]`, `x[:, idx]`),
+  // gathers along its dim: aten::index.Tensor with None for the dims
+  // before it.
+  auto isFull = [](Attribute item) {
+    auto slice = dyn_cast<SliceAttr>(item);
+    return slice && isa<NoneAttr>(slice.getStart()) &&
+           isa<NoneAttr>(slice.getStop()) && isa<NoneAttr>(slice.getStep());
+  };
+  auto tensorIndex = [&](Attribute item) -> Value {
+    auto ref = dyn_cast<NodeAttr>(item);
+    if (!ref)
+      return {};
+    Value v = node.getOperand(ref.getIndex());
+    auto t = dyn_cast<TensorType>(v.getType());
+    return t && isa<IntegerType>(t.getElementType()) &&
+                   !t.getElementType().isInteger(1)
+               ? v
+               : Value();
+  };
+  if (!items.empty() && tensorIndex(items.back()) &&
+      llvm::all_of(ArrayRef(items).drop_back(), isFull)) {
+    SmallVector<Attribute> indices(items.size() - 1, NoneAttr::get(ctx));
+    indices.push_back(NodeAttr::get(ctx, 1));
+    CallFunctionOp index =
+        gb.call(node, node.getNodeName(), "aten::index.Tensor",
+                {NodeAttr::get(ctx, 0), ListAttr::get(ctx, indices)}, {}, {},
+                {self, tensorIndex(items.back())}, node.getResult().getType());
+    node.getResult().replaceAllUsesWith(index.getResult());
+    node.erase();
+    return success();
+  }
   int64_t consumed = 0;
   bool hasEllipsis = false;
   for (Attribute item : items) {
@@ -83,7 +114,8 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
       // An int node selects; a tensor node is advanced indexing.
       Value v = node.getOperand(cast<NodeAttr>(item).getIndex());
       if (!isa<IntegerType>(v.getType())) {
-        why = "tensor indices are not supported";
+        why = "tensor indices are only supported alone, after full slices "
+              "(`x[idx]`, `x[:, idx]`)";
         return failure();
       }
       ++consumed;
