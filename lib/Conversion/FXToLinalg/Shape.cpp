@@ -541,41 +541,6 @@ LogicalResult lowerNumel(Lowering &l) {
       l.b.createOrFold<arith::IndexCastOp>(l.loc, l.b.getI64Type(), n));
 }
 
-/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse).
-LogicalResult lowerEmbedding(Lowering &l) {
-  Value weight = l.tensor(0u), indices = l.tensor(1u);
-  if (!weight || !indices)
-    return failure();
-  if (rankOf(weight) != 2)
-    return l.fail("embedding needs a 2-D weight");
-  int64_t r = rankOf(indices);
-  SmallVector<OpFoldResult> sizes = l.dims(indices);
-  sizes.push_back(l.dim(weight, 1));
-  Type elem = cast<RankedTensorType>(weight.getType()).getElementType();
-  Value init = l.empty(sizes, elem);
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < r; ++d)
-    exprs.push_back(l.b.getAffineDimExpr(d));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(r + 1, 0, exprs, l.b.getContext()),
-      l.b.getMultiDimIdentityMap(r + 1)};
-  return l.replace(linalg::GenericOp::create(
-                       l.b, l.loc, TypeRange{init.getType()},
-                       ValueRange{indices}, ValueRange{init}, maps,
-                       SmallVector<utils::IteratorType>(
-                           r + 1, utils::IteratorType::parallel),
-                       "", "",
-                       [&](OpBuilder &nb, Location loc, ValueRange v) {
-                         Value row = arith::IndexCastOp::create(
-                             nb, loc, nb.getIndexType(), v[0]);
-                         Value col = linalg::IndexOp::create(nb, loc, r);
-                         Value e = tensor::ExtractOp::create(
-                             nb, loc, weight, ValueRange{row, col});
-                         linalg::YieldOp::create(nb, loc, e);
-                       })
-                       .getResult(0));
-}
-
 /// `self` gathered along `dim` by the int tensor `index`: the result has
 /// `index`'s dims in place of `dim`; negative indices count from the end,
 /// as in PyTorch.
@@ -623,6 +588,17 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index) {
                    tensor::ExtractOp::create(nb, loc, self, at).getResult());
              })
       .getResult(0);
+}
+
+/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): the
+/// rows of `weight` gathered by `indices`.
+LogicalResult lowerEmbedding(Lowering &l) {
+  Value weight = l.tensor(0u), indices = l.tensor(1u);
+  if (!weight || !indices)
+    return failure();
+  if (rankOf(weight) != 2)
+    return l.fail("embedding needs a 2-D weight");
+  return l.replace(gatherAlong(l, weight, 0, indices));
 }
 
 /// index_select(self, dim, index): a 1-D index.

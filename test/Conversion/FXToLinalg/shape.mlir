@@ -126,7 +126,8 @@ fx.graph_module @M {
 // -----
 
 // embedding(weight, indices): each output element extracts
-// weight[indices[i, j], k].
+// weight[indices[i, j], k] (the gather of index_select and x[idx], which
+// also counts negative indices from the end).
 
 // CHECK-DAG: #[[$IDX:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$OUT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -135,7 +136,8 @@ fx.graph_module @M {
 // CHECK:         linalg.generic {indexing_maps = [#[[$IDX]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME:      ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<2x3x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
-// CHECK-NEXT:      %[[ROW:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK-NEXT:      %[[J:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK:           %[[ROW:.*]] = arith.select %{{.*}}, %{{.*}}, %[[J]] : index
 // CHECK-NEXT:      %[[COL:.*]] = linalg.index 2 : index
 // CHECK-NEXT:      %[[E:.*]] = tensor.extract %[[W]][%[[ROW]], %[[COL]]] : tensor<10x4xf32>
 // CHECK-NEXT:      linalg.yield %[[E]] : f32
