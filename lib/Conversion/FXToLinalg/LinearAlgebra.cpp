@@ -172,10 +172,9 @@ LogicalResult lowerEinsum(Lowering &l) {
     if (ellipsis)
       ellipsisRank = std::max(ellipsisRank, rank - letters);
   }
-  for (auto [spec, v] : llvm::zip(inputs, operands)) {
-    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
-    int64_t own = rank - llvm::count_if(spec, isLetter);
-    SmallVector<char> dims;
+  // The dims of `spec`, whose `...` stands for the last `own` broadcast
+  // dims; false at a character that is neither a letter nor `...`.
+  auto parse = [&](StringRef spec, int64_t own, SmallVector<char> &dims) {
     for (size_t i = 0; i < spec.size(); ++i) {
       if (spec.substr(i).starts_with("...")) {
         for (int64_t e = ellipsisRank - own; e < ellipsisRank; ++e)
@@ -184,24 +183,22 @@ LogicalResult lowerEinsum(Lowering &l) {
       } else if (isLetter(spec[i])) {
         dims.push_back(spec[i]);
       } else {
-        return l.fail("unexpected '" + Twine(spec[i]) + "' in the equation");
+        l.fail("unexpected '" + Twine(spec[i]) + "' in the equation");
+        return false;
       }
     }
-    subscripts.push_back(dims);
+    return true;
+  };
+  for (auto [spec, v] : llvm::zip(inputs, operands)) {
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    if (!parse(spec, rank - llvm::count_if(spec, isLetter),
+               subscripts.emplace_back()))
+      return failure();
   }
   SmallVector<char> output;
   if (explicitOutput) {
-    for (size_t i = 0; i < rhs.size(); ++i) {
-      if (rhs.substr(i).starts_with("...")) {
-        for (int64_t e = 0; e < ellipsisRank; ++e)
-          output.push_back(char('0' + e));
-        i += 2;
-      } else if (isLetter(rhs[i])) {
-        output.push_back(rhs[i]);
-      } else {
-        return l.fail("unexpected '" + Twine(rhs[i]) + "' in the equation");
-      }
-    }
+    if (!parse(rhs, ellipsisRank, output))
+      return failure();
   } else {
     // Implicit output: the broadcast dims, then the letters used once, in
     // alphabetical order.

@@ -75,10 +75,15 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
   // One int tensor index, after full slices only (`x[idx]`, `x[:, idx]`),
   // gathers along its dim: aten::index.Tensor with None for the dims
   // before it.
+  // `:` (or `::1`): every element of its dim.
   auto isFull = [](Attribute item) {
     auto slice = dyn_cast<SliceAttr>(item);
-    return slice && isa<NoneAttr>(slice.getStart()) &&
-           isa<NoneAttr>(slice.getStop()) && isa<NoneAttr>(slice.getStep());
+    if (!slice)
+      return false;
+    Attribute step = slice.getStep();
+    return isa<NoneAttr>(slice.getStart()) && isa<NoneAttr>(slice.getStop()) &&
+           (isa<NoneAttr>(step) ||
+            (isa<IntegerAttr>(step) && cast<IntegerAttr>(step).getInt() == 1));
   };
   auto tensorIndex = [&](Attribute item) -> Value {
     auto ref = dyn_cast<NodeAttr>(item);
@@ -144,11 +149,7 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
     } else if (auto slice = dyn_cast<SliceAttr>(item)) {
       Attribute start = slice.getStart(), stop = slice.getStop(),
                 step = slice.getStep();
-      bool full =
-          isa<NoneAttr>(start) && isa<NoneAttr>(stop) &&
-          (isa<NoneAttr>(step) ||
-           (isa<IntegerAttr>(step) && cast<IntegerAttr>(step).getInt() == 1));
-      if (!full) {
+      if (!isFull(slice)) {
         if (isa<NoneAttr>(step))
           step = i64Attr(ctx, 1);
         steps.push_back(
