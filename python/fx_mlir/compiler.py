@@ -25,7 +25,7 @@ import torch.fx
 from torch.fx import _symbolic_trace
 
 from . import FxMlirError, _REPO_ROOT
-from .importer import import_graph_module
+from .importer import import_graph_module, module_type
 
 _runtime = None
 
@@ -142,13 +142,36 @@ class ModulePathTracer(torch.fx.Tracer):
     autograd). The graph stays general in the values: only the number of
     items is fixed, which the compiled code's shapes fix anyway. Without
     example inputs, unpacking takes the count of the targets, as
-    symbolic_trace means to (its own check fails on Python 3.11)."""
+    symbolic_trace means to (its own check fails on Python 3.11).
+
+    A torch.nn module is kept as one call_module node when the compiler
+    knows its type (a module alias of the target registry, or one that
+    fx-normalize expands); any other is traced into when its forward
+    traces on its own (nn.GroupNorm becomes its F.group_norm call, nn.Mish
+    its F.mish), and kept as a call the compiler then reports otherwise.
+    Without the runtime, torch.fx's default applies (every torch.nn module
+    is a leaf)."""
 
     def __init__(self, example_inputs=None):
         super().__init__()
         self._paths = []
         self._examples = example_inputs
         self._values = {}
+        self._known = _known_module_types()
+        self._traceable = {}
+
+    def is_leaf_module(self, m, qualified_name):
+        if not super().is_leaf_module(m, qualified_name):
+            return False
+        if self._known is None or module_type(m) in self._known:
+            return True
+        if id(m) not in self._traceable:
+            try:
+                torch.fx.Tracer().trace(m)
+                self._traceable[id(m)] = True
+            except Exception:  # noqa: BLE001 - any failure: keep it whole
+                self._traceable[id(m)] = False
+        return not self._traceable[id(m)]
 
     def call_module(self, m, forward, args, kwargs):
         self._paths.append(self.path_of_module(m))
@@ -221,6 +244,25 @@ class ModulePathTracer(torch.fx.Tracer):
         return None
 
 
+# Module types fx-normalize expands itself (Normalize.cpp), beside the
+# registry's module aliases.
+_EXPANDED_MODULE_TYPES = ("torch.nn.Identity", "torch.nn.MultiheadAttention",
+                          "torch.nn.Upsample")
+
+
+def _known_module_types():
+    """The torch.nn module types the compiler binds as calls, or None
+    without a built runtime."""
+    try:
+        runtime = _load_runtime()
+    except FxMlirError:
+        return None
+    if not hasattr(runtime, "module_types"):  # a runtime built before it
+        return None
+    return frozenset(runtime.module_types()) | frozenset(
+        _EXPANDED_MODULE_TYPES)
+
+
 @contextlib.contextmanager
 def _eager_modules():
     """nn.Module's own __call__ and __getattr__, in place of those the
@@ -278,8 +320,40 @@ def trace(model, example_inputs=None):
     example inputs, unpacking of proxies by their example values (see
     ModulePathTracer)."""
     tracer = ModulePathTracer(example_inputs)
-    graph = tracer.trace(model)
+    try:
+        graph = tracer.trace(model)
+    except Exception:
+        # A module the compiler binds whole (nn.InstanceNorm2d, whose
+        # forward branches on the input's rank) is traced as the one
+        # call_module node of a wrapper, as it would be inside a model.
+        if not tracer.is_leaf_module(model, ""):
+            raise
+        wrapper = _whole(model, example_inputs)
+        tracer = ModulePathTracer(example_inputs)
+        graph = tracer.trace(wrapper)
+        return torch.fx.GraphModule(wrapper, graph, type(model).__name__)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _whole(module, example_inputs):
+    """A module whose forward calls `module` (its submodule `module`) on as
+    many inputs as there are examples (else as its forward requires).
+    torch.fx cannot trace a `*args` forward on Python 3.11."""
+    if example_inputs is not None:
+        count = len(example_inputs)
+    else:
+        count = sum(1 for p in inspect.signature(
+            module.forward).parameters.values()
+            if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                                                   p.POSITIONAL_OR_KEYWORD))
+    names = ", ".join(f"input_{i}" for i in range(count))
+    namespace = {}
+    exec(f"def forward(self, {names}):\n"
+         f"    return self.module({names})\n", namespace)
+    wrapper = type("Whole", (torch.nn.Module,),
+                   {"forward": namespace["forward"]})()
+    wrapper.module = module
+    return wrapper
 
 
 class CompiledGraph:

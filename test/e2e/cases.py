@@ -218,16 +218,18 @@ def batched(*shapes, dtype=torch.float32):
 # --- Helpers for non-trivial state. ------------------------------------------
 
 def random_norm_state(model):
-    """Gives every BatchNorm random running statistics and every BatchNorm
-    and LayerNorm random affine parameters, so that folding or skipping them
-    cannot go unnoticed. Returns the model."""
+    """Gives every BatchNorm and InstanceNorm random running statistics and
+    every BatchNorm, InstanceNorm, GroupNorm and LayerNorm random affine
+    parameters, so that folding or skipping them cannot go unnoticed.
+    Returns the model."""
+    norms = (nn.modules.batchnorm._NormBase, nn.LayerNorm, nn.GroupNorm)
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            if isinstance(m, nn.modules.batchnorm._NormBase):
                 if m.track_running_stats:
                     m.running_mean.normal_(0.0, 0.5)
                     m.running_var.uniform_(0.5, 2.0)
-            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.LayerNorm)):
+            if isinstance(m, norms):
                 if getattr(m, "weight", None) is not None:
                     m.weight.uniform_(0.5, 1.5)
                 if getattr(m, "bias", None) is not None:
@@ -666,6 +668,94 @@ def _hardsigmoid_functional(x):
 
 add("hardsigmoid_module", lambda: seq(nn.Hardsigmoid()),
     lambda: (4 * torch.randn(5, 13),))
+
+
+@fn_case("softplus_functional", randn((5, 13)))
+def _softplus_functional(x):
+    return F.softplus(12 * x) + F.softplus(4 * x, beta=2, threshold=3)
+
+
+add("softplus_module", lambda: seq(nn.Softplus(beta=0.5, threshold=4)),
+    lambda: (6 * torch.randn(5, 13),))
+
+
+@fn_case("mish_functional", randn((5, 13)))
+def _mish_functional(x):
+    return F.mish(8 * x)
+
+
+# Inside a Sequential the modules the registry binds stay call_module
+# nodes (Mish, SELU, CELU, LogSigmoid, PReLU).
+add("mish_module", lambda: seq(nn.Mish()), lambda: (8 * torch.randn(5, 13),))
+
+
+@fn_case("logsigmoid_functional", randn((5, 13)))
+def _logsigmoid_functional(x):
+    return F.logsigmoid(30 * x)
+
+
+add("logsigmoid_module", lambda: seq(nn.LogSigmoid()), randn((5, 13)))
+
+
+@fn_case("selu_functional", randn((5, 13)))
+def _selu_functional(x):
+    return F.selu(3 * x) + torch.selu(x)
+
+
+add("selu_module", lambda: seq(nn.SELU()), randn((5, 13)))
+add("celu_module", lambda: seq(nn.CELU(alpha=0.6)),
+    lambda: (3 * torch.randn(5, 13),))
+
+
+@fn_case("celu_functional", randn((5, 13)))
+def _celu_functional(x):
+    return F.celu(3 * x, alpha=2.0)
+
+
+add("prelu_channels", lambda: seq(nn.Conv2d(3, 6, 1), nn.PReLU(6)),
+    randn((2, 3, 5, 5)))
+add("prelu_one_slope", lambda: seq(nn.PReLU(init=0.1)), randn((4, 7)))
+
+
+@fn_case("prelu_functional", randn((3, 7), (7,), (1,)))
+def _prelu_functional(x, w, v):
+    # A 1-D input has one channel.
+    return F.prelu(x, w) + F.prelu(x[0], v)
+
+
+@fn_case("unary_math", randn((4, 33)))
+def _unary_math(x):
+    return (torch.tan(0.4 * x) + x.atan() + torch.log1p(x.abs())
+            + torch.expm1(x) + torch.log2(x.abs() + 1))
+
+
+@fn_case("rounding", randn((4, 33)))
+def _rounding(x):
+    # round is half to even, as on 2.5 and -0.5.
+    halves = torch.tensor([[2.5, -0.5, 0.5, -2.5]]).expand(4, 4)
+    y = torch.cat([4 * x, halves], 1)
+    return torch.stack([y.floor(), torch.ceil(y), torch.round(y),
+                        torch.sign(y)])
+
+
+@fn_case("rounding_int", randn((4, 9)))
+def _rounding_int(x):
+    i = (4 * x).to(torch.int64)
+    return torch.floor(i) + i.ceil() + torch.round(i) + torch.sign(i)
+
+
+@fn_case("remainder_float", randn((4, 33), (4, 33)))
+def _remainder_float(x, y):
+    # The remainder takes the divisor's sign, as Python's %.
+    return torch.stack([x % 0.7, torch.remainder(4 * x, -0.3),
+                        3 % (y.abs() + 1), torch.remainder(3 * x, y + 2)])
+
+
+@fn_case("remainder_int", randn((4, 9), (4, 9)))
+def _remainder_int(x, y):
+    i, j = (9 * x).to(torch.int64), (4 * y).to(torch.int64)
+    j = torch.where(j == 0, torch.ones_like(j), j)
+    return torch.stack([i % 4, torch.remainder(i, -3), i % j])
 
 
 @fn_case("where_tensor", XY37)
@@ -1278,6 +1368,45 @@ def _avg_pool1d(x):
     return F.avg_pool1d(x, 4, 3)
 
 
+# 3-D (video) convolutions and pooling.
+add("conv3d_module", lambda: seq(nn.Conv3d(3, 8, 3, padding=1)),
+    batched((3, 4, 9, 10)), batch_sizes=(1, 2))
+add("conv3d_strided_dilated",
+    lambda: seq(nn.Conv3d(4, 6, (1, 3, 3), stride=(1, 2, 2), padding=(0, 2, 1),
+                          dilation=(1, 2, 1), bias=False)),
+    randn((2, 4, 3, 11, 12)))
+add("conv3d_grouped", lambda: seq(nn.Conv3d(6, 9, (3, 1, 1), groups=3,
+                                            padding=(1, 0, 0))),
+    randn((1, 6, 5, 4, 4)))
+add("conv3d_depthwise", lambda: seq(nn.Conv3d(4, 4, 3, groups=4, stride=2)),
+    randn((1, 4, 7, 8, 9)))
+add("r3d_block", lambda: random_norm_state(seq(
+    nn.Conv3d(3, 8, (3, 7, 7), stride=(1, 2, 2), padding=(1, 3, 3),
+              bias=False),
+    nn.BatchNorm3d(8), nn.ReLU(), nn.MaxPool3d(3, stride=2, padding=1),
+    nn.AvgPool3d((1, 2, 2)), nn.AdaptiveAvgPool3d(1), nn.Flatten())),
+    randn((2, 3, 5, 16, 16)))
+
+
+@fn_case("conv3d_functional_same", randn((1, 2, 5, 6, 7), (4, 2, 3, 2, 3)))
+def _conv3d_functional_same(x, w):
+    return F.conv3d(x, w, padding="same")
+
+
+@fn_case("pool3d_functional", randn((2, 3, 7, 8, 9)))
+def _pool3d_functional(x):
+    return (F.max_pool3d(x, (2, 3, 3), stride=2, ceil_mode=True),
+            F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True,
+                         count_include_pad=False),
+            F.avg_pool3d(x, (2, 3, 3), stride=2, padding=(1, 1, 0),
+                         divisor_override=5))
+
+
+@fn_case("adaptive_avg_pool3d", randn((2, 3, 7, 8, 9)))
+def _adaptive_avg_pool3d(x):
+    return F.adaptive_avg_pool3d(x, (3, 4, 5))
+
+
 add("conv_bn_relu_pool", lambda: random_norm_state(seq(
     nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
     nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, groups=8), nn.ReLU6(),
@@ -1439,6 +1568,37 @@ class FunctionalBatchNorm(nn.Module):
 
 
 add("batch_norm_functional", FunctionalBatchNorm, IMG)
+
+add("group_norm_module",
+    lambda: random_norm_state(seq(nn.Conv2d(3, 8, 3), nn.GroupNorm(4, 8))),
+    batched((3, 9, 9)), batch_sizes=(2, 3))
+add("group_norm_1d_noaffine", lambda: seq(nn.GroupNorm(3, 6, affine=False)),
+    randn((2, 6, 11)))
+
+
+@fn_case("group_norm_functional", randn((2, 6, 4, 5), (6,), (6,)))
+def _group_norm_functional(x, w, b):
+    return F.group_norm(3 * x + 1, 2, w, b, eps=1e-3)
+
+
+# The InstanceNorm modules stay whole calls (their forward branches on the
+# input's rank); compiled alone, they are wrapped.
+add("instance_norm2d_affine",
+    lambda: random_norm_state(seq(nn.Conv2d(3, 4, 3),
+                                  nn.InstanceNorm2d(4, affine=True))),
+    batched((3, 8, 8)), batch_sizes=(2, 3))
+add("instance_norm1d", lambda: nn.InstanceNorm1d(5), randn((2, 5, 17)))
+add("instance_norm3d_running",
+    lambda: random_norm_state(seq(nn.InstanceNorm3d(3,
+                                                    track_running_stats=True))),
+    randn((2, 3, 4, 5, 6)))
+add("batch_norm3d", lambda: random_norm_state(seq(nn.BatchNorm3d(3))),
+    randn((2, 3, 4, 5, 6)))
+
+
+@fn_case("instance_norm_functional", randn((2, 3, 6, 7), (3,), (3,)))
+def _instance_norm_functional(x, w, b):
+    return F.instance_norm(2 * x - 1, weight=w, bias=b, eps=1e-4)
 
 add("layer_norm_last_dim", lambda: random_norm_state(seq(nn.LayerNorm(13))),
     randn((2, 5, 13)))

@@ -205,3 +205,43 @@ def test_stochastic_depth_in_training_mode_is_reported():
     message = str(e.value)
     assert "'stochastic_depth' (module '1')" in message
     assert "training must be False" in message
+
+
+def test_modules_the_compiler_binds_stay_calls():
+    """A torch.nn module with a registry alias is one call_module node;
+    one without is traced into when its forward traces
+    (nn.UpsamplingNearest2d into its F.interpolate), its nodes keeping the
+    module's path."""
+    model = nn.Sequential(nn.Conv2d(3, 4, 1), nn.GroupNorm(2, 4),
+                          nn.UpsamplingNearest2d(scale_factor=2))
+    gm = fx_mlir.compiler.trace(model)
+    modules = [n.target for n in gm.graph.nodes if n.op == "call_module"]
+    assert modules == ["0", "1"]
+    paths = {n.meta.get("fx_mlir_module_path") for n in gm.graph.nodes
+             if n.op in ("call_function", "call_method")}
+    assert paths == {"2"}
+    x = torch.randn(2, 3, 5, 5)
+    with torch.no_grad():
+        torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+
+
+def test_untraceable_module_compiled_alone_is_wrapped():
+    """nn.InstanceNorm2d's forward branches on the input's rank: compiled
+    alone, it becomes the one call_module of a wrapper."""
+    model = nn.InstanceNorm2d(3, affine=True).eval()
+    with torch.no_grad():
+        model.weight.uniform_(0.5, 1.5)
+    gm = fx_mlir.compiler.trace(model, (torch.randn(1, 3, 4, 4),))
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module",
+                                              "output"]
+    x = torch.randn(2, 3, 6, 5)
+    with torch.no_grad():
+        torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+
+
+def test_untraceable_unknown_module_is_reported_whole():
+    """A torch.nn module the compiler does not know whose forward does not
+    trace stays a call, reported by name."""
+    model = nn.Sequential(nn.Linear(4, 4), nn.RNNCell(4, 4))
+    with pytest.raises(fx_mlir.FxMlirError, match="torch.nn.RNNCell"):
+        fx_mlir.compile(model, (torch.randn(2, 4),))

@@ -1,12 +1,14 @@
-//===- Convolution.cpp - conv1d/conv2d and pooling to linalg --------------===//
+//===- Convolution.cpp - convolutions and pooling to linalg ---------------===//
 //
 // Convolutions pad explicitly (tensor.pad) and use the named NCHW linalg
 // convolutions: conv_2d_nchw_fchw, depthwise_conv_2d_nchw_chw for
 // depthwise, conv_2d_ngchw_gfchw for other groups; 1-D ones run as 2-D with
-// a unit height. The bias initializes the accumulator. Pooling uses the
-// named pooling ops (max, sum); average pooling divides by a compile-time
-// table of window sizes (PyTorch's count_include_pad and ceil_mode rules);
-// adaptive average pooling contracts with two constant averaging matrices.
+// a unit height; 3-D ones use conv_3d_ncdhw_fcdhw, or one generic with the
+// groups as a dim. The bias initializes the accumulator. Pooling uses the
+// named NCHW pooling ops (max, sum), in 3-D a generic of the same form;
+// average pooling divides by a compile-time table of window sizes
+// (PyTorch's count_include_pad and ceil_mode rules); adaptive average
+// pooling contracts with one constant averaging matrix per spatial dim.
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,7 +132,94 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
       b, l.loc, r, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
 }
 
-/// conv1d/conv2d(input, weight, bias, stride, padding, dilation, groups).
+/// A 3-D NCDHW convolution with explicit padding: the named
+/// conv_3d_ncdhw_fcdhw without groups, else one generic over the input
+/// viewed as (N, G, C, D, H, W) and the weight as (G, F/G, C, KD, KH, KW).
+Value conv3d(Lowering &l, Value input, Value weight, Value bias,
+             ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+             ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
+             int64_t groups, Type elem) {
+  OpBuilder &b = l.b;
+  input = l.castTensor(input, elem);
+  weight = l.castTensor(weight, elem);
+  if (llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(padHi, [](int64_t p) { return p != 0; })) {
+    SmallVector<OpFoldResult> lo(2, b.getIndexAttr(0)),
+        hi(2, b.getIndexAttr(0));
+    for (int i = 0; i < 3; ++i) {
+      lo.push_back(b.getIndexAttr(padLo[i]));
+      hi.push_back(b.getIndexAttr(padHi[i]));
+    }
+    input = l.pad(input, lo, hi, l.constant(elem, 0));
+  }
+  int64_t F = staticDim(weight, 0), C = staticDim(weight, 1);
+  SmallVector<int64_t> in, k, out;
+  for (int i = 0; i < 3; ++i) {
+    in.push_back(staticDim(input, 2 + i));
+    k.push_back(staticDim(weight, 2 + i));
+    if (ShapedType::isDynamic(in.back()))
+      return {};
+    out.push_back(windows(in[i], k[i], stride[i], 0, 0, dilation[i]));
+  }
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), b.getIndexAttr(F)};
+  for (int64_t o : out)
+    sizes.push_back(b.getIndexAttr(o));
+  Value init = biasInit(l, sizes, bias, elem);
+  if (groups == 1)
+    return linalg::Conv3DNcdhwFcdhwOp::create(
+               b, l.loc, TypeRange{init.getType()}, ValueRange{input, weight},
+               ValueRange{init}, b.getI64VectorAttr(stride),
+               b.getI64VectorAttr(dilation))
+        .getResult(0);
+  int64_t Fg = F / groups;
+  int64_t N = staticDim(input, 0);
+  SmallVector<OpFoldResult> inSizes = {l.dim(input, 0), b.getIndexAttr(groups),
+                                       b.getIndexAttr(C)};
+  SmallVector<int64_t> inShape = {N, groups, C}, outShape = {N, groups, Fg};
+  SmallVector<OpFoldResult> outSizes = {sizes[0], b.getIndexAttr(groups),
+                                        b.getIndexAttr(Fg)};
+  for (int i = 0; i < 3; ++i) {
+    inSizes.push_back(b.getIndexAttr(in[i]));
+    inShape.push_back(in[i]);
+    outSizes.push_back(b.getIndexAttr(out[i]));
+    outShape.push_back(out[i]);
+  }
+  SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}, {5}};
+  Value in6 = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get(inShape, elem), input, split, inSizes);
+  Value w6 = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get({groups, Fg, C, k[0], k[1], k[2]}, elem),
+      weight, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}, {5}});
+  Value init6 = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get(outShape, elem), init, split, outSizes);
+  // Loops (n, g, f, od, oh, ow, c, kd, kh, kw).
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs = {d(0), d(1), d(6)};
+  for (int i = 0; i < 3; ++i)
+    inExprs.push_back(d(3 + i) * stride[i] + d(7 + i) * dilation[i]);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(10, 0, inExprs, b.getContext()),
+      AffineMap::get(10, 0, {d(1), d(2), d(6), d(7), d(8), d(9)},
+                     b.getContext()),
+      AffineMap::get(10, 0, {d(0), d(1), d(2), d(3), d(4), d(5)},
+                     b.getContext())};
+  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
+  iterators.append(4, utils::IteratorType::reduction);
+  Value r =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init6.getType()}, ValueRange{in6, w6},
+          ValueRange{init6}, maps, iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value p = arith::MulFOp::create(nb, loc, v[0], v[1]);
+            linalg::YieldOp::create(
+                nb, loc, arith::AddFOp::create(nb, loc, v[2], p).getResult());
+          })
+          .getResult(0);
+  return tensor::CollapseShapeOp::create(b, l.loc, r, split);
+}
+
+/// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation,
+/// groups).
 LogicalResult lowerConv(Lowering &l, int spatial) {
   Value input = l.tensor(0u), weight = l.tensor(1u);
   Type elem = l.resultElementType();
@@ -163,6 +252,14 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
     lo = hi = *padding;
   }
   SmallVector<int64_t> s = *stride, d = *dilation;
+  if (spatial == 3) {
+    if (!isFloat(elem))
+      return l.fail("3-D convolutions need a float result");
+    Value r = conv3d(l, input, weight, bias, s, lo, hi, d, *groups, elem);
+    if (!r)
+      return l.fail("spatial dims must be static");
+    return l.replace(r);
+  }
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     weight = l.unsqueeze(weight, 2);
@@ -181,6 +278,7 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
 
 LogicalResult lowerConv1d(Lowering &l) { return lowerConv(l, 1); }
 LogicalResult lowerConv2d(Lowering &l) { return lowerConv(l, 2); }
+LogicalResult lowerConv3d(Lowering &l) { return lowerConv(l, 3); }
 
 /// Pooling geometry of one spatial dim.
 struct Window {
@@ -253,9 +351,10 @@ Value padForWindows(Lowering &l, Value input, ArrayRef<Window> wins, Value v) {
   return l.pad(input, lo, hi, v);
 }
 
-/// Max or sum pooling over 2 spatial dims of a 4-D input.
-Value pool2d(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
-             Type elem) {
+/// Max or sum pooling over the 2 or 3 spatial dims of an NC... input: the
+/// named NCHW pooling ops in 2-D, one generic of the same form in 3-D.
+Value pool(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
+           Type elem) {
   OpBuilder &b = l.b;
   Value padValue =
       isMax ? l.constant(elem, -std::numeric_limits<double>::infinity())
@@ -263,10 +362,52 @@ Value pool2d(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
   if (isMax && !isFloat(elem))
     padValue = l.constant(elem, double(std::numeric_limits<int32_t>::min()));
   Value padded = padForWindows(l, input, wins, padValue);
-  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1),
-                                     b.getIndexAttr(wins[0].out),
-                                     b.getIndexAttr(wins[1].out)};
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)};
+  for (const Window &w : wins)
+    sizes.push_back(b.getIndexAttr(w.out));
   Value init = l.filled(sizes, padValue);
+  if (wins.size() != 2) {
+    // Loops (n, c, outputs..., window...).
+    int64_t k = wins.size(), loops = 2 + 2 * k;
+    SmallVector<OpFoldResult> windowSizes;
+    SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
+                                       b.getAffineDimExpr(1)},
+                            windowExprs, outExprs = inExprs;
+    for (int64_t i = 0; i < k; ++i) {
+      AffineExpr o = b.getAffineDimExpr(2 + i),
+                 w = b.getAffineDimExpr(2 + k + i);
+      inExprs.push_back(o * wins[i].s + w * wins[i].d);
+      windowExprs.push_back(w);
+      outExprs.push_back(o);
+      windowSizes.push_back(b.getIndexAttr(wins[i].k));
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(loops, 0, inExprs, b.getContext()),
+        AffineMap::get(loops, 0, windowExprs, b.getContext()),
+        AffineMap::get(loops, 0, outExprs, b.getContext())};
+    SmallVector<utils::IteratorType> iterators(2 + k,
+                                               utils::IteratorType::parallel);
+    iterators.append(k, utils::IteratorType::reduction);
+    return linalg::GenericOp::create(
+               b, l.loc, TypeRange{init.getType()},
+               ValueRange{padded, l.empty(windowSizes, elem)}, ValueRange{init},
+               maps, iterators, "", "",
+               [&](OpBuilder &nb, Location loc, ValueRange v) {
+                 Value r;
+                 if (!isMax)
+                   r = isFloat(elem)
+                           ? arith::AddFOp::create(nb, loc, v[2], v[0])
+                                 .getResult()
+                           : arith::AddIOp::create(nb, loc, v[2], v[0])
+                                 .getResult();
+                 else if (isFloat(elem))
+                   r = arith::MaximumFOp::create(nb, loc, v[2], v[0]);
+                 else
+                   r = arith::MaxSIOp::create(nb, loc, v[2], v[0]);
+                 linalg::YieldOp::create(nb, loc, r);
+               })
+        .getResult(0);
+  }
   Value windowShape =
       l.empty({b.getIndexAttr(wins[0].k), b.getIndexAttr(wins[1].k)}, elem);
   auto strides = b.getI64VectorAttr({wins[0].s, wins[1].s});
@@ -301,7 +442,7 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
     input = l.unsqueeze(input, 2);
     wins->insert(wins->begin(), unitWindow());
   }
-  Value r = pool2d(l, input, *wins, /*isMax=*/true, elem);
+  Value r = pool(l, input, *wins, /*isMax=*/true, elem);
   if (spatial == 1)
     r = l.squeeze(r, 2);
   return l.replace(r);
@@ -309,6 +450,7 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
 
 LogicalResult lowerMaxPool1d(Lowering &l) { return lowerMaxPool(l, 1); }
 LogicalResult lowerMaxPool2d(Lowering &l) { return lowerMaxPool(l, 2); }
+LogicalResult lowerMaxPool3d(Lowering &l) { return lowerMaxPool(l, 3); }
 
 /// avg_pool(self, kernel, stride, padding, ceil_mode, count_include_pad
 /// [, divisor_override]).
@@ -323,7 +465,7 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   auto wins = poolWindows(l, input, spatial, /*hasDilation=*/false);
   auto includePad = l.constBool(5u);
   std::optional<int64_t> divisorOverride;
-  if (spatial == 2 && !l.isNone(6u))
+  if (spatial >= 2 && !l.isNone(6u))
     divisorOverride = l.constInt(6u);
   if (!wins || !includePad)
     return l.fail("pooling parameters and spatial sizes must be static");
@@ -331,27 +473,35 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
     input = l.unsqueeze(input, 2);
     wins->insert(wins->begin(), unitWindow());
   }
-  Value sum = pool2d(l, input, *wins, /*isMax=*/false, elem);
-  // Divisors per output position, as ATen's avg_pool2d computes them.
-  const Window &wh = (*wins)[0], &ww = (*wins)[1];
-  SmallVector<float> divisors;
-  for (int64_t oh = 0; oh < wh.out; ++oh)
-    for (int64_t ow = 0; ow < ww.out; ++ow) {
-      auto extent = [&](const Window &w, int64_t o, bool clip) {
-        int64_t start = o * w.s - w.p;
-        int64_t end = std::min(start + w.k, w.size + w.p);
-        if (clip) {
-          start = std::max<int64_t>(start, 0);
-          end = std::min(end, w.size);
-        }
-        return end - start;
-      };
-      int64_t count =
-          extent(wh, oh, !*includePad) * extent(ww, ow, !*includePad);
-      divisors.push_back(divisorOverride ? float(*divisorOverride)
-                                         : float(count));
+  Value sum = pool(l, input, *wins, /*isMax=*/false, elem);
+  // Divisors per output position, as ATen's avg_pool2d/3d compute them:
+  // the product over the dims of each window's extent.
+  auto extent = [&](const Window &w, int64_t o) {
+    int64_t start = o * w.s - w.p;
+    int64_t end = std::min(start + w.k, w.size + w.p);
+    if (!*includePad) {
+      start = std::max<int64_t>(start, 0);
+      end = std::min(end, w.size);
     }
-  auto tableType = RankedTensorType::get({wh.out, ww.out}, l.b.getF32Type());
+    return end - start;
+  };
+  SmallVector<int64_t> tableShape;
+  int64_t positions = 1;
+  for (const Window &w : *wins) {
+    tableShape.push_back(w.out);
+    positions *= w.out;
+  }
+  SmallVector<float> divisors;
+  for (int64_t p = 0; p < positions; ++p) {
+    int64_t count = 1, rest = p;
+    for (int64_t i = wins->size() - 1; i >= 0; --i) {
+      count *= extent((*wins)[i], rest % (*wins)[i].out);
+      rest /= (*wins)[i].out;
+    }
+    divisors.push_back(divisorOverride ? float(*divisorOverride)
+                                       : float(count));
+  }
+  auto tableType = RankedTensorType::get(tableShape, l.b.getF32Type());
   Value table = arith::ConstantOp::create(
       l.b, l.loc, DenseElementsAttr::get(tableType, ArrayRef<float>(divisors)));
   Value r = l.elementwise(
@@ -365,6 +515,7 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
 
 LogicalResult lowerAvgPool1d(Lowering &l) { return lowerAvgPool(l, 1); }
 LogicalResult lowerAvgPool2d(Lowering &l) { return lowerAvgPool(l, 2); }
+LogicalResult lowerAvgPool3d(Lowering &l) { return lowerAvgPool(l, 3); }
 
 /// The (out x in) matrix averaging the adaptive windows of one dim.
 Value averagingMatrix(Lowering &l, int64_t in, int64_t out, Type elem) {
@@ -399,16 +550,9 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
     type = cast<RankedTensorType>(input.getType());
     ++rank;
   }
-  int64_t H = type.getDimSize(rank - 2), W = type.getDimSize(rank - 1);
-  if (ShapedType::isDynamic(H) || ShapedType::isDynamic(W))
-    return l.fail("spatial sizes must be static");
-  int64_t OH = (*outSize)[0] < 0 ? H : (*outSize)[0];
-  int64_t OW = (*outSize)[1] < 0 ? W : (*outSize)[1];
-  Value ph = averagingMatrix(l, H, OH, elem);
-  Value pw = averagingMatrix(l, W, OW, elem);
-  // out[..., i, j] = sum_h sum_w ph[i, h] x[..., h, w] pw[j, w]
-  int64_t lead = rank - 2, loops = rank + 2;
-  int64_t i = lead, j = lead + 1, h = lead + 2, w = lead + 3;
+  // out[..., i, j(, k)] = sum over h, w(, z) of x[..., h, w(, z)] times one
+  // averaging matrix per spatial dim: ph[i, h] pw[j, w] (pz[k, z]).
+  int64_t k = std::max(spatial, 2), lead = rank - k, loops = lead + 2 * k;
   OpBuilder &b = l.b;
   SmallVector<AffineExpr> xExprs, outExprs;
   SmallVector<OpFoldResult> sizes;
@@ -417,32 +561,43 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
     outExprs.push_back(b.getAffineDimExpr(d));
     sizes.push_back(l.dim(input, d));
   }
-  xExprs.append({b.getAffineDimExpr(h), b.getAffineDimExpr(w)});
-  outExprs.append({b.getAffineDimExpr(i), b.getAffineDimExpr(j)});
-  sizes.append({b.getIndexAttr(OH), b.getIndexAttr(OW)});
+  SmallVector<Value> matrices;
+  SmallVector<AffineMap> matrixMaps;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t in = type.getDimSize(lead + i);
+    if (ShapedType::isDynamic(in))
+      return l.fail("spatial sizes must be static");
+    int64_t out = (*outSize)[i] < 0 ? in : (*outSize)[i];
+    AffineExpr o = b.getAffineDimExpr(lead + i),
+               x = b.getAffineDimExpr(lead + k + i);
+    xExprs.push_back(x);
+    outExprs.push_back(o);
+    sizes.push_back(b.getIndexAttr(out));
+    matrices.push_back(averagingMatrix(l, in, out, elem));
+    matrixMaps.push_back(AffineMap::get(loops, 0, {o, x}, b.getContext()));
+  }
   SmallVector<AffineMap> maps = {
-      AffineMap::get(loops, 0, xExprs, b.getContext()),
-      AffineMap::get(loops, 0, {b.getAffineDimExpr(i), b.getAffineDimExpr(h)},
-                     b.getContext()),
-      AffineMap::get(loops, 0, {b.getAffineDimExpr(j), b.getAffineDimExpr(w)},
-                     b.getContext()),
-      AffineMap::get(loops, 0, outExprs, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(loops,
+      AffineMap::get(loops, 0, xExprs, b.getContext())};
+  maps.append(matrixMaps);
+  maps.push_back(AffineMap::get(loops, 0, outExprs, b.getContext()));
+  SmallVector<utils::IteratorType> iterators(lead + k,
                                              utils::IteratorType::parallel);
-  iterators[h] = iterators[w] = utils::IteratorType::reduction;
+  iterators.append(k, utils::IteratorType::reduction);
   Value init = l.filled(sizes, l.constant(elem, 0));
-  input = l.castTensor(input, elem);
-  Value r =
-      linalg::GenericOp::create(
-          b, l.loc, TypeRange{init.getType()}, ValueRange{input, ph, pw},
-          ValueRange{init}, maps, iterators, "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value p = arith::MulFOp::create(
-                nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]), v[2]);
-            linalg::YieldOp::create(
-                nb, loc, arith::AddFOp::create(nb, loc, v[3], p).getResult());
-          })
-          .getResult(0);
+  SmallVector<Value> inputs = {l.castTensor(input, elem)};
+  inputs.append(matrices);
+  Value r = linalg::GenericOp::create(
+                b, l.loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+                maps, iterators, "", "",
+                [&](OpBuilder &nb, Location loc, ValueRange v) {
+                  Value p = v[0];
+                  for (int64_t i = 1; i <= k; ++i)
+                    p = arith::MulFOp::create(nb, loc, p, v[i]);
+                  linalg::YieldOp::create(
+                      nb, loc,
+                      arith::AddFOp::create(nb, loc, v[k + 1], p).getResult());
+                })
+                .getResult(0);
   if (spatial == 1)
     r = l.squeeze(r, rank - 2);
   return l.replace(r);
@@ -454,16 +609,23 @@ LogicalResult lowerAdaptiveAvgPool1d(Lowering &l) {
 LogicalResult lowerAdaptiveAvgPool2d(Lowering &l) {
   return lowerAdaptiveAvgPool(l, 2);
 }
+LogicalResult lowerAdaptiveAvgPool3d(Lowering &l) {
+  return lowerAdaptiveAvgPool(l, 3);
+}
 
 } // namespace
 
 void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::conv1d", "aten::conv1d.padding"}, lowerConv1d);
   addLowering(t, {"aten::conv2d", "aten::conv2d.padding"}, lowerConv2d);
+  addLowering(t, {"aten::conv3d", "aten::conv3d.padding"}, lowerConv3d);
   addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);
   addLowering(t, {"aten::max_pool2d"}, lowerMaxPool2d);
+  addLowering(t, {"aten::max_pool3d"}, lowerMaxPool3d);
   addLowering(t, {"aten::avg_pool1d"}, lowerAvgPool1d);
   addLowering(t, {"aten::avg_pool2d"}, lowerAvgPool2d);
+  addLowering(t, {"aten::avg_pool3d"}, lowerAvgPool3d);
   addLowering(t, {"aten::adaptive_avg_pool1d"}, lowerAdaptiveAvgPool1d);
   addLowering(t, {"aten::adaptive_avg_pool2d"}, lowerAdaptiveAvgPool2d);
+  addLowering(t, {"aten::adaptive_avg_pool3d"}, lowerAdaptiveAvgPool3d);
 }

@@ -255,6 +255,28 @@ LogicalResult lowerPow(Lowering &l) {
 // Unary
 //===----------------------------------------------------------------------===//
 
+/// 1, -1 or 0 by the sign of `x` (0, -0 and NaN stay as they are).
+Value sign(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value zero = fconst(b, loc, t, 0);
+  Value one = fconst(b, loc, t, 1), minusOne = fconst(b, loc, t, -1);
+  Value positive, negative;
+  if (isFloat(t)) {
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  return arith::SelectOp::create(
+      b, loc, positive, one,
+      arith::SelectOp::create(b, loc, negative, minusOne, x));
+}
+
 #define FX_UNARY(NAME, EXPR)                                                   \
   LogicalResult NAME(Lowering &l) {                                            \
     return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {   \
@@ -291,7 +313,12 @@ FX_UNARY(lowerHardsigmoid,
                                          fconst(b, loc, t, 0)),
                                     fconst(b, loc, t, 6)),
                                fconst(b, loc, t, 6)))
-#undef FX_UNARY
+FX_UNARY(lowerTan, math::TanOp::create(b, loc, x))
+FX_UNARY(lowerAtan, math::AtanOp::create(b, loc, x))
+FX_UNARY(lowerLog1p, math::Log1pOp::create(b, loc, x))
+FX_UNARY(lowerExpm1, math::ExpM1Op::create(b, loc, x))
+FX_UNARY(lowerLog2, math::Log2Op::create(b, loc, x))
+FX_UNARY(lowerSign, sign(b, loc, x))
 
 LogicalResult lowerLogicalNotImpl(Lowering &l) {
   Value x = l.tensor(0u);
@@ -415,6 +442,20 @@ LogicalResult lowerLeakyRelu(Lowering &l) {
   });
 }
 
+/// scale * (x > 0 ? x : alpha * (exp(x * inputScale) - 1)): elu, selu,
+/// celu.
+Value elu(OpBuilder &b, Location loc, Value x, Value alpha, Value scale,
+          Value inputScale) {
+  Value zero = fconst(b, loc, x.getType(), 0);
+  Value positive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+  Value e = math::ExpM1Op::create(b, loc,
+                                  arith::MulFOp::create(b, loc, x, inputScale));
+  Value negative = arith::MulFOp::create(b, loc, alpha, e);
+  return arith::MulFOp::create(
+      b, loc, scale, arith::SelectOp::create(b, loc, positive, x, negative));
+}
+
 LogicalResult lowerElu(Lowering &l) {
   Type r = l.resultElementType();
   if (!r)
@@ -424,17 +465,149 @@ LogicalResult lowerElu(Lowering &l) {
   if (!alpha || !scale || !inputScale)
     return l.fail("unsupported elu arguments");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-    Value x = v[0];
-    Value zero = fconst(b, loc, x.getType(), 0);
-    Value positive =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
-    // negative: alpha * (exp(x * input_scale) - 1)
-    Value e = math::ExpM1Op::create(
-        b, loc, arith::MulFOp::create(b, loc, x, inputScale));
-    Value negative = arith::MulFOp::create(b, loc, alpha, e);
-    return arith::MulFOp::create(
-        b, loc, scale, arith::SelectOp::create(b, loc, positive, x, negative));
+    return elu(b, loc, v[0], alpha, scale, inputScale);
   });
+}
+
+/// floor, ceil, round: the input itself on integers.
+template <typename OpTy> LogicalResult lowerRounding(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (x && r && !isFloat(r) &&
+      cast<RankedTensorType>(x.getType()).getElementType() == r)
+    return l.replace(x);
+  return unary(l, [](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    return OpTy::create(b, loc, v[0]);
+  });
+}
+
+/// selu is elu with ATen's fixed alpha and scale.
+LogicalResult lowerSelu(Lowering &l) {
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Type t = v[0].getType();
+    return elu(b, loc, v[0],
+               fconst(b, loc, t, 1.6732632423543772848170429916717),
+               fconst(b, loc, t, 1.0507009873554804934193349852946),
+               fconst(b, loc, t, 1.0));
+  });
+}
+
+/// celu(x, alpha) is elu(x, alpha, 1, 1 / alpha).
+LogicalResult lowerCelu(Lowering &l) {
+  auto alpha = l.constFloat(l.arg(1));
+  if (!alpha || *alpha == 0)
+    return l.fail("alpha must be a nonzero constant");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Type t = v[0].getType();
+    return elu(b, loc, v[0], fconst(b, loc, t, *alpha), fconst(b, loc, t, 1.0),
+               fconst(b, loc, t, 1.0 / *alpha));
+  });
+}
+
+/// x * beta > threshold ? x : log1p(exp(x * beta)) / beta, as ATen.
+Value softplus(OpBuilder &b, Location loc, Value x, double beta,
+               double threshold) {
+  Type t = x.getType();
+  Value scaled = arith::MulFOp::create(b, loc, x, fconst(b, loc, t, beta));
+  Value soft = arith::DivFOp::create(
+      b, loc,
+      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, scaled)),
+      fconst(b, loc, t, beta));
+  Value linear = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                       scaled, fconst(b, loc, t, threshold));
+  return arith::SelectOp::create(b, loc, linear, x, soft);
+}
+
+LogicalResult lowerSoftplus(Lowering &l) {
+  auto beta = l.constFloat(l.arg(1)), threshold = l.constFloat(l.arg(2));
+  if (!beta || !threshold || *beta == 0)
+    return l.fail("beta and threshold must be constants, beta nonzero");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    return softplus(b, loc, v[0], *beta, *threshold);
+  });
+}
+
+FX_UNARY(lowerMish,
+         arith::MulFOp::create(
+             b, loc, x,
+             math::TanhOp::create(b, loc, softplus(b, loc, x, 1, 20))))
+// min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|.
+FX_UNARY(lowerLogSigmoid,
+         arith::SubFOp::create(
+             b, loc, minv(b, loc, x, fconst(b, loc, t, 0)),
+             math::Log1pOp::create(
+                 b, loc,
+                 math::ExpOp::create(
+                     b, loc,
+                     arith::NegFOp::create(b, loc,
+                                           math::AbsFOp::create(b, loc, x))))))
+#undef FX_UNARY
+
+/// prelu(x, weight): x > 0 ? x : weight * x, the weight one slope for all
+/// or one per channel (dim 1; a 0-D or 1-D input has one channel).
+LogicalResult lowerPrelu(Lowering &l) {
+  Value x = l.tensor(0u), w = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!x || !w || !r || !isFloat(r))
+    return l.fail("needs float tensors");
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != 1 || wType.isDynamicDim(0))
+    return l.fail("the weight must be a static vector");
+  int64_t slopes = wType.getDimSize(0), rank = xType.getRank();
+  if (slopes != 1) {
+    if (rank < 2 || xType.getDimSize(1) != slopes)
+      return l.fail("one slope per channel expected");
+    // (C) -> (C, 1, ..., 1) aligned with the channel dim.
+    SmallVector<int64_t> shape = {slopes};
+    shape.append(rank - 2, 1);
+    SmallVector<ReassociationIndices> groups = {{}};
+    for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+      groups[0].push_back(d);
+    w = tensor::ExpandShapeOp::create(
+        l.b, l.loc, RankedTensorType::get(shape, wType.getElementType()), w,
+        groups);
+  }
+  return l.replace(l.elementwise(
+      {x, w}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value positive =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v[0],
+                                  fconst(b, loc, v[0].getType(), 0));
+        return arith::SelectOp::create(
+            b, loc, positive, v[0], arith::MulFOp::create(b, loc, v[1], v[0]));
+      }));
+}
+
+/// Python's `%`: the remainder takes the divisor's sign.
+LogicalResult lowerRemainder(Lowering &l) {
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Type t = x.getType();
+        Value zero = fconst(b, loc, t, 0);
+        Value rem, remNegative, divNegative, nonzero;
+        if (isFloat(t)) {
+          rem = arith::RemFOp::create(b, loc, x, y);
+          nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                          rem, zero);
+          remNegative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                              rem, zero);
+          divNegative =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+        } else {
+          rem = arith::RemSIOp::create(b, loc, x, y);
+          nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem,
+                                          zero);
+          remNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              rem, zero);
+          divNegative =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+        }
+        Value differ = arith::XOrIOp::create(b, loc, remNegative, divNegative);
+        Value adjust = arith::AndIOp::create(b, loc, nonzero, differ);
+        return arith::SelectOp::create(b, loc, adjust, add(b, loc, rem, y),
+                                       rem);
+      });
 }
 
 LogicalResult lowerHardtanh(Lowering &l) {
@@ -666,6 +839,26 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"},
               lowerMaskedFill);
   addLowering(t, {"aten::elu"}, lowerElu);
+  addLowering(t, {"aten::selu"}, lowerSelu);
+  addLowering(t, {"aten::celu"}, lowerCelu);
+  addLowering(t, {"aten::softplus"}, lowerSoftplus);
+  addLowering(t, {"aten::mish"}, lowerMish);
+  addLowering(t, {"aten::log_sigmoid"}, lowerLogSigmoid);
+  addLowering(t, {"aten::prelu"}, lowerPrelu);
+  addLowering(t,
+              {"aten::remainder.Tensor", "aten::remainder.Scalar",
+               "aten::remainder.Scalar_Tensor"},
+              lowerRemainder);
+  addLowering(t, {"aten::tan"}, lowerTan);
+  addLowering(t, {"aten::atan"}, lowerAtan);
+  addLowering(t, {"aten::log1p"}, lowerLog1p);
+  addLowering(t, {"aten::expm1"}, lowerExpm1);
+  addLowering(t, {"aten::log2"}, lowerLog2);
+  addLowering(t, {"aten::floor"}, lowerRounding<math::FloorOp>);
+  addLowering(t, {"aten::ceil"}, lowerRounding<math::CeilOp>);
+  // Half to even, as ATen.
+  addLowering(t, {"aten::round"}, lowerRounding<math::RoundEvenOp>);
+  addLowering(t, {"aten::sign"}, lowerSign);
   using FP = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
   addLowering(t, {"aten::eq.Tensor", "aten::eq.Scalar"},

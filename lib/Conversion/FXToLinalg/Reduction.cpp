@@ -432,6 +432,131 @@ LogicalResult lowerLayerNorm(Lowering &l) {
   return l.replace(normalizeAffine(l, x, mean, var, *eps, weight, bias, elem));
 }
 
+/// `v` (C) reshaped to `shape` (its other dims 1), to broadcast along the
+/// dims of `shape` whose product is C.
+Value vectorView(Lowering &l, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<ReassociationIndices> groups = {{}};
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    groups[0].push_back(d);
+  return tensor::ExpandShapeOp::create(
+      l.b, l.loc, RankedTensorType::get(shape, type.getElementType()), v,
+      groups);
+}
+
+/// The optional per-channel tensor of argument `i` (weight, bias), null
+/// when None; sets `bad` when it is given but not a static vector of `c`.
+Value channelVector(Lowering &l, unsigned i, int64_t c, bool &bad) {
+  if (l.isNone(i))
+    return {};
+  Value v = l.tensor(i);
+  auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+  if (!type || type.getRank() != 1 || type.getDimSize(0) != c) {
+    bad = true;
+    return {};
+  }
+  return v;
+}
+
+/// group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): the
+/// input (N, C, *) viewed as (N, G, C/G, *), normalized over all but its
+/// first two dims, with the per-channel affine applied in that view.
+LogicalResult lowerGroupNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto groups = l.constInt(1u);
+  auto eps = l.constFloat(l.arg(4));
+  if (!x || !elem || !isFloat(elem) || !groups || !eps)
+    return l.fail("needs a float tensor and constant num_groups and eps");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.isDynamicDim(1))
+    return l.fail("needs a static channel dim");
+  int64_t channels = type.getDimSize(1), g = *groups;
+  if (g <= 0 || channels % g)
+    return l.fail("num_groups must divide the channels");
+  bool bad = false;
+  Value weight = channelVector(l, 2, channels, bad);
+  Value bias = channelVector(l, 3, channels, bad);
+  if (bad)
+    return l.fail("weight and bias must be vectors of the channels");
+  x = l.castTensor(x, elem);
+  // (N, C, *) -> (N, G, C/G, *)
+  SmallVector<int64_t> shape = {type.getDimSize(0), g, channels / g};
+  SmallVector<OpFoldResult> sizes = {l.dim(x, 0), l.b.getIndexAttr(g),
+                                     l.b.getIndexAttr(channels / g)};
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}};
+  for (int64_t d = 2; d < rank; ++d) {
+    shape.push_back(type.getDimSize(d));
+    sizes.push_back(l.dim(x, d));
+    reassociation.push_back({d + 1});
+  }
+  Value grouped = tensor::ExpandShapeOp::create(
+      l.b, l.loc, RankedTensorType::get(shape, elem), x, reassociation, sizes);
+  SmallVector<int64_t> dims, affine = {1, g, channels / g};
+  for (int64_t d = 2; d <= rank; ++d)
+    dims.push_back(d);
+  affine.append(rank - 2, 1);
+  Value count = l.countOver(grouped, dims, elem);
+  auto [mean, squares] = meanAndSquares(l, grouped, dims, true, count, elem);
+  Value var = divideBy(l, squares, count);
+  if (weight)
+    weight = vectorView(l, weight, affine);
+  if (bias)
+    bias = vectorView(l, bias, affine);
+  Value y = normalizeAffine(l, grouped, mean, var, *eps, weight, bias, elem);
+  return l.replace(
+      tensor::CollapseShapeOp::create(l.b, l.loc, y, reassociation));
+}
+
+/// instance_norm(input, weight, bias, running_mean, running_var,
+/// use_input_stats, momentum, eps, cudnn_enabled): the statistics of each
+/// (sample, channel) over the spatial dims, or the running ones.
+LogicalResult lowerInstanceNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto useInputStats = l.constBool(5u);
+  auto eps = l.constFloat(l.arg(7));
+  if (!x || !elem || !isFloat(elem) || !useInputStats || !eps)
+    return l.fail("needs a float tensor and constant use_input_stats and eps");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (rank < 3 || type.isDynamicDim(1))
+    return l.fail("needs a batch, a static channel dim and spatial dims");
+  if (*useInputStats && !l.isNone(3u))
+    return l.fail("updating running statistics is not supported");
+  int64_t channels = type.getDimSize(1);
+  bool bad = false;
+  Value weight = channelVector(l, 1, channels, bad);
+  Value bias = channelVector(l, 2, channels, bad);
+  Value runningMean, runningVar;
+  if (!*useInputStats) {
+    runningMean = channelVector(l, 3, channels, bad);
+    runningVar = channelVector(l, 4, channels, bad);
+    if (!runningMean || !runningVar)
+      bad = true;
+  }
+  if (bad)
+    return l.fail("weight, bias and running statistics must be vectors of "
+                  "the channels");
+  x = l.castTensor(x, elem);
+  if (weight)
+    weight = channelView(l, weight, rank);
+  if (bias)
+    bias = channelView(l, bias, rank);
+  if (!*useInputStats)
+    return l.replace(normalizeAffine(l, x, channelView(l, runningMean, rank),
+                                     channelView(l, runningVar, rank), *eps,
+                                     weight, bias, elem));
+  SmallVector<int64_t> dims;
+  for (int64_t d = 2; d < rank; ++d)
+    dims.push_back(d);
+  Value count = l.countOver(x, dims, elem);
+  auto [mean, squares] = meanAndSquares(l, x, dims, true, count, elem);
+  Value var = divideBy(l, squares, count);
+  return l.replace(normalizeAffine(l, x, mean, var, *eps, weight, bias, elem));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
@@ -452,4 +577,6 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
               lowerLogSoftmax);
   addLowering(t, {"aten::batch_norm"}, lowerBatchNorm);
   addLowering(t, {"aten::layer_norm"}, lowerLayerNorm);
+  addLowering(t, {"aten::group_norm"}, lowerGroupNorm);
+  addLowering(t, {"aten::instance_norm"}, lowerInstanceNorm);
 }

@@ -191,3 +191,33 @@ fx.graph_module @M {
     fx.output %pool : tensor<1x3x3x3xf32>
   }
 }
+
+// -----
+
+// A grouped 3-D conv is one generic over the input viewed as (N, G, C, D,
+// H, W) and the weight as (G, F/G, C, KD, KH, KW), the padding explicit;
+// 3-D max pooling is a generic of the named 2-D op's form: a window
+// operand gives the reduction loops their sizes.
+
+// CHECK-DAG: #[[$IN:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 + d7, d4 + d8, d5 + d9)>
+// CHECK-DAG: #[[$W:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>
+// CHECK-DAG: #[[$WIN:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4 * 2 + d7)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x6x5x4x4xf32>, %[[WT:.*]]: tensor<9x2x3x1x1xf32>)
+// CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0, 0] high[0, 0, 1, 0, 0]
+// CHECK:         %[[XG:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3], [4], [5]] output_shape [1, 3, 2, 7, 4, 4]
+// CHECK:         %[[WG:.*]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4], [5]] output_shape [3, 3, 2, 3, 1, 1]
+// CHECK:         %[[C:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[XG]], %[[WG]] :
+// CHECK:         %[[CC:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2], [3], [4], [5]] : tensor<1x3x3x5x4x4xf32> into tensor<1x9x5x4x4xf32>
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2x2xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[$WIN]], {{.*}}} ins(%[[CC]], %[[WINDOW]] :
+// CHECK:           arith.maximumf
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x6x5x4x4xf32>
+    %w = fx.placeholder "w" : tensor<9x2x3x1x1xf32>
+    %c = fx.call_function "aten::conv3d"(%x, %w, None, [1, 1, 1], [1, 0, 0], [1, 1, 1], 3) : (tensor<1x6x5x4x4xf32>, tensor<9x2x3x1x1xf32>) -> tensor<1x9x5x4x4xf32>
+    %p = fx.call_function "aten::max_pool3d"(%c, [2, 2, 2], [], [0, 0, 0], [1, 1, 1], False) : (tensor<1x9x5x4x4xf32>) -> tensor<1x9x2x2x2xf32>
+    fx.output %p : tensor<1x9x2x2x2xf32>
+  }
+}

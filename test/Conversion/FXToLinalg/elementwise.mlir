@@ -139,3 +139,138 @@ fx.graph_module @M {
     fx.output %dropout : tensor<2x4xf32>
   }
 }
+
+// -----
+
+// prelu: one slope per channel, the weight (C) viewed as (C, 1) so it
+// broadcasts along dim 1 of the input.
+
+// CHECK-DAG: #[[$ID3:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$CH:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>, %[[W:.*]]: tensor<3xf32>)
+// CHECK:         %[[WV:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[$ID3]], #[[$CH]], #[[$ID3]]]
+// CHECK-SAME:      ins(%[[X]], %[[WV]] : tensor<2x3x4xf32>, tensor<3x1xf32>)
+// CHECK:           %[[POS:.*]] = arith.cmpf ogt, %[[IN:.*]], %{{.*}} : f32
+// CHECK:           %[[NEG:.*]] = arith.mulf %{{.*}}, %[[IN]] : f32
+// CHECK:           arith.select %[[POS]], %[[IN]], %[[NEG]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %w = fx.placeholder "w" : tensor<3xf32>
+    %p = fx.call_function "aten::prelu"(%x, %w) : (tensor<2x3x4xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+    fx.output %p : tensor<2x3x4xf32>
+  }
+}
+
+// -----
+
+// softplus(x, beta=2, threshold=5) is linear above the threshold, as
+// ATen's; mish is x * tanh(softplus(x)); log_sigmoid is
+// min(x, 0) - log1p(exp(-|x|)); celu(alpha) is elu with input_scale
+// 1/alpha.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[TWENTY:.*]] = arith.constant 2.000000e+01 : f32
+// CHECK-DAG:     %[[FIVE:.*]] = arith.constant 5.000000e+00 : f32
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK:         linalg.generic
+// CHECK:           %[[S:.*]] = arith.mulf %[[IN:.*]], %[[TWO]] : f32
+// CHECK:           %[[E:.*]] = math.exp %[[S]] : f32
+// CHECK:           %[[L:.*]] = math.log1p %[[E]] : f32
+// CHECK:           %[[D:.*]] = arith.divf %[[L]], %[[TWO]] : f32
+// CHECK:           %[[BIG:.*]] = arith.cmpf ogt, %[[S]], %[[FIVE]] : f32
+// CHECK:           arith.select %[[BIG]], %[[IN]], %[[D]] : f32
+// CHECK:         linalg.generic
+// CHECK:           math.log1p
+// CHECK:           arith.cmpf ogt, %{{.*}}, %[[TWENTY]] : f32
+// CHECK:           %[[T:.*]] = math.tanh
+// CHECK:           arith.mulf %{{.*}}, %[[T]] : f32
+// CHECK:         linalg.generic
+// CHECK:           math.absf
+// CHECK:           arith.negf
+// CHECK:           math.exp
+// CHECK:           %[[LP:.*]] = math.log1p
+// CHECK:           %[[MIN:.*]] = arith.minimumf %{{.*}}, %[[ZERO]] : f32
+// CHECK:           arith.subf %[[MIN]], %[[LP]] : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf %{{.*}}, %[[TWO]] : f32
+// CHECK:           math.expm1
+// CHECK:           arith.mulf %{{.*}}, %[[HALF]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xf32>
+    %s = fx.call_function "aten::softplus"(%x, 2, 5) : (tensor<4xf32>) -> tensor<4xf32>
+    %m = fx.call_function "aten::mish"(%s) : (tensor<4xf32>) -> tensor<4xf32>
+    %l = fx.call_function "aten::log_sigmoid"(%m) : (tensor<4xf32>) -> tensor<4xf32>
+    %c = fx.call_function "aten::celu"(%l, 5.000000e-01) : (tensor<4xf32>) -> tensor<4xf32>
+    fx.output %c : tensor<4xf32>
+  }
+}
+
+// -----
+
+// remainder takes the divisor's sign (Python's %): the truncated remainder
+// plus the divisor when it is nonzero and the signs differ. floor of an
+// integer tensor is the tensor; sign is 1, -1 or the input (0).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<4xi64>, %[[Y:.*]]: tensor<4xi64>)
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[X]], %[[Y]] : tensor<4xi64>, tensor<4xi64>)
+// CHECK:           %[[REM:.*]] = arith.remsi %[[A:.*]], %[[B:.*]] : i64
+// CHECK:           %[[NZ:.*]] = arith.cmpi ne, %[[REM]]
+// CHECK:           %[[RN:.*]] = arith.cmpi slt, %[[REM]]
+// CHECK:           %[[BN:.*]] = arith.cmpi slt, %[[B]]
+// CHECK:           %[[DIFF:.*]] = arith.xori %[[RN]], %[[BN]] : i1
+// CHECK:           %[[ADJ:.*]] = arith.andi %[[NZ]], %[[DIFF]] : i1
+// CHECK:           %[[SUM:.*]] = arith.addi %[[REM]], %[[B]] : i64
+// CHECK:           arith.select %[[ADJ]], %[[SUM]], %[[REM]] : i64
+// CHECK-NOT:     math.floor
+// CHECK:         %[[S:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[R]] : tensor<4xi64>)
+// CHECK:           arith.cmpi sgt
+// CHECK:           arith.cmpi slt
+// CHECK:         return %[[S]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xi64>
+    %y = fx.placeholder "y" : tensor<4xi64>
+    %r = fx.call_function "aten::remainder.Tensor"(%x, %y) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+    %f = fx.call_function "aten::floor"(%r) : (tensor<4xi64>) -> tensor<4xi64>
+    %s = fx.call_function "aten::sign"(%f) : (tensor<4xi64>) -> tensor<4xi64>
+    fx.output %s : tensor<4xi64>
+  }
+}
+
+// -----
+
+// Unary math: floor, ceil and round (half to even) of floats; tan, atan,
+// log1p, expm1, log2.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         math.floor
+// CHECK:         math.ceil
+// CHECK:         math.roundeven
+// CHECK:         math.tan
+// CHECK:         math.atan
+// CHECK:         math.log1p
+// CHECK:         math.expm1
+// CHECK:         math.log2
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xf32>
+    %0 = fx.call_function "aten::floor"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = fx.call_function "aten::ceil"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = fx.call_function "aten::round"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = fx.call_function "aten::tan"(%2) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = fx.call_function "aten::atan"(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    %5 = fx.call_function "aten::log1p"(%4) : (tensor<4xf32>) -> tensor<4xf32>
+    %6 = fx.call_function "aten::expm1"(%5) : (tensor<4xf32>) -> tensor<4xf32>
+    %7 = fx.call_function "aten::log2"(%6) : (tensor<4xf32>) -> tensor<4xf32>
+    fx.output %7 : tensor<4xf32>
+  }
+}

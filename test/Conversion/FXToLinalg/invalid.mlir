@@ -69,6 +69,46 @@ fx.graph_module @M {
 
 // -----
 
+// group_norm needs groups that divide the channels; prelu one slope per
+// channel (a 1-D input has one channel); instance_norm cannot update
+// running statistics.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x6x5xf32>
+    // expected-error @+1 {{cannot compile call_function 'gn' with target 'aten::group_norm': num_groups must divide the channels}}
+    %gn = fx.call_function "aten::group_norm"(%x, 4, None, None, 1.0e-05, True) : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+    fx.output %gn : tensor<2x6x5xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<6xf32>
+    %w = fx.placeholder "w" : tensor<6xf32>
+    // expected-error @+1 {{cannot compile call_function 'p' with target 'aten::prelu': one slope per channel expected}}
+    %p = fx.call_function "aten::prelu"(%x, %w) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+    fx.output %p : tensor<6xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x5xf32>
+    %m = fx.placeholder "m" : tensor<3xf32>
+    %v = fx.placeholder "v" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'i' with target 'aten::instance_norm': updating running statistics is not supported}}
+    %i = fx.call_function "aten::instance_norm"(%x, None, None, %m, %v, True, 0.1, 1.0e-05, True) : (tensor<2x3x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x5xf32>
+    fx.output %i : tensor<2x3x5xf32>
+  }
+}
+
+// -----
+
 // Placeholders need a ranked tensor type (the importer records it when
 // given example inputs).
 

@@ -169,3 +169,48 @@ fx.graph_module @M {
     fx.output %ln : tensor<2x3x4xf32>
   }
 }
+
+// -----
+
+// group_norm views (N, C, *) as (N, G, C/G, *), takes the mean and the
+// variance over all but the first two dims, and applies the per-channel
+// weight viewed as (1, G, C/G, 1) in that view; the result is collapsed
+// back. The batch may be dynamic.
+
+// CHECK-DAG: #[[$AFFINE:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, 0)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x6x5xf32>, %[[W:.*]]: tensor<6xf32>)
+// CHECK:         %[[G:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3]] output_shape [%{{.*}}, 2, 3, 5] : tensor<?x6x5xf32> into tensor<?x2x3x5xf32>
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[G]] : tensor<?x2x3x5xf32>)
+// CHECK:         %[[WV:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1, 2, 3]] output_shape [1, 2, 3, 1] : tensor<6xf32> into tensor<1x2x3x1xf32>
+// CHECK:         %[[Y:.*]] = linalg.generic {{.*}}#[[$AFFINE]]
+// CHECK-SAME:      ins(%[[G]], %{{.*}}, %{{.*}}, %[[WV]] :
+// CHECK:           math.rsqrt
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[Y]] {{\[}}[0], [1, 2], [3]] : tensor<?x2x3x5xf32> into tensor<?x6x5xf32>
+// CHECK:         return %[[R]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x6x5xf32>
+    %w = fx.placeholder "w" : tensor<6xf32>
+    %g = fx.call_function "aten::group_norm"(%x, 2, %w, None, 1.000000e-03, True) : (tensor<?x6x5xf32>, tensor<6xf32>) -> tensor<?x6x5xf32>
+    fx.output %g : tensor<?x6x5xf32>
+  }
+}
+
+// -----
+
+// instance_norm with use_input_stats: statistics of each (sample, channel)
+// over the spatial dims.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3x4x5xf32>)
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<2x3x4x5xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK:         math.rsqrt
+// CHECK-NOT:     tensor.collapse_shape
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4x5xf32>
+    %i = fx.call_function "aten::instance_norm"(%x, None, None, None, None, True, 1.000000e-01, 1.000000e-05, True) : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+    fx.output %i : tensor<2x3x4x5xf32>
+  }
+}
