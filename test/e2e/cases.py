@@ -1380,6 +1380,10 @@ add("conv3d_grouped", lambda: seq(nn.Conv3d(6, 9, (3, 1, 1), groups=3,
     randn((1, 6, 5, 4, 4)))
 add("conv3d_depthwise", lambda: seq(nn.Conv3d(4, 4, 3, groups=4, stride=2)),
     randn((1, 4, 7, 8, 9)))
+add("conv3d_depth_stride_dilation",
+    lambda: seq(nn.Conv3d(3, 5, 3, stride=(2, 1, 1), padding=1,
+                          dilation=(2, 1, 1))),
+    batched((3, 9, 6, 7)), batch_sizes=(2, 3))
 add("r3d_block", lambda: random_norm_state(seq(
     nn.Conv3d(3, 8, (3, 7, 7), stride=(1, 2, 2), padding=(1, 3, 3),
               bias=False),
@@ -2544,6 +2548,12 @@ def vit_tiny():
     return model
 
 
+def r2plus1d_18():
+    """torchvision's video ResNet with (2+1)-D convs: (1, 3, 3) and
+    (3, 1, 1) Conv3d, BatchNorm3d, AdaptiveAvgPool3d."""
+    return random_norm_state(torchvision.models.video.r2plus1d_18())
+
+
 _MODELS = [
     ("mlp", mlp, (1, 28, 28)),
     ("lenet", LeNet, (1, 28, 28)),
@@ -2551,6 +2561,7 @@ _MODELS = [
     ("mobilenet_v2", mobilenet_v2, (3, 64, 64)),
     ("transformer_block", encoder_block, (7, 32)),
     ("vit_tiny", vit_tiny, (3, 32, 32)),
+    ("r2plus1d_18", r2plus1d_18, (3, 4, 32, 32)),
 ]
 
 for _name, _model, _shape in _MODELS:

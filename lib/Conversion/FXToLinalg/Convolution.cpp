@@ -14,7 +14,9 @@
 
 #include "Lowering.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include <limits>
 
 using namespace mlir;
@@ -132,9 +134,50 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
       b, l.loc, r, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
 }
 
-/// A 3-D NCDHW convolution with explicit padding: the named
-/// conv_3d_ncdhw_fcdhw without groups, else one generic over the input
-/// viewed as (N, G, C, D, H, W) and the weight as (G, F/G, C, KD, KH, KW).
+/// Depth slice `kd` of a 3-D conv weight (F, C, KD, KH, KW): (F, C, KH,
+/// KW), a new constant when the weight is one (so the 2-D schedule sees
+/// constant weights), else a rank-reducing extract_slice.
+Value weightSlice(Lowering &l, Value weight, int64_t kd) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t F = type.getDimSize(0), C = type.getDimSize(1),
+          KD = type.getDimSize(2), KH = type.getDimSize(3),
+          KW = type.getDimSize(4);
+  auto sliceType = RankedTensorType::get({F, C, KH, KW}, type.getElementType());
+  if (auto constant = weight.getDefiningOp<arith::ConstantOp>()) {
+    ArrayRef<char> bytes = fx::getElementsData(constant.getValue());
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    if (!bytes.empty() && width % 8 == 0) {
+      int64_t size = width / 8, plane = KH * KW * size;
+      std::vector<char> data;
+      data.reserve(F * C * plane);
+      for (int64_t fc = 0; fc < F * C; ++fc) {
+        const char *from = bytes.data() + (fc * KD + kd) * plane;
+        data.insert(data.end(), from, from + plane);
+      }
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(data), alignof(double));
+      return arith::ConstantOp::create(
+          l.b, l.loc,
+          DenseResourceElementsAttr::get(sliceType, "weight_slice",
+                                         std::move(blob)));
+    }
+  }
+  OpBuilder &b = l.b;
+  SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0)), sizes,
+      strides(5, b.getIndexAttr(1));
+  offsets[2] = b.getIndexAttr(kd);
+  for (int64_t d : {F, C, int64_t(1), KH, KW})
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(b, l.loc, sliceType, weight, offsets,
+                                        sizes, strides);
+}
+
+/// A 3-D NCDHW convolution as a sum over the kernel's depth of 2-D ones
+/// (each by `conv2d`, so the 2-D schedule applies): the input's frames
+/// are moved next to the batch once, and for depth tap `kd` the frames
+/// `kd * dilation + od * stride` (a strided slice, folded into the batch)
+/// are convolved with the weight's slice `kd`. The sum is transposed back
+/// to NCDHW.
 Value conv3d(Lowering &l, Value input, Value weight, Value bias,
              ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
              ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
@@ -152,70 +195,70 @@ Value conv3d(Lowering &l, Value input, Value weight, Value bias,
     }
     input = l.pad(input, lo, hi, l.constant(elem, 0));
   }
-  int64_t F = staticDim(weight, 0), C = staticDim(weight, 1);
-  SmallVector<int64_t> in, k, out;
-  for (int i = 0; i < 3; ++i) {
-    in.push_back(staticDim(input, 2 + i));
-    k.push_back(staticDim(weight, 2 + i));
-    if (ShapedType::isDynamic(in.back()))
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t N = inType.getDimSize(0), C = inType.getDimSize(1);
+  int64_t D = inType.getDimSize(2), H = inType.getDimSize(3),
+          W = inType.getDimSize(4);
+  int64_t KD = staticDim(weight, 2);
+  if (ShapedType::isDynamic(D) || ShapedType::isDynamic(H) ||
+      ShapedType::isDynamic(W) || ShapedType::isDynamic(C))
+    return {};
+  int64_t OD = windows(D, KD, stride[0], 0, 0, dilation[0]);
+  if (OD <= 0)
+    return {};
+  int64_t folded = ShapedType::isDynamic(N) ? N : N * OD;
+  // The frames next to the batch, once: (N, C, D, H, W) -> (N, D, C, H, W).
+  Value moved = l.empty({l.dim(input, 0), b.getIndexAttr(D), b.getIndexAttr(C),
+                         b.getIndexAttr(H), b.getIndexAttr(W)},
+                        elem);
+  moved = linalg::TransposeOp::create(b, l.loc, input, moved,
+                                      ArrayRef<int64_t>{0, 2, 1, 3, 4})
+              .getResult()[0];
+  Value sum;
+  for (int64_t kd = 0; kd < KD; ++kd) {
+    // Frames kd * dilation + od * stride: (N, OD, C, H, W) -> (N * OD, C,
+    // H, W), a view when they are contiguous (one image, stride 1).
+    SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0)),
+        sizes = {l.dim(input, 0), b.getIndexAttr(OD), b.getIndexAttr(C),
+                 b.getIndexAttr(H), b.getIndexAttr(W)},
+        strides(5, b.getIndexAttr(1));
+    offsets[1] = b.getIndexAttr(kd * dilation[0]);
+    strides[1] = b.getIndexAttr(stride[0]);
+    Value frames = tensor::ExtractSliceOp::create(
+        b, l.loc, RankedTensorType::get({N, OD, C, H, W}, elem), moved, offsets,
+        sizes, strides);
+    Value images = tensor::CollapseShapeOp::create(
+        b, l.loc, RankedTensorType::get({folded, C, H, W}, elem), frames,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    Value y = conv2d(l, images, weightSlice(l, weight, kd),
+                     kd == 0 ? bias : Value(), stride.drop_front(), {0, 0},
+                     {0, 0}, dilation.drop_front(), groups, elem);
+    if (!y)
       return {};
-    out.push_back(windows(in[i], k[i], stride[i], 0, 0, dilation[i]));
+    sum =
+        !sum ? y
+             : l.elementwise({sum, y}, elem, elem,
+                             [](OpBuilder &nb, Location loc, ValueRange v) {
+                               return arith::AddFOp::create(nb, loc, v[0], v[1])
+                                   .getResult();
+                             });
   }
-  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), b.getIndexAttr(F)};
-  for (int64_t o : out)
-    sizes.push_back(b.getIndexAttr(o));
-  Value init = biasInit(l, sizes, bias, elem);
-  if (groups == 1)
-    return linalg::Conv3DNcdhwFcdhwOp::create(
-               b, l.loc, TypeRange{init.getType()}, ValueRange{input, weight},
-               ValueRange{init}, b.getI64VectorAttr(stride),
-               b.getI64VectorAttr(dilation))
-        .getResult(0);
-  int64_t Fg = F / groups;
-  int64_t N = staticDim(input, 0);
-  SmallVector<OpFoldResult> inSizes = {l.dim(input, 0), b.getIndexAttr(groups),
-                                       b.getIndexAttr(C)};
-  SmallVector<int64_t> inShape = {N, groups, C}, outShape = {N, groups, Fg};
-  SmallVector<OpFoldResult> outSizes = {sizes[0], b.getIndexAttr(groups),
-                                        b.getIndexAttr(Fg)};
-  for (int i = 0; i < 3; ++i) {
-    inSizes.push_back(b.getIndexAttr(in[i]));
-    inShape.push_back(in[i]);
-    outSizes.push_back(b.getIndexAttr(out[i]));
-    outShape.push_back(out[i]);
-  }
-  SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}, {5}};
-  Value in6 = tensor::ExpandShapeOp::create(
-      b, l.loc, RankedTensorType::get(inShape, elem), input, split, inSizes);
-  Value w6 = tensor::ExpandShapeOp::create(
-      b, l.loc, RankedTensorType::get({groups, Fg, C, k[0], k[1], k[2]}, elem),
-      weight, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}, {5}});
-  Value init6 = tensor::ExpandShapeOp::create(
-      b, l.loc, RankedTensorType::get(outShape, elem), init, split, outSizes);
-  // Loops (n, g, f, od, oh, ow, c, kd, kh, kw).
-  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineExpr> inExprs = {d(0), d(1), d(6)};
-  for (int i = 0; i < 3; ++i)
-    inExprs.push_back(d(3 + i) * stride[i] + d(7 + i) * dilation[i]);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(10, 0, inExprs, b.getContext()),
-      AffineMap::get(10, 0, {d(1), d(2), d(6), d(7), d(8), d(9)},
-                     b.getContext()),
-      AffineMap::get(10, 0, {d(0), d(1), d(2), d(3), d(4), d(5)},
-                     b.getContext())};
-  SmallVector<utils::IteratorType> iterators(6, utils::IteratorType::parallel);
-  iterators.append(4, utils::IteratorType::reduction);
-  Value r =
-      linalg::GenericOp::create(
-          b, l.loc, TypeRange{init6.getType()}, ValueRange{in6, w6},
-          ValueRange{init6}, maps, iterators, "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value p = arith::MulFOp::create(nb, loc, v[0], v[1]);
-            linalg::YieldOp::create(
-                nb, loc, arith::AddFOp::create(nb, loc, v[2], p).getResult());
-          })
-          .getResult(0);
-  return tensor::CollapseShapeOp::create(b, l.loc, r, split);
+  // (N * OD, F, OH, OW) -> (N, OD, F, OH, OW) -> (N, F, OD, OH, OW).
+  auto sumType = cast<RankedTensorType>(sum.getType());
+  int64_t F = sumType.getDimSize(1), OH = sumType.getDimSize(2),
+          OW = sumType.getDimSize(3);
+  OpFoldResult batch = l.dim(input, 0);
+  Value split = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get({N, OD, F, OH, OW}, elem), sum,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}},
+      ArrayRef<OpFoldResult>{batch, b.getIndexAttr(OD), b.getIndexAttr(F),
+                             b.getIndexAttr(OH), b.getIndexAttr(OW)});
+  Value out = l.empty({batch, b.getIndexAttr(F), b.getIndexAttr(OD),
+                       b.getIndexAttr(OH), b.getIndexAttr(OW)},
+                      elem);
+  return linalg::TransposeOp::create(b, l.loc, split, out,
+                                     ArrayRef<int64_t>{0, 2, 1, 3, 4})
+      .getResult()[0];
 }
 
 /// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation,

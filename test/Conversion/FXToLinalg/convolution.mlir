@@ -194,23 +194,33 @@ fx.graph_module @M {
 
 // -----
 
-// A grouped 3-D conv is one generic over the input viewed as (N, G, C, D,
-// H, W) and the weight as (G, F/G, C, KD, KH, KW), the padding explicit;
-// 3-D max pooling is a generic of the named 2-D op's form: a window
-// operand gives the reduction loops their sizes.
+// A 3-D conv is a sum over the kernel's depth of 2-D convs: the padded
+// input's frames are moved next to the batch once; depth tap kd convolves
+// frames kd.. (folded into the batch) with the weight's slice kd; the sum
+// is transposed back. 3-D max pooling is a generic of the named 2-D op's
+// form: a window operand gives the reduction loops their sizes.
 
-// CHECK-DAG: #[[$IN:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 + d7, d4 + d8, d5 + d9)>
-// CHECK-DAG: #[[$W:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>
 // CHECK-DAG: #[[$WIN:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4 * 2 + d7)>
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x6x5x4x4xf32>, %[[WT:.*]]: tensor<9x2x3x1x1xf32>)
 // CHECK:         %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0, 0] high[0, 0, 1, 0, 0]
-// CHECK:         %[[XG:.*]] = tensor.expand_shape %[[P]] {{\[}}[0], [1, 2], [3], [4], [5]] output_shape [1, 3, 2, 7, 4, 4]
-// CHECK:         %[[WG:.*]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4], [5]] output_shape [3, 3, 2, 3, 1, 1]
-// CHECK:         %[[C:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]} ins(%[[XG]], %[[WG]] :
-// CHECK:         %[[CC:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2], [3], [4], [5]] : tensor<1x3x3x5x4x4xf32> into tensor<1x9x5x4x4xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<1x6x7x4x4xf32>) outs(%{{.*}} : tensor<1x7x6x4x4xf32>) permutation = [0, 2, 1, 3, 4]
+// CHECK:         %[[F0:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0, 0] [1, 5, 6, 4, 4] [1, 1, 1, 1, 1]
+// CHECK:         tensor.collapse_shape %[[F0]] {{\[}}[0, 1], [2], [3], [4]] : tensor<1x5x6x4x4xf32> into tensor<5x6x4x4xf32>
+// CHECK:         tensor.extract_slice %[[WT]][0, 0, 0, 0, 0] [9, 2, 1, 1, 1] [1, 1, 1, 1, 1] : tensor<9x2x3x1x1xf32> to tensor<9x2x1x1xf32>
+// CHECK:         %[[C0:.*]] = linalg.conv_2d_ngchw_gfchw
+// CHECK:         tensor.extract_slice %[[T]][0, 1, 0, 0, 0] [1, 5, 6, 4, 4]
+// CHECK:         tensor.extract_slice %[[WT]][0, 0, 1, 0, 0]
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         tensor.extract_slice %[[T]][0, 2, 0, 0, 0] [1, 5, 6, 4, 4]
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         %[[SUM:.*]] = linalg.generic
+// CHECK:         %[[S:.*]] = tensor.expand_shape %[[SUM]] {{\[}}[0, 1], [2], [3], [4]] output_shape [1, 5, 9, 4, 4]
+// CHECK:         %[[Y:.*]] = linalg.transpose ins(%[[S]] : tensor<1x5x9x4x4xf32>) outs(%{{.*}} : tensor<1x9x5x4x4xf32>) permutation = [0, 2, 1, 3, 4]
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2x2x2xf32>
-// CHECK:         linalg.generic {indexing_maps = [#[[$WIN]], {{.*}}} ins(%[[CC]], %[[WINDOW]] :
+// CHECK:         linalg.generic {indexing_maps = [#[[$WIN]], {{.*}}} ins(%[[Y]], %[[WINDOW]] :
 // CHECK:           arith.maximumf
 fx.graph_module @M {
   fx.graph @forward {
