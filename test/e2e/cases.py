@@ -1368,6 +1368,33 @@ def _avg_pool1d(x):
     return F.avg_pool1d(x, 4, 3)
 
 
+# Transposed convolutions: the stride spreads the input, padding beyond
+# dilation * (k - 1) crops, output_padding extends the bottom and right.
+add("conv_transpose2d_stride2", lambda: seq(nn.ConvTranspose2d(4, 3, 3,
+                                                               stride=2)),
+    batched((4, 5, 5)), batch_sizes=(1, 3))
+add("conv_transpose2d_output_padding_groups",
+    lambda: seq(nn.ConvTranspose2d(4, 6, 4, stride=2, padding=1,
+                                   output_padding=1, groups=2)),
+    randn((2, 4, 5, 6)))
+add("conv_transpose2d_crop_dilated",
+    lambda: seq(nn.ConvTranspose2d(4, 6, 3, stride=(2, 3), padding=3,
+                                   dilation=2, bias=False)),
+    randn((1, 4, 7, 6)))
+add("conv_transpose2d_depthwise_upsample",
+    lambda: seq(nn.Conv2d(3, 8, 3, padding=1),
+                nn.ConvTranspose2d(8, 8, 2, stride=2, groups=8), nn.ReLU()),
+    randn((1, 3, 6, 6)))
+add("conv_transpose1d", lambda: seq(nn.ConvTranspose1d(4, 3, 5, stride=2,
+                                                       padding=1)),
+    randn((2, 4, 9)))
+
+
+@fn_case("conv_transpose2d_functional", randn((1, 4, 5, 5), (4, 3, 3, 3)))
+def _conv_transpose2d_functional(x, w):
+    # A weight computed at run time is transposed and flipped by a generic.
+    return F.conv_transpose2d(x, 2 * w, stride=2, padding=1)
+
 # 3-D (video) convolutions and pooling.
 add("conv3d_module", lambda: seq(nn.Conv3d(3, 8, 3, padding=1)),
     batched((3, 4, 9, 10)), batch_sizes=(1, 2))

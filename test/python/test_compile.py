@@ -245,3 +245,19 @@ def test_untraceable_unknown_module_is_reported_whole():
     model = nn.Sequential(nn.Linear(4, 4), nn.RNNCell(4, 4))
     with pytest.raises(fx_mlir.FxMlirError, match="torch.nn.RNNCell"):
         fx_mlir.compile(model, (torch.randn(2, 4),))
+
+
+class UpsampleTo(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(4, 3, 3, stride=2)
+
+    def forward(self, x):
+        return self.up(x, output_size=[12, 12])
+
+
+def test_conv_transpose_output_size_is_reported():
+    """nn.ConvTranspose2d's output_size picks output_padding when it runs;
+    the compiler binds the module only without it."""
+    with pytest.raises(fx_mlir.FxMlirError, match="output_size"):
+        fx_mlir.compile(UpsampleTo(), (torch.randn(1, 4, 5, 5),))

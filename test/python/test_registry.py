@@ -175,9 +175,10 @@ def check_value(value, kind):
 
 
 # Parameters with no place in any canonical schema, which aliases accept and
-# drop (or check in their requirements: F.pad's mode must be 'constant').
+# drop (or check in their requirements: F.pad's mode must be 'constant',
+# ConvTranspose2d's output_size None).
 DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
-           "requires_grad", "return_indices", "mode"}
+           "requires_grad", "return_indices", "mode", "output_size"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.
@@ -204,6 +205,7 @@ MODULE_ARGS = {
     "torch.nn.InstanceNorm2d": (4,), "torch.nn.InstanceNorm3d": (4,),
     "torch.nn.Conv3d": (3, 4, 3), "torch.nn.MaxPool3d": (2,),
     "torch.nn.AvgPool3d": (2,), "torch.nn.AdaptiveAvgPool3d": (1,),
+    "torch.nn.ConvTranspose1d": (3, 4, 3), "torch.nn.ConvTranspose2d": (3, 4, 3),
 }
 
 

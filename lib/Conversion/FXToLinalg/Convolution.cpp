@@ -17,6 +17,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -322,6 +323,167 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
 LogicalResult lowerConv1d(Lowering &l) { return lowerConv(l, 1); }
 LogicalResult lowerConv2d(Lowering &l) { return lowerConv(l, 2); }
 LogicalResult lowerConv3d(Lowering &l) { return lowerConv(l, 3); }
+
+/// The weight of a transposed conv, (G * Ci, Co, KH, KW), as the weight of
+/// the conv it equals, (G * Co, Ci, KH, KW) flipped in space: a new constant
+/// when the weight is one (so the 2-D schedule sees constant weights), else
+/// one generic.
+Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(weight.getType());
+  Type elem = type.getElementType();
+  int64_t Ci = type.getDimSize(0) / groups, Co = type.getDimSize(1),
+          KH = type.getDimSize(2), KW = type.getDimSize(3);
+  auto resultType = RankedTensorType::get({groups * Co, Ci, KH, KW}, elem);
+  if (auto constant = weight.getDefiningOp<arith::ConstantOp>()) {
+    ArrayRef<char> bytes = fx::getElementsData(constant.getValue());
+    unsigned width = elem.getIntOrFloatBitWidth();
+    if (!bytes.empty() && width % 8 == 0) {
+      int64_t size = width / 8;
+      std::vector<char> data(bytes.size());
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t o = 0; o < Co; ++o)
+          for (int64_t i = 0; i < Ci; ++i)
+            for (int64_t a = 0; a < KH; ++a)
+              for (int64_t c = 0; c < KW; ++c) {
+                int64_t to = (((g * Co + o) * Ci + i) * KH + a) * KW + c;
+                int64_t from =
+                    (((g * Ci + i) * Co + o) * KH + (KH - 1 - a)) * KW +
+                    (KW - 1 - c);
+                std::memcpy(&data[to * size], &bytes[from * size], size);
+              }
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(data), alignof(double));
+      return arith::ConstantOp::create(
+          b, l.loc,
+          DenseResourceElementsAttr::get(resultType, "transposed_conv_weight",
+                                         std::move(blob)));
+    }
+  }
+  Value w5 = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get({groups, Ci, Co, KH, KW}, elem), weight,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  Value init =
+      l.empty({b.getIndexAttr(groups), b.getIndexAttr(Co), b.getIndexAttr(Ci),
+               b.getIndexAttr(KH), b.getIndexAttr(KW)},
+              elem);
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(5, 0, {d(0), d(2), d(1), KH - 1 - d(3), KW - 1 - d(4)},
+                     b.getContext()),
+      b.getMultiDimIdentityMap(5)};
+  Value r =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{w5}, ValueRange{init},
+          maps,
+          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+          "", "",
+          [](OpBuilder &nb, Location loc, ValueRange v) {
+            linalg::YieldOp::create(nb, loc, v[0]);
+          })
+          .getResult(0);
+  return tensor::CollapseShapeOp::create(
+      b, l.loc, resultType, r,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+}
+
+/// conv_transpose1d/2d(input, weight, bias, stride, padding,
+/// output_padding, groups, dilation) as the conv it equals: the input
+/// spread out by the stride (zeros between its pixels) and padded by
+/// dilation * (k - 1) - padding (plus output_padding after), convolved at
+/// stride 1 with the transposed, flipped weight; a negative padding crops
+/// the result instead.
+LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
+  Value input = l.tensor(0u), weight = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!input || !weight || !elem || !isFloat(elem))
+    return l.fail("needs float tensors");
+  Value bias = l.isNone(2u) ? Value() : l.tensor(2u);
+  auto stride = l.intList(3u), padding = l.intList(4u),
+       outputPadding = l.intList(5u), dilation = l.intList(7u);
+  auto groups = l.constInt(6u);
+  auto expand = [&](std::optional<SmallVector<int64_t>> &v) {
+    if (v && v->size() == 1 && spatial > 1)
+      v->resize(spatial, (*v)[0]);
+    return v && int(v->size()) == spatial;
+  };
+  if (!expand(stride) || !expand(padding) || !expand(outputPadding) ||
+      !expand(dilation) || !groups || *groups <= 0)
+    return l.fail("stride, padding, output_padding, dilation and groups "
+                  "must be constants");
+  auto wType = cast<RankedTensorType>(weight.getType());
+  if (!wType.hasStaticShape() || wType.getDimSize(0) % *groups)
+    return l.fail("the weight shape must be static, its dim 0 a multiple "
+                  "of groups");
+  SmallVector<int64_t> s = *stride, p = *padding, op = *outputPadding,
+                       d = *dilation;
+  input = l.castTensor(input, elem);
+  weight = l.castTensor(weight, elem);
+  if (spatial == 1) {
+    input = l.unsqueeze(input, 2);
+    weight = l.unsqueeze(weight, 2);
+    s.insert(s.begin(), 1);
+    p.insert(p.begin(), 0);
+    op.insert(op.begin(), 0);
+    d.insert(d.begin(), 1);
+  }
+  OpBuilder &b = l.b;
+  auto inType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> padLo, out, start;
+  SmallVector<OpFoldResult> full = {l.dim(input, 0), l.dim(input, 1)},
+                            offsets(2, b.getIndexAttr(0)),
+                            sizes = {l.dim(input, 0), l.dim(input, 1)},
+                            strides(2, b.getIndexAttr(1));
+  for (int i = 0; i < 2; ++i) {
+    int64_t n = inType.getDimSize(2 + i), k = staticDim(weight, 2 + i);
+    if (ShapedType::isDynamic(n))
+      return l.fail("spatial dims must be static");
+    int64_t spread = (n - 1) * s[i] + 1;
+    int64_t lo = d[i] * (k - 1) - p[i], hi = lo + op[i];
+    padLo.push_back(std::max<int64_t>(lo, 0));
+    full.push_back(
+        b.getIndexAttr(spread + padLo.back() + std::max<int64_t>(hi, 0)));
+    offsets.push_back(b.getIndexAttr(padLo.back()));
+    sizes.push_back(b.getIndexAttr(n));
+    strides.push_back(b.getIndexAttr(s[i]));
+    out.push_back((n - 1) * s[i] - 2 * p[i] + d[i] * (k - 1) + op[i] + 1);
+    start.push_back(std::max<int64_t>(-lo, 0));
+    if (out.back() <= 0)
+      return l.fail("the output would be empty");
+  }
+  Value spread = tensor::InsertSliceOp::create(
+      b, l.loc, input, l.filled(full, l.constant(elem, 0)), offsets, sizes,
+      strides);
+  Value r = conv2d(l, spread, transposedConvWeight(l, weight, *groups), bias,
+                   {1, 1}, {0, 0}, {0, 0}, d, *groups, elem);
+  if (!r)
+    return l.fail("spatial dims must be static");
+  auto rType = cast<RankedTensorType>(r.getType());
+  if (start[0] || start[1] || rType.getDimSize(2) != out[0] ||
+      rType.getDimSize(3) != out[1]) {
+    SmallVector<int64_t> shape = {rType.getDimSize(0), rType.getDimSize(1),
+                                  out[0], out[1]};
+    r = tensor::ExtractSliceOp::create(
+        b, l.loc, RankedTensorType::get(shape, elem), r,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                               b.getIndexAttr(start[0]),
+                               b.getIndexAttr(start[1])},
+        ArrayRef<OpFoldResult>{l.dim(r, 0), l.dim(r, 1), b.getIndexAttr(out[0]),
+                               b.getIndexAttr(out[1])},
+        ArrayRef<OpFoldResult>(
+            SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+  }
+  if (spatial == 1)
+    r = l.squeeze(r, 2);
+  return l.replace(r);
+}
+
+LogicalResult lowerConvTranspose1d(Lowering &l) {
+  return lowerConvTranspose(l, 1);
+}
+LogicalResult lowerConvTranspose2d(Lowering &l) {
+  return lowerConvTranspose(l, 2);
+}
 
 /// Pooling geometry of one spatial dim.
 struct Window {
@@ -662,6 +824,8 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::conv1d", "aten::conv1d.padding"}, lowerConv1d);
   addLowering(t, {"aten::conv2d", "aten::conv2d.padding"}, lowerConv2d);
   addLowering(t, {"aten::conv3d", "aten::conv3d.padding"}, lowerConv3d);
+  addLowering(t, {"aten::conv_transpose1d"}, lowerConvTranspose1d);
+  addLowering(t, {"aten::conv_transpose2d.input"}, lowerConvTranspose2d);
   addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);
   addLowering(t, {"aten::max_pool2d"}, lowerMaxPool2d);
   addLowering(t, {"aten::max_pool3d"}, lowerMaxPool3d);

@@ -231,3 +231,31 @@ fx.graph_module @M {
     fx.output %p : tensor<1x9x2x2x2xf32>
   }
 }
+
+// -----
+
+// conv_transpose2d is a stride-1 conv of the input spread out by the
+// stride (inserted into zeros with strides) and padded by dilation * (k -
+// 1) - padding: 1 column on each side of the width (padding 1, plus
+// output_padding 1 after), while the height's padding 3 exceeds k - 1 and
+// crops the first row of the result instead. A weight that is no constant
+// is transposed to (C_out, C_in, kh, kw) and flipped by one generic.
+
+// CHECK-DAG: #[[$FLIP:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, -d3 + 2, -d4 + 2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x5x5xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK:         %[[Z:.*]] = linalg.fill {{.*}} -> tensor<1x4x9x12xf32>
+// CHECK:         %[[S:.*]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 0, 1] [1, 4, 5, 5] [1, 1, 2, 2]
+// CHECK:         %[[F:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]],
+// CHECK:         %[[WT:.*]] = tensor.collapse_shape %[[F]] {{\[}}[0, 1], [2], [3], [4]] : tensor<1x3x4x3x3xf32> into tensor<3x4x3x3xf32>
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[S]], %[[WT]] : {{.*}}) outs(%{{.*}} : tensor<1x3x7x10xf32>)
+// CHECK:         %[[R:.*]] = tensor.extract_slice %[[C]][0, 0, 1, 0] [1, 3, 5, 10] [1, 1, 1, 1]
+// CHECK:         return %[[R]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x5x5xf32>
+    %w = fx.placeholder "w" : tensor<4x3x3x3xf32>
+    %c = fx.call_function "aten::conv_transpose2d.input"(%x, %w, None, [2, 2], [3, 1], [0, 1], 1, [1, 1]) : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x5x10xf32>
+    fx.output %c : tensor<1x3x5x10xf32>
+  }
+}
