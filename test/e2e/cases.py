@@ -1073,6 +1073,69 @@ def _transpose_attr(x):
     return x.T * 2
 
 
+add("pixel_shuffle_module",
+    lambda: seq(nn.Conv2d(3, 12, 3, padding=1), nn.PixelShuffle(2)),
+    batched((3, 5, 6)), batch_sizes=(1, 2))
+add("pixel_unshuffle_module", lambda: seq(nn.PixelUnshuffle(3)),
+    randn((2, 2, 6, 9)))
+add("channel_shuffle_module", lambda: seq(nn.ChannelShuffle(3)),
+    randn((2, 6, 4, 5)))
+
+
+@fn_case("pixel_shuffle_functional", randn((2, 3, 8, 4, 5)))
+def _pixel_shuffle_functional(x):
+    # Extra leading dims stay; unshuffle undoes shuffle.
+    y = F.pixel_shuffle(x, 2)
+    return y, F.pixel_unshuffle(y, 2)
+
+
+add("unflatten_module", lambda: seq(nn.Linear(6, 12), nn.Unflatten(1, (3, 4))),
+    randn((5, 6)))
+
+
+@fn_case("unflatten_method", randn((2, 12, 5)))
+def _unflatten_method(x):
+    return x.unflatten(1, (2, -1, 3)), torch.unflatten(x, -2, (4, 3))
+
+
+@fn_case("flip_roll", randn((3, 4, 5)))
+def _flip_roll(x):
+    return (x.flip(0, 2), torch.flip(x, [1]), torch.roll(x, 2, 1),
+            x.roll((-1, 7), (0, 2)), torch.roll(x, 5))
+
+
+@fn_case("shifted_windows", randn((1, 8, 8, 4)))
+def _shifted_windows(x):
+    # Swin's cyclic shift of its windows and back.
+    y = torch.roll(x, shifts=(-3, -3), dims=(1, 2)) * 2
+    return torch.roll(y, shifts=(3, 3), dims=(1, 2))
+
+
+@fn_case("repeat", randn((2, 1, 3)))
+def _repeat(x):
+    return x.repeat(2, 3, 2), x.repeat(3, 1, 1, 1)
+
+
+@fn_case("tril_triu", randn((2, 5, 6)))
+def _tril_triu(x):
+    return (torch.tril(x), x.triu(1), x.tril(-2), torch.triu(x, -1),
+            torch.ones(4, 4).tril() * x[0, :4, :4])
+
+
+add("reflection_pad2d", lambda: seq(nn.ReflectionPad2d((1, 2, 3, 0))),
+    batched((3, 5, 6)), batch_sizes=(1, 2))
+add("replication_pad1d", lambda: seq(nn.ReplicationPad1d((3, 1))),
+    randn((2, 3, 7)))
+
+
+@fn_case("pad_modes", randn((2, 3, 5, 6)))
+def _pad_modes(x):
+    return (F.pad(x, (2, 1, 1, 3), mode="reflect"),
+            F.pad(x, (2, 1, 0, 2), mode="replicate"),
+            F.pad(x, (2, 3, 1, 0), mode="circular"),
+            F.pad(x, (1, 1), value=2.5))
+
+
 @fn_case("swapaxes_swapdims", randn((2, 3, 5)))
 def _swapaxes_swapdims(x):
     return torch.swapaxes(x, 0, 2), x.swapdims(1, -1) + 1

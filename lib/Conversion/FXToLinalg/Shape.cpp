@@ -475,6 +475,373 @@ LogicalResult lowerConstantPad(Lowering &l) {
   return l.replace(l.pad(x, low, high, v));
 }
 
+/// `x` (..., C * r * r, H, W) -> (..., C, H * r, W * r) (pixel_shuffle),
+/// or back (pixel_unshuffle): a reshape, a transpose, a reshape.
+LogicalResult lowerPixelShuffle(Lowering &l, bool unshuffle) {
+  Value x = l.tensor(0u);
+  auto factor = l.constInt(1u);
+  if (!x || !factor || *factor <= 0)
+    return l.fail("needs a tensor and a positive constant factor");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank(), r = *factor;
+  if (rank < 3)
+    return l.fail("needs at least 3 dims");
+  int64_t c = type.getDimSize(rank - 3), h = type.getDimSize(rank - 2),
+          w = type.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(c) || ShapedType::isDynamic(h) ||
+      ShapedType::isDynamic(w))
+    return l.fail("the last 3 dims must be static");
+  if (unshuffle ? (h % r || w % r) : c % (r * r))
+    return l.fail(unshuffle ? "height and width must be multiples of the "
+                              "factor"
+                            : "channels must be a multiple of factor^2");
+  SmallVector<OpFoldResult> lead = l.dims(x);
+  lead.resize(rank - 3);
+  auto idx = [&](int64_t v) -> OpFoldResult { return l.b.getIndexAttr(v); };
+  int64_t n = rank - 3;
+  SmallVector<OpFoldResult> split = lead, joined = lead;
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < n; ++d)
+    perm.push_back(d);
+  if (!unshuffle) {
+    // (..., C, r, r, H, W) -> (..., C, H, r, W, r)
+    split.append({idx(c / (r * r)), idx(r), idx(r), idx(h), idx(w)});
+    perm.append({n, n + 3, n + 1, n + 4, n + 2});
+    joined.append({idx(c / (r * r)), idx(h * r), idx(w * r)});
+  } else {
+    // (..., C, H, r, W, r) -> (..., C, r, r, H, W)
+    split.append({idx(c), idx(h / r), idx(r), idx(w / r), idx(r)});
+    perm.append({n, n + 2, n + 4, n + 1, n + 3});
+    joined.append({idx(c * r * r), idx(h / r), idx(w / r)});
+  }
+  return l.replace(l.reshape(l.transpose(l.reshape(x, split), perm), joined));
+}
+
+LogicalResult lowerPixelShuffleOp(Lowering &l) {
+  return lowerPixelShuffle(l, false);
+}
+LogicalResult lowerPixelUnshuffle(Lowering &l) {
+  return lowerPixelShuffle(l, true);
+}
+
+/// channel_shuffle(self, groups): dim 1 viewed as (groups, C / groups),
+/// transposed.
+LogicalResult lowerChannelShuffle(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto groups = l.constInt(1u);
+  if (!x || !groups || *groups <= 0)
+    return l.fail("needs a tensor and a positive constant groups");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.isDynamicDim(1) || type.getDimSize(1) % *groups)
+    return l.fail("needs a static channel dim, a multiple of groups");
+  SmallVector<OpFoldResult> dims = l.dims(x), split;
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == 1) {
+      split.append({l.b.getIndexAttr(*groups),
+                    l.b.getIndexAttr(type.getDimSize(1) / *groups)});
+      perm.append({2, 1});
+      continue;
+    }
+    split.push_back(dims[d]);
+    perm.push_back(d < 1 ? d : d + 1);
+  }
+  return l.replace(l.reshape(l.transpose(l.reshape(x, split), perm), dims));
+}
+
+/// unflatten.int(self, dim, sizes): dim split into sizes (one may be -1).
+LogicalResult lowerUnflatten(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto sizes = l.intList(2u);
+  if (!x || !sizes || sizes->empty())
+    return l.fail("needs a tensor and constant sizes");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  int64_t known = 1, inferred = -1;
+  for (auto [i, v] : llvm::enumerate(*sizes)) {
+    if (v == -1)
+      inferred = i;
+    else
+      known *= v;
+  }
+  if (inferred >= 0) {
+    if (ShapedType::isDynamic(n) || known == 0)
+      return l.fail("cannot infer -1 from a dynamic dim");
+    (*sizes)[inferred] = n / known;
+  }
+  SmallVector<OpFoldResult> dims = l.dims(x), result;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != *dim) {
+      result.push_back(dims[d]);
+      continue;
+    }
+    for (int64_t v : *sizes)
+      result.push_back(l.b.getIndexAttr(v));
+  }
+  return l.replace(l.reshape(x, result));
+}
+
+/// `x` reversed along the static dims `dims`: one generic reading
+/// `size - 1 - i` there.
+Value flipped(Lowering &l, Value x, ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    AffineExpr e = l.b.getAffineDimExpr(d);
+    if (llvm::is_contained(dims, d))
+      e = type.getDimSize(d) - 1 - e;
+    exprs.push_back(e);
+  }
+  Value init = l.empty(l.dims(x), type.getElementType());
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
+             ValueRange{init},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(rank, 0, exprs, l.b.getContext()),
+                 l.b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [](OpBuilder &nb, Location loc, ValueRange v) {
+               linalg::YieldOp::create(nb, loc, v[0]);
+             })
+      .getResult(0);
+}
+
+/// flip(self, dims).
+LogicalResult lowerFlip(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto dims = l.intList(1u);
+  if (!x || !dims)
+    return l.fail("needs a tensor and constant dims");
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> normalized;
+  for (int64_t d : *dims) {
+    int64_t n = d < 0 ? d + type.getRank() : d;
+    if (n < 0 || n >= type.getRank() || type.isDynamicDim(n))
+      return l.fail("flipped dims must be static dims of the input");
+    normalized.push_back(n);
+  }
+  return l.replace(flipped(l, x, normalized));
+}
+
+/// `x` rotated by `shift` along the static dim `dim`: its last `shift`
+/// items first.
+Value rolled(Lowering &l, Value x, int64_t dim, int64_t shift, Type elem) {
+  int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(dim);
+  shift = ((shift % n) + n) % n;
+  if (shift == 0)
+    return x;
+  Value tail = sliceAlong(l, x, dim, l.b.getIndexAttr(n - shift),
+                          l.b.getIndexAttr(shift), 1);
+  Value head = sliceAlong(l, x, dim, l.b.getIndexAttr(0),
+                          l.b.getIndexAttr(n - shift), 1);
+  return concat(l, {tail, head}, dim, elem);
+}
+
+/// roll(self, shifts, dims): per dim, or over the flattened tensor when
+/// dims is empty.
+LogicalResult lowerRoll(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto shifts = l.intList(1u), dims = l.intList(2u);
+  Type elem = l.resultElementType();
+  if (!x || !shifts || !dims || !elem)
+    return l.fail("needs a tensor and constant shifts and dims");
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.hasStaticShape())
+    return l.fail("the input shape must be static");
+  if (dims->empty()) {
+    if (shifts->size() != 1)
+      return l.fail("one shift without dims");
+    SmallVector<OpFoldResult> sizes = l.dims(x);
+    Value flat = l.reshape(x, {l.b.getIndexAttr(type.getNumElements())});
+    if (type.getNumElements() == 0)
+      return l.replace(x);
+    return l.replace(l.reshape(rolled(l, flat, 0, (*shifts)[0], elem), sizes));
+  }
+  if (shifts->size() != dims->size())
+    return l.fail("shifts and dims differ in length");
+  for (auto [shift, d] : llvm::zip(*shifts, *dims)) {
+    int64_t n = d < 0 ? d + type.getRank() : d;
+    if (n < 0 || n >= type.getRank())
+      return l.fail("dim out of range");
+    if (type.getDimSize(n) == 0)
+      continue;
+    x = rolled(l, x, n, shift, elem);
+  }
+  return l.replace(x);
+}
+
+/// repeat(self, repeats): one generic reading index `i mod n` of each dim
+/// (the extra leading dims of repeats read nothing).
+LogicalResult lowerRepeat(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto repeats = l.intList(1u);
+  if (!x || !repeats)
+    return l.fail("needs a tensor and constant repeats");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank(), outRank = repeats->size();
+  if (outRank < rank)
+    return l.fail("repeats has fewer dims than the input");
+  if (!type.hasStaticShape())
+    return l.fail("the input shape must be static");
+  SmallVector<AffineExpr> exprs;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < outRank; ++d) {
+    int64_t in = d - (outRank - rank);
+    int64_t n = in >= 0 ? type.getDimSize(in) : 1;
+    if ((*repeats)[d] < 0)
+      return l.fail("negative repeats");
+    sizes.push_back(l.b.getIndexAttr(n * (*repeats)[d]));
+    if (in >= 0)
+      exprs.push_back(n == 1 ? l.b.getAffineConstantExpr(0)
+                             : l.b.getAffineDimExpr(d) % n);
+  }
+  Value init = l.empty(sizes, type.getElementType());
+  return l.replace(linalg::GenericOp::create(
+                       l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
+                       ValueRange{init},
+                       ArrayRef<AffineMap>{
+                           AffineMap::get(outRank, 0, exprs, l.b.getContext()),
+                           l.b.getMultiDimIdentityMap(outRank)},
+                       SmallVector<utils::IteratorType>(
+                           outRank, utils::IteratorType::parallel),
+                       "", "",
+                       [](OpBuilder &nb, Location loc, ValueRange v) {
+                         linalg::YieldOp::create(nb, loc, v[0]);
+                       })
+                       .getResult(0));
+}
+
+/// tril/triu(self, diagonal): zeros above (tril) or below (triu) the
+/// diagonal of the last two dims.
+LogicalResult lowerTriangle(Lowering &l, bool lower) {
+  Value x = l.tensor(0u);
+  auto diagonal = l.constInt(1u);
+  if (!x || !diagonal)
+    return l.fail("needs a tensor and a constant diagonal");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return l.fail("needs at least 2 dims");
+  Type elem = type.getElementType();
+  Value init = l.empty(l.dims(x), elem);
+  int64_t k = *diagonal;
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
+          ValueRange{init},
+          ArrayRef<AffineMap>{l.b.getMultiDimIdentityMap(rank),
+                              l.b.getMultiDimIdentityMap(rank)},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value i = linalg::IndexOp::create(nb, loc, rank - 2);
+            Value j = linalg::IndexOp::create(nb, loc, rank - 1);
+            // j - i <= k (tril) or j - i >= k (triu).
+            Value diff = arith::SubIOp::create(nb, loc, j, i);
+            Value kv = arith::ConstantIndexOp::create(nb, loc, k);
+            Value keep = arith::CmpIOp::create(
+                nb, loc,
+                lower ? arith::CmpIPredicate::sle : arith::CmpIPredicate::sge,
+                diff, kv);
+            Value zero =
+                arith::ConstantOp::create(nb, loc, nb.getZeroAttr(elem));
+            linalg::YieldOp::create(
+                nb, loc,
+                arith::SelectOp::create(nb, loc, keep, v[0], zero).getResult());
+          })
+          .getResult(0));
+}
+
+LogicalResult lowerTril(Lowering &l) { return lowerTriangle(l, true); }
+LogicalResult lowerTriu(Lowering &l) { return lowerTriangle(l, false); }
+
+/// pad(self, pad, mode, value): constant as constant_pad_nd; in reflect,
+/// replicate or circular mode, per padded dim from the last one back, the
+/// input joined with slices of itself: mirrored without the edge
+/// (reflect), the edge repeated (replicate) or the other end (circular).
+LogicalResult lowerPadMode(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto pads = l.intList(1u);
+  auto mode = dyn_cast_or_null<StringAttr>(l.arg(2));
+  Type elem = l.resultElementType();
+  if (!x || !pads || !mode || !elem)
+    return l.fail("needs constant pad sizes and mode");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (pads->size() % 2 || int64_t(pads->size()) > 2 * rank)
+    return l.fail("pad must hold a (before, after) pair per padded dim");
+  if (mode.getValue() == "constant") {
+    SmallVector<OpFoldResult> low(rank, l.b.getIndexAttr(0)), high = low;
+    for (size_t i = 0; i < pads->size(); i += 2) {
+      if ((*pads)[i] < 0 || (*pads)[i + 1] < 0)
+        return l.fail("negative padding (cropping) is not supported");
+      int64_t d = rank - 1 - int64_t(i / 2);
+      low[d] = l.b.getIndexAttr((*pads)[i]);
+      high[d] = l.b.getIndexAttr((*pads)[i + 1]);
+    }
+    Value v = l.isNone(3u) ? l.constant(elem, 0.0) : l.scalar(l.arg(3), elem);
+    if (!v)
+      return l.fail("unsupported padding value");
+    return l.replace(l.pad(x, low, high, v));
+  }
+  for (size_t i = 0; i < pads->size(); i += 2) {
+    int64_t d = rank - 1 - int64_t(i / 2);
+    int64_t before = (*pads)[i], after = (*pads)[i + 1];
+    int64_t n = type.getDimSize(d);
+    if (ShapedType::isDynamic(n))
+      return l.fail("padded dims must be static");
+    if (before < 0 || after < 0)
+      return l.fail("negative padding (cropping) is not supported");
+    if (!before && !after)
+      continue;
+    auto slice = [&](int64_t start, int64_t length) {
+      return sliceAlong(l, x, d, l.b.getIndexAttr(start),
+                        l.b.getIndexAttr(length), 1);
+    };
+    SmallVector<Value> parts;
+    if (mode.getValue() == "reflect") {
+      if (before >= n || after >= n)
+        return l.fail("reflect padding must be smaller than the dim");
+      if (before)
+        parts.push_back(flipped(l, slice(1, before), {d}));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(flipped(l, slice(n - 1 - after, after), {d}));
+    } else if (mode.getValue() == "replicate") {
+      if (n == 0)
+        return l.fail("cannot replicate an empty dim");
+      auto repeated = [&](int64_t at, int64_t count) {
+        SmallVector<Value> copies(count, slice(at, 1));
+        return concat(l, copies, d, elem);
+      };
+      if (before)
+        parts.push_back(repeated(0, before));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(repeated(n - 1, after));
+    } else if (mode.getValue() == "circular") {
+      if (before > n || after > n)
+        return l.fail("circular padding must not exceed the dim");
+      if (before)
+        parts.push_back(slice(n - before, before));
+      parts.push_back(x);
+      if (after)
+        parts.push_back(slice(0, after));
+    } else {
+      return l.fail("unknown padding mode '" + mode.getValue().str() + "'");
+    }
+    x = concat(l, parts, d, elem);
+  }
+  return l.replace(x);
+}
+
 /// select.int(self, dim, index).
 LogicalResult lowerSelect(Lowering &l) {
   Value x = l.tensor(0u);
@@ -757,6 +1124,16 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::slice.Tensor"}, lowerSlice);
   addLowering(t, {"aten::narrow"}, lowerNarrow);
   addLowering(t, {"aten::constant_pad_nd"}, lowerConstantPad);
+  addLowering(t, {"aten::pad"}, lowerPadMode);
+  addLowering(t, {"aten::pixel_shuffle"}, lowerPixelShuffleOp);
+  addLowering(t, {"aten::pixel_unshuffle"}, lowerPixelUnshuffle);
+  addLowering(t, {"aten::channel_shuffle"}, lowerChannelShuffle);
+  addLowering(t, {"aten::unflatten.int"}, lowerUnflatten);
+  addLowering(t, {"aten::flip"}, lowerFlip);
+  addLowering(t, {"aten::roll"}, lowerRoll);
+  addLowering(t, {"aten::repeat"}, lowerRepeat);
+  addLowering(t, {"aten::tril"}, lowerTril);
+  addLowering(t, {"aten::triu"}, lowerTriu);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
   addLowering(t, {"aten::size"}, lowerSize);

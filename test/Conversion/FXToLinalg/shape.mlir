@@ -217,3 +217,78 @@ fx.graph_module @M {
     fx.output %g : tensor<4x5x3xf32>
   }
 }
+
+// -----
+
+// pixel_shuffle: (N, C*r*r, H, W) viewed as (N, C, r, r, H, W), transposed
+// to (N, C, H, r, W, r), viewed as (N, C, H*r, W*r); the batch may be
+// dynamic.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         tensor.expand_shape {{.*}} output_shape [%{{.*}}, 2, 2, 2, 3, 5] : tensor<?xf32> into tensor<?x2x2x2x3x5xf32>
+// CHECK:         linalg.transpose {{.*}} permutation = [0, 1, 4, 2, 5, 3]
+// CHECK:         tensor.expand_shape {{.*}} output_shape [%{{.*}}, 2, 6, 10] : tensor<?xf32> into tensor<?x2x6x10xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x8x3x5xf32>
+    %p = fx.call_function "aten::pixel_shuffle"(%x, 2) : (tensor<?x8x3x5xf32>) -> tensor<?x2x6x10xf32>
+    fx.output %p : tensor<?x2x6x10xf32>
+  }
+}
+
+// -----
+
+// flip reads `size - 1 - i`; roll joins the last `shift` items and the
+// rest; repeat reads `i mod size` (its extra leading dim reads nothing);
+// tril keeps j - i <= diagonal.
+
+// CHECK-DAG: #[[$FLIP:map[0-9]*]] = affine_map<(d0, d1) -> (-d0 + 2, d1)>
+// CHECK-DAG: #[[$MOD:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1 mod 3, d2 mod 4)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xf32>)
+// CHECK:         %[[F:.*]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.*}}} ins(%[[X]] :
+// CHECK:         %[[TAIL:.*]] = tensor.extract_slice %[[F]][0, 3] [3, 1] [1, 1]
+// CHECK:         %[[HEAD:.*]] = tensor.extract_slice %[[F]][0, 0] [3, 3] [1, 1]
+// CHECK:         %[[J0:.*]] = tensor.insert_slice %[[TAIL]] into %{{.*}}[0, 0] [3, 1]
+// CHECK:         %[[R:.*]] = tensor.insert_slice %[[HEAD]] into %[[J0]][0, %{{.*}}] [3, 3]
+// CHECK:         %[[T:.*]] = linalg.generic {indexing_maps = [#[[$MOD]], {{.*}}} ins(%[[R]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<2x3x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] :
+// CHECK:           %[[I:.*]] = linalg.index 1 : index
+// CHECK:           %[[J:.*]] = linalg.index 2 : index
+// CHECK:           %[[D:.*]] = arith.subi %[[J]], %[[I]] : index
+// CHECK:           %[[KEEP:.*]] = arith.cmpi sle, %[[D]], %{{.*}} : index
+// CHECK:           arith.select %[[KEEP]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %f = fx.call_function "aten::flip"(%x, [0]) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %r = fx.call_function "aten::roll"(%f, [1], [1]) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %t = fx.call_function "aten::repeat"(%r, [2, 1, 2]) : (tensor<3x4xf32>) -> tensor<2x3x8xf32>
+    %u = fx.call_function "aten::tril"(%t, 1) : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+    fx.output %u : tensor<2x3x8xf32>
+  }
+}
+
+// -----
+
+// Reflect padding: the input between its mirrored neighbours, without the
+// edge (x[2], x[1] before; x[3] after).
+
+// CHECK-DAG: #[[$MIRROR:map[0-9]*]] = affine_map<(d0, d1) -> (d0, -d1 + 1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x5xf32>)
+// CHECK:         %[[B:.*]] = tensor.extract_slice %[[X]][0, 1] [2, 2] [1, 1]
+// CHECK:         %[[BF:.*]] = linalg.generic {indexing_maps = [#[[$MIRROR]], {{.*}}} ins(%[[B]] :
+// CHECK:         %[[A:.*]] = tensor.extract_slice %[[X]][0, 3] [2, 1] [1, 1]
+// CHECK:         %[[AF:.*]] = linalg.generic {{.*}} ins(%[[A]] :
+// CHECK:         %[[P0:.*]] = tensor.insert_slice %[[BF]] into %{{.*}}[0, 0] [2, 2]
+// CHECK:         %[[P1:.*]] = tensor.insert_slice %[[X]] into %[[P0]][0, %{{.*}}] [2, 5]
+// CHECK:         %[[P2:.*]] = tensor.insert_slice %[[AF]] into %[[P1]][0, %{{.*}}] [2, 1]
+// CHECK:         return %[[P2]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x5xf32>
+    %p = fx.call_function "aten::pad"(%x, [2, 1], "reflect", None) : (tensor<2x5xf32>) -> tensor<2x8xf32>
+    fx.output %p : tensor<2x8xf32>
+  }
+}
