@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import os
 import re
+import types
 
 import torch
 import torch.fx
@@ -158,6 +159,7 @@ class ModulePathTracer(torch.fx.Tracer):
         self._examples = example_inputs
         self._values = {}
         self._known = _known_module_types()
+        self._known_functions = _known_function_names()
         self._traceable = {}
 
     def is_leaf_module(self, m, qualified_name):
@@ -188,6 +190,26 @@ class ModulePathTracer(torch.fx.Tracer):
 
     def proxy(self, node):
         return _SizedProxy(node, self)
+
+    def create_proxy(self, kind, target, args, kwargs, *rest, **options):
+        # A Python function of torch.nn.functional the compiler does not
+        # bind (F.softsign, F.normalize, F.local_response_norm) is traced
+        # into: its body runs on the proxies instead of recording one call.
+        if kind == "call_function" and self._inlinable(target):
+            last = self.graph._root.prev
+            try:
+                return _inlined(target)(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - keep the call as it was
+                while self.graph._root.prev is not last:
+                    self.graph.erase_node(self.graph._root.prev)
+        return super().create_proxy(kind, target, args, kwargs, *rest,
+                                    **options)
+
+    def _inlinable(self, fn):
+        if (self._known_functions is None or not inspect.isfunction(fn)
+                or fn.__module__ != "torch.nn.functional"):
+            return False
+        return f"torch.nn.functional.{fn.__name__}" not in self._known_functions
 
     def iter(self, obj):
         value = self._example_value(obj.node)
@@ -263,6 +285,48 @@ def _known_module_types():
         _EXPANDED_MODULE_TYPES)
 
 
+# torch.nn.functional's functions fx-normalize expands itself
+# (Normalize.cpp), beside the registry's function aliases.
+_EXPANDED_FUNCTIONS = tuple(f"torch.nn.functional.{name}" for name in (
+    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"))
+
+
+def _known_function_names():
+    """The call_function targets the compiler binds, or None without a
+    built runtime."""
+    try:
+        runtime = _load_runtime()
+    except FxMlirError:
+        return None
+    if not hasattr(runtime, "function_names"):  # a runtime built before it
+        return None
+    return frozenset(runtime.function_names()) | frozenset(
+        _EXPANDED_FUNCTIONS)
+
+
+_INLINED = {}
+
+
+def _no_torch_function(*args, **kwargs):
+    return False
+
+
+def _inlined(fn):
+    """`fn` with its `has_torch_function*` checks answering no: called on
+    proxies, it runs its body (recording the ops it calls) instead of
+    handing itself to the proxies' __torch_function__ as one call."""
+    if fn not in _INLINED:
+        scope = dict(fn.__globals__)
+        for name in ("has_torch_function", "has_torch_function_unary",
+                     "has_torch_function_variadic"):
+            scope[name] = _no_torch_function
+        copy = types.FunctionType(fn.__code__, scope, fn.__name__,
+                                  fn.__defaults__, fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        _INLINED[fn] = copy
+    return _INLINED[fn]
+
+
 @contextlib.contextmanager
 def _eager_modules():
     """nn.Module's own __call__ and __getattr__, in place of those the
@@ -283,6 +347,14 @@ class _ExampleSized:
     count of the caller's targets when there is none."""
 
     def __getattr__(self, k):
+        # The rank is fixed by the compiled types (a dynamic batch changes
+        # sizes, never the rank): `x.dim()` and `x.ndim` are the example
+        # value's, so code branching on them traces.
+        if k in ("dim", "ndim"):
+            value = self.tracer._example_value(self.node)
+            if isinstance(value, torch.Tensor):
+                rank = value.dim()
+                return rank if k == "ndim" else (lambda: rank)
         return _SizedAttribute(self, k)
 
     def __len__(self):

@@ -744,6 +744,45 @@ def _rounding_int(x):
     return torch.floor(i) + i.ceil() + torch.round(i) + torch.sign(i)
 
 
+@fn_case("square_exp2_logit", randn((4, 33)))
+def _square_exp2_logit(x):
+    return (torch.square(x) + x.exp2() + torch.logit(x.sigmoid())
+            + torch.logit(x, eps=0.1))
+
+
+@fn_case("float_classes", randn((4, 9)))
+def _float_classes(x):
+    y = torch.where(x > 1, torch.inf, x)
+    y = torch.where(x < -1, -torch.inf, y)
+    y = torch.where(x.abs() < 0.2, torch.nan, y)
+    return (torch.isnan(y), y.isinf(), torch.isfinite(y),
+            torch.isfinite(x.to(torch.int64)))
+
+
+@fn_case("shrink_threshold_glu", randn((4, 10)))
+def _shrink_threshold_glu(x):
+    return (F.hardshrink(x, 0.7), F.softshrink(x, 0.3),
+            F.threshold(x, 0.2, -5.0), F.glu(x), F.glu(x.t(), 0))
+
+
+add("shrink_threshold_modules",
+    lambda: seq(nn.Hardshrink(0.4), nn.Softshrink(0.1), nn.Threshold(0.05, 3.0),
+                nn.Linear(13, 8), nn.GLU()), randn((5, 13)))
+
+
+@fn_case("softsign_tanhshrink_softmin", randn((4, 10)))
+def _softsign_tanhshrink_softmin(x):
+    # Python functions of torch.nn.functional the tracer goes into.
+    return F.softsign(x), F.tanhshrink(x), F.softmin(x, 1)
+
+
+@fn_case("atan2_addcmul_lerp", randn((4, 10), (4, 10), (10,)))
+def _atan2_addcmul_lerp(x, y, z):
+    return (torch.atan2(x, y), torch.addcmul(x, y, z, value=0.5),
+            x.addcdiv(y, z.abs() + 1), torch.lerp(x, y, 0.7),
+            x.lerp(y, z.sigmoid()))
+
+
 @fn_case("remainder_float", randn((4, 33), (4, 33)))
 def _remainder_float(x, y):
     # The remainder takes the divisor's sign, as Python's %.
@@ -1662,6 +1701,38 @@ class FunctionalBatchNorm(nn.Module):
 
 
 add("batch_norm_functional", FunctionalBatchNorm, IMG)
+
+@fn_case("prod_all_any", randn((3, 4, 5)))
+def _prod_all_any(x):
+    return (x.prod(), torch.prod(x, 1), x.prod(-1, keepdim=True),
+            (x > -1).all(), torch.all(x > -1, 2), x.any(1, keepdim=True),
+            torch.any(x > 2))
+
+
+@fn_case("logsumexp", randn((3, 4, 5)))
+def _logsumexp(x):
+    masked = torch.where(x > 1.5, -torch.inf, 30 * x)
+    return torch.logsumexp(masked, 1), x.logsumexp((0, 2), keepdim=True)
+
+
+@fn_case("vector_norms", randn((3, 4, 5)))
+def _vector_norms(x):
+    return (x.norm(2, -1), x.norm(1, (0, 1), keepdim=True),
+            torch.linalg.vector_norm(x), torch.linalg.vector_norm(x, 3, 1),
+            torch.linalg.vector_norm(x, float("inf"), 2),
+            torch.linalg.vector_norm(x, 0, 0))
+
+
+@fn_case("normalize", randn((3, 4, 5)))
+def _normalize(x):
+    return F.normalize(x, dim=-1), F.normalize(x, p=1, dim=1)
+
+
+@fn_case("cumsum", randn((3, 7)))
+def _cumsum(x):
+    return (torch.cumsum(x, 1), x.cumsum(0),
+            (x > 0).to(torch.int64).cumsum(-1))
+
 
 add("group_norm_module",
     lambda: random_norm_state(seq(nn.Conv2d(3, 8, 3), nn.GroupNorm(4, 8))),

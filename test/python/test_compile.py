@@ -226,17 +226,46 @@ def test_modules_the_compiler_binds_stay_calls():
 
 
 def test_untraceable_module_compiled_alone_is_wrapped():
-    """nn.InstanceNorm2d's forward branches on the input's rank: compiled
-    alone, it becomes the one call_module of a wrapper."""
-    model = nn.InstanceNorm2d(3, affine=True).eval()
-    with torch.no_grad():
-        model.weight.uniform_(0.5, 1.5)
+    """nn.ConvTranspose2d's forward does not trace (len() of a proxy):
+    compiled alone, it becomes the one call_module of a wrapper."""
+    model = nn.ConvTranspose2d(3, 4, 3, stride=2).eval()
     gm = fx_mlir.compiler.trace(model, (torch.randn(1, 3, 4, 4),))
     assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module",
                                               "output"]
     x = torch.randn(2, 3, 6, 5)
     with torch.no_grad():
         torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+
+
+def test_rank_branches_trace():
+    """x.dim() and x.ndim are the example input's rank (fixed by the
+    compiled types): nn.InstanceNorm2d's forward, which branches on it,
+    traces into its F.instance_norm call."""
+    model = nn.InstanceNorm2d(3, affine=True).eval()
+    with torch.no_grad():
+        model.weight.uniform_(0.5, 1.5)
+    gm = fx_mlir.compiler.trace(model, (torch.randn(1, 3, 4, 4),))
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets == [torch.nn.functional.instance_norm]
+    x = torch.randn(2, 3, 6, 5)
+    with torch.no_grad():
+        torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+
+
+def test_python_functionals_are_traced_into():
+    """A Python function of torch.nn.functional the registry does not bind
+    (F.softsign) runs on the proxies: its operations are the nodes."""
+    class Softsign(nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.softsign(x) * 2
+
+    gm = fx_mlir.compiler.trace(Softsign(), (torch.randn(3),))
+    targets = [str(n.target) for n in gm.graph.nodes
+               if n.op in ("call_function", "call_method")]
+    assert "softsign" not in " ".join(targets)
+    x = torch.randn(4, 5)
+    torch.testing.assert_close(fx_mlir.compile(Softsign(), (x,))(x),
+                               Softsign()(x))
 
 
 def test_untraceable_unknown_module_is_reported_whole():

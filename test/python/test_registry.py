@@ -211,6 +211,8 @@ MODULE_ARGS = {
     "torch.nn.ReflectionPad1d": (1,), "torch.nn.ReflectionPad2d": (1,),
     "torch.nn.ReflectionPad3d": (1,), "torch.nn.ReplicationPad1d": (1,),
     "torch.nn.ReplicationPad2d": (1,), "torch.nn.ReplicationPad3d": (1,),
+    "torch.nn.Hardshrink": (), "torch.nn.Softshrink": (),
+    "torch.nn.Threshold": (0.1, 2.0), "torch.nn.GLU": (),
 }
 
 

@@ -123,16 +123,21 @@ PYBIND11_MODULE(_fx_runtime, m) {
   m.doc() = "fx-mlir's JIT runtime: compiled fx graphs callable on tensors";
   m.def("set_num_threads", &mlir::fx::setNumThreads, py::arg("threads"),
         "Threads the parallel loops of compiled graphs run on");
+  auto aliasNames = [](mlir::fx::AliasKind kind) {
+    std::vector<std::string> names;
+    for (const auto &alias : mlir::fx::TargetRegistry::get().getAliases())
+      if (alias->kind == kind)
+        names.push_back(alias->name);
+    return names;
+  };
   m.def(
-      "module_types",
-      [] {
-        std::vector<std::string> names;
-        for (const auto &alias : mlir::fx::TargetRegistry::get().getAliases())
-          if (alias->kind == mlir::fx::AliasKind::Module)
-            names.push_back(alias->name);
-        return names;
-      },
+      "module_types", [=] { return aliasNames(mlir::fx::AliasKind::Module); },
       "The module types (`torch.nn.Conv2d`) the target registry binds");
+  m.def(
+      "function_names",
+      [=] { return aliasNames(mlir::fx::AliasKind::Function); },
+      "The call_function targets (`torch.nn.functional.relu`) the target "
+      "registry binds");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
       .def(py::init<const std::string &, bool, bool, const std::string &>(),
            py::arg("ir"), py::arg("weights_as_arguments") = false,

@@ -9,6 +9,8 @@
 
 #include "Lowering.h"
 
+#include <limits>
+
 #include <cmath>
 
 using namespace mlir;
@@ -319,6 +321,8 @@ FX_UNARY(lowerLog1p, math::Log1pOp::create(b, loc, x))
 FX_UNARY(lowerExpm1, math::ExpM1Op::create(b, loc, x))
 FX_UNARY(lowerLog2, math::Log2Op::create(b, loc, x))
 FX_UNARY(lowerSign, sign(b, loc, x))
+FX_UNARY(lowerSquare, mul(b, loc, x, x))
+FX_UNARY(lowerExp2, math::Exp2Op::create(b, loc, x))
 
 LogicalResult lowerLogicalNotImpl(Lowering &l) {
   Value x = l.tensor(0u);
@@ -575,6 +579,196 @@ LogicalResult lowerPrelu(Lowering &l) {
                                   fconst(b, loc, v[0].getType(), 0));
         return arith::SelectOp::create(
             b, loc, positive, v[0], arith::MulFOp::create(b, loc, v[1], v[0]));
+      }));
+}
+
+/// isnan, isinf, isfinite: a bool per item (integers are always finite).
+LogicalResult lowerFloatClass(Lowering &l, arith::CmpFPredicate predicate,
+                              bool absolute, bool integerResult) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return l.fail("needs a tensor");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i1 = l.b.getI1Type();
+  return l.replace(l.elementwise(
+      {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (!isFloat(elem))
+          return fconst(b, loc, i1, integerResult ? 1 : 0);
+        Value y =
+            absolute ? math::AbsFOp::create(b, loc, v[0]).getResult() : v[0];
+        Value other = absolute ? fconst(b, loc, elem,
+                                        std::numeric_limits<double>::infinity())
+                               : v[0];
+        return arith::CmpFOp::create(b, loc, predicate, y, other);
+      }));
+}
+LogicalResult lowerIsnan(Lowering &l) {
+  return lowerFloatClass(l, arith::CmpFPredicate::UNO, false, false);
+}
+LogicalResult lowerIsinf(Lowering &l) {
+  return lowerFloatClass(l, arith::CmpFPredicate::OEQ, true, false);
+}
+LogicalResult lowerIsfinite(Lowering &l) {
+  return lowerFloatClass(l, arith::CmpFPredicate::OLT, true, true);
+}
+
+/// logit(x, eps): log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps
+/// is given.
+LogicalResult lowerLogit(Lowering &l) {
+  std::optional<double> eps;
+  if (!l.isNone(1u)) {
+    eps = l.constFloat(l.arg(1));
+    if (!eps)
+      return l.fail("eps must be a constant");
+  }
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Type t = v[0].getType();
+    Value x = v[0];
+    if (eps)
+      x = minv(b, loc, maxv(b, loc, x, fconst(b, loc, t, *eps)),
+               fconst(b, loc, t, 1 - *eps));
+    Value rest = arith::SubFOp::create(b, loc, fconst(b, loc, t, 1), x);
+    return math::LogOp::create(b, loc, arith::DivFOp::create(b, loc, x, rest));
+  });
+}
+
+/// hardshrink(x, lambd): |x| > lambd ? x : 0; softshrink: x shrunk toward
+/// 0 by lambd, 0 inside [-lambd, lambd].
+LogicalResult lowerShrink(Lowering &l, bool soft) {
+  auto lambd = l.constFloat(l.arg(1));
+  if (!lambd)
+    return l.fail("lambd must be a constant");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Value x = v[0];
+    Type t = x.getType();
+    Value zero = fconst(b, loc, t, 0), lam = fconst(b, loc, t, *lambd),
+          negLam = fconst(b, loc, t, -*lambd);
+    Value above =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, lam);
+    Value below =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, negLam);
+    Value hi = soft ? arith::SubFOp::create(b, loc, x, lam).getResult() : x;
+    Value lo = soft ? arith::AddFOp::create(b, loc, x, lam).getResult() : x;
+    return arith::SelectOp::create(
+        b, loc, above, hi, arith::SelectOp::create(b, loc, below, lo, zero));
+  });
+}
+LogicalResult lowerHardshrink(Lowering &l) { return lowerShrink(l, false); }
+LogicalResult lowerSoftshrink(Lowering &l) { return lowerShrink(l, true); }
+
+/// threshold(x, threshold, value): x > threshold ? x : value.
+LogicalResult lowerThreshold(Lowering &l) {
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed tensor");
+  Value threshold = l.scalar(l.arg(1), r), value = l.scalar(l.arg(2), r);
+  if (!threshold || !value)
+    return l.fail("threshold and value must be numbers");
+  return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+    Value above = isFloat(r)
+                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                              v[0], threshold)
+                            .getResult()
+                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                              v[0], threshold)
+                            .getResult();
+    return arith::SelectOp::create(b, loc, above, v[0], value);
+  });
+}
+
+/// glu(x, dim): the first half of dim times the sigmoid of the second.
+LogicalResult lowerGlu(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a float tensor");
+  auto type = cast<RankedTensorType>(x.getType());
+  auto dim = l.normDim(l.arg(1), type.getRank());
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = type.getDimSize(*dim);
+  if (ShapedType::isDynamic(n) || n % 2)
+    return l.fail("the halved dim must be static and even");
+  SmallVector<Value> halves;
+  for (int64_t start : {int64_t(0), n / 2}) {
+    SmallVector<OpFoldResult> offsets(type.getRank(), l.b.getIndexAttr(0)),
+        sizes = l.dims(x), strides(type.getRank(), l.b.getIndexAttr(1));
+    offsets[*dim] = l.b.getIndexAttr(start);
+    sizes[*dim] = l.b.getIndexAttr(n / 2);
+    halves.push_back(
+        tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes, strides));
+  }
+  return l.replace(l.elementwise(
+      halves, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        return arith::MulFOp::create(b, loc, v[0], sigmoid(b, loc, v[1]));
+      }));
+}
+
+LogicalResult lowerAtan2(Lowering &l) {
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value y, Value x) -> Value {
+                  return math::Atan2Op::create(b, loc, y, x);
+                });
+}
+
+/// addcmul/addcdiv(self, tensor1, tensor2, value): self + value * (tensor1
+/// * or / tensor2).
+LogicalResult lowerAddc(Lowering &l, bool divide) {
+  Value self = l.tensor(0u), t1 = l.tensor(1u), t2 = l.tensor(2u);
+  Type r = l.resultElementType();
+  if (!self || !t1 || !t2 || !r)
+    return l.fail("needs typed tensors");
+  Attribute valueAttr = l.kwarg("value");
+  if (!valueAttr && l.numArgs() > 3)
+    valueAttr = l.arg(3);
+  Value value = valueAttr && !l.isNone(valueAttr) ? l.scalar(valueAttr, r)
+                                                  : fconst(l.b, l.loc, r, 1);
+  if (!value)
+    return l.fail("value must be a number");
+  return l.replace(l.elementwise(
+      {self, t1, t2}, r, r,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value p =
+            divide
+                ? (isFloat(r)
+                       ? arith::DivFOp::create(b, loc, v[1], v[2]).getResult()
+                       : arith::DivSIOp::create(b, loc, v[1], v[2]).getResult())
+                : mul(b, loc, v[1], v[2]);
+        return add(b, loc, v[0], mul(b, loc, value, p));
+      }));
+}
+LogicalResult lowerAddcmul(Lowering &l) { return lowerAddc(l, false); }
+LogicalResult lowerAddcdiv(Lowering &l) { return lowerAddc(l, true); }
+
+/// lerp(self, end, weight), as ATen computes it: self + w * (end - self)
+/// for |w| < 0.5, else end - (end - self) * (1 - w).
+LogicalResult lowerLerp(Lowering &l) {
+  Value self = l.tensor(0u), end = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!self || !end || !r || !isFloat(r))
+    return l.fail("needs float tensors");
+  SmallVector<Value> inputs = {self, end};
+  Value weight = operand(l, l.arg(2), r);
+  if (!weight)
+    return l.fail("weight must be a tensor or a number");
+  bool weightIsTensor = isa<RankedTensorType>(weight.getType());
+  if (weightIsTensor)
+    inputs.push_back(weight);
+  return l.replace(l.elementwise(
+      inputs, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value w = weightIsTensor ? v[2] : weight;
+        Value diff = arith::SubFOp::create(b, loc, v[1], v[0]);
+        Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                            math::AbsFOp::create(b, loc, w),
+                                            fconst(b, loc, r, 0.5));
+        Value fromSelf = arith::AddFOp::create(
+            b, loc, v[0], arith::MulFOp::create(b, loc, w, diff));
+        Value fromEnd = arith::SubFOp::create(
+            b, loc, v[1],
+            arith::MulFOp::create(
+                b, loc, diff,
+                arith::SubFOp::create(b, loc, fconst(b, loc, r, 1), w)));
+        return arith::SelectOp::create(b, loc, small, fromSelf, fromEnd);
       }));
 }
 
@@ -859,6 +1053,20 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   // Half to even, as ATen.
   addLowering(t, {"aten::round"}, lowerRounding<math::RoundEvenOp>);
   addLowering(t, {"aten::sign"}, lowerSign);
+  addLowering(t, {"aten::square"}, lowerSquare);
+  addLowering(t, {"aten::exp2"}, lowerExp2);
+  addLowering(t, {"aten::isnan"}, lowerIsnan);
+  addLowering(t, {"aten::isinf"}, lowerIsinf);
+  addLowering(t, {"aten::isfinite"}, lowerIsfinite);
+  addLowering(t, {"aten::logit"}, lowerLogit);
+  addLowering(t, {"aten::hardshrink"}, lowerHardshrink);
+  addLowering(t, {"aten::softshrink"}, lowerSoftshrink);
+  addLowering(t, {"aten::threshold"}, lowerThreshold);
+  addLowering(t, {"aten::glu"}, lowerGlu);
+  addLowering(t, {"aten::atan2"}, lowerAtan2);
+  addLowering(t, {"aten::addcmul"}, lowerAddcmul);
+  addLowering(t, {"aten::addcdiv"}, lowerAddcdiv);
+  addLowering(t, {"aten::lerp.Scalar", "aten::lerp.Tensor"}, lowerLerp);
   using FP = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
   addLowering(t, {"aten::eq.Tensor", "aten::eq.Scalar"},

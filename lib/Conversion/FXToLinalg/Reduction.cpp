@@ -172,6 +172,223 @@ LogicalResult lowerExtremum(Lowering &l, bool isMax) {
 LogicalResult lowerAmax(Lowering &l) { return lowerExtremum(l, true); }
 LogicalResult lowerAmin(Lowering &l) { return lowerExtremum(l, false); }
 
+/// The constant `v` of the scalar type `t`, built with `b`.
+Value constAt(OpBuilder &b, Location loc, Type t, double v) {
+  if (isFloat(t))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, int64_t(v)));
+}
+
+/// The dims and keepdim of prod/all/any: the whole tensor without a dim
+/// (one argument), else (self, dim, keepdim).
+std::optional<std::pair<SmallVector<int64_t>, bool>> dimAndKeep(Lowering &l,
+                                                                Value x) {
+  bool full = l.numArgs() == 1 || l.op.getTarget() == "aten::prod";
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
+  if (!dims)
+    return std::nullopt;
+  return std::make_pair(*dims, full ? false : l.constBool(2u).value_or(false));
+}
+
+/// prod(self[, dim, keepdim]).
+LogicalResult lowerProd(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  auto dk = dimAndKeep(l, x);
+  if (!dk)
+    return l.fail("dim must be a constant");
+  return l.replace(
+      l.reduce(x, dk->first, dk->second, l.constant(elem, 1),
+               [](OpBuilder &b, Location loc, Value acc, Value v) -> Value {
+                 return isFloat(v.getType())
+                            ? arith::MulFOp::create(b, loc, acc, v).getResult()
+                            : arith::MulIOp::create(b, loc, acc, v).getResult();
+               }));
+}
+
+/// all/any(self[, dim, keepdim]): whether every (some) item is nonzero.
+LogicalResult lowerAllAny(Lowering &l, bool isAll) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return l.fail("needs a tensor");
+  auto dk = dimAndKeep(l, x);
+  if (!dk)
+    return l.fail("dim must be a constant");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i1 = l.b.getI1Type();
+  Value truth = x;
+  if (elem != i1)
+    truth = l.elementwise(
+        {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value zero = constAt(b, loc, elem, 0);
+          if (isFloat(elem))
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                         v[0], zero);
+          return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v[0],
+                                       zero);
+        });
+  return l.replace(
+      l.reduce(truth, dk->first, dk->second, l.constant(i1, isAll ? 1 : 0),
+               [&](OpBuilder &b, Location loc, Value acc, Value v) -> Value {
+                 if (isAll)
+                   return arith::AndIOp::create(b, loc, acc, v);
+                 return arith::OrIOp::create(b, loc, acc, v);
+               }));
+}
+LogicalResult lowerAll(Lowering &l) { return lowerAllAny(l, true); }
+LogicalResult lowerAny(Lowering &l) { return lowerAllAny(l, false); }
+
+/// logsumexp(self, dim, keepdim): m + log(sum(exp(x - m))), m the max
+/// along the dims (0 where it is infinite, as ATen).
+LogicalResult lowerLogsumexp(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  if (!dims)
+    return l.fail("dims must be constants");
+  bool keepdim = l.constBool(2u).value_or(false);
+  x = l.castTensor(x, elem);
+  Value m = l.reduce(x, *dims, true, lowest(l, elem, true),
+                     [](OpBuilder &b, Location loc, Value acc, Value v) {
+                       return maxOrMin(b, loc, acc, v, true);
+                     });
+  Value inf = l.constant(elem, std::numeric_limits<double>::infinity());
+  Value zero = l.constant(elem, 0);
+  m = l.elementwise(
+      {m}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value finite =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                  math::AbsFOp::create(b, loc, v[0]), inf);
+        return arith::SelectOp::create(b, loc, finite, v[0], zero);
+      });
+  Value e = l.elementwise(
+      {x, m}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return math::ExpOp::create(b, loc,
+                                   arith::SubFOp::create(b, loc, v[0], v[1]))
+            .getResult();
+      });
+  Value sum = sumOver(l, e, *dims, true, elem);
+  Value r = l.elementwise(
+      {sum, m}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::AddFOp::create(b, loc, math::LogOp::create(b, loc, v[0]),
+                                     v[1])
+            .getResult();
+      });
+  if (!keepdim) {
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rankOf(x); ++d)
+      if (!llvm::is_contained(*dims, d))
+        sizes.push_back(l.dim(r, d));
+    r = l.reshape(r, sizes);
+  }
+  return l.replace(r);
+}
+
+/// linalg_vector_norm(self, ord, dim, keepdim, dtype): (sum |x|^ord)^(1/ord)
+/// over the dims; ord 2 as sqrt(sum x^2), 1 as sum |x|, inf and -inf as
+/// the max and min of |x|, 0 as the count of nonzeros.
+LogicalResult lowerVectorNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto ord = l.constFloat(l.arg(1));
+  if (!x || !elem || !isFloat(elem) || !ord)
+    return l.fail("needs a float tensor and a constant ord");
+  auto dims = reducedDims(l, l.isNone(2u) ? Attribute() : l.arg(2), rankOf(x));
+  if (!dims)
+    return l.fail("dims must be constants");
+  bool keepdim = l.constBool(3u).value_or(false);
+  x = l.castTensor(x, elem);
+  double p = *ord;
+  auto absOf = [&](Value t) {
+    return l.elementwise(
+        {t}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+          return math::AbsFOp::create(b, loc, v[0]).getResult();
+        });
+  };
+  if (std::isinf(p))
+    return l.replace(
+        l.reduce(absOf(x), *dims, keepdim, lowest(l, elem, p > 0),
+                 [&](OpBuilder &b, Location loc, Value acc, Value v) {
+                   return maxOrMin(b, loc, acc, v, p > 0);
+                 }));
+  Value powered = l.elementwise(
+      {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value a = math::AbsFOp::create(b, loc, v[0]);
+        Type t = a.getType();
+        if (p == 0)
+          return arith::UIToFPOp::create(
+              b, loc, t,
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, a,
+                                    constAt(b, loc, t, 0)));
+        if (p == 1)
+          return a;
+        if (p == 2)
+          return arith::MulFOp::create(b, loc, a, a);
+        return math::PowFOp::create(b, loc, a, constAt(b, loc, t, p));
+      });
+  Value sum = sumOver(l, powered, *dims, keepdim, elem);
+  if (p == 0 || p == 1)
+    return l.replace(sum);
+  return l.replace(l.elementwise(
+      {sum}, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (p == 2)
+          return math::SqrtOp::create(b, loc, v[0]);
+        return math::PowFOp::create(b, loc, v[0],
+                                    constAt(b, loc, v[0].getType(), 1.0 / p));
+      }));
+}
+
+/// cumsum(self, dim, dtype): out[..., i, ...] = sum over k <= i of
+/// x[..., k, ...], one generic with a reduction loop over k (quadratic in
+/// the size of dim).
+LogicalResult lowerCumsum(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  if (rank == 0)
+    return l.replace(l.castTensor(x, elem));
+  x = l.castTensor(x, elem);
+  OpBuilder &b = l.b;
+  int64_t k = rank; // the loop summed over
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    inExprs.push_back(b.getAffineDimExpr(d == *dim ? k : d));
+    outExprs.push_back(b.getAffineDimExpr(d));
+  }
+  // A second operand gives loop k the size of dim.
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, inExprs, b.getContext()),
+      AffineMap::get(rank + 1, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = l.filled(l.dims(x), l.constant(elem, 0));
+  return l.replace(
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+          maps, iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value i = linalg::IndexOp::create(nb, loc, *dim);
+            Value j = linalg::IndexOp::create(nb, loc, k);
+            Value in =
+                arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, j, i);
+            Value zero = constAt(nb, loc, elem, 0);
+            Value item = arith::SelectOp::create(nb, loc, in, v[0], zero);
+            linalg::YieldOp::create(nb, loc, add(nb, loc, v[1], item));
+          })
+          .getResult(0));
+}
+
 /// Value and index of the max/min along `dim` (first occurrence).
 std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
                                   bool keepdim, bool isMax) {
@@ -578,5 +795,11 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::batch_norm"}, lowerBatchNorm);
   addLowering(t, {"aten::layer_norm"}, lowerLayerNorm);
   addLowering(t, {"aten::group_norm"}, lowerGroupNorm);
+  addLowering(t, {"aten::prod", "aten::prod.dim_int"}, lowerProd);
+  addLowering(t, {"aten::all", "aten::all.dim"}, lowerAll);
+  addLowering(t, {"aten::any", "aten::any.dim"}, lowerAny);
+  addLowering(t, {"aten::logsumexp"}, lowerLogsumexp);
+  addLowering(t, {"aten::linalg_vector_norm"}, lowerVectorNorm);
+  addLowering(t, {"aten::cumsum"}, lowerCumsum);
   addLowering(t, {"aten::instance_norm"}, lowerInstanceNorm);
 }

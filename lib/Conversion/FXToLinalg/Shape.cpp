@@ -1026,6 +1026,17 @@ LogicalResult lowerNewFill(Lowering &l, double value) {
   return l.replace(l.filled(*sizes, l.constant(elem, value)));
 }
 LogicalResult lowerNewZeros(Lowering &l) { return lowerNewFill(l, 0.0); }
+/// new_full(self, size, fill_value, ...).
+LogicalResult lowerNewFull(Lowering &l) {
+  Type elem = l.resultElementType();
+  auto sizes = l.indexList(l.arg(1));
+  if (!elem || !sizes)
+    return l.fail("needs a typed result and a list of sizes");
+  Value v = l.scalar(l.arg(2), elem);
+  if (!v)
+    return l.fail("unsupported fill value");
+  return l.replace(l.filled(*sizes, v));
+}
 LogicalResult lowerNewOnes(Lowering &l) { return lowerNewFill(l, 1.0); }
 LogicalResult lowerOnes(Lowering &l) { return lowerFill(l, 1.0); }
 LogicalResult lowerFull(Lowering &l) { return lowerFill(l, std::nullopt); }
@@ -1108,6 +1119,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::view_as"}, lowerViewAs);
   addLowering(t, {"aten::new_zeros"}, lowerNewZeros);
   addLowering(t, {"aten::new_ones"}, lowerNewOnes);
+  addLowering(t, {"aten::new_full"}, lowerNewFull);
   addLowering(t, {"aten::permute"}, lowerPermute);
   addLowering(t, {"aten::transpose.int", "aten::swapaxes"}, lowerTranspose);
   addLowering(t, {"aten::squeeze", "aten::squeeze.dim"}, lowerSqueeze);

@@ -274,3 +274,26 @@ fx.graph_module @M {
     fx.output %7 : tensor<4xf32>
   }
 }
+
+// -----
+
+// isnan compares an item with itself, unordered, into a bool; glu
+// multiplies the first half of dim by the sigmoid of the second.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<3x4xi1>)
+// CHECK:           %[[IN:.*]] = arith.cmpf uno, %[[V:.*]], %[[V]] : f32
+// CHECK:         %[[A:.*]] = tensor.extract_slice %[[X]][0, 0] [3, 2] [1, 1]
+// CHECK:         %[[B:.*]] = tensor.extract_slice %[[X]][0, 2] [3, 2] [1, 1]
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %[[B]] :
+// CHECK:           math.exp
+// CHECK:           arith.mulf
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %i = fx.call_function "aten::isnan"(%x) : (tensor<3x4xf32>) -> tensor<3x4xi1>
+    %g = fx.call_function "aten::glu"(%x, 1) : (tensor<3x4xf32>) -> tensor<3x2xf32>
+    fx.output (%i, %g) : tensor<3x4xi1>, tensor<3x2xf32>
+  }
+}

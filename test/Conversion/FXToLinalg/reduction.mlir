@@ -214,3 +214,40 @@ fx.graph_module @M {
     fx.output %i : tensor<2x3x4x5xf32>
   }
 }
+
+// -----
+
+// all.dim tests each item against zero, then reduces with `and`; the
+// 2-norm squares, sums and takes the root; cumsum is one generic whose
+// reduction loop k (sized by the input) adds the items with k <= i.
+
+// CHECK-DAG: #[[$K:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[$I:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4xf32>)
+// CHECK:         %[[NZ:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<3x4xf32>) outs(%{{.*}} : tensor<3x4xi1>)
+// CHECK:           arith.cmpf une
+// CHECK:         %[[ALL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[NZ]] : tensor<3x4xi1>) outs(%{{.*}} : tensor<3xi1>)
+// CHECK:           arith.andi
+// CHECK:         linalg.generic
+// CHECK:           math.absf
+// CHECK:           arith.mulf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.addf
+// CHECK:         %[[NORM:.*]] = linalg.generic
+// CHECK:           math.sqrt
+// CHECK:         %[[CUM:.*]] = linalg.generic {indexing_maps = [#[[$K]], #[[$I]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<3x4xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 1 : index
+// CHECK:           %[[KI:.*]] = linalg.index 2 : index
+// CHECK:           %[[IN:.*]] = arith.cmpi ule, %[[KI]], %[[I]] : index
+// CHECK:           arith.select %[[IN]]
+// CHECK:         return %[[ALL]], %[[NORM]], %[[CUM]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %a = fx.call_function "aten::all.dim"(%x, 1, False) : (tensor<3x4xf32>) -> tensor<3xi1>
+    %n = fx.call_function "aten::linalg_vector_norm"(%x, 2, [1], False) : (tensor<3x4xf32>) -> tensor<3xf32>
+    %c = fx.call_function "aten::cumsum"(%x, 1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    fx.output (%a, %n, %c) : tensor<3xi1>, tensor<3xf32>, tensor<3x4xf32>
+  }
+}

@@ -516,25 +516,28 @@ fx.graph @bad_arguments {
 
 // Constant padding: F.pad in mode 'constant' (value None pads with 0),
 // nn.ZeroPad2d (value 0) and nn.ConstantPad2d (its value) are all
-// aten::constant_pad_nd; F.pad in another mode is left alone.
+// aten::constant_pad_nd; F.pad in another mode and nn.ReflectionPad2d are
+// aten::pad with their mode.
 
 // CHECK-LABEL: fx.graph_module @Pads
 // CHECK: %pad = fx.call_function "aten::constant_pad_nd"(%x, [1, 2], 0)
 // CHECK: %pad_value = fx.call_function "aten::constant_pad_nd"(%x, [1, 1, 0, 2], 0.5)
 // CHECK: %zero = fx.call_function "aten::constant_pad_nd"(%x, [1, 0, 2, 1], 0.0)
 // CHECK: %constant = fx.call_function "aten::constant_pad_nd"(%x, [2, 2, 2, 2], -1.5)
-// CHECK: %reflect = fx.call_function "torch.nn.functional.pad"(%x, [1, 1], mode="reflect")
+// CHECK: %reflect = fx.call_function "aten::pad"(%x, [1, 1], "reflect", None)
+// CHECK: %mirror = fx.call_function "aten::pad"(%x, [1, 2, 0, 1], "reflect", None)
 fx.graph_module @Pads {
   fx.submodule @zero "torch.nn.ZeroPad2d"(padding=(1, 0, 2, 1))
   fx.submodule @constant "torch.nn.ConstantPad2d"(padding=(2, 2, 2, 2), value=-1.5)
+  fx.submodule @mirror "torch.nn.ReflectionPad2d"(padding=(1, 2, 0, 1))
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
     %pad = fx.call_function "torch.nn.functional.pad"(%x, [1, 2]) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x7xf32>
     %pad_value = fx.call_function "torch.nn.functional.pad"(%x, [1, 1, 0, 2], value = 0.5) : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
     %zero = fx.call_module @zero(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x7x5xf32>
     %constant = fx.call_module @constant(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
-    // expected-warning @+1 {{fx-normalize: call_function 'reflect' with target 'torch.nn.functional.pad' is not supported (function 'torch.nn.functional.pad': mode must be 'constant')}}
     %reflect = fx.call_function "torch.nn.functional.pad"(%x, [1, 1], mode = "reflect") : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x6xf32>
-    fx.output (%pad, %pad_value, %zero, %constant, %reflect) : tensor<1x2x4x7xf32>, tensor<1x2x6x6xf32>, tensor<1x2x7x5xf32>, tensor<1x2x8x8xf32>, tensor<1x2x4x6xf32>
+    %mirror = fx.call_module @mirror(%x) : (tensor<1x2x4x4xf32>) -> tensor<1x2x5x7xf32>
+    fx.output (%pad, %pad_value, %zero, %constant, %reflect, %mirror) : tensor<1x2x4x7xf32>, tensor<1x2x6x6xf32>, tensor<1x2x7x5xf32>, tensor<1x2x8x8xf32>, tensor<1x2x4x6xf32>, tensor<1x2x5x7xf32>
   }
 }
