@@ -36,7 +36,7 @@ from torch.fx.passes.split_module import split_module  # noqa: E402
 
 import fx_mlir  # noqa: E402
 
-ANCHORS = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Linear,
+ANCHORS = (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Linear,
            torch.nn.MaxPool2d, torch.nn.AvgPool2d,
            torch.nn.AdaptiveAvgPool2d, torch.nn.MultiheadAttention)
 
@@ -58,19 +58,26 @@ def median_time(fn, args, budget=0.3):
 def build_model(name):
     """A bench/run.py workload (`resnet18_b1`, `mobilenet_v2_b1`, `lenet`,
     `mlp_b64`, `encoder_s128`, ...), or a torchvision.models builder's
-    model (`regnet_x_400mf`) on one 224x224 image: the module and its
-    inputs."""
+    model (`regnet_x_400mf`, or `fcn_resnet50` of models.segmentation) on
+    one 224x224 image, or a models.video one (`r3d_18`) on 8 frames of
+    112x112: the module and its inputs."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import run
     if name in run.WORKLOADS:
         _, module, inputs = run.build(name)
         return module.eval(), inputs
     import torchvision
-    builder = getattr(torchvision.models, name, None)
-    if name.startswith("_") or not callable(builder):
-        sys.exit("unknown model %r; a workload (%s) or a torchvision.models "
-                 "builder" % (name, ", ".join(run.WORKLOADS)))
-    return builder().eval(), (torch.randn(1, 3, 224, 224),)
+    # Segmentation backbones would download their pretrained weights.
+    for namespace, shape, options in (
+            (torchvision.models, (1, 3, 224, 224), {}),
+            (torchvision.models.segmentation, (1, 3, 224, 224),
+             {"weights_backbone": None}),
+            (torchvision.models.video, (1, 3, 8, 112, 112), {})):
+        builder = getattr(namespace, name, None)
+        if not name.startswith("_") and callable(builder):
+            return builder(**options).eval(), (torch.randn(*shape),)
+    sys.exit("unknown model %r; a workload (%s) or a torchvision.models "
+             "(segmentation, video) builder" % (name, ", ".join(run.WORKLOADS)))
 
 
 def split(gm):
@@ -119,10 +126,12 @@ def describe(sub):
         if node.op == "call_module":
             m = modules[node.target]
             text = type(m).__name__
-            if isinstance(m, torch.nn.Conv2d):
-                text += "(%d->%d,k%d,s%d%s)" % (
-                    m.in_channels, m.out_channels, m.kernel_size[0],
-                    m.stride[0], ",g%d" % m.groups if m.groups > 1 else "")
+            if isinstance(m, (torch.nn.Conv2d, torch.nn.Conv3d)):
+                text += "(%d->%d,k%s,s%d%s%s)" % (
+                    m.in_channels, m.out_channels,
+                    "x".join(map(str, m.kernel_size)), m.stride[0],
+                    ",g%d" % m.groups if m.groups > 1 else "",
+                    ",d%d" % m.dilation[0] if m.dilation[0] > 1 else "")
             parts.append(text)
         elif node.op in ("call_function", "call_method"):
             parts.append(getattr(node.target, "__name__", str(node.target)))

@@ -1470,6 +1470,23 @@ def _avg_pool1d(x):
     return F.avg_pool1d(x, 4, 3)
 
 
+# Dilated convs: by output phases folded into the batch when the output is
+# a multiple of the dilation, by window positions when the window reads
+# mostly padding (DeepLab's ASPP), else directly.
+add("conv2d_dilated_phases",
+    lambda: random_norm_state(seq(nn.Conv2d(8, 16, 3, padding=2, dilation=2),
+                                  nn.BatchNorm2d(16), nn.ReLU())),
+    batched((8, 16, 16)), batch_sizes=(1, 2))
+add("conv2d_dilated_phases_uneven",
+    lambda: seq(nn.Conv2d(4, 6, (3, 3), padding=(1, 3), dilation=(2, 3))),
+    randn((2, 4, 12, 15)))
+add("conv2d_dilated_aspp",
+    lambda: seq(nn.Conv2d(16, 8, 3, padding=12, dilation=12)),
+    batched((16, 14, 14)), batch_sizes=(1, 3))
+add("conv2d_dilated_odd",
+    lambda: seq(nn.Conv2d(8, 8, 3, padding=3, dilation=3, bias=False)),
+    randn((1, 8, 13, 11)))
+
 # Transposed convolutions: the stride spreads the input, padding beyond
 # dilation * (k - 1) crops, output_padding extends the bottom and right.
 add("conv_transpose2d_stride2", lambda: seq(nn.ConvTranspose2d(4, 3, 3,

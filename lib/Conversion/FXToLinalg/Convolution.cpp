@@ -60,6 +60,57 @@ int64_t windows(int64_t n, int64_t k, int64_t s, int64_t lo, int64_t hi,
   return (n + lo + hi - d * (k - 1) - 1) / s + 1;
 }
 
+/// The box [offsets, offsets + sizes) of a conv weight, as `resultType`
+/// (the box's shape, or that shape without unit dims): a new constant
+/// when the weight is one (so the 2-D schedule sees constant weights),
+/// else an extract_slice.
+Value kernelBox(Lowering &l, Value weight, ArrayRef<int64_t> offsets,
+                ArrayRef<int64_t> sizes, RankedTensorType resultType) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  if (auto constant = weight.getDefiningOp<arith::ConstantOp>()) {
+    ArrayRef<char> bytes = fx::getElementsData(constant.getValue());
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    if (!bytes.empty() && width % 8 == 0) {
+      int64_t size = width / 8, rank = type.getRank();
+      int64_t count = 1;
+      for (int64_t s : sizes)
+        count *= s;
+      std::vector<char> data(count * size);
+      SmallVector<int64_t> index(rank, 0);
+      for (int64_t to = 0; to < count; ++to) {
+        int64_t from = 0;
+        for (int64_t d = 0; d < rank; ++d)
+          from = from * type.getDimSize(d) + offsets[d] + index[d];
+        std::memcpy(&data[to * size], &bytes[from * size], size);
+        for (int64_t d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
+          index[d] = 0;
+      }
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(data), alignof(double));
+      return arith::ConstantOp::create(
+          l.b, l.loc,
+          DenseResourceElementsAttr::get(resultType, "weight_slice",
+                                         std::move(blob)));
+    }
+  }
+  OpBuilder &b = l.b;
+  SmallVector<OpFoldResult> o, z, strides(type.getRank(), b.getIndexAttr(1));
+  for (auto [offset, size] : llvm::zip(offsets, sizes)) {
+    o.push_back(b.getIndexAttr(offset));
+    z.push_back(b.getIndexAttr(size));
+  }
+  return tensor::ExtractSliceOp::create(b, l.loc, resultType, weight, o, z,
+                                        strides);
+}
+
+/// A dilated conv whose window reads mostly padding (a dilation near the
+/// image's size, DeepLab's ASPP) as one 1x1 conv per window position (a,
+/// e) over the outputs where that position reads the image, added into
+/// them; null when the padding's share of the work is below a quarter.
+Value convByTaps(Lowering &l, Value input, Value weight, Value bias,
+                 ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+                 ArrayRef<int64_t> dilation, Type elem);
+
 /// A 2-D NCHW convolution with explicit padding.
 Value conv2d(Lowering &l, Value input, Value weight, Value bias,
              ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
@@ -68,6 +119,11 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
   OpBuilder &b = l.b;
   input = l.castTensor(input, elem);
   weight = l.castTensor(weight, elem);
+  if (groups == 1 && stride[0] == 1 && stride[1] == 1 &&
+      (dilation[0] > 1 || dilation[1] > 1) && elem.isF32())
+    if (Value r =
+            convByTaps(l, input, weight, bias, padLo, padHi, dilation, elem))
+      return r;
   if (llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
       llvm::any_of(padHi, [](int64_t p) { return p != 0; })) {
     SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0),
@@ -85,6 +141,33 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
     return {};
   int64_t OH = windows(H, kh, stride[0], 0, 0, dilation[0]);
   int64_t OW = windows(W, kw, stride[1], 0, 0, dilation[1]);
+  int64_t dh = dilation[0], dw = dilation[1];
+  if (groups == 1 && stride[0] == 1 && stride[1] == 1 && (dh > 1 || dw > 1) &&
+      OH % dh == 0 && OW % dw == 0 && elem.isF32()) {
+    // A dilated conv is dh * dw undilated ones, one per phase (py, px) of
+    // the output: out[.., py + dh * i, px + dw * j] convolves the input's
+    // rows py, py + dh, ... and columns px, px + dw, ... with the dense
+    // kernel. The phases are folded into the batch (space to batch), so
+    // the 2-D schedule (Winograd, packed weights) applies to them.
+    OpFoldResult n = l.dim(input, 0);
+    OpFoldResult folded =
+        ShapedType::isDynamic(staticDim(input, 0))
+            ? OpFoldResult(arith::MulIOp::create(b, l.loc, l.toIndex(n),
+                                                 l.indexConst(dh * dw))
+                               .getResult())
+            : OpFoldResult(b.getIndexAttr(staticDim(input, 0) * dh * dw));
+    auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+    Value split = l.reshape(
+        input, {n, idx(C), idx(H / dh), idx(dh), idx(W / dw), idx(dw)});
+    Value phases = l.reshape(l.transpose(split, {3, 5, 0, 1, 2, 4}),
+                             {folded, idx(C), idx(H / dh), idx(W / dw)});
+    Value y = conv2d(l, phases, weight, bias, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1,
+                     elem);
+    Value y6 =
+        l.reshape(y, {idx(dh), idx(dw), n, idx(F), idx(OH / dh), idx(OW / dw)});
+    return l.reshape(l.transpose(y6, {2, 3, 4, 0, 5, 1}),
+                     {n, idx(F), idx(OH), idx(OW)});
+  }
   SmallVector<OpFoldResult> sizes = {l.dim(input, 0), b.getIndexAttr(F),
                                      b.getIndexAttr(OH), b.getIndexAttr(OW)};
   auto strides = b.getI64VectorAttr(stride);
@@ -133,44 +216,6 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
                 .getResult(0);
   return tensor::CollapseShapeOp::create(
       b, l.loc, r, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
-}
-
-/// Depth slice `kd` of a 3-D conv weight (F, C, KD, KH, KW): (F, C, KH,
-/// KW), a new constant when the weight is one (so the 2-D schedule sees
-/// constant weights), else a rank-reducing extract_slice.
-Value weightSlice(Lowering &l, Value weight, int64_t kd) {
-  auto type = cast<RankedTensorType>(weight.getType());
-  int64_t F = type.getDimSize(0), C = type.getDimSize(1),
-          KD = type.getDimSize(2), KH = type.getDimSize(3),
-          KW = type.getDimSize(4);
-  auto sliceType = RankedTensorType::get({F, C, KH, KW}, type.getElementType());
-  if (auto constant = weight.getDefiningOp<arith::ConstantOp>()) {
-    ArrayRef<char> bytes = fx::getElementsData(constant.getValue());
-    unsigned width = type.getElementType().getIntOrFloatBitWidth();
-    if (!bytes.empty() && width % 8 == 0) {
-      int64_t size = width / 8, plane = KH * KW * size;
-      std::vector<char> data;
-      data.reserve(F * C * plane);
-      for (int64_t fc = 0; fc < F * C; ++fc) {
-        const char *from = bytes.data() + (fc * KD + kd) * plane;
-        data.insert(data.end(), from, from + plane);
-      }
-      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-          ArrayRef<char>(data), alignof(double));
-      return arith::ConstantOp::create(
-          l.b, l.loc,
-          DenseResourceElementsAttr::get(sliceType, "weight_slice",
-                                         std::move(blob)));
-    }
-  }
-  OpBuilder &b = l.b;
-  SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0)), sizes,
-      strides(5, b.getIndexAttr(1));
-  offsets[2] = b.getIndexAttr(kd);
-  for (int64_t d : {F, C, int64_t(1), KH, KW})
-    sizes.push_back(b.getIndexAttr(d));
-  return tensor::ExtractSliceOp::create(b, l.loc, sliceType, weight, offsets,
-                                        sizes, strides);
 }
 
 /// A 3-D NCDHW convolution as a sum over the kernel's depth of 2-D ones
@@ -231,9 +276,15 @@ Value conv3d(Lowering &l, Value input, Value weight, Value bias,
     Value images = tensor::CollapseShapeOp::create(
         b, l.loc, RankedTensorType::get({folded, C, H, W}, elem), frames,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-    Value y = conv2d(l, images, weightSlice(l, weight, kd),
-                     kd == 0 ? bias : Value(), stride.drop_front(), {0, 0},
-                     {0, 0}, dilation.drop_front(), groups, elem);
+    auto wType = cast<RankedTensorType>(weight.getType());
+    SmallVector<int64_t> box(wType.getShape());
+    box[2] = 1;
+    Value slice = kernelBox(
+        l, weight, {0, 0, kd, 0, 0}, box,
+        RankedTensorType::get({box[0], box[1], box[3], box[4]}, elem));
+    Value y =
+        conv2d(l, images, slice, kd == 0 ? bias : Value(), stride.drop_front(),
+               {0, 0}, {0, 0}, dilation.drop_front(), groups, elem);
     if (!y)
       return {};
     sum =
@@ -260,6 +311,85 @@ Value conv3d(Lowering &l, Value input, Value weight, Value bias,
   return linalg::TransposeOp::create(b, l.loc, split, out,
                                      ArrayRef<int64_t>{0, 2, 1, 3, 4})
       .getResult()[0];
+}
+
+Value convByTaps(Lowering &l, Value input, Value weight, Value bias,
+                 ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+                 ArrayRef<int64_t> dilation, Type elem) {
+  OpBuilder &b = l.b;
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t F = wType.getDimSize(0), C = wType.getDimSize(1);
+  int64_t k[2] = {wType.getDimSize(2), wType.getDimSize(3)};
+  int64_t n[2] = {staticDim(input, 2), staticDim(input, 3)};
+  if (ShapedType::isDynamic(n[0]) || ShapedType::isDynamic(n[1]))
+    return {};
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i)
+    out[i] = windows(n[i], k[i], 1, padLo[i], padHi[i], dilation[i]);
+  if (out[0] <= 0 || out[1] <= 0)
+    return {};
+  // The outputs [first, last) where window position t of dim i reads the
+  // image: input index o + t * dilation - padLo in [0, n).
+  auto range = [&](int i, int64_t t) {
+    int64_t shift = t * dilation[i] - padLo[i];
+    return std::make_pair(std::max<int64_t>(0, -shift),
+                          std::min<int64_t>(out[i], n[i] - shift));
+  };
+  // The share of the window's work that reads the image.
+  double share = 1;
+  for (int i = 0; i < 2; ++i) {
+    int64_t covered = 0;
+    for (int64_t t = 0; t < k[i]; ++t) {
+      auto [first, last] = range(i, t);
+      covered += std::max<int64_t>(0, last - first);
+    }
+    share *= double(covered) / double(k[i] * out[i]);
+  }
+  if (share > 0.75)
+    return {};
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), b.getIndexAttr(F),
+                                     b.getIndexAttr(out[0]),
+                                     b.getIndexAttr(out[1])};
+  Value sum = biasInit(l, sizes, bias, elem);
+  auto ones = SmallVector<OpFoldResult>(4, b.getIndexAttr(1));
+  for (int64_t a = 0; a < k[0]; ++a) {
+    auto [y0, y1] = range(0, a);
+    for (int64_t e = 0; e < k[1]; ++e) {
+      auto [x0, x1] = range(1, e);
+      if (y1 <= y0 || x1 <= x0)
+        continue;
+      Value image = tensor::ExtractSliceOp::create(
+          b, l.loc, input,
+          ArrayRef<OpFoldResult>{
+              b.getIndexAttr(0), b.getIndexAttr(0),
+              b.getIndexAttr(y0 + a * dilation[0] - padLo[0]),
+              b.getIndexAttr(x0 + e * dilation[1] - padLo[1])},
+          ArrayRef<OpFoldResult>{l.dim(input, 0), b.getIndexAttr(C),
+                                 b.getIndexAttr(y1 - y0),
+                                 b.getIndexAttr(x1 - x0)},
+          ones);
+      Value tap = kernelBox(l, weight, {0, 0, a, e}, {F, C, 1, 1},
+                            RankedTensorType::get({F, C, 1, 1}, elem));
+      Value part = conv2d(l, image, tap, Value(), {1, 1}, {0, 0}, {0, 0},
+                          {1, 1}, 1, elem);
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                           b.getIndexAttr(y0),
+                                           b.getIndexAttr(x0)};
+      SmallVector<OpFoldResult> partSizes = {l.dim(input, 0), b.getIndexAttr(F),
+                                             b.getIndexAttr(y1 - y0),
+                                             b.getIndexAttr(x1 - x0)};
+      Value current = tensor::ExtractSliceOp::create(b, l.loc, sum, offsets,
+                                                     partSizes, ones);
+      Value added = l.elementwise(
+          {current, part}, elem, elem,
+          [](OpBuilder &nb, Location loc, ValueRange v) {
+            return arith::AddFOp::create(nb, loc, v[0], v[1]).getResult();
+          });
+      sum = tensor::InsertSliceOp::create(b, l.loc, added, sum, offsets,
+                                          partSizes, ones);
+    }
+  }
+  return sum;
 }
 
 /// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation,

@@ -28,18 +28,20 @@ fx.graph_module @M {
 
 // -----
 
-// padding='same' with dilation 2: (3 - 1) * 2 = 4 split evenly.
+// padding='same' with dilation 2: (3 - 1) * 2 = 4 split evenly. (An odd
+// output, not cut into phases; a window reading the image 83% of the
+// time, not cut into positions.)
 
 // CHECK-LABEL: func.func @forward(
 // CHECK:         tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
 // CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
-// CHECK-SAME:      outs(%{{.*}} : tensor<1x4x8x8xf32>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x4x15x15xf32>)
 fx.graph_module @M {
   fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<1x3x8x8xf32>
+    %x = fx.placeholder "x" : tensor<1x3x15x15xf32>
     %w = fx.placeholder "w" : tensor<4x3x3x3xf32>
-    %conv = fx.call_function "aten::conv2d.padding"(%x, %w, None, [1, 1], "same", [2, 2], 1) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
-    fx.output %conv : tensor<1x4x8x8xf32>
+    %conv = fx.call_function "aten::conv2d.padding"(%x, %w, None, [1, 1], "same", [2, 2], 1) : (tensor<1x3x15x15xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x15x15xf32>
+    fx.output %conv : tensor<1x4x15x15xf32>
   }
 }
 
@@ -257,5 +259,62 @@ fx.graph_module @M {
     %w = fx.placeholder "w" : tensor<4x3x3x3xf32>
     %c = fx.call_function "aten::conv_transpose2d.input"(%x, %w, None, [2, 2], [3, 1], [0, 1], 1, [1, 1]) : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x5x10xf32>
     fx.output %c : tensor<1x3x5x10xf32>
+  }
+}
+
+// -----
+
+// A dilated conv whose output is a multiple of the dilation is dh * dw
+// undilated convs, one per output phase, folded into the batch (space to
+// batch): the padded input (N, C, H, W) viewed as (N, C, H/2, 2, W/2, 2)
+// and transposed to (2, 2, N, C, H/2, W/2), convolved at dilation 1, and
+// the phases put back in place.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[P:.*]] = tensor.pad %{{.*}} low[0, 0, 2, 2] high[0, 0, 2, 2]
+// CHECK:         tensor.expand_shape {{.*}} output_shape [1, 4, 10, 2, 10, 2]
+// CHECK:         linalg.transpose {{.*}} permutation = [3, 5, 0, 1, 2, 4]
+// CHECK:         %[[PH:.*]] = tensor.expand_shape {{.*}} output_shape [4, 4, 10, 10]
+// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[PH]], %{{.*}} : tensor<4x4x10x10xf32>, tensor<6x4x3x3xf32>)
+// CHECK:         tensor.expand_shape {{.*}} output_shape [2, 2, 1, 6, 8, 8]
+// CHECK:         linalg.transpose {{.*}} permutation = [2, 3, 4, 0, 5, 1]
+// CHECK:         tensor.expand_shape {{.*}} output_shape [1, 6, 16, 16]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x16x16xf32>
+    %w = fx.placeholder "w" : tensor<6x4x3x3xf32>
+    %c = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [2, 2], [2, 2], 1) : (tensor<1x4x16x16xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x16x16xf32>
+    fx.output %c : tensor<1x6x16x16xf32>
+  }
+}
+
+// -----
+
+// A dilated conv whose window reads mostly padding (dilation 6 on a 7x7
+// image: the corner positions read one pixel each) is one 1x1 conv per
+// window position over the outputs where it reads the image, added into
+// them; the center position covers every output and reads the input as
+// it is. No padded copy of the input is made.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x4x7x7xf32>, %[[W:.*]]: tensor<6x4x3x3xf32>)
+// CHECK-NOT:     tensor.pad
+// CHECK:         %[[S:.*]] = linalg.fill
+// CHECK:         %[[C0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 1, 1] [1, 1, 1, 1]
+// CHECK:         %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [6, 4, 1, 1] [1, 1, 1, 1]
+// CHECK:         %[[Y0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[C0]], %[[W0]] :
+// CHECK:         %[[O0:.*]] = tensor.extract_slice %[[S]][0, 0, 6, 6] [1, 6, 1, 1]
+// CHECK:         %[[A0:.*]] = linalg.generic {{.*}} ins(%[[O0]], %[[Y0]] :
+// CHECK:         tensor.insert_slice %[[A0]] into %[[S]][0, 0, 6, 6] [1, 6, 1, 1]
+// CHECK:         %[[WC:.*]] = tensor.extract_slice %[[W]][0, 0, 1, 1] [6, 4, 1, 1]
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%[[X]], %[[WC]] : tensor<1x4x7x7xf32>, tensor<6x4x1x1xf32>)
+// CHECK:         tensor.extract_slice %[[W]][0, 0, 2, 2] [6, 4, 1, 1]
+// CHECK:         tensor.insert_slice {{.*}}[0, 0, 0, 0] [1, 6, 1, 1]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x7x7xf32>
+    %w = fx.placeholder "w" : tensor<6x4x3x3xf32>
+    %c = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [6, 6], [6, 6], 1) : (tensor<1x4x7x7xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x7x7xf32>
+    fx.output %c : tensor<1x6x7x7xf32>
   }
 }
