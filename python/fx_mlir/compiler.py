@@ -17,6 +17,7 @@ import dis
 import importlib.machinery
 import importlib.util
 import inspect
+import operator
 import os
 import re
 import types
@@ -438,6 +439,9 @@ class CompiledGraph:
         # One output returned as is: the runtime hands back the tensor.
         self._call = (graph.call_one if self._structure == 0
                       and len(graph.outputs) == 1 else None)
+        if self._call is not None and hasattr(graph, "call_args"):
+            self._call_args = graph.call_args
+            self.__class__ = _SingleOutputGraph
 
     @property
     def inputs(self):
@@ -475,6 +479,15 @@ class CompiledGraph:
             if not isinstance(t, torch.Tensor):
                 raise FxMlirError(f"input {i}: expected a torch.Tensor, got "
                                   f"{type(t).__name__}")
+
+
+class _SingleOutputGraph(CompiledGraph):
+    """A compiled graph of one output, called straight into the runtime
+    with no Python frame: __call__ is the runtime's `call_args` of this
+    graph, reached through C-level descriptors only (it checks the inputs
+    and raises FxMlirError as CompiledGraph.__call__ does)."""
+
+    __call__ = property(operator.attrgetter("_call_args"))
 
 
 def set_num_threads(threads):

@@ -11,6 +11,7 @@
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Runtime/TorchDTypes.h"
 
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <ATen/ATen.h>
@@ -28,6 +29,13 @@ at::ScalarType scalarType(const std::string &name) {
 }
 
 void freeAllocation(void *allocation) { std::free(allocation); }
+
+/// Raises fx_mlir.FxMlirError (the Python package's error) with `message`.
+[[noreturn]] void raiseFxMlirError(const std::string &message) {
+  static py::object type = py::module_::import("fx_mlir").attr("FxMlirError");
+  PyErr_SetString(type.ptr(), message.c_str());
+  throw py::error_already_set();
+}
 
 /// A CPU tensor over `r`'s buffer that frees its allocation when the last
 /// reference goes: a storage built directly, without from_blob's
@@ -48,6 +56,46 @@ at::Tensor ownedTensor(const mlir::fx::OwnedTensor &r) {
   return tensor;
 }
 
+/// The buffers of one call (input descriptions, results, contiguous
+/// copies of strided inputs), kept per thread from call to call so that
+/// the per-call path does not allocate them anew.
+struct Scratch {
+  std::vector<mlir::fx::TensorRef> refs;
+  std::vector<mlir::fx::OwnedTensor> results;
+  std::vector<at::Tensor> copies;
+};
+
+/// This thread's Scratch, or a fresh one when it is in use (a call made
+/// while another runs on this thread).
+class ScratchUse {
+public:
+  ScratchUse() {
+    if (!busy()) {
+      busy() = true;
+      shared = true;
+    }
+  }
+  ~ScratchUse() {
+    if (shared) {
+      get().copies.clear();
+      busy() = false;
+    }
+  }
+  Scratch &get() { return shared ? perThread() : own; }
+
+private:
+  static bool &busy() {
+    thread_local bool value = false;
+    return value;
+  }
+  static Scratch &perThread() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+  bool shared = false;
+  Scratch own;
+};
+
 /// A compiled graph callable on tensors.
 class PyCompiledGraph {
 public:
@@ -66,35 +114,43 @@ public:
       throw std::invalid_argument(error.empty() ? "compilation failed" : error);
   }
 
+  /// The graph called as a Python function of its inputs, for a graph of
+  /// one output: its tensor. Raises fx_mlir.FxMlirError for the wrong
+  /// count or kind of inputs and for what the runtime refuses, as the
+  /// Python wrapper does. This is the per-call path of single-output
+  /// graphs: no Python frame, no list of tensors converted.
+  py::object callArgs(const py::args &args) {
+    size_t expected = graph->getInputs().size();
+    if (args.size() != expected)
+      raiseFxMlirError("expected " + std::to_string(expected) +
+                       " inputs, got " + std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!THPVariable_Check(args[i].ptr()))
+        raiseFxMlirError("input " + std::to_string(i) +
+                         ": expected a torch.Tensor, got " +
+                         Py_TYPE(args[i].ptr())->tp_name);
+    ScratchUse use;
+    try {
+      run(use.get(), args.size(), [&](size_t i) -> const at::Tensor & {
+        return THPVariable_Unpack(args[i].ptr());
+      });
+    } catch (const std::invalid_argument &e) {
+      raiseFxMlirError(e.what());
+    }
+    if (use.get().results.size() != 1)
+      raiseFxMlirError("the graph has " +
+                       std::to_string(use.get().results.size()) + " outputs");
+    return py::reinterpret_steal<py::object>(
+        THPVariable_Wrap(ownedTensor(use.get().results[0])));
+  }
+
   std::vector<at::Tensor> call(const std::vector<at::Tensor> &args) {
-    std::vector<at::Tensor> inputs;
-    std::vector<mlir::fx::TensorRef> refs;
-    inputs.reserve(args.size());
-    refs.reserve(args.size());
-    for (const at::Tensor &arg : args) {
-      if (!arg.device().is_cpu())
-        throw std::invalid_argument("inputs must be CPU tensors");
-      // Contiguous tensors are passed as they are; others are made so.
-      inputs.push_back(arg.is_contiguous() ? arg : arg.contiguous());
-      const at::Tensor &t = inputs.back();
-      mlir::fx::TensorRef ref;
-      ref.data = t.data_ptr();
-      ref.dtype = mlir::fx::getTorchDTypeName(t.scalar_type());
-      ref.shape.assign(t.sizes().begin(), t.sizes().end());
-      refs.push_back(std::move(ref));
-    }
-    std::vector<mlir::fx::OwnedTensor> results;
-    std::string error;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = graph->run(refs, results, error);
-    }
-    if (!ok)
-      throw std::invalid_argument(error);
+    ScratchUse use;
+    run(use.get(), args.size(),
+        [&](size_t i) -> const at::Tensor & { return args[i]; });
     std::vector<at::Tensor> outputs;
-    outputs.reserve(results.size());
-    for (mlir::fx::OwnedTensor &r : results)
+    outputs.reserve(use.get().results.size());
+    for (mlir::fx::OwnedTensor &r : use.get().results)
       outputs.push_back(ownedTensor(r));
     return outputs;
   }
@@ -114,6 +170,38 @@ public:
   }
 
 private:
+  /// Runs the graph on the tensors `tensor(i)`, i < `count`; the results
+  /// are in `scratch.results`. Throws std::invalid_argument with the
+  /// runtime's message when it refuses the inputs.
+  template <typename Get>
+  void run(Scratch &scratch, size_t count, Get &&tensor) {
+    scratch.refs.resize(count);
+    scratch.copies.clear();
+    scratch.copies.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const at::Tensor *t = &tensor(i);
+      if (!t->device().is_cpu())
+        throw std::invalid_argument("inputs must be CPU tensors");
+      // Contiguous tensors are passed as they are; others are made so.
+      if (!t->is_contiguous()) {
+        scratch.copies.push_back(t->contiguous());
+        t = &scratch.copies.back();
+      }
+      mlir::fx::TensorRef &ref = scratch.refs[i];
+      ref.data = t->data_ptr();
+      ref.dtype = mlir::fx::getTorchDTypeName(t->scalar_type());
+      ref.shape.assign(t->sizes().begin(), t->sizes().end());
+    }
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = graph->run(scratch.refs, scratch.results, error);
+    }
+    if (!ok)
+      throw std::invalid_argument(error);
+  }
+
   std::unique_ptr<CompiledGraph> graph;
 };
 
@@ -143,6 +231,8 @@ PYBIND11_MODULE(_fx_runtime, m) {
            py::arg("ir"), py::arg("weights_as_arguments") = false,
            py::arg("dynamic_batch") = false, py::arg("cache_dir") = "")
       .def("__call__", &PyCompiledGraph::call)
+      .def("call_args", &PyCompiledGraph::callArgs,
+           "The graph of one output called on its inputs: its tensor")
       .def(
           "call_one",
           [](PyCompiledGraph &g, const std::vector<at::Tensor> &args) {
