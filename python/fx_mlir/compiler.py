@@ -152,7 +152,10 @@ class ModulePathTracer(torch.fx.Tracer):
     traces on its own (nn.GroupNorm becomes its F.group_norm call, nn.Mish
     its F.mish), and kept as a call the compiler then reports otherwise.
     Without the runtime, torch.fx's default applies (every torch.nn module
-    is a leaf)."""
+    is a leaf). Likewise a Python function of torch.nn.functional the
+    compiler does not bind is traced into (create_proxy), and `x.dim()`
+    and `x.ndim` are the example input's rank (_ExampleSized), which the
+    compiled types fix."""
 
     def __init__(self, example_inputs=None):
         super().__init__()
@@ -194,8 +197,9 @@ class ModulePathTracer(torch.fx.Tracer):
 
     def create_proxy(self, kind, target, args, kwargs, *rest, **options):
         # A Python function of torch.nn.functional the compiler does not
-        # bind (F.softsign, F.normalize, F.local_response_norm) is traced
-        # into: its body runs on the proxies instead of recording one call.
+        # bind (F.softsign, F.normalize, F.lp_pool2d) is traced into: its
+        # body runs on the proxies instead of recording one call; when the
+        # body does not trace, its nodes are removed and the call stays.
         if kind == "call_function" and self._inlinable(target):
             last = self.graph._root.prev
             try:
@@ -273,17 +277,22 @@ _EXPANDED_MODULE_TYPES = ("torch.nn.Identity", "torch.nn.MultiheadAttention",
                           "torch.nn.Upsample")
 
 
-def _known_module_types():
-    """The torch.nn module types the compiler binds as calls, or None
-    without a built runtime."""
+def _registry_names(kind, expanded):
+    """The names of the registry's aliases of `kind` ("module_types",
+    "function_names") and `expanded`, or None without a built runtime (or
+    one built before it could tell)."""
     try:
         runtime = _load_runtime()
     except FxMlirError:
         return None
-    if not hasattr(runtime, "module_types"):  # a runtime built before it
+    if not hasattr(runtime, kind):
         return None
-    return frozenset(runtime.module_types()) | frozenset(
-        _EXPANDED_MODULE_TYPES)
+    return frozenset(getattr(runtime, kind)()) | frozenset(expanded)
+
+
+def _known_module_types():
+    """The torch.nn module types the compiler binds as calls."""
+    return _registry_names("module_types", _EXPANDED_MODULE_TYPES)
 
 
 # torch.nn.functional's functions fx-normalize expands itself
@@ -293,16 +302,8 @@ _EXPANDED_FUNCTIONS = tuple(f"torch.nn.functional.{name}" for name in (
 
 
 def _known_function_names():
-    """The call_function targets the compiler binds, or None without a
-    built runtime."""
-    try:
-        runtime = _load_runtime()
-    except FxMlirError:
-        return None
-    if not hasattr(runtime, "function_names"):  # a runtime built before it
-        return None
-    return frozenset(runtime.function_names()) | frozenset(
-        _EXPANDED_FUNCTIONS)
+    """The call_function targets the compiler binds."""
+    return _registry_names("function_names", _EXPANDED_FUNCTIONS)
 
 
 _INLINED = {}
