@@ -1150,6 +1150,13 @@ def _shifted_windows(x):
     return torch.roll(y, shifts=(3, 3), dims=(1, 2))
 
 
+@fn_case("diagonal_outer_one_hot", randn((3, 4, 5), (6,)))
+def _diagonal_outer_one_hot(x, v):
+    classes = (x[0, 0].abs() * 3).to(torch.int64)
+    return (torch.diagonal(x), x.diagonal(1, 1, 2), x.diagonal(-1, 2, 0),
+            torch.outer(v, x[0, 0]), v.ger(v), F.one_hot(classes, 7))
+
+
 @fn_case("repeat", randn((2, 1, 3)))
 def _repeat(x):
     return x.repeat(2, 3, 2), x.repeat(3, 1, 1, 1)
@@ -1743,6 +1750,24 @@ def _vector_norms(x):
 @fn_case("normalize", randn((3, 4, 5)))
 def _normalize(x):
     return F.normalize(x, dim=-1), F.normalize(x, p=1, dim=1)
+
+
+@fn_case("var_std_mean", randn((3, 4, 5)))
+def _var_std_mean(x):
+    v, m = torch.var_mean(x, 1)
+    s, n = torch.std_mean(x, (0, 2), keepdim=True, unbiased=False)
+    w, k = torch.var_mean(x)
+    return v, m, s, n, w, k
+
+
+@fn_case("cosine_similarity", randn((3, 8, 5), (3, 8, 5), (1, 8, 1)))
+def _cosine_similarity(x, y, z):
+    return (F.cosine_similarity(x, y), torch.cosine_similarity(x, z, dim=1),
+            F.cosine_similarity(x, y, dim=-1, eps=0.5))
+
+
+add("cosine_similarity_module", lambda: Lambda2(nn.CosineSimilarity(dim=2)),
+    randn((2, 3, 16), (2, 3, 16)))
 
 
 @fn_case("cumsum", randn((3, 7)))

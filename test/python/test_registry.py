@@ -213,6 +213,7 @@ MODULE_ARGS = {
     "torch.nn.ReplicationPad2d": (1,), "torch.nn.ReplicationPad3d": (1,),
     "torch.nn.Hardshrink": (), "torch.nn.Softshrink": (),
     "torch.nn.Threshold": (0.1, 2.0), "torch.nn.GLU": (),
+    "torch.nn.CosineSimilarity": (),
 }
 
 

@@ -172,6 +172,20 @@ LogicalResult lowerExtremum(Lowering &l, bool isMax) {
 LogicalResult lowerAmax(Lowering &l) { return lowerExtremum(l, true); }
 LogicalResult lowerAmin(Lowering &l) { return lowerExtremum(l, false); }
 
+/// `v`, a reduction's result with its reduced `dims` kept (size 1),
+/// without them.
+Value dropReducedDims(Lowering &l, Value v, ArrayRef<int64_t> dims) {
+  int64_t rank = rankOf(v);
+  if (int64_t(dims.size()) == rank)
+    return tensor::CollapseShapeOp::create(l.b, l.loc, v,
+                                           ArrayRef<ReassociationIndices>{});
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      sizes.push_back(l.dim(v, d));
+  return l.reshape(v, sizes);
+}
+
 /// The constant `v` of the scalar type `t`, built with `b`.
 Value constAt(OpBuilder &b, Location loc, Type t, double v) {
   if (isFloat(t))
@@ -278,13 +292,8 @@ LogicalResult lowerLogsumexp(Lowering &l) {
                                      v[1])
             .getResult();
       });
-  if (!keepdim) {
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t d = 0; d < rankOf(x); ++d)
-      if (!llvm::is_contained(*dims, d))
-        sizes.push_back(l.dim(r, d));
-    r = l.reshape(r, sizes);
-  }
+  if (!keepdim)
+    r = dropReducedDims(l, r, *dims);
   return l.replace(r);
 }
 
@@ -500,7 +509,10 @@ LogicalResult lowerArgmax(Lowering &l) { return lowerArgExtremum(l, true); }
 LogicalResult lowerArgmin(Lowering &l) { return lowerArgExtremum(l, false); }
 
 /// var/std with a correction (1 = unbiased).
-LogicalResult lowerVarStd(Lowering &l, bool isStd) {
+/// var/std (and var_mean/std_mean, with the mean as a second result) in
+/// their overloads: (self, unbiased), .dim (self, dim, unbiased, keepdim),
+/// .correction (self, dim, *, correction, keepdim).
+LogicalResult lowerVarStd(Lowering &l, bool isStd, bool withMean) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
@@ -527,7 +539,7 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd) {
     return l.fail("dims must be constants");
   x = l.castTensor(x, elem);
   Value count = l.countOver(x, *dims, elem);
-  Value ss = meanAndSquares(l, x, *dims, keepdim, count, elem).second;
+  auto [mean, ss] = meanAndSquares(l, x, *dims, keepdim, count, elem);
   Value denom =
       arith::SubFOp::create(l.b, l.loc, count, l.constant(elem, correction));
   Value r = l.elementwise(
@@ -535,10 +547,59 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd) {
         Value q = arith::DivFOp::create(b, loc, v[0], denom);
         return isStd ? math::SqrtOp::create(b, loc, q).getResult() : q;
       });
-  return l.replace(r);
+  if (!withMean)
+    return l.replace(r);
+  // The mean keeps the reduced dims (size 1): dropped unless keepdim.
+  if (!keepdim)
+    mean = dropReducedDims(l, mean, *dims);
+  return l.replaceTuple({r, mean});
 }
-LogicalResult lowerVar(Lowering &l) { return lowerVarStd(l, false); }
-LogicalResult lowerStd(Lowering &l) { return lowerVarStd(l, true); }
+LogicalResult lowerVar(Lowering &l) { return lowerVarStd(l, false, false); }
+LogicalResult lowerStd(Lowering &l) { return lowerVarStd(l, true, false); }
+LogicalResult lowerVarMean(Lowering &l) { return lowerVarStd(l, false, true); }
+LogicalResult lowerStdMean(Lowering &l) { return lowerVarStd(l, true, true); }
+
+/// cosine_similarity(x1, x2, dim, eps): sum(x1 x2) / sqrt(max(sum(x1^2)
+/// sum(x2^2), eps^2)) along dim, the inputs broadcast against each other.
+LogicalResult lowerCosineSimilarity(Lowering &l) {
+  Value x1 = l.tensor(0u), x2 = l.tensor(1u);
+  Type elem = l.resultElementType();
+  auto eps = l.constFloat(l.arg(3));
+  if (!x1 || !x2 || !elem || !isFloat(elem) || !eps)
+    return l.fail("needs float tensors and a constant eps");
+  // The products first: they broadcast the inputs to one shape.
+  Value p12 = l.elementwise(
+      {x1, x2}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::MulFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  // x^2 broadcast to the products' shape (read alongside them when the
+  // input is smaller).
+  auto square = [&](Value x, Value like) {
+    SmallVector<Value> inputs = {l.castTensor(x, elem)};
+    if (x.getType() != like.getType())
+      inputs.push_back(like);
+    return l.elementwise(
+        inputs, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::MulFOp::create(b, loc, v[0], v[0]).getResult();
+        });
+  };
+  int64_t rank = rankOf(p12);
+  auto dim = l.normDim(l.arg(2), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  Value w12 = sumOver(l, p12, {*dim}, false, elem);
+  Value w1 = sumOver(l, square(x1, p12), {*dim}, false, elem);
+  Value w2 = sumOver(l, square(x2, p12), {*dim}, false, elem);
+  Value floor = l.constant(elem, *eps * *eps);
+  return l.replace(l.elementwise(
+      {w12, w1, w2}, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value n = arith::MaximumFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, v[1], v[2]), floor);
+        return arith::DivFOp::create(b, loc, v[0],
+                                     math::SqrtOp::create(b, loc, n));
+      }));
+}
 
 /// softmax/log_softmax(self, dim, dtype).
 LogicalResult lowerSoftmax(Lowering &l, bool isLog) {
@@ -789,6 +850,13 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
               lowerVar);
   addLowering(t, {"aten::std", "aten::std.dim", "aten::std.correction"},
               lowerStd);
+  addLowering(
+      t, {"aten::var_mean", "aten::var_mean.dim", "aten::var_mean.correction"},
+      lowerVarMean);
+  addLowering(
+      t, {"aten::std_mean", "aten::std_mean.dim", "aten::std_mean.correction"},
+      lowerStdMean);
+  addLowering(t, {"aten::cosine_similarity"}, lowerCosineSimilarity);
   addLowering(t, {"aten::softmax.int", "aten::_softmax"}, lowerSoftmaxFn);
   addLowering(t, {"aten::log_softmax.int", "aten::_log_softmax"},
               lowerLogSoftmax);

@@ -842,6 +842,116 @@ LogicalResult lowerPadMode(Lowering &l) {
   return l.replace(x);
 }
 
+/// diagonal(self, offset, dim1, dim2): the other dims, then the diagonal
+/// of dims dim1 and dim2 (x[..., i, i + offset], or x[..., i - offset, i]
+/// below the main one): one generic.
+LogicalResult lowerDiagonal(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto offset = l.constInt(1u);
+  if (!x || !offset)
+    return l.fail("needs a tensor and a constant offset");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  auto d1 = l.normDim(l.arg(2), rank), d2 = l.normDim(l.arg(3), rank);
+  if (!d1 || !d2 || *d1 == *d2)
+    return l.fail("dim1 and dim2 must be two different constant dims");
+  int64_t n1 = type.getDimSize(*d1), n2 = type.getDimSize(*d2);
+  if (ShapedType::isDynamic(n1) || ShapedType::isDynamic(n2))
+    return l.fail("the diagonal's dims must be static");
+  int64_t rowStart = std::max<int64_t>(0, -*offset),
+          colStart = std::max<int64_t>(0, *offset);
+  int64_t length = std::max<int64_t>(0, std::min(n1 - rowStart, n2 - colStart));
+  OpBuilder &b = l.b;
+  // The square [rowStart, + length) x [colStart, + length) of the two
+  // dims, whose diagonal is read.
+  x = sliceAlong(l, x, *d1, b.getIndexAttr(rowStart), b.getIndexAttr(length),
+                 1);
+  x = sliceAlong(l, x, *d2, b.getIndexAttr(colStart), b.getIndexAttr(length),
+                 1);
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> exprs(rank);
+  int64_t loop = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == *d1 || d == *d2)
+      continue;
+    sizes.push_back(l.dim(x, d));
+    exprs[d] = b.getAffineDimExpr(loop++);
+  }
+  AffineExpr i = b.getAffineDimExpr(loop);
+  exprs[*d1] = i;
+  exprs[*d2] = i;
+  sizes.push_back(b.getIndexAttr(length));
+  int64_t outRank = rank - 1;
+  Value init = l.empty(sizes, type.getElementType());
+  return l.replace(
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(outRank, 0, exprs, b.getContext()),
+                              b.getMultiDimIdentityMap(outRank)},
+          SmallVector<utils::IteratorType>(outRank,
+                                           utils::IteratorType::parallel),
+          "", "",
+          [](OpBuilder &nb, Location loc, ValueRange v) {
+            linalg::YieldOp::create(nb, loc, v[0]);
+          })
+          .getResult(0));
+}
+
+/// outer/ger(self, vec2): self[i] * vec2[j].
+LogicalResult lowerOuter(Lowering &l) {
+  Value a = l.tensor(0u), v = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!a || !v || !r || rankOf(a) != 1 || rankOf(v) != 1)
+    return l.fail("needs two vectors");
+  return l.replace(
+      l.elementwise({l.unsqueeze(a, 1), v}, r, r,
+                    [&](OpBuilder &b, Location loc, ValueRange x) -> Value {
+                      if (isFloat(r))
+                        return arith::MulFOp::create(b, loc, x[0], x[1]);
+                      return arith::MulIOp::create(b, loc, x[0], x[1]);
+                    }));
+}
+
+/// one_hot(self, num_classes): a new last dim of num_classes, 1 where it
+/// equals the item.
+LogicalResult lowerOneHot(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto classes = l.constInt(1u);
+  Type r = l.resultElementType();
+  if (!x || !classes || !r)
+    return l.fail("needs an integer tensor and constant num_classes");
+  if (*classes < 0)
+    return l.fail("num_classes must be given (-1 reads the data)");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  OpBuilder &b = l.b;
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  sizes.push_back(b.getIndexAttr(*classes));
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    exprs.push_back(b.getAffineDimExpr(d));
+  Value init = l.empty(sizes, r);
+  return l.replace(
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+          ArrayRef<AffineMap>{
+              AffineMap::get(rank + 1, 0, exprs, b.getContext()),
+              b.getMultiDimIdentityMap(rank + 1)},
+          SmallVector<utils::IteratorType>(rank + 1,
+                                           utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value c = arith::IndexCastOp::create(
+                nb, loc, v[0].getType(),
+                linalg::IndexOp::create(nb, loc, rank));
+            Value hit = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                              v[0], c);
+            linalg::YieldOp::create(
+                nb, loc, arith::ExtUIOp::create(nb, loc, r, hit).getResult());
+          })
+          .getResult(0));
+}
+
 /// select.int(self, dim, index).
 LogicalResult lowerSelect(Lowering &l) {
   Value x = l.tensor(0u);
@@ -1145,6 +1255,9 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::roll"}, lowerRoll);
   addLowering(t, {"aten::repeat"}, lowerRepeat);
   addLowering(t, {"aten::tril"}, lowerTril);
+  addLowering(t, {"aten::diagonal"}, lowerDiagonal);
+  addLowering(t, {"aten::outer", "aten::ger"}, lowerOuter);
+  addLowering(t, {"aten::one_hot"}, lowerOneHot);
   addLowering(t, {"aten::triu"}, lowerTriu);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);

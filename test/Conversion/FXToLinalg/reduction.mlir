@@ -251,3 +251,42 @@ fx.graph_module @M {
     fx.output (%a, %n, %c) : tensor<3xi1>, tensor<3xf32>, tensor<3x4xf32>
   }
 }
+
+// -----
+
+// diagonal(x, 1, 1, 2) reads the square of dims 1 and 2 that holds the
+// diagonal (an extract_slice) through the map (i, j) -> (i, j, j);
+// one_hot compares each item with the new last dim's index; var_mean
+// returns the variance and the mean its first pass computes, without
+// the reduced dim.
+
+// CHECK-DAG: #[[$DIAG:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1, d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4x5xf32>, %[[I:.*]]: tensor<4xi64>)
+// CHECK:         %[[SQ:.*]] = tensor.extract_slice %[[X]][0, 0, 1] [3, 4, 4] [1, 1, 1]
+// CHECK:         %[[D:.*]] = linalg.generic {indexing_maps = [#[[$DIAG]], {{.*}}} ins(%[[SQ]] : tensor<3x4x4xf32>) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK:         %[[H:.*]] = linalg.generic {{.*}} ins(%[[I]] : tensor<4xi64>) outs(%{{.*}} : tensor<4x3xi64>)
+// CHECK:           %[[C:.*]] = linalg.index 1 : index
+// CHECK:           %[[CI:.*]] = arith.index_cast %[[C]] : index to i64
+// CHECK:           %[[EQ:.*]] = arith.cmpi eq, %{{.*}}, %[[CI]] : i64
+// CHECK:           arith.extui %[[EQ]] : i1 to i64
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x1x5xf32>)
+// CHECK:           arith.divf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}} : tensor<3x4x5xf32>)
+// CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3x5xf32>) outs(%{{.*}} : tensor<3x5xf32>)
+// CHECK:           arith.divf
+// CHECK:         %[[M1:.*]] = tensor.collapse_shape %[[MEAN]]
+// CHECK:         %[[M:.*]] = tensor.expand_shape %[[M1]] {{.*}} into tensor<3x5xf32>
+// CHECK:         return %[[D]], %[[H]], %[[VAR]], %[[M]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4x5xf32>
+    %i = fx.placeholder "i" : tensor<4xi64>
+    %d = fx.call_function "aten::diagonal"(%x, 1, 1, 2) : (tensor<3x4x5xf32>) -> tensor<3x4xf32>
+    %h = fx.call_function "aten::one_hot"(%i, 3) : (tensor<4xi64>) -> tensor<4x3xi64>
+    %vm = fx.call_function "aten::var_mean.dim"(%x, [1], True, False) : (tensor<3x4x5xf32>) -> tuple<tensor<3x5xf32>, tensor<3x5xf32>>
+    %v = fx.call_function "operator.getitem"(%vm, 0) : (tuple<tensor<3x5xf32>, tensor<3x5xf32>>) -> tensor<3x5xf32>
+    %m = fx.call_function "operator.getitem"(%vm, 1) : (tuple<tensor<3x5xf32>, tensor<3x5xf32>>) -> tensor<3x5xf32>
+    fx.output (%d, %h, %v, %m) : tensor<3x4xf32>, tensor<4x3xi64>, tensor<3x5xf32>, tensor<3x5xf32>
+  }
+}
