@@ -64,8 +64,9 @@ constexpr int64_t kPanel = 2 * kLanes;
 /// one k block.
 constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
 /// Rows of a cache block of a contraction with packed columns (see
-/// packColumns) of at least 4 such blocks, so that the threads still get
-/// several: its columns block is contiguous, and more rows reuse it more
+/// packColumns) of at least 4 such blocks (else half as many, with 4
+/// blocks of those), so that the threads still get several: its columns
+/// block is contiguous, and more rows reuse it more
 /// (1-2% on 1024x4160x1056 for 128 over 64 on an AMD EPYC; on an Intel
 /// Xeon with 2 MiB of L2, 256 over 128: matmul 1024^3 from 134 to 141
 /// GFLOPS, 1024x4096x1024 from 118 to 123). A block of 256 rows x 256 of
@@ -352,9 +353,15 @@ FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
   op.getReductionDims(reductions);
   for (unsigned d : reductions)
     blocks[d] = 0;
-  int64_t blockRows = loops.panel && ranges[m] >= 4 * kPackedBlockRows
-                          ? kPackedBlockRows
-                          : kBlockRows;
+  // A packed contraction: the largest of kPackedBlockRows, its half and
+  // kBlockRows that leaves 4 row blocks.
+  int64_t blockRows = kBlockRows;
+  if (loops.panel)
+    for (int64_t r : {kPackedBlockRows, kPackedBlockRows / 2})
+      if (ranges[m] >= 4 * r) {
+        blockRows = r;
+        break;
+      }
   blocks[m] = blockSize(ranges[m], rows, std::max(blockRows, rows));
   blocks[n] = cols ? blockSize(ranges[n], cols, std::max(kBlockCols, cols)) : 0;
   // A packed contraction's block: kBlockCols columns of whole panels.

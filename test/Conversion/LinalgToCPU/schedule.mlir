@@ -488,8 +488,8 @@ func.func @f64(%a: tensor<8x8xf64>, %b: tensor<8x8xf64>, %c: tensor<8x8xf64>) ->
 // A computed columns operand of 128K elements or more, in a contraction of
 // 64 rows or more, is packed in panels of 32 columns (N/32 x K x 32) by a
 // copy; the result is written through the view M x N/32 x 32; a cache
-// block is 128 rows (with 512 rows or more; 64 below) x 8 panels, a
-// register tile 8 rows x one panel.
+// block is 256 rows (with 1024 rows or more; 128 with 512 or more; 64
+// below) x 8 panels, a register tile 8 rows x one panel.
 
 // CHECK-LABEL: func.func @packed_columns
 // CHECK: %[[SPLIT:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [128, 32, 32]
