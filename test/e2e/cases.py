@@ -1357,6 +1357,12 @@ class _MatmulWeight(nn.Module):
 add("matmul_packed_weight", _MatmulWeight, randn((21, 40)))
 
 
+@fn_case("baddbmm_mv_dot", randn((2, 5, 7), (2, 5, 3), (2, 3, 7)))
+def _baddbmm_mv_dot(x, a, b):
+    return (torch.baddbmm(x, a, b), x.baddbmm(a, b, beta=0.5, alpha=2.0),
+            torch.mv(a[0], b[0, :, 0]), a[0, 0].dot(a[1, 0]))
+
+
 @fn_case("matmul_packed_columns", randn((67, 64), (64, 2048)))
 def _matmul_packed_columns(x, y):
     return x @ y

@@ -365,7 +365,7 @@ LogicalResult lowerLinear(Lowering &l) {
 }
 
 LogicalResult lowerAddmm(Lowering &l) {
-  // addmm(input, mat1, mat2, *, beta=1, alpha=1)
+  // addmm(input, mat1, mat2, *, beta=1, alpha=1); baddbmm with batches.
   Value input = l.tensor(0u), a = l.tensor(1u), b = l.tensor(2u);
   Type elem = l.resultElementType();
   if (!input || !a || !b || !elem)
@@ -400,9 +400,11 @@ LogicalResult lowerT(Lowering &l) {
 
 void mlir::fx::lowering::addLinearAlgebraLowerings(
     llvm::StringMap<LowerFn> &t) {
-  addLowering(t, {"aten::matmul", "aten::mm", "aten::bmm"}, lowerMatmul);
+  addLowering(
+      t, {"aten::matmul", "aten::mm", "aten::bmm", "aten::mv", "aten::dot"},
+      lowerMatmul);
   addLowering(t, {"aten::linear"}, lowerLinear);
   addLowering(t, {"aten::einsum"}, lowerEinsum);
-  addLowering(t, {"aten::addmm"}, lowerAddmm);
+  addLowering(t, {"aten::addmm", "aten::baddbmm"}, lowerAddmm);
   addLowering(t, {"aten::t"}, lowerT);
 }

@@ -183,3 +183,27 @@ fx.graph_module @M {
     fx.output %e : tensor<f32>
   }
 }
+
+// -----
+
+// baddbmm is addmm with batches: the batched product, then beta * self +
+// alpha * product in one elementwise op.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x5x7xf32>, %[[A:.*]]: tensor<2x5x3xf32>, %[[B:.*]]: tensor<2x3x7xf32>)
+// CHECK-DAG:     %[[ALPHA:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     %[[BETA:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] :
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[P]] :
+// CHECK:           arith.mulf %{{.*}}, %[[ALPHA]] : f32
+// CHECK:           arith.mulf %{{.*}}, %[[BETA]] : f32
+// CHECK:           arith.addf
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x5x7xf32>
+    %a = fx.placeholder "a" : tensor<2x5x3xf32>
+    %b = fx.placeholder "b" : tensor<2x3x7xf32>
+    %r = fx.call_function "aten::baddbmm"(%x, %a, %b, beta = 5.000000e-01, alpha = 2.000000e+00) : (tensor<2x5x7xf32>, tensor<2x5x3xf32>, tensor<2x3x7xf32>) -> tensor<2x5x7xf32>
+    fx.output %r : tensor<2x5x7xf32>
+  }
+}
