@@ -208,3 +208,28 @@ fx.graph_module @M {
     fx.output %x : tensor<1x3x8x8xf32>
   }
 }
+
+// -----
+
+// one_hot without num_classes would read the data for its size; flip needs
+// static flipped dims.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xi64>
+    // expected-error @+1 {{cannot compile call_function 'h' with target 'aten::one_hot': num_classes must be given (-1 reads the data)}}
+    %h = fx.call_function "aten::one_hot"(%x, -1) : (tensor<4xi64>) -> tensor<4x?xi64>
+    fx.output %h : tensor<4x?xi64>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'f' with target 'aten::flip': flipped dims must be static dims of the input}}
+    %f = fx.call_function "aten::flip"(%x, [0]) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    fx.output %f : tensor<?x4xf32>
+  }
+}
