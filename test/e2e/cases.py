@@ -1776,6 +1776,24 @@ add("cosine_similarity_module", lambda: Lambda2(nn.CosineSimilarity(dim=2)),
     randn((2, 3, 16), (2, 3, 16)))
 
 
+@fn_case("sort_argsort_topk", randn((3, 7, 5)))
+def _sort_argsort_topk(x):
+    v, i = torch.sort(x)
+    w, j = x.sort(dim=1, descending=True)
+    u, k = torch.sort(x, stable=True, dim=0)
+    t, m = torch.topk(x, 3, dim=1)
+    s, n = x.topk(2, largest=False)
+    return (v, i, w, j, u, k, torch.argsort(x, 1), x.argsort(descending=True),
+            t, m, s, n)
+
+
+@fn_case("topk_ties_ints", randn((4, 9)))
+def _topk_ties_ints(x):
+    # Ties keep their order (PyTorch's CPU sort is stable).
+    q = (x * 2).round().to(torch.int64)
+    return torch.sort(q, stable=True), torch.argsort(q, stable=True, dim=1)
+
+
 @fn_case("cumsum", randn((3, 7)))
 def _cumsum(x):
     return (torch.cumsum(x, 1), x.cumsum(0),

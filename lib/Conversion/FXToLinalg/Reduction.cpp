@@ -398,6 +398,157 @@ LogicalResult lowerCumsum(Lowering &l) {
           .getResult(0));
 }
 
+/// The rank of each item of `x` along `dim` (static) in ascending (or
+/// descending) order, ties broken by index: the count of the items j that
+/// come before item i. One generic with a reduction loop over j (n^2
+/// comparisons: for the short dims sorting takes in models, class scores,
+/// keypoints).
+Value rankAlong(Lowering &l, Value x, int64_t dim, bool descending) {
+  OpBuilder &b = l.b;
+  int64_t rank = rankOf(x), j = rank;
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  SmallVector<AffineExpr> self, other;
+  for (int64_t d = 0; d < rank; ++d) {
+    self.push_back(b.getAffineDimExpr(d));
+    other.push_back(b.getAffineDimExpr(d == dim ? j : d));
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, self, b.getContext()),
+      AffineMap::get(rank + 1, 0, other, b.getContext()),
+      AffineMap::get(rank + 1, 0, self, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Type i64 = b.getI64Type();
+  Value init = l.filled(l.dims(x), l.constant(i64, 0));
+  return linalg::GenericOp::create(
+             b, l.loc, TypeRange{init.getType()}, ValueRange{x, x},
+             ValueRange{init}, maps, iterators, "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange v) {
+               Value xi = v[0], xj = v[1];
+               Value before, same;
+               if (isFloat(elem)) {
+                 before = arith::CmpFOp::create(nb, loc,
+                                                descending
+                                                    ? arith::CmpFPredicate::OGT
+                                                    : arith::CmpFPredicate::OLT,
+                                                xj, xi);
+                 same = arith::CmpFOp::create(
+                     nb, loc, arith::CmpFPredicate::OEQ, xj, xi);
+               } else {
+                 before = arith::CmpIOp::create(nb, loc,
+                                                descending
+                                                    ? arith::CmpIPredicate::sgt
+                                                    : arith::CmpIPredicate::slt,
+                                                xj, xi);
+                 same = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                              xj, xi);
+               }
+               Value earlier =
+                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
+                                         linalg::IndexOp::create(nb, loc, j),
+                                         linalg::IndexOp::create(nb, loc, dim));
+               Value counts = arith::OrIOp::create(
+                   nb, loc, before,
+                   arith::AndIOp::create(nb, loc, same, earlier));
+               linalg::YieldOp::create(
+                   nb, loc,
+                   arith::AddIOp::create(
+                       nb, loc, v[2],
+                       arith::ExtUIOp::create(nb, loc, i64, counts))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// The first `count` items of `x` along `dim` in the order `ranks` gives,
+/// and their indices: one generic over the result positions r with a
+/// reduction over the items, picking the one of rank r.
+std::pair<Value, Value> pickByRank(Lowering &l, Value x, Value ranks,
+                                   int64_t dim, int64_t count) {
+  OpBuilder &b = l.b;
+  int64_t rank = rankOf(x), i = rank;
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  SmallVector<AffineExpr> in, out;
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  sizes[dim] = b.getIndexAttr(count);
+  for (int64_t d = 0; d < rank; ++d) {
+    in.push_back(b.getAffineDimExpr(d == dim ? i : d));
+    out.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, in, b.getContext()),
+      AffineMap::get(rank + 1, 0, in, b.getContext()),
+      AffineMap::get(rank + 1, 0, out, b.getContext()),
+      AffineMap::get(rank + 1, 0, out, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value values = l.filled(sizes, l.constant(elem, 0));
+  Value indices = l.filled(sizes, l.constant(i64, 0));
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{x, ranks}, ValueRange{values, indices}, maps, iterators, "",
+      "", [&](OpBuilder &nb, Location loc, ValueRange v) {
+        Value r = arith::IndexCastOp::create(
+            nb, loc, i64, linalg::IndexOp::create(nb, loc, dim));
+        Value hit =
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq, v[1], r);
+        Value item = arith::IndexCastOp::create(
+            nb, loc, i64, linalg::IndexOp::create(nb, loc, i));
+        linalg::YieldOp::create(
+            nb, loc,
+            ValueRange{arith::SelectOp::create(nb, loc, hit, v[0], v[2]),
+                       arith::SelectOp::create(nb, loc, hit, item, v[3])});
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
+/// sort(self, dim, descending) and sort.stable (self, *, stable, dim,
+/// descending): values and indices, stable; argsort: the indices;
+/// topk(self, k, dim, largest, sorted): the k largest (smallest), in order.
+LogicalResult lowerSortLike(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return l.fail("needs a tensor");
+  StringRef target = l.op.getTarget();
+  bool topk = target == "aten::topk";
+  bool stable = target.ends_with(".stable");
+  auto named = [&](StringRef name, unsigned position) -> Attribute {
+    if (Attribute a = l.kwarg(name))
+      return a;
+    return stable || l.numArgs() <= position ? Attribute() : l.arg(position);
+  };
+  int64_t rank = rankOf(x);
+  Attribute dimAttr = named("dim", topk ? 2 : 1);
+  std::optional<int64_t> dim =
+      dimAttr ? l.normDim(dimAttr, std::max<int64_t>(rank, 1))
+              : std::optional<int64_t>(rank - 1);
+  Attribute orderAttr = named(topk ? "largest" : "descending", topk ? 3 : 2);
+  std::optional<bool> order =
+      orderAttr ? l.constBool(orderAttr) : std::optional<bool>(topk);
+  if (!dim || !order)
+    return l.fail("dim and the order must be constants");
+  if (rank == 0)
+    return l.fail("needs at least one dim");
+  int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+  if (ShapedType::isDynamic(n))
+    return l.fail("the sorted dim must be static");
+  int64_t count = n;
+  if (topk) {
+    auto k = l.constInt(1u);
+    if (!k || *k < 0 || *k > n)
+      return l.fail("k must be a constant within the dim");
+    count = *k;
+  }
+  Value ranks = rankAlong(l, x, *dim, *order);
+  auto [values, indices] = pickByRank(l, x, ranks, *dim, count);
+  if (target.starts_with("aten::argsort"))
+    return l.replace(indices);
+  return l.replaceTuple({values, indices});
+}
+
 /// Value and index of the max/min along `dim` (first occurrence).
 std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
                                   bool keepdim, bool isMax) {
@@ -857,6 +1008,10 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
       t, {"aten::std_mean", "aten::std_mean.dim", "aten::std_mean.correction"},
       lowerStdMean);
   addLowering(t, {"aten::cosine_similarity"}, lowerCosineSimilarity);
+  addLowering(t,
+              {"aten::sort", "aten::sort.stable", "aten::argsort",
+               "aten::argsort.stable", "aten::topk"},
+              lowerSortLike);
   addLowering(t, {"aten::softmax.int", "aten::_softmax"}, lowerSoftmaxFn);
   addLowering(t, {"aten::log_softmax.int", "aten::_log_softmax"},
               lowerLogSoftmax);

@@ -290,3 +290,31 @@ fx.graph_module @M {
     fx.output (%d, %h, %v, %m) : tensor<3x4xf32>, tensor<4x3xi64>, tensor<3x5xf32>, tensor<3x5xf32>
   }
 }
+
+// -----
+
+// topk ranks every item against every other along dim (greater, or equal
+// and earlier), then picks, for each of the k result positions, the item
+// of that rank and its index: two generics with a reduction loop.
+
+// CHECK-DAG: #[[$I:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$J:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x4xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$I]], #[[$J]], #[[$I]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[X]] : tensor<2x4xf32>, tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xi64>)
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.cmpf oeq
+// CHECK:           arith.cmpi ult
+// CHECK:         %[[P:.*]]:2 = linalg.generic {indexing_maps = [#[[$J]], #[[$J]], #[[$I]], #[[$I]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[R]] : tensor<2x4xf32>, tensor<2x4xi64>)
+// CHECK:           arith.select
+// CHECK:           arith.select
+// CHECK:         return %[[P]]#0, %[[P]]#1
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %t = fx.call_function "aten::topk"(%x, 2, 1, True, True) : (tensor<2x4xf32>) -> tuple<tensor<2x2xf32>, tensor<2x2xi64>>
+    %v = fx.call_function "operator.getitem"(%t, 0) : (tuple<tensor<2x2xf32>, tensor<2x2xi64>>) -> tensor<2x2xf32>
+    %i = fx.call_function "operator.getitem"(%t, 1) : (tuple<tensor<2x2xf32>, tensor<2x2xi64>>) -> tensor<2x2xi64>
+    fx.output (%v, %i) : tensor<2x2xf32>, tensor<2x2xi64>
+  }
+}
