@@ -1,9 +1,9 @@
-// A graph with an operator convert-fx-to-linalg does not lower (sort).
+// A graph with an operator convert-fx-to-linalg does not lower (bicubic
+// upsampling).
 fx.graph_module @M {
   fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<2x3xf32>
-    %sort = fx.call_function "aten::sort"(%x, -1, False) : (tensor<2x3xf32>) -> tuple<tensor<2x3xf32>, tensor<2x3xi64>> loc("sort"("block"("model.py":3:1)))
-    %values = fx.call_function "operator.getitem"(%sort, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xi64>>) -> tensor<2x3xf32>
-    fx.output %values : tensor<2x3xf32>
+    %x = fx.placeholder "x" : tensor<1x1x2x3xf32>
+    %bicubic = fx.call_function "aten::upsample_bicubic2d.vec"(%x, [4, 6], False, None) : (tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> loc("bicubic"("block"("model.py":3:1)))
+    fx.output %bicubic : tensor<1x1x4x6xf32>
   }
 }
