@@ -103,6 +103,22 @@ Value kernelBox(Lowering &l, Value weight, ArrayRef<int64_t> offsets,
                                         strides);
 }
 
+/// `input` (N, C, spatial...) zero-padded by `padLo` and `padHi` along its
+/// spatial dims; `input` itself when they are all zero.
+Value padSpatial(Lowering &l, Value input, ArrayRef<int64_t> padLo,
+                 ArrayRef<int64_t> padHi, Type elem) {
+  if (llvm::all_of(padLo, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(padHi, [](int64_t p) { return p == 0; }))
+    return input;
+  SmallVector<OpFoldResult> lo(2, l.b.getIndexAttr(0)),
+      hi(2, l.b.getIndexAttr(0));
+  for (auto [below, above] : llvm::zip(padLo, padHi)) {
+    lo.push_back(l.b.getIndexAttr(below));
+    hi.push_back(l.b.getIndexAttr(above));
+  }
+  return l.pad(input, lo, hi, l.constant(elem, 0));
+}
+
 /// A dilated conv whose window reads mostly padding (a dilation near the
 /// image's size, DeepLab's ASPP) as one 1x1 conv per window position (a,
 /// e) over the outputs where that position reads the image, added into
@@ -124,16 +140,7 @@ Value conv2d(Lowering &l, Value input, Value weight, Value bias,
     if (Value r =
             convByTaps(l, input, weight, bias, padLo, padHi, dilation, elem))
       return r;
-  if (llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
-      llvm::any_of(padHi, [](int64_t p) { return p != 0; })) {
-    SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(padLo[0]),
-                                    b.getIndexAttr(padLo[1])};
-    SmallVector<OpFoldResult> hi = {b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(padHi[0]),
-                                    b.getIndexAttr(padHi[1])};
-    input = l.pad(input, lo, hi, l.constant(elem, 0));
-  }
+  input = padSpatial(l, input, padLo, padHi, elem);
   int64_t F = staticDim(weight, 0), C = staticDim(weight, 1);
   int64_t kh = staticDim(weight, 2), kw = staticDim(weight, 3);
   int64_t H = staticDim(input, 2), W = staticDim(input, 3);
@@ -231,16 +238,7 @@ Value conv3d(Lowering &l, Value input, Value weight, Value bias,
   OpBuilder &b = l.b;
   input = l.castTensor(input, elem);
   weight = l.castTensor(weight, elem);
-  if (llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
-      llvm::any_of(padHi, [](int64_t p) { return p != 0; })) {
-    SmallVector<OpFoldResult> lo(2, b.getIndexAttr(0)),
-        hi(2, b.getIndexAttr(0));
-    for (int i = 0; i < 3; ++i) {
-      lo.push_back(b.getIndexAttr(padLo[i]));
-      hi.push_back(b.getIndexAttr(padHi[i]));
-    }
-    input = l.pad(input, lo, hi, l.constant(elem, 0));
-  }
+  input = padSpatial(l, input, padLo, padHi, elem);
   auto inType = cast<RankedTensorType>(input.getType());
   int64_t N = inType.getDimSize(0), C = inType.getDimSize(1);
   int64_t D = inType.getDimSize(2), H = inType.getDimSize(3),

@@ -65,12 +65,6 @@ LogicalResult unary(Lowering &l, Body body) {
   return l.replace(l.elementwise({x}, r, r, body));
 }
 
-Value fconst(OpBuilder &b, Location loc, Type t, double v) {
-  if (isFloat(t))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, int64_t(v)));
-}
-
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
                               : arith::AddIOp::create(b, loc, x, y).getResult();
@@ -97,14 +91,14 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value neg = arith::NegFOp::create(b, loc, x);
   Value e = math::ExpOp::create(b, loc, neg);
-  Value one = fconst(b, loc, t, 1.0);
+  Value one = constantOf(b, loc, t, 1.0);
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
 }
 
 Value gelu(OpBuilder &b, Location loc, Value x, bool useTanh) {
   Type t = x.getType();
-  Value half = fconst(b, loc, t, 0.5), one = fconst(b, loc, t, 1.0);
+  Value half = constantOf(b, loc, t, 0.5), one = constantOf(b, loc, t, 1.0);
   Value inner;
   if (useTanh) {
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -112,14 +106,15 @@ Value gelu(OpBuilder &b, Location loc, Value x, bool useTanh) {
         arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
     Value s = arith::AddFOp::create(
         b, loc, x,
-        arith::MulFOp::create(b, loc, fconst(b, loc, t, 0.044715), x3));
+        arith::MulFOp::create(b, loc, constantOf(b, loc, t, 0.044715), x3));
     inner = math::TanhOp::create(
         b, loc,
-        arith::MulFOp::create(b, loc, fconst(b, loc, t, std::sqrt(2 / M_PI)),
-                              s));
+        arith::MulFOp::create(b, loc,
+                              constantOf(b, loc, t, std::sqrt(2 / M_PI)), s));
   } else {
     inner = math::ErfOp::create(
-        b, loc, arith::MulFOp::create(b, loc, x, fconst(b, loc, t, M_SQRT1_2)));
+        b, loc,
+        arith::MulFOp::create(b, loc, x, constantOf(b, loc, t, M_SQRT1_2)));
   }
   return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, half, x),
                                arith::AddFOp::create(b, loc, one, inner));
@@ -133,10 +128,10 @@ Value hardswish(OpBuilder &b, Location loc, Value x) {
       arith::MulFOp::create(
           b, loc, x,
           minv(b, loc,
-               maxv(b, loc, add(b, loc, x, fconst(b, loc, t, 3)),
-                    fconst(b, loc, t, 0)),
-               fconst(b, loc, t, 6))),
-      fconst(b, loc, t, 6));
+               maxv(b, loc, add(b, loc, x, constantOf(b, loc, t, 3)),
+                    constantOf(b, loc, t, 0)),
+               constantOf(b, loc, t, 6))),
+      constantOf(b, loc, t, 6));
 }
 
 //===----------------------------------------------------------------------===//
@@ -260,8 +255,8 @@ LogicalResult lowerPow(Lowering &l) {
 /// 1, -1 or 0 by the sign of `x` (0, -0 and NaN stay as they are).
 Value sign(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
-  Value zero = fconst(b, loc, t, 0);
-  Value one = fconst(b, loc, t, 1), minusOne = fconst(b, loc, t, -1);
+  Value zero = constantOf(b, loc, t, 0);
+  Value one = constantOf(b, loc, t, 1), minusOne = constantOf(b, loc, t, -1);
   Value positive, negative;
   if (isFloat(t)) {
     positive =
@@ -290,7 +285,7 @@ Value sign(OpBuilder &b, Location loc, Value x) {
   }
 
 FX_UNARY(lowerNeg, isFloat(t) ? arith::NegFOp::create(b, loc, x).getResult()
-                              : sub(b, loc, fconst(b, loc, t, 0), x))
+                              : sub(b, loc, constantOf(b, loc, t, 0), x))
 FX_UNARY(lowerAbs, isFloat(t) ? math::AbsFOp::create(b, loc, x).getResult()
                               : math::AbsIOp::create(b, loc, x).getResult())
 FX_UNARY(lowerExp, math::ExpOp::create(b, loc, x))
@@ -298,23 +293,23 @@ FX_UNARY(lowerLog, math::LogOp::create(b, loc, x))
 FX_UNARY(lowerSqrt, math::SqrtOp::create(b, loc, x))
 FX_UNARY(lowerRsqrt, math::RsqrtOp::create(b, loc, x))
 FX_UNARY(lowerReciprocal,
-         arith::DivFOp::create(b, loc, fconst(b, loc, t, 1.0), x))
+         arith::DivFOp::create(b, loc, constantOf(b, loc, t, 1.0), x))
 FX_UNARY(lowerErf, math::ErfOp::create(b, loc, x))
 FX_UNARY(lowerSin, math::SinOp::create(b, loc, x))
 FX_UNARY(lowerCos, math::CosOp::create(b, loc, x))
 FX_UNARY(lowerTanh, math::TanhOp::create(b, loc, x))
 FX_UNARY(lowerSigmoid, sigmoid(b, loc, x))
-FX_UNARY(lowerRelu, maxv(b, loc, x, fconst(b, loc, t, 0)))
+FX_UNARY(lowerRelu, maxv(b, loc, x, constantOf(b, loc, t, 0)))
 FX_UNARY(lowerSilu, arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x)))
 FX_UNARY(lowerHardswish, hardswish(b, loc, x))
 FX_UNARY(lowerHardsigmoid,
-         arith::DivFOp::create(b, loc,
-                               minv(b, loc,
-                                    maxv(b, loc,
-                                         add(b, loc, x, fconst(b, loc, t, 3)),
-                                         fconst(b, loc, t, 0)),
-                                    fconst(b, loc, t, 6)),
-                               fconst(b, loc, t, 6)))
+         arith::DivFOp::create(
+             b, loc,
+             minv(b, loc,
+                  maxv(b, loc, add(b, loc, x, constantOf(b, loc, t, 3)),
+                       constantOf(b, loc, t, 0)),
+                  constantOf(b, loc, t, 6)),
+             constantOf(b, loc, t, 6)))
 FX_UNARY(lowerTan, math::TanOp::create(b, loc, x))
 FX_UNARY(lowerAtan, math::AtanOp::create(b, loc, x))
 FX_UNARY(lowerLog1p, math::Log1pOp::create(b, loc, x))
@@ -332,7 +327,7 @@ LogicalResult lowerLogicalNotImpl(Lowering &l) {
   return l.replace(l.elementwise(
       {x}, l.b.getI1Type(), r, [&](OpBuilder &b, Location loc, ValueRange v) {
         return arith::XOrIOp::create(b, loc, v[0],
-                                     fconst(b, loc, b.getI1Type(), 1))
+                                     constantOf(b, loc, b.getI1Type(), 1))
             .getResult();
       }));
 }
@@ -438,7 +433,7 @@ LogicalResult lowerLeakyRelu(Lowering &l) {
     return l.fail("unsupported negative_slope");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Value x = v[0];
-    Value zero = fconst(b, loc, x.getType(), 0);
+    Value zero = constantOf(b, loc, x.getType(), 0);
     Value positive =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
     return arith::SelectOp::create(b, loc, positive, x,
@@ -450,7 +445,7 @@ LogicalResult lowerLeakyRelu(Lowering &l) {
 /// celu.
 Value elu(OpBuilder &b, Location loc, Value x, Value alpha, Value scale,
           Value inputScale) {
-  Value zero = fconst(b, loc, x.getType(), 0);
+  Value zero = constantOf(b, loc, x.getType(), 0);
   Value positive =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
   Value e = math::ExpM1Op::create(b, loc,
@@ -490,9 +485,9 @@ LogicalResult lowerSelu(Lowering &l) {
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Type t = v[0].getType();
     return elu(b, loc, v[0],
-               fconst(b, loc, t, 1.6732632423543772848170429916717),
-               fconst(b, loc, t, 1.0507009873554804934193349852946),
-               fconst(b, loc, t, 1.0));
+               constantOf(b, loc, t, 1.6732632423543772848170429916717),
+               constantOf(b, loc, t, 1.0507009873554804934193349852946),
+               constantOf(b, loc, t, 1.0));
   });
 }
 
@@ -503,8 +498,8 @@ LogicalResult lowerCelu(Lowering &l) {
     return l.fail("alpha must be a nonzero constant");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Type t = v[0].getType();
-    return elu(b, loc, v[0], fconst(b, loc, t, *alpha), fconst(b, loc, t, 1.0),
-               fconst(b, loc, t, 1.0 / *alpha));
+    return elu(b, loc, v[0], constantOf(b, loc, t, *alpha),
+               constantOf(b, loc, t, 1.0), constantOf(b, loc, t, 1.0 / *alpha));
   });
 }
 
@@ -512,13 +507,14 @@ LogicalResult lowerCelu(Lowering &l) {
 Value softplus(OpBuilder &b, Location loc, Value x, double beta,
                double threshold) {
   Type t = x.getType();
-  Value scaled = arith::MulFOp::create(b, loc, x, fconst(b, loc, t, beta));
+  Value scaled = arith::MulFOp::create(b, loc, x, constantOf(b, loc, t, beta));
   Value soft = arith::DivFOp::create(
       b, loc,
       math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, scaled)),
-      fconst(b, loc, t, beta));
-  Value linear = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                       scaled, fconst(b, loc, t, threshold));
+      constantOf(b, loc, t, beta));
+  Value linear =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, scaled,
+                            constantOf(b, loc, t, threshold));
   return arith::SelectOp::create(b, loc, linear, x, soft);
 }
 
@@ -538,7 +534,7 @@ FX_UNARY(lowerMish,
 // min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|.
 FX_UNARY(lowerLogSigmoid,
          arith::SubFOp::create(
-             b, loc, minv(b, loc, x, fconst(b, loc, t, 0)),
+             b, loc, minv(b, loc, x, constantOf(b, loc, t, 0)),
              math::Log1pOp::create(
                  b, loc,
                  math::ExpOp::create(
@@ -576,7 +572,7 @@ LogicalResult lowerPrelu(Lowering &l) {
       {x, w}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value positive =
             arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v[0],
-                                  fconst(b, loc, v[0].getType(), 0));
+                                  constantOf(b, loc, v[0].getType(), 0));
         return arith::SelectOp::create(
             b, loc, positive, v[0], arith::MulFOp::create(b, loc, v[1], v[0]));
       }));
@@ -593,12 +589,13 @@ LogicalResult lowerFloatClass(Lowering &l, arith::CmpFPredicate predicate,
   return l.replace(l.elementwise(
       {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         if (!isFloat(elem))
-          return fconst(b, loc, i1, integerResult ? 1 : 0);
+          return constantOf(b, loc, i1, integerResult ? 1 : 0);
         Value y =
             absolute ? math::AbsFOp::create(b, loc, v[0]).getResult() : v[0];
-        Value other = absolute ? fconst(b, loc, elem,
-                                        std::numeric_limits<double>::infinity())
-                               : v[0];
+        Value other = absolute
+                          ? constantOf(b, loc, elem,
+                                       std::numeric_limits<double>::infinity())
+                          : v[0];
         return arith::CmpFOp::create(b, loc, predicate, y, other);
       }));
 }
@@ -625,9 +622,9 @@ LogicalResult lowerLogit(Lowering &l) {
     Type t = v[0].getType();
     Value x = v[0];
     if (eps)
-      x = minv(b, loc, maxv(b, loc, x, fconst(b, loc, t, *eps)),
-               fconst(b, loc, t, 1 - *eps));
-    Value rest = arith::SubFOp::create(b, loc, fconst(b, loc, t, 1), x);
+      x = minv(b, loc, maxv(b, loc, x, constantOf(b, loc, t, *eps)),
+               constantOf(b, loc, t, 1 - *eps));
+    Value rest = arith::SubFOp::create(b, loc, constantOf(b, loc, t, 1), x);
     return math::LogOp::create(b, loc, arith::DivFOp::create(b, loc, x, rest));
   });
 }
@@ -641,8 +638,8 @@ LogicalResult lowerShrink(Lowering &l, bool soft) {
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Value x = v[0];
     Type t = x.getType();
-    Value zero = fconst(b, loc, t, 0), lam = fconst(b, loc, t, *lambd),
-          negLam = fconst(b, loc, t, -*lambd);
+    Value zero = constantOf(b, loc, t, 0), lam = constantOf(b, loc, t, *lambd),
+          negLam = constantOf(b, loc, t, -*lambd);
     Value above =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, lam);
     Value below =
@@ -721,8 +718,9 @@ LogicalResult lowerAddc(Lowering &l, bool divide) {
   Attribute valueAttr = l.kwarg("value");
   if (!valueAttr && l.numArgs() > 3)
     valueAttr = l.arg(3);
-  Value value = valueAttr && !l.isNone(valueAttr) ? l.scalar(valueAttr, r)
-                                                  : fconst(l.b, l.loc, r, 1);
+  Value value = valueAttr && !l.isNone(valueAttr)
+                    ? l.scalar(valueAttr, r)
+                    : constantOf(l.b, l.loc, r, 1);
   if (!value)
     return l.fail("value must be a number");
   return l.replace(l.elementwise(
@@ -760,14 +758,14 @@ LogicalResult lowerLerp(Lowering &l) {
         Value diff = arith::SubFOp::create(b, loc, v[1], v[0]);
         Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                                             math::AbsFOp::create(b, loc, w),
-                                            fconst(b, loc, r, 0.5));
+                                            constantOf(b, loc, r, 0.5));
         Value fromSelf = arith::AddFOp::create(
             b, loc, v[0], arith::MulFOp::create(b, loc, w, diff));
         Value fromEnd = arith::SubFOp::create(
             b, loc, v[1],
             arith::MulFOp::create(
                 b, loc, diff,
-                arith::SubFOp::create(b, loc, fconst(b, loc, r, 1), w)));
+                arith::SubFOp::create(b, loc, constantOf(b, loc, r, 1), w)));
         return arith::SelectOp::create(b, loc, small, fromSelf, fromEnd);
       }));
 }
@@ -778,7 +776,7 @@ LogicalResult lowerRemainder(Lowering &l) {
       l, l.arg(0), l.arg(1), {},
       [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
         Type t = x.getType();
-        Value zero = fconst(b, loc, t, 0);
+        Value zero = constantOf(b, loc, t, 0);
         Value rem, remNegative, divNegative, nonzero;
         if (isFloat(t)) {
           rem = arith::RemFOp::create(b, loc, x, y);
@@ -866,10 +864,10 @@ LogicalResult lowerWhere(Lowering &l) {
           Type t = cond.getType();
           cond = isFloat(t)
                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                             cond, fconst(b, loc, t, 0))
+                                             cond, constantOf(b, loc, t, 0))
                            .getResult()
                      : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             cond, fconst(b, loc, t, 0))
+                                             cond, constantOf(b, loc, t, 0))
                            .getResult();
         }
         return arith::SelectOp::create(b, loc, cond, v[1], v[2]).getResult();
@@ -1118,10 +1116,10 @@ Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,
   if (!isFloat(t))
     return {};
   if (name == "relu")
-    return maxv(b, loc, x, fconst(b, loc, t, 0));
+    return maxv(b, loc, x, constantOf(b, loc, t, 0));
   if (name == "relu6")
-    return minv(b, loc, maxv(b, loc, x, fconst(b, loc, t, 0)),
-                fconst(b, loc, t, 6));
+    return minv(b, loc, maxv(b, loc, x, constantOf(b, loc, t, 0)),
+                constantOf(b, loc, t, 6));
   if (name == "gelu" || name == "gelu_tanh")
     return gelu(b, loc, x, name == "gelu_tanh");
   if (name == "silu")

@@ -309,7 +309,8 @@ Value Lowering::filled(ArrayRef<OpFoldResult> sizes, Value v) {
       .getResult(0);
 }
 
-Value Lowering::constant(Type type, double v) {
+Value mlir::fx::lowering::constantOf(OpBuilder &b, Location loc, Type type,
+                                     double v) {
   if (auto f = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, v));
   if (type.isIndex())
@@ -317,6 +318,10 @@ Value Lowering::constant(Type type, double v) {
   if (type.isInteger(1))
     return arith::ConstantOp::create(b, loc, b.getBoolAttr(v != 0));
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, int64_t(v)));
+}
+
+Value Lowering::constant(Type type, double v) {
+  return constantOf(b, loc, type, v);
 }
 
 Value Lowering::indexConst(int64_t v) {

@@ -166,6 +166,11 @@ LowerFn lookupLowering(StringRef name);
 /// float `x`; null for other names or types.
 Value buildActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 
+/// The scalar constant `v` of `type` (float, integer, i1 or index), built
+/// with `b`: inside a linalg body as well as at the lowering's insertion
+/// point (Lowering::constant).
+Value constantOf(OpBuilder &b, Location loc, Type type, double v);
+
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.
 Value reduceAll(Lowering &l, Value x, Value init,

@@ -186,13 +186,6 @@ Value dropReducedDims(Lowering &l, Value v, ArrayRef<int64_t> dims) {
   return l.reshape(v, sizes);
 }
 
-/// The constant `v` of the scalar type `t`, built with `b`.
-Value constAt(OpBuilder &b, Location loc, Type t, double v) {
-  if (isFloat(t))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, int64_t(v)));
-}
-
 /// The dims and keepdim of prod/all/any: the whole tensor without a dim
 /// (one argument), else (self, dim, keepdim).
 std::optional<std::pair<SmallVector<int64_t>, bool>> dimAndKeep(Lowering &l,
@@ -236,7 +229,7 @@ LogicalResult lowerAllAny(Lowering &l, bool isAll) {
   if (elem != i1)
     truth = l.elementwise(
         {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-          Value zero = constAt(b, loc, elem, 0);
+          Value zero = constantOf(b, loc, elem, 0);
           if (isFloat(elem))
             return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
                                          v[0], zero);
@@ -332,12 +325,12 @@ LogicalResult lowerVectorNorm(Lowering &l) {
           return arith::UIToFPOp::create(
               b, loc, t,
               arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, a,
-                                    constAt(b, loc, t, 0)));
+                                    constantOf(b, loc, t, 0)));
         if (p == 1)
           return a;
         if (p == 2)
           return arith::MulFOp::create(b, loc, a, a);
-        return math::PowFOp::create(b, loc, a, constAt(b, loc, t, p));
+        return math::PowFOp::create(b, loc, a, constantOf(b, loc, t, p));
       });
   Value sum = sumOver(l, powered, *dims, keepdim, elem);
   if (p == 0 || p == 1)
@@ -347,8 +340,8 @@ LogicalResult lowerVectorNorm(Lowering &l) {
       [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         if (p == 2)
           return math::SqrtOp::create(b, loc, v[0]);
-        return math::PowFOp::create(b, loc, v[0],
-                                    constAt(b, loc, v[0].getType(), 1.0 / p));
+        return math::PowFOp::create(
+            b, loc, v[0], constantOf(b, loc, v[0].getType(), 1.0 / p));
       }));
 }
 
@@ -391,7 +384,7 @@ LogicalResult lowerCumsum(Lowering &l) {
             Value j = linalg::IndexOp::create(nb, loc, k);
             Value in =
                 arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, j, i);
-            Value zero = constAt(nb, loc, elem, 0);
+            Value zero = constantOf(nb, loc, elem, 0);
             Value item = arith::SelectOp::create(nb, loc, in, v[0], zero);
             linalg::YieldOp::create(nb, loc, add(nb, loc, v[1], item));
           })

@@ -190,6 +190,28 @@ LogicalResult lowerUnsqueeze(Lowering &l) {
   return l.replace(l.unsqueeze(x, *d));
 }
 
+/// A tensor of `sizes` whose item at each index is `x` read through
+/// `exprs` (of the result's dims): broadcasts, flips, repeats, diagonals.
+Value readThrough(Lowering &l, Value x, ArrayRef<AffineExpr> exprs,
+                  ArrayRef<OpFoldResult> sizes) {
+  int64_t rank = sizes.size();
+  Value init =
+      l.empty(sizes, cast<RankedTensorType>(x.getType()).getElementType());
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
+             ValueRange{init},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(rank, 0, exprs, l.b.getContext()),
+                 l.b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [](OpBuilder &nb, Location loc, ValueRange v) {
+               linalg::YieldOp::create(nb, loc, v[0]);
+             })
+      .getResult(0);
+}
+
 /// Broadcasts `x` to `sizes` (right aligned; -1 keeps the input's size).
 Value broadcastTo(Lowering &l, Value x, SmallVector<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -204,20 +226,7 @@ Value broadcastTo(Lowering &l, Value x, SmallVector<OpFoldResult> sizes) {
     exprs.push_back(broadcast ? l.b.getAffineConstantExpr(0)
                               : l.b.getAffineDimExpr(i));
   }
-  Value init = l.empty(sizes, type.getElementType());
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, exprs, l.b.getContext()),
-      l.b.getMultiDimIdentityMap(rank)};
-  return linalg::GenericOp::create(
-             l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
-             ValueRange{init}, maps,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             "", "",
-             [](OpBuilder &nb, Location loc, ValueRange v) {
-               linalg::YieldOp::create(nb, loc, v[0]);
-             })
-      .getResult(0);
+  return readThrough(l, x, exprs, sizes);
 }
 
 LogicalResult lowerExpand(Lowering &l) {
@@ -597,20 +606,7 @@ Value flipped(Lowering &l, Value x, ArrayRef<int64_t> dims) {
       e = type.getDimSize(d) - 1 - e;
     exprs.push_back(e);
   }
-  Value init = l.empty(l.dims(x), type.getElementType());
-  return linalg::GenericOp::create(
-             l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
-             ValueRange{init},
-             ArrayRef<AffineMap>{
-                 AffineMap::get(rank, 0, exprs, l.b.getContext()),
-                 l.b.getMultiDimIdentityMap(rank)},
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             "", "",
-             [](OpBuilder &nb, Location loc, ValueRange v) {
-               linalg::YieldOp::create(nb, loc, v[0]);
-             })
-      .getResult(0);
+  return readThrough(l, x, exprs, l.dims(x));
 }
 
 /// flip(self, dims).
@@ -702,20 +698,7 @@ LogicalResult lowerRepeat(Lowering &l) {
       exprs.push_back(n == 1 ? l.b.getAffineConstantExpr(0)
                              : l.b.getAffineDimExpr(d) % n);
   }
-  Value init = l.empty(sizes, type.getElementType());
-  return l.replace(linalg::GenericOp::create(
-                       l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
-                       ValueRange{init},
-                       ArrayRef<AffineMap>{
-                           AffineMap::get(outRank, 0, exprs, l.b.getContext()),
-                           l.b.getMultiDimIdentityMap(outRank)},
-                       SmallVector<utils::IteratorType>(
-                           outRank, utils::IteratorType::parallel),
-                       "", "",
-                       [](OpBuilder &nb, Location loc, ValueRange v) {
-                         linalg::YieldOp::create(nb, loc, v[0]);
-                       })
-                       .getResult(0));
+  return l.replace(readThrough(l, x, exprs, sizes));
 }
 
 /// tril/triu(self, diagonal): zeros above (tril) or below (triu) the
@@ -881,20 +864,7 @@ LogicalResult lowerDiagonal(Lowering &l) {
   exprs[*d1] = i;
   exprs[*d2] = i;
   sizes.push_back(b.getIndexAttr(length));
-  int64_t outRank = rank - 1;
-  Value init = l.empty(sizes, type.getElementType());
-  return l.replace(
-      linalg::GenericOp::create(
-          b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
-          ArrayRef<AffineMap>{AffineMap::get(outRank, 0, exprs, b.getContext()),
-                              b.getMultiDimIdentityMap(outRank)},
-          SmallVector<utils::IteratorType>(outRank,
-                                           utils::IteratorType::parallel),
-          "", "",
-          [](OpBuilder &nb, Location loc, ValueRange v) {
-            linalg::YieldOp::create(nb, loc, v[0]);
-          })
-          .getResult(0));
+  return l.replace(readThrough(l, x, exprs, sizes));
 }
 
 /// outer/ger(self, vec2): self[i] * vec2[j].
