@@ -86,6 +86,27 @@ def test_bad_inputs_raise_before_running(compiled, args, message):
     assert message in str(e.value)
 
 
+@pytest.mark.parametrize("args, message", [
+    ((torch.randn(3, 7),), "input 0: expected shape [3, 6], got [3, 7]"),
+    ((torch.randn(3, 6), torch.randn(3, 6)), "expected 1 inputs, got 2"),
+    ((3.0,), "input 0: expected a torch.Tensor, got float"),
+])
+def test_single_output_call_checks_its_inputs(args, message):
+    """A graph of one output is called straight into the runtime (no
+    Python frame): the same checks and FxMlirError messages, and the
+    tensor itself as the result."""
+    torch.manual_seed(0)
+    model = Block().eval()
+    x = torch.randn(3, 6)
+    run = fx_mlir.compile(model, (x,))
+    assert isinstance(run, fx_mlir.compiler.CompiledGraph)
+    with torch.no_grad():
+        torch.testing.assert_close(run(x), model(x))
+    with pytest.raises(fx_mlir.FxMlirError) as e:
+        run(*args)
+    assert message in str(e.value)
+
+
 def test_dynamic_batch_runs_other_batch_sizes():
     torch.manual_seed(0)
     model = Block().eval()
