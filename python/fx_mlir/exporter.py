@@ -2,26 +2,27 @@
 
     gm = fx_mlir.export_graph_module(ir)
 
-`fx-translate --export-python` writes the Python source that rebuilds the
-GraphModule: each submodule is constructed from its type and recorded
-hyperparameters, then the parameters, buffers and constants are loaded from
-the IR (tied weights stay one tensor), and the graph is rebuilt node by node
-with the same names, targets, args and kwargs.
+`fx-translate --export-fx-json` writes the graph module as data (its
+submodules with their types and hyperparameters, its parameters, buffers
+and constants, its nodes) and `fx_mlir._rebuild` builds the GraphModule
+from it through torch.fx.Graph, node by node with the same names, targets,
+args and kwargs. No text of the IR is executed: an `.mlir` file from
+someone else is safe to export (docs/Security.md).
 """
 
+import json
 import subprocess
 
 from . import FxMlirError, find_tool
+from ._rebuild import RebuildError, check_allowed_modules, rebuild
 
 __all__ = ["export_python", "export_graph_module"]
 
 
-def export_python(ir):
-    """The Python source `fx-translate --export-python` emits for `ir`;
-    running it defines `build()` and `graph_module = build()`."""
+def _translate(ir, *args):
     if isinstance(ir, str):
         ir = ir.encode()
-    result = subprocess.run([find_tool("fx-translate"), "--export-python", "-"],
+    result = subprocess.run([find_tool("fx-translate"), *args, "-"],
                             input=ir, capture_output=True)
     if result.returncode != 0:
         lines = result.stderr.decode(errors="replace").strip().splitlines()
@@ -33,15 +34,36 @@ def export_python(ir):
     return result.stdout.decode()
 
 
-def export_graph_module(ir):
-    """A new torch.fx.GraphModule rebuilt from the fx.graph_module in `ir`.
-    Raises FxMlirError when the IR is invalid or names a target, module type
-    or hyperparameter Python cannot resolve (the message names the node or
-    submodule)."""
-    source = export_python(ir)
-    scope = {"__name__": "fx_mlir_exported"}
+def _allowed(allowed_modules):
     try:
-        exec(compile(source, "<fx-translate --export-python>", "exec"), scope)
-    except Exception as error:  # a target or module type that does not resolve
-        raise FxMlirError(f"cannot rebuild the GraphModule: {error}") from None
-    return scope["graph_module"]
+        return check_allowed_modules(allowed_modules)
+    except RebuildError as error:
+        raise FxMlirError(str(error)) from None
+
+
+def export_python(ir, allowed_modules=()):
+    """The Python script `fx-translate --export-python` writes for `ir`:
+    running it defines `build()` and `graph_module = build()`. Submodule
+    types may come from torch, fx_mlir and the packages named in
+    `allowed_modules`."""
+    args = [f"--export-allow-module={name}"
+            for name in _allowed(allowed_modules)]
+    return _translate(ir, "--export-python", *args)
+
+
+def export_graph_module(ir, allowed_modules=()):
+    """A new torch.fx.GraphModule rebuilt from the fx.graph_module in `ir`.
+
+    Submodules are constructed from their recorded type, which must be a
+    torch.nn.Module subclass in torch, fx_mlir or a package named in
+    `allowed_modules` (e.g. ["torchvision", "mypkg.layers"]); nothing else
+    is called while rebuilding. Raises FxMlirError when the IR is invalid,
+    or names a target, module type, hyperparameter or name that cannot be
+    rebuilt (the message names the node or submodule)."""
+    allowed = _allowed(allowed_modules)
+    description = json.loads(_translate(ir, "--export-fx-json"))
+    try:
+        return rebuild(description, allowed)
+    except RebuildError as error:
+        raise FxMlirError(f"cannot rebuild the GraphModule: {error}") \
+            from None

@@ -60,9 +60,18 @@ def transform(gm, pipeline, example_inputs=None, dynamic_batch=False):
     with torch.no_grad():
         ir = import_graph_module(traced, example_inputs,
                                  dynamic_batch=dynamic_batch)
-    result = export_graph_module(run_fx_opt(ir, _pipeline_option(pipeline)))
+    result = export_graph_module(run_fx_opt(ir, _pipeline_option(pipeline)),
+                                 allowed_modules=_module_types(traced))
     result.training = gm.training
     return result
+
+
+def _module_types(*modules):
+    """The classes of the submodules of `modules`: the caller's own module
+    types, which exporting the rewritten graph may construct again."""
+    return tuple({type(sub) for module in modules
+                  if isinstance(module, torch.nn.Module)
+                  for sub in module.modules()})
 
 
 def _as_graph_module(fn, role):
@@ -240,7 +249,8 @@ def replace_pattern(gm, pattern, replacement):
             f.write(_concatenate(texts))
         rewritten = run_fx_opt(ir, _pipeline_option(
             f"fx-replace-pattern{{file={pattern_file} report={report_file}}}"))
-        new = export_graph_module(rewritten)
+        new = export_graph_module(rewritten, allowed_modules=_module_types(
+            gm, pattern, replacement))
         matches = _read_matches(report_file)
     _adopt(gm, new)
     nodes = {node.name: node for node in gm.graph.nodes}

@@ -1,15 +1,18 @@
-//===- ExportPython.cpp - fx dialect to runnable torch.fx Python ----------===//
+//===- ExportPython.cpp - fx dialect to a torch.fx GraphModule ------------===//
 //
-// The script has a fixed prelude (how to find a target by name, build a
-// submodule, load a tensor) and a `build()` function with one line per
-// submodule, state tensor and node, in IR order.
+// An fx.graph_module leaves as data: a JSON description (its submodules,
+// state and nodes) that python/fx_mlir/_rebuild.py turns back into a
+// torch.fx.GraphModule. --export-fx-json writes the description alone;
+// --export-python writes a script made of the loader and the description.
+// No text of the IR is ever written as Python code: names are checked here
+// (for diagnostics on the op) and again by the loader, and every string is
+// a JSON string inside one raw string literal.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Target/Python/ExportPython.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
-#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
 
@@ -19,119 +22,102 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Base64.h"
+#include "llvm/Support/ConvertUTF.h"
 
 using namespace mlir;
 using namespace mlir::fx;
 
-static constexpr const char *kPrelude = R"py(import base64
-import importlib
+/// python/fx_mlir/_rebuild.py, embedded by the build.
+static constexpr const char *kLoader =
+#include "RebuildLoader.inc"
+    ;
 
-import torch
-import torch.fx
-from torch import device
+//===----------------------------------------------------------------------===//
+// Python name rules (the loader checks them again)
+//===----------------------------------------------------------------------===//
 
-inf, nan = float("inf"), float("nan")
+static bool isPythonKeyword(StringRef name) {
+  static const llvm::StringSet<> keywords = {
+      "False",  "None",   "True",    "and",      "as",       "assert", "async",
+      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",
+      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+  return keywords.contains(name);
+}
 
+/// A Python identifier that is not a keyword. Non-ASCII letters are left to
+/// the loader's str.isidentifier.
+static bool isIdentifier(StringRef name) {
+  if (name.empty() || llvm::isDigit(name.front()) || isPythonKeyword(name))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  });
+}
 
-def _resolve(name):
-    """The object a qualified name (`torch.nn.functional.relu`) or an
-    operator name (`aten::add.Tensor`) refers to."""
-    if "::" in name:
-        namespace, _, op = name.partition("::")
-        op, _, overload = op.partition(".")
-        packet = getattr(getattr(torch.ops, namespace), op)
-        return getattr(packet, overload or "default")
-    parts = name.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for part in parts[i:]:
-            obj = getattr(obj, part)
-        return obj
-    raise AttributeError(f"no module provides '{name}'")
+static bool isDunder(StringRef name) {
+  return name.size() > 4 && name.starts_with("__") && name.ends_with("__");
+}
 
+/// Dotted identifiers, none of them a dunder but a leading `__main__`:
+/// `torch.nn.Conv2d`, `__main__.scaled_add`.
+static bool isQualifiedName(StringRef name) {
+  name.consume_front("__main__.");
+  SmallVector<StringRef> parts;
+  name.split(parts, '.');
+  return llvm::all_of(parts, [](StringRef part) {
+    return isIdentifier(part) && !isDunder(part);
+  });
+}
 
-def _owner(root, path):
-    """The module that holds the attribute `path`, and the attribute's name;
-    missing modules on the way are created empty."""
-    module = root
-    *prefix, field = path.split(".")
-    for part in prefix:
-        if not isinstance(getattr(module, part, None), torch.nn.Module):
-            setattr(module, part, torch.nn.Module())
-        module = getattr(module, part)
-    return module, field
+/// A dotted attribute path inside a module: `layer1.0.conv1`.
+static bool isModulePath(StringRef path) {
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  return llvm::all_of(parts, [](StringRef part) {
+    return !part.empty() && !isDunder(part) && llvm::all_of(part, [](char c) {
+      return llvm::isAlnum(c) || c == '_' || c == '-';
+    });
+  });
+}
 
+/// `namespace::name[.overload]`.
+static bool isOperatorName(StringRef name) {
+  auto [ns, rest] = name.split("::");
+  auto [op, overload] = rest.split('.');
+  return isIdentifier(ns) && isIdentifier(op) &&
+         (overload.empty() || isIdentifier(overload)) && !rest.contains("::");
+}
 
-def _submodule(root, path, type_name, hparams, training):
-    try:
-        module = _resolve(type_name)(**hparams)
-    except Exception as error:
-        raise RuntimeError(f"submodule '{path}': cannot build {type_name} "
-                           f"from {hparams}: {error}") from None
-    module.training = training
-    owner, field = _owner(root, path)
-    setattr(owner, field, module)
+//===----------------------------------------------------------------------===//
+// JSON text
+//===----------------------------------------------------------------------===//
 
-
-def _tensor(dtype, shape, data):
-    raw = bytearray(base64.b64decode(data))
-    if not raw:
-        return torch.zeros(shape, dtype=dtype)
-    return torch.frombuffer(raw, dtype=dtype).reshape(shape)
-
-
-def _state(root, path, kind, value):
-    owner, field = _owner(root, path)
-    owner._buffers.pop(field, None)
-    owner.__dict__.pop(field, None)
-    if kind == "parameter":
-        if not isinstance(value, torch.nn.Parameter):
-            trainable = value.is_floating_point() or value.is_complex()
-            value = torch.nn.Parameter(value, requires_grad=trainable)
-        # setattr, so modules that track their parameters (nn.LSTM's
-        # _flat_weights) see the new one.
-        setattr(owner, field, value)
-        return
-    owner._parameters.pop(field, None)
-    if kind == "buffer":
-        owner.register_buffer(field, value)
-    else:
-        setattr(owner, field, value)
-
-
-def _drop_unlisted_state(root, paths, state):
-    """Parameters and buffers a constructor made that the IR does not have
-    (a bias the module was built without) become None."""
-    for path in paths:
-        module = root.get_submodule(path)
-        for table in (module._parameters, module._buffers):
-            for field in table:
-                if f"{path}.{field}" not in state:
-                    table[field] = None
-
-
-def _node(graph, nodes, op, target, args, kwargs, name):
-    if op == "call_function":
-        try:
-            target = _resolve(target)
-        except Exception as error:
-            raise RuntimeError(f"node '{name}': cannot find the call_function "
-                               f"target '{target}': {error}") from None
-    node = graph.create_node(op, target, args, kwargs, name=name)
-    # A function registered with torch.fx.wrap stays wrapped when the
-    # exported module is traced again.
-    for scope, wrapped in getattr(torch.fx._symbolic_trace,
-                                  "_wrapped_fns_to_patch", []):
-        if op == "call_function" and scope.get(wrapped) is target:
-            node.meta["is_wrapped"] = True
-    if node.name != name:
-        raise RuntimeError(f"node '{name}': torch.fx renamed it '{node.name}'")
-    nodes[name] = node
-)py";
+/// `value` as a JSON string of ASCII characters (the rest as \u escapes),
+/// or failure when it is not UTF-8.
+static FailureOr<std::string> jsonString(StringRef value) {
+  SmallVector<llvm::UTF16> units;
+  if (!llvm::convertUTF8ToUTF16String(value, units))
+    return failure();
+  std::string out = "\"";
+  for (llvm::UTF16 unit : units) {
+    if (unit == '"' || unit == '\\') {
+      out += '\\';
+      out += char(unit);
+    } else if (unit >= 0x20 && unit < 0x7f) {
+      out += char(unit);
+    } else {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4)
+        out += llvm::hexdigit((unit >> shift) & 15, /*LowerCase=*/true);
+    }
+  }
+  return out + "\"";
+}
 
 /// The tensor's elements as the little-endian bytes torch stores (one byte
 /// per bool).
@@ -180,40 +166,233 @@ static FailureOr<std::string> tensorBytes(StateOp state, ElementsAttr value) {
 }
 
 namespace {
-/// Writes the `build()` function of one graph module.
-class PythonExporter {
+/// Writes the JSON description of one graph module: one submodule, state
+/// tensor or node per line.
+class JsonExporter {
 public:
-  explicit PythonExporter(raw_ostream &os) : os(os) {}
+  explicit JsonExporter(raw_ostream &os) : os(os) {}
 
   LogicalResult exportGraphModule(GraphModuleOp module);
 
 private:
-  LogicalResult emitState(StateOp state);
-  void emitNode(NodeOpInterface node);
-  void emitValue(Attribute value, Operation *user);
+  LogicalResult checkNames(GraphModuleOp module, GraphOp graph);
+  LogicalResult writeString(StringRef value, Operation *op);
+  LogicalResult writeValue(Attribute value, Operation *op);
+  LogicalResult writeSubmodule(SubmoduleOp submodule);
+  LogicalResult writeState(StateOp state);
+  LogicalResult writeNode(NodeOpInterface node);
 
   raw_ostream &os;
 };
 } // namespace
 
-void PythonExporter::emitValue(Attribute value, Operation *user) {
-  printPythonRepr(
-      value, os,
-      [&](unsigned index) {
-        Operation *def = user->getOperand(index).getDefiningOp();
-        os << "nodes["
-           << pythonStrRepr(cast<NodeOpInterface>(def).getNodeName()) << "]";
-      },
-      /*evaluable=*/true);
+LogicalResult JsonExporter::writeString(StringRef value, Operation *op) {
+  FailureOr<std::string> json = jsonString(value);
+  if (failed(json)) {
+    std::string escaped;
+    llvm::raw_string_ostream escapedOs(escaped);
+    llvm::printEscapedString(value, escapedOs);
+    return op->emitOpError() << "holds the string \"" << escaped
+                             << "\", which is not valid UTF-8";
+  }
+  os << *json;
+  return success();
 }
 
-LogicalResult PythonExporter::emitState(StateOp state) {
-  StringRef kind = stringifyStateKind(state.getKind());
-  os << "    _state(root, " << pythonStrRepr(state.getSymName()) << ", "
-     << pythonStrRepr(kind) << ", ";
+LogicalResult JsonExporter::writeValue(Attribute value, Operation *op) {
+  auto writeAll = [&](StringRef tag, ArrayRef<Attribute> elements) {
+    os << "{\"" << tag << "\": [";
+    for (auto [i, element] : llvm::enumerate(elements)) {
+      if (i)
+        os << ", ";
+      if (failed(writeValue(element, op)))
+        return failure();
+    }
+    os << "]}";
+    return success();
+  };
+  auto tagged = [&](StringRef tag, StringRef text) {
+    os << "{\"" << tag << "\": ";
+    if (failed(writeString(text, op)))
+      return failure();
+    os << '}';
+    return success();
+  };
+
+  if (auto node = dyn_cast<NodeAttr>(value)) {
+    Operation *def = op->getOperand(node.getIndex()).getDefiningOp();
+    auto producer = dyn_cast_or_null<NodeOpInterface>(def);
+    if (!producer)
+      return op->emitOpError() << "refers to a value no FX node defines";
+    return tagged("node", producer.getNodeName());
+  }
+  if (auto boolean = dyn_cast<BoolAttr>(value)) {
+    os << (boolean.getValue() ? "true" : "false");
+    return success();
+  }
+  if (auto integer = dyn_cast<IntegerAttr>(value)) {
+    if (integer.getType().isInteger(1))
+      os << (integer.getValue().isZero() ? "false" : "true");
+    else
+      os << integer.getValue().getSExtValue();
+    return success();
+  }
+  if (auto real = dyn_cast<FloatAttr>(value))
+    return tagged("float", pythonFloatRepr(real.getValueAsDouble()));
+  if (auto str = dyn_cast<StringAttr>(value))
+    return writeString(str.getValue(), op);
+  if (isa<NoneAttr>(value)) {
+    os << "null";
+    return success();
+  }
+  if (isa<EllipsisAttr>(value)) {
+    os << "{\"ellipsis\": null}";
+    return success();
+  }
+  if (auto list = dyn_cast<ListAttr>(value))
+    return writeAll("list", list.getElements());
+  if (auto tuple = dyn_cast<TupleAttr>(value))
+    return writeAll("tuple", tuple.getElements());
+  if (auto array = dyn_cast<ArrayAttr>(value))
+    return writeAll("tuple", array.getValue());
+  if (auto dict = dyn_cast<DictAttr>(value)) {
+    os << "{\"dict\": [";
+    for (auto [i, key, item] :
+         llvm::enumerate(dict.getKeys(), dict.getValues())) {
+      os << (i ? ", [" : "[");
+      if (failed(writeValue(key, op)))
+        return failure();
+      os << ", ";
+      if (failed(writeValue(item, op)))
+        return failure();
+      os << ']';
+    }
+    os << "]}";
+    return success();
+  }
+  if (auto slice = dyn_cast<SliceAttr>(value))
+    return writeAll("slice",
+                    {slice.getStart(), slice.getStop(), slice.getStep()});
+  if (auto dtype = dyn_cast<DTypeAttr>(value))
+    return tagged("dtype", dtype.getName());
+  if (auto format = dyn_cast<MemoryFormatAttr>(value))
+    return tagged("memory_format", format.getName());
+  if (auto layout = dyn_cast<LayoutAttr>(value))
+    return tagged("layout", layout.getName());
+  if (auto device = dyn_cast<DeviceAttr>(value))
+    return tagged("device", device.getDevice());
+  if (auto size = dyn_cast<SizeAttr>(value)) {
+    os << "{\"size\": [";
+    llvm::interleaveComma(size.getDims(), os);
+    os << "]}";
+    return success();
+  }
+  if (auto complex = dyn_cast<ComplexAttr>(value)) {
+    os << "{\"complex\": [\""
+       << pythonFloatRepr(complex.getReal().convertToDouble()) << "\", \""
+       << pythonFloatRepr(complex.getImag().convertToDouble()) << "\"]}";
+    return success();
+  }
+  return op->emitOpError() << "holds " << value
+                           << ", which is not a Python value";
+}
+
+/// Every name the loader uses as Python syntax is checked before anything
+/// is written, so the diagnostic points at the op that holds it.
+LogicalResult JsonExporter::checkNames(GraphModuleOp module, GraphOp graph) {
+  auto notA = [](Operation *op, StringRef what, StringRef name,
+                 StringRef kind) {
+    return op->emitOpError()
+           << what << " " << pythonStrRepr(name) << " is not " << kind;
+  };
+  auto checkKeys = [&](Operation *op, DictAttr dict,
+                       StringRef what) -> LogicalResult {
+    for (Attribute key : dict.getKeys()) {
+      auto name = dyn_cast<StringAttr>(key);
+      if (!name || !isIdentifier(name.getValue()))
+        return op->emitOpError() << what << " key "
+                                 << (name ? pythonStrRepr(name.getValue())
+                                          : std::string("(not a string)"))
+                                 << " is not a Python identifier";
+    }
+    return success();
+  };
+
+  // The class name is data (make_fx names its modules `<lambda>`), but
+  // print_readable() prints it as a class header: one line without control
+  // characters (nor U+0085, U+2028, U+2029, which Python breaks lines at).
+  StringRef className = module.getSymName();
+  if (className.empty() || className.contains("\xC2\x85") ||
+      className.contains("\xE2\x80\xA8") ||
+      className.contains("\xE2\x80\xA9") || llvm::any_of(className, [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      }))
+    return notA(module, "graph module name", className, "one line of text");
+  for (auto submodule : module.getOps<SubmoduleOp>()) {
+    if (!isModulePath(submodule.getSymName()))
+      return notA(submodule, "submodule path", submodule.getSymName(),
+                  "a dotted attribute path");
+    if (!isQualifiedName(submodule.getModuleType()))
+      return notA(submodule, "module type", submodule.getModuleType(),
+                  "a qualified Python name");
+    if (failed(checkKeys(submodule, submodule.getHparams(), "hyperparameter")))
+      return failure();
+  }
+  for (auto state : module.getOps<StateOp>()) {
+    if (!isModulePath(state.getSymName()))
+      return notA(state, "state path", state.getSymName(),
+                  "a dotted attribute path");
+    if (auto alias = state.getAliasAttr();
+        alias && !isModulePath(alias.getValue()))
+      return notA(state, "alias", alias.getValue(), "a dotted attribute path");
+  }
+  for (auto node : graph.getOps<NodeOpInterface>()) {
+    Operation *op = node;
+    if (!isIdentifier(node.getNodeName()))
+      return notA(op, "node name", node.getNodeName(), "a Python identifier");
+    StringRef target = node.getTargetName();
+    if (isa<PlaceholderOp>(op) &&
+        !isIdentifier(target.drop_while([](char c) { return c == '*'; })))
+      return notA(op, "placeholder target", target, "a parameter name");
+    if (isa<CallMethodOp>(op) && !isIdentifier(target))
+      return notA(op, "method", target, "a Python identifier");
+    if (isa<GetAttrOp, CallModuleOp>(op) && !isModulePath(target))
+      return notA(op, "target", target, "a dotted attribute path");
+    if (isa<CallFunctionOp>(op) && !isQualifiedName(target) &&
+        !isOperatorName(target))
+      return notA(op, "function", target,
+                  "a qualified Python name or an operator name");
+    if (failed(checkKeys(op, node.getKwargs(), "kwargs")))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult JsonExporter::writeSubmodule(SubmoduleOp submodule) {
+  os << "{\"path\": ";
+  if (failed(writeString(submodule.getSymName(), submodule)))
+    return failure();
+  os << ", \"type\": ";
+  if (failed(writeString(submodule.getModuleType(), submodule)))
+    return failure();
+  os << ", \"hparams\": ";
+  if (failed(writeValue(submodule.getHparams(), submodule)))
+    return failure();
+  os << ", \"training\": " << (submodule.getTraining() ? "true" : "false")
+     << '}';
+  return success();
+}
+
+LogicalResult JsonExporter::writeState(StateOp state) {
+  os << "{\"path\": ";
+  if (failed(writeString(state.getSymName(), state)))
+    return failure();
+  os << ", \"kind\": \"" << stringifyStateKind(state.getKind()) << '"';
   if (auto alias = state.getAliasAttr()) {
-    os << "getattr(*_owner(root, " << pythonStrRepr(alias.getValue())
-       << ")))\n";
+    os << ", \"alias\": ";
+    if (failed(writeString(alias.getValue(), state)))
+      return failure();
+    os << '}';
     return success();
   }
   auto type = dyn_cast<RankedTensorType>(state.getType());
@@ -222,32 +401,39 @@ LogicalResult PythonExporter::emitState(StateOp state) {
     return state.emitOpError()
            << "'" << state.getSymName() << "' of type " << state.getType()
            << " is not a tensor torch can hold";
-  std::string data;
+  os << ", \"dtype\": \"" << dtype << "\", \"shape\": [";
+  llvm::interleaveComma(type.getShape(), os);
+  os << "], \"data\": \"";
   if (auto value = state.getValueAttr()) {
     FailureOr<std::string> bytes = tensorBytes(state, value);
     if (failed(bytes))
       return failure();
-    data = llvm::encodeBase64(*bytes);
+    os << llvm::encodeBase64(*bytes);
   }
-  os << "_tensor(torch." << dtype << ", (";
-  llvm::interleaveComma(type.getShape(), os);
-  os << (type.getRank() == 1 ? ",), \"" : "), \"");
-  os << data << "\"))\n";
+  os << "\"}";
   return success();
 }
 
-void PythonExporter::emitNode(NodeOpInterface node) {
-  os << "    _node(graph, nodes, " << pythonStrRepr(node.getOpcode()) << ", "
-     << pythonStrRepr(isa<OutputOp>(node) ? StringRef("output")
-                                          : node.getTargetName())
-     << ", ";
-  emitValue(node.getArgs(), node);
-  os << ", ";
-  emitValue(node.getKwargs(), node);
-  os << ", " << pythonStrRepr(node.getNodeName()) << ")\n";
+LogicalResult JsonExporter::writeNode(NodeOpInterface node) {
+  Operation *op = node;
+  os << "{\"op\": \"" << node.getOpcode() << "\", \"name\": ";
+  if (failed(writeString(node.getNodeName(), op)))
+    return failure();
+  os << ", \"target\": ";
+  if (failed(writeString(
+          isa<OutputOp>(op) ? StringRef("output") : node.getTargetName(), op)))
+    return failure();
+  os << ", \"args\": ";
+  if (failed(writeValue(node.getArgs(), op)))
+    return failure();
+  os << ", \"kwargs\": ";
+  if (failed(writeValue(node.getKwargs(), op)))
+    return failure();
+  os << '}';
+  return success();
 }
 
-LogicalResult PythonExporter::exportGraphModule(GraphModuleOp module) {
+LogicalResult JsonExporter::exportGraphModule(GraphModuleOp module) {
   GraphOp graph;
   for (auto candidate : module.getOps<GraphOp>())
     if (candidate.getSymName() == "forward")
@@ -255,81 +441,140 @@ LogicalResult PythonExporter::exportGraphModule(GraphModuleOp module) {
   if (!graph)
     return module.emitOpError() << "'" << module.getSymName()
                                 << "' has no fx.graph @forward to export";
+  if (failed(checkNames(module, graph)))
+    return failure();
 
-  os << "# Generated by fx-translate --export-python from fx.graph_module @"
-     << module.getSymName() << ".\n"
-     << "# Running it rebuilds the torch.fx.GraphModule: graph_module = "
-        "build().\n"
-     << kPrelude << "\n\ndef build():\n"
-     << "    root = torch.nn.Module()\n";
-  SmallVector<std::string> paths;
-  for (auto submodule : module.getOps<SubmoduleOp>()) {
-    os << "    _submodule(root, " << pythonStrRepr(submodule.getSymName())
-       << ", " << pythonStrRepr(submodule.getModuleType()) << ", ";
-    emitValue(submodule.getHparams(), submodule);
-    os << ", " << (submodule.getTraining() ? "True" : "False") << ")\n";
-    paths.push_back(pythonStrRepr(submodule.getSymName()));
-  }
-  SmallVector<std::string> stateNames;
-  for (auto state : module.getOps<StateOp>()) {
-    if (failed(emitState(state)))
-      return failure();
-    stateNames.push_back(pythonStrRepr(state.getSymName()));
-  }
-  os << "    _drop_unlisted_state(root, [" << llvm::join(paths, ", ") << "], {"
-     << llvm::join(stateNames, ", ") << "})\n";
-  os << "    graph = torch.fx.Graph()\n"
-     << "    nodes = {}\n";
-  for (auto node : graph.getOps<NodeOpInterface>())
-    emitNode(node);
-  os << "    graph_module = torch.fx.GraphModule(root, graph, "
-     << pythonStrRepr(module.getSymName()) << ")\n"
-     << "    graph_module.training = "
-     << (module.getTraining() ? "True" : "False") << "\n"
-     << "    return graph_module\n\n\n"
-     << "graph_module = build()\n";
+  auto writeList = [&](StringRef key, auto ops, auto write) {
+    os << ",\n \"" << key << "\": [";
+    bool first = true;
+    for (auto op : ops) {
+      os << (first ? "\n  " : ",\n  ");
+      first = false;
+      if (failed(write(op)))
+        return failure();
+    }
+    os << "]";
+    return success();
+  };
+  os << "{\"format\": \"fx-mlir.graph_module\", \"version\": 1,\n \"name\": ";
+  if (failed(writeString(module.getSymName(), module)))
+    return failure();
+  os << ", \"training\": " << (module.getTraining() ? "true" : "false");
+  if (failed(writeList("submodules", module.getOps<SubmoduleOp>(),
+                       [&](SubmoduleOp op) { return writeSubmodule(op); })) ||
+      failed(writeList("state", module.getOps<StateOp>(),
+                       [&](StateOp op) { return writeState(op); })) ||
+      failed(writeList("nodes", graph.getOps<NodeOpInterface>(),
+                       [&](NodeOpInterface op) { return writeNode(op); })))
+    return failure();
+  os << "}\n";
+  return success();
+}
+
+/// The graph module `op` is or holds (the one named `name` if not empty).
+static FailureOr<GraphModuleOp> findGraphModule(Operation *op, StringRef name) {
+  if (auto module = dyn_cast<GraphModuleOp>(op))
+    return module;
+  SmallVector<GraphModuleOp> candidates;
+  op->walk([&](GraphModuleOp candidate) {
+    if (name.empty() || candidate.getSymName() == name)
+      candidates.push_back(candidate);
+    return WalkResult::skip();
+  });
+  if (candidates.size() != 1)
+    return op->emitError() << "expected one fx.graph_module"
+                           << (name.empty() ? "" : " named '" + name + "'")
+                           << " to export, found " << candidates.size();
+  return candidates.front();
+}
+
+LogicalResult mlir::fx::exportGraphModuleJson(Operation *op, raw_ostream &os,
+                                              StringRef graphModuleName) {
+  FailureOr<GraphModuleOp> module = findGraphModule(op, graphModuleName);
+  if (failed(module))
+    return failure();
+  // Nothing is written unless the whole module exports.
+  std::string text;
+  llvm::raw_string_ostream buffer(text);
+  if (failed(JsonExporter(buffer).exportGraphModule(*module)))
+    return failure();
+  os << text;
   return success();
 }
 
 LogicalResult mlir::fx::exportPython(Operation *op, raw_ostream &os,
-                                     StringRef graphModuleName) {
-  auto module = dyn_cast<GraphModuleOp>(op);
-  if (!module) {
-    SmallVector<GraphModuleOp> candidates;
-    op->walk([&](GraphModuleOp candidate) {
-      if (graphModuleName.empty() || candidate.getSymName() == graphModuleName)
-        candidates.push_back(candidate);
-      return WalkResult::skip();
-    });
-    if (candidates.size() != 1)
-      return op->emitError()
-             << "expected one fx.graph_module"
-             << (graphModuleName.empty() ? ""
-                                         : " named '" + graphModuleName + "'")
-             << " to export, found " << candidates.size();
-    module = candidates.front();
-  }
-  // Nothing is written unless the whole module exports.
-  std::string script;
-  llvm::raw_string_ostream buffer(script);
-  if (failed(PythonExporter(buffer).exportGraphModule(module)))
+                                     StringRef graphModuleName,
+                                     ArrayRef<std::string> allowedModules) {
+  FailureOr<GraphModuleOp> module = findGraphModule(op, graphModuleName);
+  if (failed(module))
     return failure();
-  os << script;
+  for (const std::string &name : allowedModules)
+    if (!isQualifiedName(name))
+      return module->emitError()
+             << "--export-allow-module=" << pythonStrRepr(name)
+             << " is not a dotted Python module name";
+  std::string description;
+  llvm::raw_string_ostream buffer(description);
+  if (failed(JsonExporter(buffer).exportGraphModule(*module)))
+    return failure();
+  // The description is ASCII JSON: a `"""` or a backslash before the
+  // closing quotes cannot occur in it, so it is one raw string literal.
+  if (StringRef(description).contains("\"\"\""))
+    return module->emitError() << "cannot quote the description";
+
+  os << "# Generated by fx-translate --export-python from fx.graph_module "
+     << *jsonString(module->getSymName()) << ".\n"
+     << "# Running it rebuilds the torch.fx.GraphModule: graph_module = "
+        "build().\n"
+     << "# GRAPH_MODULE at the end is the graph module as data (JSON); the "
+        "code\n"
+     << "# before it is fx_mlir's loader (python/fx_mlir/_rebuild.py), "
+        "which checks\n"
+     << "# every name and constructs only torch.nn.Module subclasses from "
+        "torch,\n"
+     << "# fx_mlir and ALLOWED_MODULES. Running the graph calls its "
+        "targets.\n\n"
+     << kLoader << "\n\nimport json  # noqa: E402\n\n"
+     << "ALLOWED_MODULES = (";
+  for (const std::string &name : allowedModules)
+    os << pythonStrRepr(name) << ", ";
+  os << ")\n"
+     << "GRAPH_MODULE = r\"\"\"\n"
+     << description << "\"\"\"\n\n\n"
+     << "def build(allowed_modules=ALLOWED_MODULES):\n"
+     << "    \"\"\"A new torch.fx.GraphModule from GRAPH_MODULE.\"\"\"\n"
+     << "    return rebuild(json.loads(GRAPH_MODULE), allowed_modules)\n\n\n"
+     << "graph_module = build()\n";
   return success();
 }
 
 void mlir::fx::registerExportPythonTranslation() {
   static llvm::cl::opt<std::string> graphModuleName(
       "export-graph-module",
-      llvm::cl::desc("With --export-python: the fx.graph_module to export "
-                     "when the input holds several"),
+      llvm::cl::desc("With --export-python or --export-fx-json: the "
+                     "fx.graph_module to export when the input holds several"),
       llvm::cl::init(""));
-  TranslateFromMLIRRegistration registration(
+  static llvm::cl::list<std::string> allowedModules(
+      "export-allow-module",
+      llvm::cl::desc("With --export-python: a package whose torch.nn.Module "
+                     "subclasses the script may construct as submodules "
+                     "(besides torch and fx_mlir); repeatable"));
+  TranslateFromMLIRRegistration script(
       "export-python",
-      "Emit Python that rebuilds the torch.fx.GraphModule of an "
+      "Emit a Python script that rebuilds the torch.fx.GraphModule of an "
       "fx.graph_module",
       [](Operation *op, raw_ostream &os) {
-        return exportPython(op, os, graphModuleName);
+        return exportPython(op, os, graphModuleName,
+                            SmallVector<std::string>(allowedModules.begin(),
+                                                     allowedModules.end()));
+      },
+      [](DialectRegistry &registry) { registry.insert<FXDialect>(); });
+  TranslateFromMLIRRegistration json(
+      "export-fx-json",
+      "Emit the JSON description of an fx.graph_module that "
+      "fx_mlir.export_graph_module rebuilds",
+      [](Operation *op, raw_ostream &os) {
+        return exportGraphModuleJson(op, os, graphModuleName);
       },
       [](DialectRegistry &registry) { registry.insert<FXDialect>(); });
 }
