@@ -117,7 +117,11 @@ def _lookup(name, packages, what):
     for i in range(len(parts) - 1, 0, -1):
         module_name = ".".join(parts[:i])
         obj = sys.modules.get(module_name)
-        if obj is None and _within(module_name, packages):
+        # Only public modules are imported (torch.testing._internal parses
+        # sys.argv when imported); private ones already loaded (torch._C,
+        # torch._ops) are looked in.
+        if obj is None and _within(module_name, packages) and not any(
+                part.startswith("_") for part in parts[1:i]):
             try:
                 obj = importlib.import_module(module_name)
             except ImportError:
@@ -153,6 +157,10 @@ def resolve_module_type(name, allowed_modules=()):
             f"module type {_show(name)} is not in torch, fx_mlir or an "
             f"allowed module (pass allowed_modules=[...] or "
             f"--export-allow-module= to allow a package)")
+    if is_qualified_name(name) and _within(name, TYPE_PACKAGES) and any(
+            part.startswith("_") for part in name.split(".")):
+        raise RebuildError(f"module type {_show(name)} is private to "
+                           f"{name.split('.')[0]}")
     obj = _lookup(name, packages, "module type")
     if not (isinstance(obj, type) and issubclass(obj, torch.nn.Module)):
         raise RebuildError(f"module type {_show(name)} is not a subclass of "

@@ -425,3 +425,21 @@ def test_torchscript_names_with_payloads(marker, tmp_path):
         with pytest.raises(fx_mlir.FxMlirError) as info:
             fx_mlir.export_graph_module(result.stdout)
         assert "pwn" in str(info.value), str(info.value)
+
+
+def test_private_torch_modules_are_neither_imported_nor_built():
+    """torch.testing._internal.common_utils parses sys.argv when imported:
+    a name inside it is not a reason to import it."""
+    sys.modules.pop("torch.testing._internal.common_utils", None)
+    for ir in [
+            'fx.graph_module @M {\n  fx.submodule @b '
+            '"torch.testing._internal.common_utils.TestCase"()\n'
+            '  fx.graph @forward {\n    fx.output None\n  }\n}\n',
+            'fx.graph_module @M {\n  fx.graph @forward {\n'
+            '    %x = fx.placeholder "x" : !fx.any\n'
+            '    %y = fx.call_function '
+            '"torch.testing._internal.common_utils.run_tests"(%x) : '
+            '(!fx.any) -> !fx.any\n    fx.output %y : !fx.any\n  }\n}\n']:
+        with pytest.raises(fx_mlir.FxMlirError, match="_internal"):
+            fx_mlir.export_graph_module(ir)
+        assert "torch.testing._internal.common_utils" not in sys.modules
