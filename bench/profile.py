@@ -26,7 +26,10 @@ import os
 import sys
 import time
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_env  # noqa: E402
+
+cpu_env.prepare(sys.argv)  # OpenBLAS's core type where needed, --cpu
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 
@@ -142,6 +145,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--cpu", default=None,
+                    help="fx-mlir's CPU target (read by cpu_env.prepare)")
     ap.add_argument("--top", type=int, default=25,
                     help="pieces listed (all are summed)")
     args = ap.parse_args()

@@ -29,11 +29,13 @@ import sys
 import tempfile
 import time
 
-# OpenBLAS picks its kernels when torch loads it: set the core type first,
-# and start again if the variable was not in the environment at startup.
-if "OPENBLAS_CORETYPE" not in os.environ:
-    os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
-    os.execv(sys.executable, [sys.executable] + sys.argv)
+# OpenBLAS picks its kernels when torch loads it: choose the core type (only
+# where this CPU needs one, bench/cpu_env.py) and the fx-mlir CPU target
+# first; the script starts again if the environment changed.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_env  # noqa: E402
+
+cpu_env.prepare(sys.argv)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -409,7 +411,7 @@ def machine():
             "memory_gib": round(mem / 2 ** 20, 1), "blas": blas,
             "lscpu": run("lscpu"), "python": platform.python_version(),
             "torch": torch.__version__, "torchvision": torchvision.__version__,
-            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+            **cpu_env.describe(),
             "date": datetime.datetime.now().astimezone().isoformat(
                 timespec="seconds"),
             "git_commit": run("git", "rev-parse", "HEAD"),
@@ -501,7 +503,9 @@ def summary(report, tablefmt):
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; "
         f"torch {m['torch']}, BLAS "
         f"{', '.join(os.path.join(*b.split('/')[-2:]) for b in m['blas'])}, "
-        f"OPENBLAS_CORETYPE={m['openblas_coretype']}; {m['date']}, "
+        f"OPENBLAS_CORETYPE={m['openblas_coretype']} (OpenBLAS runs "
+        f"{m.get('openblas_corename')}: {m.get('openblas_coretype_reason')}); "
+        f"fx-mlir CPU target {m.get('fx_mlir_cpu', 'host')}; {m['date']}, "
         f"commit {m['git_commit'][:12]}"
         f"{' (dirty)' if m['git_dirty'] else ''}.",
         "", tabulate(speed, SPEED_HEADERS, tablefmt=tablefmt, missingval="-"),
@@ -566,6 +570,11 @@ def parse_args():
                    help="output directory (default docs/performance)")
     p.add_argument("--quick", action="store_true",
                    help="smoke run: short warm-up, few timed calls")
+    p.add_argument("--cpu", default=None,
+                   help="fx-mlir's CPU target (x86-64-v3 for AVX2 code, "
+                        "x86-64-v4, znver4, ...; default: host); with an "
+                        "AVX2 target on an AVX-512 host, eager runs "
+                        "OpenBLAS's Haswell kernels")
     p.add_argument("--run-workload", help=argparse.SUPPRESS)
     p.add_argument("--memory-probe", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -38,3 +38,14 @@ tools = ["fx-opt", "fx-translate", "fx-run", ToolSubst("mlir-opt-22", command=os
 # The tools of the pass tutorial (examples/tutorial, docs/Tutorial.md).
 tools += ["tutorial-opt", "tutorial-log-modules"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `avx512`: this CPU runs AVX-512 code, so AVX2 code (x86-64-v3) can be
+# checked on it too (test/e2e/e2e-avx2.test).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                      if line.startswith("flags")), [])
+    if "avx512f" in flags:
+        config.available_features.add("avx512")
+except OSError:
+    pass

@@ -1,6 +1,7 @@
 //===- Runtime.cpp - JIT-compile and run fx graphs on the CPU -------------===//
 
 #include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
@@ -122,9 +123,10 @@ std::string compilerIdentity() {
 std::string cacheKey(StringRef ir, const CompileOptions &options) {
   static const std::string identity = compilerIdentity();
   std::string settings;
+  std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
   llvm::raw_string_ostream(settings)
       << options.dynamicBatch << options.normalize << options.optLevel << ' '
-      << identity;
+      << identity << ' ' << (target ? target->describe() : options.cpu);
   llvm::XXH128_hash_t code =
       llvm::xxh3_128bits(llvm::arrayRefFromStringRef(ir));
   uint64_t rest = llvm::xxh3_64bits(settings);
@@ -712,6 +714,19 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
   llvm::raw_string_ostream errors(error);
   PhaseTimer timer;
+  std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
+  if (!target) {
+    errors << "error: unknown CPU target '" << options.cpu
+           << "': use host or one of "
+           << llvm::join(CPUTarget::knownNames(), ", ") << "\n";
+    return nullptr;
+  }
+  if (!target->runsOnHost()) {
+    errors << "error: code for the CPU target '" << target->name
+           << "' does not run on this host (" << CPUTarget::host().cpu
+           << "); use host or a target this CPU has the features of\n";
+    return nullptr;
+  }
   // The code cache: on a hit, the code and signature are loaded and the
   // compiler does not run (no MLIR context, no pass registration).
   std::string key;
@@ -839,7 +854,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
 
   // Stage 2: to LLVM.
   PassManager toLLVM(&ctx);
-  if (failed(parsePassPipeline(getLinalgToLLVMPipeline(), toLLVM)) ||
+  if (failed(parsePassPipeline(getLinalgToLLVMPipeline(target->name),
+                               toLLVM)) ||
       failed(toLLVM.run(*module)))
     return nullptr;
   graph->impl->constants->takeFrom(*module);
@@ -851,6 +867,12 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   if (!builder) {
     errors << "error: " << llvm::toString(builder.takeError()) << "\n";
     return nullptr;
+  }
+  if (target->name != "host") {
+    // A named target: its CPU and that CPU's features (x86-64-v3 code on
+    // an AVX-512 host uses AVX2 only).
+    builder = llvm::orc::JITTargetMachineBuilder(llvm::Triple(target->triple));
+    builder->setCPU(target->cpu);
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   // Position-independent, so that the cache can link it into a shared

@@ -508,7 +508,7 @@ def default_cache_dir():
 
 
 def compile(model, example_inputs, dynamic_batch=False,
-            weights_as_arguments=False, cache_dir=None):
+            weights_as_arguments=False, cache_dir=None, cpu=None):
     """Compiles `model` (an nn.Module, traced with torch.fx.symbolic_trace,
     or a torch.fx.GraphModule) for the types of `example_inputs` (a tuple
     of tensors). With `dynamic_batch`, dim 0 of every input is dynamic and
@@ -519,7 +519,12 @@ def compile(model, example_inputs, dynamic_batch=False,
     `default_cache_dir()`; False or "" for no cache), under a hash of the
     imported IR, the options, the compiler build and the host CPU: the
     same model compiled again loads its code instead of compiling it
-    (`CompiledGraph.from_cache` tells which happened)."""
+    (`CompiledGraph.from_cache` tells which happened).
+
+    `cpu` names the CPU the code is scheduled and generated for: None or
+    "host" (this machine; $FX_MLIR_CPU when set), or a named target such
+    as "x86-64-v3" (AVX2), "x86-64-v4" (AVX-512), "znver3", "znver4",
+    "skylake-avx512", "sapphirerapids"; its code must run on this host."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
@@ -537,8 +542,9 @@ def compile(model, example_inputs, dynamic_batch=False,
     if cache_dir is None:
         cache_dir = default_cache_dir()
     try:
-        graph = runtime.CompiledGraph(ir, weights_as_arguments,
-                                      dynamic_batch, cache_dir or "")
+        graph = runtime.CompiledGraph(
+            ir, weights_as_arguments, dynamic_batch, cache_dir or "",
+            cpu or os.environ.get("FX_MLIR_CPU") or "host")
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs))

@@ -65,6 +65,11 @@ static cl::opt<double> absTol("atol", cl::desc("--check absolute tolerance"),
                               cl::init(1e-5));
 static cl::opt<unsigned>
     repeat("repeat", cl::desc("Runs to time (median printed)"), cl::init(1));
+static cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU target of the generated code: host (default) or a "
+                 "named one (x86-64-v3, x86-64-v4, znver4, ...)"),
+        cl::init("host"));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "fx-run: " << message << "\n";
@@ -293,6 +298,7 @@ int main(int argc, char **argv) {
     fx::CompileOptions options;
     options.dynamicBatch = dynamicBatch;
     options.weightsAsArguments = weightsAsArguments;
+    options.cpu = cpu;
     std::string error;
     auto start = Clock::now();
     auto code = fx::CompiledGraph::compile(ir, options, error);

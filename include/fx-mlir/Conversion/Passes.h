@@ -32,6 +32,12 @@ struct FXToLLVMPipelineOptions
   PassOptions::Option<std::string> entry{
       *this, "entry", llvm::cl::desc("Name of the compiled function"),
       llvm::cl::init("forward")};
+  PassOptions::Option<std::string> cpu{
+      *this, "cpu",
+      llvm::cl::desc("The CPU target of fx-cpu-schedule and "
+                     "fx-cpu-lower-vectors: host (default) or a named one "
+                     "(x86-64-v3, x86-64-v4, znver4, ...)"),
+      llvm::cl::init("host")};
 };
 
 /// fx graph module -> LLVM dialect: normalize, lower to linalg, fuse,
@@ -42,7 +48,8 @@ void buildFXToLLVMPipeline(OpPassManager &pm,
 /// The two halves of fx-to-llvm as pass pipeline text: fx-normalize and
 /// convert-fx-to-linalg, then everything from tensors to LLVM.
 std::string getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options);
-std::string getLinalgToLLVMPipeline();
+/// `cpu` is the target of the schedule (CPUTarget::lookup's names).
+std::string getLinalgToLLVMPipeline(StringRef cpu = "host");
 
 /// Registers the conversion passes and the `fx-to-llvm` pipeline.
 void registerConversionPasses();

@@ -109,12 +109,27 @@ def FXTileFusedActivations
 //===----------------------------------------------------------------------===//
 
 def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
-  let summary = "Tile and vectorize linalg ops on tensors for AVX-512 CPUs";
+  let summary = "Tile and vectorize linalg ops on tensors for a CPU target";
   let description = [{
     The schedule of `fx-to-llvm`, run on the tensor function that
     `convert-fx-to-linalg` made, before bufferization. Ops whose shapes are
     static and whose element type is f32 are scheduled; every other op
     stays as it is and becomes scalar loops later.
+
+    **The target.** The option `target` names the CPU (`host` by default:
+    this machine's vector width, registers and caches). The sizes below are
+    those of an AVX-512 target (16 f32 lanes, 32 vector registers, 1 MiB of
+    L2 or more); on another target they scale with it: registers of `L`
+    lanes (8 for AVX2, 4 for NEON and SSE), panels and register tiles of
+    `2L` columns, register tiles of 8 rows with 32 registers and 6 rows
+    with 16 (AVX2: 6 x 16, twelve accumulators), packed cache blocks of
+    256 rows with 1 MiB of L2 or more and 128 below, gathers of half the
+    L2 and Winograd blocks of the L2 (both up to 1 MiB). The function gets
+    an attribute `fx.cpu_schedule` recording the target and these sizes:
+
+    ```mlir
+    func.func @forward(...) attributes {fx.cpu_schedule = "target=x86-64-v3 lanes=8 registers=16 tile=6x16 packed-block-rows=128 l2=256K"}
+    ```
 
     - **3x3 convolutions of stride and dilation 1** with constant
       weights, filters in whole panels of 32, at least 16 channels and at
@@ -270,6 +285,14 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     `vector.transfer_read` and computes
     `vector.contract ... vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>`.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The CPU to generate code for: `host` (this machine, as LLVM "
+           "and the OS describe it) or a named target: x86-64-v2, "
+           "x86-64-v3, haswell, znver2, znver3 (AVX2), x86-64-v4, "
+           "skylake-avx512, icelake-server, sapphirerapids, znver4 "
+           "(AVX-512), neoverse-n1, aarch64 (NEON)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
@@ -311,6 +334,14 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
     shuffles within and across 128-bit lanes (`Shuffle16x16`); other
     transposes move element by element.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The CPU to generate code for: `host` (this machine, as LLVM "
+           "and the OS describe it) or a named target: x86-64-v2, "
+           "x86-64-v3, haswell, znver2, znver3 (AVX2), x86-64-v4, "
+           "skylake-avx512, icelake-server, sapphirerapids, znver4 "
+           "(AVX-512), neoverse-n1, aarch64 (NEON)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
     "::mlir::math::MathDialect", "::mlir::linalg::LinalgDialect",

@@ -68,6 +68,11 @@ struct CompileOptions {
   /// the compiler. Graphs with weights as arguments or probes are not
   /// cached.
   std::string cacheDir;
+  /// The CPU the code is generated for: "host" (or empty) or a named target
+  /// (CPUTarget::knownNames(): x86-64-v3, x86-64-v4, znver4, ...). Its code
+  /// must run on this host: AVX2 code on an AVX-512 host does, the other
+  /// way round is an error.
+  std::string cpu;
 };
 
 /// The number of threads compiled graphs run their parallel loops on (the

@@ -100,11 +100,13 @@ private:
 class PyCompiledGraph {
 public:
   PyCompiledGraph(const std::string &ir, bool weightsAsArguments,
-                  bool dynamicBatch, const std::string &cacheDir) {
+                  bool dynamicBatch, const std::string &cacheDir,
+                  const std::string &cpu) {
     mlir::fx::CompileOptions options;
     options.weightsAsArguments = weightsAsArguments;
     options.dynamicBatch = dynamicBatch;
     options.cacheDir = cacheDir;
+    options.cpu = cpu;
     std::string error;
     {
       py::gil_scoped_release release;
@@ -227,9 +229,11 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "The call_function targets (`torch.nn.functional.relu`) the target "
       "registry binds");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
-      .def(py::init<const std::string &, bool, bool, const std::string &>(),
+      .def(py::init<const std::string &, bool, bool, const std::string &,
+                    const std::string &>(),
            py::arg("ir"), py::arg("weights_as_arguments") = false,
-           py::arg("dynamic_batch") = false, py::arg("cache_dir") = "")
+           py::arg("dynamic_batch") = false, py::arg("cache_dir") = "",
+           py::arg("cpu") = "host")
       .def("__call__", &PyCompiledGraph::call)
       .def("call_args", &PyCompiledGraph::callArgs,
            "The graph of one output called on its inputs: its tensor")

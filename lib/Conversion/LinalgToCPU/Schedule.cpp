@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 
@@ -42,6 +43,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUSCHEDULE
@@ -50,36 +53,88 @@ namespace mlir::fx {
 } // namespace mlir::fx
 
 using namespace mlir;
+using mlir::fx::CPUTarget;
 
 namespace {
 
-/// f32 lanes of one AVX-512 register.
-constexpr int64_t kLanes = 16;
-/// Register tile of a contraction: rows of the result x columns.
-constexpr int64_t kTileRows = 8;
-/// Filters per panel of packed conv weights: the columns of one register
-/// tile.
-constexpr int64_t kPanel = 2 * kLanes;
+/// What the schedule takes from the CPU target (CPUTarget.h): vector
+/// width, register tile and cache-dependent sizes. Set for the thread that
+/// runs a pass (passes run on functions in parallel) by ScopedTuning.
+struct Tuning {
+  /// f32 lanes of one vector register.
+  int64_t lanes;
+  /// Register tile of a contraction: rows of the result x columns (panel).
+  int64_t tileRows;
+  /// Filters per panel of packed conv weights, columns of packed
+  /// contraction operands: the columns of one register tile, 2 registers.
+  int64_t panel;
+  /// See tuning().packedBlockRows, tuning().gatherElements and tuning().winogradElements below.
+  int64_t packedBlockRows, gatherElements, winogradElements;
+
+  static Tuning from(const CPUTarget &target) {
+    Tuning t;
+    t.lanes = std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(target.f32Lanes, 1)))), 4, 16);
+    t.panel = 2 * t.lanes;
+    // Accumulators of tileRows x 2 registers, 2 registers of the panel's
+    // row and a broadcast: 8 rows with 32 registers, 6 with 16 (AVX2).
+    t.tileRows =
+        std::clamp<int64_t>((target.vectorRegisters - 4) / 2, 4, 8);
+    int64_t l2 = std::min<int64_t>(target.l2, 1 << 20);
+    t.packedBlockRows = target.l2 >= (1 << 20) ? 256 : 128;
+    t.gatherElements = std::max<int64_t>(l2 / 8, 1 << 14);
+    t.winogradElements = std::max<int64_t>(l2 / 4, 1 << 15);
+    return t;
+  }
+
+  /// One line for the IR: what the schedule chose from the target.
+  std::string describe(const CPUTarget &target) const {
+    return llvm::formatv("target={0} lanes={1} registers={2} tile={3}x{4} "
+                         "packed-block-rows={5} l2={6}K",
+                         target.name, lanes, target.vectorRegisters,
+                         tileRows, panel, packedBlockRows, target.l2 >> 10)
+        .str();
+  }
+};
+
+thread_local const Tuning *currentTuning = nullptr;
+
+/// The tuning of the pass running on this thread (the host's outside one).
+const Tuning &tuning() {
+  if (currentTuning)
+    return *currentTuning;
+  static const Tuning host = Tuning::from(CPUTarget::host());
+  return host;
+}
+
+/// Makes `tuning()` return `t` on this thread while it lives.
+struct ScopedTuning {
+  explicit ScopedTuning(const Tuning &t) : previous(currentTuning) {
+    currentTuning = &t;
+  }
+  ~ScopedTuning() { currentTuning = previous; }
+  const Tuning *previous;
+};
+
 /// Cache blocks: result rows x columns per thread task, and the depth of
 /// one k block.
 constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
 /// Rows of a cache block of a contraction with packed columns (see
-/// packColumns) of at least 4 such blocks (else half as many, with 4
+/// packColumns; tuning().packedBlockRows: 256 with 1 MiB of L2 or more,
+/// else 128) of at least 4 such blocks (else half as many, with 4
 /// blocks of those), so that the threads still get several: its columns
 /// block is contiguous, and more rows reuse it more
 /// (1-2% on 1024x4160x1056 for 128 over 64 on an AMD EPYC; on an Intel
 /// Xeon with 2 MiB of L2, 256 over 128: matmul 1024^3 from 134 to 141
 /// GFLOPS, 1024x4096x1024 from 118 to 123). A block of 256 rows x 256 of
 /// depth and its 256 x 256 of packed columns take 512 KiB.
-constexpr int64_t kPackedBlockRows = 256;
 /// Elementwise ops of at least this many elements run in parallel, in
 /// about this many blocks.
 constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
-/// A gathered (im2col) conv gathers the columns of at most this many
-/// elements (512 KiB of f32, half of this machine's L2) at a time, but of
-/// at least kGatherColumns output positions (or the whole image), so its
-/// contraction keeps enough columns for the register tiles.
-constexpr int64_t kGatherElements = 1 << 17, kGatherColumns = 256;
+/// A gathered (im2col) conv gathers the columns of at most
+/// tuning().gatherElements elements (half of the L2, up to 512 KiB of f32)
+/// at a time, but of at least kGatherColumns output positions (or the whole
+/// image), so its contraction keeps enough columns for the register tiles.
+constexpr int64_t kGatherColumns = 256;
 /// A strided conv is computed with its filters along the register tiles
 /// (shiftedWindowFiltersInner) up to this many results (4 MiB of f32).
 constexpr int64_t kPanelsElements = 1 << 20;
@@ -99,9 +154,9 @@ constexpr int64_t kWinogradTiles = 64;
 /// process, with the weights held transformed).
 constexpr int64_t kWinogradRuntimeTiles = 36;
 /// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
-/// keep its transformed input and its products under this many elements
-/// each (1 MiB of f32, this machine's L2), at least one.
-constexpr int64_t kWinogradElements = 1 << 18;
+/// keep its transformed input and its products under
+/// tuning().winogradElements elements each (the L2, up to 1 MiB of f32), at
+/// least one.
 /// A contraction's columns operand that is not a constant is packed in
 /// panels (see packColumns) from this many elements (512 KiB of f32).
 constexpr int64_t kPackElements = 1 << 17;
@@ -353,11 +408,11 @@ FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
   op.getReductionDims(reductions);
   for (unsigned d : reductions)
     blocks[d] = 0;
-  // A packed contraction: the largest of kPackedBlockRows, its half and
+  // A packed contraction: the largest of tuning().packedBlockRows, its half and
   // kBlockRows that leaves 4 row blocks.
   int64_t blockRows = kBlockRows;
   if (loops.panel)
-    for (int64_t r : {kPackedBlockRows, kPackedBlockRows / 2})
+    for (int64_t r : {tuning().packedBlockRows, tuning().packedBlockRows / 2})
       if (ranges[m] >= 4 * r) {
         blockRows = r;
         break;
@@ -446,12 +501,12 @@ LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
 /// The rows of a contraction's register tiles for `m` rows: 8, or 7 or 6
 /// when those divide `m` and 8 does not (49 = 7 x 7); `m` when fewer.
 int64_t registerRows(int64_t m) {
-  if (m <= kTileRows)
+  if (m <= tuning().tileRows)
     return m;
-  for (int64_t r = kTileRows; r >= kTileRows - 2; --r)
+  for (int64_t r = tuning().tileRows; r >= tuning().tileRows - 2; --r)
     if (m % r == 0)
       return r;
-  return kTileRows;
+  return tuning().tileRows;
 }
 
 /// `op` split along n into whole register tiles of `cols` columns, the
@@ -462,19 +517,19 @@ SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
   SmallVector<linalg::LinalgOp> split = splitTail(rewriter, op, n, cols);
   SmallVector<linalg::LinalgOp> pieces = {split.front()};
   if (split.size() == 2)
-    llvm::append_range(pieces, splitTail(rewriter, split.back(), n, kLanes));
+    llvm::append_range(pieces, splitTail(rewriter, split.back(), n, tuning().lanes));
   return pieces;
 }
 
 LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
-/// n the innermost dim of the result) packed in panels of kPanel columns:
-/// the contraction is rewritten to read B as (..., N/kPanel, K, kPanel),
+/// n the innermost dim of the result) packed in panels of tuning().panel columns:
+/// the contraction is rewritten to read B as (..., N/tuning().panel, K, tuning().panel),
 /// each panel contiguous, and to write its result through the view
-/// (..., N/kPanel, kPanel), with a loop over the panels just outside the
+/// (..., N/tuning().panel, tuning().panel), with a loop over the panels just outside the
 /// one over a panel's columns. A register tile then streams one panel,
-/// where B's rows, kPanel columns read N floats apart, would each touch
+/// where B's rows, tuning().panel columns read N floats apart, would each touch
 /// another page and crowd the same cache sets. A constant B is packed
 /// here, once. Any other B is packed by a copy before the contraction,
 /// only when it is larger than half of L2 (kPackElements) and the
@@ -486,8 +541,8 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
             ContractionLoops loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = loops.m, n = loops.n, k = loops.k;
-  if (loops.panel || op.getNumDpsInputs() != 2 || ranges[n] % kPanel != 0 ||
-      ranges[n] == kPanel || ranges[m] < kTileRows)
+  if (loops.panel || op.getNumDpsInputs() != 2 || ranges[n] % tuning().panel != 0 ||
+      ranges[n] == tuning().panel || ranges[m] < tuning().tileRows)
     return failure();
   MLIRContext *context = op.getContext();
   auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
@@ -545,14 +600,14 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
   linalg::TransposeOp copy;
   if (constant) {
     // B is N x K when transposed, else K x N.
-    packed = transposedConstant(rewriter, loc, bytes, bType, kPanel,
+    packed = transposedConstant(rewriter, loc, bytes, bType, tuning().panel,
                                 /*panelColumns=*/!transposed);
   } else {
-    // Split B's n dim into (N/kPanel, kPanel), then move K between them.
+    // Split B's n dim into (N/tuning().panel, tuning().panel), then move K between them.
     unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
     SmallVector<int64_t> shape(bType.getShape());
-    shape[nPos] = kPanel;
-    shape.insert(shape.begin() + nPos, columns / kPanel);
+    shape[nPos] = tuning().panel;
+    shape.insert(shape.begin() + nPos, columns / tuning().panel);
     SmallVector<ReassociationIndices> groups;
     for (unsigned i = 0; i < rank; ++i)
       groups.push_back(i < nPos    ? ReassociationIndices{i}
@@ -562,9 +617,9 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
         rewriter, loc, RankedTensorType::get(shape, f32), b->get(), groups);
     SmallVector<int64_t> permutation =
         llvm::to_vector(llvm::seq<int64_t>(0, rank + 1));
-    if (transposed) // (..., N/kPanel, kPanel, K)
+    if (transposed) // (..., N/tuning().panel, tuning().panel, K)
       std::swap(permutation[rank - 1], permutation[rank]);
-    else // (..., K, N/kPanel, kPanel)
+    else // (..., K, N/tuning().panel, tuning().panel)
       std::swap(permutation[rank - 2], permutation[rank - 1]);
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, applyPermutation(shape, permutation), f32);
@@ -581,7 +636,7 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
   auto cType = cast<RankedTensorType>(c->get().getType());
   unsigned cRank = cType.getRank();
   SmallVector<int64_t> cShape(cType.getShape().drop_back());
-  cShape.append({columns / kPanel, kPanel});
+  cShape.append({columns / tuning().panel, tuning().panel});
   SmallVector<ReassociationIndices> cGroups;
   for (unsigned i = 0; i + 1 < cRank; ++i)
     cGroups.push_back({i});
@@ -623,10 +678,10 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     // packed, the rest another (resnet50's 1x1 convs on 28x28 went from
     // 0.76-0.86x to 0.96-0.98x of eager).
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (ranges[loops.n] > kBlockCols && ranges[loops.n] % kPanel != 0 &&
+    if (ranges[loops.n] > kBlockCols && ranges[loops.n] % tuning().panel != 0 &&
         ranges[loops.m] >= kBlockRows) {
       SmallVector<linalg::LinalgOp> pieces =
-          splitTail(rewriter, op, loops.n, kPanel);
+          splitTail(rewriter, op, loops.n, tuning().panel);
       if (pieces.size() == 2) {
         for (linalg::LinalgOp piece : pieces)
           if (failed(scheduleContraction(rewriter, piece, loops)))
@@ -641,10 +696,10 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
   // registerRows), one row of 128 for a vector-matrix product.
   int64_t rows = registerRows(ranges[loops.m]);
-  int64_t cols = rows >= 4 ? 2 * kLanes : 8 * kLanes;
+  int64_t cols = rows >= 4 ? 2 * tuning().lanes : 8 * tuning().lanes;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
   if (ranges[loops.n] < cols)
-    cols = ranges[loops.n] >= kLanes ? ranges[loops.n] / kLanes * kLanes
+    cols = ranges[loops.n] >= tuning().lanes ? ranges[loops.n] / tuning().lanes * tuning().lanes
                                      : ranges[loops.n];
   auto registers = [&](linalg::LinalgOp piece) {
     SmallVector<int64_t> sizes = piece.getStaticLoopRanges();
@@ -852,14 +907,14 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
 
 /// The number of output rows (of `width` positions, whose gathered
 /// columns are `columnsPerRow` elements) to gather at a time: a divisor of
-/// `rows`, the most whose columns fit kGatherElements, or the fewest of at
+/// `rows`, the most whose columns fit tuning().gatherElements, or the fewest of at
 /// least kGatherColumns positions when those are fewer.
 int64_t gatherRows(int64_t columnsPerRow, int64_t width, int64_t rows) {
   int64_t best = 0;
   for (int64_t r = 1; r <= rows; ++r) {
     if (rows % r != 0)
       continue;
-    if (r * columnsPerRow <= kGatherElements || best * width < kGatherColumns)
+    if (r * columnsPerRow <= tuning().gatherElements || best * width < kGatherColumns)
       best = r;
     else
       break;
@@ -975,7 +1030,7 @@ Value gatherColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 }
 
 /// `conv`'s constant weights `filterBytes`, [F, C, kh, kw], packed into
-/// contiguous panels of kPanel filters: [F/kPanel, C*kh*kw, kPanel].
+/// contiguous panels of tuning().panel filters: [F/tuning().panel, C*kh*kw, tuning().panel].
 Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                     ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
@@ -984,11 +1039,11 @@ Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
       rewriter, conv.getLoc(), filterBytes,
       RankedTensorType::get({filters, filterType.getNumElements() / filters},
                             filterType.getElementType()),
-      kPanel);
+      tuning().panel);
 }
 
-/// The result of `conv` as filter panels, of `shape` ([n, F/kPanel, ...,
-/// kPanel]), filled with the value of the conv's fill (zero when its init
+/// The result of `conv` as filter panels, of `shape` ([n, F/tuning().panel, ...,
+/// tuning().panel]), filled with the value of the conv's fill (zero when its init
 /// is not a fill: replaceFromPanels adds that init).
 Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                    ArrayRef<int64_t> shape) {
@@ -1081,7 +1136,7 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
   Value col = gatherColumns(rewriter, conv, /*positionsFirst=*/true);
   Value weights = packedWeights(rewriter, conv, filterBytes);
   Value outT = filledPanels(rewriter, conv,
-                            {batch, filters / kPanel, positions, kPanel});
+                            {batch, filters / tuning().panel, positions, tuning().panel});
   // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
   AffineExpr n, b, p, lane, q;
   bindDims(context, n, b, p, lane, q);
@@ -1099,9 +1154,9 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
   replaceFromPanels(rewriter, conv,
                     tensor::ExpandShapeOp::create(
                         rewriter, loc,
-                        RankedTensorType::get({batch, filters / kPanel,
+                        RankedTensorType::get({batch, filters / tuning().panel,
                                                initType.getDimSize(2),
-                                               initType.getDimSize(3), kPanel},
+                                               initType.getDimSize(3), tuning().panel},
                                               initType.getElementType()),
                         product,
                         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}}));
@@ -1120,7 +1175,7 @@ int64_t filtersInnerRows(linalg::Conv2DNchwFchwOp conv,
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
   int64_t ow = initType.getDimSize(3);
   if ((strides[1] != 1 && dilations[1] != 1) ||
-      filterType.getDimSize(0) % kPanel != 0 ||
+      filterType.getDimSize(0) % tuning().panel != 0 ||
       filterBytes.size() != size_t(filterType.getNumElements()) * 4)
     return 0;
   int64_t rows = registerRows(ow);
@@ -1153,7 +1208,7 @@ bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
   if (strides[0] != 1 || strides[1] != 1)
     return initType.getNumElements() <= kPanelsElements;
   return 14 * (width - ow) >= ow ||
-         (positions % (2 * kLanes) != 0 && positions <= kBlockRows);
+         (positions % (2 * tuning().lanes) != 0 && positions <= kBlockRows);
 }
 
 /// A conv with constant weights as the contraction
@@ -1196,9 +1251,9 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   int64_t channels = filterType.getDimSize(1);
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t panels = filters / kPanel, sw = strides[1];
+  int64_t panels = filters / tuning().panel, sw = strides[1];
   rewriter.setInsertionPoint(conv);
-  Value acc = filledPanels(rewriter, conv, {batch, panels, oh, ow, kPanel});
+  Value acc = filledPanels(rewriter, conv, {batch, panels, oh, ow, tuning().panel});
   AffineExpr n, b, y, x, lane, c, a, e;
   bindDims(context, n, b, y, x, lane, c, a, e);
   SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
@@ -1226,11 +1281,11 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     }
     Value weights = tensor::ExpandShapeOp::create(
         rewriter, loc,
-        RankedTensorType::get({panels, channels, kh, taps, kPanel}, elem),
+        RankedTensorType::get({panels, channels, kh, taps, tuning().panel}, elem),
         transposedConstant(
             rewriter, loc, bytes,
             RankedTensorType::get({filters, channels * kh * taps}, elem),
-            kPanel),
+            tuning().panel),
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}});
     auto product = linalg::GenericOp::create(
         rewriter, loc, TypeRange{acc.getType()}, ValueRange{in, weights},
@@ -1269,8 +1324,8 @@ bool preferWinograd(linalg::Conv2DNchwFchwOp conv, ArrayRef<char> filterBytes) {
   return filterType.getDimSize(2) == 3 && filterType.getDimSize(3) == 3 &&
          llvm::all_equal({strides[0], strides[1], dilations[0], dilations[1],
                           int64_t(1)}) &&
-         filterType.getDimSize(0) % kPanel == 0 &&
-         filterType.getDimSize(1) >= kLanes &&
+         filterType.getDimSize(0) % tuning().panel == 0 &&
+         filterType.getDimSize(1) >= tuning().lanes &&
          filterBytes.size() == size_t(filterType.getNumElements()) * 4 &&
          winogradTiles(conv) >= kWinogradRuntimeTiles;
 }
@@ -1321,7 +1376,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   int64_t channels = filterType.getDimSize(1);
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   int64_t th = (oh + 1) / 2, tw = (ow + 1) / 2;
-  int64_t panels = filters / kPanel;
+  int64_t panels = filters / tuning().panel;
   rewriter.setInsertionPoint(conv);
   Value zero = arith::ConstantOp::create(rewriter, loc, elem,
                                          rewriter.getZeroAttr(elem));
@@ -1398,7 +1453,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     for (int64_t f = 0; f < filters; ++f)
       for (int64_t c = 0; c < channels; ++c) {
         const float *k = w + (f * channels + c) * 9;
-        int64_t packed = (f / kPanel * channels + c) * kPanel + f % kPanel;
+        int64_t packed = (f / tuning().panel * channels + c) * tuning().panel + f % tuning().panel;
         for (int64_t a = 0; a < 4; ++a)
           for (int64_t e = 0; e < 4; ++e) {
             double sum = 0;
@@ -1415,12 +1470,12 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     weights = arith::ConstantOp::create(
         rewriter, loc,
         DenseResourceElementsAttr::get(
-            RankedTensorType::get({16, panels, channels, kPanel}, elem),
+            RankedTensorType::get({16, panels, channels, tuning().panel}, elem),
             "winograd", std::move(blob)));
   } else {
     Value half = arith::ConstantOp::create(
         rewriter, loc,
-        DenseElementsAttr::get(VectorType::get({kPanel}, elem),
+        DenseElementsAttr::get(VectorType::get({tuning().panel}, elem),
                                rewriter.getFloatAttr(elem, 0.5)));
     // G applied to three vectors: s0, (s0 + s1 + s2)/2, (s0 - s1 + s2)/2,
     // s2.
@@ -1438,12 +1493,12 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     };
     Value panelsOfG = tensor::ExpandShapeOp::create(
         rewriter, loc,
-        RankedTensorType::get({panels, channels, 9, kPanel}, elem),
+        RankedTensorType::get({panels, channels, 9, tuning().panel}, elem),
         packedWeights(rewriter, conv, filterBytes),
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
     weights = blocks(
         tensor::EmptyOp::create(rewriter, loc,
-                                ArrayRef<int64_t>{16, panels, channels, kPanel},
+                                ArrayRef<int64_t>{16, panels, channels, tuning().panel},
                                 elem),
         {panels, channels}, 1, [&](ValueRange bc, Value block) {
           SmallVector<SmallVector<Value>> columns;
@@ -1452,7 +1507,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             for (int64_t r = 0; r < 3; ++r)
               column.push_back(read(panelsOfG,
                                     {bc[0], bc[1], index(r * 3 + s), index(0)},
-                                    kPanel));
+                                    tuning().panel));
             columns.push_back(gt(column));
           }
           for (int64_t a = 0; a < 4; ++a) {
@@ -1471,7 +1526,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   auto fill = init.getDefiningOp<linalg::FillOp>();
   Value bias = fill && !matchPattern(fill.getInputs()[0], m_AnyZeroFloat())
                    ? vector::BroadcastOp::create(
-                         rewriter, loc, VectorType::get({kPanel}, elem),
+                         rewriter, loc, VectorType::get({tuning().panel}, elem),
                          fill.getInputs()[0])
                          .getResult()
                    : Value();
@@ -1485,18 +1540,18 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                               s[3])};
   };
   // Row blocks of tiles: the transformed input and the products of one
-  // block (up to kWinogradElements each) stay in the cache from the
+  // block (up to tuning().winogradElements each) stay in the cache from the
   // transform that writes them to the op that reads them. But a block
   // streams all the transformed weights (16 C F elements) from memory
   // when they exceed the cache: it takes at least one tile
-  // per kWinogradElements of them (FCN's head, 2048 -> 512 channels on
+  // per tuning().winogradElements of them (FCN's head, 2048 -> 512 channels on
   // 28x28, from one row of 14 tiles to 98: 154 -> 75 ms, eager 117; 512
   // channels on 14x14 from 7 tiles to 49: 7.7 -> 6.8 ms).
   int64_t perRow = 16 * batch * std::max(channels, filters) * tw;
-  int64_t minTiles = 16 * channels * filters / kWinogradElements;
+  int64_t minTiles = 16 * channels * filters / tuning().winogradElements;
   int64_t rows = 1;
   for (int64_t r = th; r >= 1; --r)
-    if (th % r == 0 && r * perRow <= kWinogradElements) {
+    if (th % r == 0 && r * perRow <= tuning().winogradElements) {
       rows = r;
       break;
     }
@@ -1507,7 +1562,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   Value allTiles = loop(
       th, rows,
       tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, kPanel},
+          rewriter, loc, ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, tuning().panel},
           elem),
       [&](Value ty0, Value tiles) -> Value {
         // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
@@ -1554,7 +1609,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
           return acc;
         };
         // A row of up to 64 tiles at once, a longer one 16 at a time.
-        int64_t chunk = tw <= 4 * kLanes ? tw : kLanes;
+        int64_t chunk = tw <= 4 * tuning().lanes ? tw : tuning().lanes;
         int64_t whole = tw / chunk * chunk;
         Value v =
             blocks(tensor::EmptyOp::create(
@@ -1585,7 +1640,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                 rewriter, loc, zero,
                 ValueRange{tensor::EmptyOp::create(
                     rewriter, loc,
-                    ArrayRef<int64_t>{16, batch, panels, rows * tw, kPanel},
+                    ArrayRef<int64_t>{16, batch, panels, rows * tw, tuning().panel},
                     elem)})
                 .getResult(0);
         product = linalg::GenericOp::create(
@@ -1603,7 +1658,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             iterators, multiplyAccumulate);
         Value m = tensor::ExpandShapeOp::create(
             rewriter, loc,
-            RankedTensorType::get({16, batch, panels, rows, tw, kPanel}, elem),
+            RankedTensorType::get({16, batch, panels, rows, tw, tuning().panel}, elem),
             product.getResult(0),
             ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
 
@@ -1611,7 +1666,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             indexAttrs(rewriter, {0, 0, 0, 0, 0, 0, 0});
         blockAt[2] = ty0;
         SmallVector<OpFoldResult> blockSizes =
-            indexAttrs(rewriter, {batch, panels, rows, 2, tw, 2, kPanel});
+            indexAttrs(rewriter, {batch, panels, rows, 2, tw, 2, tuning().panel});
         SmallVector<OpFoldResult> ones =
             indexAttrs(rewriter, {1, 1, 1, 1, 1, 1, 1});
         Value written = blocks(
@@ -1622,7 +1677,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                 auto mAt = [&](int64_t q) {
                   return read(m,
                               {index(q), nby[0], nby[1], nby[2], tx, index(0)},
-                              kPanel);
+                              tuning().panel);
                 };
                 SmallVector<SmallVector<Value>> columns;
                 for (int64_t e = 0; e < 4; ++e)
@@ -1649,12 +1704,12 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
       });
   Value panelsOut = tensor::CollapseShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({batch, panels, 2 * th, 2 * tw, kPanel}, elem),
+      RankedTensorType::get({batch, panels, 2 * th, 2 * tw, tuning().panel}, elem),
       allTiles, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}, {6}});
   if (oh % 2 != 0 || ow % 2 != 0)
     panelsOut = tensor::ExtractSliceOp::create(
         rewriter, loc, panelsOut, indexAttrs(rewriter, {0, 0, 0, 0, 0}),
-        indexAttrs(rewriter, {batch, panels, oh, ow, kPanel}),
+        indexAttrs(rewriter, {batch, panels, oh, ow, tuning().panel}),
         indexAttrs(rewriter, {1, 1, 1, 1, 1}));
   replaceFromPanels(rewriter, conv, panelsOut);
   return {product, ContractionLoops{3, 4, 5}};
@@ -1706,7 +1761,7 @@ void rewriteConvAsContraction(RewriterBase &rewriter,
   }
   int64_t filters = filterType.getDimSize(0), positions = oh * ow;
   ArrayRef<char> filterBytes = constantBytes(filter);
-  if (filters % kPanel == 0 && positions % (2 * kLanes) != 0 &&
+  if (filters % tuning().panel == 0 && positions % (2 * tuning().lanes) != 0 &&
       positions <= kBlockRows &&
       filterBytes.size() == size_t(filterType.getNumElements()) * 4) {
     // Few positions (one cache block's rows, a 7x7 image) with a tail:
@@ -1941,11 +1996,11 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   unsigned inner = ranges.size() - 1;
   // The whole row when it fits in 4 registers, else the widest multiple
   // of a register dividing it, else one register and a tail.
-  int64_t width = ranges[inner] <= 4 * kLanes
+  int64_t width = ranges[inner] <= 4 * tuning().lanes
                       ? ranges[inner]
-                      : blockSize(ranges[inner], kLanes, 4 * kLanes);
-  if (width > 4 * kLanes)
-    width = kLanes;
+                      : blockSize(ranges[inner], tuning().lanes, 4 * tuning().lanes);
+  if (width > 4 * tuning().lanes)
+    width = tuning().lanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
     SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
     FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, piece);
@@ -2028,12 +2083,12 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
     --inner;
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges[inner] < kLanes || ranges[t] < kLanes)
+  if (ranges[inner] < tuning().lanes || ranges[t] < tuning().lanes)
     return failure(failed(tileParallelBlocks(rewriter, op)));
-  for (linalg::LinalgOp rows : splitTail(rewriter, op, t, kLanes)) {
-    for (linalg::LinalgOp piece : splitTail(rewriter, rows, inner, kLanes)) {
+  for (linalg::LinalgOp rows : splitTail(rewriter, op, t, tuning().lanes)) {
+    for (linalg::LinalgOp piece : splitTail(rewriter, rows, inner, tuning().lanes)) {
       SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
-      if (pieceRanges[inner] % kLanes != 0 || pieceRanges[t] % kLanes != 0) {
+      if (pieceRanges[inner] % tuning().lanes != 0 || pieceRanges[t] % tuning().lanes != 0) {
         if (failed(tileParallelBlocks(rewriter, piece)))
           return failure();
         continue;
@@ -2046,13 +2101,13 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
         elements *= r;
       auto outer = llvm::find_if(pieceRanges, [](int64_t r) { return r > 1; });
       unsigned o = outer - pieceRanges.begin();
-      int64_t step = o == t || o == inner ? kLanes : 1;
+      int64_t step = o == t || o == inner ? tuning().lanes : 1;
       if (elements >= kParallelElements && *outer > step)
         blocks[o] =
             blockSize(*outer, step, std::max(step, *outer / kParallelBlocks));
       FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, blocks, true);
       SmallVector<int64_t> sizes(pieceRanges.size(), 1);
-      sizes[inner] = sizes[t] = kLanes;
+      sizes[inner] = sizes[t] = tuning().lanes;
       if (succeeded(tiled))
         tiled = tile(rewriter, *tiled, sizes, false);
       if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
@@ -2082,7 +2137,7 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
   if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
     return failure();
   int64_t size = op.getStaticLoopRanges()[inner];
-  if (size % kLanes != 0 || size < 2 * kLanes)
+  if (size % tuning().lanes != 0 || size < 2 * tuning().lanes)
     return failure();
   AffineExpr reduced = rewriter.getAffineDimExpr(inner);
   for (AffineMap map : op.getIndexingMapsArray())
@@ -2092,7 +2147,7 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::SplitReductionResult> split =
       linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
-        return linalg::SplitReductionOptions{kLanes, inner,
+        return linalg::SplitReductionOptions{tuning().lanes, inner,
                                              /*innerParallel=*/true};
       });
   if (failed(split))
@@ -2108,7 +2163,7 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
   // One register of the row per step: a read of several would span the
   // row's expanded dims, which fold-memref-alias-ops folds into a read of
   // several rows of the unexpanded source.
-  sizes[inner + 1] = kLanes;
+  sizes[inner + 1] = tuning().lanes;
   tiled = tile(rewriter, *tiled, sizes, false);
   if (failed(tiled))
     return failure();
@@ -2287,8 +2342,8 @@ struct StridedReadAsShuffle : public OpRewritePattern<vector::TransferReadOp> {
     int64_t lanes = vectorType.getNumElements();
     Value result = arith::ConstantOp::create(rewriter, loc, vectorType,
                                              rewriter.getZeroAttr(vectorType));
-    for (int64_t first = 0; first < lanes; first += kLanes) {
-      int64_t count = std::min(kLanes, lanes - first);
+    for (int64_t first = 0; first < lanes; first += tuning().lanes) {
+      int64_t count = std::min(tuning().lanes, lanes - first);
       auto loadType = VectorType::get({count * stride}, elem);
       SmallVector<bool> mask(count * stride, false);
       std::fill_n(mask.begin(), (count - 1) * stride + 1, true);
@@ -2377,11 +2432,33 @@ void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     });
 }
 
+/// The tuning for the pass option `target`; an error on `op` when no
+/// target has that name.
+FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
+                            std::optional<CPUTarget> &target) {
+  target = CPUTarget::lookup(name);
+  if (!target)
+    return op->emitError() << "unknown CPU target '" << name
+                           << "': use host or one of "
+                           << llvm::join(CPUTarget::knownNames(), ", ");
+  return Tuning::from(*target);
+}
+
 struct CPUSchedulePass
     : public mlir::fx::impl::FXCPUScheduleBase<CPUSchedulePass> {
+  using FXCPUScheduleBase::FXCPUScheduleBase;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
+    std::optional<CPUTarget> cpu;
+    FailureOr<Tuning> tuned = tuningFor(func, target, cpu);
+    if (failed(tuned))
+      return signalPassFailure();
+    ScopedTuning scoped(*tuned);
+    // What the schedule took from the target, for a reader of the IR.
+    func->setAttr("fx.cpu_schedule",
+                  StringAttr::get(context, tuned->describe(*cpu)));
     IRRewriter rewriter(context);
     // Convolutions as contractions: Winograd, filters inner, shifted
     // windows or im2col. First, so that what they add (a bias) fuses with
@@ -2527,7 +2604,7 @@ bool hasContiguousRows(Type type) {
 
 /// A linalg.copy on memrefs of static shape with contiguous rows, tiled by
 /// 1 along its outer dims and by pieces of rows of up to kCopyRow elements
-/// (the largest that divides the row, at least kLanes) along the
+/// (the largest that divides the row, at least tuning().lanes) along the
 /// innermost, each moved by one vector load and store. As loops, LLVM left
 /// them scalar, one float at a time (a matmul's operand packed in panels
 /// among them): it fully unrolls a short row, and its SLP vectorizer may
@@ -2540,7 +2617,7 @@ LogicalResult vectorizeCopy(RewriterBase &rewriter, linalg::CopyOp copy) {
     return failure();
   ArrayRef<int64_t> shape = cast<MemRefType>(target).getShape();
   int64_t row = blockSize(shape.back(), 1, kCopyRow);
-  if (row > kCopyRow || (row < kLanes && row != shape.back()))
+  if (row > kCopyRow || (row < tuning().lanes && row != shape.back()))
     return failure();
   // Dims the tile covers whole stay untiled (no loops of one trip).
   SmallVector<int64_t> sizes;
@@ -2556,9 +2633,16 @@ LogicalResult vectorizeCopy(RewriterBase &rewriter, linalg::CopyOp copy) {
 
 struct CPULowerVectorsPass
     : public mlir::fx::impl::FXCPULowerVectorsBase<CPULowerVectorsPass> {
+  using FXCPULowerVectorsBase::FXCPULowerVectorsBase;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
+    std::optional<CPUTarget> cpu;
+    FailureOr<Tuning> tuned = tuningFor(func, target, cpu);
+    if (failed(tuned))
+      return signalPassFailure();
+    ScopedTuning scoped(*tuned);
     // A copy into or out of a strided view (the interior of a padded
     // input) would become a call to the generic, element-by-element
     // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.
@@ -2598,12 +2682,16 @@ struct CPULowerVectorsPass
         if (size != 1)
           shape.push_back(size);
       if (type.getElementType().isF32() &&
-          shape == SmallVector<int64_t>{kLanes, kLanes})
+          shape == SmallVector<int64_t>{tuning().lanes, tuning().lanes})
         transposes.push_back(transpose);
     });
+    // 16 x 16 (AVX-512): upstream's sequence; 8 x 8 or 4 x 4: one shuffle
+    // of the flattened tile, which LLVM lowers to the target's shuffles.
     RewritePatternSet shuffles(context);
     vector::populateVectorTransposeLoweringPatterns(
-        shuffles, vector::VectorTransposeLowering::Shuffle16x16);
+        shuffles, tuning().lanes == 16
+                      ? vector::VectorTransposeLowering::Shuffle16x16
+                      : vector::VectorTransposeLowering::Shuffle1D);
     if (failed(applyOpPatternsGreedily(transposes, std::move(shuffles))))
       return signalPassFailure();
     RewritePatternSet patterns(context);

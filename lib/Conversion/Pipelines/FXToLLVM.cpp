@@ -37,15 +37,19 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
   return text;
 }
 
-std::string mlir::fx::getLinalgToLLVMPipeline() {
-  return "canonicalize,func.func(fx-cpu-schedule),canonicalize,cse,"
+std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
+  std::string target = cpu.empty() ? std::string("host") : cpu.str();
+  return "canonicalize,func.func(fx-cpu-schedule{target=" + target +
+         "}),canonicalize,cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
          "func.func(fx-cpu-shorten-buffer-lifetimes),fx-cpu-plan-workspace,"
          "fold-memref-alias-ops,canonicalize,cse,fx-cpu-outline-parts,"
-         "func.func(fx-cpu-lower-vectors),cse,"
+         "func.func(fx-cpu-lower-vectors{target=" +
+         target +
+         "}),cse,"
          "func.func(convert-vector-to-scf{full-unroll=true}),"
          "scf-forall-to-parallel,func.func(convert-linalg-to-loops),"
          "lower-affine,convert-scf-to-openmp,expand-strided-metadata,"
@@ -57,7 +61,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline() {
 void mlir::fx::buildFXToLLVMPipeline(OpPassManager &pm,
                                      const FXToLLVMPipelineOptions &options) {
   if (failed(parsePassPipeline(getFXToLinalgPipeline(options) + "," +
-                                   getLinalgToLLVMPipeline(),
+                                   getLinalgToLLVMPipeline(options.cpu),
                                pm)))
     llvm::report_fatal_error("fx-to-llvm: a pass of the pipeline is not "
                              "registered");

@@ -1,4 +1,4 @@
-// RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fx-cpu-lower-vectors))' | FileCheck %s
+// RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fx-cpu-lower-vectors{target=x86-64-v4}))' | FileCheck %s
 
 // A register tile's contraction becomes one FMA per row.
 

@@ -1,4 +1,4 @@
-// RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fx-cpu-schedule))' | FileCheck %s
+// RUN: fx-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v4}))' | FileCheck %s
 
 // A matmul whose shape divides into register tiles: one scf.forall over
 // cache blocks, loops over 8x32 register tiles and k, one vector.contract
