@@ -311,3 +311,33 @@ def test_conv_transpose_output_size_is_reported():
     the compiler binds the module only without it."""
     with pytest.raises(fx_mlir.FxMlirError, match="output_size"):
         fx_mlir.compile(UpsampleTo(), (torch.randn(1, 4, 5, 5),))
+
+
+def test_cpu_targets():
+    """cpu= picks the CPU the code is generated for: AVX2 code (x86-64-v3)
+    runs on any x86-64 host here and matches eager; a target this host
+    cannot run, or an unknown name, is an FxMlirError naming it; the
+    target is part of the cache key."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(40, 48), nn.ReLU(), nn.Linear(48, 8))
+    x = torch.randn(6, 40)
+    with torch.no_grad():
+        expected = model(x)
+    compiled = fx_mlir.compile(model, (x,), cache_dir="", cpu="x86-64-v3")
+    torch.testing.assert_close(compiled(x), expected, rtol=1e-4, atol=1e-5)
+    for cpu, message in [("aarch64", "does not run on this host"),
+                         ("pentium", "unknown CPU target 'pentium'")]:
+        with pytest.raises(fx_mlir.FxMlirError, match=message):
+            fx_mlir.compile(model, (x,), cache_dir="", cpu=cpu)
+
+
+def test_cpu_target_is_part_of_the_cache_key(tmp_path):
+    model = nn.Linear(16, 16)
+    x = torch.randn(2, 16)
+    first = fx_mlir.compile(model, (x,), cache_dir=str(tmp_path),
+                            cpu="x86-64-v3")
+    again = fx_mlir.compile(model, (x,), cache_dir=str(tmp_path),
+                            cpu="x86-64-v3")
+    other = fx_mlir.compile(model, (x,), cache_dir=str(tmp_path))
+    assert not first.from_cache and again.from_cache
+    assert not other.from_cache
