@@ -1451,6 +1451,22 @@ for _name, _pool, _inputs in [
     add(_name, lambda _pool=_pool: seq(_pool()), _inputs)
 
 
+# 1-D adaptive average pooling: divisible, uneven, shrinking and growing
+# (it once returned uninitialized memory for every shape).
+for _name, _out, _length in [("adaptive_avg_pool1d_16_4", 4, 16),
+                             ("adaptive_avg_pool1d_10_7", 7, 10),
+                             ("adaptive_avg_pool1d_10_5", 5, 10),
+                             ("adaptive_avg_pool1d_7_10", 10, 7),
+                             ("adaptive_avg_pool1d_1", 1, 33)]:
+    add(_name, lambda _out=_out: seq(nn.AdaptiveAvgPool1d(_out)),
+        randn((2, 3, _length)))
+
+
+@fn_case("adaptive_avg_pool1d_functional", randn((4, 40, 9)))
+def _adaptive_avg_pool1d_functional(x):
+    return F.adaptive_avg_pool1d(x, 3) + 1
+
+
 @fn_case("max_pool2d_functional", POOL_IMG)
 def _max_pool2d_functional(x):
     return F.max_pool2d(x, kernel_size=3, stride=2, padding=1, dilation=1,

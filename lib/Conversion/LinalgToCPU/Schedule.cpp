@@ -451,19 +451,25 @@ LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
   // contraction). So are the unit loops still read through an expression
   // once those are gone (a strided conv's row, y*sh). A packed
   // contraction's tile covers one panel.
+  // Every reduction loop but k is of size 1 in a register tile and is
+  // dropped, also when the maps are projected permutations: a reduction
+  // loop that indexes one operand only (a unit window dim of a 1-D
+  // adaptive pool's averaging) would otherwise reach vector.contract as a
+  // reduction dim of the left operand alone, which its lowering computes
+  // wrongly (garbage in every result).
   SmallVector<unsigned> unitLoops;
+  SmallVector<unsigned> reductions;
+  tiled->getReductionDims(reductions);
+  unsigned numLoops = tiled->getNumLoops();
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < numLoops; ++d)
+    kept.push_back(getAffineDimExpr(d, op.getContext()));
+  for (unsigned d : reductions)
+    if (d != loops.k) {
+      unitLoops.push_back(d);
+      kept[d] = getAffineConstantExpr(0, op.getContext());
+    }
   if (!tiled->hasOnlyProjectedPermutations()) {
-    SmallVector<unsigned> reductions;
-    tiled->getReductionDims(reductions);
-    unsigned numLoops = tiled->getNumLoops();
-    SmallVector<AffineExpr> kept;
-    for (unsigned d = 0; d < numLoops; ++d)
-      kept.push_back(getAffineDimExpr(d, op.getContext()));
-    for (unsigned d : reductions)
-      if (d != loops.k) {
-        unitLoops.push_back(d);
-        kept[d] = getAffineConstantExpr(0, op.getContext());
-      }
     llvm::SmallBitVector compound(numLoops);
     for (AffineMap map : tiled->getIndexingMapsArray())
       for (AffineExpr result :

@@ -574,3 +574,26 @@ func.func @strided_large(%x: tensor<1x1x363x363xf32>, %c: tensor<1x32x182x182xf3
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w4 : tensor<1x1x363x363xf32>, tensor<32x1x1x1xf32>) outs(%c : tensor<1x32x182x182xf32>) -> tensor<1x32x182x182xf32>
   return %r : tensor<1x32x182x182xf32>
 }
+
+// -----
+
+// A contraction with a second reduction loop of size 1 that only one
+// operand reads (a 1-D adaptive pool's unit window dim): the register tile
+// drops it, so vector.contract has k as its only reduction (with it, the
+// contraction's lowering computed garbage).
+
+#ux = affine_map<(n, c, u, i, r, h) -> (n, c, r, h)>
+#up = affine_map<(n, c, u, i, r, h) -> (i, h)>
+#uo = affine_map<(n, c, u, i, r, h) -> (n, c, u, i)>
+// CHECK-LABEL: func.func @unit_reduction_in_one_operand
+// CHECK: vector.contract {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK-NOT: "reduction", "reduction"
+func.func @unit_reduction_in_one_operand(%x: tensor<2x8x1x16xf32>, %p: tensor<32x16xf32>, %init: tensor<2x8x1x32xf32>) -> tensor<2x8x1x32xf32> {
+  %r = linalg.generic {indexing_maps = [#ux, #up, #uo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %p : tensor<2x8x1x16xf32>, tensor<32x16xf32>) outs(%init : tensor<2x8x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x1x32xf32>
+  return %r : tensor<2x8x1x32xf32>
+}
