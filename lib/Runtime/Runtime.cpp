@@ -70,6 +70,7 @@ using namespace mlir::fx;
 
 size_t mlir::fx::getDTypeSize(llvm::StringRef dtype) {
   return llvm::StringSwitch<size_t>(dtype)
+      .Case("complex128", 16)
       .Cases({"float64", "int64", "complex64"}, 8)
       .Cases({"float32", "int32"}, 4)
       .Cases({"float16", "bfloat16", "int16"}, 2)
@@ -854,8 +855,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
 
   // Stage 2: to LLVM.
   PassManager toLLVM(&ctx);
-  if (failed(parsePassPipeline(getLinalgToLLVMPipeline(target->name),
-                               toLLVM)) ||
+  if (failed(
+          parsePassPipeline(getLinalgToLLVMPipeline(target->name), toLLVM)) ||
       failed(toLLVM.run(*module)))
     return nullptr;
   graph->impl->constants->takeFrom(*module);

@@ -532,13 +532,37 @@ def compile(model, example_inputs, dynamic_batch=False,
     if isinstance(model, torch.fx.GraphModule):
         gm = model
     elif isinstance(model, torch.nn.Module):
-        gm = trace(model, example_inputs)
+        try:
+            gm = trace(model, example_inputs)
+        except FxMlirError:
+            raise
+        except Exception as error:
+            # torch.fx's own failures (a Proxy where a value is needed:
+            # torch.tensor(x.size(0)), data-dependent control flow) are
+            # the user's to see as one error, not a crash in our stack.
+            raise FxMlirError(
+                f"cannot trace {type(model).__name__} with torch.fx: "
+                f"{type(error).__name__}: {error}".strip()) from error
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")
-    with torch.no_grad():
-        ir = import_graph_module(gm, example_inputs,
-                                 dynamic_batch=dynamic_batch)
+    try:
+        with torch.no_grad():
+            ir = import_graph_module(gm, example_inputs,
+                                     dynamic_batch=dynamic_batch)
+    except FxMlirError:
+        raise
+    except Exception as error:
+        # Running the graph on the example inputs (ShapeProp) failed: the
+        # model does not run on them as eager PyTorch would not either.
+        def first_line(e):
+            lines = str(e).strip().splitlines()
+            return f"{type(e).__name__}: {lines[0] if lines else ''}"
+        message = first_line(error)
+        if error.__cause__ is not None:
+            message += f" ({first_line(error.__cause__)})"
+        raise FxMlirError(f"cannot import {type(model).__name__}: "
+                          f"{message}") from error
     if cache_dir is None:
         cache_dir = default_cache_dir()
     try:

@@ -2813,6 +2813,39 @@ for _name, _model, _shape in _MODELS:
     add(f"{_name}_dynamic", _model, batched(_shape), batch_sizes=(2, 3))
 
 
+# --- Empty tensors, 0-d constants, complex data movement (issue 26). -------
+# Each of these once took the process down.
+
+@fn_case("relu_empty", randn((3, 0)))
+def _relu_empty(x):
+    return torch.relu(x)
+
+
+@fn_case("matmul_k0", randn((3, 0), (0, 4)))
+def _matmul_k0(a, b):
+    return a @ b
+
+
+@fn_case("matmul_m0", randn((0, 5), (5, 4)))
+def _matmul_m0(a, b):
+    return a @ b
+
+
+@fn_case("add_empty_broadcast", randn((2, 0, 3), (3,)))
+def _add_empty_broadcast(x, y):
+    return x + y
+
+
+@fn_case("scalar_tensor_constant", randn((3, 4)))
+def _scalar_tensor_constant(x):
+    return x * torch.scalar_tensor(2.0) + torch.tensor(1.5)
+
+
+@fn_case("cat_complex", randn((3,), (2,), dtype=torch.complex64))
+def _cat_complex(x, y):
+    return torch.cat([x, y])
+
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -406,6 +407,37 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
   auto wType = cast<RankedTensorType>(weight.getType());
   if (!wType.hasStaticShape())
     return l.fail("the weight shape must be static");
+  // What PyTorch checks before it runs a conv: ranks, element types,
+  // groups, strides and dilations.
+  auto xType = cast<RankedTensorType>(input.getType());
+  if (xType.getRank() != spatial + 2)
+    return l.fail(llvm::formatv("the input must be {0}-D (batch, channels "
+                                "and {1} spatial dims), got {2}-D",
+                                spatial + 2, spatial, xType.getRank())
+                      .str());
+  if (wType.getRank() != spatial + 2)
+    return l.fail(llvm::formatv("the weight must be {0}-D, got {1}-D",
+                                spatial + 2, wType.getRank())
+                      .str());
+  if (!isFloat(elem) || !isFloat(xType.getElementType()) ||
+      !isFloat(wType.getElementType()))
+    return l.fail("convolutions need float input, weight and result");
+  if (*groups < 1)
+    return l.fail(
+        llvm::formatv("groups must be positive, got {0}", *groups).str());
+  int64_t channels = xType.getDimSize(1);
+  if (wType.getDimSize(0) % *groups != 0 ||
+      (!ShapedType::isDynamic(channels) &&
+       channels != wType.getDimSize(1) * *groups))
+    return l.fail(llvm::formatv("a weight of {0} filters of {1} channels in "
+                                "{2} groups does not fit an input of {3} "
+                                "channels",
+                                wType.getDimSize(0), wType.getDimSize(1),
+                                *groups, channels)
+                      .str());
+  if (llvm::any_of(*stride, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(*dilation, [](int64_t v) { return v < 1; }))
+    return l.fail("stride and dilation must be positive");
   SmallVector<int64_t> lo, hi;
   if (auto mode = dyn_cast_or_null<StringAttr>(l.arg(4))) {
     for (int i = 0; i < spatial; ++i) {
@@ -421,6 +453,8 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
     auto padding = l.intList(4u);
     if (!padding || int(padding->size()) != spatial)
       return l.fail("padding must be constants");
+    if (llvm::any_of(*padding, [](int64_t v) { return v < 0; }))
+      return l.fail("padding must not be negative");
     lo = hi = *padding;
   }
   SmallVector<int64_t> s = *stride, d = *dilation;

@@ -33,17 +33,26 @@ using namespace mlir::fx;
 namespace {
 
 /// The value of `state` as a constant. Bool blobs become dense bool
-/// attributes: LLVM has no lowering for i1 resource blobs.
+/// attributes: LLVM has no lowering for i1 resource blobs. So do blobs of
+/// one element (a 0-d tensor constant, `torch.scalar_tensor(2.0)`):
+/// finalize-memref-to-llvm aborts on a 0-d resource global.
 TypedAttr constantValue(StateOp state) {
   auto value = cast<TypedAttr>(*state.getValue());
   auto blob = dyn_cast<DenseResourceElementsAttr>(value);
   auto type = cast<ShapedType>(value.getType());
-  if (!blob || !type.getElementType().isInteger(1))
+  if (!blob)
     return value;
   AsmResourceBlob *data = blob.getRawHandle().getBlob();
   if (!data)
     return value;
   ArrayRef<char> bytes = data->getData();
+  if (!type.getElementType().isInteger(1)) {
+    bool isSplat = false;
+    if (type.getNumElements() == 1 &&
+        DenseElementsAttr::isValidRawBuffer(type, bytes, isSplat))
+      return DenseElementsAttr::getFromRawBuffer(type, bytes);
+    return value;
+  }
   if (int64_t(bytes.size()) != type.getNumElements())
     return value;
   SmallVector<bool> bools;

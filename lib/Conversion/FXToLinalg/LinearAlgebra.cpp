@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <map>
 
@@ -370,6 +371,22 @@ LogicalResult lowerAddmm(Lowering &l) {
   Type elem = l.resultElementType();
   if (!input || !a || !b || !elem)
     return l.fail("needs typed tensors");
+  // mat1 and mat2 are matrices (addmm) or batches of them (baddbmm) with
+  // the same k, as PyTorch checks.
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b.getType());
+  int64_t rank = l.op.getTarget() == "aten::baddbmm" ? 3 : 2;
+  if (at.getRank() != rank || bt.getRank() != rank)
+    return l.fail(llvm::formatv("mat1 and mat2 must be {0}-D, got {1}-D and "
+                                "{2}-D",
+                                rank, at.getRank(), bt.getRank())
+                      .str());
+  int64_t ka = at.getDimSize(rank - 1), kb = bt.getDimSize(rank - 2);
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
+    return l.fail(llvm::formatv("mat1's {0} columns do not match mat2's {1} "
+                                "rows",
+                                ka, kb)
+                      .str());
   Value product = contract(l, a, b, false, elem);
   Attribute betaAttr = l.kwarg("beta"), alphaAttr = l.kwarg("alpha");
   Value beta = betaAttr ? l.scalar(betaAttr, elem) : l.constant(elem, 1);

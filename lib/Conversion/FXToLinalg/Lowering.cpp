@@ -660,6 +660,46 @@ LowerFn mlir::fx::lowering::lookupLowering(StringRef name) {
 }
 
 namespace {
+/// Whether `type` is a tensor of complex numbers.
+bool isComplexTensor(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && isa<ComplexType>(shaped.getElementType());
+}
+
+/// Targets whose lowerings only move elements, which complex tensors may
+/// go through; every other lowering does arithmetic on f32/int elements
+/// and would build invalid IR for complex ones.
+bool movesElementsOnly(StringRef target) {
+  static const llvm::StringSet<> names = {"aten::cat",
+                                          "aten::stack",
+                                          "aten::view",
+                                          "aten::reshape",
+                                          "aten::permute",
+                                          "aten::transpose.int",
+                                          "aten::flatten.using_ints",
+                                          "aten::squeeze.dim",
+                                          "aten::squeeze",
+                                          "aten::unsqueeze",
+                                          "aten::clone",
+                                          "aten::contiguous",
+                                          "aten::slice.Tensor",
+                                          "aten::select.int",
+                                          "aten::expand",
+                                          "aten::split.Tensor",
+                                          "aten::chunk",
+                                          "aten::flip",
+                                          "aten::t",
+                                          "aten::unflatten.int",
+                                          "aten::movedim.int",
+                                          "aten::narrow",
+                                          "aten::detach",
+                                          "aten::alias",
+                                          "getitem"};
+  auto [name, overload] = target.split('.');
+  return names.contains(target) || names.contains(name) ||
+         target == "_operator.getitem" || target == "operator.getitem";
+}
+
 /// Lowers one canonical call once all its operands are lowered.
 struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -673,6 +713,15 @@ struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
     for (Value operand : op->getOperands())
       if (operand.getDefiningOp<NodeOpInterface>())
         return failure(); // a producer is not lowered yet
+    if ((llvm::any_of(op->getOperandTypes(), isComplexTensor) ||
+         llvm::any_of(op->getResultTypes(), isComplexTensor)) &&
+        !movesElementsOnly(op.getTarget())) {
+      op->setAttr("fx.lowering_error",
+                  rewriter.getStringAttr(
+                      "complex tensors are not supported by the compiler "
+                      "beyond moving their elements (cat, views, slices)"));
+      return failure();
+    }
     Lowering lowering(op, rewriter);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);

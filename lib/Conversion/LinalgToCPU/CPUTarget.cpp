@@ -31,8 +31,8 @@ struct NamedTarget {
 static constexpr int64_t KiB = 1 << 10, MiB = 1 << 20;
 static const StringRef kSSE42[] = {"sse4.2"};
 static const StringRef kAVX2[] = {"avx2", "fma"};
-static const StringRef kAVX512[] = {"avx512f", "avx512bw", "avx512dq",
-                                    "avx512vl", "avx2", "fma"};
+static const StringRef kAVX512[] = {"avx512f",  "avx512bw", "avx512dq",
+                                    "avx512vl", "avx2",     "fma"};
 static const StringRef kNone[] = {"neon"};
 
 static const NamedTarget kTargets[] = {
@@ -181,8 +181,7 @@ std::string CPUTarget::describe() const {
   llvm::raw_string_ostream os(text);
   os << name << ": " << triple << " cpu=" << cpu << " f32-lanes=" << f32Lanes
      << " vector-registers=" << vectorRegisters << " fma=" << (fma ? 1 : 0)
-     << " l1=" << l1 / KiB << "K l2=" << l2 / KiB << "K l3=" << l3 / KiB
-     << "K";
+     << " l1=" << l1 / KiB << "K l2=" << l2 / KiB << "K l3=" << l3 / KiB << "K";
   if (!features.empty())
     os << " features=" << features;
   return text;

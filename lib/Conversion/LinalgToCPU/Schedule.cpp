@@ -68,17 +68,19 @@ struct Tuning {
   /// Filters per panel of packed conv weights, columns of packed
   /// contraction operands: the columns of one register tile, 2 registers.
   int64_t panel;
-  /// See tuning().packedBlockRows, tuning().gatherElements and tuning().winogradElements below.
+  /// See tuning().packedBlockRows, tuning().gatherElements and
+  /// tuning().winogradElements below.
   int64_t packedBlockRows, gatherElements, winogradElements;
 
   static Tuning from(const CPUTarget &target) {
     Tuning t;
-    t.lanes = std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(target.f32Lanes, 1)))), 4, 16);
+    t.lanes = std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(
+                                      std::max<int64_t>(target.f32Lanes, 1)))),
+                                  4, 16);
     t.panel = 2 * t.lanes;
     // Accumulators of tileRows x 2 registers, 2 registers of the panel's
     // row and a broadcast: 8 rows with 32 registers, 6 with 16 (AVX2).
-    t.tileRows =
-        std::clamp<int64_t>((target.vectorRegisters - 4) / 2, 4, 8);
+    t.tileRows = std::clamp<int64_t>((target.vectorRegisters - 4) / 2, 4, 8);
     int64_t l2 = std::min<int64_t>(target.l2, 1 << 20);
     t.packedBlockRows = target.l2 >= (1 << 20) ? 256 : 128;
     t.gatherElements = std::max<int64_t>(l2 / 8, 1 << 14);
@@ -90,8 +92,8 @@ struct Tuning {
   std::string describe(const CPUTarget &target) const {
     return llvm::formatv("target={0} lanes={1} registers={2} tile={3}x{4} "
                          "packed-block-rows={5} l2={6}K",
-                         target.name, lanes, target.vectorRegisters,
-                         tileRows, panel, packedBlockRows, target.l2 >> 10)
+                         target.name, lanes, target.vectorRegisters, tileRows,
+                         panel, packedBlockRows, target.l2 >> 10)
         .str();
   }
 };
@@ -256,9 +258,15 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
 bool isStaticF32(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
     return false;
+  // An op over an empty tensor (a dim of 0) stays a linalg op: its loops
+  // run zero times, where tiles of it would divide by zero.
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return false;
   return llvm::all_of(op->getOperandTypes(), [](Type t) {
     auto shaped = dyn_cast<ShapedType>(t);
-    return !shaped || shaped.getElementType().isF32();
+    return !shaped ||
+           (shaped.getElementType().isF32() &&
+            (!shaped.hasRank() || !llvm::is_contained(shaped.getShape(), 0)));
   });
 }
 
@@ -523,21 +531,23 @@ SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
   SmallVector<linalg::LinalgOp> split = splitTail(rewriter, op, n, cols);
   SmallVector<linalg::LinalgOp> pieces = {split.front()};
   if (split.size() == 2)
-    llvm::append_range(pieces, splitTail(rewriter, split.back(), n, tuning().lanes));
+    llvm::append_range(pieces,
+                       splitTail(rewriter, split.back(), n, tuning().lanes));
   return pieces;
 }
 
 LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
-/// n the innermost dim of the result) packed in panels of tuning().panel columns:
-/// the contraction is rewritten to read B as (..., N/tuning().panel, K, tuning().panel),
-/// each panel contiguous, and to write its result through the view
-/// (..., N/tuning().panel, tuning().panel), with a loop over the panels just outside the
-/// one over a panel's columns. A register tile then streams one panel,
-/// where B's rows, tuning().panel columns read N floats apart, would each touch
-/// another page and crowd the same cache sets. A constant B is packed
-/// here, once. Any other B is packed by a copy before the contraction,
+/// n the innermost dim of the result) packed in panels of tuning().panel
+/// columns: the contraction is rewritten to read B as (..., N/tuning().panel,
+/// K, tuning().panel), each panel contiguous, and to write its result through
+/// the view
+/// (..., N/tuning().panel, tuning().panel), with a loop over the panels just
+/// outside the one over a panel's columns. A register tile then streams one
+/// panel, where B's rows, tuning().panel columns read N floats apart, would
+/// each touch another page and crowd the same cache sets. A constant B is
+/// packed here, once. Any other B is packed by a copy before the contraction,
 /// only when it is larger than half of L2 (kPackElements) and the
 /// contraction has kBlockRows rows or more, so that the copy costs little
 /// against the contraction it speeds up. Returns the new contraction and
@@ -547,8 +557,9 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
             ContractionLoops loops) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = loops.m, n = loops.n, k = loops.k;
-  if (loops.panel || op.getNumDpsInputs() != 2 || ranges[n] % tuning().panel != 0 ||
-      ranges[n] == tuning().panel || ranges[m] < tuning().tileRows)
+  if (loops.panel || op.getNumDpsInputs() != 2 ||
+      ranges[n] % tuning().panel != 0 || ranges[n] == tuning().panel ||
+      ranges[m] < tuning().tileRows)
     return failure();
   MLIRContext *context = op.getContext();
   auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
@@ -609,7 +620,8 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
     packed = transposedConstant(rewriter, loc, bytes, bType, tuning().panel,
                                 /*panelColumns=*/!transposed);
   } else {
-    // Split B's n dim into (N/tuning().panel, tuning().panel), then move K between them.
+    // Split B's n dim into (N/tuning().panel, tuning().panel), then move K
+    // between them.
     unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
     SmallVector<int64_t> shape(bType.getShape());
     shape[nPos] = tuning().panel;
@@ -705,8 +717,9 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t cols = rows >= 4 ? 2 * tuning().lanes : 8 * tuning().lanes;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
   if (ranges[loops.n] < cols)
-    cols = ranges[loops.n] >= tuning().lanes ? ranges[loops.n] / tuning().lanes * tuning().lanes
-                                     : ranges[loops.n];
+    cols = ranges[loops.n] >= tuning().lanes
+               ? ranges[loops.n] / tuning().lanes * tuning().lanes
+               : ranges[loops.n];
   auto registers = [&](linalg::LinalgOp piece) {
     SmallVector<int64_t> sizes = piece.getStaticLoopRanges();
     return tileRegisters(rewriter, piece, loops, std::min(rows, sizes[loops.m]),
@@ -913,14 +926,15 @@ shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
 
 /// The number of output rows (of `width` positions, whose gathered
 /// columns are `columnsPerRow` elements) to gather at a time: a divisor of
-/// `rows`, the most whose columns fit tuning().gatherElements, or the fewest of at
-/// least kGatherColumns positions when those are fewer.
+/// `rows`, the most whose columns fit tuning().gatherElements, or the fewest of
+/// at least kGatherColumns positions when those are fewer.
 int64_t gatherRows(int64_t columnsPerRow, int64_t width, int64_t rows) {
   int64_t best = 0;
   for (int64_t r = 1; r <= rows; ++r) {
     if (rows % r != 0)
       continue;
-    if (r * columnsPerRow <= tuning().gatherElements || best * width < kGatherColumns)
+    if (r * columnsPerRow <= tuning().gatherElements ||
+        best * width < kGatherColumns)
       best = r;
     else
       break;
@@ -1036,7 +1050,8 @@ Value gatherColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 }
 
 /// `conv`'s constant weights `filterBytes`, [F, C, kh, kw], packed into
-/// contiguous panels of tuning().panel filters: [F/tuning().panel, C*kh*kw, tuning().panel].
+/// contiguous panels of tuning().panel filters: [F/tuning().panel, C*kh*kw,
+/// tuning().panel].
 Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                     ArrayRef<char> filterBytes) {
   auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
@@ -1048,9 +1063,9 @@ Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
       tuning().panel);
 }
 
-/// The result of `conv` as filter panels, of `shape` ([n, F/tuning().panel, ...,
-/// tuning().panel]), filled with the value of the conv's fill (zero when its init
-/// is not a fill: replaceFromPanels adds that init).
+/// The result of `conv` as filter panels, of `shape` ([n, F/tuning().panel,
+/// ..., tuning().panel]), filled with the value of the conv's fill (zero when
+/// its init is not a fill: replaceFromPanels adds that init).
 Value filledPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                    ArrayRef<int64_t> shape) {
   Location loc = conv.getLoc();
@@ -1141,8 +1156,9 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
   Value col = gatherColumns(rewriter, conv, /*positionsFirst=*/true);
   Value weights = packedWeights(rewriter, conv, filterBytes);
-  Value outT = filledPanels(rewriter, conv,
-                            {batch, filters / tuning().panel, positions, tuning().panel});
+  Value outT = filledPanels(
+      rewriter, conv,
+      {batch, filters / tuning().panel, positions, tuning().panel});
   // outT[n, b, p, i] += col[n, p, q] * weights[b, q, i]
   AffineExpr n, b, p, lane, q;
   bindDims(context, n, b, p, lane, q);
@@ -1157,15 +1173,15 @@ void rewriteConvFiltersInner(RewriterBase &rewriter,
                               AffineMap::get(5, 0, {n, b, p, lane}, context)},
           iterators, multiplyAccumulate)
           .getResult(0);
-  replaceFromPanels(rewriter, conv,
-                    tensor::ExpandShapeOp::create(
-                        rewriter, loc,
-                        RankedTensorType::get({batch, filters / tuning().panel,
-                                               initType.getDimSize(2),
-                                               initType.getDimSize(3), tuning().panel},
-                                              initType.getElementType()),
-                        product,
-                        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}}));
+  replaceFromPanels(
+      rewriter, conv,
+      tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({batch, filters / tuning().panel,
+                                 initType.getDimSize(2), initType.getDimSize(3),
+                                 tuning().panel},
+                                initType.getElementType()),
+          product, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}}));
 }
 
 /// The register rows of a conv computed by shiftedWindowFiltersInner: a
@@ -1259,7 +1275,8 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
   int64_t panels = filters / tuning().panel, sw = strides[1];
   rewriter.setInsertionPoint(conv);
-  Value acc = filledPanels(rewriter, conv, {batch, panels, oh, ow, tuning().panel});
+  Value acc =
+      filledPanels(rewriter, conv, {batch, panels, oh, ow, tuning().panel});
   AffineExpr n, b, y, x, lane, c, a, e;
   bindDims(context, n, b, y, x, lane, c, a, e);
   SmallVector<utils::IteratorType> iterators(5, utils::IteratorType::parallel);
@@ -1287,7 +1304,8 @@ shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     }
     Value weights = tensor::ExpandShapeOp::create(
         rewriter, loc,
-        RankedTensorType::get({panels, channels, kh, taps, tuning().panel}, elem),
+        RankedTensorType::get({panels, channels, kh, taps, tuning().panel},
+                              elem),
         transposedConstant(
             rewriter, loc, bytes,
             RankedTensorType::get({filters, channels * kh * taps}, elem),
@@ -1459,7 +1477,8 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     for (int64_t f = 0; f < filters; ++f)
       for (int64_t c = 0; c < channels; ++c) {
         const float *k = w + (f * channels + c) * 9;
-        int64_t packed = (f / tuning().panel * channels + c) * tuning().panel + f % tuning().panel;
+        int64_t packed = (f / tuning().panel * channels + c) * tuning().panel +
+                         f % tuning().panel;
         for (int64_t a = 0; a < 4; ++a)
           for (int64_t e = 0; e < 4; ++e) {
             double sum = 0;
@@ -1503,9 +1522,9 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
         packedWeights(rewriter, conv, filterBytes),
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
     weights = blocks(
-        tensor::EmptyOp::create(rewriter, loc,
-                                ArrayRef<int64_t>{16, panels, channels, tuning().panel},
-                                elem),
+        tensor::EmptyOp::create(
+            rewriter, loc,
+            ArrayRef<int64_t>{16, panels, channels, tuning().panel}, elem),
         {panels, channels}, 1, [&](ValueRange bc, Value block) {
           SmallVector<SmallVector<Value>> columns;
           for (int64_t s = 0; s < 3; ++s) {
@@ -1568,8 +1587,8 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   Value allTiles = loop(
       th, rows,
       tensor::EmptyOp::create(
-          rewriter, loc, ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, tuning().panel},
-          elem),
+          rewriter, loc,
+          ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, tuning().panel}, elem),
       [&](Value ty0, Value tiles) -> Value {
         // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
         // 0 1 0 -1]: its columns, then its rows, on vectors of (up to 64) tx.
@@ -1641,14 +1660,14 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
         SmallVector<utils::IteratorType> iterators(
             5, utils::IteratorType::parallel);
         iterators.push_back(utils::IteratorType::reduction);
-        Value mInit =
-            linalg::FillOp::create(
-                rewriter, loc, zero,
-                ValueRange{tensor::EmptyOp::create(
-                    rewriter, loc,
-                    ArrayRef<int64_t>{16, batch, panels, rows * tw, tuning().panel},
-                    elem)})
-                .getResult(0);
+        Value mInit = linalg::FillOp::create(
+                          rewriter, loc, zero,
+                          ValueRange{tensor::EmptyOp::create(
+                              rewriter, loc,
+                              ArrayRef<int64_t>{16, batch, panels, rows * tw,
+                                                tuning().panel},
+                              elem)})
+                          .getResult(0);
         product = linalg::GenericOp::create(
             rewriter, loc, TypeRange{mInit.getType()},
             ValueRange{
@@ -1664,15 +1683,16 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             iterators, multiplyAccumulate);
         Value m = tensor::ExpandShapeOp::create(
             rewriter, loc,
-            RankedTensorType::get({16, batch, panels, rows, tw, tuning().panel}, elem),
+            RankedTensorType::get({16, batch, panels, rows, tw, tuning().panel},
+                                  elem),
             product.getResult(0),
             ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
 
         SmallVector<OpFoldResult> blockAt =
             indexAttrs(rewriter, {0, 0, 0, 0, 0, 0, 0});
         blockAt[2] = ty0;
-        SmallVector<OpFoldResult> blockSizes =
-            indexAttrs(rewriter, {batch, panels, rows, 2, tw, 2, tuning().panel});
+        SmallVector<OpFoldResult> blockSizes = indexAttrs(
+            rewriter, {batch, panels, rows, 2, tw, 2, tuning().panel});
         SmallVector<OpFoldResult> ones =
             indexAttrs(rewriter, {1, 1, 1, 1, 1, 1, 1});
         Value written = blocks(
@@ -1710,7 +1730,8 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
       });
   Value panelsOut = tensor::CollapseShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({batch, panels, 2 * th, 2 * tw, tuning().panel}, elem),
+      RankedTensorType::get({batch, panels, 2 * th, 2 * tw, tuning().panel},
+                            elem),
       allTiles, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}, {6}});
   if (oh % 2 != 0 || ow % 2 != 0)
     panelsOut = tensor::ExtractSliceOp::create(
@@ -2002,9 +2023,10 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   unsigned inner = ranges.size() - 1;
   // The whole row when it fits in 4 registers, else the widest multiple
   // of a register dividing it, else one register and a tail.
-  int64_t width = ranges[inner] <= 4 * tuning().lanes
-                      ? ranges[inner]
-                      : blockSize(ranges[inner], tuning().lanes, 4 * tuning().lanes);
+  int64_t width =
+      ranges[inner] <= 4 * tuning().lanes
+          ? ranges[inner]
+          : blockSize(ranges[inner], tuning().lanes, 4 * tuning().lanes);
   if (width > 4 * tuning().lanes)
     width = tuning().lanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
@@ -2092,9 +2114,11 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   if (ranges[inner] < tuning().lanes || ranges[t] < tuning().lanes)
     return failure(failed(tileParallelBlocks(rewriter, op)));
   for (linalg::LinalgOp rows : splitTail(rewriter, op, t, tuning().lanes)) {
-    for (linalg::LinalgOp piece : splitTail(rewriter, rows, inner, tuning().lanes)) {
+    for (linalg::LinalgOp piece :
+         splitTail(rewriter, rows, inner, tuning().lanes)) {
       SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
-      if (pieceRanges[inner] % tuning().lanes != 0 || pieceRanges[t] % tuning().lanes != 0) {
+      if (pieceRanges[inner] % tuning().lanes != 0 ||
+          pieceRanges[t] % tuning().lanes != 0) {
         if (failed(tileParallelBlocks(rewriter, piece)))
           return failure();
         continue;
@@ -2600,7 +2624,8 @@ constexpr int64_t kCopyRow = 256;
 /// contiguous.
 bool hasContiguousRows(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() || memref.getRank() == 0)
+  if (!memref || !memref.hasStaticShape() || memref.getRank() == 0 ||
+      memref.getNumElements() == 0)
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;

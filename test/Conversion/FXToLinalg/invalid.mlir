@@ -233,3 +233,65 @@ fx.graph_module @M {
     fx.output %f : tensor<?x4xf32>
   }
 }
+
+// -----
+
+// Arguments PyTorch rejects are errors naming the node, not crashes.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<3xf32>
+    %b = fx.placeholder "b" : tensor<3xf32>
+    %c = fx.placeholder "c" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::addmm': mat1 and mat2 must be 2-D, got 1-D and 1-D}}
+    %r = fx.call_function "aten::addmm"(%a, %b, %c) : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    fx.output %r : tensor<3xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x8x8xf32>
+    %w = fx.placeholder "w" : tensor<4x4x3x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::conv2d': groups must be positive, got 0}}
+    %r = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [0, 0], [1, 1], 0) : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+    fx.output %r : tensor<1x4x6x6xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x8x8xf32>
+    %w = fx.placeholder "w" : tensor<4x4x3x3x3xi1>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::conv3d': the input must be 5-D (batch, channels and 3 spatial dims), got 4-D}}
+    %r = fx.call_function "aten::conv3d"(%x, %w, None, [1, 1, 1], [1, 0, 1], [2, 1, 1], 1) : (tensor<1x4x8x8xf32>, tensor<4x4x3x3x3xi1>) -> tensor<1x4x6x6xf32>
+    fx.output %r : tensor<1x4x6x6xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x8x8xf32>
+    %w = fx.placeholder "w" : tensor<6x4x3x3xf32>
+    // expected-error @+1 {{a weight of 6 filters of 4 channels in 4 groups does not fit an input of 4 channels}}
+    %r = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [0, 0], [1, 1], 4) : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
+    fx.output %r : tensor<1x6x6x6xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3xcomplex<f32>>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::mul.Tensor': complex tensors are not supported by the compiler beyond moving their elements}}
+    %r = fx.call_function "aten::mul.Tensor"(%x, %x) : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    fx.output %r : tensor<3xcomplex<f32>>
+  }
+}

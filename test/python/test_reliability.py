@@ -1,0 +1,72 @@
+"""Inputs that once took the Python process down (issue 26) now compile
+and match eager, or raise FxMlirError naming the problem. Each runs in a
+subprocess, so a crash fails its test instead of the whole run."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+
+PRELUDE = """
+import torch, torch.nn as nn, fx_mlir
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+def module(fn, count):
+    names = ", ".join(f"a{i}" for i in range(count))
+    scope = {}
+    exec(f"def forward(self, {names}):\\n    return self.fn({names})\\n",
+         scope)
+    return type("M", (Fn,), {"forward": scope["forward"]})(fn)
+def check(fn, *inputs):
+    model = module(fn, len(inputs))
+    try:
+        out = fx_mlir.compile(model, inputs, cache_dir="")(*inputs)
+    except fx_mlir.FxMlirError as error:
+        print("FxMlirError:", error)
+        return
+    torch.testing.assert_close(out, model(*inputs))
+    print("match")
+"""
+
+
+def run(body):
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(PYTHON_DIR))
+    result = subprocess.run([sys.executable, "-c",
+                             PRELUDE + textwrap.dedent(body)],
+                            capture_output=True, text=True, env=env,
+                            timeout=600)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize("body", [
+    "check(torch.relu, torch.randn(3, 0))",
+    "check(lambda a, b: a @ b, torch.randn(3, 0), torch.randn(0, 4))",
+    "check(lambda x: x + torch.scalar_tensor(2.0), torch.randn(3))",
+    "check(lambda x, y: torch.cat([x, y]), "
+    "torch.randn(3, dtype=torch.complex64), "
+    "torch.randn(2, dtype=torch.complex64))",
+], ids=["relu_empty", "matmul_k0", "scalar_tensor", "cat_complex"])
+def test_compiles_and_matches_eager(body):
+    assert run(body) == "match"
+
+
+@pytest.mark.parametrize("body,message", [
+    ("check(lambda x: x * torch.tensor(x.size(0)), torch.randn(3))",
+     "cannot trace"),
+    ("check(lambda x, y: x * y, torch.randn(3, dtype=torch.complex64), "
+     "torch.randn(3, dtype=torch.complex64))",
+     "complex tensors are not supported"),
+    ("check(lambda a, b, c: torch.addmm(a, b, c), torch.randn(3), "
+     "torch.randn(3), torch.randn(3))",
+     "cannot import M: RuntimeError"),
+], ids=["tensor_of_size", "mul_complex", "addmm_1d"])
+def test_raises_a_clear_error(body, message):
+    out = run(body)
+    assert out.startswith("FxMlirError:") and message in out, out
