@@ -14,7 +14,7 @@
 
 // CHECK:       llvm.mlir.global private constant @{{.*}}(dense<[1.000000e+00, -1.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>)
 // CHECK:       llvm.func @forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK-SAME:    attributes {fx.output = [#fx.node<0>], llvm.emit_c_interface}
+// CHECK-SAME:    attributes {fx.cpu_schedule = "target=host {{.*}}", fx.output = [#fx.node<0>], llvm.emit_c_interface}
 // CHECK:       llvm.func @_mlir_ciface_forward(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK:         llvm.call @forward(
 

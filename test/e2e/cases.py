@@ -2846,6 +2846,51 @@ def _cat_complex(x, y):
     return torch.cat([x, y])
 
 
+# --- Bool semantics (issue 31): False < True, True + True is True, ints
+# compared in int64. Every comparison, min/max reduction, sort and clamp on
+# bool tensors.
+
+def bools(*shapes):
+    return lambda: tuple(torch.rand(s) > 0.5 for s in shapes)
+
+
+for _name, _fn, _inputs in [
+        ("bool_gt_true", lambda x: x > True, bools((4, 5))),
+        ("bool_eq_2", lambda x: x == 2, bools((4, 5))),
+        ("bool_eq_1", lambda x: x == 1, bools((4, 5))),
+        ("bool_ne_0", lambda x: x != 0, bools((4, 5))),
+        ("bool_lt", lambda x, y: x < y, bools((4, 5), (4, 5))),
+        ("bool_le", lambda x, y: x <= y, bools((4, 5), (4, 5))),
+        ("bool_gt", lambda x, y: x > y, bools((4, 5), (4, 5))),
+        ("bool_ge", lambda x, y: x >= y, bools((4, 5), (4, 5))),
+        ("bool_add", lambda x, y: x + y, bools((4, 5), (4, 5))),
+        ("bool_add_int", lambda x: x + 2, bools((4, 5))),
+        ("bool_min", lambda x: x.min(), bools((4, 5))),
+        ("bool_max", lambda x: x.max(), bools((4, 5))),
+        ("bool_max_dim", lambda x: x.max(dim=1), bools((4, 5))),
+        ("bool_min_dim", lambda x: x.min(dim=0), bools((4, 5))),
+        ("bool_amax", lambda x: torch.amax(x, 1), bools((4, 5))),
+        ("bool_amin", lambda x: torch.amin(x, 0), bools((4, 5))),
+        ("bool_maximum", lambda x, y: torch.maximum(x, y),
+         bools((4, 5), (4, 5))),
+        ("bool_minimum", lambda x, y: torch.minimum(x, y),
+         bools((4, 5), (4, 5))),
+        ("bool_sort", lambda x: torch.sort(x, dim=1), bools((4, 5))),
+        ("bool_sort_descending",
+         lambda x: torch.sort(x, dim=1, descending=True).values,
+         bools((4, 5))),
+        ("bool_sum_as_bool", lambda x: torch.sum(x, 1, dtype=torch.bool),
+         bools((4, 5))),
+        ("bool_any_all", lambda x: (x.any(1), x.all(0)), bools((4, 5))),
+        ("floor_divide_inf",
+         lambda x: torch.floor_divide(x, float("inf")), randn((4, 5))),
+        ("floor_divide_float", lambda x, y: torch.floor_divide(x, y),
+         randn((4, 5), (4, 5))),
+        ("div_floor_mode", lambda x, y: torch.div(x, y, rounding_mode="floor"),
+         randn((4, 5), (4, 5)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -26,6 +26,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -87,14 +88,16 @@ static const std::pair<const char *, at::ScalarType> npyTypes[] = {
 
 static std::optional<at::Tensor> readNpy(const std::string &path,
                                          std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
+  // MemoryBuffer reports a directory or an unreadable file as an error
+  // (an ifstream would throw while reading a directory).
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = "cannot read '" + path + "': " + file.getError().message();
     return std::nullopt;
   }
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0) {
+  llvm::StringRef data = (*file)->getBuffer();
+  if (data.size() < 12 || !data.starts_with("\x93NUMPY")) {
     error = "'" + path + "' is not a .npy file";
     return std::nullopt;
   }
@@ -137,27 +140,38 @@ static std::optional<at::Tensor> readNpy(const std::string &path,
     error = "'" + path + "': unsupported dtype '" + descr.str() + "'";
     return std::nullopt;
   }
+  // The shape is checked against the data before anything is allocated:
+  // its element count and byte size must not overflow, and the file must
+  // hold that many bytes.
   std::vector<int64_t> shape;
   llvm::SmallVector<llvm::StringRef> dims;
   field("shape").split(dims, ',', -1, false);
+  int64_t bytes = c10::elementSize(*type);
   for (llvm::StringRef d : dims) {
     int64_t v;
     if (d.trim().empty())
       continue;
     if (d.trim().getAsInteger(10, v) || v < 0) {
-      error = "'" + path + "': bad shape";
+      error = "'" + path + "': bad shape '(" + field("shape").str() + ")'";
+      return std::nullopt;
+    }
+    if (llvm::MulOverflow(bytes, v, bytes)) {
+      error = "'" + path + "': the shape (" + field("shape").str() +
+              ") has more bytes than fit in 64 bits";
       return std::nullopt;
     }
     shape.push_back(v);
   }
-  at::Tensor t = at::empty(shape, at::TensorOptions().dtype(*type));
-  size_t bytes = t.numel() * t.element_size();
   size_t start = headerStart + headerLength;
-  if (data.size() - start < bytes) {
-    error = "'" + path + "': truncated data";
+  if (uint64_t(data.size() - start) < uint64_t(bytes)) {
+    error = "'" + path + "': the shape (" + field("shape").str() + ") needs " +
+            std::to_string(bytes) + " bytes of data, the file " + "holds " +
+            std::to_string(data.size() - start);
     return std::nullopt;
   }
-  std::memcpy(t.data_ptr(), data.data() + start, bytes);
+  at::Tensor t = at::empty(shape, at::TensorOptions().dtype(*type));
+  if (bytes)
+    std::memcpy(t.data_ptr(), data.data() + start, bytes);
   return t;
 }
 
@@ -192,7 +206,9 @@ static bool writeNpy(const std::string &path, const at::Tensor &tensor) {
   out << header;
   out.write(static_cast<const char *>(t.data_ptr()),
             t.numel() * t.element_size());
-  return bool(out);
+  // A full disk (/dev/full) shows when the buffered data is written.
+  out.close();
+  return !out.fail();
 }
 
 //===----------------------------------------------------------------------===//

@@ -40,11 +40,16 @@ Type promote(Lowering &l, ArrayRef<Value> values) {
         best = e;
     }
   }
-  // A float scalar with int tensors computes in the default float.
+  // A float scalar with int tensors computes in the default float; an int
+  // scalar with bool tensors in int64 (x == 2 on bools is all False).
   for (Value v : values)
     if (!isa<RankedTensorType>(v.getType()) && isFloat(v.getType()) &&
         !isFloat(best))
       best = l.b.getF32Type();
+  for (Value v : values)
+    if (!isa<RankedTensorType>(v.getType()) && !isFloat(v.getType()) &&
+        !v.getType().isInteger(1) && best && best.isInteger(1))
+      best = l.b.getI64Type();
   return best;
 }
 
@@ -65,10 +70,6 @@ LogicalResult unary(Lowering &l, Body body) {
   return l.replace(l.elementwise({x}, r, r, body));
 }
 
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
-                              : arith::AddIOp::create(b, loc, x, y).getResult();
-}
 Value sub(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x.getType()) ? arith::SubFOp::create(b, loc, x, y).getResult()
                               : arith::SubIOp::create(b, loc, x, y).getResult();
@@ -80,12 +81,12 @@ Value mul(OpBuilder &b, Location loc, Value x, Value y) {
 Value maxv(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x.getType())
              ? arith::MaximumFOp::create(b, loc, x, y).getResult()
-             : arith::MaxSIOp::create(b, loc, x, y).getResult();
+             : maxInt(b, loc, x, y);
 }
 Value minv(OpBuilder &b, Location loc, Value x, Value y) {
   return isFloat(x.getType())
              ? arith::MinimumFOp::create(b, loc, x, y).getResult()
-             : arith::MinSIOp::create(b, loc, x, y).getResult();
+             : minInt(b, loc, x, y);
 }
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
@@ -198,6 +199,39 @@ LogicalResult lowerMinimum(Lowering &l) {
   return binary(l, l.arg(0), l.arg(1), {}, minv);
 }
 
+/// PyTorch's floor division of floats (c10's div_floor_floating), not
+/// floor(x / y): from the remainder, so that -1 // inf is -1 and the result
+/// is the nearest integer to an exact quotient.
+Value floorDivFloat(OpBuilder &b, Location loc, Value x, Value y) {
+  using FP = arith::CmpFPredicate;
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1),
+        half = constantOf(b, loc, t, 0.5);
+  auto cmp = [&](FP p, Value u, Value v) {
+    return arith::CmpFOp::create(b, loc, p, u, v).getResult();
+  };
+  Value mod = arith::RemFOp::create(b, loc, x, y);
+  Value div =
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, x, mod), y);
+  Value adjust =
+      arith::AndIOp::create(b, loc, cmp(FP::UNE, mod, zero),
+                            arith::XOrIOp::create(b, loc, cmp(FP::OLT, y, zero),
+                                                  cmp(FP::OLT, mod, zero)));
+  div = arith::SelectOp::create(b, loc, adjust,
+                                arith::SubFOp::create(b, loc, div, one), div);
+  Value floored = math::FloorOp::create(b, loc, div);
+  Value roundUp =
+      cmp(FP::OGT, arith::SubFOp::create(b, loc, div, floored), half);
+  floored = arith::SelectOp::create(
+      b, loc, roundUp, arith::AddFOp::create(b, loc, floored, one), floored);
+  Value quotient = arith::DivFOp::create(b, loc, x, y);
+  Value signedZero = math::CopySignOp::create(b, loc, zero, quotient);
+  Value result = arith::SelectOp::create(b, loc, cmp(FP::UNE, div, zero),
+                                         floored, signedZero);
+  return arith::SelectOp::create(b, loc, cmp(FP::OEQ, y, zero), quotient,
+                                 result);
+}
+
 LogicalResult lowerDiv(Lowering &l) {
   Attribute modeAttr = l.kwarg("rounding_mode");
   if (!modeAttr && l.numArgs() > 2)
@@ -212,7 +246,7 @@ LogicalResult lowerDiv(Lowering &l) {
                     if (mode == "trunc")
                       return math::TruncOp::create(b, loc, q);
                     if (mode == "floor")
-                      return math::FloorOp::create(b, loc, q);
+                      return floorDivFloat(b, loc, x, y);
                     return q;
                   }
                   if (mode == "floor")
@@ -225,8 +259,7 @@ LogicalResult lowerFloorDivide(Lowering &l) {
   return binary(l, l.arg(0), l.arg(1), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
-                    return math::FloorOp::create(
-                        b, loc, arith::DivFOp::create(b, loc, x, y));
+                    return floorDivFloat(b, loc, x, y);
                   return arith::FloorDivSIOp::create(b, loc, x, y);
                 });
 }
@@ -822,6 +855,11 @@ LogicalResult lowerCompare(Lowering &l) {
     probe.push_back(y);
   else if (auto f = dyn_cast_or_null<FloatAttr>(l.arg(1)))
     probe.push_back(l.constant(l.b.getF64Type(), f.getValueAsDouble()));
+  else if (auto i = dyn_cast_or_null<IntegerAttr>(l.arg(1));
+           i && !i.getType().isInteger(1))
+    // An int against bools (x == 2) compares in int64 (promote), where the
+    // int is not made a bool first.
+    probe.push_back(l.constant(l.b.getI64Type(), double(i.getInt())));
   Type compute = promote(l, probe);
   if (!y)
     y = l.scalar(l.arg(1), compute);
@@ -831,7 +869,9 @@ LogicalResult lowerCompare(Lowering &l) {
       {x, y}, compute, r, [&](OpBuilder &b, Location loc, ValueRange v) {
         if (isFloat(v[0].getType()))
           return arith::CmpFOp::create(b, loc, FP, v[0], v[1]).getResult();
-        return arith::CmpIOp::create(b, loc, IP, v[0], v[1]).getResult();
+        return arith::CmpIOp::create(b, loc, intPredicate(IP, v[0].getType()),
+                                     v[0], v[1])
+            .getResult();
       }));
 }
 

@@ -309,6 +309,45 @@ Value Lowering::filled(ArrayRef<OpFoldResult> sizes, Value v) {
       .getResult(0);
 }
 
+arith::CmpIPredicate
+mlir::fx::lowering::intPredicate(arith::CmpIPredicate signedPredicate,
+                                 Type type) {
+  if (!getElementTypeOrSelf(type).isInteger(1))
+    return signedPredicate;
+  switch (signedPredicate) {
+  case arith::CmpIPredicate::slt:
+    return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle:
+    return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt:
+    return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge:
+    return arith::CmpIPredicate::uge;
+  default:
+    return signedPredicate;
+  }
+}
+
+Value mlir::fx::lowering::add(OpBuilder &b, Location loc, Value x, Value y) {
+  if (getElementTypeOrSelf(x.getType()).isInteger(1))
+    return arith::OrIOp::create(b, loc, x, y);
+  if (isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mlir::fx::lowering::maxInt(OpBuilder &b, Location loc, Value x, Value y) {
+  if (getElementTypeOrSelf(x.getType()).isInteger(1))
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value mlir::fx::lowering::minInt(OpBuilder &b, Location loc, Value x, Value y) {
+  if (getElementTypeOrSelf(x.getType()).isInteger(1))
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
 Value mlir::fx::lowering::constantOf(OpBuilder &b, Location loc, Type type,
                                      double v) {
   if (auto f = dyn_cast<FloatType>(type))

@@ -171,6 +171,18 @@ Value buildActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 /// point (Lowering::constant).
 Value constantOf(OpBuilder &b, Location loc, Type type, double v);
 
+/// Integers compare signed, except bools: False < True, where a signed i1
+/// would read True as -1. `signedPredicate` is one of eq, ne, slt, sle, sgt,
+/// sge; for i1 the matching unsigned one is returned.
+arith::CmpIPredicate intPredicate(arith::CmpIPredicate signedPredicate,
+                                  Type type);
+/// x + y for floats and integers; bools add as PyTorch's do (True + True
+/// is True: an or, where an i1 add would wrap around to False).
+Value add(OpBuilder &b, Location loc, Value x, Value y);
+/// The larger and the smaller of two integers, bools unsigned as above.
+Value maxInt(OpBuilder &b, Location loc, Value x, Value y);
+Value minInt(OpBuilder &b, Location loc, Value x, Value y);
+
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.
 Value reduceAll(Lowering &l, Value x, Value init,

@@ -50,11 +50,6 @@ int64_t rankOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getRank();
 }
 
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x.getType()) ? arith::AddFOp::create(b, loc, x, y).getResult()
-                              : arith::AddIOp::create(b, loc, x, y).getResult();
-}
-
 Value lowest(Lowering &l, Type t, bool forMax) {
   if (isFloat(t))
     return l.constant(t, forMax ? -std::numeric_limits<double>::infinity()
@@ -70,8 +65,7 @@ Value maxOrMin(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
   if (isFloat(x.getType()))
     return isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult()
                  : arith::MinimumFOp::create(b, loc, x, y).getResult();
-  return isMax ? arith::MaxSIOp::create(b, loc, x, y).getResult()
-               : arith::MinSIOp::create(b, loc, x, y).getResult();
+  return isMax ? maxInt(b, loc, x, y) : minInt(b, loc, x, y);
 }
 
 /// sum/mean over `dims`, accumulating in `elem`.
@@ -429,11 +423,12 @@ Value rankAlong(Lowering &l, Value x, int64_t dim, bool descending) {
                  same = arith::CmpFOp::create(
                      nb, loc, arith::CmpFPredicate::OEQ, xj, xi);
                } else {
-                 before = arith::CmpIOp::create(nb, loc,
-                                                descending
-                                                    ? arith::CmpIPredicate::sgt
-                                                    : arith::CmpIPredicate::slt,
-                                                xj, xi);
+                 before = arith::CmpIOp::create(
+                     nb, loc,
+                     intPredicate(descending ? arith::CmpIPredicate::sgt
+                                             : arith::CmpIPredicate::slt,
+                                  xj.getType()),
+                     xj, xi);
                  same = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
                                               xj, xi);
                }
@@ -581,10 +576,12 @@ std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
               nb, loc, arith::CmpFPredicate::UNO, v[0], v[0]);
           better = arith::OrIOp::create(nb, loc, cmp, isNan);
         } else {
-          better = arith::CmpIOp::create(nb, loc,
-                                         isMax ? arith::CmpIPredicate::sgt
-                                               : arith::CmpIPredicate::slt,
-                                         v[0], v[1]);
+          better = arith::CmpIOp::create(
+              nb, loc,
+              intPredicate(isMax ? arith::CmpIPredicate::sgt
+                                 : arith::CmpIPredicate::slt,
+                           v[0].getType()),
+              v[0], v[1]);
         }
         Value newValue = arith::SelectOp::create(nb, loc, better, v[0], v[1]);
         Value newIndex = arith::SelectOp::create(nb, loc, better, index, v[2]);

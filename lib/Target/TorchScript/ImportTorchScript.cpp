@@ -28,6 +28,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <ATen/Functions.h>
@@ -35,6 +36,8 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <c10/core/CPUAllocator.h>
+#include <malloc.h>
 #include <map>
 #include <sstream>
 
@@ -566,6 +569,44 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
     fail(nullptr, "state '" + path + "' has dtype " +
                       std::string(c10::toString(tensor.scalar_type())) +
                       ", which the fx dialect does not hold");
+  // The archive's metadata (sizes, strides, offset) is checked against
+  // its storage before a byte is read: torch::jit::load does not, and a
+  // storage cut short (or empty) would be read past its end.
+  if (tensor.numel() > 0) {
+    if (!tensor.has_storage() || tensor.layout() != at::kStrided)
+      fail(nullptr, "state '" + path + "' is not a dense tensor");
+    uint64_t last = uint64_t(tensor.storage_offset());
+    bool overflow = tensor.storage_offset() < 0;
+    for (int64_t d = 0; d < tensor.dim(); ++d) {
+      if (tensor.stride(d) < 0)
+        overflow = true;
+      uint64_t step;
+      overflow |= __builtin_mul_overflow(uint64_t(tensor.size(d) - 1),
+                                         uint64_t(tensor.stride(d)), &step);
+      overflow |= __builtin_add_overflow(last, step, &last);
+    }
+    uint64_t needed;
+    overflow |= __builtin_mul_overflow(
+        last + 1, uint64_t(tensor.element_size()), &needed);
+    // The storage's size is the one the pickle declares; LibTorch
+    // allocated the record's bytes alone (DefaultCPUAllocator, glibc's
+    // posix_memalign), so the allocation's usable size bounds what the
+    // archive really holds (within malloc's rounding, under a page).
+    uint64_t held = tensor.storage().nbytes();
+    const void *data = tensor.storage().data();
+    static const auto cpuDeleter =
+        c10::GetCPUAllocator()->allocate(1).get_deleter();
+    if (!data)
+      held = 0;
+    else if (tensor.storage().data_ptr().get_deleter() == cpuDeleter)
+      held = std::min<uint64_t>(held,
+                                malloc_usable_size(const_cast<void *>(data)));
+    if (overflow || needed > held || !data)
+      fail(nullptr,
+           "state '" + path + "': its sizes, strides and offset " + "need " +
+               (overflow ? "more than 2^64" : std::to_string(needed)) +
+               " bytes of storage, the archive holds " + std::to_string(held));
+  }
   auto type = RankedTensorType::get(tensor.sizes().vec(), element);
   Location loc = getNodeLoc(ctx, path, "", sourceLoc(nullptr));
   const c10::TensorImpl *impl = tensor.unsafeGetTensorImpl();

@@ -130,3 +130,20 @@ if not WHICH or "bad" in WHICH:
     corrupt[-200:] = b"\xff" * 200
     with open(os.path.join(OUT, "corrupt.pt"), "wb") as f:
         f.write(bytes(corrupt))
+
+    # Storages that do not hold what the tensors' sizes need: the first
+    # data record emptied, or cut to 3 bytes (the zip itself is valid).
+    import zipfile
+
+    def rewrite_storage(name, keep):
+        source = os.path.join(OUT, "block.pt")
+        with zipfile.ZipFile(source) as zin, zipfile.ZipFile(
+                os.path.join(OUT, name), "w", zipfile.ZIP_STORED) as zout:
+            for item in zin.infolist():
+                payload = zin.read(item.filename)
+                if item.filename.endswith("/data/0"):
+                    payload = payload[:keep]
+                zout.writestr(item, payload)
+
+    rewrite_storage("empty_storage.pt", 0)
+    rewrite_storage("short_storage.pt", 3)
