@@ -24,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -134,6 +135,22 @@ std::string cacheKey(StringRef ir, const CompileOptions &options) {
   return llvm::utohexstr(code.high64, true, 16) +
          llvm::utohexstr(code.low64, true, 16) +
          llvm::utohexstr(rest, true, 16);
+}
+
+/// A file's content as the cache records it: its size and xxh3-128 hash.
+std::string digest(StringRef data) {
+  llvm::XXH128_hash_t hash =
+      llvm::xxh3_128bits(llvm::arrayRefFromStringRef(data));
+  return std::to_string(data.size()) + " " +
+         llvm::utohexstr(hash.high64, true, 16) +
+         llvm::utohexstr(hash.low64, true, 16);
+}
+
+/// Whether the file at `path` has `expected` (a digest()).
+bool fileHasDigest(const std::string &path, StringRef expected) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  return buffer && digest((*buffer)->getBuffer()) == expected;
 }
 
 std::string cachePath(StringRef dir, StringRef key, StringRef extension) {
@@ -955,10 +972,22 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   auto meta = llvm::MemoryBuffer::getFile(cachePath(dir, key, ".meta"));
   if (!meta || (!linked && !llvm::sys::fs::exists(objectPath)))
     return false;
-  SmallVector<StringRef> lines;
-  (*meta)->getBuffer().split(lines, '\n', -1, false);
-  if (lines.empty() || lines.front() != "fx-mlir-cache 3")
+  // The last line is the digest of everything before it: an edited,
+  // truncated or swapped line fails it. Each file of the entry has its
+  // digest in the signature, checked before it is loaded or mapped, so a
+  // corrupted entry is compiled again (and replaced), never run.
+  StringRef text = (*meta)->getBuffer();
+  StringRef body = text.rtrim('\n');
+  size_t lastLine = body.rfind('\n');
+  if (lastLine == StringRef::npos ||
+      body.substr(lastLine + 1) !=
+          "digest " + digest(text.take_front(lastLine + 1)))
     return false;
+  SmallVector<StringRef> lines;
+  text.take_front(lastLine + 1).split(lines, '\n', -1, false);
+  if (lines.empty() || lines.front() != "fx-mlir-cache 4")
+    return false;
+  llvm::StringMap<std::string> digests;
   size_t objectCount = 1;
   std::vector<TensorSpec> ins, outs;
   std::string structure;
@@ -973,6 +1002,11 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     if (kind == "objects") {
       if (rest.getAsInteger(10, objectCount) || objectCount == 0)
         return false;
+      continue;
+    }
+    if (kind == "file") {
+      auto [name, fileDigest] = rest.split(' ');
+      digests[name] = fileDigest.str();
       continue;
     }
     if (kind == "constant") {
@@ -1005,9 +1039,28 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     }
     list.push_back(std::move(spec));
   }
-  if (!constants.entries.empty() &&
-      !constants.map(cachePath(dir, key, ".weights")))
+  auto verified = [&](StringRef extension, const std::string &path) {
+    auto it = digests.find(extension);
+    return it != digests.end() && fileHasDigest(path, it->second);
+  };
+  if (linked ? !verified(".so", libraryPath)
+             : !llvm::all_of(llvm::seq<size_t>(0, objectCount), [&](size_t i) {
+                 return verified(".o" + std::to_string(i),
+                                 objectPartPath(objectPath, i));
+               }))
     return false;
+  if (!constants.entries.empty()) {
+    if (!constants.map(cachePath(dir, key, ".weights")))
+      return false;
+    auto it = digests.find(".weights");
+    if (it == digests.end() ||
+        digest(StringRef(constants.data, constants.size)) != it->second)
+      return false;
+    for (const ConstantTable::Entry &entry : constants.entries)
+      if (entry.offset > constants.size ||
+          entry.size > constants.size - entry.offset)
+        return false;
+  }
   if (linked) {
     std::shared_ptr<SharedCode> code =
         loadSharedCode(libraryPath, std::move(table));
@@ -1073,11 +1126,27 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
       !writeAtomically(cachePath(dir, key, ".weights"),
                        StringRef(constants.data, constants.size)))
     return;
-  // The signature last: its presence means the object is complete.
-  std::string meta = "fx-mlir-cache 3\n";
+  // The signature last: its presence means the entry is complete. It holds
+  // the digest of every file of the entry and, last, its own.
+  std::string meta = "fx-mlir-cache 4\n";
   llvm::raw_string_ostream os(meta);
   if (!linked)
     os << "objects " << impl->objects.size() << '\n';
+  if (linked) {
+    auto library =
+        llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!library)
+      return;
+    os << "file .so " << digest((*library)->getBuffer()) << '\n';
+  } else {
+    for (size_t i = 0; i < impl->objects.size(); ++i)
+      os << "file .o" << i << ' ' << digest(impl->objects[i]->getBuffer())
+         << '\n';
+  }
+  if (!constants.entries.empty())
+    os << "file .weights " << digest(StringRef(constants.data, constants.size))
+       << '\n';
   for (const TensorSpec &spec : inputs)
     printSpec(os, "input", spec);
   for (const TensorSpec &spec : outputs)
@@ -1086,6 +1155,8 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
     os << "constant " << entry.slot << ' ' << entry.offset << ' ' << entry.size
        << '\n';
   os << "structure " << outputStructure << '\n';
+  std::string metaDigest = digest(meta);
+  os << "digest " << metaDigest << '\n';
   writeAtomically(cachePath(dir, key, ".meta"), meta);
 }
 

@@ -118,7 +118,7 @@ def test_damaged_entries_are_compiled_again(tmp_path):
     assert not again.from_cache
     check(again, m, x)
     with open(meta, "w") as f:
-        f.write("fx-mlir-cache 2\ninput float32 two 1\n")
+        f.write("fx-mlir-cache 4\ninput float32 two 1\n")
     again = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert not again.from_cache
     check(again, m, x)
@@ -167,3 +167,77 @@ def test_one_entry_loaded_twice(tmp_path):
     third = fx_mlir.compile(m, (x,), cache_dir=str(tmp_path))
     assert third.from_cache
     check(third, m, x)
+
+
+CORRUPT = r'''
+import glob, os, random, sys, torch, torch.nn as nn
+sys.path.insert(0, sys.argv[2])
+import fx_mlir
+cache = sys.argv[1]
+torch.manual_seed(0)
+m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(),
+                  nn.Linear(8 * 6 * 6, 5)).eval()
+x = torch.randn(2, 3, 6, 6)
+with torch.no_grad():
+    expected = m(x)
+
+def corruptions(data, is_meta):
+    n = len(data)
+    yield "truncated to half", data[: n // 2]
+    yield "emptied", b""
+    yield "zeros", bytes(n)
+    yield "garbage", bytes(random.Random(1).randrange(256) for _ in range(n))
+    for at in (0, n // 3, n // 2, n - 2):
+        flipped = bytearray(data)
+        flipped[at] ^= 0x40
+        yield f"byte {at} flipped", bytes(flipped)
+    if is_meta:
+        lines = data.split(b"\n")
+        yield "lines swapped", b"\n".join([lines[0], lines[2], lines[1]]
+                                          + lines[3:])
+        yield "a constant's offset wrapped", b"\n".join(
+            (b" ".join(l.split(b" ")[:2] + [b"18446744073709551615"]
+                       + l.split(b" ")[3:]) if l.startswith(b"constant ")
+             else l) for l in lines)
+
+fx_mlir.compile(m, (x,), cache_dir=cache)
+count = 0
+for suffix in (".so", ".weights", ".meta"):
+    (path,) = glob.glob(os.path.join(cache, "*" + suffix))
+    with open(path, "rb") as f:
+        good = f.read()
+    for what, data in corruptions(good, suffix == ".meta"):
+        # A new file in its place, as another process would leave it: this
+        # process still maps the old one (dlopen, the weights' mmap), and
+        # writing into a mapped file is not what is tested here.
+        with open(path + ".corrupt", "wb") as f:
+            f.write(data)
+        os.replace(path + ".corrupt", path)
+        compiled = fx_mlir.compile(m, (x,), cache_dir=cache)
+        assert not compiled.from_cache, (suffix, what)
+        torch.testing.assert_close(compiled(x), expected, rtol=1e-5,
+                                   atol=1e-6)
+        # The entry was replaced: the next compile loads it.
+        again = fx_mlir.compile(m, (x,), cache_dir=cache)
+        assert again.from_cache, (suffix, what)
+        torch.testing.assert_close(again(x), expected, rtol=1e-5, atol=1e-6)
+        with open(path, "rb") as f:
+            good = f.read()
+        count += 1
+print("recompiled", count)
+'''
+
+
+def test_every_corruption_of_an_entry_recompiles(tmp_path):
+    """Each file of an entry (shared object, weights, signature), damaged
+    in each way (truncated, emptied, zeros, garbage, flipped bytes, swapped
+    lines, a wrapped constant offset), is detected by the entry's digests
+    before it is loaded: the model is compiled again and matches eager, and
+    the entry is replaced. In a subprocess: a crash fails this test only."""
+    import subprocess
+    python_dir = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+    result = subprocess.run([sys.executable, "-c", CORRUPT, str(tmp_path),
+                             python_dir], capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["recompiled", "26"], result.stdout
