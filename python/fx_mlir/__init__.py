@@ -14,9 +14,11 @@ rewrites subgraphs as torch.fx.subgraph_rewriter does; the submodules
 call.
 """
 
+import functools
 import os
 import shutil
 import subprocess
+import threading
 
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
            "import_graph_module", "export_python", "export_graph_module",
@@ -29,6 +31,24 @@ _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 
 class FxMlirError(RuntimeError):
     """A tool rejected its input; the message is the tool's diagnostic."""
+
+
+# torch.fx's tracer patches global functions while it traces (torch.fx.wrap,
+# autowrapped math functions, nn.Module.__call__) and ShapeProp runs the
+# module: two traces at once in two threads see each other's patches
+# ("module is not installed as a submodule"). Tracing, importing and
+# rebuilding GraphModules take this lock; compiling to machine code (C++,
+# without the GIL) does not, so two compiles still overlap there.
+_TORCH_FX_LOCK = threading.RLock()
+
+
+def _serialized(fn):
+    """`fn`, run under _TORCH_FX_LOCK."""
+    @functools.wraps(fn)
+    def locked(*args, **kwargs):
+        with _TORCH_FX_LOCK:
+            return fn(*args, **kwargs)
+    return locked
 
 
 def find_tool(name):

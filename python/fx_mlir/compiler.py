@@ -26,7 +26,7 @@ import torch
 import torch.fx
 from torch.fx import _symbolic_trace
 
-from . import FxMlirError, _REPO_ROOT
+from . import FxMlirError, _REPO_ROOT, _serialized
 from .importer import import_graph_module, module_type
 
 _runtime = None
@@ -389,6 +389,7 @@ class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
     pass
 
 
+@_serialized
 def trace(model, example_inputs=None):
     """torch.fx.symbolic_trace with module paths recorded and, given
     example inputs, unpacking of proxies by their example values (see

@@ -13,7 +13,7 @@ someone else is safe to export (docs/Security.md).
 import json
 import subprocess
 
-from . import FxMlirError, find_tool
+from . import FxMlirError, _serialized, find_tool
 from ._rebuild import RebuildError, check_allowed_modules, rebuild
 
 __all__ = ["export_python", "export_graph_module"]
@@ -51,6 +51,7 @@ def export_python(ir, allowed_modules=()):
     return _translate(ir, "--export-python", *args)
 
 
+@_serialized
 def export_graph_module(ir, allowed_modules=()):
     """A new torch.fx.GraphModule rebuilt from the fx.graph_module in `ir`.
 

@@ -23,7 +23,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 
-from . import FxMlirError
+from . import FxMlirError, _serialized
 
 __all__ = ["ImportError_", "import_graph_module"]
 
@@ -438,6 +438,7 @@ def _state_value(name, tensor, resources):
     return f"dense_resource<{_name_or_str(name)}>"
 
 
+@_serialized
 def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False):
     """Returns the fx dialect text of the GraphModule `gm`.
 

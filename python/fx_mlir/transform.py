@@ -18,7 +18,7 @@ import tempfile
 import torch
 import torch.fx
 
-from . import FxMlirError, run_fx_opt
+from . import FxMlirError, _serialized, run_fx_opt
 from .compiler import trace
 from .exporter import export_graph_module
 from .importer import import_graph_module
@@ -37,6 +37,7 @@ def _pipeline_option(pipeline):
     return f"--pass-pipeline=builtin.module({pipeline})"
 
 
+@_serialized
 def transform(gm, pipeline, example_inputs=None, dynamic_batch=False):
     """A new torch.fx.GraphModule: `gm` (an nn.Module, traced with module
     paths, or a GraphModule) after the fx-opt pass pipeline `pipeline`
@@ -221,6 +222,7 @@ def _read_matches(path):
     return matches
 
 
+@_serialized
 def replace_pattern(gm, pattern, replacement):
     """torch.fx.subgraph_rewriter.replace_pattern by fx-opt's
     fx-replace-pattern: every match of `pattern` in the GraphModule `gm` is
