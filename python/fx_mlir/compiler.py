@@ -459,9 +459,12 @@ class CompiledGraph:
         """Whether the code was loaded from the on-disk cache."""
         return self._graph.from_cache
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs, **kwargs):
         # The fast path: the runtime checks count, dtypes and shapes; only
         # a failed call pays for the Python-side checks and messages.
+        if kwargs:
+            raise FxMlirError(f"inputs are passed by position; got the "
+                              f"keyword argument '{next(iter(kwargs))}'")
         try:
             if self._call is not None:
                 return self._call(inputs)

@@ -107,3 +107,25 @@ def test_compiles_from_several_threads():
         print(errors or ("match" if len(results) == 24 else len(results)))
     """)
     assert out == "match", out
+
+
+@pytest.mark.parametrize("body,message", [
+    ("c = fx_mlir.compile(nn.Linear(4, 2), (torch.randn(3, 4),), "
+     "cache_dir='')\nc(input=torch.randn(3, 4))",
+     "keyword argument 'input'"),
+    ("c = fx_mlir.compile(module(lambda x: (x + 1, x * 2), 1), "
+     "(torch.randn(3, 4),), cache_dir='')\nc(x=torch.randn(3, 4))",
+     "keyword argument 'x'"),
+    ("c = fx_mlir.compile(nn.Linear(4, 2), (torch.randn(3, 4),), "
+     "cache_dir='')\nc(torch.randn(3, 4).to_sparse())",
+     "input 0: expected a dense tensor, got a Sparse one"),
+], ids=["kwargs_single_output", "kwargs_tuple_output", "sparse_input"])
+def test_bad_calls_raise_fx_mlir_errors(body, message):
+    out = run(f"""
+        try:
+{textwrap.indent(body, '            ')}
+            print("no error")
+        except fx_mlir.FxMlirError as error:
+            print("FxMlirError:", error)
+    """)
+    assert out.startswith("FxMlirError:") and message in out, out

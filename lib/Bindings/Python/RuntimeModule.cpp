@@ -121,7 +121,11 @@ public:
   /// count or kind of inputs and for what the runtime refuses, as the
   /// Python wrapper does. This is the per-call path of single-output
   /// graphs: no Python frame, no list of tensors converted.
-  py::object callArgs(const py::args &args) {
+  py::object callArgs(const py::args &args, const py::kwargs &kwargs) {
+    if (!kwargs.empty())
+      raiseFxMlirError(
+          "inputs are passed by position; got the keyword argument '" +
+          py::str(kwargs.begin()->first).cast<std::string>() + "'");
     size_t expected = graph->getInputs().size();
     if (args.size() != expected)
       raiseFxMlirError("expected " + std::to_string(expected) +
@@ -184,6 +188,12 @@ private:
       const at::Tensor *t = &tensor(i);
       if (!t->device().is_cpu())
         throw std::invalid_argument("inputs must be CPU tensors");
+      if (t->layout() != at::kStrided || t->is_quantized())
+        throw std::invalid_argument(
+            "input " + std::to_string(i) + ": expected a dense tensor, got " +
+            (t->is_quantized() ? std::string("a quantized")
+                               : "a " + c10::str(t->layout())) +
+            " one");
       // Contiguous tensors are passed as they are; others are made so.
       if (!t->is_contiguous()) {
         scratch.copies.push_back(t->contiguous());
