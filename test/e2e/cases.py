@@ -2891,6 +2891,23 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 
+# Issue 31's smaller wrong results and internal errors.
+for _name, _fn, _inputs in [
+        ("var_empty_correction", lambda x: torch.var(x, dim=1, correction=1),
+         randn((3, 0))),
+        ("std_mean_empty", lambda x: torch.std_mean(x, dim=1), randn((3, 0))),
+        ("pow_int_tensor_exponent", lambda x, y: torch.pow(x, y),
+         lambda: (torch.randint(-3, 4, (4, 5)), torch.randint(-2, 6, (4, 5)))),
+        ("pow_int_scalar_base", lambda y: torch.pow(3, y),
+         lambda: (torch.randint(0, 8, (4, 5)),)),
+        ("view_0d", lambda x: x.view(1) + x.reshape(1, 1), randn(())),
+        ("cosine_similarity_eps_f64",
+         lambda a, b: torch.nn.functional.cosine_similarity(a, b, eps=1.0),
+         lambda: (torch.randn(4, 3, dtype=torch.float64) * 0.1,
+                  torch.randn(4, 3, dtype=torch.float64) * 0.1))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

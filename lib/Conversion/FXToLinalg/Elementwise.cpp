@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
 
@@ -232,6 +233,43 @@ Value floorDivFloat(OpBuilder &b, Location loc, Value x, Value y) {
                                  result);
 }
 
+/// x ** y on integers as PyTorch computes it: by squaring, in a loop over
+/// the exponent's bits; a negative exponent gives 1 for x = 1, +-1 for
+/// x = -1 and 0 otherwise. (math.ipowi's outlined helper is not found by
+/// the JIT once the module is split for parallel code generation.)
+Value intPow(OpBuilder &b, Location loc, Value x, Value y) {
+  using IP = arith::CmpIPredicate;
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1),
+        minusOne = constantOf(b, loc, t, -1);
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{t, t, t}, ValueRange{one, x, y},
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        Value more = arith::CmpIOp::create(nb, l, IP::sgt, v[2], zero);
+        scf::ConditionOp::create(nb, l, more, v);
+      },
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        Value odd = arith::CmpIOp::create(
+            nb, l, IP::ne, arith::AndIOp::create(nb, l, v[2], one), zero);
+        Value result = arith::SelectOp::create(
+            nb, l, odd, arith::MulIOp::create(nb, l, v[0], v[1]), v[0]);
+        Value base = arith::MulIOp::create(nb, l, v[1], v[1]);
+        Value exponent = arith::ShRSIOp::create(nb, l, v[2], one);
+        scf::YieldOp::create(nb, l, ValueRange{result, base, exponent});
+      });
+  Value positive = loop.getResult(0);
+  Value odd = arith::CmpIOp::create(
+      b, loc, IP::ne, arith::AndIOp::create(b, loc, y, one), zero);
+  Value negative = arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, IP::eq, x, one), one,
+      arith::SelectOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, IP::eq, x, minusOne),
+          arith::SelectOp::create(b, loc, odd, minusOne, one), zero));
+  return arith::SelectOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, IP::slt, y, zero), negative,
+      positive);
+}
+
 LogicalResult lowerDiv(Lowering &l) {
   Attribute modeAttr = l.kwarg("rounding_mode");
   if (!modeAttr && l.numArgs() > 2)
@@ -277,7 +315,7 @@ LogicalResult lowerPow(Lowering &l) {
                       return math::SqrtOp::create(b, loc, x);
                     return math::PowFOp::create(b, loc, x, y);
                   }
-                  return math::IPowIOp::create(b, loc, x, y);
+                  return intPow(b, loc, x, y);
                 });
 }
 
@@ -431,7 +469,7 @@ LogicalResult lowerPowScalarBase(Lowering &l) {
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
                     return math::PowFOp::create(b, loc, x, y);
-                  return math::IPowIOp::create(b, loc, x, y);
+                  return intPow(b, loc, x, y);
                 });
 }
 

@@ -583,6 +583,11 @@ Value Lowering::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   if (resultType == type)
     return input;
+  // A 0-d tensor (one element) expands to ones directly: collapsing it
+  // gives a 0-d tensor again, which no cast makes 1-D.
+  if (type.getRank() == 0 && resultType.hasStaticShape())
+    return tensor::ExpandShapeOp::create(b, loc, resultType, input,
+                                         ArrayRef<ReassociationIndices>{});
   // Collapse to 1-D, then expand to the target shape.
   Value flat = input;
   if (type.getRank() != 1) {
@@ -752,6 +757,18 @@ struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
     for (Value operand : op->getOperands())
       if (operand.getDefiningOp<NodeOpInterface>())
         return failure(); // a producer is not lowered yet
+    auto isUnsignedTensor = [](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && shaped.getElementType().isUnsignedInteger();
+    };
+    if (llvm::any_of(op->getOperandTypes(), isUnsignedTensor) ||
+        llvm::any_of(op->getResultTypes(), isUnsignedTensor)) {
+      op->setAttr("fx.lowering_error",
+                  rewriter.getStringAttr(
+                      "unsigned integer tensors (uint8) are not supported by "
+                      "the compiler"));
+      return failure();
+    }
     if ((llvm::any_of(op->getOperandTypes(), isComplexTensor) ||
          llvm::any_of(op->getResultTypes(), isComplexTensor)) &&
         !movesElementsOnly(op.getTarget())) {

@@ -681,8 +681,12 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd, bool withMean) {
   x = l.castTensor(x, elem);
   Value count = l.countOver(x, *dims, elem);
   auto [mean, ss] = meanAndSquares(l, x, *dims, keepdim, count, elem);
-  Value denom =
-      arith::SubFOp::create(l.b, l.loc, count, l.constant(elem, correction));
+  // PyTorch divides by max(0, N - correction): no elements give 0 / 0, a
+  // NaN, where N - correction alone would give -0.
+  Value denom = arith::MaximumFOp::create(
+      l.b, l.loc,
+      arith::SubFOp::create(l.b, l.loc, count, l.constant(elem, correction)),
+      l.constant(elem, 0));
   Value r = l.elementwise(
       {ss}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value q = arith::DivFOp::create(b, loc, v[0], denom);
