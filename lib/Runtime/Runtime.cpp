@@ -865,6 +865,18 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       return nullptr;
     }
   }
+  if (auto bounds = func->getAttrOfType<ArrayAttr>("fx.index_bounds")) {
+    for (auto bound : bounds.getAsRange<DictionaryAttr>()) {
+      auto input = bound.getAs<IntegerAttr>("input");
+      auto lo = bound.getAs<IntegerAttr>("lo");
+      auto hi = bound.getAs<IntegerAttr>("hi");
+      auto node = bound.getAs<StringAttr>("node");
+      if (input && lo && hi && node && input.getInt() >= 0 &&
+          uint64_t(input.getInt()) < graph->inputs.size())
+        graph->inputs[input.getInt()].bounds.push_back(
+            {lo.getInt(), hi.getInt(), node.getValue().str()});
+    }
+  }
   if (auto structure = func->getAttr("fx.output")) {
     llvm::raw_string_ostream os(graph->outputStructure);
     os << structure;
@@ -988,6 +1000,7 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   if (lines.empty() || lines.front() != "fx-mlir-cache 4")
     return false;
   llvm::StringMap<std::string> digests;
+  std::vector<std::pair<size_t, IndexBound>> pendingBounds;
   size_t objectCount = 1;
   std::vector<TensorSpec> ins, outs;
   std::string structure;
@@ -1002,6 +1015,20 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
     if (kind == "objects") {
       if (rest.getAsInteger(10, objectCount) || objectCount == 0)
         return false;
+      continue;
+    }
+    if (kind == "bound") {
+      auto [inputText, rest2] = rest.split(' ');
+      auto [loText, rest3] = rest2.split(' ');
+      auto [hiText, node] = rest3.split(' ');
+      size_t input;
+      IndexBound bound;
+      if (inputText.getAsInteger(10, input) ||
+          loText.getAsInteger(10, bound.lo) ||
+          hiText.getAsInteger(10, bound.hi) || node.empty())
+        return false;
+      bound.node = node.str();
+      pendingBounds.emplace_back(input, std::move(bound));
       continue;
     }
     if (kind == "file") {
@@ -1038,6 +1065,11 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
       spec.shape.push_back(size);
     }
     list.push_back(std::move(spec));
+  }
+  for (auto &[input, bound] : pendingBounds) {
+    if (input >= ins.size())
+      return false;
+    ins[input].bounds.push_back(std::move(bound));
   }
   auto verified = [&](StringRef extension, const std::string &path) {
     auto it = digests.find(extension);
@@ -1149,6 +1181,10 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
        << '\n';
   for (const TensorSpec &spec : inputs)
     printSpec(os, "input", spec);
+  for (auto [i, spec] : llvm::enumerate(inputs))
+    for (const IndexBound &bound : spec.bounds)
+      os << "bound " << i << ' ' << bound.lo << ' ' << bound.hi << ' '
+         << bound.node << '\n';
   for (const TensorSpec &spec : outputs)
     printSpec(os, "output", spec);
   for (const ConstantTable::Entry &entry : constants.entries)
@@ -1219,7 +1255,51 @@ bool CompiledGraph::checkInputs(ArrayRef<TensorRef> args,
       error = where + ": no data";
       return false;
     }
+    if (!spec.bounds.empty() && !checkIndices(arg, spec, where, error))
+      return false;
   }
+  return true;
+}
+
+/// Every index in `arg` (an int tensor) lies in each of `spec`'s bounds;
+/// else `error` names the first one out of range and its node, as
+/// PyTorch's IndexError does.
+bool CompiledGraph::checkIndices(const TensorRef &arg, const TensorSpec &spec,
+                                 const std::string &where,
+                                 std::string &error) const {
+  int64_t count = 1;
+  for (int64_t size : arg.shape)
+    count *= size;
+  if (count == 0 || !arg.data)
+    return true;
+  auto check = [&](auto *data) {
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    for (const IndexBound &bound : spec.bounds)
+      lo = std::max(lo, bound.lo), hi = std::min(hi, bound.hi);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t v = int64_t(data[i]);
+      if (v >= lo && v < hi)
+        continue;
+      for (const IndexBound &bound : spec.bounds)
+        if (v < bound.lo || v >= bound.hi) {
+          error = where + ": index " + std::to_string(v) +
+                  " is out of range [" + std::to_string(bound.lo) + ", " +
+                  std::to_string(bound.hi) + ") of node '" + bound.node + "'";
+          return false;
+        }
+    }
+    return true;
+  };
+  if (arg.dtype == "int64")
+    return check(static_cast<const int64_t *>(arg.data));
+  if (arg.dtype == "int32")
+    return check(static_cast<const int32_t *>(arg.data));
+  if (arg.dtype == "int16")
+    return check(static_cast<const int16_t *>(arg.data));
+  if (arg.dtype == "int8")
+    return check(static_cast<const int8_t *>(arg.data));
+  if (arg.dtype == "uint8")
+    return check(static_cast<const uint8_t *>(arg.data));
   return true;
 }
 

@@ -129,3 +129,50 @@ def test_bad_calls_raise_fx_mlir_errors(body, message):
             print("FxMlirError:", error)
     """)
     assert out.startswith("FxMlirError:") and message in out, out
+
+
+@pytest.mark.parametrize("index", [25, -1, 10 ** 8, 2 ** 40])
+def test_embedding_index_out_of_range(index):
+    """An index outside the table is an error naming the node, as eager's
+    IndexError, never a read of other memory (issue 31.2)."""
+    out = run(f"""
+        torch.manual_seed(0)
+        m = nn.Embedding(10, 4)
+        c = fx_mlir.compile(m, (torch.tensor([1, 2, 3]),), cache_dir="")
+        torch.testing.assert_close(c(torch.tensor([9, 0, 4])),
+                                   m(torch.tensor([9, 0, 4])))
+        try:
+            c(torch.tensor([1, {index}, 3]))
+            print("no error")
+        except fx_mlir.FxMlirError as error:
+            print("FxMlirError:", error)
+    """)
+    assert out.startswith("FxMlirError:"), out
+    assert f"index {index} is out of range [0, 10)" in out, out
+    assert "node 'embedding'" in out or "node '" in out, out
+
+
+def test_index_select_and_getitem_bounds():
+    out = run("""
+        x = torch.randn(5, 3)
+        sel = module(lambda x, i: torch.index_select(x, 0, i), 2)
+        get = module(lambda x, i: x[i], 2)
+        cs = fx_mlir.compile(sel, (x, torch.tensor([0, 1])), cache_dir="")
+        cg = fx_mlir.compile(get, (x, torch.tensor([0, 1])), cache_dir="")
+        # x[i] takes negative indices (from the end), index_select not.
+        torch.testing.assert_close(cg(x, torch.tensor([-1, -5])),
+                                   x[torch.tensor([-1, -5])])
+        messages = []
+        for c, i in [(cs, [0, 5]), (cs, [-1, 0]), (cg, [0, -6]), (cg, [5, 0])]:
+            try:
+                c(x, torch.tensor(i))
+                messages.append("no error")
+            except fx_mlir.FxMlirError as error:
+                messages.append(str(error))
+        print(messages)
+    """)
+    assert "no error" not in out, out
+    assert "index 5 is out of range [0, 5)" in out, out
+    assert "index -1 is out of range [0, 5)" in out, out
+    assert "index -6 is out of range [-5, 5)" in out, out
+    assert "index 5 is out of range [-5, 5)" in out, out

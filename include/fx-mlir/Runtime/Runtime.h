@@ -43,10 +43,19 @@ struct OwnedTensor {
 
 /// What the compiled function takes or returns at one position: dtype and
 /// shape, -1 for a dynamic dim.
+/// An input that holds indices (of an embedding, index_select, x[idx]):
+/// each must lie in [lo, hi) for `node`. Checked before every call, so
+/// an index out of range is an error naming the node, as in PyTorch.
+struct IndexBound {
+  int64_t lo, hi;
+  std::string node;
+};
+
 struct TensorSpec {
   std::string name;
   std::string dtype;
   std::vector<int64_t> shape;
+  std::vector<IndexBound> bounds;
 };
 
 struct CompileOptions {
@@ -105,7 +114,8 @@ public:
   bool run(llvm::ArrayRef<TensorRef> args, std::vector<OwnedTensor> &results,
            std::string &error);
 
-  /// Checks `args` without running.
+  /// Checks `args` without running: count, dtypes, shapes and the index
+  /// bounds of inputs that hold indices.
   bool checkInputs(llvm::ArrayRef<TensorRef> args, std::string &error) const;
 
   /// What the probes of an fx-instrument'ed graph recorded over the runs
@@ -117,6 +127,8 @@ public:
   struct Impl;
 
 private:
+  bool checkIndices(const TensorRef &arg, const TensorSpec &spec,
+                    const std::string &where, std::string &error) const;
   CompiledGraph();
   /// Loads the code and signature stored under `key`; false on a miss.
   bool loadFromCache(llvm::StringRef dir, llvm::StringRef key);

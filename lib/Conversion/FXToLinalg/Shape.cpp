@@ -11,6 +11,7 @@
 #include "Lowering.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -991,9 +992,62 @@ LogicalResult lowerNumel(Lowering &l) {
 /// `self` gathered along `dim` by the int tensor `index`: the result has
 /// `index`'s dims in place of `dim`; negative indices count from the end,
 /// as in PyTorch.
-Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index) {
+/// The function argument (a placeholder) `v` is, seen through reshapes,
+/// or null.
+BlockArgument inputOf(Value v) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return isa_and_nonnull<func::FuncOp>(arg.getOwner()->getParentOp())
+                 ? arg
+                 : BlockArgument();
+    Operation *def = v.getDefiningOp();
+    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                         tensor::CastOp>(def))
+      return {};
+    v = def->getOperand(0);
+  }
+}
+
+/// Records on the function that its input `index` comes from holds
+/// indices that must lie in [lo, hi) for this node: the runtime checks them
+/// before every call (docs/Reliability.md), where compiled code could only
+/// read another row.
+void recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
+  BlockArgument arg = inputOf(index);
+  auto func = l.op->getParentOfType<func::FuncOp>();
+  if (!arg || !func)
+    return;
+  MLIRContext *ctx = l.b.getContext();
+  SmallVector<Attribute> bounds;
+  if (auto existing = func->getAttrOfType<ArrayAttr>("fx.index_bounds"))
+    llvm::append_range(bounds, existing.getValue());
+  bounds.push_back(DictionaryAttr::get(
+      ctx,
+      {l.b.getNamedAttr("input", l.b.getI64IntegerAttr(arg.getArgNumber())),
+       l.b.getNamedAttr("lo", l.b.getI64IntegerAttr(lo)),
+       l.b.getNamedAttr("hi", l.b.getI64IntegerAttr(hi)),
+       l.b.getNamedAttr(
+           "node",
+           l.b.getStringAttr(cast<NodeOpInterface>(*l.op).getNodeName()))}));
+  l.b.modifyOpInPlace(func, [&] {
+    func->setAttr("fx.index_bounds", ArrayAttr::get(ctx, bounds));
+  });
+}
+
+/// The elements of `self` picked along `dim` by the int tensor `index`;
+/// negative indices count from the end when `negative` (x[idx]), else they
+/// are out of range (embedding, index_select), as in PyTorch. An index out
+/// of range reads element 0 instead of memory outside `self`; one that
+/// comes from an input is checked by the runtime before the call.
+Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
+                  bool negative) {
   auto selfType = cast<RankedTensorType>(self.getType());
   auto indexType = cast<RankedTensorType>(index.getType());
+  int64_t staticSize = selfType.getDimSize(dim);
+  if (staticSize == 0)
+    return {};
+  if (!ShapedType::isDynamic(staticSize))
+    recordIndexBound(l, index, negative ? -staticSize : 0, staticSize);
   int64_t ri = indexType.getRank(), rank = selfType.getRank() - 1 + ri;
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < dim; ++d)
@@ -1020,10 +1074,20 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index) {
                Value i =
                    arith::IndexCastOp::create(nb, loc, nb.getIndexType(), v[0]);
                Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
-               Value negative = arith::CmpIOp::create(
-                   nb, loc, arith::CmpIPredicate::slt, i, zero);
-               Value wrapped = arith::AddIOp::create(nb, loc, i, size);
-               i = arith::SelectOp::create(nb, loc, negative, wrapped, i);
+               if (negative) {
+                 Value below = arith::CmpIOp::create(
+                     nb, loc, arith::CmpIPredicate::slt, i, zero);
+                 Value wrapped = arith::AddIOp::create(nb, loc, i, size);
+                 i = arith::SelectOp::create(nb, loc, below, wrapped, i);
+               }
+               // Out of range: element 0, never memory outside `self`.
+               Value inRange = arith::AndIOp::create(
+                   nb, loc,
+                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge, i,
+                                         zero),
+                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, i,
+                                         size));
+               i = arith::SelectOp::create(nb, loc, inRange, i, zero);
                SmallVector<Value> at;
                for (int64_t d = 0; d < dim; ++d)
                  at.push_back(linalg::IndexOp::create(nb, loc, d));
@@ -1045,7 +1109,10 @@ LogicalResult lowerEmbedding(Lowering &l) {
     return failure();
   if (rankOf(weight) != 2)
     return l.fail("embedding needs a 2-D weight");
-  return l.replace(gatherAlong(l, weight, 0, indices));
+  Value r = gatherAlong(l, weight, 0, indices, /*negative=*/false);
+  if (!r)
+    return l.fail("the weight has no rows");
+  return l.replace(r);
 }
 
 /// index_select(self, dim, index): a 1-D index.
@@ -1058,7 +1125,10 @@ LogicalResult lowerIndexSelect(Lowering &l) {
     return l.fail("needs a constant dim and a 1-D index");
   if (rankOf(index) == 0)
     index = l.unsqueeze(index, 0);
-  return l.replace(gatherAlong(l, self, *dim, index));
+  Value r = gatherAlong(l, self, *dim, index, /*negative=*/false);
+  if (!r)
+    return l.fail("cannot select from an empty dim");
+  return l.replace(r);
 }
 
 /// self[indices]: one int index tensor, after Nones (full slices).
@@ -1081,7 +1151,10 @@ LogicalResult lowerIndexTensor(Lowering &l) {
   int64_t dim = indices.size() - 1;
   if (dim >= rankOf(self))
     return l.fail("too many indices");
-  return l.replace(gatherAlong(l, self, dim, index));
+  Value r = gatherAlong(l, self, dim, index, /*negative=*/true);
+  if (!r)
+    return l.fail("cannot index an empty dim");
+  return l.replace(r);
 }
 
 /// zeros/ones(size, ...), full(size, fill_value, ...).

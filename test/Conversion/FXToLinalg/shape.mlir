@@ -131,13 +131,17 @@ fx.graph_module @M {
 
 // CHECK-DAG: #[[$IDX:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$OUT:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// The indices come from input 1: the function records their bounds for
+// the runtime, which checks them before each call; in the code an index
+// out of range reads row 0 (the select), never memory outside the table.
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[W:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<2x3xi64>)
+// CHECK-SAME:    fx.index_bounds = [{hi = 10 : i64, input = 1 : i64, lo = 0 : i64, node = "embedding"}]
 // CHECK:         linalg.generic {indexing_maps = [#[[$IDX]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME:      ins(%[[I]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<2x3x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
 // CHECK-NEXT:      %[[J:.*]] = arith.index_cast %[[IN]] : i64 to index
-// CHECK:           %[[ROW:.*]] = arith.select %{{.*}}, %{{.*}}, %[[J]] : index
+// CHECK:           %[[ROW:.*]] = arith.select %{{.*}}, %[[J]], %{{.*}} : index
 // CHECK-NEXT:      %[[COL:.*]] = linalg.index 2 : index
 // CHECK-NEXT:      %[[E:.*]] = tensor.extract %[[W]][%[[ROW]], %[[COL]]] : tensor<10x4xf32>
 // CHECK-NEXT:      linalg.yield %[[E]] : f32
@@ -187,7 +191,8 @@ fx.graph_module @M {
 // CHECK-NEXT:      %[[J:.*]] = arith.index_cast %[[V]] : i64 to index
 // CHECK:           %[[NEG:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
 // CHECK-NEXT:      %[[WRAP:.*]] = arith.addi %[[J]], %[[C5]] : index
-// CHECK-NEXT:      %[[K:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[J]] : index
+// CHECK-NEXT:      %[[K0:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[J]] : index
+// CHECK:           %[[K:.*]] = arith.select %{{.*}}, %[[K0]], %{{.*}} : index
 // CHECK-NEXT:      %[[D0:.*]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[D3:.*]] = linalg.index 3 : index
 // CHECK-NEXT:      %[[E:.*]] = tensor.extract %[[X]][%[[D0]], %[[K]], %[[D3]]] : tensor<4x5x6xf32>
