@@ -131,6 +131,16 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     func.func @forward(...) attributes {fx.cpu_schedule = "target=x86-64-v3 lanes=8 registers=16 tile=6x16 packed-block-rows=128 l2=256K"}
     ```
 
+    **Recorded choices.** The algorithm of every convolution (Winograd,
+    filters inner, shifted window, im2col, grouped; below) is recorded on
+    the function, one entry per conv naming its FX node:
+    `fx.cpu_strategies = ["'conv1' (module 'layer1.0'): winograd", ...]`.
+    A `linalg.conv_2d_nchw_fchw` that carries `fx.cpu_strategy =
+    "im2col"` (or `"winograd"`, `"filters-inner"`, `"shifted-window"`)
+    is computed that way when that algorithm applies to it (`im2col`
+    always does); otherwise the pass fails, naming the algorithms that
+    apply.
+
     - **3x3 convolutions of stride and dilation 1** with constant
       weights, filters in whole panels of 32, at least 16 channels and at
       least 36 tiles of 2x2 per image (an odd output is padded to whole

@@ -24,6 +24,7 @@
 #include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -2462,6 +2463,22 @@ void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     });
 }
 
+/// The FX node a lowered op came from, as its location names it:
+/// "'conv1' (module 'layer1.0')"; the location itself when it names none.
+std::string nodeLabel(Operation *op) {
+  if (auto node = dyn_cast<NameLoc>(op->getLoc())) {
+    std::string label = "'" + node.getName().getValue().str() + "'";
+    StringRef path = mlir::fx::getModulePath(op->getLoc());
+    if (!path.empty())
+      label += " (module '" + path.str() + "')";
+    return label;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getLoc();
+  return text;
+}
+
 /// The tuning for the pass option `target`; an error on `op` when no
 /// target has that name.
 FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
@@ -2504,25 +2521,63 @@ struct CPUSchedulePass
       if (isStaticF32(op))
         grouped.push_back(op);
     });
-    for (linalg::Conv2DNgchwGfchwOp conv : grouped)
+    // Each conv's algorithm is recorded on the function (fx.cpu_strategies,
+    // one "<node>: <algorithm>" per conv). A conv that already carries
+    // `fx.cpu_strategy` gets that algorithm if it applies; else the pass
+    // fails naming what does.
+    SmallVector<Attribute> strategies;
+    for (linalg::Conv2DNgchwGfchwOp conv : grouped) {
+      strategies.push_back(
+          StringAttr::get(context, nodeLabel(conv) + ": grouped"));
       if (auto [op, loops] = groupedConv(rewriter, conv); loops)
         shifted[op] = *loops;
+    }
     for (linalg::Conv2DNchwFchwOp conv : convs) {
       ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
-      if (preferWinograd(conv, filterBytes)) {
+      // In order of preference, with whether each applies here.
+      std::pair<StringRef, bool> algorithms[] = {
+          {"winograd", preferWinograd(conv, filterBytes)},
+          {"filters-inner", preferFiltersInner(conv, filterBytes)},
+          {"shifted-window", preferShiftedWindow(conv)},
+          {"im2col", true}};
+      StringRef algorithm =
+          llvm::find_if(algorithms, [](auto a) { return a.second; })->first;
+      auto forced = conv->getAttrOfType<StringAttr>("fx.cpu_strategy");
+      if (forced) {
+        auto it = llvm::find_if(
+            algorithms, [&](auto a) { return a.first == forced.getValue(); });
+        if (it == std::end(algorithms) || !it->second) {
+          SmallVector<StringRef> usable;
+          for (auto [name, applies] : algorithms)
+            if (applies)
+              usable.push_back(name);
+          conv.emitError() << "fx.cpu_strategy '" << forced.getValue()
+                           << "' does not apply to this convolution; these "
+                              "do: "
+                           << llvm::join(usable, ", ");
+          return signalPassFailure();
+        }
+        algorithm = forced.getValue();
+      }
+      strategies.push_back(
+          StringAttr::get(context, nodeLabel(conv) + ": " + algorithm +
+                                       (forced ? " (fx.cpu_strategy)" : "")));
+      if (algorithm == "winograd") {
         auto [op, loops] = winogradConv(rewriter, conv, filterBytes);
         shifted[op] = loops;
-      } else if (preferFiltersInner(conv, filterBytes)) {
+      } else if (algorithm == "filters-inner") {
         for (auto [op, loops] :
              shiftedWindowFiltersInner(rewriter, conv, filterBytes))
           shifted[op] = loops;
-      } else if (preferShiftedWindow(conv)) {
+      } else if (algorithm == "shifted-window") {
         auto [op, loops] = shiftedWindowConv(rewriter, conv);
         shifted[op] = loops;
       } else {
         rewriteConvAsContraction(rewriter, conv);
       }
     }
+    if (!strategies.empty())
+      func->setAttr("fx.cpu_strategies", ArrayAttr::get(context, strategies));
     // Elementwise producers fuse into their consumers, but not into
     // contractions: a relu fused into the next matmul would run once per
     // multiply and hide the contraction from its schedule.
