@@ -121,14 +121,14 @@ std::string compilerIdentity() {
 }
 
 /// The cache key: hashes of the IR and of the options with the compiler's
-/// identity, in hex.
-std::string cacheKey(StringRef ir, const CompileOptions &options) {
+/// identity and the CPU target the code is generated for, in hex.
+std::string cacheKey(StringRef ir, const CompileOptions &options,
+                     const CPUTarget &target) {
   static const std::string identity = compilerIdentity();
   std::string settings;
-  std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
   llvm::raw_string_ostream(settings)
       << options.dynamicBatch << options.normalize << options.optLevel << ' '
-      << identity << ' ' << (target ? target->describe() : options.cpu);
+      << identity << ' ' << target.describe();
   llvm::XXH128_hash_t code =
       llvm::xxh3_128bits(llvm::arrayRefFromStringRef(ir));
   uint64_t rest = llvm::xxh3_64bits(settings);
@@ -749,7 +749,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   // compiler does not run (no MLIR context, no pass registration).
   std::string key;
   if (!options.cacheDir.empty() && !options.weightsAsArguments) {
-    key = cacheKey(ir, options);
+    key = cacheKey(ir, options, *target);
     if (graph->loadFromCache(options.cacheDir, key)) {
       graph->impl->dynamicBatch = options.dynamicBatch;
       // The cache key's hashing and the object's buffer were the last

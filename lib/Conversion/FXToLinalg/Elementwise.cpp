@@ -43,14 +43,13 @@ Type promote(Lowering &l, ArrayRef<Value> values) {
   }
   // A float scalar with int tensors computes in the default float; an int
   // scalar with bool tensors in int64 (x == 2 on bools is all False).
-  for (Value v : values)
-    if (!isa<RankedTensorType>(v.getType()) && isFloat(v.getType()) &&
-        !isFloat(best))
-      best = l.b.getF32Type();
-  for (Value v : values)
-    if (!isa<RankedTensorType>(v.getType()) && !isFloat(v.getType()) &&
-        !v.getType().isInteger(1) && best && best.isInteger(1))
-      best = l.b.getI64Type();
+  for (Value v : values) {
+    if (isa<RankedTensorType>(v.getType()) || !best)
+      continue;
+    if (category(v.getType()) > category(best))
+      best = isFloat(v.getType()) ? Type(l.b.getF32Type())
+                                  : Type(l.b.getI64Type());
+  }
   return best;
 }
 

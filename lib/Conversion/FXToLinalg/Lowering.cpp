@@ -331,7 +331,7 @@ mlir::fx::lowering::intPredicate(arith::CmpIPredicate signedPredicate,
 Value mlir::fx::lowering::add(OpBuilder &b, Location loc, Value x, Value y) {
   if (getElementTypeOrSelf(x.getType()).isInteger(1))
     return arith::OrIOp::create(b, loc, x, y);
-  if (isa<FloatType>(getElementTypeOrSelf(x.getType())))
+  if (isFloat(getElementTypeOrSelf(x.getType())))
     return arith::AddFOp::create(b, loc, x, y);
   return arith::AddIOp::create(b, loc, x, y);
 }
@@ -704,44 +704,44 @@ LowerFn mlir::fx::lowering::lookupLowering(StringRef name) {
 }
 
 namespace {
-/// Whether `type` is a tensor of complex numbers.
-bool isComplexTensor(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  return shaped && isa<ComplexType>(shaped.getElementType());
-}
-
 /// Targets whose lowerings only move elements, which complex tensors may
 /// go through; every other lowering does arithmetic on f32/int elements
 /// and would build invalid IR for complex ones.
 bool movesElementsOnly(StringRef target) {
-  static const llvm::StringSet<> names = {"aten::cat",
-                                          "aten::stack",
-                                          "aten::view",
-                                          "aten::reshape",
-                                          "aten::permute",
-                                          "aten::transpose.int",
-                                          "aten::flatten.using_ints",
-                                          "aten::squeeze.dim",
-                                          "aten::squeeze",
-                                          "aten::unsqueeze",
-                                          "aten::clone",
-                                          "aten::contiguous",
-                                          "aten::slice.Tensor",
-                                          "aten::select.int",
-                                          "aten::expand",
-                                          "aten::split.Tensor",
-                                          "aten::chunk",
-                                          "aten::flip",
-                                          "aten::t",
-                                          "aten::unflatten.int",
-                                          "aten::movedim.int",
-                                          "aten::narrow",
-                                          "aten::detach",
-                                          "aten::alias",
-                                          "getitem"};
-  auto [name, overload] = target.split('.');
-  return names.contains(target) || names.contains(name) ||
-         target == "_operator.getitem" || target == "operator.getitem";
+  static const llvm::StringSet<> names = {
+      "aten::cat",        "aten::stack",      "aten::view",
+      "aten::reshape",    "aten::permute",    "aten::transpose",
+      "aten::flatten",    "aten::squeeze",    "aten::unsqueeze",
+      "aten::clone",      "aten::contiguous", "aten::slice",
+      "aten::select",     "aten::expand",     "aten::split",
+      "aten::chunk",      "aten::flip",       "aten::t",
+      "aten::unflatten",  "aten::movedim",    "aten::narrow",
+      "aten::detach",     "aten::alias",      "operator.getitem",
+      "_operator.getitem"};
+  // An operator by name, whatever its overload (aten::transpose.int).
+  return names.contains(target) || (target.starts_with("aten::") &&
+                                    names.contains(target.split('.').first));
+}
+
+/// Why the compiler cannot take `op`'s element types, or "" when it can:
+/// unsigned integers anywhere, complex numbers beyond moving elements.
+StringRef unsupportedElements(CallFunctionOp op) {
+  auto types =
+      llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes());
+  auto any = [&](auto pred) {
+    return llvm::any_of(types, [&](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && pred(shaped.getElementType());
+    });
+  };
+  if (any([](Type e) { return e.isUnsignedInteger(); }))
+    return "unsigned integer tensors (uint8) are not supported by the "
+           "compiler";
+  if (any([](Type e) { return isa<ComplexType>(e); }) &&
+      !movesElementsOnly(op.getTarget()))
+    return "complex tensors are not supported by the compiler beyond "
+           "moving their elements (cat, views, slices)";
+  return "";
 }
 
 /// Lowers one canonical call once all its operands are lowered.
@@ -757,25 +757,8 @@ struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
     for (Value operand : op->getOperands())
       if (operand.getDefiningOp<NodeOpInterface>())
         return failure(); // a producer is not lowered yet
-    auto isUnsignedTensor = [](Type type) {
-      auto shaped = dyn_cast<ShapedType>(type);
-      return shaped && shaped.getElementType().isUnsignedInteger();
-    };
-    if (llvm::any_of(op->getOperandTypes(), isUnsignedTensor) ||
-        llvm::any_of(op->getResultTypes(), isUnsignedTensor)) {
-      op->setAttr("fx.lowering_error",
-                  rewriter.getStringAttr(
-                      "unsigned integer tensors (uint8) are not supported by "
-                      "the compiler"));
-      return failure();
-    }
-    if ((llvm::any_of(op->getOperandTypes(), isComplexTensor) ||
-         llvm::any_of(op->getResultTypes(), isComplexTensor)) &&
-        !movesElementsOnly(op.getTarget())) {
-      op->setAttr("fx.lowering_error",
-                  rewriter.getStringAttr(
-                      "complex tensors are not supported by the compiler "
-                      "beyond moving their elements (cat, views, slices)"));
+    if (StringRef why = unsupportedElements(op); !why.empty()) {
+      op->setAttr("fx.lowering_error", rewriter.getStringAttr(why));
       return failure();
     }
     Lowering lowering(op, rewriter);

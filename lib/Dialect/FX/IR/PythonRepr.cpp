@@ -99,11 +99,10 @@ static std::string pythonComplexPart(double value) {
 }
 
 void mlir::fx::printPythonRepr(Attribute value, llvm::raw_ostream &os,
-                               llvm::function_ref<void(unsigned)> printNode,
-                               bool evaluable) {
+                               llvm::function_ref<void(unsigned)> printNode) {
   auto printSeq = [&](auto elements) {
     llvm::interleaveComma(elements, os, [&](Attribute element) {
-      printPythonRepr(element, os, printNode, evaluable);
+      printPythonRepr(element, os, printNode);
     });
   };
   auto printTuple = [&](ArrayRef<Attribute> elements) {
@@ -140,12 +139,12 @@ void mlir::fx::printPythonRepr(Attribute value, llvm::raw_ostream &os,
     printTuple(array.getValue());
   } else if (auto dict = dyn_cast<DictAttr>(value)) {
     os << '{';
-    llvm::interleaveComma(
-        llvm::zip(dict.getKeys(), dict.getValues()), os, [&](auto entry) {
-          printPythonRepr(std::get<0>(entry), os, printNode, evaluable);
-          os << ": ";
-          printPythonRepr(std::get<1>(entry), os, printNode, evaluable);
-        });
+    llvm::interleaveComma(llvm::zip(dict.getKeys(), dict.getValues()), os,
+                          [&](auto entry) {
+                            printPythonRepr(std::get<0>(entry), os, printNode);
+                            os << ": ";
+                            printPythonRepr(std::get<1>(entry), os, printNode);
+                          });
     os << '}';
   } else if (auto slice = dyn_cast<SliceAttr>(value)) {
     os << "slice(";
@@ -171,10 +170,7 @@ void mlir::fx::printPythonRepr(Attribute value, llvm::raw_ostream &os,
   } else if (auto complex = dyn_cast<ComplexAttr>(value)) {
     double re = complex.getReal().convertToDouble();
     double im = complex.getImag().convertToDouble();
-    if (evaluable)
-      os << "complex(" << pythonFloatRepr(re) << ", " << pythonFloatRepr(im)
-         << ')';
-    else if (re == 0 && !std::signbit(re)) {
+    if (re == 0 && !std::signbit(re)) {
       os << pythonComplexPart(im) << 'j';
     } else {
       os << '(' << pythonComplexPart(re);

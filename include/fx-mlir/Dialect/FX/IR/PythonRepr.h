@@ -12,12 +12,9 @@ namespace mlir::fx {
 
 /// Prints `value` the way Python's `repr` prints the FX value it models
 /// (`(x, [1, 2])`, `{'dim': 1}`, `torch.float32`, `1e-05`). Node references
-/// are printed through `printNode(index)`. With `evaluable`, complex numbers
-/// print as `complex(re, im)`, which Python evaluates back to the same value
-/// even for infinite and NaN parts (given names `inf` and `nan`).
+/// are printed through `printNode(index)`.
 void printPythonRepr(Attribute value, llvm::raw_ostream &os,
-                     llvm::function_ref<void(unsigned)> printNode,
-                     bool evaluable = false);
+                     llvm::function_ref<void(unsigned)> printNode);
 
 /// Python's `repr` of a float (`1.0`, `1e-05`, `inf`, `nan`).
 std::string pythonFloatRepr(double value);
