@@ -1,0 +1,597 @@
+//===- CPUSchedule.h - The pieces of the CPU schedule ---------*- C++ -*-===//
+//
+// Internal to the LinalgToCPU passes: the tuning the schedule takes from
+// the CPU target, and the entry point of each piece, one file each:
+//
+//   Common.cpp             tuning, tiling helpers, constant operands
+//   Contraction.cpp        packed, tiled, vectorized contractions
+//   ConvCommon.cpp         what the conv algorithms share
+//   ConvShiftedWindow.cpp  stride-1 convs read in place, shifted
+//   ConvFiltersInner.cpp   filters along the register tiles
+//   ConvWinograd.cpp       Winograd's F(2x2, 3x3)
+//   ConvIm2col.cpp         im2col + a contraction
+//   ConvGrouped.cpp        grouped convs, the group a batch dim
+//   Elementwise.cpp        elementwise, transposing, reducing, window ops
+//   Strategy.cpp           fx-cpu-strategy: which algorithm and tiles
+//   Schedule.cpp           fx-cpu-schedule: applies the recorded strategy
+//   LowerVectors.cpp       fx-cpu-lower-vectors
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_LIB_CONVERSION_LINALGTOCPU_CPUSCHEDULE_H
+#define FX_MLIR_LIB_CONVERSION_LINALGTOCPU_CPUSCHEDULE_H
+
+#include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::fx::cpu {
+
+/// What the schedule takes from the CPU target (CPUTarget.h): vector
+/// width, register tile and cache-dependent sizes. Set for the thread that
+/// runs a pass (passes run on functions in parallel) by ScopedTuning.
+struct Tuning {
+  /// f32 lanes of one vector register.
+  int64_t lanes;
+  /// Register tile of a contraction: rows of the result x columns (panel).
+  int64_t tileRows;
+  /// Filters per panel of packed conv weights, columns of packed
+  /// contraction operands: the columns of one register tile, 2 registers.
+  int64_t panel;
+  /// See tuning().packedBlockRows, tuning().gatherElements and
+  /// tuning().winogradElements below.
+  int64_t packedBlockRows, gatherElements, winogradElements;
+
+  static Tuning from(const CPUTarget &target) {
+    Tuning t;
+    t.lanes = std::clamp<int64_t>(int64_t(llvm::bit_floor(uint64_t(
+                                      std::max<int64_t>(target.f32Lanes, 1)))),
+                                  4, 16);
+    t.panel = 2 * t.lanes;
+    // Accumulators of tileRows x 2 registers, 2 registers of the panel's
+    // row and a broadcast: 8 rows with 32 registers, 6 with 16 (AVX2).
+    t.tileRows = std::clamp<int64_t>((target.vectorRegisters - 4) / 2, 4, 8);
+    int64_t l2 = std::min<int64_t>(target.l2, 1 << 20);
+    t.packedBlockRows = target.l2 >= (1 << 20) ? 256 : 128;
+    t.gatherElements = std::max<int64_t>(l2 / 8, 1 << 14);
+    t.winogradElements = std::max<int64_t>(l2 / 4, 1 << 15);
+    return t;
+  }
+
+  /// One line for the IR: what the schedule chose from the target.
+  std::string describe(const CPUTarget &target) const {
+    return llvm::formatv("target={0} lanes={1} registers={2} tile={3}x{4} "
+                         "packed-block-rows={5} l2={6}K",
+                         target.name, lanes, target.vectorRegisters, tileRows,
+                         panel, packedBlockRows, target.l2 >> 10)
+        .str();
+  }
+};
+
+/// The tuning of the pass running on this thread (set by ScopedTuning).
+extern thread_local const Tuning *currentTuning;
+/// Makes `tuning()` return `t` on this thread while it lives.
+struct ScopedTuning {
+  explicit ScopedTuning(const Tuning &t) : previous(currentTuning) {
+    currentTuning = &t;
+  }
+  ~ScopedTuning() { currentTuning = previous; }
+  const Tuning *previous;
+};
+
+/// Cache blocks: result rows x columns per thread task, and the depth of
+/// one k block.
+constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
+/// Rows of a cache block of a contraction with packed columns (see
+/// packColumns; tuning().packedBlockRows: 256 with 1 MiB of L2 or more,
+/// else 128) of at least 4 such blocks (else half as many, with 4
+/// blocks of those), so that the threads still get several: its columns
+/// block is contiguous, and more rows reuse it more
+/// (1-2% on 1024x4160x1056 for 128 over 64 on an AMD EPYC; on an Intel
+/// Xeon with 2 MiB of L2, 256 over 128: matmul 1024^3 from 134 to 141
+/// GFLOPS, 1024x4096x1024 from 118 to 123). A block of 256 rows x 256 of
+/// depth and its 256 x 256 of packed columns take 512 KiB.
+/// Elementwise ops of at least this many elements run in parallel, in
+/// about this many blocks.
+constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;
+/// A gathered (im2col) conv gathers the columns of at most
+/// tuning().gatherElements elements (half of the L2, up to 512 KiB of f32)
+/// at a time, but of at least kGatherColumns output positions (or the whole
+/// image), so its contraction keeps enough columns for the register tiles.
+constexpr int64_t kGatherColumns = 256;
+/// A strided conv is computed with its filters along the register tiles
+/// (shiftedWindowFiltersInner) up to this many results (4 MiB of f32).
+constexpr int64_t kPanelsElements = 1 << 20;
+/// A 3x3 conv computed by Winograd's F(2x2, 3x3) (winogradConv) holds its
+/// weights transformed at compile time from this many 2x2 output tiles
+/// per image: its transformed weights are 16/9 of the weights, each
+/// element used once per tile.
+constexpr int64_t kWinogradTiles = 64;
+/// From this many tiles, and below kWinogradTiles, a Winograd conv
+/// transforms its weights on every call, into a buffer of the workspace:
+/// held transformed, resnet18's 14x14 convs (49 tiles, 256 channels)
+/// would add 5.5 MB to the model's 47 MB and take its peak memory over
+/// eager PyTorch's. Transformed per call they take 1.26 ms instead of
+/// 2.05 (1.1-1.2 with the weights held transformed), and the peak memory
+/// stays (66.7 MiB). Not on resnet18's 7x7 images (16 tiles, 512
+/// channels): no faster there (2.0-3.0 against 2.3-3.1 ms, in one
+/// process, with the weights held transformed).
+constexpr int64_t kWinogradRuntimeTiles = 36;
+/// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
+/// keep its transformed input and its products under
+/// tuning().winogradElements elements each (the L2, up to 1 MiB of f32), at
+/// least one.
+/// A contraction's columns operand that is not a constant is packed in
+/// panels (see packColumns) from this many elements (512 KiB of f32).
+constexpr int64_t kPackElements = 1 << 17;
+
+/// The largest multiple of `step` that divides `size` and is at most
+/// `limit`; `size` itself when there is none.
+
+/// The loops of a contraction the schedule works on: one m (rows of the
+/// result), one n (columns) and one k. Every other loop (batch dims, more
+/// m or n dims such as a conv's image index) is tiled by 1. `panel`, when
+/// set, is the loop over the column panels of a packed contraction (see
+/// packColumns), whose n loop covers one panel.
+struct ContractionLoops {
+  unsigned m, n, k;
+  std::optional<unsigned> panel = std::nullopt;
+};
+
+/// Of `candidates`, the loop that indexes the innermost result dim.
+
+//===----------------------------------------------------------------------===//
+// Tuning, tiling and constant operands (Common.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The tuning of the pass running on this thread (the host's outside one).
+const Tuning &tuning();
+
+/// The largest multiple of `step` that divides `size` and is at most
+/// `limit`; `size` itself when there is none.
+int64_t blockSize(int64_t size, int64_t step, int64_t limit);
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> sizes);
+
+/// Tiles `op` with `sizes` (0: not tiled) into scf.for or scf.forall
+/// loops and returns the tiled op; `op` itself when nothing is tiled.
+FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 ArrayRef<int64_t> sizes, bool forall);
+
+/// Cuts `op`, all-parallel and of static shape, into about
+/// kParallelBlocks blocks of its outermost dim of more than one, run in
+/// parallel (scf.forall), when it has kParallelElements elements or more
+/// and that dim is not its innermost; returns the op within the blocks, or
+/// `op` itself when it is left whole.
+FailureOr<linalg::LinalgOp> tileParallelBlocks(RewriterBase &rewriter,
+                                               linalg::LinalgOp op);
+
+/// Splits `op` along loop `dim` at the last multiple of `step`, so the
+/// first piece tiles exactly by `step`; returns the pieces.
+SmallVector<linalg::LinalgOp> splitTail(RewriterBase &rewriter,
+                                        linalg::LinalgOp op, unsigned dim,
+                                        int64_t step);
+
+/// Replaces `op`, a tile of static shape, by its vector form.
+LogicalResult vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// The body of a contraction's linalg.generic: acc + a * b.
+void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
+
+bool isStaticF32(linalg::LinalgOp op);
+
+/// The bytes of a constant tensor held as a resource blob or dense
+/// elements (not a splat); empty when neither.
+ArrayRef<char> constantBytes(Value v);
+
+/// `bytes` (a row-major rows x cols f32 matrix) transposed, as a constant:
+/// cols x rows, or with `panel` (dividing rows) in panels of that many
+/// rows, rows/panel x cols x panel, each panel contiguous. With
+/// `panelColumns`, the columns are cut into panels instead (`panel`
+/// dividing cols), with no transpose: cols/panel x rows x panel.
+Value transposedConstant(RewriterBase &rewriter, Location loc,
+                         ArrayRef<char> bytes, RankedTensorType type,
+                         int64_t panel = 0, bool panelColumns = false);
+
+/// A contraction operand indexed (..., n, k), as linear's weight or the
+/// keys of attention, is read transposed, indexed (..., k, n): the
+/// register tiles then load rows of n. A 2-D constant is transposed here,
+/// once; any other operand by a linalg.transpose before the contraction,
+/// which costs one pass over it instead of a strided read per multiply.
+void transposeOperands(RewriterBase &rewriter, linalg::GenericOp op,
+                       unsigned nLoop, unsigned kLoop);
+
+/// The FX node a lowered op came from, as its location names it:
+/// "'conv1' (module 'layer1.0')"; the location itself when it names none.
+std::string nodeLabel(Operation *op);
+
+/// The tuning for the pass option `target`; an error on `op` when no
+/// target has that name.
+FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
+                            std::optional<CPUTarget> &target);
+
+//===----------------------------------------------------------------------===//
+// Contractions (Contraction.cpp)
+//===----------------------------------------------------------------------===//
+
+FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op);
+
+/// The rows of a contraction's register tiles for `m` rows: 8, or 7 or 6
+/// when those divide `m` and 8 does not (49 = 7 x 7); `m` when fewer.
+int64_t registerRows(int64_t m);
+
+/// Schedules a contraction with `loops`. A failure leaves the IR partly
+/// rewritten: the pass fails.
+LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  ContractionLoops loops);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: shared pieces (ConvCommon.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `input` (N, C, H, W, static) zero-padded by `extraRows` more rows at
+/// the bottom; when it is itself a zero tensor.pad of static amounts, one
+/// pad of its source with both paddings.
+Value padRowsBelow(RewriterBase &rewriter, Location loc, Value input,
+                   int64_t extraRows);
+
+/// The linalg.fill a conv's `init` is, directly or through a reshape (a
+/// grouped conv's view of it); null when it is none (a broadcast bias).
+linalg::FillOp fillOf(Value init);
+
+/// The value a conv's result starts from: its init's fill value, else zero
+/// (addInit then adds the init).
+Value initFillValue(RewriterBase &rewriter, Location loc, Value init);
+
+/// `result` plus the conv's `init` when that is not a fill (a broadcast
+/// bias), added elementwise: the fusion that follows merges the add with
+/// the conv's consumers.
+Value addInit(RewriterBase &rewriter, Location loc, Value init, Value result);
+
+/// The number of output rows (of `width` positions, whose gathered
+/// columns are `columnsPerRow` elements) to gather at a time: a divisor of
+/// `rows`, the most whose columns fit tuning().gatherElements, or the fewest of
+/// at least kGatherColumns positions when those are fewer.
+int64_t gatherRows(int64_t columnsPerRow, int64_t width, int64_t rows);
+
+/// The im2col columns of `conv`'s input, gathered without div/mod:
+/// col[n, q, p] with q = (c, i, j) and p = (y, x), or col[n, p, q] when
+/// `positionsFirst`, where col(n, c, i, j, y, x) = input[n, c, y*sh +
+/// i*dh, x*sw + j*dw].
+Value gatherColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                    bool positionsFirst);
+
+/// Whether a conv (conv_2d_nchw_fchw or conv_2d_ngchw_gfchw) is better
+/// computed by a shifted-window contraction (shiftedWindowConv,
+/// groupedConv) than by im2col: stride 1 and a window wider than one, on
+/// images wide enough that the extra columns it computes cost little (at
+/// most 1/6 more).
+template <typename ConvOp> bool preferShiftedWindow(ConvOp conv) {
+  auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto initType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  auto strides =
+      llvm::to_vector(conv.getStrides().template getValues<int64_t>());
+  ArrayRef<int64_t> window = filterType.getShape().take_back(2);
+  int64_t width = inputType.getShape().back();
+  int64_t ow = initType.getShape().back();
+  return strides[0] == 1 && strides[1] == 1 && window[0] * window[1] > 1 &&
+         6 * (width - ow) <= ow;
+}
+
+/// Replaces `conv` (a conv_2d_nchw_fchw or conv_2d_ngchw_gfchw) by an
+/// scf.for over slices of its output along `dim` (0: images, the
+/// second-to-last: rows), `outStep` at a time, each computed by a conv of
+/// the input slice at `inStride` times the output offset, `inSize` long,
+/// which `rewritePart` then rewrites as a contraction.
+template <typename ConvOp, typename RewritePart>
+void rewriteAsSliceLoop(RewriterBase &rewriter, ConvOp conv, unsigned dim,
+                        int64_t outStep, int64_t inStride, int64_t inSize,
+                        RewritePart rewritePart) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  rewriter.setInsertionPoint(conv);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value step = arith::ConstantIndexOp::create(rewriter, loc, outStep);
+  Value count =
+      arith::ConstantIndexOp::create(rewriter, loc, initType.getDimSize(dim));
+  auto loop =
+      scf::ForOp::create(rewriter, loc, zero, count, step, ValueRange{init});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value offset = loop.getInductionVar();
+  Value acc = loop.getRegionIterArgs()[0];
+  unsigned rank = inputType.getRank();
+  auto slice = [&](Value source, RankedTensorType type, OpFoldResult at,
+                   int64_t size) {
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    offsets[dim] = at;
+    SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, type.getShape());
+    sizes[dim] = rewriter.getIndexAttr(size);
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, source, offsets, sizes,
+        SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1)));
+  };
+  Value inOffset = offset;
+  if (inStride != 1)
+    inOffset = arith::MulIOp::create(
+        rewriter, loc, offset,
+        arith::ConstantIndexOp::create(rewriter, loc, inStride));
+  auto inputSlice = slice(input, inputType, inOffset, inSize);
+  auto initSlice = slice(acc, initType, offset, outStep);
+  auto part =
+      ConvOp::create(rewriter, loc, TypeRange{initSlice.getType()},
+                     ValueRange{inputSlice, filter}, ValueRange{initSlice},
+                     conv.getStrides(), conv.getDilations());
+  Value result = tensor::InsertSliceOp::create(
+      rewriter, loc, part.getResult(0), acc, initSlice.getMixedOffsets(),
+      initSlice.getMixedSizes(), initSlice.getMixedStrides());
+  scf::YieldOp::create(rewriter, loc, result);
+  rewritePart(part);
+  rewriter.replaceOp(conv, loop.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions: shifted window (ConvShiftedWindow.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The rows a shifted-window conv's last positions read past the end of
+/// its input of `width` columns, with a window `kw` wide of dilation `dw`:
+/// (kw - 1) * dw elements, in whole rows.
+int64_t rowsReadPastEnd(int64_t kw, int64_t dw, int64_t width);
+
+/// A stride-1 conv_2d_nchw_fchw without any gather. With the input's rows
+/// laid end to end (p = y*W + x, W its padded width), the window position
+/// (i, j) shifts every output position by the same offset i*dh*W + j*dw:
+///
+///   ext[n, f, p] += w[f, c, i, j] * input[n, c, p + i*dh*W + j*dw]
+///
+/// computes the output at every p = oh*W + ow with ow < W; the columns
+/// from OW on are thrown away. The input gets one more padded row at the
+/// bottom (merged into its tensor.pad when it has one) so the thrown-away
+/// columns of the last rows read inside it. The result is a contraction
+/// over (c, i, j) whose loops (m = f, n = p, k = c) are returned for the
+/// schedule: upstream's matcher does not recognize it, its input being
+/// read through p + i*W + j.
+std::pair<linalg::GenericOp, ContractionLoops>
+shiftedWindowConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: filters inner (ConvFiltersInner.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `conv`'s constant weights `filterBytes`, [F, C, kh, kw], packed into
+/// contiguous panels of tuning().panel filters: [F/tuning().panel, C*kh*kw,
+/// tuning().panel].
+Value packedWeights(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                    ArrayRef<char> filterBytes);
+
+/// Replaces `conv` by `product`, its result as filter panels,
+/// outT[n, b, y, x, i] with f = 32*b + i, transposed back (plus the conv's
+/// init unless that is a fill) by an op out[n, b, i, y, x] that the
+/// schedule vectorizes (transposedLoop), its result viewed as [n, f, y, x].
+/// The elementwise ops that consume the conv (a batch norm, a ReLU) fuse
+/// into it: the view folds into them (readsTransposingView).
+void replaceFromPanels(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                       Value product);
+
+/// A gathered conv whose output positions are few and end in a partial
+/// register tile (a 7x7 image: 49 = 32 + 16 + 1) while its filters fill
+/// whole ones, as the transposed contraction
+///
+///   outT[n, b, p, i] += col[n, p, q] * packed[b, q, i]
+///
+/// over filter panels f = 32*b + i and q = c*kh*kw, with the columns
+/// gathered position-major and the constant weights `filterBytes` packed
+/// at compile time into contiguous q x 32 panels. Its register tiles run
+/// along the filters, all whole (7 positions x 32 filters for a 7x7
+/// image), where filters x positions leaves 16- and 1-column pieces, the
+/// last of them scalar; a panel is read contiguously where the transposed
+/// weights' rows lie a whole row of filters apart. The result is
+/// transposed back, with the init added unless it is a fill, by an
+/// elementwise op that fuses with the conv's consumers.
+void rewriteConvFiltersInner(RewriterBase &rewriter,
+                             linalg::Conv2DNchwFchwOp conv,
+                             ArrayRef<char> filterBytes);
+
+/// Whether a conv is better computed by shiftedWindowFiltersInner: one it
+/// can compute (filtersInnerRows) that is strided, or for which
+/// shiftedWindowConv would throw away at least 1/14 of its columns (2 of
+/// 30 on a 28x28 image, 2 of 16 on 14x14: 2.22 to 2.13 and 2.33 to 2.06
+/// ms for resnet18's 3x3 convs, where on 56x56 it would lose, 2.17
+/// against 2.21), or whose positions are few and end in a partial register
+/// tile (a 7x7 image, 2.36 to 2.14 ms against the gathered
+/// rewriteConvFiltersInner).
+bool preferFiltersInner(linalg::Conv2DNchwFchwOp conv,
+                        ArrayRef<char> filterBytes);
+
+/// A conv with constant weights as the contraction
+///
+///   outT[n, b, y, x, i] += input[n, c, y*sh + a*dh, x + e*dw]
+///                          * packed[b, c, a, e, i]
+///
+/// over (c, a, e), with filter f = 32*b + i: the weights are packed at
+/// compile time into contiguous panels of 32 filters, and the input (its
+/// padding included) is read in place, with no gather. Its register tiles
+/// are `rows` positions of one output row (a divisor of the width: 2 x 7
+/// for a 14x14 image) by 32 filters, the positions broadcast from the
+/// input row and the filters loaded from the panel: none of them computes
+/// a column that is thrown away, where shiftedWindowConv computes the
+/// padded width (16 columns for 14).
+///
+/// With a stride sw > 1 along the width (dw = 1), the window's columns
+/// e = sw*t + r are cut by phase r: phase r reads the input's columns r,
+/// r + sw, ... (a strided slice, no copy) at x + t, which keeps every read
+/// of a register tile's positions a plain row of that slice, and gets its
+/// own contraction over (c, a, t), accumulating into the previous phase's
+/// result. The stride along the height needs nothing: a register tile
+/// covers one output row.
+///
+/// The result is transposed back by replaceFromPanels. Returns the
+/// contractions and their loops (m = x, n = i, k = c) for the schedule.
+SmallVector<std::pair<linalg::GenericOp, ContractionLoops>>
+shiftedWindowFiltersInner(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                          ArrayRef<char> filterBytes);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: Winograd (ConvWinograd.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether a conv is computed by winogradConv: a 3x3 conv of stride and
+/// dilation 1 with constant weights, filters in whole panels, at least 16
+/// channels, and at least kWinogradRuntimeTiles tiles of 2x2 per image (an
+/// odd output is padded to whole tiles), so that the batched contraction
+/// keeps enough rows for its register tiles.
+bool preferWinograd(linalg::Conv2DNchwFchwOp conv, ArrayRef<char> filterBytes);
+
+/// A 3x3 conv as Winograd's F(2x2, 3x3): each 2x2 tile of the output
+/// comes from the 4x4 tile of the input that covers its windows, through
+///
+///   V = Bt d B,   M = U . V (per position p of the 4x4 tile),   Y = At M A
+///
+/// with the weights transformed U = G g Gt: once, at compile time, from
+/// kWinogradTiles tiles per image; else on every call (kWinogradRuntimeTiles
+/// and more), so that the transformed weights (16/9 of the weights) take
+/// no memory beyond the call. The
+/// 16 products M[p] = sum_c V[p][c] U[p][c] are one contraction over the
+/// channels, batched over p, with 2.25 times fewer multiplies than the
+/// conv's 9 per output. Its ops:
+///
+/// - the input transform, V[p, n, c, ty, tx] from the 16 strided slices
+///   d[i][j] = input[n, c, 2*ty + i, 2*tx + j] (the padding included;
+///   for an odd output, one more row or column of zeros), additions only,
+///   in an scf.forall over (n, c) of vectors along tx;
+/// - the contraction, with filter panels along its register tiles as
+///   shiftedWindowFiltersInner's: M[p, n, b, t, i] += V[p, n, c, t] *
+///   U[p, b, c, i] over t = ty*TW + tx and f = 32*b + i, U packed in panels
+///   at compile time;
+/// - the output transform, the conv's output as filter panels
+///   [n, b, ty, u, tx, v, i] = [n, b, y, x, i] (plus the conv's fill
+///   value), in an scf.forall over (n, b, ty) of vectors along i, which
+///   replaceFromPanels transposes back (an odd output's last row or
+///   column of tiles cut off by an extract_slice).
+///
+/// The transforms are vector code written here rather than linalg ops:
+/// each computes 16 or 4 values of the same tile at once, which as a
+/// linalg op would be as many results, each of its own buffer.
+///
+/// Returns the contraction and its loops (m = t, n = i, k = c).
+std::pair<linalg::GenericOp, ContractionLoops>
+winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+             ArrayRef<char> filterBytes);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: im2col (ConvIm2col.cpp)
+//===----------------------------------------------------------------------===//
+
+/// conv_2d_nchw_fchw as a contraction: out[n, f, oh*ow] += w[f, c*kh*kw] *
+/// col[n, c*kh*kw, oh*ow], where col is the input gathered once (im2col),
+/// or the input itself for a 1x1 conv of stride 1. Unlike upstream's
+/// rewriteInIm2Col, the gather indexes the input without div/mod.
+void rewriteConvAsContraction(RewriterBase &rewriter,
+                              linalg::Conv2DNchwFchwOp conv);
+
+//===----------------------------------------------------------------------===//
+// Convolutions: grouped (ConvGrouped.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A grouped conv (conv_2d_ngchw_gfchw: input [N, G, C, H, W], weights
+/// [G, Fg, C, kh, kw], result [N, G, Fg, OH, OW]; ResNeXt, RegNet) as one
+/// contraction with the group as a batch dim, which the schedule tiles by
+/// 1 in its scf.forall: every group runs the same register tiles, and the
+/// groups run in parallel. Stride 1 on a wide enough image (as
+/// preferShiftedWindow) reads the input in place, shifted by each window
+/// position, along rows laid end to end:
+///
+///   ext[n, g, f, p] += w[g, f, c, i, j] * rows[n, g, c, p + i*dh*W + j*dw]
+///
+/// any other conv gathers its columns first (im2col):
+///
+///   out[n, g, f, p] += w[g, f, q] * col[n, g, q, p],  q = (c, i, j)
+///
+/// Returns the contraction and, for the shifted-window form, which
+/// upstream's matcher does not recognize, its loops (m = f, n = p, k = c).
+std::pair<linalg::GenericOp, std::optional<ContractionLoops>>
+groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv);
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops (Elementwise.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An op every loop of which is parallel, reading and writing through
+/// projected permutations that keep the innermost loop innermost (or
+/// broadcast along it): a generic made of elementwise ops, a fill or a
+/// broadcast. A transpose that moves the innermost dim is left to the
+/// scalar loops: its vectors would be gathers.
+bool isElementwiseLike(linalg::LinalgOp op);
+
+/// Rows of the innermost dim: every other dim tiled by 1, the innermost
+/// by up to 4 registers, its tail split off.
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// The loop a transposing op reads innermost: an op as isElementwiseLike
+/// (a generic of arith/math ops, or a linalg.transpose) except that some
+/// of its inputs read its innermost loop `inner` elsewhere than innermost,
+/// all of them with the same loop `t` innermost instead (replaceFromPanels'
+/// outT[n, b, y, x, i] for out[n, b, i, y, x]: t = i). The init keeps
+/// `inner` innermost. None when it is not one.
+std::optional<unsigned> transposedLoop(linalg::LinalgOp op);
+
+/// A transposing op (transposedLoop, of static f32 shape, both loops at
+/// least 16) in tiles of 16 x 16 of `t` and the innermost loop, each read
+/// as 16 registers along `t` and transposed in registers
+/// (fx-cpu-lower-vectors: shuffles), in parallel blocks of whole tiles when
+/// large; the tails of either loop stay scalar loops. As scalar loops, the
+/// transpose back of resnet18's first conv (64 x 12544 results) took 0.77 ms
+/// against eager's 0.27 for the same permute. A failure leaves the IR partly
+/// rewritten: the pass fails.
+LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  unsigned t);
+
+/// A reduction along the innermost loop, read contiguously (a row's sum or
+/// max: softmax, layer norm, mean), of rows of at least two registers
+/// that divide into registers: split into 16 partial results per row
+/// (upstream's splitReduction, lanes innermost), which reduce whole
+/// registers elementwise, one at a time, before the 16 are reduced.
+/// Left to LLVM the row is one chain of dependent scalar adds: it does not
+/// reassociate a float reduction on its own.
+LogicalResult scheduleRowReduction(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// A depthwise conv or a max/sum pooling (NCHW, static, f32) as one
+/// elementwise generic over the output whose inputs are the KHxKW strided
+/// slices of the input, one per window position (and, for the depthwise
+/// conv, the filter's per-channel weights at that position). It then gets
+/// the elementwise schedule. The window is visited in the named op's order,
+/// so the results are the same bit for bit.
+LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// Any other convolution or pooling op (depthwise, grouped, pooling, or
+/// not f32) as a generic whose innermost loop is the output's last dim
+/// (the image width), after the window loops: the scalar loops it becomes
+/// then run along contiguous rows, which LLVM vectorizes.
+void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op);
+
+} // namespace mlir::fx::cpu
+
+#endif // FX_MLIR_LIB_CONVERSION_LINALGTOCPU_CPUSCHEDULE_H

@@ -1,0 +1,221 @@
+//===- Common.cpp - The target tuning and tiling helpers of the CPU schedule
+//---===//
+//
+// Part of fx-cpu-schedule; see CPUSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUSchedule.h"
+
+using namespace mlir;
+
+namespace mlir::fx::cpu {
+
+thread_local const Tuning *currentTuning = nullptr;
+
+const Tuning &tuning() {
+  if (currentTuning)
+    return *currentTuning;
+  static const Tuning host = Tuning::from(CPUTarget::host());
+  return host;
+}
+
+int64_t blockSize(int64_t size, int64_t step, int64_t limit) {
+  for (int64_t b = limit / step * step; b >= step; b -= step)
+    if (size % b == 0)
+      return b;
+  return size;
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> sizes) {
+  return llvm::map_to_vector(
+      sizes, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); });
+}
+
+FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 ArrayRef<int64_t> sizes, bool forall) {
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(indexAttrs(rewriter, sizes));
+  options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                             : scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+FailureOr<linalg::LinalgOp> tileParallelBlocks(RewriterBase &rewriter,
+                                               linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t elements = 1;
+  for (int64_t r : ranges)
+    elements *= r;
+  auto outer = llvm::find_if(ranges, [](int64_t r) { return r > 1; });
+  if (elements < kParallelElements || outer == ranges.end() ||
+      outer + 1 == ranges.end())
+    return op;
+  SmallVector<int64_t> blocks(ranges.size(), 0);
+  blocks[outer - ranges.begin()] =
+      llvm::divideCeil(*outer, std::min(*outer, kParallelBlocks));
+  return tile(rewriter, op, blocks, true);
+}
+
+SmallVector<linalg::LinalgOp> splitTail(RewriterBase &rewriter,
+                                        linalg::LinalgOp op, unsigned dim,
+                                        int64_t step) {
+  int64_t size = op.getStaticLoopRanges()[dim];
+  int64_t main = size / step * step;
+  if (main == 0 || main == size)
+    return {op};
+  rewriter.setInsertionPoint(op);
+  auto [head, tail] =
+      linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), dim,
+                      rewriter.getIndexAttr(main));
+  SmallVector<linalg::LinalgOp> pieces;
+  for (TilingInterface piece : {head, tail})
+    if (piece)
+      pieces.push_back(cast<linalg::LinalgOp>(piece.getOperation()));
+  return pieces;
+}
+
+LogicalResult vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (failed(vectorized))
+    return failure();
+  rewriter.replaceOp(op, vectorized->replacements);
+  return success();
+}
+
+void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args) {
+  Value mul = arith::MulFOp::create(b, loc, args[0], args[1]);
+  linalg::YieldOp::create(
+      b, loc, arith::AddFOp::create(b, loc, args[2], mul).getResult());
+}
+
+bool isStaticF32(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return false;
+  // An op over an empty tensor (a dim of 0) stays a linalg op: its loops
+  // run zero times, where tiles of it would divide by zero.
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped ||
+           (shaped.getElementType().isF32() &&
+            (!shaped.hasRank() || !llvm::is_contained(shaped.getShape(), 0)));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Constant operands
+//===----------------------------------------------------------------------===//
+
+ArrayRef<char> constantBytes(Value v) {
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  return fx::getElementsData(constant.getValue());
+}
+
+Value transposedConstant(RewriterBase &rewriter, Location loc,
+                         ArrayRef<char> bytes, RankedTensorType type,
+                         int64_t panel, bool panelColumns) {
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  // Each element's index along the dim cut into panels, and the other's.
+  int64_t cut = panelColumns ? cols : rows, kept = panelColumns ? rows : cols;
+  SmallVector<int64_t> shape = {kept, cut};
+  if (panel != 0)
+    shape = {cut / panel, kept, panel};
+  else
+    panel = cut;
+  auto *from = reinterpret_cast<const float *>(bytes.data());
+  std::vector<float> to(rows * cols);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t p = panelColumns ? c : r, q = panelColumns ? r : c;
+      to[(p / panel * kept + q) * panel + p % panel] = from[r * cols + c];
+    }
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
+                     to.size() * sizeof(float)),
+      alignof(float));
+  auto value = DenseResourceElementsAttr::get(
+      RankedTensorType::get(shape, type.getElementType()), "transposed",
+      std::move(blob));
+  return arith::ConstantOp::create(rewriter, loc, value);
+}
+
+void transposeOperands(RewriterBase &rewriter, linalg::GenericOp op,
+                       unsigned nLoop, unsigned kLoop) {
+  AffineExpr n = rewriter.getAffineDimExpr(nLoop);
+  AffineExpr k = rewriter.getAffineDimExpr(kLoop);
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    unsigned rank = map.getNumResults();
+    if (rank < 2 || map.getResult(rank - 2) != n ||
+        map.getResult(rank - 1) != k)
+      continue;
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    rewriter.setInsertionPoint(op);
+    Value transposed;
+    ArrayRef<char> bytes = constantBytes(operand->get());
+    if (rank == 2 && bytes.size() == size_t(type.getNumElements()) * 4) {
+      transposed = transposedConstant(rewriter, op.getLoc(), bytes, type);
+    } else {
+      SmallVector<int64_t> permutation =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(permutation[rank - 2], permutation[rank - 1]);
+      SmallVector<int64_t> shape =
+          applyPermutation(type.getShape(), permutation);
+      Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
+                                            type.getElementType());
+      transposed =
+          linalg::TransposeOp::create(rewriter, op.getLoc(), operand->get(),
+                                      empty, permutation)
+              .getResult()[0];
+    }
+    SmallVector<AffineExpr> exprs(map.getResults());
+    std::swap(exprs[rank - 2], exprs[rank - 1]);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[operand->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, exprs, rewriter.getContext());
+    rewriter.modifyOpInPlace(op, [&] {
+      operand->set(transposed);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+}
+
+std::string nodeLabel(Operation *op) {
+  if (auto node = dyn_cast<NameLoc>(op->getLoc())) {
+    std::string label = "'" + node.getName().getValue().str() + "'";
+    StringRef path = mlir::fx::getModulePath(op->getLoc());
+    if (!path.empty())
+      label += " (module '" + path.str() + "')";
+    return label;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getLoc();
+  return text;
+}
+
+FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
+                            std::optional<CPUTarget> &target) {
+  target = CPUTarget::lookup(name);
+  if (!target)
+    return op->emitError() << "unknown CPU target '" << name
+                           << "': use host or one of "
+                           << llvm::join(CPUTarget::knownNames(), ", ");
+  return Tuning::from(*target);
+}
+
+} // namespace mlir::fx::cpu

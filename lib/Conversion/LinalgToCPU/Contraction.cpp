@@ -1,0 +1,393 @@
+//===- Contraction.cpp - Packed, tiled, vectorized contractions
+//-------------===//
+//
+// Part of fx-cpu-schedule; see CPUSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUSchedule.h"
+
+using namespace mlir;
+
+namespace mlir::fx::cpu {
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// Of `candidates`, the loop that indexes the innermost result dim.
+static unsigned innermost(ArrayRef<unsigned> candidates, AffineMap result) {
+  unsigned best = candidates.front();
+  int64_t bestPos = -1;
+  for (unsigned d : candidates)
+    if (std::optional<unsigned> pos =
+            result.getResultPosition(getAffineDimExpr(d, result.getContext())))
+      if (int64_t(*pos) > bestPos)
+        best = d, bestPos = *pos;
+  return best;
+}
+
+FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op) {
+  if (!isStaticF32(op) || !linalg::isaContractionOpInterface(op) ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.size() != 1)
+    return failure();
+  AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  return ContractionLoops{innermost(dims->m, result),
+                          innermost(dims->n, result), dims->k[0]};
+}
+
+/// Tiles a contraction into a scf.forall over cache blocks of the result
+/// (of `cols` columns, or every column when `cols` is 0) and an scf.for
+/// over k blocks; returns the op of one k block.
+static FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
+                                                   linalg::LinalgOp op,
+                                                   ContractionLoops loops,
+                                                   int64_t rows, int64_t cols) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned m = loops.m, n = loops.n, k = loops.k;
+  SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0);
+  // Reductions (k and a conv's window loops) stay out of the forall.
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  for (unsigned d : reductions)
+    blocks[d] = 0;
+  // A packed contraction: the largest of tuning().packedBlockRows, its half and
+  // kBlockRows that leaves 4 row blocks.
+  int64_t blockRows = kBlockRows;
+  if (loops.panel)
+    for (int64_t r : {tuning().packedBlockRows, tuning().packedBlockRows / 2})
+      if (ranges[m] >= 4 * r) {
+        blockRows = r;
+        break;
+      }
+  blocks[m] = blockSize(ranges[m], rows, std::max(blockRows, rows));
+  blocks[n] = cols ? blockSize(ranges[n], cols, std::max(kBlockCols, cols)) : 0;
+  // A packed contraction's block: kBlockCols columns of whole panels.
+  if (loops.panel)
+    blocks[*loops.panel] =
+        blockSize(ranges[*loops.panel], 1, kBlockCols / ranges[n]);
+  depth[k] = blockSize(ranges[k], 1, kBlockDepth);
+  if (depth[k] == ranges[k])
+    depth[k] = 0;
+  FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, blocks, true);
+  if (succeeded(tiled))
+    tiled = tile(rewriter, *tiled, depth, false);
+  return tiled;
+}
+
+/// Tiles an exactly-divisible piece of a contraction into register tiles
+/// of `rows` x `cols` with k steps of 1, and vectorizes the tile.
+static LogicalResult tileRegisters(RewriterBase &rewriter, linalg::LinalgOp op,
+                                   ContractionLoops loops, int64_t rows,
+                                   int64_t cols) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> registers(ranges.size(), 1);
+  registers[loops.m] = rows;
+  registers[loops.n] = cols;
+  FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, registers, false);
+  if (failed(tiled))
+    return failure();
+  // Loops of size 1 that would leave a unit dim inside the tile's vectors
+  // are dropped. A shifted-window conv's tile reads its input at
+  // p + i*W + j with the window loops i, j of size 1: without them it is a
+  // plain contraction tile (k stays, even of size 1, so it vectorizes to a
+  // contraction). So are the unit loops still read through an expression
+  // once those are gone (a strided conv's row, y*sh). A packed
+  // contraction's tile covers one panel.
+  // Every reduction loop but k is of size 1 in a register tile and is
+  // dropped, also when the maps are projected permutations: a reduction
+  // loop that indexes one operand only (a unit window dim of a 1-D
+  // adaptive pool's averaging) would otherwise reach vector.contract as a
+  // reduction dim of the left operand alone, which its lowering computes
+  // wrongly (garbage in every result).
+  SmallVector<unsigned> unitLoops;
+  SmallVector<unsigned> reductions;
+  tiled->getReductionDims(reductions);
+  unsigned numLoops = tiled->getNumLoops();
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < numLoops; ++d)
+    kept.push_back(getAffineDimExpr(d, op.getContext()));
+  for (unsigned d : reductions)
+    if (d != loops.k) {
+      unitLoops.push_back(d);
+      kept[d] = getAffineConstantExpr(0, op.getContext());
+    }
+  if (!tiled->hasOnlyProjectedPermutations()) {
+    llvm::SmallBitVector compound(numLoops);
+    for (AffineMap map : tiled->getIndexingMapsArray())
+      for (AffineExpr result :
+           map.replaceDimsAndSymbols(kept, {}, numLoops, 0).getResults())
+        if (!isa<AffineDimExpr, AffineConstantExpr>(result))
+          result.walk([&](AffineExpr e) {
+            if (auto d = dyn_cast<AffineDimExpr>(e))
+              compound.set(d.getPosition());
+          });
+    for (unsigned d : compound.set_bits())
+      if (d != loops.m && d != loops.n && d != loops.k)
+        unitLoops.push_back(d);
+  }
+  if (loops.panel)
+    unitLoops.push_back(*loops.panel);
+  if (!unitLoops.empty()) {
+    auto generic = dyn_cast<linalg::GenericOp>(tiled->getOperation());
+    if (!generic)
+      return failure();
+    linalg::ControlDropUnitDims control;
+    control.rankReductionStrategy =
+        linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+    control.controlFn = [&](Operation *) { return unitLoops; };
+    rewriter.setInsertionPoint(generic);
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, generic, control);
+    if (failed(dropped))
+      return failure();
+    rewriter.replaceOp(generic, dropped->replacements);
+    tiled = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+  }
+  return vectorizeTile(rewriter, *tiled);
+}
+
+int64_t registerRows(int64_t m) {
+  if (m <= tuning().tileRows)
+    return m;
+  for (int64_t r = tuning().tileRows; r >= tuning().tileRows - 2; --r)
+    if (m % r == 0)
+      return r;
+  return tuning().tileRows;
+}
+
+/// `op` split along n into whole register tiles of `cols` columns, the
+/// columns left over in whole registers, and the last few columns.
+static SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
+                                                  linalg::LinalgOp op,
+                                                  unsigned n, int64_t cols) {
+  SmallVector<linalg::LinalgOp> split = splitTail(rewriter, op, n, cols);
+  SmallVector<linalg::LinalgOp> pieces = {split.front()};
+  if (split.size() == 2)
+    llvm::append_range(pieces,
+                       splitTail(rewriter, split.back(), n, tuning().lanes));
+  return pieces;
+}
+
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
+
+/// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
+/// n the innermost dim of the result) packed in panels of tuning().panel
+/// columns: the contraction is rewritten to read B as (..., N/tuning().panel,
+/// K, tuning().panel), each panel contiguous, and to write its result through
+/// the view
+/// (..., N/tuning().panel, tuning().panel), with a loop over the panels just
+/// outside the one over a panel's columns. A register tile then streams one
+/// panel, where B's rows, tuning().panel columns read N floats apart, would
+/// each touch another page and crowd the same cache sets. A constant B is
+/// packed here, once. Any other B is packed by a copy before the contraction,
+/// only when it is larger than half of L2 (kPackElements) and the
+/// contraction has kBlockRows rows or more, so that the copy costs little
+/// against the contraction it speeds up. Returns the new contraction and
+/// its loops.
+static FailureOr<std::pair<linalg::LinalgOp, ContractionLoops>>
+packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
+            ContractionLoops loops) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned m = loops.m, n = loops.n, k = loops.k;
+  if (loops.panel || op.getNumDpsInputs() != 2 ||
+      ranges[n] % tuning().panel != 0 || ranges[n] == tuning().panel ||
+      ranges[m] < tuning().tileRows)
+    return failure();
+  MLIRContext *context = op.getContext();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
+  OpOperand *b = nullptr;
+  bool transposed = false;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    unsigned rank = map.getNumResults();
+    if (rank < 2 || !map.isProjectedPermutation() ||
+        map.getResultPosition(dim(m)))
+      continue;
+    if (map.getResult(rank - 2) == dim(k) && map.getResult(rank - 1) == dim(n))
+      b = operand, transposed = false;
+    else if (map.getResult(rank - 2) == dim(n) &&
+             map.getResult(rank - 1) == dim(k))
+      b = operand, transposed = true;
+  }
+  OpOperand *c = op.getDpsInitOperand(0);
+  AffineMap cMap = op.getMatchingIndexingMap(c);
+  if (!b || !cMap.isProjectedPermutation() ||
+      cMap.getResult(cMap.getNumResults() - 1) != dim(n))
+    return failure();
+  for (OpOperand *operand : op.getDpsInputOperands())
+    if (operand != b &&
+        (!op.getMatchingIndexingMap(operand).isProjectedPermutation() ||
+         op.getMatchingIndexingMap(operand).getResultPosition(dim(n))))
+      return failure();
+  auto bType = cast<RankedTensorType>(b->get().getType());
+  ArrayRef<char> bytes = constantBytes(b->get());
+  bool constant = bType.getRank() == 2 &&
+                  bytes.size() == size_t(bType.getNumElements()) * 4;
+  if (!constant &&
+      (ranges[m] < kBlockRows || bType.getNumElements() < kPackElements))
+    return failure();
+
+  // The new loops: the panel loop at n, the columns of a panel at n + 1.
+  unsigned numLoops = op.getNumLoops() + 1;
+  auto moved = [&](unsigned d) { return dim(d < n ? d : d + 1); };
+  auto remap = [&](AffineMap map) {
+    SmallVector<AffineExpr> exprs;
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      if (d == n)
+        exprs.append({dim(n), dim(n + 1)});
+      else
+        exprs.push_back(moved(d));
+    }
+    return AffineMap::get(numLoops, 0, exprs, context);
+  };
+  Location loc = op.getLoc();
+  Type f32 = bType.getElementType();
+  int64_t columns = ranges[n];
+  rewriter.setInsertionPoint(op);
+  Value packed;
+  linalg::TransposeOp copy;
+  if (constant) {
+    // B is N x K when transposed, else K x N.
+    packed = transposedConstant(rewriter, loc, bytes, bType, tuning().panel,
+                                /*panelColumns=*/!transposed);
+  } else {
+    // Split B's n dim into (N/tuning().panel, tuning().panel), then move K
+    // between them.
+    unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
+    SmallVector<int64_t> shape(bType.getShape());
+    shape[nPos] = tuning().panel;
+    shape.insert(shape.begin() + nPos, columns / tuning().panel);
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned i = 0; i < rank; ++i)
+      groups.push_back(i < nPos    ? ReassociationIndices{i}
+                       : i == nPos ? ReassociationIndices{i, i + 1}
+                                   : ReassociationIndices{i + 1});
+    Value split = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, f32), b->get(), groups);
+    SmallVector<int64_t> permutation =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank + 1));
+    if (transposed) // (..., N/tuning().panel, tuning().panel, K)
+      std::swap(permutation[rank - 1], permutation[rank]);
+    else // (..., K, N/tuning().panel, tuning().panel)
+      std::swap(permutation[rank - 2], permutation[rank - 1]);
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, applyPermutation(shape, permutation), f32);
+    copy =
+        linalg::TransposeOp::create(rewriter, loc, split, empty, permutation);
+    packed = copy.getResult()[0];
+  }
+  AffineMap bMap = op.getMatchingIndexingMap(b);
+  SmallVector<AffineExpr> bExprs;
+  for (AffineExpr e : bMap.getResults().drop_back(2))
+    bExprs.push_back(moved(cast<AffineDimExpr>(e).getPosition()));
+  bExprs.append({dim(n), moved(k), dim(n + 1)});
+
+  auto cType = cast<RankedTensorType>(c->get().getType());
+  unsigned cRank = cType.getRank();
+  SmallVector<int64_t> cShape(cType.getShape().drop_back());
+  cShape.append({columns / tuning().panel, tuning().panel});
+  SmallVector<ReassociationIndices> cGroups;
+  for (unsigned i = 0; i + 1 < cRank; ++i)
+    cGroups.push_back({i});
+  cGroups.push_back({cRank - 1, cRank});
+  Value init = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(cShape, f32), c->get(), cGroups);
+
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    inputs.push_back(operand == b ? packed : operand->get());
+    maps.push_back(operand == b ? AffineMap::get(numLoops, 0, bExprs, context)
+                                : remap(op.getMatchingIndexingMap(operand)));
+  }
+  maps.push_back(remap(cMap));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.insert(iterators.begin() + n, utils::IteratorType::parallel);
+  auto product =
+      linalg::GenericOp::create(rewriter, loc, init.getType(), inputs, init,
+                                maps, iterators, multiplyAccumulate);
+  rewriter.replaceOp(op, tensor::CollapseShapeOp::create(
+                             rewriter, loc, product.getResult(0), cGroups));
+  if (copy && failed(scheduleElementwise(rewriter, copy)))
+    (void)tileParallelBlocks(rewriter, copy);
+  return std::pair<linalg::LinalgOp, ContractionLoops>{
+      product,
+      ContractionLoops{m < n ? m : m + 1, n + 1, k < n ? k : k + 1, n}};
+}
+
+LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  ContractionLoops loops) {
+  if (auto packed = packColumns(rewriter, op, loops); succeeded(packed)) {
+    std::tie(op, loops) = *packed;
+  } else if (!loops.panel) {
+    // Many columns, not a multiple of a panel (a 1x1 conv on a 28x28
+    // image: 784 = 24 x 32 + 16): the whole panels are one contraction,
+    // packed, the rest another (resnet50's 1x1 convs on 28x28 went from
+    // 0.76-0.86x to 0.96-0.98x of eager).
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges[loops.n] > kBlockCols && ranges[loops.n] % tuning().panel != 0 &&
+        ranges[loops.m] >= kBlockRows) {
+      SmallVector<linalg::LinalgOp> pieces =
+          splitTail(rewriter, op, loops.n, tuning().panel);
+      if (pieces.size() == 2) {
+        for (linalg::LinalgOp piece : pieces)
+          if (failed(scheduleContraction(rewriter, piece, loops)))
+            return failure();
+        return success();
+      }
+    }
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    transposeOperands(rewriter, generic, loops.n, loops.k);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
+  // registerRows), one row of 128 for a vector-matrix product.
+  int64_t rows = registerRows(ranges[loops.m]);
+  int64_t cols = rows >= 4 ? 2 * tuning().lanes : 8 * tuning().lanes;
+  // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
+  if (ranges[loops.n] < cols)
+    cols = ranges[loops.n] >= tuning().lanes
+               ? ranges[loops.n] / tuning().lanes * tuning().lanes
+               : ranges[loops.n];
+  auto registers = [&](linalg::LinalgOp piece) {
+    SmallVector<int64_t> sizes = piece.getStaticLoopRanges();
+    return tileRegisters(rewriter, piece, loops, std::min(rows, sizes[loops.m]),
+                         std::min(cols, sizes[loops.n]));
+  };
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, loops.m, rows)) {
+    int64_t width = piece.getStaticLoopRanges()[loops.n];
+    int64_t pieceRows = std::min(rows, piece.getStaticLoopRanges()[loops.m]);
+    if (width % cols != 0 && width <= kBlockCols) {
+      // Few columns with a tail (resnet18's 7x7 images: 49 = 32 + 16 + 1):
+      // the columns are split inside each cache block, so that every piece
+      // reads the same block of the rows' operand (the conv's weights)
+      // from the cache, where pieces split first would each stream all of
+      // it from memory.
+      FailureOr<linalg::LinalgOp> block =
+          tileCacheBlocks(rewriter, piece, loops, pieceRows, 0);
+      if (failed(block))
+        return failure();
+      for (linalg::LinalgOp part :
+           splitColumns(rewriter, *block, loops.n, cols))
+        if (failed(registers(part)))
+          return failure();
+      continue;
+    }
+    for (linalg::LinalgOp part : splitColumns(rewriter, piece, loops.n, cols)) {
+      int64_t partCols = std::min(cols, part.getStaticLoopRanges()[loops.n]);
+      FailureOr<linalg::LinalgOp> block =
+          tileCacheBlocks(rewriter, part, loops, pieceRows, partCols);
+      if (failed(block) || failed(registers(*block)))
+        return failure();
+    }
+  }
+  return success();
+}
+
+} // namespace mlir::fx::cpu

@@ -1,0 +1,290 @@
+//===- Elementwise.cpp - Elementwise, transposing, reducing and window ops
+//---===//
+//
+// Part of fx-cpu-schedule; see CPUSchedule.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUSchedule.h"
+
+using namespace mlir;
+
+namespace mlir::fx::cpu {
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// Whether `generic`'s body is made of arith and math ops only.
+static bool hasArithBody(linalg::GenericOp generic) {
+  return llvm::all_of(generic.getBody()->getOperations(), [](Operation &o) {
+    return isa<arith::ArithDialect, math::MathDialect>(o.getDialect()) ||
+           isa<linalg::YieldOp>(o);
+  });
+}
+
+bool isElementwiseLike(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || op.getNumReductionLoops() != 0)
+    return false;
+  AffineExpr inner = getAffineDimExpr(loops - 1, op.getContext());
+  if (!llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap m) {
+        if (!m.isProjectedPermutation(/*allowZeroInResults=*/true))
+          return false;
+        std::optional<unsigned> pos = m.getResultPosition(inner);
+        return !pos || *pos + 1 == m.getNumResults();
+      }))
+    return false;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return hasArithBody(generic);
+  return isa<linalg::FillOp, linalg::BroadcastOp, linalg::TransposeOp>(op);
+}
+
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!isStaticF32(op) || !isElementwiseLike(op))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = ranges.size() - 1;
+  // The whole row when it fits in 4 registers, else the widest multiple
+  // of a register dividing it, else one register and a tail.
+  int64_t width =
+      ranges[inner] <= 4 * tuning().lanes
+          ? ranges[inner]
+          : blockSize(ranges[inner], tuning().lanes, 4 * tuning().lanes);
+  if (width > 4 * tuning().lanes)
+    width = tuning().lanes;
+  for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
+    SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
+    FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, piece);
+    SmallVector<int64_t> sizes(ranges.size(), 1);
+    sizes[inner] = std::min(width, pieceRanges[inner]);
+    if (succeeded(tiled))
+      tiled = tile(rewriter, *tiled, sizes, false);
+    if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
+      return failure();
+  }
+  return success();
+}
+
+std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops < 2 || op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  MLIRContext *context = op.getContext();
+  AffineExpr inner = getAffineDimExpr(loops - 1, context);
+  AffineMap init = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!init.isProjectedPermutation() || init.getNumResults() == 0 ||
+      init.getResults().back() != inner)
+    return std::nullopt;
+  std::optional<unsigned> t;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return std::nullopt;
+    std::optional<unsigned> pos = map.getResultPosition(inner);
+    if (!pos || *pos + 1 == map.getNumResults())
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!last || (t && *t != last.getPosition()))
+      return std::nullopt;
+    t = last.getPosition();
+  }
+  if (!t)
+    return std::nullopt;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      generic && !hasArithBody(generic))
+    return std::nullopt;
+  if (!isa<linalg::GenericOp, linalg::TransposeOp>(op))
+    return std::nullopt;
+  return t;
+}
+
+LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  unsigned t) {
+  // The innermost loops that every operand reads contiguously are one
+  // (an image's rows and columns: 14 x 14 positions make 12 tiles of 16).
+  unsigned inner = op.getNumLoops() - 1;
+  while (isa<linalg::GenericOp>(op) && inner - 1 != t &&
+         linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
+                                          {{inner - 1, inner}})) {
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d + 1 < inner; ++d)
+      groups.push_back({d});
+    groups.push_back({inner - 1, inner});
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (failed(collapsed))
+      break;
+    rewriter.replaceOp(op, collapsed->results);
+    op = collapsed->collapsedOp;
+    --inner;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[inner] < tuning().lanes || ranges[t] < tuning().lanes)
+    return failure(failed(tileParallelBlocks(rewriter, op)));
+  for (linalg::LinalgOp rows : splitTail(rewriter, op, t, tuning().lanes)) {
+    for (linalg::LinalgOp piece :
+         splitTail(rewriter, rows, inner, tuning().lanes)) {
+      SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
+      if (pieceRanges[inner] % tuning().lanes != 0 ||
+          pieceRanges[t] % tuning().lanes != 0) {
+        if (failed(tileParallelBlocks(rewriter, piece)))
+          return failure();
+        continue;
+      }
+      // Parallel blocks of the outermost loop, whole tiles of it when it is
+      // one of the two.
+      SmallVector<int64_t> blocks(pieceRanges.size(), 0);
+      int64_t elements = 1;
+      for (int64_t r : pieceRanges)
+        elements *= r;
+      auto outer = llvm::find_if(pieceRanges, [](int64_t r) { return r > 1; });
+      unsigned o = outer - pieceRanges.begin();
+      int64_t step = o == t || o == inner ? tuning().lanes : 1;
+      if (elements >= kParallelElements && *outer > step)
+        blocks[o] =
+            blockSize(*outer, step, std::max(step, *outer / kParallelBlocks));
+      FailureOr<linalg::LinalgOp> tiled = tile(rewriter, piece, blocks, true);
+      SmallVector<int64_t> sizes(pieceRanges.size(), 1);
+      sizes[inner] = sizes[t] = tuning().lanes;
+      if (succeeded(tiled))
+        tiled = tile(rewriter, *tiled, sizes, false);
+      if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
+        return failure();
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Row reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult scheduleRowReduction(RewriterBase &rewriter,
+                                   linalg::LinalgOp op) {
+  if (!isStaticF32(op) || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 1 || op.getNumLoops() < 2)
+    return failure();
+  unsigned inner = op.getNumLoops() - 1;
+  if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
+    return failure();
+  int64_t size = op.getStaticLoopRanges()[inner];
+  if (size % tuning().lanes != 0 || size < 2 * tuning().lanes)
+    return failure();
+  AffineExpr reduced = rewriter.getAffineDimExpr(inner);
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation() ||
+        (map.isFunctionOfDim(inner) && map.getResults().back() != reduced))
+      return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::SplitReductionResult> split =
+      linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
+        return linalg::SplitReductionOptions{tuning().lanes, inner,
+                                             /*innerParallel=*/true};
+      });
+  if (failed(split))
+    return failure();
+  // The partial op: the rows' loops, the registers of a row (reduction),
+  // the lanes.
+  auto partial = cast<linalg::LinalgOp>(split->splitLinalgOp.getOperation());
+  FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, partial);
+  if (failed(tiled))
+    return failure();
+  SmallVector<int64_t> ranges = tiled->getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  // One register of the row per step: a read of several would span the
+  // row's expanded dims, which fold-memref-alias-ops folds into a read of
+  // several rows of the unexpanded source.
+  sizes[inner + 1] = tuning().lanes;
+  tiled = tile(rewriter, *tiled, sizes, false);
+  if (failed(tiled))
+    return failure();
+  return vectorizeTile(rewriter, *tiled);
+}
+
+LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
+  bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op);
+  bool max = isa<linalg::PoolingNchwMaxOp>(op);
+  if (!(depthwise || max || isa<linalg::PoolingNchwSumOp>(op)) ||
+      !isStaticF32(op))
+    return failure();
+  auto strides = llvm::to_vector(
+      cast<DenseIntElementsAttr>(op->getAttr("strides")).getValues<int64_t>());
+  auto dilations =
+      llvm::to_vector(cast<DenseIntElementsAttr>(op->getAttr("dilations"))
+                          .getValues<int64_t>());
+  Value input = op.getDpsInputs()[0], window = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto windowType = cast<RankedTensorType>(window.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t kh = windowType.getDimSize(depthwise ? 1 : 0);
+  int64_t kw = windowType.getDimSize(depthwise ? 2 : 1);
+  if (kh * kw > 64)
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> slices, weights;
+  ArrayRef<int64_t> out = initType.getShape();
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      slices.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, input,
+          indexAttrs(rewriter, {0, 0, i * dilations[0], j * dilations[1]}),
+          indexAttrs(rewriter, out),
+          indexAttrs(rewriter, {1, 1, strides[0], strides[1]})));
+      if (depthwise)
+        weights.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc,
+            RankedTensorType::get({out[1]}, initType.getElementType()), window,
+            indexAttrs(rewriter, {0, i, j}),
+            indexAttrs(rewriter, {out[1], 1, 1}),
+            indexAttrs(rewriter, {1, 1, 1})));
+    }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  SmallVector<AffineMap> maps(slices.size(), identity);
+  maps.append(weights.size(),
+              AffineMap::get(4, 0, getAffineDimExpr(1, context), context));
+  maps.push_back(identity);
+  SmallVector<Value> inputs = slices;
+  llvm::append_range(inputs, weights);
+  size_t positions = slices.size();
+  rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+      op, TypeRange{initType}, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value acc = args.back();
+        for (size_t p = 0; p < positions; ++p) {
+          if (max)
+            acc = arith::MaximumFOp::create(b, loc, acc, args[p]);
+          else if (depthwise)
+            acc = arith::AddFOp::create(
+                b, loc, acc,
+                arith::MulFOp::create(b, loc, args[p], args[positions + p]));
+          else
+            acc = arith::AddFOp::create(b, loc, acc, args[p]);
+        }
+        linalg::YieldOp::create(b, loc, acc);
+      });
+  return success();
+}
+
+void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op) {
+  AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto width = dyn_cast<AffineDimExpr>(result.getResults().back());
+  if (!width || width.getPosition() + 1 == op.getNumLoops())
+    return;
+  SmallVector<unsigned> order;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d != width.getPosition())
+      order.push_back(d);
+  order.push_back(width.getPosition());
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, op);
+  if (succeeded(generic))
+    (void)linalg::interchangeGenericOp(rewriter, *generic, order);
+}
+
+} // namespace mlir::fx::cpu
