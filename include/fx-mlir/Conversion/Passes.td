@@ -108,6 +108,67 @@ def FXTileFusedActivations
 // CPU code generation
 //===----------------------------------------------------------------------===//
 
+def FXCPUStrategy : Pass<"fx-cpu-strategy", "::mlir::func::FuncOp"> {
+  let summary = "Choose and record how each conv and contraction is computed";
+  let description = [{
+    The policy half of the CPU schedule (`fx-cpu-schedule` is the
+    mechanism): for every static f32 convolution and contraction of the
+    function it chooses, from the target (option `target`, as
+    `fx-cpu-schedule`'s) and the op's shapes, how the op is computed, and
+    records the choice on the op as a dictionary `fx.cpu_strategy`.
+    `fx-cpu-schedule` applies what is recorded, so a reader sees every
+    choice with `--mlir-print-ir-after=fx-cpu-strategy`, and a user (or
+    another tool) overrides one by writing the attribute before the
+    schedule runs. A record already on an op is checked, completed with
+    the keys it leaves out, and kept. `fx-to-llvm` runs this pass just
+    before `fx-cpu-schedule`; `fx-cpu-schedule` alone records what is
+    missing itself.
+
+    - `linalg.conv_2d_nchw_fchw`: `{algorithm = "winograd", applicable =
+      ["winograd", "filters-inner", "shifted-window", "im2col"]}`. The
+      algorithm is the first of Winograd's F(2x2, 3x3), filters inner,
+      shifted window and im2col that applies (see `fx-cpu-schedule` for
+      each); `applicable` lists those that do, which are the values a
+      user may write (a bare string `"im2col"` is accepted too). A record
+      naming one that does not apply is an error naming those that do.
+    - `linalg.conv_2d_ngchw_gfchw`: `{algorithm = "grouped"}`.
+    - Contractions (`linalg.matmul`, `batch_matmul`, a `linalg.generic`
+      upstream's matcher takes for a contraction, as `linear` and
+      attention lower to): `{algorithm = "contraction", pack = true,
+      register_tile = array<i64: 8, 32>, cache_block = array<i64: 256,
+      256, 256>}`. `register_tile` is rows x columns of the result held
+      in registers (accumulators of `rows x columns / lanes` vector
+      registers): `tile` of the target below, fewer rows when those
+      divide the rows better, one row of 8 registers for a single row;
+      `pack` whether the columns operand is packed in contiguous panels
+      (a constant at compile time, else by a copy before the contraction
+      when it is larger than half the L2 and the rows are 64 or more;
+      many columns not in whole panels: the whole panels are split off
+      and packed); `cache_block` the rows and columns of the result per
+      thread task and the depth of one k block (each the largest divisor
+      of the op's extent up to that size, in whole register tiles).
+      Written by hand, a tile of more than 64 vector registers, sizes
+      outside 1 to 65536, or `pack = true` where packing does not apply,
+      is an error.
+
+    The contractions a conv algorithm makes get the strategy this pass
+    would give them when `fx-cpu-schedule` creates them; the function's
+    `fx.cpu_strategies` then lists, per FX node, every algorithm and
+    contraction strategy applied. Ops other than convs and contractions
+    have one schedule each (see `fx-cpu-schedule`).
+
+    ```mlir
+    %r = linalg.matmul {fx.cpu_strategy = {algorithm = "contraction",
+           cache_block = array<i64: 128, 256, 256>, pack = true,
+           register_tile = array<i64: 6, 16>}} ins(...) outs(...)
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "The CPU to choose for, as fx-cpu-schedule's `target`">
+  ];
+}
+
 def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
   let summary = "Tile and vectorize linalg ops on tensors for a CPU target";
   let description = [{
@@ -131,15 +192,13 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     func.func @forward(...) attributes {fx.cpu_schedule = "target=x86-64-v3 lanes=8 registers=16 tile=6x16 packed-block-rows=128 l2=256K"}
     ```
 
-    **Recorded choices.** The algorithm of every convolution (Winograd,
-    filters inner, shifted window, im2col, grouped; below) is recorded on
-    the function, one entry per conv naming its FX node:
-    `fx.cpu_strategies = ["'conv1' (module 'layer1.0'): winograd", ...]`.
-    A `linalg.conv_2d_nchw_fchw` that carries `fx.cpu_strategy =
-    "im2col"` (or `"winograd"`, `"filters-inner"`, `"shifted-window"`)
-    is computed that way when that algorithm applies to it (`im2col`
-    always does); otherwise the pass fails, naming the algorithms that
-    apply.
+    **Applies the recorded strategy.** Each convolution and contraction
+    is computed as its `fx.cpu_strategy` says (see `fx-cpu-strategy`,
+    which records it; ops without a record get the one it would choose).
+    The function records what was applied, one entry per FX node:
+    `fx.cpu_strategies = ["'conv1' (module 'layer1.0'): winograd; tile
+    8x32, blocks 64x256x256", "'fc' (module ''): contraction; tile 8x32
+    packed, blocks 256x256x256"]`.
 
     - **3x3 convolutions of stride and dilation 1** with constant
       weights, filters in whole panels of 32, at least 16 channels and at

@@ -238,10 +238,38 @@ FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op);
 /// when those divide `m` and 8 does not (49 = 7 x 7); `m` when fewer.
 int64_t registerRows(int64_t m);
 
-/// Schedules a contraction with `loops`. A failure leaves the IR partly
-/// rewritten: the pass fails.
+/// How a contraction is computed: what fx-cpu-strategy records on it as
+/// `fx.cpu_strategy` and scheduleContraction applies.
+struct ContractionStrategy {
+  /// Whether the columns operand is packed in panels (packColumns), or,
+  /// when the columns are many but not whole panels, the whole panels
+  /// split off and packed.
+  bool pack = false;
+  /// The register tile: rows x columns of the result. A piece of fewer
+  /// rows or columns (a tail) gets a tile of what it has, in whole
+  /// registers where it can.
+  int64_t rows = 1, cols = 1;
+  /// The cache block: rows x columns of the result per thread task, and
+  /// the depth of one k block (each the largest divisor of the extent up
+  /// to that size, in whole register tiles).
+  int64_t blockRows = kBlockRows, blockCols = kBlockCols,
+          blockDepth = kBlockDepth;
+};
+
+/// The strategy of a contraction with `loops` on the current target:
+/// register tiles of tuning().tileRows x tuning().panel (fewer rows when
+/// they divide m better, a row of 8 registers for a single row), columns
+/// packed when packColumns applies, cache blocks of kBlockRows x
+/// kBlockCols x kBlockDepth (packed: tuning().packedBlockRows rows, or half
+/// of it, when m has 4 such blocks).
+ContractionStrategy chooseContraction(linalg::LinalgOp op,
+                                      ContractionLoops loops);
+
+/// Schedules a contraction with `loops` as `strategy` says. A failure
+/// leaves the IR partly rewritten: the pass fails.
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  ContractionLoops loops);
+                                  ContractionLoops loops,
+                                  const ContractionStrategy &strategy);
 
 //===----------------------------------------------------------------------===//
 // Convolutions: shared pieces (ConvCommon.cpp)
@@ -591,6 +619,39 @@ LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op);
 /// (the image width), after the window loops: the scalar loops it becomes
 /// then run along contiguous rows, which LLVM vectorizes.
 void moveWidthInnermost(RewriterBase &rewriter, linalg::LinalgOp op);
+
+//===----------------------------------------------------------------------===//
+// The strategy (Strategy.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The attribute recording how an op is computed.
+constexpr StringLiteral kStrategyAttr = "fx.cpu_strategy";
+
+/// The algorithms that compute `conv`, in order of preference, each with
+/// whether it applies: winograd, filters-inner, shifted-window, im2col
+/// (always).
+SmallVector<std::pair<StringRef, bool>>
+convAlgorithms(linalg::Conv2DNchwFchwOp conv);
+
+/// `conv`'s algorithm: the one its fx.cpu_strategy names (a string or
+/// {algorithm = ...}), else the first that applies; an error on `conv` when
+/// the record is malformed or names one that does not apply.
+FailureOr<StringRef> readConvAlgorithm(linalg::Conv2DNchwFchwOp conv);
+
+/// The strategy of a contraction with `loops`: chooseContraction's, with
+/// what its fx.cpu_strategy record gives in place of it; an error on `op`
+/// when the record is malformed, asks for packing where it does not apply,
+/// or for a register tile of more than 64 vector registers.
+FailureOr<ContractionStrategy> readContraction(Operation *op,
+                                               ContractionLoops loops);
+
+/// One line for a reader: "tile 6x16 packed, blocks 128x256x256".
+std::string describe(const ContractionStrategy &s);
+
+/// Records on every static f32 conv and contraction of `func` its
+/// strategy (fx.cpu_strategy): the one already recorded, checked and
+/// completed, else the one chosen for the current target.
+LogicalResult recordStrategies(func::FuncOp func);
 
 } // namespace mlir::fx::cpu
 

@@ -42,11 +42,12 @@ FailureOr<ContractionLoops> getContractionLoops(linalg::LinalgOp op) {
 
 /// Tiles a contraction into a scf.forall over cache blocks of the result
 /// (of `cols` columns, or every column when `cols` is 0) and an scf.for
-/// over k blocks; returns the op of one k block.
-static FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
-                                                   linalg::LinalgOp op,
-                                                   ContractionLoops loops,
-                                                   int64_t rows, int64_t cols) {
+/// over k blocks, of the sizes `strategy` gives; returns the op of one k
+/// block.
+static FailureOr<linalg::LinalgOp>
+tileCacheBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
+                ContractionLoops loops, const ContractionStrategy &strategy,
+                int64_t rows, int64_t cols) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = loops.m, n = loops.n, k = loops.k;
   SmallVector<int64_t> blocks(ranges.size(), 1), depth(ranges.size(), 0);
@@ -55,22 +56,20 @@ static FailureOr<linalg::LinalgOp> tileCacheBlocks(RewriterBase &rewriter,
   op.getReductionDims(reductions);
   for (unsigned d : reductions)
     blocks[d] = 0;
-  // A packed contraction: the largest of tuning().packedBlockRows, its half and
-  // kBlockRows that leaves 4 row blocks.
-  int64_t blockRows = kBlockRows;
-  if (loops.panel)
-    for (int64_t r : {tuning().packedBlockRows, tuning().packedBlockRows / 2})
-      if (ranges[m] >= 4 * r) {
-        blockRows = r;
-        break;
-      }
+  // The piece a packed contraction left unpacked (the columns past its
+  // last whole panel) keeps blocks of kBlockRows rows at most.
+  int64_t blockRows = strategy.pack && !loops.panel
+                          ? std::min(strategy.blockRows, kBlockRows)
+                          : strategy.blockRows;
   blocks[m] = blockSize(ranges[m], rows, std::max(blockRows, rows));
-  blocks[n] = cols ? blockSize(ranges[n], cols, std::max(kBlockCols, cols)) : 0;
-  // A packed contraction's block: kBlockCols columns of whole panels.
+  blocks[n] =
+      cols ? blockSize(ranges[n], cols, std::max(strategy.blockCols, cols)) : 0;
+  // A packed contraction's block: blockCols columns of whole panels.
   if (loops.panel)
     blocks[*loops.panel] =
-        blockSize(ranges[*loops.panel], 1, kBlockCols / ranges[n]);
-  depth[k] = blockSize(ranges[k], 1, kBlockDepth);
+        blockSize(ranges[*loops.panel], 1,
+                  std::max<int64_t>(strategy.blockCols / ranges[n], 1));
+  depth[k] = blockSize(ranges[k], 1, strategy.blockDepth);
   if (depth[k] == ranges[k])
     depth[k] = 0;
   FailureOr<linalg::LinalgOp> tiled = tile(rewriter, op, blocks, true);
@@ -173,8 +172,6 @@ static SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
   return pieces;
 }
 
-LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
-
 /// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
 /// n the innermost dim of the result) packed in panels of tuning().panel
 /// columns: the contraction is rewritten to read B as (..., N/tuning().panel,
@@ -188,10 +185,10 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
 /// only when it is larger than half of L2 (kPackElements) and the
 /// contraction has kBlockRows rows or more, so that the copy costs little
 /// against the contraction it speeds up. Returns the new contraction and
-/// its loops.
+/// its loops; with `check`, only whether it applies, `op` unchanged.
 static FailureOr<std::pair<linalg::LinalgOp, ContractionLoops>>
-packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
-            ContractionLoops loops) {
+packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
+            bool check = false) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = loops.m, n = loops.n, k = loops.k;
   if (loops.panel || op.getNumDpsInputs() != 2 ||
@@ -231,6 +228,8 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!constant &&
       (ranges[m] < kBlockRows || bType.getNumElements() < kPackElements))
     return failure();
+  if (check)
+    return std::pair<linalg::LinalgOp, ContractionLoops>{op, loops};
 
   // The new loops: the panel loop at n, the columns of a panel at n + 1.
   unsigned numLoops = op.getNumLoops() + 1;
@@ -321,35 +320,63 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op,
       ContractionLoops{m < n ? m : m + 1, n + 1, k < n ? k : k + 1, n}};
 }
 
-LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  ContractionLoops loops) {
-  if (auto packed = packColumns(rewriter, op, loops); succeeded(packed)) {
-    std::tie(op, loops) = *packed;
-  } else if (!loops.panel) {
-    // Many columns, not a multiple of a panel (a 1x1 conv on a 28x28
-    // image: 784 = 24 x 32 + 16): the whole panels are one contraction,
-    // packed, the rest another (resnet50's 1x1 convs on 28x28 went from
-    // 0.76-0.86x to 0.96-0.98x of eager).
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (ranges[loops.n] > kBlockCols && ranges[loops.n] % tuning().panel != 0 &&
-        ranges[loops.m] >= kBlockRows) {
-      SmallVector<linalg::LinalgOp> pieces =
-          splitTail(rewriter, op, loops.n, tuning().panel);
-      if (pieces.size() == 2) {
-        for (linalg::LinalgOp piece : pieces)
-          if (failed(scheduleContraction(rewriter, piece, loops)))
-            return failure();
-        return success();
+/// Whether a contraction with many columns, not a multiple of a panel (a
+/// 1x1 conv on a 28x28 image: 784 = 24 x 32 + 16), is split into its
+/// whole panels, packed, and the rest (resnet50's 1x1 convs on 28x28 went
+/// from 0.76-0.86x to 0.96-0.98x of eager).
+static bool splitsPanels(linalg::LinalgOp op, ContractionLoops loops) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return !loops.panel && ranges[loops.n] > kBlockCols &&
+         ranges[loops.n] % tuning().panel != 0 && ranges[loops.m] >= kBlockRows;
+}
+
+ContractionStrategy chooseContraction(linalg::LinalgOp op,
+                                      ContractionLoops loops) {
+  ContractionStrategy s;
+  IRRewriter rewriter(op.getContext());
+  bool packs = succeeded(packColumns(rewriter, op, loops, /*check=*/true));
+  s.pack = packs || splitsPanels(op, loops);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
+  // registerRows), one row of 128 for a vector-matrix product.
+  s.rows = registerRows(ranges[loops.m]);
+  s.cols = s.rows >= 4 ? 2 * tuning().lanes : 8 * tuning().lanes;
+  // A packed contraction: the largest of tuning().packedBlockRows, its
+  // half and kBlockRows that leaves 4 row blocks.
+  s.blockRows = kBlockRows;
+  if (s.pack || loops.panel)
+    for (int64_t r : {tuning().packedBlockRows, tuning().packedBlockRows / 2})
+      if (ranges[loops.m] >= 4 * r) {
+        s.blockRows = r;
+        break;
       }
+  s.blockCols = kBlockCols;
+  s.blockDepth = kBlockDepth;
+  return s;
+}
+
+LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  ContractionLoops loops,
+                                  const ContractionStrategy &strategy) {
+  if (!strategy.pack) {
+    // Not packed.
+  } else if (auto packed = packColumns(rewriter, op, loops);
+             succeeded(packed)) {
+    std::tie(op, loops) = *packed;
+  } else if (splitsPanels(op, loops)) {
+    SmallVector<linalg::LinalgOp> pieces =
+        splitTail(rewriter, op, loops.n, tuning().panel);
+    if (pieces.size() == 2) {
+      for (linalg::LinalgOp piece : pieces)
+        if (failed(scheduleContraction(rewriter, piece, loops, strategy)))
+          return failure();
+      return success();
     }
   }
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     transposeOperands(rewriter, generic, loops.n, loops.k);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // Enough accumulators to hide the FMA latency: 8x32 for matrices (see
-  // registerRows), one row of 128 for a vector-matrix product.
-  int64_t rows = registerRows(ranges[loops.m]);
-  int64_t cols = rows >= 4 ? 2 * tuning().lanes : 8 * tuning().lanes;
+  int64_t rows = strategy.rows, cols = strategy.cols;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).
   if (ranges[loops.n] < cols)
     cols = ranges[loops.n] >= tuning().lanes
@@ -363,14 +390,14 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   for (linalg::LinalgOp piece : splitTail(rewriter, op, loops.m, rows)) {
     int64_t width = piece.getStaticLoopRanges()[loops.n];
     int64_t pieceRows = std::min(rows, piece.getStaticLoopRanges()[loops.m]);
-    if (width % cols != 0 && width <= kBlockCols) {
+    if (width % cols != 0 && width <= strategy.blockCols) {
       // Few columns with a tail (resnet18's 7x7 images: 49 = 32 + 16 + 1):
       // the columns are split inside each cache block, so that every piece
       // reads the same block of the rows' operand (the conv's weights)
       // from the cache, where pieces split first would each stream all of
       // it from memory.
       FailureOr<linalg::LinalgOp> block =
-          tileCacheBlocks(rewriter, piece, loops, pieceRows, 0);
+          tileCacheBlocks(rewriter, piece, loops, strategy, pieceRows, 0);
       if (failed(block))
         return failure();
       for (linalg::LinalgOp part :
@@ -382,7 +409,7 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
     for (linalg::LinalgOp part : splitColumns(rewriter, piece, loops.n, cols)) {
       int64_t partCols = std::min(cols, part.getStaticLoopRanges()[loops.n]);
       FailureOr<linalg::LinalgOp> block =
-          tileCacheBlocks(rewriter, part, loops, pieceRows, partCols);
+          tileCacheBlocks(rewriter, part, loops, strategy, pieceRows, partCols);
       if (failed(block) || failed(registers(*block)))
         return failure();
     }

@@ -25,6 +25,8 @@
 
 #include "fx-mlir/Conversion/Passes.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -121,7 +123,22 @@ struct CPUSchedulePass
     // What the schedule took from the target, for a reader of the IR.
     func->setAttr("fx.cpu_schedule",
                   StringAttr::get(context, tuned->describe(*cpu)));
+    // What is not recorded yet gets the strategy fx-cpu-strategy would
+    // record; a record is checked.
+    if (failed(recordStrategies(func)))
+      return signalPassFailure();
     IRRewriter rewriter(context);
+    // What was applied, per FX node, in the order the nodes come.
+    llvm::StringMap<SmallVector<std::string>> applied;
+    SmallVector<std::string> nodes;
+    auto note = [&](Operation *op, std::string what) {
+      std::string label = nodeLabel(op);
+      auto [entry, added] = applied.try_emplace(label);
+      if (added)
+        nodes.push_back(label);
+      if (!llvm::is_contained(entry->second, what))
+        entry->second.push_back(std::move(what));
+    };
     // Convolutions as contractions: Winograd, filters inner, shifted
     // windows or im2col. First, so that what they add (a bias) fuses with
     // the conv's consumers.
@@ -136,63 +153,31 @@ struct CPUSchedulePass
       if (isStaticF32(op))
         grouped.push_back(op);
     });
-    // Each conv's algorithm is recorded on the function (fx.cpu_strategies,
-    // one "<node>: <algorithm>" per conv). A conv that already carries
-    // `fx.cpu_strategy` gets that algorithm if it applies; else the pass
-    // fails naming what does.
-    SmallVector<Attribute> strategies;
     for (linalg::Conv2DNgchwGfchwOp conv : grouped) {
-      strategies.push_back(
-          StringAttr::get(context, nodeLabel(conv) + ": grouped"));
+      note(conv, "grouped");
       if (auto [op, loops] = groupedConv(rewriter, conv); loops)
         shifted[op] = *loops;
     }
     for (linalg::Conv2DNchwFchwOp conv : convs) {
+      FailureOr<StringRef> algorithm = readConvAlgorithm(conv);
+      if (failed(algorithm))
+        return signalPassFailure();
+      note(conv, algorithm->str());
       ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
-      // In order of preference, with whether each applies here.
-      std::pair<StringRef, bool> algorithms[] = {
-          {"winograd", preferWinograd(conv, filterBytes)},
-          {"filters-inner", preferFiltersInner(conv, filterBytes)},
-          {"shifted-window", preferShiftedWindow(conv)},
-          {"im2col", true}};
-      StringRef algorithm =
-          llvm::find_if(algorithms, [](auto a) { return a.second; })->first;
-      auto forced = conv->getAttrOfType<StringAttr>("fx.cpu_strategy");
-      if (forced) {
-        auto it = llvm::find_if(
-            algorithms, [&](auto a) { return a.first == forced.getValue(); });
-        if (it == std::end(algorithms) || !it->second) {
-          SmallVector<StringRef> usable;
-          for (auto [name, applies] : algorithms)
-            if (applies)
-              usable.push_back(name);
-          conv.emitError() << "fx.cpu_strategy '" << forced.getValue()
-                           << "' does not apply to this convolution; these "
-                              "do: "
-                           << llvm::join(usable, ", ");
-          return signalPassFailure();
-        }
-        algorithm = forced.getValue();
-      }
-      strategies.push_back(
-          StringAttr::get(context, nodeLabel(conv) + ": " + algorithm +
-                                       (forced ? " (fx.cpu_strategy)" : "")));
-      if (algorithm == "winograd") {
+      if (*algorithm == "winograd") {
         auto [op, loops] = winogradConv(rewriter, conv, filterBytes);
         shifted[op] = loops;
-      } else if (algorithm == "filters-inner") {
+      } else if (*algorithm == "filters-inner") {
         for (auto [op, loops] :
              shiftedWindowFiltersInner(rewriter, conv, filterBytes))
           shifted[op] = loops;
-      } else if (algorithm == "shifted-window") {
+      } else if (*algorithm == "shifted-window") {
         auto [op, loops] = shiftedWindowConv(rewriter, conv);
         shifted[op] = loops;
       } else {
         rewriteConvAsContraction(rewriter, conv);
       }
     }
-    if (!strategies.empty())
-      func->setAttr("fx.cpu_strategies", ArrayAttr::get(context, strategies));
     // Elementwise producers fuse into their consumers, but not into
     // contractions: a relu fused into the next matmul would run once per
     // multiply and hide the contraction from its schedule.
@@ -250,7 +235,15 @@ struct CPUSchedulePass
                                  : FailureOr<ContractionLoops>(known->second);
       Location loc = op.getLoc();
       if (succeeded(loops)) {
-        if (failed(scheduleContraction(rewriter, op, *loops)))
+        // A contraction the strategy step saw carries its record; one a
+        // conv algorithm made gets the strategy it would have chosen.
+        FailureOr<ContractionStrategy> strategy = readContraction(op, *loops);
+        if (failed(strategy))
+          return signalPassFailure();
+        if (!applied.count(nodeLabel(op)))
+          note(op, "contraction");
+        note(op, describe(*strategy));
+        if (failed(scheduleContraction(rewriter, op, *loops, *strategy)))
           return broken(loc, "contraction");
         continue;
       }
@@ -269,6 +262,13 @@ struct CPUSchedulePass
         // Other all-parallel ops (an im2col gather) stay scalar loops,
         // but large ones run in parallel blocks.
         (void)tileParallelBlocks(rewriter, op);
+    }
+    if (!applied.empty()) {
+      SmallVector<Attribute> entries;
+      for (const std::string &label : nodes)
+        entries.push_back(StringAttr::get(
+            context, label + ": " + llvm::join(applied[label], "; ")));
+      func->setAttr("fx.cpu_strategies", ArrayAttr::get(context, entries));
     }
     RewritePatternSet patterns(context);
     vector::populateVectorReductionToContractPatterns(patterns);

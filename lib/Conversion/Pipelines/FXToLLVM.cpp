@@ -4,7 +4,9 @@
 // (docs/Pipeline.md shows the IR after each):
 //   1. fx-normalize                canonical aten calls
 //   2. convert-fx-to-linalg        func.func on tensors (linalg/tensor/math)
-//   3. canonicalize, linalg-fuse-elementwise-ops
+//   3. canonicalize, fx-cpu-strategy (records how each conv and
+//      contraction is computed), fx-cpu-schedule (applies it: tiles and
+//      vectors)
 //   4. one-shot-bufferize          memrefs, identity layouts at the boundary
 //   5. buffer-deallocation-pipeline, fx-cpu-shorten-buffer-lifetimes,
 //      fx-cpu-plan-workspace
@@ -39,7 +41,8 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
 
 std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
   std::string target = cpu.empty() ? std::string("host") : cpu.str();
-  return "canonicalize,func.func(fx-cpu-schedule{target=" + target +
+  return "canonicalize,func.func(fx-cpu-strategy{target=" + target +
+         "},fx-cpu-schedule{target=" + target +
          "}),canonicalize,cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
