@@ -27,6 +27,12 @@ __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+# Installed by `cmake --install` (PREFIX/lib/python3/dist-packages/fx_mlir),
+# the package holds its extension and the tools are in PREFIX/bin.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_INSTALLED = os.path.exists(os.path.join(_PACKAGE_DIR, "_fx_runtime.so"))
+_INSTALLED_BIN = os.path.normpath(os.path.join(_PACKAGE_DIR, *[os.pardir] * 4,
+                                               "bin"))
 
 
 class FxMlirError(RuntimeError):
@@ -52,12 +58,15 @@ def _serialized(fn):
 
 
 def find_tool(name):
-    """Path of an fx-mlir tool: $FX_MLIR_BUILD_DIR/bin, the repository's
-    build/bin, then PATH."""
+    """Path of an fx-mlir tool: $FX_MLIR_BUILD_DIR/bin, PREFIX/bin of an
+    installed package, the repository's build/bin, then PATH."""
     candidates = []
     if os.environ.get("FX_MLIR_BUILD_DIR"):
         candidates.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin"))
-    candidates.append(os.path.join(_REPO_ROOT, "build", "bin"))
+    if _INSTALLED:
+        candidates.append(_INSTALLED_BIN)
+    else:
+        candidates.append(os.path.join(_REPO_ROOT, "build", "bin"))
     for directory in candidates:
         path = os.path.join(directory, name)
         if os.access(path, os.X_OK):

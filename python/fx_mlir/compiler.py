@@ -26,15 +26,17 @@ import torch
 import torch.fx
 from torch.fx import _symbolic_trace
 
-from . import FxMlirError, _REPO_ROOT, _serialized
+from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
+               _serialized)
 from .importer import import_graph_module, module_type
 
 _runtime = None
 
 
 def _load_runtime():
-    """The `_fx_runtime` extension: $FX_MLIR_BUILD_DIR/python/fx_mlir, then
-    the repository's build tree."""
+    """The `_fx_runtime` extension: $FX_MLIR_BUILD_DIR/python/fx_mlir, the
+    package's own directory when installed, else the repository's build
+    tree."""
     global _runtime
     if _runtime is not None:
         return _runtime
@@ -42,7 +44,8 @@ def _load_runtime():
     if os.environ.get("FX_MLIR_BUILD_DIR"):
         dirs.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "python",
                                  "fx_mlir"))
-    dirs.append(os.path.join(_REPO_ROOT, "build", "python", "fx_mlir"))
+    dirs.append(_PACKAGE_DIR if _INSTALLED
+                else os.path.join(_REPO_ROOT, "build", "python", "fx_mlir"))
     for d in dirs:
         path = os.path.join(d, "_fx_runtime.so")
         if os.path.exists(path):
