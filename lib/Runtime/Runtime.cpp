@@ -418,14 +418,7 @@ void initializeTarget() {
 
 /// The passes the compiler's pipeline text names; registering them touches
 /// much of libMLIR, so a graph loaded from the cache does not.
-void initializeCompiler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    registerAllPasses();
-    registerFXPasses();
-    registerConversionPasses();
-  });
-}
+void initializeCompiler() { registerCompilerPasses(); }
 
 /// A JIT with no code yet, linked against the same libraries as
 /// ExecutionEngine's (the process, the runner utilities, libomp) and the

@@ -2,7 +2,8 @@
 
     gm = fx_mlir.export_graph_module(ir)
 
-`fx-translate --export-fx-json` writes the graph module as data (its
+The exporter (`fx-translate --export-fx-json`, run in this process through
+the extension) writes the graph module as data (its
 submodules with their types and hyperparameters, its parameters, buffers
 and constants, its nodes) and `fx_mlir._rebuild` builds the GraphModule
 from it through torch.fx.Graph, node by node with the same names, targets,
@@ -11,27 +12,16 @@ someone else is safe to export (docs/Security.md).
 """
 
 import json
-import subprocess
-
-from . import FxMlirError, _serialized, find_tool
+from . import FxMlirError, _serialized
 from ._rebuild import RebuildError, check_allowed_modules, rebuild
 
 __all__ = ["export_python", "export_graph_module"]
 
 
-def _translate(ir, *args):
-    if isinstance(ir, str):
-        ir = ir.encode()
-    result = subprocess.run([find_tool("fx-translate"), *args, "-"],
-                            input=ir, capture_output=True)
-    if result.returncode != 0:
-        lines = result.stderr.decode(errors="replace").strip().splitlines()
-        # The first diagnostic; not the source excerpt and notes after it.
-        errors = [line for line in lines if "error:" in line]
-        message = (errors or lines or
-                   [f"fx-translate exited with {result.returncode}"])[0]
-        raise FxMlirError(message.strip())
-    return result.stdout.decode()
+def _text(ir):
+    """`ir` as text: the IR is exported in this process (no fx-translate
+    subprocess)."""
+    return ir.decode() if isinstance(ir, bytes) else ir
 
 
 def _allowed(allowed_modules):
@@ -46,9 +36,9 @@ def export_python(ir, allowed_modules=()):
     running it defines `build()` and `graph_module = build()`. Submodule
     types may come from torch, fx_mlir and the packages named in
     `allowed_modules`."""
-    args = [f"--export-allow-module={name}"
-            for name in _allowed(allowed_modules)]
-    return _translate(ir, "--export-python", *args)
+    from .compiler import _load_runtime
+    return _load_runtime().export_python(_text(ir),
+                                         list(_allowed(allowed_modules)))
 
 
 @_serialized
@@ -62,7 +52,8 @@ def export_graph_module(ir, allowed_modules=()):
     or names a target, module type, hyperparameter or name that cannot be
     rebuilt (the message names the node or submodule)."""
     allowed = _allowed(allowed_modules)
-    description = json.loads(_translate(ir, "--export-fx-json"))
+    from .compiler import _load_runtime
+    description = json.loads(_load_runtime().export_fx_json(_text(ir)))
     try:
         return rebuild(description, allowed)
     except RebuildError as error:

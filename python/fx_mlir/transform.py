@@ -18,7 +18,7 @@ import tempfile
 import torch
 import torch.fx
 
-from . import FxMlirError, _serialized, run_fx_opt
+from . import FxMlirError, _serialized
 from .compiler import trace
 from .exporter import export_graph_module
 from .importer import import_graph_module
@@ -33,8 +33,11 @@ anchor: the node of the rewritten graph named as the graph node the
 nodes_map: pattern node name -> name of the graph node it matched."""
 
 
-def _pipeline_option(pipeline):
-    return f"--pass-pipeline=builtin.module({pipeline})"
+def _run_pipeline(ir, pipeline):
+    """`pipeline` (passes on builtin.module, as fx-opt takes them) run on
+    `ir` in this process."""
+    from .compiler import _load_runtime
+    return _load_runtime().run_pipeline(ir, f"builtin.module({pipeline})")
 
 
 @_serialized
@@ -61,7 +64,7 @@ def transform(gm, pipeline, example_inputs=None, dynamic_batch=False):
     with torch.no_grad():
         ir = import_graph_module(traced, example_inputs,
                                  dynamic_batch=dynamic_batch)
-    result = export_graph_module(run_fx_opt(ir, _pipeline_option(pipeline)),
+    result = export_graph_module(_run_pipeline(ir, pipeline),
                                  allowed_modules=_module_types(traced))
     result.training = gm.training
     return result
@@ -249,8 +252,8 @@ def replace_pattern(gm, pattern, replacement):
                               f"option cannot hold; set TMPDIR")
         with open(pattern_file, "w") as f:
             f.write(_concatenate(texts))
-        rewritten = run_fx_opt(ir, _pipeline_option(
-            f"fx-replace-pattern{{file={pattern_file} report={report_file}}}"))
+        rewritten = _run_pipeline(
+            ir, f"fx-replace-pattern{{file={pattern_file} report={report_file}}}")
         new = export_graph_module(rewritten, allowed_modules=_module_types(
             gm, pattern, replacement))
         matches = _read_matches(report_file)

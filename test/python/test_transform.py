@@ -474,3 +474,49 @@ def test_instrument_nan_check(fresh_instrument):
         torch.testing.assert_close(gm(x), model(x))
         with pytest.raises(fx_mlir.FxMlirError, match="node 'log'"):
             gm(-x)
+
+
+def test_in_process(monkeypatch):
+    """transform, replace_pattern and export_graph_module run their passes
+    and the exporter in this process: no tool is started."""
+    import subprocess
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a subprocess was started: {args}")
+
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU()).eval()
+    x = torch.randn(1, 3, 8, 8)
+    gm = fx_mlir.transform(torch.fx.symbolic_trace(model), "fx-normalize",
+                           (x,))
+    torch.testing.assert_close(gm(x), model(x))
+
+    def pattern(x):
+        return torch.relu(x)
+
+    def replacement(x):
+        return torch.sigmoid(x)
+
+    traced = torch.fx.symbolic_trace(lambda x: torch.relu(x) + 1)
+    matches = fx_mlir.replace_pattern(traced, pattern, replacement)
+    assert len(matches) == 1
+    torch.testing.assert_close(traced(x), torch.sigmoid(x) + 1)
+    script = fx_mlir.export_python(fx_mlir.import_graph_module(
+        torch.fx.symbolic_trace(model), (x,)))
+    assert "graph_module = build()" in script
+
+
+def test_pipeline_errors():
+    """A pipeline that does not parse, or names no pass, raises FxMlirError
+    with the diagnostics; so does IR that does not parse."""
+    ir = fx_mlir.import_graph_module(
+        torch.fx.symbolic_trace(nn.ReLU()), (torch.randn(2),))
+    with pytest.raises(fx_mlir.FxMlirError, match="no-such-pass"):
+        fx_mlir.transform(torch.fx.symbolic_trace(nn.ReLU()), "no-such-pass")
+    from fx_mlir.compiler import _load_runtime
+    with pytest.raises(fx_mlir.FxMlirError, match="error: "):
+        _load_runtime().run_pipeline(ir[:len(ir) // 2],
+                                     "builtin.module(fx-normalize)")
+    with pytest.raises(fx_mlir.FxMlirError, match="not anchored"):
+        _load_runtime().run_pipeline(ir, "func.func(cse)")

@@ -91,6 +91,18 @@ void setNumThreads(int threads);
 /// Size in bytes of one element of `dtype`, or 0 if unknown.
 size_t getDTypeSize(llvm::StringRef dtype);
 
+/// Registers every pass a pipeline text may name (upstream's, fx-mlir's),
+/// once per process; the compile driver and in-process pipelines call it.
+void registerCompilerPasses();
+
+/// Runs `pipeline` (as `fx-opt --pass-pipeline=` takes it, anchored on
+/// builtin.module) on the textual IR `ir` in this process and returns the
+/// result printed; on failure, nothing, and the diagnostics ("<loc>:
+/// error: <message>", one per line, notes after their error) in `errors`.
+std::optional<std::string> runPassPipeline(llvm::StringRef ir,
+                                           llvm::StringRef pipeline,
+                                           std::string &errors);
+
 class CompiledGraph {
 public:
   ~CompiledGraph();

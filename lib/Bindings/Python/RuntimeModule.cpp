@@ -7,9 +7,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Runtime/TorchDTypes.h"
+#include "fx-mlir/Target/Python/ExportPython.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
@@ -217,6 +224,42 @@ private:
   std::unique_ptr<CompiledGraph> graph;
 };
 
+/// The JSON description (`fx-translate --export-fx-json`) of the
+/// fx.graph_module `name` (the only one when empty) of `ir`, or, with
+/// `script`, the script `--export-python` writes, allowing `allowed`'s
+/// module types; raises FxMlirError with the first error.
+std::string exportGraphModule(const std::string &ir, const std::string &name,
+                              bool script,
+                              const std::vector<std::string> &allowed) {
+  std::string errors, text;
+  {
+    py::gil_scoped_release release;
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    context.loadDialect<mlir::fx::FXDialect>();
+    llvm::raw_string_ostream diagnostics(errors);
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      if (d.getSeverity() == mlir::DiagnosticSeverity::Error && errors.empty())
+        diagnostics << d.getLocation() << ": error: " << d;
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(
+            ir, mlir::ParserConfig(&context), "<stdin>");
+    llvm::raw_string_ostream os(text);
+    bool ok =
+        module &&
+        succeeded(script ? mlir::fx::exportPython(*module, os, name, allowed)
+                         : mlir::fx::exportGraphModuleJson(*module, os, name));
+    if (ok)
+      errors.clear();
+    else if (errors.empty())
+      errors = "the graph module does not export";
+  }
+  if (!errors.empty())
+    raiseFxMlirError(errors);
+  return text;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_fx_runtime, m) {
@@ -238,6 +281,40 @@ PYBIND11_MODULE(_fx_runtime, m) {
       [=] { return aliasNames(mlir::fx::AliasKind::Function); },
       "The call_function targets (`torch.nn.functional.relu`) the target "
       "registry binds");
+  m.def(
+      "run_pipeline",
+      [](const std::string &ir, const std::string &pipeline) {
+        std::string errors;
+        std::optional<std::string> result;
+        {
+          py::gil_scoped_release release;
+          result = mlir::fx::runPassPipeline(ir, pipeline, errors);
+        }
+        if (!result)
+          raiseFxMlirError(llvm::StringRef(errors).trim().str());
+        return *result;
+      },
+      py::arg("ir"), py::arg("pipeline"),
+      "Runs a pass pipeline (`builtin.module(...)`, as fx-opt's "
+      "--pass-pipeline) on textual IR in this process; returns the IR "
+      "printed, or raises FxMlirError with the diagnostics");
+  m.def(
+      "export_fx_json",
+      [](const std::string &ir, const std::string &name) {
+        return exportGraphModule(ir, name, false, {});
+      },
+      py::arg("ir"), py::arg("graph_module") = "",
+      "The JSON description of an fx.graph_module, as fx-translate "
+      "--export-fx-json writes it");
+  m.def(
+      "export_python",
+      [](const std::string &ir, const std::vector<std::string> &allowed,
+         const std::string &name) {
+        return exportGraphModule(ir, name, true, allowed);
+      },
+      py::arg("ir"), py::arg("allowed_modules"), py::arg("graph_module") = "",
+      "The script fx-translate --export-python writes for an "
+      "fx.graph_module");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
       .def(py::init<const std::string &, bool, bool, const std::string &,
                     const std::string &>(),
