@@ -86,23 +86,16 @@ bool mlir::fx::isEllipsisValue(const c10::IValue &value) {
 namespace {
 
 /// The c10 scalar type of the torch dtype `name` (`float32`), if this
-/// LibTorch has it.
+/// LibTorch has it: those the IR holds tensors of (DTypes.def), and those
+/// a dtype argument may still name (complex32, the quantized types).
 std::optional<c10::ScalarType> getScalarType(StringRef name) {
   using ST = c10::ScalarType;
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  if (name == #NAME)                                                           \
+    return ST::SCALAR_TYPE;
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
   return llvm::StringSwitch<std::optional<ST>>(name)
-      .Case("float32", ST::Float)
-      .Case("float64", ST::Double)
-      .Case("float16", ST::Half)
-      .Case("bfloat16", ST::BFloat16)
       .Case("complex32", ST::ComplexHalf)
-      .Case("complex64", ST::ComplexFloat)
-      .Case("complex128", ST::ComplexDouble)
-      .Case("uint8", ST::Byte)
-      .Case("int8", ST::Char)
-      .Case("int16", ST::Short)
-      .Case("int32", ST::Int)
-      .Case("int64", ST::Long)
-      .Case("bool", ST::Bool)
       .Case("qint8", ST::QInt8)
       .Case("quint8", ST::QUInt8)
       .Case("qint32", ST::QInt32)

@@ -70,13 +70,11 @@ using namespace mlir;
 using namespace mlir::fx;
 
 size_t mlir::fx::getDTypeSize(llvm::StringRef dtype) {
-  return llvm::StringSwitch<size_t>(dtype)
-      .Case("complex128", 16)
-      .Cases({"float64", "int64", "complex64"}, 8)
-      .Cases({"float32", "int32"}, 4)
-      .Cases({"float16", "bfloat16", "int16"}, 2)
-      .Cases({"int8", "uint8", "bool"}, 1)
-      .Default(0);
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  if (dtype == #NAME)                                                          \
+    return BYTES;
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+  return 0;
 }
 
 namespace {

@@ -11,6 +11,7 @@ node types come from torch.fx's ShapeProp; without, they are `!fx.any`.
 
 import builtins
 import contextlib
+import functools
 import importlib
 import inspect
 import io
@@ -116,20 +117,22 @@ def _call_args(args, kwargs, refs, where):
     return "(" + ", ".join(parts) + ")"
 
 
-_ELEMENT_TYPES = {
-    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
-    torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
-    torch.int16: "i16", torch.int8: "i8", torch.uint8: "ui8", torch.bool: "i1",
-    torch.complex64: "complex<f32>", torch.complex128: "complex<f64>",
-}
+@functools.lru_cache(maxsize=None)
+def _element_types():
+    """torch dtype -> MLIR element type, from the one table the C++ side
+    uses too (DTypes.def, read through the extension)."""
+    from .compiler import _load_runtime
+    return {getattr(torch, name): element
+            for name, element, _ in _load_runtime().dtypes()}
 
 
 def _tensor_type(shape, dtype, where, dynamic=()):
-    if dtype not in _ELEMENT_TYPES:
+    element = _element_types().get(dtype)
+    if element is None:
         raise ImportError_(f"{where}: unsupported tensor dtype {dtype}")
     return ("tensor<" + "".join("?x" if i in dynamic else f"{d}x"
                                 for i, d in enumerate(shape))
-            + _ELEMENT_TYPES[dtype] + ">")
+            + element + ">")
 
 
 # Node name -> dims that follow the batch size (import with dynamic_batch),

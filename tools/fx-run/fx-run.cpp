@@ -81,10 +81,12 @@ static int fail(const llvm::Twine &message) {
 // .npy files
 //===----------------------------------------------------------------------===//
 
+/// The .npy descriptors of the dtypes numpy has (DTypes.def).
 static const std::pair<const char *, at::ScalarType> npyTypes[] = {
-    {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<i8", at::kLong},
-    {"<i4", at::kInt},   {"<i2", at::kShort},  {"|i1", at::kChar},
-    {"|u1", at::kByte},  {"|b1", at::kBool},   {"<f2", at::kHalf}};
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  {NPY, at::ScalarType::SCALAR_TYPE},
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+};
 
 static std::optional<at::Tensor> readNpy(const std::string &path,
                                          std::string &error) {
@@ -134,7 +136,7 @@ static std::optional<at::Tensor> readNpy(const std::string &path,
   }
   std::optional<at::ScalarType> type;
   for (auto &[name, t] : npyTypes)
-    if (descr == name)
+    if (*name && descr == name)
       type = t;
   if (!type) {
     error = "'" + path + "': unsupported dtype '" + descr.str() + "'";
@@ -180,7 +182,7 @@ static bool writeNpy(const std::string &path, const at::Tensor &tensor) {
   for (auto &[name, t] : npyTypes)
     if (tensor.scalar_type() == t)
       descr = name;
-  if (!descr)
+  if (!descr || !*descr)
     return false;
   at::Tensor t = tensor.contiguous();
   std::string shape = "(";

@@ -19,18 +19,10 @@ namespace mlir::fx {
 inline const std::pair<const char *, c10::ScalarType> *
 getTorchDTypeTable(size_t &size) {
   static const std::pair<const char *, c10::ScalarType> table[] = {
-      {"float32", c10::kFloat},
-      {"float64", c10::kDouble},
-      {"int64", c10::kLong},
-      {"int32", c10::kInt},
-      {"int16", c10::kShort},
-      {"int8", c10::kChar},
-      {"uint8", c10::kByte},
-      {"bool", c10::kBool},
-      {"float16", c10::kHalf},
-      {"bfloat16", c10::kBFloat16},
-      {"complex64", c10::kComplexFloat},
-      {"complex128", c10::kComplexDouble}};
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  {#NAME, c10::ScalarType::SCALAR_TYPE},
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+  };
   size = std::size(table);
   return table;
 }

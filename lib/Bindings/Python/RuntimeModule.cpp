@@ -282,6 +282,17 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "The call_function targets (`torch.nn.functional.relu`) the target "
       "registry binds");
   m.def(
+      "dtypes",
+      [] {
+        std::vector<std::tuple<std::string, std::string, int>> table;
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  table.emplace_back(#NAME, ELEMENT_TYPE, BYTES);
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+        return table;
+      },
+      "The dtypes the IR holds tensors of (DTypes.def): (torch name, MLIR "
+      "element type, bytes per element)");
+  m.def(
       "run_pipeline",
       [](const std::string &ir, const std::string &pipeline) {
         std::string errors;

@@ -102,36 +102,13 @@ llvm::StringRef className(llvm::StringRef qualified) {
                                               : qualified.rsplit('.').second;
 }
 
-/// FX's dtype names for c10 scalar types.
+/// FX's dtype names for c10 scalar types (DTypes.def); "" for the others.
 llvm::StringRef dtypeName(c10::ScalarType type) {
-  switch (type) {
-  case c10::ScalarType::Float:
-    return "float32";
-  case c10::ScalarType::Double:
-    return "float64";
-  case c10::ScalarType::Half:
-    return "float16";
-  case c10::ScalarType::BFloat16:
-    return "bfloat16";
-  case c10::ScalarType::Long:
-    return "int64";
-  case c10::ScalarType::Int:
-    return "int32";
-  case c10::ScalarType::Short:
-    return "int16";
-  case c10::ScalarType::Char:
-    return "int8";
-  case c10::ScalarType::Byte:
-    return "uint8";
-  case c10::ScalarType::Bool:
-    return "bool";
-  case c10::ScalarType::ComplexFloat:
-    return "complex64";
-  case c10::ScalarType::ComplexDouble:
-    return "complex128";
-  default:
-    return "";
-  }
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  if (type == c10::ScalarType::SCALAR_TYPE)                                    \
+    return #NAME;
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+  return "";
 }
 
 Type elementType(MLIRContext *ctx, c10::ScalarType type) {

@@ -1,7 +1,9 @@
 //===- FXAttrs.cpp - Attributes of the fx dialect ---------------*- C++ -*-===//
 
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
+#include "mlir/AsmParser/AsmParser.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -223,27 +225,19 @@ ArrayRef<StringRef> DTypeAttr::getKnownNames() {
   return names;
 }
 
-/// The dtypes whose tensors the IR holds, with their element types.
-static const StringRef kStoredDTypes[] = {
-    "float32", "float64", "float16", "bfloat16", "int64",     "int32",
-    "int16",   "int8",    "uint8",   "bool",     "complex64", "complex128"};
+/// The dtypes whose tensors the IR holds, with their element types as
+/// text (DTypes.def).
+static const std::pair<StringRef, StringRef> kStoredDTypes[] = {
+#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
+  {#NAME, ELEMENT_TYPE},
+#include "fx-mlir/Dialect/FX/IR/DTypes.def"
+};
 
 Type mlir::fx::getDTypeElementType(MLIRContext *ctx, StringRef name) {
-  Builder b(ctx);
-  return llvm::StringSwitch<Type>(name)
-      .Case("float32", b.getF32Type())
-      .Case("float64", b.getF64Type())
-      .Case("float16", b.getF16Type())
-      .Case("bfloat16", b.getBF16Type())
-      .Case("int64", b.getI64Type())
-      .Case("int32", b.getI32Type())
-      .Case("int16", b.getI16Type())
-      .Case("int8", b.getI8Type())
-      .Case("uint8", IntegerType::get(ctx, 8, IntegerType::Unsigned))
-      .Case("bool", b.getI1Type())
-      .Case("complex64", ComplexType::get(b.getF32Type()))
-      .Case("complex128", ComplexType::get(b.getF64Type()))
-      .Default(Type());
+  for (auto [dtype, text] : kStoredDTypes)
+    if (dtype == name)
+      return parseType(text, ctx);
+  return Type();
 }
 
 StringRef mlir::fx::getElementDTypeName(Type elementType) {
@@ -251,9 +245,12 @@ StringRef mlir::fx::getElementDTypeName(Type elementType) {
   if (auto integer = dyn_cast<IntegerType>(elementType);
       integer && integer.isSigned())
     elementType = IntegerType::get(integer.getContext(), integer.getWidth());
-  for (StringRef name : kStoredDTypes)
-    if (getDTypeElementType(elementType.getContext(), name) == elementType)
-      return name;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  elementType.print(os);
+  for (auto [dtype, spelling] : kStoredDTypes)
+    if (spelling == text)
+      return dtype;
   return "";
 }
 
