@@ -108,6 +108,10 @@ static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     });
 }
 
+/// The most operations one fused elementwise body holds (far more than
+/// any model's chains of activations and normalizations need).
+constexpr size_t kMaxFusedBodyOps = 256;
+
 struct CPUSchedulePass
     : public mlir::fx::impl::FXCPUScheduleBase<CPUSchedulePass> {
   using FXCPUScheduleBase::FXCPUScheduleBase;
@@ -190,9 +194,18 @@ struct CPUSchedulePass
         fusion, [&shifted](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
           auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+          // Fusing copies the producer's body into the consumer: along a
+          // chain of thousands of elementwise ops one growing body would
+          // be copied at every step (quadratic in the graph's size), so
+          // a body stops growing at kMaxFusedBodyOps.
+          auto bodySize = [](Operation *op) {
+            auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+            return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
+          };
           return producer && producer->hasOneUse() &&
                  !linalg::isaContractionOpInterface(consumer) &&
-                 !shifted.count(consumer);
+                 !shifted.count(consumer) &&
+                 bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
         });
     // The view of a transposing op's result as the conv's (replaceFromPanels)
     // folds into its elementwise consumers, which then fuse with it.

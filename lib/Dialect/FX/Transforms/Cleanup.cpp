@@ -417,17 +417,21 @@ bool canonicalizeNode(GraphBuilder &gb, Operation *op,
   return false;
 }
 
-/// Erases `op` and then its producers while they are pure and unused.
-void eraseIfDead(Operation *op) {
-  SmallVector<Operation *> worklist = {op};
+/// Erases the ops of `candidates` and then their producers while they
+/// are pure and unused; each op at most once (a candidate may be another's
+/// producer, or listed twice).
+void eraseDeadNodes(ArrayRef<Operation *> candidates) {
+  llvm::DenseSet<Operation *> erased;
+  SmallVector<Operation *> worklist(candidates.begin(), candidates.end());
   while (!worklist.empty()) {
     Operation *next = worklist.pop_back_val();
-    if (!next->getBlock() || next->getNumResults() != 1 || !next->use_empty() ||
-        !isPureNode(next))
+    if (erased.contains(next) || next->getNumResults() != 1 ||
+        !next->use_empty() || !isPureNode(next))
       continue;
     for (Value operand : next->getOperands())
       if (Operation *def = operand.getDefiningOp())
         worklist.push_back(def);
+    erased.insert(next);
     next->erase();
   }
 }
@@ -437,22 +441,26 @@ void eraseIfDead(Operation *op) {
 unsigned mlir::fx::canonicalizeGraph(GraphOp graph) {
   GraphBuilder gb(graph);
   unsigned rewritten = 0;
+  // Sweeps over the nodes until one rewrites nothing. A rewrite replaces
+  // and erases its node only; the producers it leaves unused are erased
+  // after the sweep, so the sweep never meets an erased op, and each sweep
+  // is linear in the graph (restarting after every rewrite made the pass
+  // quadratic).
   for (bool changed = true; changed;) {
     changed = false;
+    SmallVector<Operation *> dead;
+    llvm::DenseSet<Operation *> deadSet;
     for (Operation *op : getCallNodes(graph)) {
-      SmallVector<Operation *> dead;
+      if (deadSet.contains(op))
+        continue;
+      size_t before = dead.size();
       if (!canonicalizeNode(gb, op, dead))
         continue;
       changed = true;
       ++rewritten;
-      // The erased nodes may be among `nodes`: start over after this sweep
-      // only through `changed`, and never touch an erased op.
-      llvm::DenseSet<Operation *> uniqueDead(dead.begin(), dead.end());
-      for (Operation *d : uniqueDead)
-        if (d->use_empty() && isPureNode(d))
-          eraseIfDead(d);
-      break;
+      deadSet.insert(dead.begin() + before, dead.end());
     }
+    eraseDeadNodes(dead);
   }
   return rewritten;
 }
