@@ -91,6 +91,12 @@ struct CPUShortenBufferLifetimesPass
     SmallVector<memref::AllocOp> allocs;
     getOperation().walk(
         [&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    // Every move is decided on the order as it is, then made: a move
+    // invalidates the block's cached op order, and deciding after each
+    // move made every order query rescan the block (quadratic in the
+    // graph). No alloc or dealloc is another buffer's first or last user,
+    // so the decisions do not depend on each other's moves.
+    SmallVector<std::pair<Operation *, Operation *>> moveBefore, moveAfter;
     for (memref::AllocOp alloc : allocs) {
       auto uses = usesInBlock(alloc, aliasing.resolve(alloc.getResult()));
       if (!uses)
@@ -98,14 +104,18 @@ struct CPUShortenBufferLifetimesPass
       auto [first, last] = *uses;
       // Sizes computed by earlier ops keep the alloc where it is.
       if (alloc->getNumOperands() == 0 && first != alloc)
-        alloc->moveBefore(first);
+        moveBefore.push_back({alloc, first});
       for (Operation *user : alloc->getUsers()) {
         auto dealloc = dyn_cast<memref::DeallocOp>(user);
         if (dealloc && dealloc->getBlock() == alloc->getBlock() &&
             last->isBeforeInBlock(dealloc))
-          dealloc->moveAfter(last);
+          moveAfter.push_back({dealloc, last});
       }
     }
+    for (auto [op, first] : moveBefore)
+      op->moveBefore(first);
+    for (auto [op, last] : moveAfter)
+      op->moveAfter(last);
   }
 };
 

@@ -162,10 +162,21 @@ struct CPUSchedulePass
       if (auto [op, loops] = groupedConv(rewriter, conv); loops)
         shifted[op] = *loops;
     }
+    // The tiles a conv's record gives the contractions it becomes, by FX
+    // node (they carry the conv's location).
+    llvm::StringMap<DictionaryAttr> convTiles;
     for (linalg::Conv2DNchwFchwOp conv : convs) {
       FailureOr<StringRef> algorithm = readConvAlgorithm(conv);
       if (failed(algorithm))
         return signalPassFailure();
+      if (auto record = conv->getAttrOfType<DictionaryAttr>(kStrategyAttr)) {
+        SmallVector<NamedAttribute> tiles;
+        for (StringRef key : {"register_tile", "cache_block"})
+          if (Attribute value = record.get(key))
+            tiles.push_back(NamedAttribute(key, value));
+        if (!tiles.empty())
+          convTiles[nodeLabel(conv)] = DictionaryAttr::get(context, tiles);
+      }
       note(conv, algorithm->str());
       ArrayRef<char> filterBytes = constantBytes(conv.getInputs()[1]);
       if (*algorithm == "winograd") {
@@ -249,7 +260,11 @@ struct CPUSchedulePass
       Location loc = op.getLoc();
       if (succeeded(loops)) {
         // A contraction the strategy step saw carries its record; one a
-        // conv algorithm made gets the strategy it would have chosen.
+        // conv algorithm made gets the strategy it would have chosen, with
+        // the tiles the conv's record gives.
+        if (!op->hasAttr(kStrategyAttr))
+          if (DictionaryAttr tiles = convTiles.lookup(nodeLabel(op)))
+            op->setAttr(kStrategyAttr, tiles);
         FailureOr<ContractionStrategy> strategy = readContraction(op, *loops);
         if (failed(strategy))
           return signalPassFailure();

@@ -151,7 +151,9 @@ FailureOr<StringRef> readConvAlgorithm(linalg::Conv2DNchwFchwOp conv) {
     return chosen;
   StringAttr algorithm = dyn_cast<StringAttr>(attr);
   if (auto record = dyn_cast<DictionaryAttr>(attr)) {
-    if (failed(onlyKeys(conv, record, {"algorithm", "applicable"})))
+    if (failed(onlyKeys(
+            conv, record,
+            {"algorithm", "applicable", "register_tile", "cache_block"})))
       return failure();
     algorithm = record.getAs<StringAttr>("algorithm");
   }
@@ -187,11 +189,15 @@ LogicalResult recordStrategies(func::FuncOp func) {
       for (auto [name, applies] : convAlgorithms(conv))
         if (applies)
           applicable.push_back(b.getStringAttr(name));
-      conv->setAttr(
-          kStrategyAttr,
-          b.getDictionaryAttr(
-              {b.getNamedAttr("algorithm", b.getStringAttr(*algorithm)),
-               b.getNamedAttr("applicable", b.getArrayAttr(applicable))}));
+      SmallVector<NamedAttribute> entries = {
+          b.getNamedAttr("algorithm", b.getStringAttr(*algorithm)),
+          b.getNamedAttr("applicable", b.getArrayAttr(applicable))};
+      // The tiles written for the contractions it becomes stay.
+      if (auto record = conv->getAttrOfType<DictionaryAttr>(kStrategyAttr))
+        for (StringRef key : {"register_tile", "cache_block"})
+          if (Attribute value = record.get(key))
+            entries.push_back(b.getNamedAttr(key, value));
+      conv->setAttr(kStrategyAttr, b.getDictionaryAttr(entries));
       return WalkResult::advance();
     }
     if (isa<linalg::Conv2DNgchwGfchwOp>(op.getOperation())) {

@@ -7,8 +7,7 @@
 //   3. canonicalize, fx-cpu-strategy (records how each conv and
 //      contraction is computed), fx-cpu-schedule (applies it: tiles and
 //      vectors)
-//   4. fx-cpu-split-empty-tensors, one-shot-bufferize
-//                                  memrefs, identity layouts at the boundary
+//   4. one-shot-bufferize          memrefs, identity layouts at the boundary
 //   5. buffer-deallocation-pipeline, fx-cpu-shorten-buffer-lifetimes,
 //      fx-cpu-plan-workspace
 //   6. convert-linalg-to-loops     scf loops
@@ -44,9 +43,8 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
   std::string target = cpu.empty() ? std::string("host") : cpu.str();
   return "canonicalize,func.func(fx-cpu-strategy{target=" + target +
          "},fx-cpu-schedule{target=" + target +
-         "}),canonicalize,cse,"
+         "},fx-cpu-distinct-empty-tensors),canonicalize,cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
-         "func.func(fx-cpu-split-empty-tensors),"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"

@@ -32,6 +32,19 @@ func.func @forced(%x: tensor<1x16x34x34xf32>, %w: tensor<32x16x3x3xf32>, %o: ten
 
 // -----
 
+// A conv's record may give the register tile and blocks of the
+// contraction its algorithm makes.
+// CHECK-LABEL: func.func @conv_tiles
+// CHECK-SAME: fx.cpu_strategies = ["'conv1': shifted-window; tile 4x16, blocks 32x256x128"]
+// CHECK: vector.contract {{.*}} into vector<4x16xf32>
+// CHECK-NOT: vector<8x32xf32>
+func.func @conv_tiles(%x: tensor<1x16x34x34xf32>, %w: tensor<32x16x3x3xf32>, %o: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, fx.cpu_strategy = {algorithm = "shifted-window", register_tile = array<i64: 4, 16>, cache_block = array<i64: 32, 256, 128>}} ins(%x, %w : tensor<1x16x34x34xf32>, tensor<32x16x3x3xf32>) outs(%o : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> loc("conv1"("model.py":3:4))
+  return %r : tensor<1x32x32x32xf32>
+}
+
+// -----
+
 // A matmul's register tile written by hand: 4x8 tiles where the target's
 // would be 8x32; the blocks it leaves out are the chosen ones.
 // CHECK-LABEL: func.func @tile
@@ -76,8 +89,8 @@ func.func @unknown(%x: tensor<1x16x34x34xf32>, %w: tensor<32x16x3x3xf32>, %o: te
 // -----
 
 func.func @conv_key(%x: tensor<1x16x34x34xf32>, %w: tensor<32x16x3x3xf32>, %o: tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32> {
-  // expected-error @+1 {{fx.cpu_strategy: unknown key 'register_tile' (this op takes algorithm, applicable)}}
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, fx.cpu_strategy = {algorithm = "im2col", register_tile = array<i64: 4, 8>}} ins(%x, %w : tensor<1x16x34x34xf32>, tensor<32x16x3x3xf32>) outs(%o : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
+  // expected-error @+1 {{fx.cpu_strategy: unknown key 'pack' (this op takes algorithm, applicable, register_tile, cache_block)}}
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, fx.cpu_strategy = {algorithm = "im2col", pack = true}} ins(%x, %w : tensor<1x16x34x34xf32>, tensor<32x16x3x3xf32>) outs(%o : tensor<1x32x32x32xf32>) -> tensor<1x32x32x32xf32>
   return %r : tensor<1x32x32x32xf32>
 }
 
