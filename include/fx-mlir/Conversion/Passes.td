@@ -152,9 +152,11 @@ def FXCPUStrategy : Pass<"fx-cpu-strategy", "::mlir::func::FuncOp"> {
       is an error.
 
     The contractions a conv algorithm makes get the strategy this pass
-    would give them when `fx-cpu-schedule` creates them; the function's
-    `fx.cpu_strategies` then lists, per FX node, every algorithm and
-    contraction strategy applied. Ops other than convs and contractions
+    would give them when `fx-cpu-schedule` creates them, with the
+    `register_tile` and `cache_block` the conv's record gives, if any
+    (`{algorithm = "im2col", register_tile = array<i64: 4, 16>}`); the
+    function's `fx.cpu_strategies` then lists, per FX node, every
+    algorithm and contraction strategy applied. Ops other than convs and contractions
     have one schedule each (see `fx-cpu-schedule`).
 
     ```mlir
