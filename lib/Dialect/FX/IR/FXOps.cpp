@@ -624,14 +624,68 @@ void GraphModuleOp::build(OpBuilder &builder, OperationState &state,
   body->emplaceBlock();
 }
 
+//===----------------------------------------------------------------------===//
+// Symbol lookups
+//===----------------------------------------------------------------------===//
+
+struct mlir::fx::SymbolLookupCache::Impl {
+  llvm::DenseMap<Operation *, llvm::StringMap<Operation *>> tables;
+
+  llvm::StringMap<Operation *> &tableOf(Operation *module) {
+    auto [it, added] = tables.try_emplace(module);
+    if (added)
+      for (Operation &op : cast<GraphModuleOp>(module).getBody().front())
+        if (auto name =
+                op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+          it->second.try_emplace(name.getValue(), &op);
+    return it->second;
+  }
+};
+
+static thread_local mlir::fx::SymbolLookupCache *activeCache = nullptr;
+
+mlir::fx::SymbolLookupCache::SymbolLookupCache()
+    : impl(std::make_unique<Impl>()), previous(activeCache) {
+  activeCache = this;
+}
+
+mlir::fx::SymbolLookupCache::~SymbolLookupCache() { activeCache = previous; }
+
+Operation *mlir::fx::lookupModuleSymbol(GraphModuleOp module, StringAttr name) {
+  if (!module || !name)
+    return nullptr;
+  if (!activeCache)
+    return SymbolTable::lookupSymbolIn(module, name);
+  return activeCache->impl->tableOf(module).lookup(name.getValue());
+}
+
+Operation *mlir::fx::lookupModuleSymbol(GraphModuleOp module, StringRef name) {
+  if (!module)
+    return nullptr;
+  return lookupModuleSymbol(module, StringAttr::get(module.getContext(), name));
+}
+
+void mlir::fx::forgetModuleSymbols(GraphModuleOp module) {
+  if (activeCache)
+    activeCache->impl->tables.erase(module);
+}
+
+void mlir::fx::noteModuleSymbol(Operation *symbol) {
+  if (!activeCache)
+    return;
+  auto module = dyn_cast_or_null<GraphModuleOp>(symbol->getParentOp());
+  auto name =
+      symbol->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+  if (module && name && activeCache->impl->tables.count(module))
+    activeCache->impl->tables[module].try_emplace(name.getValue(), symbol);
+}
+
 GraphOp GraphModuleOp::getForward() {
-  return dyn_cast_or_null<GraphOp>(mlir::SymbolTable::lookupSymbolIn(
-      getOperation(), StringAttr::get(getContext(), "forward")));
+  return dyn_cast_or_null<GraphOp>(lookupModuleSymbol(*this, "forward"));
 }
 
 Operation *GraphModuleOp::lookupTarget(StringRef qualifiedName) {
-  return mlir::SymbolTable::lookupSymbolIn(
-      getOperation(), StringAttr::get(getContext(), qualifiedName));
+  return lookupModuleSymbol(*this, qualifiedName);
 }
 
 LogicalResult GraphModuleOp::verifyRegions() {

@@ -648,8 +648,7 @@ std::unique_ptr<BoundCall> Binder::bind(std::string &why) {
         std::string path =
             (submodule ? submodule.getSymName().str() + "." : "") + spec.str();
         auto module = node->getParentOfType<GraphModuleOp>();
-        if (module &&
-            SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, path)))
+        if (module && lookupModuleSymbol(module, StringAttr::get(ctx, path)))
           arg.stateName = path;
         else
           arg.value = NoneAttr::get(ctx);
@@ -721,7 +720,7 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
     auto module = node->getParentOfType<GraphModuleOp>();
     if (module)
       submodule = dyn_cast_or_null<SubmoduleOp>(
-          SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
+          lookupModuleSymbol(module, call.getTargetAttr().getAttr()));
     if (!submodule) {
       why = "no submodule '" + call.getTarget().str() + "'";
       return nullptr;

@@ -469,6 +469,7 @@ namespace {
 struct CanonicalizePass
     : public mlir::fx::impl::FXCanonicalizeBase<CanonicalizePass> {
   void runOnOperation() override {
+    SymbolLookupCache symbols;
     getOperation()->walk([&](GraphOp graph) { canonicalizeGraph(graph); });
   }
 };

@@ -71,10 +71,9 @@ Value GraphBuilder::readState(StringRef path, Operation *before) {
       it->second.getDefiningOp()->isBeforeInBlock(before))
     return it->second;
   auto module = graph->getParentOfType<GraphModuleOp>();
-  StateOp state = module
-                      ? dyn_cast_or_null<StateOp>(SymbolTable::lookupSymbolIn(
-                            module, StringAttr::get(ctx, path)))
-                      : StateOp();
+  StateOp state = module ? dyn_cast_or_null<StateOp>(lookupModuleSymbol(
+                               module, StringAttr::get(ctx, path)))
+                         : StateOp();
   Type type = state ? state.getType() : AnyType::get(ctx);
   OpBuilder b(before);
   std::string name = uniqueName(path);
@@ -142,11 +141,11 @@ void mlir::fx::replaceNode(Operation *node, Value value) {
 }
 
 StateOp mlir::fx::lookupState(GraphModuleOp module, StringRef name) {
-  auto state = dyn_cast_or_null<StateOp>(SymbolTable::lookupSymbolIn(
-      module, StringAttr::get(module.getContext(), name)));
+  auto state = dyn_cast_or_null<StateOp>(
+      lookupModuleSymbol(module, StringAttr::get(module.getContext(), name)));
   for (int hops = 0; state && state.getAlias() && hops < 16; ++hops)
     state = dyn_cast_or_null<StateOp>(
-        SymbolTable::lookupSymbolIn(module, state.getAliasAttr().getAttr()));
+        lookupModuleSymbol(module, state.getAliasAttr().getAttr()));
   return state;
 }
 
@@ -191,13 +190,14 @@ unsigned mlir::fx::eraseUnusedStateAndSubmodules(GraphModuleOp module) {
         if (!live.insert(t.getSymName()).second || !t.getAlias())
           break;
         t = dyn_cast_or_null<StateOp>(
-            SymbolTable::lookupSymbolIn(module, t.getAliasAttr().getAttr()));
+            lookupModuleSymbol(module, t.getAliasAttr().getAttr()));
       }
   for (StateOp s : states)
     if (!live.contains(s.getSymName())) {
       s->erase();
       ++erased;
     }
+  forgetModuleSymbols(module);
   // Leaf submodules: nothing below their path is left, nothing calls them.
   SmallVector<SubmoduleOp> submodules;
   llvm::StringSet<> paths;
@@ -252,7 +252,7 @@ Value mlir::fx::getInplaceInput(Operation *op) {
   if (auto call = dyn_cast<CallModuleOp>(op)) {
     auto module = op->getParentOfType<GraphModuleOp>();
     auto submodule = dyn_cast_or_null<SubmoduleOp>(
-        SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
+        lookupModuleSymbol(module, call.getTargetAttr().getAttr()));
     if (submodule && isTrue(submodule.getHparams().lookup("inplace")))
       return input;
   }
@@ -398,8 +398,8 @@ std::string mlir::fx::addFloatState(GraphModuleOp module, Operation *before,
                                     ArrayRef<double> values) {
   MLIRContext *ctx = module.getContext();
   std::string unique = name.str();
-  for (unsigned i = 1;
-       SymbolTable::lookupSymbolIn(module, StringAttr::get(ctx, unique)); ++i)
+  for (unsigned i = 1; lookupModuleSymbol(module, StringAttr::get(ctx, unique));
+       ++i)
     unique = (name + "_" + Twine(i)).str();
   auto elementType = cast<FloatType>(type.getElementType());
   unsigned width = elementType.getWidth() / 8;
@@ -416,7 +416,8 @@ std::string mlir::fx::addFloatState(GraphModuleOp module, Operation *before,
       ArrayRef<char>(bytes), alignof(double));
   auto value = DenseResourceElementsAttr::get(type, unique, std::move(blob));
   OpBuilder b(before);
-  StateOp::create(b, before->getLoc(), StateKind::Parameter, unique, type,
-                  value, nullptr);
+  StateOp state = StateOp::create(b, before->getLoc(), StateKind::Parameter,
+                                  unique, type, value, nullptr);
+  noteModuleSymbol(state);
   return unique;
 }

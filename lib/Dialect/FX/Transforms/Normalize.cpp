@@ -331,8 +331,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   Value weight =
       sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
   Value bias;
-  if (SymbolTable::lookupSymbolIn(node->getParentOfType<GraphModuleOp>(),
-                                  StringAttr::get(ctx, path + ".in_proj_bias")))
+  if (lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
+                         StringAttr::get(ctx, path + ".in_proj_bias")))
     bias = gb.readState(path + ".in_proj_bias", node);
   Value heads4[3];
   for (int i = 0; i < 3; ++i) {
@@ -394,9 +394,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
                    .getResult();
   Value outWeight = gb.readState(path + ".out_proj.weight", node);
   std::variant<Value, Attribute> outBias = NoneAttr::get(ctx);
-  if (SymbolTable::lookupSymbolIn(
-          node->getParentOfType<GraphModuleOp>(),
-          StringAttr::get(ctx, path + ".out_proj.bias")))
+  if (lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
+                         StringAttr::get(ctx, path + ".out_proj.bias")))
     outBias = gb.readState(path + ".out_proj.bias", node);
   Value out = emit("aten::linear", {flat, outWeight, outBias});
   if (!batchFirst)
@@ -703,6 +702,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    // Every weight a node reads is looked up by name: hashed, not scanned.
+    SymbolLookupCache symbols;
     getOperation()->walk([&](GraphOp graph) {
       if (failed(normalizeGraph(graph)))
         signalPassFailure();
@@ -857,7 +858,7 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     if (auto call = dyn_cast<CallModuleOp>(op)) {
       auto module = op->getParentOfType<GraphModuleOp>();
       auto submodule = dyn_cast_or_null<SubmoduleOp>(
-          SymbolTable::lookupSymbolIn(module, call.getTargetAttr().getAttr()));
+          lookupModuleSymbol(module, call.getTargetAttr().getAttr()));
       if (!submodule)
         return failure();
       StringRef type = submodule.getModuleType();

@@ -26,4 +26,41 @@ class PlaceholderOp;
 #define GET_OP_CLASSES
 #include "fx-mlir/Dialect/FX/IR/FXOps.h.inc"
 
+namespace mlir::fx {
+
+/// The state, submodule or graph named `name` in `module`: a scan of the
+/// module's body, or, while a SymbolLookupCache lives on this thread, a
+/// hash lookup (a pass that reads many weights by name would otherwise
+/// scan every state once per node: quadratic in the model).
+Operation *lookupModuleSymbol(GraphModuleOp module, StringAttr name);
+Operation *lookupModuleSymbol(GraphModuleOp module, StringRef name);
+
+/// Records `symbol`, just created in its graph module, in the cache of
+/// this thread, if one lives.
+void noteModuleSymbol(Operation *symbol);
+
+/// Drops the cached table of `module` (after erasing symbols of it).
+void forgetModuleSymbols(GraphModuleOp module);
+
+/// While it lives, lookupModuleSymbol answers from a table per graph
+/// module, built on first use. Only for code that erases and renames no
+/// state, submodule or graph, and creates them through noteModuleSymbol
+/// (fx-normalize, fx-canonicalize).
+class SymbolLookupCache {
+public:
+  SymbolLookupCache();
+  ~SymbolLookupCache();
+  SymbolLookupCache(const SymbolLookupCache &) = delete;
+  SymbolLookupCache &operator=(const SymbolLookupCache &) = delete;
+
+  struct Impl;
+  /// The tables, by graph module.
+  std::unique_ptr<Impl> impl;
+
+private:
+  SymbolLookupCache *previous;
+};
+
+} // namespace mlir::fx
+
 #endif // FX_MLIR_DIALECT_FX_IR_FXOPS_H
