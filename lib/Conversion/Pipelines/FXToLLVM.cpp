@@ -8,7 +8,8 @@
 //      contraction is computed), fx-cpu-schedule (applies it: tiles and
 //      vectors)
 //   4. one-shot-bufferize          memrefs, identity layouts at the boundary
-//   5. buffer-deallocation-pipeline, fx-cpu-shorten-buffer-lifetimes,
+//   5. buffer-deallocation-pipeline (spelled out, fx-cpu-split-deallocs
+//      inside), fx-cpu-shorten-buffer-lifetimes,
 //      fx-cpu-plan-workspace
 //   6. convert-linalg-to-loops     scf loops
 //   7. lowering of scf, affine, memref, math, arith, func, cf to LLVM
@@ -47,7 +48,11 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "loop-invariant-subset-hoisting,canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+         "expand-realloc{emit-deallocs=false},canonicalize,"
+         "ownership-based-buffer-deallocation,canonicalize,"
+         "func.func(fx-cpu-split-deallocs),buffer-deallocation-simplification,"
+         "bufferization-lower-deallocations,cse,canonicalize,"
+         "convert-bufferization-to-memref,"
          "func.func(fx-cpu-shorten-buffer-lifetimes),fx-cpu-plan-workspace,"
          "fold-memref-alias-ops,canonicalize,cse,fx-cpu-outline-parts,"
          "func.func(fx-cpu-lower-vectors{target=" +
