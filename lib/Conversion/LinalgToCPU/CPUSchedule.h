@@ -223,10 +223,21 @@ void transposeOperands(RewriterBase &rewriter, linalg::GenericOp op,
 /// "'conv1' (module 'layer1.0')"; the location itself when it names none.
 std::string nodeLabel(Operation *op);
 
-/// The tuning for the pass option `target`; an error on `op` when no
-/// target has that name.
-FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
-                            std::optional<CPUTarget> &target);
+/// The tuning of a pass's `target` option, in effect on this thread
+/// (tuning() returns it) while this lives; failed() after an error on `op`
+/// when no target has that name.
+class TargetTuning {
+public:
+  TargetTuning(Operation *op, StringRef name);
+  bool failed() const { return !scoped; }
+  /// What the schedule takes from the target, one line for the IR.
+  std::string describe() const { return tuning->describe(*target); }
+
+private:
+  std::optional<CPUTarget> target;
+  std::optional<Tuning> tuning;
+  std::optional<ScopedTuning> scoped;
+};
 
 //===----------------------------------------------------------------------===//
 // Contractions (Contraction.cpp)

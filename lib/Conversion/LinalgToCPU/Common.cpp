@@ -208,14 +208,16 @@ std::string nodeLabel(Operation *op) {
   return text;
 }
 
-FailureOr<Tuning> tuningFor(Operation *op, StringRef name,
-                            std::optional<CPUTarget> &target) {
-  target = CPUTarget::lookup(name);
-  if (!target)
-    return op->emitError() << "unknown CPU target '" << name
-                           << "': use host or one of "
-                           << llvm::join(CPUTarget::knownNames(), ", ");
-  return Tuning::from(*target);
+TargetTuning::TargetTuning(Operation *op, StringRef name)
+    : target(CPUTarget::lookup(name)) {
+  if (!target) {
+    op->emitError() << "unknown CPU target '" << name
+                    << "': use host or one of "
+                    << llvm::join(CPUTarget::knownNames(), ", ");
+    return;
+  }
+  tuning = Tuning::from(*target);
+  scoped.emplace(*tuning);
 }
 
 } // namespace mlir::fx::cpu

@@ -183,11 +183,9 @@ struct CPULowerVectorsPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
-    std::optional<CPUTarget> cpu;
-    FailureOr<Tuning> tuned = tuningFor(func, target, cpu);
-    if (failed(tuned))
+    TargetTuning tuned(func, target);
+    if (tuned.failed())
       return signalPassFailure();
-    ScopedTuning scoped(*tuned);
     // A copy into or out of a strided view (the interior of a padded
     // input) would become a call to the generic, element-by-element
     // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.

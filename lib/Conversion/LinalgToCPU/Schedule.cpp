@@ -119,14 +119,12 @@ struct CPUSchedulePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
-    std::optional<CPUTarget> cpu;
-    FailureOr<Tuning> tuned = tuningFor(func, target, cpu);
-    if (failed(tuned))
+    TargetTuning tuned(func, target);
+    if (tuned.failed())
       return signalPassFailure();
-    ScopedTuning scoped(*tuned);
     // What the schedule took from the target, for a reader of the IR.
     func->setAttr("fx.cpu_schedule",
-                  StringAttr::get(context, tuned->describe(*cpu)));
+                  StringAttr::get(context, tuned.describe()));
     // What is not recorded yet gets the strategy fx-cpu-strategy would
     // record; a record is checked.
     if (failed(recordStrategies(func)))

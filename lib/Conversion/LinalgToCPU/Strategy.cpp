@@ -234,13 +234,11 @@ struct CPUStrategyPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    std::optional<CPUTarget> cpu;
-    FailureOr<fx::cpu::Tuning> tuned = fx::cpu::tuningFor(func, target, cpu);
-    if (failed(tuned))
+    fx::cpu::TargetTuning tuned(func, target);
+    if (tuned.failed())
       return signalPassFailure();
-    fx::cpu::ScopedTuning scoped(*tuned);
     func->setAttr("fx.cpu_schedule",
-                  StringAttr::get(&getContext(), tuned->describe(*cpu)));
+                  StringAttr::get(&getContext(), tuned.describe()));
     if (failed(fx::cpu::recordStrategies(func)))
       signalPassFailure();
   }
