@@ -36,14 +36,18 @@ void mlir::fx::registerCompilerPasses() {
   });
 }
 
+void mlir::fx::registerCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<FXDialect>();
+}
+
 std::optional<std::string> mlir::fx::runPassPipeline(llvm::StringRef ir,
                                                      llvm::StringRef pipeline,
                                                      std::string &errors) {
   registerCompilerPasses();
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<FXDialect>();
+  registerCompilerDialects(registry);
   // One context per call, without threads of its own: the callers run
   // small graph-level pipelines, and a pool per call would cost more.
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

@@ -414,10 +414,6 @@ void initializeTarget() {
   });
 }
 
-/// The passes the compiler's pipeline text names; registering them touches
-/// much of libMLIR, so a graph loaded from the cache does not.
-void initializeCompiler() { registerCompilerPasses(); }
-
 /// A JIT with no code yet, linked against the same libraries as
 /// ExecutionEngine's (the process, the runner utilities, libomp) and the
 /// probe functions; null if it cannot be made.
@@ -752,13 +748,11 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   }
 
   initializeTarget();
-  initializeCompiler();
+  registerCompilerPasses();
   graph->impl->context = std::make_unique<MLIRContext>();
   MLIRContext &ctx = *graph->impl->context;
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<FXDialect>();
+  registerCompilerDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);

@@ -20,6 +20,7 @@
 #include <vector>
 
 namespace mlir {
+class DialectRegistry;
 class ModuleOp;
 namespace fx {
 class ProbeTable;
@@ -94,6 +95,10 @@ size_t getDTypeSize(llvm::StringRef dtype);
 /// Registers every pass a pipeline text may name (upstream's, fx-mlir's),
 /// once per process; the compile driver and in-process pipelines call it.
 void registerCompilerPasses();
+
+/// Adds the dialects (and their extensions) the compiler's IR may hold,
+/// upstream's and fx, to `registry`.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
 
 /// Runs `pipeline` (as `fx-opt --pass-pipeline=` takes it, anchored on
 /// builtin.module) on the textual IR `ir` in this process and returns the
