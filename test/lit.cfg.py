@@ -23,6 +23,7 @@ config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
 config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
@@ -33,7 +34,7 @@ llvm_config.use_default_substitutions()
 # Tools: ours first, then LLVM's (FileCheck, not, mlir-opt for the plugin).
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
-tools = ["fx-opt", "fx-translate", "fx-run", ToolSubst("mlir-opt-22", command=os.path.join(
+tools = ["fx-opt", "fx-translate", "fx-run", "fx-compile", ToolSubst("mlir-opt-22", command=os.path.join(
     config.llvm_tools_dir, "mlir-opt"))]
 # The tools of the pass tutorial (examples/tutorial, docs/Tutorial.md).
 tools += ["tutorial-opt", "tutorial-log-modules"]

@@ -1,4 +1,11 @@
 //===- Runtime.cpp - JIT-compile and run fx graphs on the CPU -------------===//
+//
+// The compile driver (library FXRuntime): fx graph module -> object code
+// (fx-to-llvm, LLVM on every core), the code cache, the JIT, and
+// ahead-of-time libraries. Loading and calling compiled code is the
+// runtime core's (Executable.h), which has no LLVM in it.
+//
+//===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
@@ -26,6 +33,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -34,6 +42,8 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -69,14 +79,6 @@
 using namespace mlir;
 using namespace mlir::fx;
 
-size_t mlir::fx::getDTypeSize(llvm::StringRef dtype) {
-#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
-  if (dtype == #NAME)                                                          \
-    return BYTES;
-#include "fx-mlir/Dialect/FX/IR/DTypes.def"
-  return 0;
-}
-
 namespace {
 /// Where the MLIR C runner utilities (memrefCopy) live.
 constexpr const char *kRunnerUtils = FX_MLIR_RUNNER_UTILS;
@@ -86,7 +88,6 @@ constexpr const char *kOpenMP = FX_MLIR_OPENMP;
 /// The C interface of the compiled forward function, and the packed entry
 /// the runtime calls (addPackedEntry): one pointer to every argument.
 constexpr const char *kForward = "_mlir_ciface_forward";
-constexpr const char *kEntry = "_mlir__mlir_ciface_forward";
 
 //===----------------------------------------------------------------------===//
 // On-disk code cache
@@ -135,22 +136,6 @@ std::string cacheKey(StringRef ir, const CompileOptions &options,
          llvm::utohexstr(rest, true, 16);
 }
 
-/// A file's content as the cache records it: its size and xxh3-128 hash.
-std::string digest(StringRef data) {
-  llvm::XXH128_hash_t hash =
-      llvm::xxh3_128bits(llvm::arrayRefFromStringRef(data));
-  return std::to_string(data.size()) + " " +
-         llvm::utohexstr(hash.high64, true, 16) +
-         llvm::utohexstr(hash.low64, true, 16);
-}
-
-/// Whether the file at `path` has `expected` (a digest()).
-bool fileHasDigest(const std::string &path, StringRef expected) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  return buffer && digest((*buffer)->getBuffer()) == expected;
-}
-
 std::string cachePath(StringRef dir, StringRef key, StringRef extension) {
   SmallString<256> path(dir);
   llvm::sys::path::append(path, key + extension);
@@ -177,13 +162,6 @@ bool writeAtomically(StringRef path, StringRef data) {
   return !llvm::sys::fs::rename(temp, path);
 }
 
-void printSpec(llvm::raw_ostream &os, StringRef kind, const TensorSpec &spec) {
-  os << kind << ' ' << spec.dtype << ' ' << spec.shape.size();
-  for (int64_t d : spec.shape)
-    os << ' ' << d;
-  os << '\n';
-}
-
 //===----------------------------------------------------------------------===//
 // Constants outside the object code
 //===----------------------------------------------------------------------===//
@@ -205,117 +183,63 @@ ArrayRef<char> constantBytes(LLVM::GlobalOp global) {
   return getElementsData(value);
 }
 
-/// The large constants of the compiled code (weights), which live outside
-/// the object code: translating 47 MB of weights into LLVM constants,
-/// emitting them and linking them took more than a third of resnet18's
-/// compile time and held extra copies. Each such global becomes a pointer
-/// slot (a small global of the code) that the code loads its address from;
-/// the runtime fills the slots with addresses in `data`, which is a heap
-/// buffer after a compile and a read-only mapping of the cache's
-/// `.weights` file after a cache hit.
-struct ConstantTable {
-  struct Entry {
-    std::string slot;
-    uint64_t offset, size;
-  };
-  std::vector<Entry> entries;
-  char *data = nullptr;
-  size_t size = 0;
-  bool mapped = false;
-
-  ConstantTable() = default;
-  ConstantTable(const ConstantTable &) = delete;
-  ~ConstantTable() {
-    if (mapped)
-      munmap(data, size);
-    else
-      std::free(data);
+/// Moves the large constant globals of `module` (LLVM dialect: the
+/// weights) out of it, into `table`: translating 47 MB of weights into
+/// LLVM constants, emitting them and linking them took more than a third
+/// of resnet18's compile time and held extra copies. Each such global
+/// becomes a pointer slot (a small global of the code) that the code
+/// loads its address from; the loader fills the slots (ConstantTable).
+void takeConstants(ModuleOp module, ConstantTable &table) {
+  std::vector<std::pair<LLVM::GlobalOp, ArrayRef<char>>> globals;
+  uint64_t total = 0;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    ArrayRef<char> bytes = constantBytes(global);
+    if (bytes.size() < kOutOfLineConstantBytes)
+      continue;
+    globals.push_back({global, bytes});
+    total = llvm::alignTo(total, 64) + bytes.size();
   }
-
-  /// Moves the large constant globals of `module` (LLVM dialect) out of
-  /// it, into `data`.
-  void takeFrom(ModuleOp module) {
-    std::vector<std::pair<LLVM::GlobalOp, ArrayRef<char>>> globals;
-    uint64_t total = 0;
-    for (auto global : module.getOps<LLVM::GlobalOp>()) {
-      ArrayRef<char> bytes = constantBytes(global);
-      if (bytes.size() < kOutOfLineConstantBytes)
-        continue;
-      globals.push_back({global, bytes});
-      total = llvm::alignTo(total, 64) + bytes.size();
+  if (globals.empty())
+    return;
+  table.size = llvm::alignTo(total, 64);
+  table.data = static_cast<char *>(std::aligned_alloc(64, table.size));
+  table.storage = ConstantTable::Storage::Heap;
+  llvm::StringMap<SmallVector<LLVM::AddressOfOp>> addresses;
+  module.walk([&](LLVM::AddressOfOp op) {
+    addresses[op.getGlobalName()].push_back(op);
+  });
+  OpBuilder builder(module.getContext());
+  auto pointer = LLVM::LLVMPointerType::get(module.getContext());
+  uint64_t offset = 0;
+  for (auto [global, bytes] : globals) {
+    offset = llvm::alignTo(offset, 64);
+    std::memcpy(table.data + offset, bytes.data(), bytes.size());
+    std::string slotName = (global.getSymName() + "__fx_address").str();
+    table.entries.push_back({slotName, offset, bytes.size()});
+    offset += bytes.size();
+    // The slot: a null pointer the runtime overwrites.
+    builder.setInsertionPoint(global);
+    auto slot = LLVM::GlobalOp::create(
+        builder, global.getLoc(), pointer, /*isConstant=*/false,
+        LLVM::Linkage::External, slotName, Attribute(), /*alignment=*/8);
+    Block *init = builder.createBlock(&slot.getInitializerRegion());
+    builder.setInsertionPointToStart(init);
+    LLVM::ReturnOp::create(
+        builder, global.getLoc(),
+        LLVM::ZeroOp::create(builder, global.getLoc(), pointer));
+    // Each address of the global becomes a load from the slot.
+    for (LLVM::AddressOfOp use : addresses.lookup(global.getSymName())) {
+      builder.setInsertionPoint(use);
+      Value slotAddress =
+          LLVM::AddressOfOp::create(builder, use.getLoc(), slot);
+      use.replaceAllUsesWith(
+          LLVM::LoadOp::create(builder, use.getLoc(), pointer, slotAddress)
+              .getResult());
+      use.erase();
     }
-    if (globals.empty())
-      return;
-    size = llvm::alignTo(total, 64);
-    data = static_cast<char *>(std::aligned_alloc(64, size));
-    llvm::StringMap<SmallVector<LLVM::AddressOfOp>> addresses;
-    module.walk([&](LLVM::AddressOfOp op) {
-      addresses[op.getGlobalName()].push_back(op);
-    });
-    OpBuilder builder(module.getContext());
-    auto pointer = LLVM::LLVMPointerType::get(module.getContext());
-    uint64_t offset = 0;
-    for (auto [global, bytes] : globals) {
-      offset = llvm::alignTo(offset, 64);
-      std::memcpy(data + offset, bytes.data(), bytes.size());
-      std::string slotName = (global.getSymName() + "__fx_address").str();
-      entries.push_back({slotName, offset, bytes.size()});
-      offset += bytes.size();
-      // The slot: a null pointer the runtime overwrites.
-      builder.setInsertionPoint(global);
-      auto slot = LLVM::GlobalOp::create(
-          builder, global.getLoc(), pointer, /*isConstant=*/false,
-          LLVM::Linkage::External, slotName, Attribute(), /*alignment=*/8);
-      Block *init = builder.createBlock(&slot.getInitializerRegion());
-      builder.setInsertionPointToStart(init);
-      LLVM::ReturnOp::create(
-          builder, global.getLoc(),
-          LLVM::ZeroOp::create(builder, global.getLoc(), pointer));
-      // Each address of the global becomes a load from the slot.
-      for (LLVM::AddressOfOp use : addresses.lookup(global.getSymName())) {
-        builder.setInsertionPoint(use);
-        Value slotAddress =
-            LLVM::AddressOfOp::create(builder, use.getLoc(), slot);
-        use.replaceAllUsesWith(
-            LLVM::LoadOp::create(builder, use.getLoc(), pointer, slotAddress)
-                .getResult());
-        use.erase();
-      }
-      global.erase();
-    }
+    global.erase();
   }
-
-  /// Maps the file `path` (read-only, shared with the page cache) as
-  /// `data`; false if it cannot (fillSlots checks that the entries fit).
-  bool map(const std::string &path) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return false;
-    struct stat info;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &info) == 0 && info.st_size > 0)
-      p = mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-      return false;
-    data = static_cast<char *>(p);
-    size = info.st_size;
-    mapped = true;
-    return true;
-  }
-
-  /// Writes the constants' addresses into their slots, found by `lookup`
-  /// (symbol name -> address, null if missing); false if one is missing.
-  bool fillSlots(llvm::function_ref<void *(StringRef)> lookup) const {
-    for (const Entry &entry : entries) {
-      void **slot = static_cast<void **>(lookup(entry.slot));
-      if (!slot || entry.offset + entry.size > size)
-        return false;
-      *slot = data + entry.offset;
-    }
-    return true;
-  }
-};
+}
 
 /// The linker that turns cached object code into a shared object:
 /// `$FX_MLIR_LINKER` (a program name or path; empty: none, keep the
@@ -357,51 +281,12 @@ bool linkSharedObject(ArrayRef<std::string> objectPaths,
   return true;
 }
 
-/// Code loaded from a cached shared object with `dlopen`, which needs no
-/// LLVM at all: none of libLLVM's pages are touched, so the process stays
-/// as small as the code and its weights. `dlopen` gives one handle per
-/// file, constant slots included, so every graph of the process that
-/// loads the same entry shares one SharedCode (and one weights mapping).
-struct SharedCode {
-  void *handle = nullptr;
-  std::shared_ptr<ConstantTable> constants;
-  void (*entry)(void **) = nullptr;
-
-  ~SharedCode() {
-    if (handle)
-      dlclose(handle);
-  }
-};
-
-/// The SharedCode of the shared object at `libraryPath` whose constants
-/// are `table` (mapped from the entry's weights file), or the one already
-/// loaded from that path; null if it cannot be loaded.
-std::shared_ptr<SharedCode>
-loadSharedCode(const std::string &libraryPath,
-               std::unique_ptr<ConstantTable> table) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::weak_ptr<SharedCode>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (std::shared_ptr<SharedCode> code = loaded[libraryPath].lock())
-    return code;
-  // The libraries the code calls, in the global scope for the dynamic
-  // loader (the JIT links against the same two).
-  for (const char *path : {kRunnerUtils, kOpenMP})
-    if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL))
-      return nullptr;
-  auto code = std::make_shared<SharedCode>();
-  code->handle = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!code->handle)
-    return nullptr;
-  code->entry =
-      reinterpret_cast<void (*)(void **)>(dlsym(code->handle, kEntry));
-  if (!code->entry || !table->fillSlots([&](StringRef name) {
-        return dlsym(code->handle, name.str().c_str());
-      }))
-    return nullptr;
-  code->constants = std::move(table);
-  loaded[libraryPath] = code;
-  return code;
+/// The MLIR C runner utilities in the global scope, where the dynamic
+/// loader finds them for cached shared objects that call them (the JIT
+/// links against them itself).
+bool loadRunnerUtils() {
+  static void *library = dlopen(kRunnerUtils, RTLD_NOW | RTLD_GLOBAL);
+  return library != nullptr;
 }
 
 /// The host target, which the JIT needs to load code as well as to
@@ -620,14 +505,14 @@ std::unique_ptr<llvm::orc::LLJIT> loadObjects(StringRef objectPath,
 /// The packed entry point of the code in `jit` (its signature is
 /// ExecutionEngine's: void(void **)), once the slots of `constants` in
 /// that code are filled; null, with why in `error`, if either is missing.
-void (*linkEntry(llvm::orc::LLJIT &jit, const ConstantTable &constants,
-                 std::string &error))(void **) {
-  auto entry = jit.lookup(kEntry);
+void (*linkPackedEntry(llvm::orc::LLJIT &jit, const ConstantTable &constants,
+                       std::string &error))(void **) {
+  auto entry = jit.lookup(kPackedEntry);
   if (!entry) {
     error = llvm::toString(entry.takeError());
     return nullptr;
   }
-  if (!constants.fillSlots([&](StringRef name) -> void * {
+  if (!constants.fillSlots([&](const std::string &name) -> void * {
         auto address = jit.lookup(name);
         if (!address) {
           llvm::consumeError(address.takeError());
@@ -640,12 +525,6 @@ void (*linkEntry(llvm::orc::LLJIT &jit, const ConstantTable &constants,
   }
   return entry->toPtr<void (*)(void **)>();
 }
-
-/// A state tensor the code takes as an argument.
-struct StateBuffer {
-  std::vector<char> bytes;
-  std::vector<int64_t> shape;
-};
 
 std::string describe(Type type) {
   std::string s;
@@ -663,14 +542,6 @@ TensorSpec specOf(Type type, StringRef name) {
     spec.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   return spec;
 }
-
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? ", " : "") + (d < 0 ? std::string("?") : std::to_string(d));
-  return s + "]";
-}
-} // namespace
 
 /// With FX_MLIR_TIMING set, prints each compile phase's wall time to
 /// stderr.
@@ -691,66 +562,64 @@ private:
   std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
-struct CompiledGraph::Impl {
-  /// Holds the IR (and its weight blobs) while compiling only: the
-  /// constants table has its own copy of the weights.
-  std::unique_ptr<MLIRContext> context;
-  /// The code: in a JIT (compiled here, or object code from the cache
-  /// where it could not be linked), or a shared object from the cache.
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::shared_ptr<SharedCode> shared;
-  /// The compiled object code, while the cache stores it.
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
-  void (*entry)(void **) = nullptr;
-  bool fromCache = false;
-  std::vector<StateBuffer> states;
-  bool dynamicBatch = false;
-  ProbeTable probes;
-  std::mutex running;
-  std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
-};
-
-CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
-CompiledGraph::~CompiledGraph() = default;
-
-std::unique_ptr<CompiledGraph>
-CompiledGraph::compile(StringRef ir, const CompileOptions &options,
-                       std::string &error) {
-  std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
-  llvm::raw_string_ostream errors(error);
-  PhaseTimer timer;
+/// The CPU target `options` name, if the host can run its code; else
+/// none, with why in `errors`.
+std::optional<CPUTarget> lookupTarget(const CompileOptions &options,
+                                      llvm::raw_ostream &errors) {
   std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
   if (!target) {
     errors << "error: unknown CPU target '" << options.cpu
            << "': use host or one of "
            << llvm::join(CPUTarget::knownNames(), ", ") << "\n";
-    return nullptr;
+    return std::nullopt;
   }
   if (!target->runsOnHost()) {
     errors << "error: code for the CPU target '" << target->name
            << "' does not run on this host (" << CPUTarget::host().cpu
            << "); use host or a target this CPU has the features of\n";
-    return nullptr;
+    return std::nullopt;
   }
-  // The code cache: on a hit, the code and signature are loaded and the
-  // compiler does not run (no MLIR context, no pass registration).
-  std::string key;
-  if (!options.cacheDir.empty() && !options.weightsAsArguments) {
-    key = cacheKey(ir, options, *target);
-    if (graph->loadFromCache(options.cacheDir, key)) {
-      graph->impl->dynamicBatch = options.dynamicBatch;
-      // The cache key's hashing and the object's buffer were the last
-      // large allocations: give their memory back.
-      malloc_trim(0);
-      timer.done("load from the cache");
-      return graph;
-    }
-  }
+  return target;
+}
 
+/// The machine code generator for `target`: the host CPU with its
+/// features, or a named target's CPU and features (x86-64-v3 code on an
+/// AVX-512 host uses AVX2 only); position-independent code, so that it
+/// links into a shared object.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+machineBuilder(const CPUTarget &target) {
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return builder.takeError();
+  if (target.name != "host") {
+    builder = llvm::orc::JITTargetMachineBuilder(llvm::Triple(target.triple));
+    builder->setCPU(target.cpu);
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  return builder;
+}
+
+/// What the compiler makes of an fx graph module.
+struct CompiledCode {
+  std::vector<TensorSpec> inputs, outputs;
+  std::string outputStructure;
+  std::vector<StateBuffer> states;
+  std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+};
+
+/// Compiles the fx graph module `ir` for `target` into object code: the
+/// fx-to-llvm pipeline, the weights moved out to a constant table, LLVM
+/// on every core. Records probe sites in `probes` when given. False, with
+/// the diagnostics in `errors`, on failure.
+bool compileCode(StringRef ir, const CompileOptions &options,
+                 const CPUTarget &target, CompiledCode &code,
+                 ProbeTable *probes, llvm::raw_ostream &errors,
+                 PhaseTimer &timer) {
   initializeTarget();
   registerCompilerPasses();
-  graph->impl->context = std::make_unique<MLIRContext>();
-  MLIRContext &ctx = *graph->impl->context;
+  MLIRContext ctx;
   DialectRegistry registry;
   registerCompilerDialects(registry);
   registerBuiltinDialectTranslation(registry);
@@ -758,20 +627,19 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   registerOpenMPDialectTranslation(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
-  std::optional<ScopedDiagnosticHandler> handler;
-  handler.emplace(&ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
       errors << diag.getLocation() << ": error: " << diag << "\n";
-    }
     return success();
   });
 
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
   if (!module)
-    return nullptr;
+    return false;
   timer.done("parse");
-  graph->impl->probes.addSites(module->getOperation());
+  if (probes)
+    probes->addSites(module->getOperation());
 
   // The state the code will take as arguments.
   llvm::StringMap<StateBuffer> stateData;
@@ -813,12 +681,12 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   PassManager toLinalg(&ctx);
   if (failed(parsePassPipeline(getFXToLinalgPipeline(pipeline), toLinalg)) ||
       failed(toLinalg.run(*module)))
-    return nullptr;
+    return false;
   timer.done("fx to linalg");
   auto func = module->lookupSymbol<func::FuncOp>("forward");
   if (!func) {
     errors << "error: the compiled module has no forward function\n";
-    return nullptr;
+    return false;
   }
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
@@ -827,27 +695,27 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       if (it == stateData.end()) {
         errors << "error: state '" << state.getValue()
                << "' has no value to pass\n";
-        return nullptr;
+        return false;
       }
-      graph->impl->states.push_back(it->second);
+      code.states.push_back(it->second);
       continue;
     }
-    graph->inputs.push_back(
+    code.inputs.push_back(
         specOf(type.getInput(i), "input " + std::to_string(i)));
-    if (graph->inputs.back().dtype.empty()) {
+    if (code.inputs.back().dtype.empty()) {
       errors << "error: unsupported input type " << describe(type.getInput(i))
              << "\n";
-      return nullptr;
+      return false;
     }
   }
   for (unsigned i = 0; i < type.getNumResults(); ++i) {
-    graph->outputs.push_back(
+    code.outputs.push_back(
         specOf(type.getResult(i), "output " + std::to_string(i)));
-    if (graph->outputs.back().dtype.empty() ||
-        !getDTypeSize(graph->outputs.back().dtype)) {
+    if (code.outputs.back().dtype.empty() ||
+        !getDTypeSize(code.outputs.back().dtype)) {
       errors << "error: unsupported output type " << describe(type.getResult(i))
              << "\n";
-      return nullptr;
+      return false;
     }
   }
   if (auto bounds = func->getAttrOfType<ArrayAttr>("fx.index_bounds")) {
@@ -857,72 +725,145 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
       auto hi = bound.getAs<IntegerAttr>("hi");
       auto node = bound.getAs<StringAttr>("node");
       if (input && lo && hi && node && input.getInt() >= 0 &&
-          uint64_t(input.getInt()) < graph->inputs.size())
-        graph->inputs[input.getInt()].bounds.push_back(
+          uint64_t(input.getInt()) < code.inputs.size())
+        code.inputs[input.getInt()].bounds.push_back(
             {lo.getInt(), hi.getInt(), node.getValue().str()});
     }
   }
   if (auto structure = func->getAttr("fx.output")) {
-    llvm::raw_string_ostream os(graph->outputStructure);
+    llvm::raw_string_ostream os(code.outputStructure);
     os << structure;
   }
 
   // Stage 2: to LLVM.
   PassManager toLLVM(&ctx);
-  if (failed(
-          parsePassPipeline(getLinalgToLLVMPipeline(target->name), toLLVM)) ||
+  if (failed(parsePassPipeline(getLinalgToLLVMPipeline(target.name), toLLVM)) ||
       failed(toLLVM.run(*module)))
-    return nullptr;
-  graph->impl->constants->takeFrom(*module);
+    return false;
+  takeConstants(*module, *code.constants);
   timer.done("linalg to llvm dialect");
 
-  // LLVM IR for the host CPU with its features, compiled at optLevel on
-  // every core, into a JIT.
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  // LLVM IR for the target, compiled at optLevel on every core.
+  auto builder = machineBuilder(target);
   if (!builder) {
     errors << "error: " << llvm::toString(builder.takeError()) << "\n";
-    return nullptr;
+    return false;
   }
-  if (target->name != "host") {
-    // A named target: its CPU and that CPU's features (x86-64-v3 code on
-    // an AVX-512 host uses AVX2 only).
-    builder = llvm::orc::JITTargetMachineBuilder(llvm::Triple(target->triple));
-    builder->setCPU(target->cpu);
-  }
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  // Position-independent, so that the cache can link it into a shared
-  // object.
-  builder->setRelocationModel(llvm::Reloc::PIC_);
   auto machine = builder->createTargetMachine();
   if (!machine) {
     errors << "error: " << llvm::toString(machine.takeError()) << "\n";
-    return nullptr;
+    return false;
   }
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext);
+  if (!llvmModule)
+    return false;
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  if (!addPackedEntry(*llvmModule, kForward)) {
+    errors << "error: the compiled module has no forward function\n";
+    return false;
+  }
+  module = nullptr;
+  timer.done("translate to LLVM IR");
+  auto compiled =
+      compileToObjects(*llvmModule, *builder, options.optLevel,
+                       llvm::hardware_concurrency().compute_thread_count());
+  if (!compiled) {
+    errors << "error: " << llvm::toString(compiled.takeError()) << "\n";
+    return false;
+  }
+  code.objects = std::move(*compiled);
+  timer.done("optimize and compile LLVM IR");
+  return true;
+}
+
+/// Writes `objects` to files `<base>.<i>.o` (temporary names) and returns
+/// their paths; none if one cannot be written (those written are removed).
+std::vector<std::string>
+writeObjects(ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
+             StringRef base) {
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    paths.push_back((base + "." + std::to_string(i) + ".o").str());
+    if (!writeAtomically(paths.back(), objects[i]->getBuffer())) {
+      for (const std::string &path : paths)
+        llvm::sys::fs::remove(path);
+      return {};
+    }
+  }
+  return paths;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// CompiledGraph
+//===----------------------------------------------------------------------===//
+
+struct CompiledGraph::Impl {
+  /// The code: in a JIT (compiled here, or object code from the cache
+  /// where it could not be linked), or a shared object (the cache's, a
+  /// library), which Executable::shared keeps.
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// The compiled object code, while the cache stores it.
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  /// The constants of code in the JIT.
+  std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
+  Executable executable;
+  bool fromCache = false;
+  ProbeTable probes;
+};
+
+CompiledGraph::CompiledGraph() : impl(std::make_unique<Impl>()) {}
+CompiledGraph::~CompiledGraph() = default;
+
+ArrayRef<TensorSpec> CompiledGraph::getInputs() const {
+  return impl->executable.inputs;
+}
+ArrayRef<TensorSpec> CompiledGraph::getOutputs() const {
+  return impl->executable.outputs;
+}
+StringRef CompiledGraph::getOutputStructure() const {
+  return impl->executable.outputStructure;
+}
+
+std::unique_ptr<CompiledGraph>
+CompiledGraph::compile(StringRef ir, const CompileOptions &options,
+                       std::string &error) {
+  std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
+  llvm::raw_string_ostream errors(error);
+  PhaseTimer timer;
+  std::optional<CPUTarget> target = lookupTarget(options, errors);
+  if (!target)
+    return nullptr;
+  // The code cache: on a hit, the code and signature are loaded and the
+  // compiler does not run (no MLIR context, no pass registration).
+  std::string key;
+  if (!options.cacheDir.empty() && !options.weightsAsArguments) {
+    key = cacheKey(ir, options, *target);
+    if (graph->loadFromCache(options.cacheDir, key)) {
+      // The cache key's hashing and the object's buffer were the last
+      // large allocations: give their memory back.
+      malloc_trim(0);
+      timer.done("load from the cache");
+      return graph;
+    }
+  }
+
+  CompiledCode code;
+  if (!compileCode(ir, options, *target, code, &graph->impl->probes, errors,
+                   timer))
+    return nullptr;
+  Executable &executable = graph->impl->executable;
+  executable.inputs = std::move(code.inputs);
+  executable.outputs = std::move(code.outputs);
+  executable.outputStructure = std::move(code.outputStructure);
+  executable.states = std::move(code.states);
+  graph->impl->constants = code.constants;
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects =
       graph->impl->objects;
-  {
-    llvm::LLVMContext llvmContext;
-    std::unique_ptr<llvm::Module> llvmModule =
-        translateModuleToLLVMIR(*module, llvmContext);
-    if (!llvmModule)
-      return nullptr;
-    llvmModule->setDataLayout((*machine)->createDataLayout());
-    llvmModule->setTargetTriple((*machine)->getTargetTriple());
-    if (!addPackedEntry(*llvmModule, kForward)) {
-      errors << "error: the compiled module has no forward function\n";
-      return nullptr;
-    }
-    timer.done("translate to LLVM IR");
-    auto compiled =
-        compileToObjects(*llvmModule, *builder, options.optLevel,
-                         llvm::hardware_concurrency().compute_thread_count());
-    if (!compiled) {
-      errors << "error: " << llvm::toString(compiled.takeError()) << "\n";
-      return nullptr;
-    }
-    objects = std::move(*compiled);
-  }
-  timer.done("optimize and compile LLVM IR");
+  objects = std::move(code.objects);
   std::unique_ptr<llvm::orc::LLJIT> jit = makeJIT();
   if (!jit) {
     errors << "error: cannot make a JIT for the host\n";
@@ -937,22 +878,18 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
     }
   }
   std::string why;
-  graph->impl->entry = linkEntry(*jit, *graph->impl->constants, why);
-  if (!graph->impl->entry) {
+  executable.entry = linkPackedEntry(*jit, *graph->impl->constants, why);
+  if (!executable.entry) {
     errors << "error: " << why << "\n";
     return nullptr;
   }
   graph->impl->jit = std::move(jit);
   timer.done("link in the JIT");
-  graph->impl->dynamicBatch = options.dynamicBatch;
   if (!key.empty() && !graph->impl->probes.hasSites()) {
     graph->storeInCache(options.cacheDir, key);
     timer.done("store in the cache");
   }
   objects.clear();
-  module = nullptr;
-  handler.reset();
-  graph->impl->context.reset();
   // Hand the compiler's freed memory (IR, weight blobs, LLVM modules)
   // back to the system instead of keeping it in malloc's free lists.
   malloc_trim(0);
@@ -960,148 +897,89 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   return graph;
 }
 
+std::unique_ptr<CompiledGraph> CompiledGraph::load(StringRef path,
+                                                   std::string &error) {
+  std::unique_ptr<Executable> executable =
+      Executable::loadLibrary(path.str(), error);
+  if (!executable)
+    return nullptr;
+  std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
+  Executable &target = graph->impl->executable;
+  target.inputs = std::move(executable->inputs);
+  target.outputs = std::move(executable->outputs);
+  target.outputStructure = std::move(executable->outputStructure);
+  target.entry = executable->entry;
+  target.shared = std::move(executable->shared);
+  graph->impl->fromCache = true;
+  return graph;
+}
+
+/// The header of the code cache's signatures.
+static constexpr const char *kCacheHeader = "fx-mlir-cache 5";
+
 bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   // The code: a shared object, or object code where it was not linked.
   std::string libraryPath = cachePath(dir, key, ".so");
   std::string objectPath = cachePath(dir, key, ".o");
   bool linked = llvm::sys::fs::exists(libraryPath);
-  // The signature: one line per input and output, then the structure.
+  // The signature, whose digest covers it; each file of the entry has its
+  // digest in the signature, checked before it is loaded or mapped, so a
+  // corrupted entry is compiled again (and replaced), never run.
   auto meta = llvm::MemoryBuffer::getFile(cachePath(dir, key, ".meta"));
   if (!meta || (!linked && !llvm::sys::fs::exists(objectPath)))
     return false;
-  // The last line is the digest of everything before it: an edited,
-  // truncated or swapped line fails it. Each file of the entry has its
-  // digest in the signature, checked before it is loaded or mapped, so a
-  // corrupted entry is compiled again (and replaced), never run.
-  StringRef text = (*meta)->getBuffer();
-  StringRef body = text.rtrim('\n');
-  size_t lastLine = body.rfind('\n');
-  if (lastLine == StringRef::npos ||
-      body.substr(lastLine + 1) !=
-          "digest " + digest(text.take_front(lastLine + 1)))
+  Signature signature;
+  std::string why;
+  if (!signature.parse((*meta)->getBuffer(), kCacheHeader, why))
     return false;
-  SmallVector<StringRef> lines;
-  text.take_front(lastLine + 1).split(lines, '\n', -1, false);
-  if (lines.empty() || lines.front() != "fx-mlir-cache 4")
-    return false;
-  llvm::StringMap<std::string> digests;
-  std::vector<std::pair<size_t, IndexBound>> pendingBounds;
-  size_t objectCount = 1;
-  std::vector<TensorSpec> ins, outs;
-  std::string structure;
-  auto table = std::make_unique<ConstantTable>();
-  ConstantTable &constants = *table;
-  for (StringRef line : llvm::drop_begin(lines)) {
-    auto [kind, rest] = line.split(' ');
-    if (kind == "structure") {
-      structure = rest.str();
-      continue;
-    }
-    if (kind == "objects") {
-      if (rest.getAsInteger(10, objectCount) || objectCount == 0)
-        return false;
-      continue;
-    }
-    if (kind == "bound") {
-      auto [inputText, rest2] = rest.split(' ');
-      auto [loText, rest3] = rest2.split(' ');
-      auto [hiText, node] = rest3.split(' ');
-      size_t input;
-      IndexBound bound;
-      if (inputText.getAsInteger(10, input) ||
-          loText.getAsInteger(10, bound.lo) ||
-          hiText.getAsInteger(10, bound.hi) || node.empty())
-        return false;
-      bound.node = node.str();
-      pendingBounds.emplace_back(input, std::move(bound));
-      continue;
-    }
-    if (kind == "file") {
-      auto [name, fileDigest] = rest.split(' ');
-      digests[name] = fileDigest.str();
-      continue;
-    }
-    if (kind == "constant") {
-      SmallVector<StringRef> fields;
-      rest.split(fields, ' ');
-      ConstantTable::Entry entry;
-      if (fields.size() != 3 || fields[1].getAsInteger(10, entry.offset) ||
-          fields[2].getAsInteger(10, entry.size))
-        return false;
-      entry.slot = fields[0].str();
-      constants.entries.push_back(std::move(entry));
-      continue;
-    }
-    if (kind != "input" && kind != "output")
-      return false;
-    SmallVector<StringRef> fields;
-    rest.split(fields, ' ');
-    size_t rank;
-    if (fields.size() < 2 || fields[1].getAsInteger(10, rank) ||
-        fields.size() != rank + 2)
-      return false;
-    std::vector<TensorSpec> &list = kind == "input" ? ins : outs;
-    TensorSpec spec{
-        (kind + " " + std::to_string(list.size())).str(), fields[0].str(), {}};
-    for (StringRef d : llvm::drop_begin(fields, 2)) {
-      int64_t size;
-      if (d.getAsInteger(10, size))
-        return false;
-      spec.shape.push_back(size);
-    }
-    list.push_back(std::move(spec));
-  }
-  for (auto &[input, bound] : pendingBounds) {
-    if (input >= ins.size())
-      return false;
-    ins[input].bounds.push_back(std::move(bound));
-  }
-  auto verified = [&](StringRef extension, const std::string &path) {
-    auto it = digests.find(extension);
-    return it != digests.end() && fileHasDigest(path, it->second);
+  auto verified = [&](const std::string &role, const std::string &path) {
+    auto it = signature.files.find(role);
+    return it != signature.files.end() && fileHasDigest(path, it->second);
   };
   if (linked ? !verified(".so", libraryPath)
-             : !llvm::all_of(llvm::seq<size_t>(0, objectCount), [&](size_t i) {
-                 return verified(".o" + std::to_string(i),
-                                 objectPartPath(objectPath, i));
-               }))
+             : !llvm::all_of(llvm::seq<size_t>(0, signature.objectCount),
+                             [&](size_t i) {
+                               return verified(".o" + std::to_string(i),
+                                               objectPartPath(objectPath, i));
+                             }))
     return false;
-  if (!constants.entries.empty()) {
-    if (!constants.map(cachePath(dir, key, ".weights")))
+  auto table = std::make_unique<ConstantTable>();
+  table->entries = signature.constants;
+  if (!table->entries.empty()) {
+    if (!table->map(cachePath(dir, key, ".weights")))
       return false;
-    auto it = digests.find(".weights");
-    if (it == digests.end() ||
-        digest(StringRef(constants.data, constants.size)) != it->second)
+    auto it = signature.files.find(".weights");
+    if (it == signature.files.end() ||
+        digest(std::string_view(table->data, table->size)) != it->second ||
+        !table->entriesFit())
       return false;
-    for (const ConstantTable::Entry &entry : constants.entries)
-      if (entry.offset > constants.size ||
-          entry.size > constants.size - entry.offset)
-        return false;
   }
+  Executable &executable = impl->executable;
   if (linked) {
-    std::shared_ptr<SharedCode> code =
-        loadSharedCode(libraryPath, std::move(table));
+    if (!loadRunnerUtils())
+      return false;
+    std::shared_ptr<SharedCode> code = loadSharedCode(
+        libraryPath, [&](void *, std::string &) { return std::move(table); },
+        why);
     if (!code)
       return false;
-    impl->entry = code->entry;
-    impl->constants = code->constants;
-    impl->shared = std::move(code);
+    executable.entry = code->entry;
+    executable.shared = std::move(code);
   } else {
     std::unique_ptr<llvm::orc::LLJIT> jit =
-        loadObjects(objectPath, objectCount);
+        loadObjects(objectPath, signature.objectCount);
     if (!jit)
       return false;
-    std::string why;
-    impl->entry = linkEntry(*jit, constants, why);
-    if (!impl->entry)
+    executable.entry = linkPackedEntry(*jit, *table, why);
+    if (!executable.entry)
       return false;
     impl->jit = std::move(jit);
     impl->constants = std::move(table);
   }
   impl->fromCache = true;
-  inputs = std::move(ins);
-  outputs = std::move(outs);
-  outputStructure = std::move(structure);
+  executable.inputs = std::move(signature.inputs);
+  executable.outputs = std::move(signature.outputs);
+  executable.outputStructure = std::move(signature.outputStructure);
   return true;
 }
 
@@ -1143,270 +1021,49 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
       !writeAtomically(cachePath(dir, key, ".weights"),
                        StringRef(constants.data, constants.size)))
     return;
-  // The signature last: its presence means the entry is complete. It holds
-  // the digest of every file of the entry and, last, its own.
-  std::string meta = "fx-mlir-cache 4\n";
-  llvm::raw_string_ostream os(meta);
-  if (!linked)
-    os << "objects " << impl->objects.size() << '\n';
+  // The signature last: its presence means the entry is complete.
+  Signature signature;
+  const Executable &executable = impl->executable;
+  signature.inputs = executable.inputs;
+  signature.outputs = executable.outputs;
+  signature.outputStructure = executable.outputStructure;
+  signature.constants = constants.entries;
   if (linked) {
     auto library =
         llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
     if (!library)
       return;
-    os << "file .so " << digest((*library)->getBuffer()) << '\n';
+    signature.files[".so"] = digest((*library)->getBuffer());
   } else {
+    signature.objectCount = impl->objects.size();
     for (size_t i = 0; i < impl->objects.size(); ++i)
-      os << "file .o" << i << ' ' << digest(impl->objects[i]->getBuffer())
-         << '\n';
+      signature.files[".o" + std::to_string(i)] =
+          digest(impl->objects[i]->getBuffer());
   }
   if (!constants.entries.empty())
-    os << "file .weights " << digest(StringRef(constants.data, constants.size))
-       << '\n';
-  for (const TensorSpec &spec : inputs)
-    printSpec(os, "input", spec);
-  for (auto [i, spec] : llvm::enumerate(inputs))
-    for (const IndexBound &bound : spec.bounds)
-      os << "bound " << i << ' ' << bound.lo << ' ' << bound.hi << ' '
-         << bound.node << '\n';
-  for (const TensorSpec &spec : outputs)
-    printSpec(os, "output", spec);
-  for (const ConstantTable::Entry &entry : constants.entries)
-    os << "constant " << entry.slot << ' ' << entry.offset << ' ' << entry.size
-       << '\n';
-  os << "structure " << outputStructure << '\n';
-  std::string metaDigest = digest(meta);
-  os << "digest " << metaDigest << '\n';
-  writeAtomically(cachePath(dir, key, ".meta"), meta);
+    signature.files[".weights"] =
+        digest(std::string_view(constants.data, constants.size));
+  writeAtomically(cachePath(dir, key, ".meta"), signature.print(kCacheHeader));
 }
 
 bool CompiledGraph::isFromCache() const { return impl->fromCache; }
 
-void mlir::fx::setNumThreads(int threads) {
-  // LLVM's libomp, not the libgomp PyTorch may have loaded: dlsym on its
-  // own handle.
-  static void *library = dlopen(kOpenMP, RTLD_NOW | RTLD_GLOBAL);
-  if (!library)
-    return;
-  if (auto set = reinterpret_cast<void (*)(int)>(
-          dlsym(library, "omp_set_num_threads")))
-    set(std::max(threads, 1));
-}
-
 bool CompiledGraph::checkInputs(ArrayRef<TensorRef> args,
                                 std::string &error) const {
-  if (args.size() != inputs.size()) {
-    error = "expected " + std::to_string(inputs.size()) + " inputs, got " +
-            std::to_string(args.size());
-    return false;
-  }
-  int64_t batch = -1;
-  for (auto [i, arg, spec] : llvm::enumerate(args, inputs)) {
-    std::string where = "input " + std::to_string(i);
-    if (arg.dtype != spec.dtype) {
-      error = where + ": expected dtype " + spec.dtype + ", got " + arg.dtype;
-      return false;
-    }
-    if (arg.shape.size() != spec.shape.size()) {
-      error = where + ": expected rank " + std::to_string(spec.shape.size()) +
-              " (shape " + shapeString(spec.shape) + "), got rank " +
-              std::to_string(arg.shape.size()) + " (shape " +
-              shapeString(arg.shape) + ")";
-      return false;
-    }
-    for (auto [d, size] : llvm::enumerate(arg.shape)) {
-      int64_t expected = spec.shape[d];
-      if (expected >= 0 && size != expected) {
-        error = where + ": expected shape " + shapeString(spec.shape) +
-                ", got " + shapeString(arg.shape);
-        return false;
-      }
-      if (expected < 0 && d == 0) {
-        if (batch >= 0 && size != batch) {
-          error = where + ": batch size " + std::to_string(size) +
-                  " differs from an earlier input's " + std::to_string(batch);
-          return false;
-        }
-        batch = size;
-      }
-      if (size < 0) {
-        error = where + ": negative size";
-        return false;
-      }
-    }
-    if (!arg.data && !arg.shape.empty() &&
-        llvm::all_of(arg.shape, [](int64_t s) { return s > 0; })) {
-      error = where + ": no data";
-      return false;
-    }
-    if (!spec.bounds.empty() && !checkIndices(arg, spec, where, error))
-      return false;
-  }
-  return true;
-}
-
-/// Every index in `arg` (an int tensor) lies in each of `spec`'s bounds;
-/// else `error` names the first one out of range and its node, as
-/// PyTorch's IndexError does.
-bool CompiledGraph::checkIndices(const TensorRef &arg, const TensorSpec &spec,
-                                 const std::string &where,
-                                 std::string &error) const {
-  int64_t count = 1;
-  for (int64_t size : arg.shape)
-    count *= size;
-  if (count == 0 || !arg.data)
-    return true;
-  auto check = [&](auto *data) {
-    int64_t lo = INT64_MIN, hi = INT64_MAX;
-    for (const IndexBound &bound : spec.bounds)
-      lo = std::max(lo, bound.lo), hi = std::min(hi, bound.hi);
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t v = int64_t(data[i]);
-      if (v >= lo && v < hi)
-        continue;
-      for (const IndexBound &bound : spec.bounds)
-        if (v < bound.lo || v >= bound.hi) {
-          error = where + ": index " + std::to_string(v) +
-                  " is out of range [" + std::to_string(bound.lo) + ", " +
-                  std::to_string(bound.hi) + ") of node '" + bound.node + "'";
-          return false;
-        }
-    }
-    return true;
-  };
-  if (arg.dtype == "int64")
-    return check(static_cast<const int64_t *>(arg.data));
-  if (arg.dtype == "int32")
-    return check(static_cast<const int32_t *>(arg.data));
-  if (arg.dtype == "int16")
-    return check(static_cast<const int16_t *>(arg.data));
-  if (arg.dtype == "int8")
-    return check(static_cast<const int8_t *>(arg.data));
-  if (arg.dtype == "uint8")
-    return check(static_cast<const uint8_t *>(arg.data));
-  return true;
+  return impl->executable.checkInputs(args.data(), args.size(), error);
 }
 
 bool CompiledGraph::run(ArrayRef<TensorRef> args,
                         std::vector<OwnedTensor> &results, std::string &error) {
-  if (!checkInputs(args, error))
-    return false;
-  // Descriptors of the inputs and state, end to end (no allocation for a
-  // small graph: this is the per-call path).
-  SmallVector<int64_t, 64> words;
-  SmallVector<size_t, 8> starts;
-  SmallVector<std::pair<char *, char *>, 8> foreign; // buffers we do not own
-  auto addDescriptor = [&](void *data, ArrayRef<int64_t> shape) {
-    starts.push_back(words.size());
-    words.push_back(reinterpret_cast<int64_t>(data));
-    words.push_back(reinterpret_cast<int64_t>(data));
-    words.push_back(0);
-    size_t at = words.size();
-    words.append(2 * shape.size(), 0);
-    int64_t stride = 1;
-    for (int64_t i = shape.size() - 1; i >= 0; --i) {
-      words[at + i] = shape[i];
-      words[at + shape.size() + i] = stride;
-      stride *= shape[i];
-    }
-  };
-  for (const TensorRef &arg : args) {
-    addDescriptor(arg.data, arg.shape);
-    size_t bytes = getDTypeSize(arg.dtype);
-    for (int64_t s : arg.shape)
-      bytes *= s;
-    foreign.push_back(
-        {static_cast<char *>(arg.data), static_cast<char *>(arg.data) + bytes});
-  }
-  for (StateBuffer &state : impl->states) {
-    addDescriptor(state.bytes.data(), state.shape);
-    foreign.push_back(
-        {state.bytes.data(), state.bytes.data() + state.bytes.size()});
-  }
-  size_t resultWords = 0;
-  for (const TensorSpec &spec : outputs)
-    resultWords += 3 + 2 * spec.shape.size();
-  SmallVector<int64_t, 32> resultBuffer(resultWords);
-  void *resultPtr = resultBuffer.data();
-  SmallVector<void *, 16> descriptorPtrs;
-  for (size_t start : starts)
-    descriptorPtrs.push_back(words.data() + start);
-  SmallVector<void *, 16> packed = {&resultPtr};
-  for (void *&p : descriptorPtrs)
-    packed.push_back(&p);
   ProbeTable *&active = getActiveProbeTable();
   ProbeTable *outer = active;
   active = &impl->probes;
   impl->probes.clearFailure();
-  {
-    // The code's buffers live in one workspace (fx-cpu-plan-workspace):
-    // one call at a time.
-    std::lock_guard<std::mutex> lock(impl->running);
-    impl->entry(packed.data());
-  }
+  bool ok = impl->executable.run(args.data(), args.size(), results, error);
   active = outer;
-
-  results.clear();
-  results.reserve(outputs.size());
-  size_t at = 0;
-  SmallVector<void *, 4> claimed;
-  for (const TensorSpec &spec : outputs) {
-    size_t rank = spec.shape.size();
-    char *allocated = reinterpret_cast<char *>(resultBuffer[at]);
-    char *aligned = reinterpret_cast<char *>(resultBuffer[at + 1]);
-    int64_t offset = resultBuffer[at + 2];
-    ArrayRef<int64_t> shape(resultBuffer.data() + at + 3, rank);
-    ArrayRef<int64_t> strides(resultBuffer.data() + at + 3 + rank, rank);
-    at += 3 + 2 * rank;
-    size_t elementSize = getDTypeSize(spec.dtype);
-    char *data = aligned + offset * elementSize;
-    // The code returns fresh buffers, except when an output is an input, a
-    // weight or a constant (0xdeadbeef: a global), or two outputs share
-    // one buffer: those are copied, so every result is owned once.
-    bool owned = allocated != reinterpret_cast<char *>(0xdeadbeef) &&
-                 !llvm::is_contained(claimed, allocated) &&
-                 llvm::none_of(foreign, [&](auto range) {
-                   return allocated >= range.first && allocated < range.second;
-                 });
-    int64_t count = 1;
-    bool contiguous = true;
-    for (int64_t i = rank - 1, expect = 1; i >= 0; --i) {
-      count *= shape[i];
-      contiguous &= shape[i] == 1 || strides[i] == expect;
-      expect *= shape[i];
-    }
-    OwnedTensor result;
-    result.dtype = spec.dtype;
-    result.shape.assign(shape.begin(), shape.end());
-    if (owned && contiguous) {
-      claimed.push_back(allocated);
-      result.allocation = allocated;
-      result.data = data;
-    } else {
-      char *copy = static_cast<char *>(
-          std::malloc(std::max<size_t>(count * elementSize, 1)));
-      std::vector<int64_t> index(rank, 0);
-      for (int64_t n = 0; n < count; ++n) {
-        int64_t source = 0;
-        for (size_t i = 0; i < rank; ++i)
-          source += index[i] * strides[i];
-        std::memcpy(copy + n * elementSize, data + source * elementSize,
-                    elementSize);
-        for (int64_t i = rank - 1; i >= 0; --i) {
-          if (++index[i] < shape[i])
-            break;
-          index[i] = 0;
-        }
-      }
-      if (owned) {
-        claimed.push_back(allocated);
-        std::free(allocated);
-      }
-      result.allocation = result.data = copy;
-    }
-    results.push_back(std::move(result));
-  }
+  if (!ok)
+    return false;
   if (std::optional<std::string> failure = impl->probes.getFailure()) {
     for (OwnedTensor &result : results)
       std::free(result.allocation);
@@ -1418,3 +1075,260 @@ bool CompiledGraph::run(ArrayRef<TensorRef> args,
 }
 
 ProbeTable &CompiledGraph::getProbes() { return impl->probes; }
+
+//===----------------------------------------------------------------------===//
+// Ahead-of-time libraries
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An object file defining the library's signature (text) and, when
+/// `weights` is given, its weights, 64-byte aligned: the symbols the
+/// runtime core looks up (kLibrarySignature, kLibraryWeights).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+dataObject(const llvm::orc::JITTargetMachineBuilder &builder,
+           StringRef signature, const ConstantTable *weights) {
+  llvm::orc::JITTargetMachineBuilder copy = builder;
+  auto machine = copy.createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  llvm::Module module("fx_model_data", context);
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple((*machine)->getTargetTriple());
+  auto *text = llvm::ConstantDataArray::getString(context, signature,
+                                                  /*AddNull=*/true);
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text,
+                           kLibrarySignature);
+  if (weights && weights->size) {
+    auto *bytes = llvm::ConstantDataArray::getRaw(
+        StringRef(weights->data, weights->size), weights->size,
+        llvm::Type::getInt8Ty(context));
+    auto *global = new llvm::GlobalVariable(
+        module, bytes->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage, bytes, kLibraryWeights);
+    global->setAlignment(llvm::Align(64));
+  }
+  return llvm::orc::SimpleCompiler(**machine)(module);
+}
+
+/// A C identifier made of `name`: other characters become '_', and one
+/// that starts with a digit gets a '_' first.
+std::string identifier(StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += llvm::isAlnum(c) ? c : '_';
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "_" + id;
+  return id;
+}
+
+/// The C element type of a dtype's buffers.
+StringRef cType(StringRef dtype) {
+  return llvm::StringSwitch<StringRef>(dtype)
+      .Case("float32", "float")
+      .Case("float64", "double")
+      .Case("int64", "int64_t")
+      .Case("int32", "int32_t")
+      .Case("int16", "int16_t")
+      .Case("int8", "int8_t")
+      .Case("uint8", "uint8_t")
+      .Case("bool", "uint8_t")
+      .Cases({"float16", "bfloat16"}, "uint16_t")
+      .Case("complex64", "float")
+      .Case("complex128", "double")
+      .Default("void");
+}
+
+/// The C header of a library: its signature as comments and constants, and
+/// `<name>_forward`, which runs the model on typed buffers through the C
+/// interface (fx_runtime.h) and writes the outputs into buffers the
+/// caller provides. A dim 0 that is dynamic (a library compiled for any
+/// batch) is the `batch` argument.
+std::string libraryHeader(StringRef name, StringRef libraryFile,
+                          const CPUTarget &target, ArrayRef<TensorSpec> inputs,
+                          ArrayRef<TensorSpec> outputs) {
+  std::string id = identifier(name);
+  std::string upper = StringRef(id).upper();
+  bool batch = false;
+  for (const TensorSpec &spec : llvm::concat<const TensorSpec>(inputs, outputs))
+    batch |= !spec.shape.empty() && spec.shape[0] < 0;
+  auto dims = [](const TensorSpec &spec) {
+    std::string s;
+    for (auto [i, d] : llvm::enumerate(spec.shape))
+      s += (i ? ", " : "") + (d < 0 ? std::string("batch") : std::to_string(d));
+    return s;
+  };
+  auto count = [](const TensorSpec &spec) {
+    std::string s = "(size_t)1";
+    for (int64_t d : spec.shape)
+      s += " * " + (d < 0 ? std::string("(size_t)batch") : std::to_string(d));
+    return s;
+  };
+  std::string h;
+  llvm::raw_string_ostream os(h);
+  os << "/* " << libraryFile << ": generated by fx-mlir (fx-compile) for the "
+     << "CPU target " << target.name << ". */\n"
+     << "/*\n";
+  for (const TensorSpec &spec : inputs)
+    os << " * " << spec.name << ": " << spec.dtype << " [" << dims(spec)
+       << "]\n";
+  for (const TensorSpec &spec : outputs)
+    os << " * " << spec.name << ": " << spec.dtype << " [" << dims(spec)
+       << "]\n";
+  os << " *\n * Load the library with fx_model_load(\"" << libraryFile
+     << "\", &error), then call " << id << "_forward.\n */\n"
+     << "#ifndef FX_MODEL_" << upper << "_H\n#define FX_MODEL_" << upper
+     << "_H\n\n#include \"fx-mlir/Runtime/fx_runtime.h\"\n"
+     << "#include <stdlib.h>\n#include <string.h>\n\n";
+  os << "#define " << upper << "_NUM_INPUTS " << inputs.size() << "\n#define "
+     << upper << "_NUM_OUTPUTS " << outputs.size() << "\n\n";
+  os << "/* Runs the model on the inputs and copies its outputs into the "
+        "buffers\n   given (each of the output's size). Returns 0, or -1 "
+        "with a malloc'ed\n   message in *error. */\n"
+     << "static inline int " << id << "_forward(fx_model *model";
+  if (batch)
+    os << ", int64_t batch";
+  for (auto [i, spec] : llvm::enumerate(inputs))
+    os << ",\n    const " << cType(spec.dtype) << " *input" << i;
+  for (auto [i, spec] : llvm::enumerate(outputs))
+    os << ",\n    " << cType(spec.dtype) << " *output" << i;
+  os << ",\n    char **error) {\n";
+  os << "  fx_tensor inputs[" << std::max<size_t>(inputs.size(), 1) << "] = {";
+  for (auto [i, spec] : llvm::enumerate(inputs))
+    os << (i ? ",\n      " : "\n      ") << "{(void *)input" << i << ", \""
+       << spec.dtype << "\", " << spec.shape.size() << ", {" << dims(spec)
+       << "}}";
+  os << "};\n  fx_tensor outputs[" << std::max<size_t>(outputs.size(), 1)
+     << "];\n  size_t i;\n"
+     << "  if (fx_model_run(model, inputs, " << inputs.size() << ", outputs, "
+     << outputs.size() << ", error) != 0)\n    return -1;\n";
+  for (auto [i, spec] : llvm::enumerate(outputs))
+    os << "  memcpy(output" << i << ", outputs[" << i << "].data, "
+       << count(spec) << " * " << getDTypeSize(spec.dtype) << ");\n";
+  os << "  for (i = 0; i < " << outputs.size()
+     << "; ++i)\n    free(outputs[i].data);\n  return 0;\n}\n\n#endif\n";
+  return h;
+}
+} // namespace
+
+bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
+                              const LibraryOptions &library,
+                              std::string &error) {
+  llvm::raw_string_ostream errors(error);
+  PhaseTimer timer;
+  if (options.weightsAsArguments) {
+    errors << "error: a library holds its weights: weights as arguments "
+              "are for the JIT only\n";
+    return false;
+  }
+  std::optional<CPUTarget> target = lookupTarget(options, errors);
+  if (!target)
+    return false;
+  std::optional<std::string> linker = findLinker();
+  if (!linker) {
+    errors << "error: no linker (ld) to make a shared object with\n";
+    return false;
+  }
+  CompiledCode code;
+  ProbeTable probes;
+  if (!compileCode(ir, options, *target, code, &probes, errors, timer))
+    return false;
+  if (probes.hasSites()) {
+    errors << "error: a graph with fx-instrument probes runs in the JIT "
+              "only\n";
+    return false;
+  }
+
+  StringRef path = library.path;
+  StringRef file = llvm::sys::path::filename(path);
+  Signature signature;
+  signature.inputs = code.inputs;
+  signature.outputs = code.outputs;
+  signature.outputStructure = code.outputStructure;
+  signature.constants = code.constants->entries;
+  signature.requirements = target->requirements();
+  const ConstantTable &weights = *code.constants;
+  std::string weightsPath;
+  if (!weights.entries.empty()) {
+    signature.files[".weights"] =
+        digest(std::string_view(weights.data, weights.size));
+    if (library.weightsFile) {
+      SmallString<256> side(path);
+      llvm::sys::path::replace_extension(side, "weights");
+      weightsPath = side.str().str();
+      signature.weights = llvm::sys::path::filename(side).str();
+    } else {
+      signature.weights = "embedded";
+    }
+  }
+  auto builder = machineBuilder(*target);
+  if (!builder) {
+    errors << "error: " << llvm::toString(builder.takeError()) << "\n";
+    return false;
+  }
+  auto data = dataObject(
+      *builder, signature.print(kLibraryHeader),
+      library.weightsFile || weights.entries.empty() ? nullptr : &weights);
+  if (!data) {
+    errors << "error: " << llvm::toString(data.takeError()) << "\n";
+    return false;
+  }
+  code.objects.push_back(std::move(*data));
+  timer.done("library data");
+
+  // Link the objects, naming LLVM's OpenMP runtime (with its directory as
+  // the run path) so that a program loading the library needs nothing else.
+  std::string base =
+      (path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId()))
+          .str();
+  std::vector<std::string> objects = writeObjects(code.objects, base);
+  if (objects.empty()) {
+    errors << "error: cannot write object files next to '" << path << "'\n";
+    return false;
+  }
+  std::string output = base + ".so";
+  std::string openMP = kOpenMP;
+  std::string runPath = llvm::sys::path::parent_path(openMP).str();
+  SmallVector<StringRef> args = {*linker,       "-shared",          "-z",
+                                 "noexecstack", "--hash-style=gnu", "-o",
+                                 output};
+  for (const std::string &object : objects)
+    args.push_back(object);
+  args.append({openMP, "-rpath", runPath});
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {},
+                                         /*SecondsToWait=*/300, 0, &message);
+  for (const std::string &object : objects)
+    llvm::sys::fs::remove(object);
+  if (status != 0) {
+    llvm::sys::fs::remove(output);
+    errors << "error: linking '" << path << "' failed"
+           << (message.empty() ? "" : ": " + message) << "\n";
+    return false;
+  }
+  if (!weightsPath.empty() &&
+      !writeAtomically(weightsPath, StringRef(weights.data, weights.size))) {
+    llvm::sys::fs::remove(output);
+    errors << "error: cannot write '" << weightsPath << "'\n";
+    return false;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(output, path)) {
+    llvm::sys::fs::remove(output);
+    errors << "error: cannot write '" << path << "': " << ec.message() << "\n";
+    return false;
+  }
+  timer.done("link the library");
+  if (!library.header.empty()) {
+    std::string name = library.name;
+    if (name.empty())
+      name = llvm::sys::path::stem(path).str();
+    if (!writeAtomically(
+            library.header,
+            libraryHeader(name, file, *target, code.inputs, code.outputs))) {
+      errors << "error: cannot write '" << library.header << "'\n";
+      return false;
+    }
+  }
+  return true;
+}

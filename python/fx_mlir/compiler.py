@@ -437,9 +437,12 @@ def _whole(module, example_inputs):
 class CompiledGraph:
     """A compiled graph: call it with tensors, as the model's forward."""
 
-    def __init__(self, graph, num_inputs):
+    def __init__(self, graph, num_inputs, ir=None, dynamic_batch=False,
+                 cpu="host"):
         self._graph = graph
         self._num_inputs = num_inputs
+        # What save() compiles again, ahead of time.
+        self._source = (ir, dynamic_batch, cpu)
         self._structure = _parse_structure(graph.output_structure)
         # One output returned as is: the runtime hands back the tensor.
         self._call = (graph.call_one if self._structure == 0
@@ -461,6 +464,24 @@ class CompiledGraph:
     def from_cache(self):
         """Whether the code was loaded from the on-disk cache."""
         return self._graph.from_cache
+
+    def save(self, path, header=None, weights_file=False, name=None):
+        """Writes the graph compiled ahead of time to `path`, a shared
+        object holding the code, its signature and the weights (with
+        `weights_file`, the weights go to a `.weights` file next to it),
+        and, with `header`, a C header declaring its typed entry point
+        `<name>_forward`. `fx_mlir.load(path)` loads it back; a C or C++
+        program runs it with the runtime core alone (fx_runtime.h,
+        examples/deploy), as `fx-compile` makes them. The graph is compiled
+        again for the same CPU target (its object code is not kept)."""
+        ir, dynamic_batch, cpu = self._source
+        if ir is None:
+            raise FxMlirError("this graph was loaded from a library: copy "
+                              "the library file instead")
+        _load_runtime().compile_library(
+            ir, os.fspath(path), dynamic_batch, cpu,
+            os.fspath(header) if header else "", name or "",
+            bool(weights_file))
 
     def __call__(self, *inputs, **kwargs):
         # The fast path: the runtime checks count, dtypes and shapes; only
@@ -578,4 +599,18 @@ def compile(model, example_inputs, dynamic_batch=False,
             cpu or os.environ.get("FX_MLIR_CPU") or "host")
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
-    return CompiledGraph(graph, len(example_inputs))
+    return CompiledGraph(graph, len(example_inputs), ir, dynamic_batch,
+                         cpu or os.environ.get("FX_MLIR_CPU") or "host")
+
+
+def load(path):
+    """Loads a library that `CompiledGraph.save` or `fx-compile` wrote: a
+    callable like the one `compile` returns, with no compiler run (the
+    runtime core loads the code and maps its weights). Raises FxMlirError
+    for a file that is not such a library or whose weights file differs
+    from the one it was compiled with."""
+    try:
+        graph = _load_runtime().CompiledGraph.load(os.fspath(path))
+    except (ValueError, RuntimeError) as e:
+        raise FxMlirError(str(e).strip()) from None
+    return CompiledGraph(graph, len(graph.inputs))

@@ -12,6 +12,8 @@
 #ifndef FX_MLIR_RUNTIME_RUNTIME_H
 #define FX_MLIR_RUNTIME_RUNTIME_H
 
+#include "fx-mlir/Runtime/Executable.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -24,40 +26,6 @@ class DialectRegistry;
 class ModuleOp;
 namespace fx {
 class ProbeTable;
-
-/// A dense row-major tensor in memory the caller owns. `dtype` is a torch
-/// dtype name: float32, float64, int64, int32, bool, ...
-struct TensorRef {
-  void *data = nullptr;
-  std::string dtype;
-  std::vector<int64_t> shape;
-};
-
-/// An output: `data` points into `allocation`, which the caller frees with
-/// `std::free` (or hands to a tensor library with that deleter).
-struct OwnedTensor {
-  void *allocation = nullptr;
-  void *data = nullptr;
-  std::string dtype;
-  std::vector<int64_t> shape;
-};
-
-/// What the compiled function takes or returns at one position: dtype and
-/// shape, -1 for a dynamic dim.
-/// An input that holds indices (of an embedding, index_select, x[idx]):
-/// each must lie in [lo, hi) for `node`. Checked before every call, so
-/// an index out of range is an error naming the node, as in PyTorch.
-struct IndexBound {
-  int64_t lo, hi;
-  std::string node;
-};
-
-struct TensorSpec {
-  std::string name;
-  std::string dtype;
-  std::vector<int64_t> shape;
-  std::vector<IndexBound> bounds;
-};
 
 struct CompileOptions {
   /// Pass module state as arguments (the runtime keeps a copy of it)
@@ -85,12 +53,28 @@ struct CompileOptions {
   std::string cpu;
 };
 
-/// The number of threads compiled graphs run their parallel loops on (the
-/// OpenMP runtime's; by default the number of cores).
-void setNumThreads(int threads);
+/// What `compileLibrary` writes.
+struct LibraryOptions {
+  /// The shared object (`model.so`).
+  std::string path;
+  /// A C header declaring the library's typed entry point; none if empty.
+  std::string header;
+  /// The entry point's prefix in the header (`<name>_forward`); from the
+  /// library's file name if empty.
+  std::string name;
+  /// The weights in a side file next to the library (`model.weights`,
+  /// mapped when loaded) instead of inside it.
+  bool weightsFile = false;
+};
 
-/// Size in bytes of one element of `dtype`, or 0 if unknown.
-size_t getDTypeSize(llvm::StringRef dtype);
+/// Compiles the fx graph module in `ir` ahead of time into a shared object
+/// holding the code, its signature and the weights (library.path), which
+/// the runtime core loads with no compiler (Executable::loadLibrary,
+/// fx_model_load, CompiledGraph::load); writes library.header too. The
+/// object code is linked with `ld`. On failure returns false and sets
+/// `error` to the diagnostics, one per line.
+bool compileLibrary(llvm::StringRef ir, const CompileOptions &options,
+                    const LibraryOptions &library, std::string &error);
 
 /// Registers every pass a pipeline text may name (upstream's, fx-mlir's),
 /// once per process; the compile driver and in-process pipelines call it.
@@ -120,11 +104,16 @@ public:
                                                 const CompileOptions &options,
                                                 std::string &error);
 
-  llvm::ArrayRef<TensorSpec> getInputs() const { return inputs; }
-  llvm::ArrayRef<TensorSpec> getOutputs() const { return outputs; }
+  /// Loads a library compileLibrary (fx-compile) wrote; null, with why in
+  /// `error`, if it cannot. Needs no compiler.
+  static std::unique_ptr<CompiledGraph> load(llvm::StringRef path,
+                                             std::string &error);
+
+  llvm::ArrayRef<TensorSpec> getInputs() const;
+  llvm::ArrayRef<TensorSpec> getOutputs() const;
   /// The fx.output args in FX value syntax (`[(#fx.node<0>, #fx.node<1>)]`
   /// style attribute text) to rebuild nested outputs.
-  llvm::StringRef getOutputStructure() const { return outputStructure; }
+  llvm::StringRef getOutputStructure() const;
 
   /// Checks `args` against the inputs and runs the code. On failure
   /// (a bad input) sets `error` and runs nothing.
@@ -144,17 +133,12 @@ public:
   struct Impl;
 
 private:
-  bool checkIndices(const TensorRef &arg, const TensorSpec &spec,
-                    const std::string &where, std::string &error) const;
   CompiledGraph();
   /// Loads the code and signature stored under `key`; false on a miss.
   bool loadFromCache(llvm::StringRef dir, llvm::StringRef key);
   /// Stores the engine's object code and the signature under `key`.
   void storeInCache(llvm::StringRef dir, llvm::StringRef key);
   std::unique_ptr<Impl> impl;
-  std::vector<TensorSpec> inputs;
-  std::vector<TensorSpec> outputs;
-  std::string outputStructure;
 };
 
 } // namespace fx

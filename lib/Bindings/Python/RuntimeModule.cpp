@@ -123,6 +123,10 @@ public:
       throw std::invalid_argument(error.empty() ? "compilation failed" : error);
   }
 
+  /// A library compileLibrary wrote, loaded with the runtime core.
+  explicit PyCompiledGraph(std::unique_ptr<CompiledGraph> loaded)
+      : graph(std::move(loaded)) {}
+
   /// The graph called as a Python function of its inputs, for a graph of
   /// one output: its tensor. Raises fx_mlir.FxMlirError for the wrong
   /// count or kind of inputs and for what the runtime refuses, as the
@@ -266,6 +270,33 @@ PYBIND11_MODULE(_fx_runtime, m) {
   m.doc() = "fx-mlir's JIT runtime: compiled fx graphs callable on tensors";
   m.def("set_num_threads", &mlir::fx::setNumThreads, py::arg("threads"),
         "Threads the parallel loops of compiled graphs run on");
+  m.def(
+      "compile_library",
+      [](const std::string &ir, const std::string &path, bool dynamicBatch,
+         const std::string &cpu, const std::string &header,
+         const std::string &name, bool weightsFile) {
+        mlir::fx::CompileOptions options;
+        options.dynamicBatch = dynamicBatch;
+        options.cpu = cpu;
+        mlir::fx::LibraryOptions library;
+        library.path = path;
+        library.header = header;
+        library.name = name;
+        library.weightsFile = weightsFile;
+        std::string error;
+        bool ok;
+        {
+          py::gil_scoped_release release;
+          ok = mlir::fx::compileLibrary(ir, options, library, error);
+        }
+        if (!ok)
+          raiseFxMlirError(llvm::StringRef(error).trim().str());
+      },
+      py::arg("ir"), py::arg("path"), py::arg("dynamic_batch") = false,
+      py::arg("cpu") = "host", py::arg("header") = "", py::arg("name") = "",
+      py::arg("weights_file") = false,
+      "Compiles an fx graph module ahead of time into a shared object (and "
+      "a C header), as fx-compile does");
   auto aliasNames = [](mlir::fx::AliasKind kind) {
     std::vector<std::string> names;
     for (const auto &alias : mlir::fx::TargetRegistry::get().getAliases())
@@ -332,6 +363,17 @@ PYBIND11_MODULE(_fx_runtime, m) {
            py::arg("ir"), py::arg("weights_as_arguments") = false,
            py::arg("dynamic_batch") = false, py::arg("cache_dir") = "",
            py::arg("cpu") = "host")
+      .def_static(
+          "load",
+          [](const std::string &path) {
+            std::string error;
+            std::unique_ptr<CompiledGraph> graph =
+                CompiledGraph::load(path, error);
+            if (!graph)
+              raiseFxMlirError(error);
+            return std::make_unique<PyCompiledGraph>(std::move(graph));
+          },
+          py::arg("path"), "Loads a library compile_library (fx-compile) wrote")
       .def("__call__", &PyCompiledGraph::call)
       .def("call_args", &PyCompiledGraph::callArgs,
            "The graph of one output called on its inputs: its tensor")

@@ -176,6 +176,25 @@ bool CPUTarget::runsOnHost() const {
   return false;
 }
 
+std::vector<std::string> CPUTarget::requirements() const {
+  static const StringRef kTestable[] = {"sse4.2",   "avx",      "avx2",
+                                        "fma",      "avx512f",  "avx512bw",
+                                        "avx512dq", "avx512vl", "avx512cd"};
+  std::vector<std::string> result = {llvm::Triple(triple).getArchName().str()};
+  ArrayRef<StringRef> needs;
+  for (const NamedTarget &named : kTargets)
+    if (named.name == name)
+      needs = named.needs;
+  llvm::StringMap<bool> hostFeatures;
+  if (name == "host")
+    hostFeatures = llvm::sys::getHostCPUFeatures();
+  for (StringRef feature : kTestable)
+    if (name == "host" ? hostFeatures.lookup(feature)
+                       : llvm::is_contained(needs, feature))
+      result.push_back(feature.str());
+  return result;
+}
+
 std::string CPUTarget::describe() const {
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::fx {
 
@@ -45,6 +46,12 @@ struct CPUTarget {
   /// Whether code for this target runs on this host (same architecture,
   /// and every feature the target needs is the host's).
   bool runsOnHost() const;
+
+  /// What a CPU must have to run this target's code, as an ahead-of-time
+  /// library records it for its loader: the architecture (`x86_64`,
+  /// `aarch64`), then the vector ISA features among those a loader can
+  /// test (sse4.2, avx, avx2, fma, avx512f/bw/dq/vl/cd).
+  std::vector<std::string> requirements() const;
 
   /// One line: name, triple, CPU, lanes, registers, FMA, caches. What the
   /// compile cache keys on and what the schedule records in the IR.
