@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
@@ -119,15 +120,19 @@ std::string compilerIdentity() {
   return id;
 }
 
-/// The cache key: hashes of the IR and of the options with the compiler's
-/// identity and the CPU target the code is generated for, in hex.
-std::string cacheKey(StringRef ir, const CompileOptions &options,
-                     const CPUTarget &target) {
+/// The cache key: hashes of the IR, the weights handed over as blobs (key,
+/// size, content) and the options with the compiler's identity and the
+/// CPU target the code is generated for, in hex.
+std::string cacheKey(StringRef ir, ArrayRef<ExternalBlob> blobs,
+                     const CompileOptions &options, const CPUTarget &target) {
   static const std::string identity = compilerIdentity();
   std::string settings;
-  llvm::raw_string_ostream(settings)
-      << options.dynamicBatch << options.normalize << options.optLevel << ' '
-      << identity << ' ' << target.describe();
+  llvm::raw_string_ostream os(settings);
+  os << options.dynamicBatch << options.normalize << options.optLevel << ' '
+     << identity << ' ' << target.describe();
+  for (const ExternalBlob &blob : blobs)
+    os << " blob " << blob.key.size() << ':' << blob.key << ' ' << blob.size
+       << ' ' << blob.alignment << ' ' << hashBytes(blob.data, blob.size);
   llvm::XXH128_hash_t code =
       llvm::xxh3_128bits(llvm::arrayRefFromStringRef(ir));
   uint64_t rest = llvm::xxh3_64bits(settings);
@@ -613,10 +618,10 @@ struct CompiledCode {
 /// fx-to-llvm pipeline, the weights moved out to a constant table, LLVM
 /// on every core. Records probe sites in `probes` when given. False, with
 /// the diagnostics in `errors`, on failure.
-bool compileCode(StringRef ir, const CompileOptions &options,
-                 const CPUTarget &target, CompiledCode &code,
-                 ProbeTable *probes, llvm::raw_ostream &errors,
-                 PhaseTimer &timer) {
+bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
+                 const CompileOptions &options, const CPUTarget &target,
+                 CompiledCode &code, ProbeTable *probes,
+                 llvm::raw_ostream &errors, PhaseTimer &timer) {
   initializeTarget();
   registerCompilerPasses();
   MLIRContext ctx;
@@ -637,6 +642,21 @@ bool compileCode(StringRef ir, const CompileOptions &options,
       parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
   if (!module)
     return false;
+  // The weights handed over as memory: the blobs of the dense resources
+  // the text names (the parser declared them, without data).
+  auto &resources = DenseResourceElementsHandle::getManagerInterface(&ctx);
+  for (const ExternalBlob &blob : blobs) {
+    if (!resources.getBlobManager().lookup(blob.key)) {
+      errors << "error: the IR names no dense resource '" << blob.key
+             << "' for the weights handed over under that key\n";
+      return false;
+    }
+    resources.update(
+        blob.key,
+        UnmanagedAsmResourceBlob::allocateWithAlign(
+            ArrayRef<char>(static_cast<const char *>(blob.data), blob.size),
+            blob.alignment));
+  }
   timer.done("parse");
   if (probes)
     probes->addSites(module->getOperation());
@@ -830,7 +850,7 @@ StringRef CompiledGraph::getOutputStructure() const {
 
 std::unique_ptr<CompiledGraph>
 CompiledGraph::compile(StringRef ir, const CompileOptions &options,
-                       std::string &error) {
+                       std::string &error, ArrayRef<ExternalBlob> blobs) {
   std::unique_ptr<CompiledGraph> graph(new CompiledGraph());
   llvm::raw_string_ostream errors(error);
   PhaseTimer timer;
@@ -841,7 +861,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   // compiler does not run (no MLIR context, no pass registration).
   std::string key;
   if (!options.cacheDir.empty() && !options.weightsAsArguments) {
-    key = cacheKey(ir, options, *target);
+    key = cacheKey(ir, blobs, options, *target);
     if (graph->loadFromCache(options.cacheDir, key)) {
       // The cache key's hashing and the object's buffer were the last
       // large allocations: give their memory back.
@@ -852,8 +872,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   }
 
   CompiledCode code;
-  if (!compileCode(ir, options, *target, code, &graph->impl->probes, errors,
-                   timer))
+  if (!compileCode(ir, blobs, options, *target, code, &graph->impl->probes,
+                   errors, timer))
     return nullptr;
   Executable &executable = graph->impl->executable;
   executable.inputs = std::move(code.inputs);
@@ -1213,8 +1233,8 @@ std::string libraryHeader(StringRef name, StringRef libraryFile,
 } // namespace
 
 bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
-                              const LibraryOptions &library,
-                              std::string &error) {
+                              const LibraryOptions &library, std::string &error,
+                              ArrayRef<ExternalBlob> blobs) {
   llvm::raw_string_ostream errors(error);
   PhaseTimer timer;
   if (options.weightsAsArguments) {
@@ -1232,7 +1252,7 @@ bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
   }
   CompiledCode code;
   ProbeTable probes;
-  if (!compileCode(ir, options, *target, code, &probes, errors, timer))
+  if (!compileCode(ir, blobs, options, *target, code, &probes, errors, timer))
     return false;
   if (probes.hasSites()) {
     errors << "error: a graph with fx-instrument probes runs in the JIT "

@@ -19,6 +19,7 @@ import importlib.util
 import inspect
 import operator
 import os
+import sys
 import re
 import types
 
@@ -438,11 +439,12 @@ class CompiledGraph:
     """A compiled graph: call it with tensors, as the model's forward."""
 
     def __init__(self, graph, num_inputs, ir=None, dynamic_batch=False,
-                 cpu="host"):
+                 cpu="host", blobs=None):
         self._graph = graph
         self._num_inputs = num_inputs
-        # What save() compiles again, ahead of time.
-        self._source = (ir, dynamic_batch, cpu)
+        # What save() compiles again, ahead of time (the weights' tensors
+        # are the model's own, or contiguous copies of them).
+        self._source = (ir, dynamic_batch, cpu, blobs)
         self._structure = _parse_structure(graph.output_structure)
         # One output returned as is: the runtime hands back the tensor.
         self._call = (graph.call_one if self._structure == 0
@@ -474,14 +476,14 @@ class CompiledGraph:
         program runs it with the runtime core alone (fx_runtime.h,
         examples/deploy), as `fx-compile` makes them. The graph is compiled
         again for the same CPU target (its object code is not kept)."""
-        ir, dynamic_batch, cpu = self._source
+        ir, dynamic_batch, cpu, blobs = self._source
         if ir is None:
             raise FxMlirError("this graph was loaded from a library: copy "
                               "the library file instead")
         _load_runtime().compile_library(
             ir, os.fspath(path), dynamic_batch, cpu,
             os.fspath(header) if header else "", name or "",
-            bool(weights_file))
+            bool(weights_file), list((blobs or {}).items()))
 
     def __call__(self, *inputs, **kwargs):
         # The fast path: the runtime checks count, dtypes and shapes; only
@@ -576,8 +578,12 @@ def compile(model, example_inputs, dynamic_batch=False,
                         f"got {type(model).__name__}")
     try:
         with torch.no_grad():
+            # The weights go to the compiler as memory (little-endian,
+            # as the IR's blobs are), not as hex in the text.
+            blobs = {} if sys.byteorder == "little" else None
             ir = import_graph_module(gm, example_inputs,
-                                     dynamic_batch=dynamic_batch)
+                                     dynamic_batch=dynamic_batch,
+                                     blobs=blobs)
     except FxMlirError:
         raise
     except Exception as error:
@@ -596,11 +602,13 @@ def compile(model, example_inputs, dynamic_batch=False,
     try:
         graph = runtime.CompiledGraph(
             ir, weights_as_arguments, dynamic_batch, cache_dir or "",
-            cpu or os.environ.get("FX_MLIR_CPU") or "host")
+            cpu or os.environ.get("FX_MLIR_CPU") or "host",
+            list((blobs or {}).items()))
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs), ir, dynamic_batch,
-                         cpu or os.environ.get("FX_MLIR_CPU") or "host")
+                         cpu or os.environ.get("FX_MLIR_CPU") or "host",
+                         blobs)
 
 
 def load(path):

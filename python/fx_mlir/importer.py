@@ -431,19 +431,33 @@ def _blob(tensor):
     return (struct.pack("<I", tensor.element_size()) + data).hex()
 
 
-def _state_value(name, tensor, resources):
+def _state_value(name, tensor, resources, blobs):
     """The value of an `fx.state`: a `dense_resource` blob (appended to
-    `resources`), or `dense<>` for a tensor without elements, whose empty
-    blob MLIR's bytecode cannot read back."""
+    `resources` as hex, or, when `blobs` is a dict, put there as the
+    contiguous tensor whose memory is the blob), or `dense<>` for a tensor
+    without elements, whose empty blob MLIR's bytecode cannot read back."""
     if tensor.numel() == 0:
         return "dense<>"
-    resources.append((name, _blob(tensor)))
+    if blobs is not None:
+        data = tensor.detach().cpu().contiguous()
+        if data.dtype == torch.bfloat16:
+            data = data.view(torch.int16)
+        blobs[name] = data
+    else:
+        resources.append((name, _blob(tensor)))
     return f"dense_resource<{_name_or_str(name)}>"
 
 
 @_serialized
-def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False):
+def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
+                        blobs=None):
     """Returns the fx dialect text of the GraphModule `gm`.
+
+    The weights are `dense_resource` blobs in the text's resource section
+    (hex); with `blobs`, a dict, they are put there instead (key -> the
+    contiguous tensor holding the blob's bytes) and the text only names
+    them: fx_mlir.compile hands them to the compiler as memory, which
+    spares writing and parsing the hex of every weight.
 
     With `example_inputs` (a tuple of tensors) the nodes get the types
     torch.fx's ShapeProp computes; without, `!fx.any`. Raises ImportError_
@@ -477,7 +491,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False)
                         lines.append(head + _symbol(first_name[id(t)]))
                     continue
                 first_name[id(t)] = qual
-                lines.append(head + _state_value(qual, t, resources))
+                lines.append(head + _state_value(qual, t, resources, blobs))
     # Plain tensor attributes read by get_attr (`_tensor_constant0`).
     for node in gm.graph.nodes:
         if node.op != "get_attr":
@@ -490,7 +504,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False)
             first_name[id(t)] = node.target
             lines.append(f"  fx.state constant {_symbol(node.target)} : "
                          f"{_tensor_type(t.shape, t.dtype, node.name)} = "
-                         + _state_value(node.target, t, resources))
+                         + _state_value(node.target, t, resources, blobs))
     for path, mod in gm.named_modules():
         if path:
             hp = hyperparameters(mod)

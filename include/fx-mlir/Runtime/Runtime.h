@@ -53,6 +53,17 @@ struct CompileOptions {
   std::string cpu;
 };
 
+/// A weight handed over as memory instead of as hex in the IR text: the
+/// blob of `dense_resource<key>` (raw little-endian elements, `alignment`
+/// bytes aligned), which the IR names but does not define. The memory must
+/// stay valid during the compile (the compiled code keeps a copy).
+struct ExternalBlob {
+  std::string key;
+  const void *data = nullptr;
+  size_t size = 0;
+  size_t alignment = 1;
+};
+
 /// What `compileLibrary` writes.
 struct LibraryOptions {
   /// The shared object (`model.so`).
@@ -74,7 +85,8 @@ struct LibraryOptions {
 /// object code is linked with `ld`. On failure returns false and sets
 /// `error` to the diagnostics, one per line.
 bool compileLibrary(llvm::StringRef ir, const CompileOptions &options,
-                    const LibraryOptions &library, std::string &error);
+                    const LibraryOptions &library, std::string &error,
+                    llvm::ArrayRef<ExternalBlob> blobs = {});
 
 /// Registers every pass a pipeline text may name (upstream's, fx-mlir's),
 /// once per process; the compile driver and in-process pipelines call it.
@@ -100,9 +112,11 @@ public:
   /// loads its code from `options.cacheDir`. On
   /// failure returns null and sets `error` to the diagnostics, one per line
   /// (`loc: error: message`).
-  static std::unique_ptr<CompiledGraph> compile(llvm::StringRef ir,
-                                                const CompileOptions &options,
-                                                std::string &error);
+  /// `blobs` define the dense resources the IR names without defining
+  /// (the Python importer hands the weights over that way).
+  static std::unique_ptr<CompiledGraph>
+  compile(llvm::StringRef ir, const CompileOptions &options, std::string &error,
+          llvm::ArrayRef<ExternalBlob> blobs = {});
 
   /// Loads a library compileLibrary (fx-compile) wrote; null, with why in
   /// `error`, if it cannot. Needs no compiler.

@@ -103,12 +103,30 @@ private:
   Scratch own;
 };
 
+/// Weights handed to the compiler as memory: (resource key, tensor).
+using BlobList = std::vector<std::pair<std::string, at::Tensor>>;
+
+/// The blobs of `blobs`' tensors (contiguous CPU tensors the caller keeps
+/// alive while the compiler reads them).
+std::vector<mlir::fx::ExternalBlob> externalBlobs(const BlobList &blobs) {
+  std::vector<mlir::fx::ExternalBlob> result;
+  for (const auto &[key, tensor] : blobs) {
+    if (!tensor.device().is_cpu() || !tensor.is_contiguous() ||
+        tensor.layout() != at::kStrided)
+      throw std::invalid_argument("weight '" + key +
+                                  "': expected a contiguous CPU tensor");
+    result.push_back({key, tensor.data_ptr(), size_t(tensor.nbytes()),
+                      size_t(tensor.element_size())});
+  }
+  return result;
+}
+
 /// A compiled graph callable on tensors.
 class PyCompiledGraph {
 public:
   PyCompiledGraph(const std::string &ir, bool weightsAsArguments,
                   bool dynamicBatch, const std::string &cacheDir,
-                  const std::string &cpu) {
+                  const std::string &cpu, const BlobList &blobs) {
     mlir::fx::CompileOptions options;
     options.weightsAsArguments = weightsAsArguments;
     options.dynamicBatch = dynamicBatch;
@@ -117,7 +135,7 @@ public:
     std::string error;
     {
       py::gil_scoped_release release;
-      graph = CompiledGraph::compile(ir, options, error);
+      graph = CompiledGraph::compile(ir, options, error, externalBlobs(blobs));
     }
     if (!graph)
       throw std::invalid_argument(error.empty() ? "compilation failed" : error);
@@ -274,7 +292,7 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "compile_library",
       [](const std::string &ir, const std::string &path, bool dynamicBatch,
          const std::string &cpu, const std::string &header,
-         const std::string &name, bool weightsFile) {
+         const std::string &name, bool weightsFile, const BlobList &blobs) {
         mlir::fx::CompileOptions options;
         options.dynamicBatch = dynamicBatch;
         options.cpu = cpu;
@@ -287,14 +305,15 @@ PYBIND11_MODULE(_fx_runtime, m) {
         bool ok;
         {
           py::gil_scoped_release release;
-          ok = mlir::fx::compileLibrary(ir, options, library, error);
+          ok = mlir::fx::compileLibrary(ir, options, library, error,
+                                        externalBlobs(blobs));
         }
         if (!ok)
           raiseFxMlirError(llvm::StringRef(error).trim().str());
       },
       py::arg("ir"), py::arg("path"), py::arg("dynamic_batch") = false,
       py::arg("cpu") = "host", py::arg("header") = "", py::arg("name") = "",
-      py::arg("weights_file") = false,
+      py::arg("weights_file") = false, py::arg("blobs") = BlobList(),
       "Compiles an fx graph module ahead of time into a shared object (and "
       "a C header), as fx-compile does");
   auto aliasNames = [](mlir::fx::AliasKind kind) {
@@ -359,10 +378,10 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "fx.graph_module");
   py::class_<PyCompiledGraph>(m, "CompiledGraph")
       .def(py::init<const std::string &, bool, bool, const std::string &,
-                    const std::string &>(),
+                    const std::string &, const BlobList &>(),
            py::arg("ir"), py::arg("weights_as_arguments") = false,
            py::arg("dynamic_batch") = false, py::arg("cache_dir") = "",
-           py::arg("cpu") = "host")
+           py::arg("cpu") = "host", py::arg("blobs") = BlobList())
       .def_static(
           "load",
           [](const std::string &path) {
