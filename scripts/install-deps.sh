@@ -10,6 +10,7 @@ PACKAGES=(
   python3-dev pybind11-dev
   python3-tabulate python3-pytest python3-matplotlib python3-psutil
   libopenblas0-openmp
+  clang-22 libclang-rt-22-dev libfuzzer-22-dev
 )
 
 missing=()

@@ -151,6 +151,29 @@ struct Signature {
 /// CPU lacks; empty if it has them all (or the list is empty).
 std::string missingRequirement(const std::vector<std::string> &requirements);
 
+/// A tensor in a .npy file: dtype (a torch name), shape, little-endian
+/// row-major data.
+struct NpyArray {
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<char> data;
+};
+
+/// Parses `size` bytes of a .npy file (versions 1 to 3, C order, a dtype
+/// of DTypes.def's with a .npy descriptor). Every size is checked before
+/// use: the header's length against the bytes there are, each dim and
+/// their product against overflow, and the data against the bytes the
+/// shape needs (exactly). False, with why in `error`, otherwise.
+bool parseNpy(const char *bytes, size_t size, NpyArray &array,
+              std::string &error);
+/// Reads the .npy file at `path` (a regular file, mapped) with parseNpy.
+bool readNpy(const std::string &path, NpyArray &array, std::string &error);
+/// Writes `count` elements of `dtype` at `data` with `shape` to `path` as
+/// a version 1 .npy file; false, with why in `error`, if it cannot.
+bool writeNpy(const std::string &path, const std::string &dtype,
+              const std::vector<int64_t> &shape, const void *data,
+              std::string &error);
+
 /// A state tensor (weights as arguments) the code takes after the inputs.
 struct StateBuffer {
   std::vector<char> bytes;

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -61,7 +62,14 @@ private:
   OpAsmParser &parser;
   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands;
   MLIRContext *ctx;
+  /// How deep the values being parsed nest (lists in tuples in dicts...).
+  unsigned depth = 0;
 };
+
+/// The deepest nesting of FX values the parser reads: deeper, it would
+/// recurse until the stack runs out (found by fuzz-parse); no FX graph
+/// nests its args anywhere near this.
+constexpr unsigned kMaxValueNesting = 200;
 } // namespace
 
 static StringRef canonicalDType(StringRef name) {
@@ -206,6 +214,11 @@ ParseResult ValueParser::parseKeywordValue(StringRef keyword, Attribute &result,
 
 ParseResult ValueParser::parseValue(Attribute &result, StringRef keyword) {
   SMLoc loc = parser.getCurrentLocation();
+  if (depth >= kMaxValueNesting)
+    return parser.emitError(loc)
+           << "FX values nested deeper than " << kMaxValueNesting << " levels";
+  ++depth;
+  auto leave = llvm::make_scope_exit([&] { --depth; });
   if (!keyword.empty())
     return parseKeywordValue(keyword, result, loc);
 
@@ -352,6 +365,11 @@ namespace {
 struct ValuePrinter {
   OpAsmPrinter &p;
   OperandRange operands;
+  /// The types of the node references printed, in order: the parser makes
+  /// one operand per reference, so the type list must follow them (an op
+  /// that refers to one operand twice, or to its operands out of order, in
+  /// its generic form prints as a custom form that parses back).
+  SmallVector<Type> referenced = {};
 
   void printValue(Attribute value) {
     raw_ostream &os = p.getStream();
@@ -360,9 +378,10 @@ struct ValuePrinter {
                             [&](Attribute element) { printValue(element); });
     };
     if (auto node = dyn_cast<NodeAttr>(value)) {
-      if (node.getIndex() < operands.size())
+      if (node.getIndex() < operands.size()) {
         p.printOperand(operands[node.getIndex()]);
-      else
+        referenced.push_back(operands[node.getIndex()].getType());
+      } else
         os << "<<invalid node #" << node.getIndex() << ">>";
     } else if (auto boolean = dyn_cast<BoolAttr>(value)) {
       os << (boolean.getValue() ? "True" : "False");
@@ -1073,11 +1092,11 @@ static ParseResult parseCallTail(OpAsmParser &parser, OperationState &result) {
 }
 
 template <typename CallOp> static void printCall(OpAsmPrinter &p, CallOp op) {
-  ValuePrinter{p, op->getOperands()}.printCallArgs(op.getArgs().getValue(),
-                                                   op.getKwargs());
+  ValuePrinter printer{p, op->getOperands()};
+  printer.printCallArgs(op.getArgs().getValue(), op.getKwargs());
   printNodeAttrDict(p, op, {"target", "args", "kwargs"});
   p << " : ";
-  p.printFunctionalType(op->getOperandTypes(), op->getResultTypes());
+  p.printFunctionalType(TypeRange(printer.referenced), op->getResultTypes());
 }
 
 ParseResult CallFunctionOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -1183,9 +1202,9 @@ void OutputOp::print(OpAsmPrinter &p) {
   else
     printer.printValue(TupleAttr::get(getContext(), getArgs().getValue()));
   printNodeAttrDict(p, *this, {"args"}, "output");
-  if (!getInputs().empty()) {
+  if (!printer.referenced.empty()) {
     p << " : ";
-    llvm::interleaveComma(getInputs().getTypes(), p);
+    llvm::interleaveComma(printer.referenced, p);
   }
 }
 
