@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
@@ -26,43 +27,8 @@
 
 using namespace mlir;
 
-namespace {
-MLIRContext &context() {
-  static std::unique_ptr<MLIRContext> ctx;
-  static unsigned uses = 0;
-  if (!ctx || ++uses % 500 == 0) {
-    DialectRegistry registry;
-    registry.insert<fx::FXDialect, func::FuncDialect, arith::ArithDialect,
-                    linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
-                    tensor::TensorDialect>();
-    ctx = std::make_unique<MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    ctx->printOpOnDiagnostic(false);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-  }
-  return *ctx;
-}
-} // namespace
-
-/// Whether brackets nest deeper than MLIR's own recursive parsers (types,
-/// attributes, regions: upstream's) take without running out of stack;
-/// the fx value parser stops at 200 levels with an error, which inputs up
-/// to this depth exercise.
-static bool nestsTooDeep(const uint8_t *data, size_t size) {
-  int depth = 0;
-  for (size_t i = 0; i < size; ++i) {
-    char c = char(data[i]);
-    depth += c == '(' || c == '[' || c == '{' || c == '<';
-    depth -= depth > 0 && (c == ')' || c == ']' || c == '}' || c == '>');
-    if (depth > 300)
-      return true;
-  }
-  return false;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (nestsTooDeep(data, size))
+  if (fuzz::nestsTooDeep(data, size) || fuzz::hasBadBlobAlignment(data, size))
     return 0;
   // The lowering's own dialects are loaded in the context after the first
   // run; their parsers are upstream's, not what this target fuzzes (one
@@ -74,7 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         "bufferization.", "vector.", "complex.", "index.", "ub."})
     if (bytes.contains(dialect))
       return 0;
-  MLIRContext &ctx = context();
+  MLIRContext &ctx =
+      fuzz::context<fx::FXDialect, func::FuncDialect, arith::ArithDialect,
+                    linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
+                    tensor::TensorDialect>(500);
   // NUL-terminated, as every buffer the tools and the Python binding
   // parse is (MLIR's lexer reads the terminator).
   std::string text(reinterpret_cast<const char *>(data), size);

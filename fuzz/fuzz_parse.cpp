@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Common.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,22 +23,6 @@
 using namespace mlir;
 
 namespace {
-/// A context with the dialects the IR may hold, made again now and then
-/// (a context keeps every type and attribute it has seen).
-MLIRContext &context() {
-  static std::unique_ptr<MLIRContext> ctx;
-  static unsigned uses = 0;
-  if (!ctx || ++uses % 2000 == 0) {
-    DialectRegistry registry;
-    registry.insert<fx::FXDialect, func::FuncDialect>();
-    ctx = std::make_unique<MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-    ctx->printOpOnDiagnostic(false);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-  }
-  return *ctx;
-}
 
 OwningOpRef<ModuleOp> parseAndVerify(llvm::StringRef text, MLIRContext &ctx) {
   ParserConfig config(&ctx, /*verifyAfterParse=*/false);
@@ -48,26 +33,10 @@ OwningOpRef<ModuleOp> parseAndVerify(llvm::StringRef text, MLIRContext &ctx) {
 }
 } // namespace
 
-/// Whether brackets nest deeper than MLIR's own recursive parsers (types,
-/// attributes, regions: upstream's) take without running out of stack;
-/// the fx value parser stops at 200 levels with an error, which inputs up
-/// to this depth exercise.
-static bool nestsTooDeep(const uint8_t *data, size_t size) {
-  int depth = 0;
-  for (size_t i = 0; i < size; ++i) {
-    char c = char(data[i]);
-    depth += c == '(' || c == '[' || c == '{' || c == '<';
-    depth -= depth > 0 && (c == ')' || c == ']' || c == '}' || c == '>');
-    if (depth > 300)
-      return true;
-  }
-  return false;
-}
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (nestsTooDeep(data, size))
+  if (fuzz::nestsTooDeep(data, size) || fuzz::hasBadBlobAlignment(data, size))
     return 0;
-  MLIRContext &ctx = context();
+  MLIRContext &ctx = fuzz::context<fx::FXDialect, func::FuncDialect>(2000);
   // NUL-terminated, as every buffer the tools and the Python binding
   // parse is (MLIR's lexer reads the terminator).
   std::string text(reinterpret_cast<const char *>(data), size);

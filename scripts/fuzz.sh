@@ -29,7 +29,8 @@ if [ ! -f "$FUZZ_DIR/build.ninja" ]; then
     > "$FUZZ_DIR.configure.log" 2>&1 ||
     { cat "$FUZZ_DIR.configure.log" >&2; exit 1; }
 fi
-ninja -C "$FUZZ_DIR" -j "${FX_MLIR_JOBS:-2}" "fuzz-$target" > /dev/null
+ninja -C "$FUZZ_DIR" -j "${FX_MLIR_JOBS:-2}" "fuzz-$target" > "$FUZZ_DIR.build.log" 2>&1 ||
+  { tail -40 "$FUZZ_DIR.build.log" >&2; exit 1; }
 
 corpus=$FUZZ_DIR/corpus-$target
 mkdir -p "$corpus" test/fuzz/$target

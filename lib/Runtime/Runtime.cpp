@@ -47,8 +47,11 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -89,6 +92,57 @@ constexpr const char *kOpenMP = FX_MLIR_OPENMP;
 /// The C interface of the compiled forward function, and the packed entry
 /// the runtime calls (addPackedEntry): one pointer to every argument.
 constexpr const char *kForward = "_mlir_ciface_forward";
+
+//===----------------------------------------------------------------------===//
+// Crash recovery
+//===----------------------------------------------------------------------===//
+
+/// The message of the last LLVM fatal error on this thread.
+thread_local std::string lastFatalError;
+
+/// Runs `step`, a part of compiling, so that an LLVM fatal error
+/// (`report_fatal_error`) or a crash inside it (an assertion, a signal)
+/// ends the step and not the process: the process embedding the compiler
+/// (Python's) must survive what the compiler cannot handle. Returns false,
+/// with the reason in `reason`, when the step did not finish; what it had
+/// allocated is leaked. Outside such a step, LLVM's fatal errors and
+/// signals behave as they always do. `FX_MLIR_TEST_FATAL_ERROR=<where>`
+/// makes the named step (`lower`, `codegen`) fail this way, for the tests.
+bool runRecoverably(llvm::function_ref<void()> step, std::string &reason) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::install_fatal_error_handler([](void *, const char *message, bool) {
+      lastFatalError = message;
+      // Outside a recoverable step LLVM exits next: say why, as LLVM would.
+      if (!llvm::CrashRecoveryContext::GetCurrent())
+        llvm::errs() << "LLVM ERROR: " << message << "\n";
+    });
+  });
+  // A signal outside a recovering thread disables recovery (and is
+  // raised again): enable it for every step.
+  llvm::CrashRecoveryContext::Enable();
+  lastFatalError.clear();
+  llvm::CrashRecoveryContext context;
+  if (context.RunSafely(step))
+    return true;
+  reason =
+      !lastFatalError.empty()
+          ? "LLVM fatal error: " + lastFatalError
+          : "the compiler crashed (signal " +
+                std::to_string(context.RetCode > 128 ? context.RetCode - 128
+                                                     : context.RetCode) +
+                ")";
+  return false;
+}
+
+/// Fails the step `where` as an LLVM fatal error would, when
+/// FX_MLIR_TEST_FATAL_ERROR names it (see runRecoverably).
+void injectFatalError(StringRef where) {
+  if (const char *step = std::getenv("FX_MLIR_TEST_FATAL_ERROR"))
+    if (where == step)
+      llvm::report_fatal_error(
+          llvm::Twine("injected by FX_MLIR_TEST_FATAL_ERROR=") + where);
+}
 
 //===----------------------------------------------------------------------===//
 // On-disk code cache
@@ -413,6 +467,7 @@ compileToObjects(llvm::Module &module,
                  unsigned optLevel, unsigned threads) {
   auto compile = [&](llvm::Module &part)
       -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+    injectFatalError("codegen");
     llvm::orc::JITTargetMachineBuilder copy = builder;
     auto machine = copy.createTargetMachine();
     if (!machine)
@@ -428,7 +483,10 @@ compileToObjects(llvm::Module &module,
   unsigned parts = threads > 1 ? threads * kPartsPerThread : 1;
   parts = std::clamp(std::min(parts, functions), 1u, 64u);
   if (parts == 1) {
-    auto object = compile(module);
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = nullptr;
+    std::string reason;
+    if (!runRecoverably([&] { object = compile(module); }, reason))
+      return llvm::createStringError(reason);
     if (!object)
       return object.takeError();
     objects.push_back(std::move(*object));
@@ -442,17 +500,26 @@ compileToObjects(llvm::Module &module,
   objects.resize(bitcode.size());
   std::vector<std::optional<llvm::Error>> failures(bitcode.size());
   auto run = [&](size_t i) {
-    llvm::LLVMContext context;
-    auto part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(StringRef(bitcode[i].data(), bitcode[i].size()),
-                              "part"),
-        context);
-    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
-        part ? compile(**part) : part.takeError();
-    if (object)
-      objects[i] = std::move(*object);
-    else
-      failures[i] = object.takeError();
+    // Each part recovers on its own thread (a fatal error in LLVM's code
+    // generator fails the compile, not the process).
+    std::string reason;
+    bool finished = runRecoverably(
+        [&] {
+          llvm::LLVMContext context;
+          auto part = llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(
+                  StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+              context);
+          llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+              part ? compile(**part) : part.takeError();
+          if (object)
+            objects[i] = std::move(*object);
+          else
+            failures[i] = object.takeError();
+        },
+        reason);
+    if (!finished)
+      failures[i] = llvm::createStringError(reason);
   };
   // The largest parts first, each to the next free thread.
   std::vector<size_t> order(bitcode.size());
@@ -471,12 +538,16 @@ compileToObjects(llvm::Module &module,
   work();
   for (std::thread &worker : workers)
     worker.join();
-  llvm::Error error = llvm::Error::success();
+  // Each distinct message once (every part may fail the same way).
+  std::vector<std::string> messages;
   for (std::optional<llvm::Error> &failure : failures)
-    if (failure)
-      error = llvm::joinErrors(std::move(error), std::move(*failure));
-  if (error)
-    return std::move(error);
+    if (failure) {
+      std::string message = llvm::toString(std::move(*failure));
+      if (!llvm::is_contained(messages, message))
+        messages.push_back(std::move(message));
+    }
+  if (!messages.empty())
+    return llvm::createStringError(llvm::join(messages, "\n"));
   return objects;
 }
 
@@ -546,6 +617,49 @@ TensorSpec specOf(Type type, StringRef name) {
   for (int64_t d : tensor.getShape())
     spec.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   return spec;
+}
+
+/// The fx.output args as JSON, what the Python package rebuilds outputs
+/// from with no parser of MLIR syntax: an array (the args), a result index
+/// for a node, null for None, {"tuple": [...]}, {"list": [...]},
+/// {"dict": [[key, value], ...]} (string or int keys), and
+/// {"unsupported": "<attribute>"} for anything else.
+llvm::json::Value structureJSON(Attribute value) {
+  auto elements = [](ArrayRef<Attribute> items) {
+    llvm::json::Array array;
+    for (Attribute item : items)
+      array.push_back(structureJSON(item));
+    return array;
+  };
+  if (auto node = dyn_cast<NodeAttr>(value))
+    return int64_t(node.getIndex());
+  if (isa<NoneAttr>(value))
+    return nullptr;
+  if (auto array = dyn_cast<ArrayAttr>(value))
+    return elements(array.getValue());
+  if (auto tuple = dyn_cast<TupleAttr>(value))
+    return llvm::json::Object{{"tuple", elements(tuple.getElements())}};
+  if (auto list = dyn_cast<ListAttr>(value))
+    return llvm::json::Object{{"list", elements(list.getElements())}};
+  if (auto dict = dyn_cast<DictAttr>(value)) {
+    llvm::json::Array pairs;
+    for (auto [key, item] : llvm::zip(dict.getKeys(), dict.getValues())) {
+      llvm::json::Value jsonKey = nullptr;
+      if (auto text = dyn_cast<StringAttr>(key))
+        jsonKey = text.getValue().str();
+      else if (auto integer = dyn_cast<IntegerAttr>(key))
+        jsonKey = integer.getInt();
+      else
+        break;
+      pairs.push_back(
+          llvm::json::Array{std::move(jsonKey), structureJSON(item)});
+    }
+    if (pairs.size() == dict.getKeys().size())
+      return llvm::json::Object{{"dict", std::move(pairs)}};
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << value;
+  return llvm::json::Object{{"unsupported", text}};
 }
 
 /// With FX_MLIR_TIMING set, prints each compile phase's wall time to
@@ -752,7 +866,7 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   }
   if (auto structure = func->getAttr("fx.output")) {
     llvm::raw_string_ostream os(code.outputStructure);
-    os << structure;
+    os << structureJSON(structure);
   }
 
   // Stage 2: to LLVM.
@@ -760,6 +874,7 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   if (failed(parsePassPipeline(getLinalgToLLVMPipeline(target.name), toLLVM)) ||
       failed(toLLVM.run(*module)))
     return false;
+  injectFatalError("lower");
   takeConstants(*module, *code.constants);
   timer.done("linalg to llvm dialect");
 
@@ -797,6 +912,28 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   code.objects = std::move(*compiled);
   timer.done("optimize and compile LLVM IR");
   return true;
+}
+
+/// compileCode under runRecoverably: an LLVM fatal error or a crash while
+/// compiling is an "internal compiler error" in `errors`, not the end of
+/// the process.
+bool compileCodeRecoverably(StringRef ir, ArrayRef<ExternalBlob> blobs,
+                            const CompileOptions &options,
+                            const CPUTarget &target, CompiledCode &code,
+                            ProbeTable *probes, llvm::raw_ostream &errors,
+                            PhaseTimer &timer) {
+  bool compiled = false;
+  std::string reason;
+  if (!runRecoverably(
+          [&] {
+            compiled = compileCode(ir, blobs, options, target, code, probes,
+                                   errors, timer);
+          },
+          reason)) {
+    errors << "error: internal compiler error: " << reason << "\n";
+    return false;
+  }
+  return compiled;
 }
 
 /// Writes `objects` to files `<base>.<i>.o` (temporary names) and returns
@@ -872,8 +1009,8 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   }
 
   CompiledCode code;
-  if (!compileCode(ir, blobs, options, *target, code, &graph->impl->probes,
-                   errors, timer))
+  if (!compileCodeRecoverably(ir, blobs, options, *target, code,
+                              &graph->impl->probes, errors, timer))
     return nullptr;
   Executable &executable = graph->impl->executable;
   executable.inputs = std::move(code.inputs);
@@ -935,7 +1072,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::load(StringRef path,
 }
 
 /// The header of the code cache's signatures.
-static constexpr const char *kCacheHeader = "fx-mlir-cache 5";
+static constexpr const char *kCacheHeader = "fx-mlir-cache 6";
 
 bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   // The code: a shared object, or object code where it was not linked.
@@ -1252,7 +1389,8 @@ bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
   }
   CompiledCode code;
   ProbeTable probes;
-  if (!compileCode(ir, blobs, options, *target, code, &probes, errors, timer))
+  if (!compileCodeRecoverably(ir, blobs, options, *target, code, &probes,
+                              errors, timer))
     return false;
   if (probes.hasSites()) {
     errors << "error: a graph with fx-instrument probes runs in the JIT "

@@ -11,16 +11,15 @@ by pointer, without copies; outputs are tensors that own the buffers the
 code allocated.
 """
 
-import ast
 import contextlib
 import dis
 import importlib.machinery
 import importlib.util
 import inspect
+import json
 import operator
 import os
 import sys
-import re
 import types
 
 import torch
@@ -62,66 +61,29 @@ def _load_runtime():
                       "(scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
 
 
-_TOKEN = re.compile(r'\s*(#fx\.node<(\d+)>|#fx\.tuple<|#fx\.list<|#fx\.dict<|'
-                    r'#fx\.none|"(?:[^"\\]|\\.)*"|-?\d+(?: : i64)?|'
-                    r'\[|\]|>|,|=|\(|\))')
-
-
 def _parse_structure(text):
-    """The fx.output structure (`[#fx.tuple<#fx.node<0>, #fx.node<1>>]`) as
-    nested Python tuples/lists/dicts of result indices; None stands for
-    None."""
-    tokens = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise FxMlirError(f"unsupported output structure {text!r}")
-        tokens.append(m)
-        pos = m.end()
-    it = iter(tokens)
+    """The fx.output structure, as the runtime gives it (JSON: the output
+    node's args, node references as result indices, `{"tuple": [...]}`,
+    `{"list": [...]}`, `{"dict": [[key, value], ...]}`), as nested Python
+    tuples/lists/dicts of result indices; None stands for None."""
+    def value(v):
+        if v is None or isinstance(v, int):
+            return v
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        if isinstance(v, dict) and "tuple" in v:
+            return tuple(value(x) for x in v["tuple"])
+        if isinstance(v, dict) and "list" in v:
+            return [value(x) for x in v["list"]]
+        if isinstance(v, dict) and "dict" in v:
+            return {k: value(x) for k, x in v["dict"]}
+        shown = v.get("unsupported", v) if isinstance(v, dict) else v
+        raise FxMlirError(f"unsupported output structure {shown!r}")
 
-    def value(tok):
-        t = tok.group(1)
-        if t.startswith("#fx.node"):
-            return int(tok.group(2))
-        if t == "#fx.none":
-            return None
-        if t in ("#fx.tuple<", "#fx.list<"):
-            # `#fx.tuple<[a, b]>`: the elements as an array, then `>`.
-            items = value(next(it))
-            next(it)
-            return tuple(items) if t == "#fx.tuple<" else list(items)
-        if t == "#fx.dict<":
-            # `#fx.dict<"key" = value, ...>`: string or int keys.
-            items = {}
-            for nxt in it:
-                s = nxt.group(1)
-                if s == ">":
-                    break
-                if s == ",":
-                    continue
-                key = (ast.literal_eval(s) if s.startswith('"')
-                       else int(s.split(":")[0]))
-                if next(it).group(1) != "=":
-                    raise FxMlirError(
-                        f"unsupported output structure {text!r}")
-                items[key] = value(next(it))
-            return items
-        if t in ("[", "("):
-            close = "]" if t == "[" else ")"
-            items = []
-            for nxt in it:
-                s = nxt.group(1)
-                if s == close:
-                    break
-                if s == ",":
-                    continue
-                items.append(value(nxt))
-            return items
-        raise FxMlirError(f"unsupported output structure {text!r}")
-
-    top = value(next(it))  # the output node's args: a one-element list
+    try:
+        top = value(json.loads(text))
+    except (ValueError, TypeError) as error:
+        raise FxMlirError(f"unsupported output structure {text!r}") from error
     return top[0] if isinstance(top, list) and len(top) == 1 else top
 
 

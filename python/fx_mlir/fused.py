@@ -18,28 +18,34 @@ calls them (an exported GraphModule included) keeps one call_function node
 per call.
 """
 
+import importlib
+
 import torch
 import torch.fx
 import torch.nn.functional as F
 
+from .compiler import _load_runtime
+
 __all__ = ["ACTIVATIONS", "conv1d", "conv2d", "linear", "matmul", "add"]
 
 
-def _gelu_tanh(x):
+def gelu_tanh(x):
+    """GELU with the tanh approximation (the activation "gelu_tanh")."""
     return F.gelu(x, approximate="tanh")
 
 
-# Activation name (as fx-fuse-activation writes it) -> the function applied.
-ACTIVATIONS = {
-    "relu": torch.relu,
-    "relu6": F.relu6,
-    "gelu": F.gelu,
-    "gelu_tanh": _gelu_tanh,
-    "silu": F.silu,
-    "sigmoid": torch.sigmoid,
-    "tanh": torch.tanh,
-    "hardswish": F.hardswish,
-}
+def _resolve(qualified):
+    """The function a qualified name (torch.nn.functional.relu6) names."""
+    module, _, name = qualified.rpartition(".")
+    if module == __name__:
+        return globals()[name]
+    return getattr(importlib.import_module(module), name)
+
+
+# Activation name (as fx-fuse-activation writes it) -> the function applied;
+# the list is FusedActivations.def's, read through the extension.
+ACTIVATIONS = {name: _resolve(python)
+               for name, python in _load_runtime().fused_activations()}
 
 
 def _activation(activation):

@@ -176,3 +176,24 @@ def test_index_select_and_getitem_bounds():
     assert "index -1 is out of range [0, 5)" in out, out
     assert "index -6 is out of range [-5, 5)" in out, out
     assert "index 5 is out of range [-5, 5)" in out, out
+
+
+@pytest.mark.parametrize("step", ["lower", "codegen"])
+def test_llvm_fatal_error_does_not_end_the_process(step):
+    """An LLVM fatal error (report_fatal_error) while compiling, in the
+    lowering on the calling thread or in LLVM's code generator on a worker
+    thread, is an FxMlirError; the process goes on and compiles the next
+    model (the step is made to fail by FX_MLIR_TEST_FATAL_ERROR)."""
+    out = run(f"""
+        import os
+        os.environ["FX_MLIR_TEST_FATAL_ERROR"] = "{step}"
+        check(torch.relu, torch.randn(64, 64))
+        del os.environ["FX_MLIR_TEST_FATAL_ERROR"]
+        check(torch.relu, torch.randn(64, 64))
+        """)
+    lines = out.splitlines()
+    first, second = lines[0], lines[-1]
+    assert first.startswith("FxMlirError:"), out
+    assert "LLVM fatal error: injected by FX_MLIR_TEST_FATAL_ERROR=" in first
+    assert "internal compiler error" in first or step == "codegen", first
+    assert second == "match", out

@@ -81,136 +81,40 @@ static int fail(const llvm::Twine &message) {
 // .npy files
 //===----------------------------------------------------------------------===//
 
-/// The .npy descriptors of the dtypes numpy has (DTypes.def).
-static const std::pair<const char *, at::ScalarType> npyTypes[] = {
-#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
-  {NPY, at::ScalarType::SCALAR_TYPE},
-#include "fx-mlir/Dialect/FX/IR/DTypes.def"
-};
-
+// The runtime core's reader (parseNpy) checks every size against the data
+// before anything is allocated; here the file is read through
+// llvm::MemoryBuffer (a directory or an unreadable file is an error, where
+// an ifstream would throw) and the array becomes a tensor.
 static std::optional<at::Tensor> readNpy(const std::string &path,
                                          std::string &error) {
-  // MemoryBuffer reports a directory or an unreadable file as an error
-  // (an ifstream would throw while reading a directory).
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                           /*RequiresNullTerminator=*/false);
   if (!file) {
     error = "cannot read '" + path + "': " + file.getError().message();
     return std::nullopt;
   }
-  llvm::StringRef data = (*file)->getBuffer();
-  if (data.size() < 12 || !data.starts_with("\x93NUMPY")) {
-    error = "'" + path + "' is not a .npy file";
+  fx::NpyArray array;
+  if (!fx::parseNpy((*file)->getBufferStart(), (*file)->getBufferSize(), array,
+                    error)) {
+    error = "'" + path + "': " + error;
     return std::nullopt;
   }
-  size_t headerLength, headerStart;
-  if (data[6] == 1) {
-    headerLength = uint8_t(data[8]) | (uint8_t(data[9]) << 8);
-    headerStart = 10;
-  } else {
-    headerLength = uint8_t(data[8]) | (uint8_t(data[9]) << 8) |
-                   (uint8_t(data[10]) << 16) |
-                   (uint32_t(uint8_t(data[11])) << 24);
-    headerStart = 12;
-  }
-  if (headerStart + headerLength > data.size()) {
-    error = "'" + path + "': truncated header";
-    return std::nullopt;
-  }
-  llvm::StringRef header(data.data() + headerStart, headerLength);
-  auto field = [&](llvm::StringRef key) -> llvm::StringRef {
-    size_t at = header.find(("'" + key + "'").str());
-    if (at == llvm::StringRef::npos)
-      return "";
-    llvm::StringRef rest = header.substr(at + key.size() + 2).ltrim(" :");
-    if (rest.starts_with("'"))
-      return rest.drop_front().split('\'').first;
-    if (rest.starts_with("("))
-      return rest.drop_front().split(')').first;
-    return rest.split(',').first.trim();
-  };
-  llvm::StringRef descr = field("descr");
-  if (field("fortran_order") == "True") {
-    error = "'" + path + "': Fortran order is not supported";
-    return std::nullopt;
-  }
-  std::optional<at::ScalarType> type;
-  for (auto &[name, t] : npyTypes)
-    if (*name && descr == name)
-      type = t;
+  std::optional<at::ScalarType> type = fx::getTorchScalarType(array.dtype);
   if (!type) {
-    error = "'" + path + "': unsupported dtype '" + descr.str() + "'";
+    error = "'" + path + "': unsupported dtype " + array.dtype;
     return std::nullopt;
   }
-  // The shape is checked against the data before anything is allocated:
-  // its element count and byte size must not overflow, and the file must
-  // hold that many bytes.
-  std::vector<int64_t> shape;
-  llvm::SmallVector<llvm::StringRef> dims;
-  field("shape").split(dims, ',', -1, false);
-  int64_t bytes = c10::elementSize(*type);
-  for (llvm::StringRef d : dims) {
-    int64_t v;
-    if (d.trim().empty())
-      continue;
-    if (d.trim().getAsInteger(10, v) || v < 0) {
-      error = "'" + path + "': bad shape '(" + field("shape").str() + ")'";
-      return std::nullopt;
-    }
-    if (llvm::MulOverflow(bytes, v, bytes)) {
-      error = "'" + path + "': the shape (" + field("shape").str() +
-              ") has more bytes than fit in 64 bits";
-      return std::nullopt;
-    }
-    shape.push_back(v);
-  }
-  size_t start = headerStart + headerLength;
-  if (uint64_t(data.size() - start) < uint64_t(bytes)) {
-    error = "'" + path + "': the shape (" + field("shape").str() + ") needs " +
-            std::to_string(bytes) + " bytes of data, the file " + "holds " +
-            std::to_string(data.size() - start);
-    return std::nullopt;
-  }
-  at::Tensor t = at::empty(shape, at::TensorOptions().dtype(*type));
-  if (bytes)
-    std::memcpy(t.data_ptr(), data.data() + start, bytes);
+  at::Tensor t = at::empty(array.shape, at::TensorOptions().dtype(*type));
+  if (!array.data.empty())
+    std::memcpy(t.data_ptr(), array.data.data(), array.data.size());
   return t;
 }
 
 static bool writeNpy(const std::string &path, const at::Tensor &tensor) {
-  const char *descr = nullptr;
-  for (auto &[name, t] : npyTypes)
-    if (tensor.scalar_type() == t)
-      descr = name;
-  if (!descr || !*descr)
-    return false;
   at::Tensor t = tensor.contiguous();
-  std::string shape = "(";
-  for (int64_t d : t.sizes())
-    shape += std::to_string(d) + ", ";
-  if (t.dim() > 1)
-    shape.resize(shape.size() - 1), shape.back() = ')';
-  else
-    shape += ")";
-  if (t.dim() == 1)
-    shape = "(" + std::to_string(t.size(0)) + ",)";
-  std::string header = "{'descr': '" + std::string(descr) +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += "\n";
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    return false;
-  out.write("\x93NUMPY\x01\x00", 8);
-  char len[2] = {char(header.size() & 0xff), char(header.size() >> 8)};
-  out.write(len, 2);
-  out << header;
-  out.write(static_cast<const char *>(t.data_ptr()),
-            t.numel() * t.element_size());
-  // A full disk (/dev/full) shows when the buffered data is written.
-  out.close();
-  return !out.fail();
+  std::string error;
+  return fx::writeNpy(path, fx::getTorchDTypeName(t.scalar_type()),
+                      t.sizes().vec(), t.data_ptr(), error);
 }
 
 //===----------------------------------------------------------------------===//

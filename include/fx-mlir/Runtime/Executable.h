@@ -124,7 +124,7 @@ struct ConstantTable {
 /// before it, so that an edited or truncated signature is refused.
 struct Signature {
   std::vector<TensorSpec> inputs, outputs;
-  /// The fx.output args in FX value syntax, to rebuild nested outputs.
+  /// The fx.output args as JSON, to rebuild nested outputs.
   std::string outputStructure;
   std::vector<ConstantTable::Entry> constants;
   /// Digests of the files of a cache entry or library, by role (".so",

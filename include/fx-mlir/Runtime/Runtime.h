@@ -125,8 +125,8 @@ public:
 
   llvm::ArrayRef<TensorSpec> getInputs() const;
   llvm::ArrayRef<TensorSpec> getOutputs() const;
-  /// The fx.output args in FX value syntax (`[(#fx.node<0>, #fx.node<1>)]`
-  /// style attribute text) to rebuild nested outputs.
+  /// The fx.output args as JSON (`[{"tuple": [0, 1]}]`: result indices in
+  /// tuples, lists and dicts; see structureJSON) to rebuild nested outputs.
   llvm::StringRef getOutputStructure() const;
 
   /// Checks `args` against the inputs and runs the code. On failure

@@ -343,6 +343,16 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "The dtypes the IR holds tensors of (DTypes.def): (torch name, MLIR "
       "element type, bytes per element)");
   m.def(
+      "fused_activations",
+      [] {
+        std::vector<std::pair<std::string, std::string>> table;
+#define FX_ACTIVATION(NAME, PYTHON) table.emplace_back(#NAME, PYTHON);
+#include "fx-mlir/Dialect/FX/Transforms/FusedActivations.def"
+        return table;
+      },
+      "The activations fused ops apply (FusedActivations.def): (name, the "
+      "Python function computing it, by qualified name)");
+  m.def(
       "run_pipeline",
       [](const std::string &ir, const std::string &pipeline) {
         std::string errors;

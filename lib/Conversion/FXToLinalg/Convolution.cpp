@@ -458,6 +458,23 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
     lo = hi = *padding;
   }
   SmallVector<int64_t> s = *stride, d = *dilation;
+  // Each output size must be at least 1, as PyTorch requires ("Output
+  // size is too small"; found by fuzz-lower: a dilation wider than the
+  // padded input made a tensor type of negative size).
+  for (int i = 0; i < spatial; ++i) {
+    int64_t n = xType.getDimSize(2 + i);
+    if (ShapedType::isDynamic(n))
+      continue;
+    int64_t out = windows(n, wType.getDimSize(2 + i), s[i], lo[i], hi[i], d[i]);
+    if (out < 1)
+      return l.fail(
+          llvm::formatv("the output would be too small: spatial dim {0} of "
+                        "size {1} (padding {2}+{3}) gives {4} windows of "
+                        "kernel size {5}, dilation {6}, stride {7}",
+                        i, n, lo[i], hi[i], out, wType.getDimSize(2 + i), d[i],
+                        s[i])
+              .str());
+  }
   if (spatial == 3) {
     if (!isFloat(elem))
       return l.fail("3-D convolutions need a float result");
@@ -654,9 +671,14 @@ struct Window {
 
 std::optional<Window> window(int64_t n, int64_t k, int64_t s, int64_t p,
                              int64_t d, bool ceil) {
-  if (ShapedType::isDynamic(n) || s <= 0)
+  // PyTorch's checks: positive kernel, stride and dilation, padding from
+  // 0 to half the kernel, at least one window.
+  if (ShapedType::isDynamic(n) || s <= 0 || k <= 0 || d <= 0 || p < 0 ||
+      2 * p > k)
     return std::nullopt;
   int64_t span = n + 2 * p - d * (k - 1) - 1;
+  if (span < 0)
+    return std::nullopt;
   int64_t out = (span + (ceil ? s - 1 : 0)) / s + 1;
   // The last window must start inside the input or left padding.
   if (ceil && (out - 1) * s >= n + p)
@@ -804,7 +826,10 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
     return l.fail("expects a batched input");
   auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
   if (!wins)
-    return l.fail("pooling parameters and spatial sizes must be static");
+    return l.fail("pooling parameters must be constants that PyTorch "
+                  "accepts (positive kernel, stride and dilation, padding "
+                  "at most half the kernel, at least one window) and "
+                  "spatial sizes static");
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     wins->insert(wins->begin(), unitWindow());
@@ -835,7 +860,10 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   if (spatial >= 2 && !l.isNone(6u))
     divisorOverride = l.constInt(6u);
   if (!wins || !includePad)
-    return l.fail("pooling parameters and spatial sizes must be static");
+    return l.fail("pooling parameters must be constants that PyTorch "
+                  "accepts (positive kernel, stride and dilation, padding "
+                  "at most half the kernel, at least one window) and "
+                  "spatial sizes static");
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     wins->insert(wins->begin(), unitWindow());

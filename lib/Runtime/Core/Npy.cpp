@@ -105,9 +105,13 @@ bool mlir::fx::parseNpy(const char *bytes, size_t size, NpyArray &array,
   std::string_view shape = field(header, "shape");
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
     return fail("no shape tuple in the header");
+  std::string shapeText(shape);
   shape = shape.substr(1, shape.size() - 2);
+  // The shape is checked against the data before anything is allocated:
+  // its element count and byte size must not overflow, and the file must
+  // hold exactly that many bytes.
   array.shape.clear();
-  uint64_t count = 1;
+  uint64_t dataBytes = found->bytes;
   size_t at = 0;
   while (at < shape.size()) {
     size_t comma = shape.find(',', at);
@@ -122,26 +126,24 @@ bool mlir::fx::parseNpy(const char *bytes, size_t size, NpyArray &array,
     if (dim.empty()) {
       if (comma == std::string_view::npos)
         break;
-      return fail("malformed shape");
+      return fail("bad shape '" + shapeText + "'");
     }
     uint64_t d = 0;
-    for (char c : dim) {
+    for (char c : dim)
       if (c < '0' || c > '9' || __builtin_mul_overflow(d, 10, &d) ||
-          __builtin_add_overflow(d, uint64_t(c - '0'), &d))
-        return fail("malformed or too large dim '" + std::string(dim) +
-                    "' in the shape");
-    }
-    if (d > uint64_t(INT64_MAX) || __builtin_mul_overflow(count, d, &count))
-      return fail("the shape's element count overflows");
+          __builtin_add_overflow(d, uint64_t(c - '0'), &d) ||
+          d > uint64_t(INT64_MAX))
+        return fail("bad shape '" + shapeText + "'");
+    if (__builtin_mul_overflow(dataBytes, d, &dataBytes))
+      return fail("the shape " + shapeText +
+                  " has more bytes than fit in 64 bits");
     array.shape.push_back(int64_t(d));
   }
-  uint64_t dataBytes;
-  if (__builtin_mul_overflow(count, uint64_t(found->bytes), &dataBytes))
-    return fail("the shape's size in bytes overflows");
   size_t available = size - start - headerLength;
   if (dataBytes != available)
-    return fail("the shape needs " + std::to_string(dataBytes) +
-                " bytes of data, the file has " + std::to_string(available));
+    return fail("the shape " + shapeText + " needs " +
+                std::to_string(dataBytes) + " bytes of data, the file holds " +
+                std::to_string(available));
   array.dtype = found->dtype;
   array.data.assign(bytes + start + headerLength, bytes + size);
   return true;
@@ -189,7 +191,9 @@ bool mlir::fx::writeNpy(const std::string &path, const std::string &dtype,
   out.put(char(header.size() & 0xff)).put(char(header.size() >> 8));
   out << header;
   out.write(static_cast<const char *>(data), count * found->bytes);
-  if (!out) {
+  // A full disk (/dev/full) shows when the buffered data is written.
+  out.close();
+  if (out.fail()) {
     error = "'" + path + "': cannot write it";
     return false;
   }

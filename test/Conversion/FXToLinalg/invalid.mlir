@@ -306,3 +306,30 @@ fx.graph_module @M {
     fx.output %r : tensor<3xui8>
   }
 }
+
+// -----
+
+// A dilation wider than the padded input leaves no window (found by
+// fuzz-lower: the lowering made a tensor type of negative size, and the
+// adaptive pool after it asked for a buffer of -12 elements).
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x8x8x8xf32>
+    %w = fx.placeholder "w" : tensor<8x8x3x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::conv2d': the output would be too small: spatial dim 0 of size 8 (padding 1+1) gives -12 windows of kernel size 3, dilation 11, stride 1}}
+    %r = fx.call_function "aten::conv2d"(%x, %w, None, [1, 1], [1, 1], [11, 1], 1) : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+    fx.output %r : tensor<1x8x8x8xf32>
+  }
+}
+
+// -----
+
+// A pooling window larger than the input.
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x3x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::max_pool2d': pooling parameters must be constants that PyTorch accepts}}
+    %r = fx.call_function "aten::max_pool2d"(%x, [5, 5], [1, 1], [0, 0], [1, 1], False) : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
+    fx.output %r : tensor<1x2x1x1xf32>
+  }
+}

@@ -236,8 +236,10 @@ StringRef mlir::fx::getFusedBaseOp(StringRef target) {
 }
 
 ArrayRef<StringRef> mlir::fx::getFusedActivations() {
-  static const StringRef names[] = {"relu", "relu6",   "gelu", "gelu_tanh",
-                                    "silu", "sigmoid", "tanh", "hardswish"};
+  static const StringRef names[] = {
+#define FX_ACTIVATION(NAME, PYTHON) #NAME,
+#include "fx-mlir/Dialect/FX/Transforms/FusedActivations.def"
+  };
   return names;
 }
 
