@@ -229,8 +229,12 @@ static LogicalResult replaceByParts(PatternRewriter &b, Operation *op,
       continue;
     }
     if (auto slice = dyn_cast_or_null<SliceAttr>(index)) {
+      // The indices kept in a variable: a range-for over `*sliceIndices()`
+      // would read the optional after it was destroyed (found by the
+      // sanitizer build).
+      std::optional<SmallVector<int64_t>> indices = sliceIndices(slice, n);
       SmallVector<Value> parts;
-      for (int64_t i : *sliceIndices(slice, n))
+      for (int64_t i : *indices)
         parts.push_back(values[i]);
       if (failed(replaceByParts(b, user, parts, error)))
         return failure();

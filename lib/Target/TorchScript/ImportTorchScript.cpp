@@ -992,8 +992,11 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   values[tsGraph->inputs()[0]] = self;
   for (size_t i = 1; i < tsGraph->inputs().size(); ++i) {
     torch::jit::Value *input = tsGraph->inputs()[i];
-    // Drop TorchScript's uniquing suffix (`x.1`).
-    llvm::StringRef debugName = input->debugName();
+    // Drop TorchScript's uniquing suffix (`x.1`). debugName() returns a
+    // string by value: kept alive here (a StringRef to the temporary read
+    // freed stack memory; found by the sanitizer build).
+    std::string debugNameStorage = input->debugName();
+    llvm::StringRef debugName = debugNameStorage;
     auto [base, suffix] = debugName.rsplit('.');
     if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !base.empty())
       debugName = base;
