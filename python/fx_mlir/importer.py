@@ -305,6 +305,15 @@ def function_name(fn):
             raise ImportError_(f"call_function target {fn!r}: its operator "
                                f"name '{name}' names another object")
         return name
+    if isinstance(fn, torch._ops.OpOverloadPacket):
+        # `torch.ops.aten.mm`: every overload, the one the args fit is
+        # chosen when the call is bound (as the packet does when called).
+        namespace, _, op = fn._qualified_op_name.partition("::")
+        name = f"torch.ops.{namespace}.{op}"
+        if resolve(name) is not fn:
+            raise ImportError_(f"call_function target {fn!r}: '{name}' "
+                               f"names another object")
+        return name
     name = getattr(fn, "__name__", None)
     if name is None:
         raise ImportError_(f"call_function target {fn!r} has no name")

@@ -341,3 +341,36 @@ def test_cpu_target_is_part_of_the_cache_key(tmp_path):
     other = fx_mlir.compile(model, (x,), cache_dir=str(tmp_path))
     assert not first.from_cache and again.from_cache
     assert not other.from_cache
+
+
+class AtenPackets(torch.nn.Module):
+    """Calls through torch.ops.aten: packets (the overload is chosen by the
+    args, add.Tensor or add.Scalar) and an overload."""
+
+    def forward(self, a, b, x):
+        y = torch.ops.aten.mm(a, b)
+        z = torch.ops.aten.relu(torch.ops.aten.add(y, x))
+        s = torch.ops.aten.add(z, 2)
+        return torch.ops.aten.sum(s, [1]), torch.ops.aten.mm.default(a, b)
+
+
+def test_torch_ops_aten_packets_compile_and_export():
+    """Issue 27.1: `torch.ops.aten.mm` (an OpOverloadPacket) is imported
+    as `torch.ops.aten.mm`, binds to the overload its args fit, compiles,
+    and exports back to a GraphModule that calls the same overloads."""
+    from fx_mlir.importer import function_name
+    assert function_name(torch.ops.aten.mm) == "torch.ops.aten.mm"
+    assert function_name(torch.ops.aten.add.Tensor) == "aten::add.Tensor"
+    a, b, x = torch.randn(4, 5), torch.randn(5, 3), torch.randn(4, 3)
+    m = AtenPackets()
+    expected = m(a, b, x)
+    got = fx_mlir.compile(m, (a, b, x), cache_dir="")(a, b, x)
+    for g, e in zip(got, expected):
+        torch.testing.assert_close(g, e)
+    gm = fx_mlir.transform(torch.fx.symbolic_trace(m), "fx-normalize",
+                           example_inputs=(a, b, x))
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert torch.ops.aten.add.Tensor in targets
+    assert torch.ops.aten.add.Scalar in targets
+    for g, e in zip(gm(a, b, x), expected):
+        torch.testing.assert_close(g, e)

@@ -712,6 +712,33 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
       Binder binder(node, nullptr, *schema, {});
       return binder.bind(why);
     }
+    // `torch.ops.aten.mm` (an OpOverloadPacket: the overload the args fit)
+    // and `torch.ops.aten.add.Tensor` (one overload), as Python spells
+    // them, are `aten::mm` and `aten::add.Tensor`.
+    StringRef rest = name;
+    if (rest.consume_front("torch.ops.")) {
+      auto [ns, opAndOverload] = rest.split('.');
+      auto [op, overload] = opAndOverload.split('.');
+      if (!ns.empty() && !op.empty() && !overload.contains('.')) {
+        std::string opName = (ns + "::" + op).str();
+        std::vector<const OpSchema *> overloads =
+            overload.empty() ? getOverloads(opName)
+                             : getOverloads(opName + "." + overload.str());
+        std::string firstWhy;
+        for (const OpSchema *schema : overloads) {
+          std::string reason;
+          Binder binder(node, nullptr, *schema, {});
+          if (auto bound = binder.bind(reason))
+            return bound;
+          if (firstWhy.empty())
+            firstWhy = reason;
+        }
+        if (!overloads.empty()) {
+          why = "function '" + name + "': " + firstWhy;
+          return nullptr;
+        }
+      }
+    }
   } else if (auto call = dyn_cast<CallMethodOp>(node)) {
     kind = AliasKind::Method;
     name = call.getTarget().str();
