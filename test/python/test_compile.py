@@ -351,7 +351,9 @@ class AtenPackets(torch.nn.Module):
         y = torch.ops.aten.mm(a, b)
         z = torch.ops.aten.relu(torch.ops.aten.add(y, x))
         s = torch.ops.aten.add(z, 2)
-        return torch.ops.aten.sum(s, [1]), torch.ops.aten.mm.default(a, b)
+        v = torch.ops.aten._unsafe_view(s, [3, 4])
+        return (torch.ops.aten.sum(s, [1]), torch.ops.aten.mm.default(a, b),
+                torch.ops.aten._log_softmax(v, 1, False))
 
 
 def test_torch_ops_aten_packets_compile_and_export():

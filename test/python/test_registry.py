@@ -178,7 +178,8 @@ def check_value(value, kind):
 # drop (or check in their requirements: F.pad's mode must be 'constant',
 # ConvTranspose2d's output_size None).
 DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
-           "requires_grad", "return_indices", "mode", "output_size"}
+           "requires_grad", "return_indices", "mode", "output_size",
+           "half_to_float"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.

@@ -30,3 +30,16 @@ fx.graph @no_overload {
   %mm = fx.call_function "torch.ops.aten.mm"(%a) : (tensor<4x5xf32>) -> tensor<4x3xf32>
   fx.output %mm : tensor<4x3xf32>
 }
+
+// -----
+
+// aten's internal ops with a public twin are aliases of it.
+// CHECK-LABEL: fx.graph @internal_ops
+// CHECK: %v = fx.call_function "aten::view"(%x, [6, 4])
+// CHECK: %l = fx.call_function "aten::log_softmax.int"(%v, 1, None)
+fx.graph @internal_ops {
+  %x = fx.placeholder "x" : tensor<4x6xf32>
+  %v = fx.call_function "torch.ops.aten._unsafe_view"(%x, [6, 4]) : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %l = fx.call_function "torch.ops.aten._log_softmax"(%v, 1, False) : (tensor<6x4xf32>) -> tensor<6x4xf32>
+  fx.output %l : tensor<6x4xf32>
+}
