@@ -314,12 +314,16 @@ std::optional<std::string> findLinker() {
 }
 
 /// Links the object files `objectPaths` (position-independent code) into
-/// the shared object `libraryPath`; false if there is no linker or it
-/// fails. Their undefined symbols (libomp's, the runner utilities',
-/// libc's) are left to the dynamic loader, which finds them in the
-/// libraries loadSharedCode loads first.
-bool linkSharedObject(ArrayRef<std::string> objectPaths,
-                      StringRef libraryPath) {
+/// the shared object `libraryPath`, with `extraArgs` after them (libraries
+/// the code names, a run path); false if there is no linker or it fails
+/// within `seconds`. Undefined symbols not in `extraArgs` (libc's, and for
+/// the cache libomp's and the runner utilities') are left to the dynamic
+/// loader, which finds them in the libraries loadSharedCode loads first.
+/// With `quiet`, the linker's output is discarded (a cache that cannot
+/// link keeps the object files instead); otherwise it shows on stderr.
+bool linkSharedObject(ArrayRef<std::string> objectPaths, StringRef libraryPath,
+                      ArrayRef<StringRef> extraArgs = {}, bool quiet = true,
+                      unsigned seconds = 60) {
   std::optional<std::string> linker = findLinker();
   if (!linker)
     return false;
@@ -328,11 +332,14 @@ bool linkSharedObject(ArrayRef<std::string> objectPaths,
                                  "noexecstack", "--hash-style=gnu", "-o",
                                  output};
   args.append(objectPaths.begin(), objectPaths.end());
-  std::optional<StringRef> quiet[] = {StringRef(""), StringRef(""),
-                                      StringRef("")};
-  // A failed link is not an error: the cache keeps the object file.
-  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, quiet,
-                                         /*SecondsToWait=*/60);
+  args.append(extraArgs.begin(), extraArgs.end());
+  std::optional<StringRef> silent[] = {StringRef(""), StringRef(""),
+                                       StringRef("")};
+  ArrayRef<std::optional<StringRef>> redirects;
+  if (quiet)
+    redirects = silent;
+  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, redirects,
+                                         seconds);
   if (status != 0) {
     llvm::sys::fs::remove(output);
     return false;
@@ -936,14 +943,14 @@ bool compileCodeRecoverably(StringRef ir, ArrayRef<ExternalBlob> blobs,
   return compiled;
 }
 
-/// Writes `objects` to files `<base>.<i>.o` (temporary names) and returns
+/// Writes `objects` to the files `pathOf(i)` (temporary names) and returns
 /// their paths; none if one cannot be written (those written are removed).
 std::vector<std::string>
 writeObjects(ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects,
-             StringRef base) {
+             llvm::function_ref<std::string(size_t)> pathOf) {
   std::vector<std::string> paths;
   for (size_t i = 0; i < objects.size(); ++i) {
-    paths.push_back((base + "." + std::to_string(i) + ".o").str());
+    paths.push_back(pathOf(i));
     if (!writeAtomically(paths.back(), objects[i]->getBuffer())) {
       for (const std::string &path : paths)
         llvm::sys::fs::remove(path);
@@ -1151,15 +1158,11 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
       ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
   // The objects are written under temporary names, then linked into the
   // shared object or renamed into place.
-  std::vector<std::string> temps;
-  for (size_t i = 0; i < impl->objects.size(); ++i) {
-    temps.push_back(objectPartPath(objectPath, i) + suffix);
-    if (!writeAtomically(temps.back(), impl->objects[i]->getBuffer())) {
-      for (const std::string &temp : temps)
-        llvm::sys::fs::remove(temp);
-      return;
-    }
-  }
+  std::vector<std::string> temps = writeObjects(impl->objects, [&](size_t i) {
+    return objectPartPath(objectPath, i) + suffix;
+  });
+  if (temps.size() != impl->objects.size())
+    return;
   std::string libraryTemp = libraryPath + suffix;
   bool linked = linkSharedObject(temps, libraryTemp);
   std::error_code moved;
@@ -1382,8 +1385,8 @@ bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
   std::optional<CPUTarget> target = lookupTarget(options, errors);
   if (!target)
     return false;
-  std::optional<std::string> linker = findLinker();
-  if (!linker) {
+  // Before the costly compile: a library needs a linker.
+  if (!findLinker()) {
     errors << "error: no linker (ld) to make a shared object with\n";
     return false;
   }
@@ -1440,29 +1443,22 @@ bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
   std::string base =
       (path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId()))
           .str();
-  std::vector<std::string> objects = writeObjects(code.objects, base);
+  std::vector<std::string> objects = writeObjects(code.objects, [&](size_t i) {
+    return base + "." + std::to_string(i) + ".o";
+  });
   if (objects.empty()) {
     errors << "error: cannot write object files next to '" << path << "'\n";
     return false;
   }
   std::string output = base + ".so";
-  std::string openMP = kOpenMP;
-  std::string runPath = llvm::sys::path::parent_path(openMP).str();
-  SmallVector<StringRef> args = {*linker,       "-shared",          "-z",
-                                 "noexecstack", "--hash-style=gnu", "-o",
-                                 output};
-  for (const std::string &object : objects)
-    args.push_back(object);
-  args.append({openMP, "-rpath", runPath});
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(*linker, args, std::nullopt, {},
-                                         /*SecondsToWait=*/300, 0, &message);
+  StringRef openMP = kOpenMP;
+  bool linked = linkSharedObject(
+      objects, output, {openMP, "-rpath", llvm::sys::path::parent_path(openMP)},
+      /*quiet=*/false, /*seconds=*/300);
   for (const std::string &object : objects)
     llvm::sys::fs::remove(object);
-  if (status != 0) {
-    llvm::sys::fs::remove(output);
-    errors << "error: linking '" << path << "' failed"
-           << (message.empty() ? "" : ": " + message) << "\n";
+  if (!linked) {
+    errors << "error: linking '" << path << "' failed\n";
     return false;
   }
   if (!weightsPath.empty() &&
