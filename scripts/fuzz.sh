@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a while on its corpus:
 #
-#   scripts/fuzz.sh parse|lower|npy SECONDS [libFuzzer flags...]
+#   scripts/fuzz.sh parse|lower|npy|torchscript SECONDS [libFuzzer flags...]
 #
 # Builds fuzz/ with clang-22 (coverage, AddressSanitizer,
 # UndefinedBehaviorSanitizer) against the build tree ($FX_MLIR_BUILD_DIR,
@@ -13,14 +13,14 @@
 # and the script exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh parse|lower|npy SECONDS [flags...]}
-seconds=${2:?usage: scripts/fuzz.sh parse|lower|npy SECONDS [flags...]}
+target=${1:?usage: scripts/fuzz.sh parse|lower|npy|torchscript SECONDS [flags...]}
+seconds=${2:?usage: scripts/fuzz.sh parse|lower|npy|torchscript SECONDS [flags...]}
 shift 2
 BUILD_DIR=$(realpath "${FX_MLIR_BUILD_DIR:-build}")
 FUZZ_DIR=$BUILD_DIR/fuzz
 case "$target" in
-  parse|lower|npy) ;;
-  *) echo "fuzz.sh: unknown target '$target' (parse, lower, npy)" >&2; exit 2 ;;
+  parse|lower|npy|torchscript) ;;
+  *) echo "fuzz.sh: unknown target '$target' (parse, lower, npy, torchscript)" >&2; exit 2 ;;
 esac
 
 if [ ! -f "$FUZZ_DIR/build.ninja" ]; then
@@ -58,9 +58,38 @@ for i, a in enumerate([np.zeros((2, 3), np.float32), np.arange(5),
     np.save(f"{d}/seed{i}.npy", a)
 PY
       ;;
+    torchscript)
+      # The small archives of the TorchScript tests, as record lists
+      # (fuzz/fuzz_torchscript.cpp): name, size, bytes.
+      /usr/bin/python3 test/Target/TorchScript/Inputs/make_pt.py \
+        "$FUZZ_DIR/archives" block control_flow custom_class scripted encoder > /dev/null
+      /usr/bin/python3 - "$FUZZ_DIR/archives" "$corpus" <<'PY'
+import os, sys, zipfile
+src, dst = sys.argv[1:]
+for name in sorted(os.listdir(src)):
+    path = os.path.join(src, name)
+    if os.path.getsize(path) > 100_000 or not zipfile.is_zipfile(path):
+        continue
+    try:
+        with zipfile.ZipFile(path) as z:
+            out = b""
+            for item in z.infolist():
+                record = item.filename.split("/", 1)[1]
+                payload = z.read(item.filename)
+                out += record.encode() + b"\n%d\n" % len(payload) + payload
+    except Exception:
+        continue  # the corrupt archives of the error tests
+    open(os.path.join(dst, name + ".records"), "wb").write(out)
+PY
+      ;;
   esac
 fi
 cd "$FUZZ_DIR"
+extra=()
+# LibTorch's unpickler reserves a string of the length a pickle declares
+# (4 GiB for a mutated BINUNICODE) before it finds the data missing and
+# throws: address space, never touched. The RSS limit still holds.
+[ "$target" = torchscript ] && extra=(-malloc_limit_mb=65536)
 # allow_user_poisoning=0: LLVM's headers poison the free part of a
 # BumpPtrAllocator's slab in our instrumented code, and the uninstrumented
 # libMLIR.so allocating from the same slab would be reported as a
@@ -68,5 +97,5 @@ cd "$FUZZ_DIR"
 ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
   "./fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-  -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/" "$@" \
+  -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/" "${extra[@]}" "$@" \
   "$corpus" "$OLDPWD/test/fuzz/$target"

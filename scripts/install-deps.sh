@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ git clang-format
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev
   libtorch-dev python3-torch python3-torchvision python3-numpy
-  python3-dev pybind11-dev
+  python3-dev pybind11-dev zlib1g-dev
   python3-tabulate python3-pytest python3-matplotlib python3-psutil
   libopenblas0-openmp
   clang-22 libclang-rt-22-dev libfuzzer-22-dev
