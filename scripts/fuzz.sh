@@ -90,11 +90,16 @@ extra=()
 # (4 GiB for a mutated BINUNICODE) before it finds the data missing and
 # throws: address space, never touched. The RSS limit still holds.
 [ "$target" = torchscript ] && extra=(-malloc_limit_mb=65536)
+# A size past what the allocator supports makes operator new fail as in
+# a production build (std::bad_alloc, which the importer reports), not
+# an AddressSanitizer abort.
+asan_options=allow_user_poisoning=0:detect_leaks=0
+[ "$target" = torchscript ] && asan_options=$asan_options:allocator_may_return_null=1
 # allow_user_poisoning=0: LLVM's headers poison the free part of a
 # BumpPtrAllocator's slab in our instrumented code, and the uninstrumented
 # libMLIR.so allocating from the same slab would be reported as a
 # use-after-poison. Leak checking needs ptrace, which some sandboxes deny.
-ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=0} \
+ASAN_OPTIONS=${ASAN_OPTIONS:-$asan_options} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
   "./fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/" "${extra[@]}" "$@" \

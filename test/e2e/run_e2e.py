@@ -228,25 +228,36 @@ def _quiet_eager_warnings():
     warnings.filterwarnings("ignore", message="Using padding='same'")
 
 
-def _worker_main(conn, compiler_spec):
+def _load_runner(spec):
+    """The case runner `MODULE:FUNCTION` (a function of (name,
+    compiler_spec) returning (name, passed, reason, seconds))."""
+    if spec is None:
+        return run_case
+    module_name, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def _worker_main(conn, compiler_spec, runner_spec=None):
     """A worker process: runs the case names it receives until None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C
     _quiet_eager_warnings()
     torch.set_num_threads(1)
+    runner = _load_runner(runner_spec)
     while True:
         name = conn.recv()
         if name is None:
             return
-        conn.send(run_case(name, compiler_spec))
+        conn.send(runner(name, compiler_spec))
 
 
 class _Worker:
     """One worker process and the case it is running (None when idle)."""
 
-    def __init__(self, context, compiler_spec):
+    def __init__(self, context, compiler_spec, runner_spec=None):
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_worker_main,
-                                       args=(child, compiler_spec),
+                                       args=(child, compiler_spec,
+                                             runner_spec),
                                        daemon=True)
         self.process.start()
         child.close()
@@ -287,19 +298,22 @@ def _death(process):
     return f"worker exited with code {code}"
 
 
-def run_in_workers(names, jobs, compiler_spec, timeout):
+def run_in_workers(names, jobs, compiler_spec, timeout, runner_spec=None):
     """Runs `names` in `jobs` worker processes; yields the results in the
     order of `names`. A case whose worker dies or that runs longer than
-    `timeout` seconds (0: no limit) fails, and its worker is replaced."""
+    `timeout` seconds (0: no limit) fails, and its worker is replaced.
+    `runner_spec` (`MODULE:FUNCTION`, importable in the workers) runs a
+    case by name; by default run_case, for the cases of cases.py."""
     context = multiprocessing.get_context("spawn")
     todo = list(reversed(names))
     done = {}
-    workers = [_Worker(context, compiler_spec)
+    workers = [_Worker(context, compiler_spec, runner_spec)
                for _ in range(min(jobs, len(names)))]
     try:
         for name in names:
             while name not in done:
-                _step(workers, todo, done, context, compiler_spec, timeout)
+                _step(workers, todo, done, context, compiler_spec, timeout,
+                      runner_spec)
             yield done.pop(name)
     finally:
         for worker in workers:
@@ -309,7 +323,8 @@ def run_in_workers(names, jobs, compiler_spec, timeout):
                 worker.kill()
 
 
-def _step(workers, todo, done, context, compiler_spec, timeout):
+def _step(workers, todo, done, context, compiler_spec, timeout,
+          runner_spec=None):
     """Gives idle workers cases, waits for one event (a result, a death, a
     timeout) and records the results it brings."""
     for worker in workers:
@@ -339,7 +354,7 @@ def _step(workers, todo, done, context, compiler_spec, timeout):
             done[worker.case] = (worker.case, False, failure,
                                  worker.elapsed())
             worker.kill()
-            workers[i] = _Worker(context, compiler_spec)
+            workers[i] = _Worker(context, compiler_spec, runner_spec)
 
 
 def run_in_process(names, compiler_spec):

@@ -605,6 +605,10 @@ Value Lowering::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
   if (resultType.getRank() == 1 &&
       cast<RankedTensorType>(flat.getType()) == resultType)
     return flat;
+  // To 0-d (one element): collapse every dim away.
+  if (resultType.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
+                                           ArrayRef<ReassociationIndices>{});
   if (resultType.getRank() == 1)
     return tensor::CastOp::create(b, loc, resultType, flat);
   // One expand group may hold one dynamic dim at most (strided metadata

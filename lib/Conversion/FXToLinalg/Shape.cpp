@@ -1125,9 +1125,19 @@ LogicalResult lowerIndexSelect(Lowering &l) {
     return l.fail("needs a constant dim and a 1-D index");
   if (rankOf(index) == 0)
     index = l.unsqueeze(index, 0);
+  // A 0-d tensor selects along its one implicit dim of size 1, as
+  // PyTorch's index_select does; the result stays 0-d.
+  bool scalar = rankOf(self) == 0;
+  if (scalar) {
+    if (cast<RankedTensorType>(index.getType()).getDimSize(0) != 1)
+      return l.fail("a 0-d tensor takes an index of one element");
+    self = l.unsqueeze(self, 0);
+  }
   Value r = gatherAlong(l, self, *dim, index, /*negative=*/false);
   if (!r)
     return l.fail("cannot select from an empty dim");
+  if (scalar)
+    r = l.reshape(r, {});
   return l.replace(r);
 }
 

@@ -225,6 +225,25 @@ fx.graph_module @M {
 
 // -----
 
+// index_select on a 0-d tensor selects along its implicit dim of size 1
+// (found by the OpInfo suite: the lowering read dim 0 of a 0-d type and
+// crashed); the result stays 0-d.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         tensor.expand_shape %arg0 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK:         linalg.generic
+// CHECK:         tensor.collapse_shape %{{.*}} [] : tensor<1xf32> into tensor<f32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<f32>
+    %i = fx.placeholder "i" : tensor<1xi64>
+    %g = fx.call_function "aten::index_select"(%x, 0, %i) : (tensor<f32>, tensor<1xi64>) -> tensor<f32>
+    fx.output %g : tensor<f32>
+  }
+}
+
+// -----
+
 // pixel_shuffle: (N, C*r*r, H, W) viewed as (N, C, r, r, H, W), transposed
 // to (N, C, H, r, W, r), viewed as (N, C, H*r, W*r); the batch may be
 // dynamic.
