@@ -1420,6 +1420,8 @@ for _name, _pool, _inputs in [
         ("max_pool2d_stride1", lambda: nn.MaxPool2d(3, stride=1), POOL_IMG),
         ("max_pool2d_nonsquare", lambda: nn.MaxPool2d((2, 3), (1, 2),
                                                       (1, 1)), POOL_IMG),
+        ("max_pool2d_module_indices",
+         lambda: nn.MaxPool2d(3, 2, 1, return_indices=True), POOL_IMG),
         ("max_pool2d_dilation", lambda: nn.MaxPool2d(3, 1, dilation=2),
          POOL_IMG),
         ("max_pool2d_ceil_mode", lambda: nn.MaxPool2d(3, 2, ceil_mode=True),
@@ -1492,6 +1494,41 @@ def _adaptive_avg_pool2d_functional(x):
 @fn_case("max_pool1d", randn((2, 3, 29)))
 def _max_pool1d(x):
     return F.max_pool1d(x, 3, 2, 1)
+
+
+@fn_case("max_pool2d_with_indices", POOL_IMG)
+def _max_pool2d_with_indices(x):
+    return F.max_pool2d(x, 3, 2, 1, return_indices=True)
+
+
+@fn_case("max_pool2d_indices_ties", randint(0, 3, (2, 3, 13, 11),
+                                            dtype=torch.float32))
+def _max_pool2d_indices_ties(x):
+    # Few distinct values: most windows hold their maximum twice or more,
+    # and the index must be the first in ATen's scan order.
+    return F.max_pool2d(x, 3, 2, 1, dilation=1, ceil_mode=True,
+                        return_indices=True)
+
+
+@fn_case("max_pool2d_indices_all_neg_inf", POOL_IMG)
+def _max_pool2d_indices_all_neg_inf(x):
+    # Every value -inf: the index is the window's first position inside
+    # the input (not a padded one), as in ATen.
+    y = torch.full_like(x, float("-inf"))
+    return F.max_pool2d(y, 3, 2, 1, return_indices=True)
+
+
+@fn_case("max_pool_with_indices_1d_3d", randn((2, 3, 17), (1, 2, 5, 6, 7)))
+def _max_pool_with_indices_1d_3d(x, y):
+    return (F.max_pool1d(x, 4, 3, 2, return_indices=True),
+            F.max_pool3d(y, 2, (1, 2, 2), dilation=(1, 2, 1),
+                         return_indices=True))
+
+
+@fn_case("max_pool2d_unbatched", randn((3, 13, 11)))
+def _max_pool2d_unbatched(x):
+    return (F.max_pool2d(x, 3, 2), F.avg_pool2d(x, 2),
+            F.max_pool2d(x, 2, return_indices=True))
 
 
 @fn_case("avg_pool1d", randn((2, 3, 29)))

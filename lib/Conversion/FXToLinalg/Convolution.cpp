@@ -816,14 +816,166 @@ Value pool(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
 /// Adds unit height to 1-D pooling inputs: (N, C, L) -> (N, C, 1, L).
 Window unitWindow() { return Window{1, 1, 1, 0, 1, 1, 0}; }
 
+/// Max pooling with the index of each maximum: loops (n, c, outputs...,
+/// window...) in the order ATen's CPU kernel visits a window, keeping the
+/// first maximum (a NaN always wins, as in ATen); the index is the
+/// position in the input's spatial dims flattened (h * W + w), starting at
+/// the window's first position inside the input, as ATen's does. Returns
+/// {values, indices}.
+std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
+                                        ArrayRef<Window> wins, Type elem) {
+  OpBuilder &b = l.b;
+  Value lowest =
+      isFloat(elem)
+          ? l.constant(elem, -std::numeric_limits<double>::infinity())
+          : l.constant(elem, double(std::numeric_limits<int32_t>::min()));
+  Value padded = padForWindows(l, input, wins, lowest);
+  int64_t k = wins.size(), loops = 2 + 2 * k;
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)};
+  SmallVector<OpFoldResult> windowSizes;
+  SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
+                                     b.getAffineDimExpr(1)},
+                          windowExprs, outExprs = inExprs;
+  for (int64_t i = 0; i < k; ++i) {
+    AffineExpr o = b.getAffineDimExpr(2 + i), w = b.getAffineDimExpr(2 + k + i);
+    inExprs.push_back(o * wins[i].s + w * wins[i].d);
+    windowExprs.push_back(w);
+    outExprs.push_back(o);
+    windowSizes.push_back(b.getIndexAttr(wins[i].k));
+    sizes.push_back(b.getIndexAttr(wins[i].out));
+  }
+  Value values = l.filled(sizes, lowest);
+  Value indices = l.filled(sizes, l.constant(b.getI64Type(), -1));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, inExprs, b.getContext()),
+      AffineMap::get(loops, 0, windowExprs, b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(2 + k,
+                                             utils::IteratorType::parallel);
+  iterators.append(k, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{padded, l.empty(windowSizes, elem)},
+      ValueRange{values, indices}, maps, iterators, "", "",
+      [&](OpBuilder &nb, Location loc, ValueRange v) {
+        // The input position of this window element, its validity and
+        // its flattened index.
+        Value valid, flat;
+        for (int64_t i = 0; i < k; ++i) {
+          Value o = linalg::IndexOp::create(nb, loc, 2 + i);
+          Value w = linalg::IndexOp::create(nb, loc, 2 + k + i);
+          Value pos = arith::AddIOp::create(
+              nb, loc,
+              arith::MulIOp::create(
+                  nb, loc, o,
+                  arith::ConstantIndexOp::create(nb, loc, wins[i].s)),
+              arith::MulIOp::create(
+                  nb, loc, w,
+                  arith::ConstantIndexOp::create(nb, loc, wins[i].d)));
+          pos = arith::SubIOp::create(
+              nb, loc, pos, arith::ConstantIndexOp::create(nb, loc, wins[i].p));
+          Value inside = arith::AndIOp::create(
+              nb, loc,
+              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge, pos,
+                                    arith::ConstantIndexOp::create(nb, loc, 0)),
+              arith::CmpIOp::create(
+                  nb, loc, arith::CmpIPredicate::slt, pos,
+                  arith::ConstantIndexOp::create(nb, loc, wins[i].size)));
+          valid =
+              valid ? arith::AndIOp::create(nb, loc, valid, inside).getResult()
+                    : inside;
+          flat = flat
+                     ? arith::AddIOp::create(
+                           nb, loc,
+                           arith::MulIOp::create(nb, loc, flat,
+                                                 arith::ConstantIndexOp::create(
+                                                     nb, loc, wins[i].size)),
+                           pos)
+                           .getResult()
+                     : pos;
+        }
+        Value x = v[0], best = v[2], bestIndex = v[3];
+        Value greater =
+            isFloat(elem)
+                ? arith::OrIOp::create(
+                      nb, loc,
+                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT,
+                                            x, best),
+                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
+                                            x, x))
+                      .getResult()
+                : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, x,
+                                        best)
+                      .getResult();
+        Value first = arith::CmpIOp::create(
+            nb, loc, arith::CmpIPredicate::eq, bestIndex,
+            arith::ConstantIntOp::create(nb, loc, nb.getI64Type(), -1));
+        Value take = arith::AndIOp::create(
+            nb, loc, valid, arith::OrIOp::create(nb, loc, greater, first));
+        Value flat64 =
+            arith::IndexCastOp::create(nb, loc, nb.getI64Type(), flat);
+        linalg::YieldOp::create(
+            nb, loc,
+            ValueRange{
+                arith::SelectOp::create(nb, loc, take, x, best),
+                arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
+/// Pooling of an unbatched input (C, spatial...) runs on (1, C, ...).
+Value batchedPoolInput(Lowering &l, Value input, int spatial, bool &added) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  added = rank == spatial + 1;
+  return added ? l.unsqueeze(input, 0) : input;
+}
+
+LogicalResult lowerMaxPoolWithIndices(Lowering &l, int spatial) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!input || !elem)
+    return l.fail("needs a typed tensor");
+  bool unbatched;
+  input = batchedPoolInput(l, input, spatial, unbatched);
+  if (cast<RankedTensorType>(input.getType()).getRank() != spatial + 2)
+    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
+                  " spatial dims");
+  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
+  if (!wins)
+    return l.fail("pooling parameters must be constants that PyTorch "
+                  "accepts (positive kernel, stride and dilation, padding "
+                  "at most half the kernel, at least one window) and "
+                  "spatial sizes static");
+  auto [values, indices] = poolWithIndices(l, input, *wins, elem);
+  if (unbatched) {
+    values = l.squeeze(values, 0);
+    indices = l.squeeze(indices, 0);
+  }
+  return l.replaceTuple({values, indices});
+}
+
+LogicalResult lowerMaxPool1dWithIndices(Lowering &l) {
+  return lowerMaxPoolWithIndices(l, 1);
+}
+LogicalResult lowerMaxPool2dWithIndices(Lowering &l) {
+  return lowerMaxPoolWithIndices(l, 2);
+}
+LogicalResult lowerMaxPool3dWithIndices(Lowering &l) {
+  return lowerMaxPoolWithIndices(l, 3);
+}
+
 LogicalResult lowerMaxPool(Lowering &l, int spatial) {
   Value input = l.tensor(0u);
   Type elem = l.resultElementType();
   if (!input || !elem)
     return l.fail("needs a typed tensor");
+  bool unbatched;
+  input = batchedPoolInput(l, input, spatial, unbatched);
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   if (rank != spatial + 2)
-    return l.fail("expects a batched input");
+    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
+                  " spatial dims");
   auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
   if (!wins)
     return l.fail("pooling parameters must be constants that PyTorch "
@@ -837,6 +989,8 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
   Value r = pool(l, input, *wins, /*isMax=*/true, elem);
   if (spatial == 1)
     r = l.squeeze(r, 2);
+  if (unbatched)
+    r = l.squeeze(r, 0);
   return l.replace(r);
 }
 
@@ -851,9 +1005,12 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   Type elem = l.resultElementType();
   if (!input || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
+  bool unbatched;
+  input = batchedPoolInput(l, input, spatial, unbatched);
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   if (rank != spatial + 2)
-    return l.fail("expects a batched input");
+    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
+                  " spatial dims");
   auto wins = poolWindows(l, input, spatial, /*hasDilation=*/false);
   auto includePad = l.constBool(5u);
   std::optional<int64_t> divisorOverride;
@@ -905,6 +1062,8 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
       });
   if (spatial == 1)
     r = l.squeeze(r, 2);
+  if (unbatched)
+    r = l.squeeze(r, 0);
   return l.replace(r);
 }
 
@@ -1019,6 +1178,9 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);
   addLowering(t, {"aten::max_pool2d"}, lowerMaxPool2d);
   addLowering(t, {"aten::max_pool3d"}, lowerMaxPool3d);
+  addLowering(t, {"aten::max_pool1d_with_indices"}, lowerMaxPool1dWithIndices);
+  addLowering(t, {"aten::max_pool2d_with_indices"}, lowerMaxPool2dWithIndices);
+  addLowering(t, {"aten::max_pool3d_with_indices"}, lowerMaxPool3dWithIndices);
   addLowering(t, {"aten::avg_pool1d"}, lowerAvgPool1d);
   addLowering(t, {"aten::avg_pool2d"}, lowerAvgPool2d);
   addLowering(t, {"aten::avg_pool3d"}, lowerAvgPool3d);

@@ -103,6 +103,35 @@ fx.graph_module @M {
 
 // -----
 
+// max_pool2d_with_indices: one generic over (n, c, oh, ow, kh, kw) with
+// two outputs, in ATen's scan order: an element inside the input (not
+// padding) replaces the kept one when it is greater, a NaN, or the first;
+// the index is h * W + w in the unpadded input.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[MINUS1:.*]] = arith.constant -1 : i64
+// CHECK:         %[[VALUES:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x3x3x3xf32>)
+// CHECK:         %[[INDICES:.*]] = linalg.fill ins(%[[MINUS1]] : i64) outs(%{{.*}} : tensor<1x3x3x3xi64>)
+// CHECK:         %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:      outs(%[[VALUES]], %[[INDICES]] : tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>)
+// CHECK:           arith.cmpf uno
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.cmpi eq, %{{.*}}, %[[MINUS1]] : i64
+// CHECK:           linalg.yield %{{.*}}, %{{.*}} : f32, i64
+// CHECK:         return %[[R]]#0, %[[R]]#1
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x5x5xf32>
+    %pool = fx.call_function "aten::max_pool2d_with_indices"(%x, [3, 3], [2, 2], [1, 1], [1, 1], False) : (tensor<1x3x5x5xf32>) -> tuple<tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>>
+    %v = fx.call_function "operator.getitem"(%pool, 0) : (tuple<tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>>) -> tensor<1x3x3x3xf32>
+    %i = fx.call_function "operator.getitem"(%pool, 1) : (tuple<tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>>) -> tensor<1x3x3x3xi64>
+    fx.output (%v, %i) : tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
+  }
+}
+
+// -----
+
 // max_pool2d: an -inf init; stride [] is the kernel size.
 
 // CHECK-LABEL: func.func @forward(
