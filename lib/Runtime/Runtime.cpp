@@ -729,6 +729,7 @@ machineBuilder(const CPUTarget &target) {
 /// What the compiler makes of an fx graph module.
 struct CompiledCode {
   std::vector<TensorSpec> inputs, outputs;
+  std::vector<RunCheck> checks;
   std::string outputStructure;
   std::vector<StateBuffer> states;
   std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
@@ -849,7 +850,25 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
       return false;
     }
   }
-  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+  // The last results are the flags of the code's run-time checks
+  // (fx.checks: node and message of each, in order).
+  auto checks = func->getAttrOfType<ArrayAttr>("fx.checks");
+  unsigned numChecks = checks ? checks.size() : 0;
+  if (numChecks > type.getNumResults()) {
+    errors << "error: more checks than results\n";
+    return false;
+  }
+  for (unsigned i = 0; i < numChecks; ++i) {
+    auto check = dyn_cast<DictionaryAttr>(checks[i]);
+    auto node = check ? check.getAs<StringAttr>("node") : StringAttr();
+    auto message = check ? check.getAs<StringAttr>("message") : StringAttr();
+    if (!node || !message) {
+      errors << "error: malformed fx.checks entry\n";
+      return false;
+    }
+    code.checks.push_back({node.str(), message.str()});
+  }
+  for (unsigned i = 0; i + numChecks < type.getNumResults(); ++i) {
     code.outputs.push_back(
         specOf(type.getResult(i), "output " + std::to_string(i)));
     if (code.outputs.back().dtype.empty() ||
@@ -1022,6 +1041,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   Executable &executable = graph->impl->executable;
   executable.inputs = std::move(code.inputs);
   executable.outputs = std::move(code.outputs);
+  executable.checks = std::move(code.checks);
   executable.outputStructure = std::move(code.outputStructure);
   executable.states = std::move(code.states);
   graph->impl->constants = code.constants;
@@ -1071,6 +1091,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::load(StringRef path,
   Executable &target = graph->impl->executable;
   target.inputs = std::move(executable->inputs);
   target.outputs = std::move(executable->outputs);
+  target.checks = std::move(executable->checks);
   target.outputStructure = std::move(executable->outputStructure);
   target.entry = executable->entry;
   target.shared = std::move(executable->shared);
@@ -1079,7 +1100,7 @@ std::unique_ptr<CompiledGraph> CompiledGraph::load(StringRef path,
 }
 
 /// The header of the code cache's signatures.
-static constexpr const char *kCacheHeader = "fx-mlir-cache 6";
+static constexpr const char *kCacheHeader = "fx-mlir-cache 7";
 
 bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   // The code: a shared object, or object code where it was not linked.
@@ -1143,6 +1164,7 @@ bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   impl->fromCache = true;
   executable.inputs = std::move(signature.inputs);
   executable.outputs = std::move(signature.outputs);
+  executable.checks = std::move(signature.checks);
   executable.outputStructure = std::move(signature.outputStructure);
   return true;
 }
@@ -1186,6 +1208,7 @@ void CompiledGraph::storeInCache(StringRef dir, StringRef key) {
   const Executable &executable = impl->executable;
   signature.inputs = executable.inputs;
   signature.outputs = executable.outputs;
+  signature.checks = executable.checks;
   signature.outputStructure = executable.outputStructure;
   signature.constants = constants.entries;
   if (linked) {
@@ -1406,6 +1429,7 @@ bool mlir::fx::compileLibrary(StringRef ir, const CompileOptions &options,
   Signature signature;
   signature.inputs = code.inputs;
   signature.outputs = code.outputs;
+  signature.checks = code.checks;
   signature.outputStructure = code.outputStructure;
   signature.constants = code.constants->entries;
   signature.requirements = target->requirements();

@@ -64,7 +64,8 @@ _NONDETERMINISTIC = re.compile(
     r"bernoulli|multinomial|normal|uniform|dropout|dropout2d|dropout3d|"
     r"feature_alpha_dropout|alpha_dropout|rrelu|empty|empty_like|"
     r"new_empty|new_empty_strided|empty_strided|poisson|"
-    r"exponential|geometric|cauchy|log_normal)($|[._])")
+    r"exponential|geometric|cauchy|log_normal|fractional_max_pool2d|"
+    r"fractional_max_pool3d)($|[._])")
 
 
 def _ops():

@@ -178,6 +178,53 @@ def test_index_select_and_getitem_bounds():
     assert "index 5 is out of range [-5, 5)" in out, out
 
 
+def test_checks_while_running(tmp_path):
+    """Conditions compiled code checks as it runs (issue 31): an integer
+    division by zero (x86's idiv would kill the process with SIGFPE) and an
+    index computed in the graph out of range are errors naming the node,
+    as eager raises; the same code still runs correct inputs after, also
+    from an ahead-of-time library (the checks are in its signature)."""
+    out = run(f"""
+        div = module(lambda x, y: (x // y, torch.remainder(x, y),
+                                   torch.div(x, y, rounding_mode="trunc")), 2)
+        x, y = torch.tensor([5, -7, 3]), torch.tensor([2, 3, -1])
+        c = fx_mlir.compile(div, (x, y), cache_dir="")
+        class Get(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 3)
+            def forward(self, w, i):
+                return self.emb(i * 2), w[i - 3]
+        get = Get()
+        w = torch.randn(2, 4)
+        g = fx_mlir.compile(get, (w, torch.tensor([1, 2])), cache_dir="")
+        c.save({str(tmp_path / "div.so")!r})
+        lib = fx_mlir.load({str(tmp_path / "div.so")!r})
+        messages = []
+        for f, args in [(c, (x, torch.tensor([2, 0, 1]))),
+                        (lib, (x, torch.tensor([0, 1, 1]))),
+                        (g, (w, torch.tensor([1, 5]))),
+                        (g, (w, torch.tensor([0, 1])))]:
+            try:
+                f(*args)
+                messages.append("no error")
+            except fx_mlir.FxMlirError as error:
+                messages.append(str(error))
+        for f in (c, lib):
+            for a, b in zip(f(x, y), div(x, y)):
+                assert torch.equal(a, b)
+        for a, b in zip(g(w, torch.tensor([4, 1])),
+                        get(w, torch.tensor([4, 1]))):
+            torch.testing.assert_close(a, b)
+        print(messages)
+    """)
+    assert "no error" not in out, out
+    assert out.count("ZeroDivisionError: integer division by zero") == 2, out
+    assert "node 'floordiv'" in out, out
+    assert "node 'emb': IndexError: index out of range" in out, out
+    assert "node 'getitem': IndexError: index out of range" in out, out
+
+
 @pytest.mark.parametrize("step", ["lower", "codegen"])
 def test_llvm_fatal_error_does_not_end_the_process(step):
     """An LLVM fatal error (report_fatal_error) while compiling, in the

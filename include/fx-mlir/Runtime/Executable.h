@@ -61,6 +61,15 @@ struct IndexBound {
   std::string node;
 };
 
+/// A condition compiled code checks while it runs (an integer division by
+/// zero, an index computed in the graph out of range): the code returns
+/// one hidden bool result per check after the outputs, true when it
+/// failed; the call then fails with `message` naming `node`, as PyTorch
+/// raises, and no output is returned.
+struct RunCheck {
+  std::string node, message;
+};
+
 /// What the compiled function takes or returns at one position: dtype and
 /// shape, -1 for a dynamic dim.
 struct TensorSpec {
@@ -124,6 +133,8 @@ struct ConstantTable {
 /// before it, so that an edited or truncated signature is refused.
 struct Signature {
   std::vector<TensorSpec> inputs, outputs;
+  /// The checks whose flags the code returns after the outputs.
+  std::vector<RunCheck> checks;
   /// The fx.output args as JSON, to rebuild nested outputs.
   std::string outputStructure;
   std::vector<ConstantTable::Entry> constants;
@@ -215,6 +226,7 @@ extern const char *const kLibraryHeader;
 class Executable {
 public:
   std::vector<TensorSpec> inputs, outputs;
+  std::vector<RunCheck> checks;
   std::string outputStructure;
   void (*entry)(void **) = nullptr;
   std::vector<StateBuffer> states;
@@ -233,7 +245,9 @@ public:
                    std::string &error) const;
 
   /// Checks `args` against the inputs and runs the code; the outputs are
-  /// in `results`. On failure (a bad input) sets `error` and runs nothing.
+  /// in `results`. On failure (a bad input) sets `error` and runs nothing;
+  /// when a check of the code fails, sets `error` naming its node and
+  /// returns no outputs.
   /// One call at a time runs (the code's buffers live in one workspace).
   bool run(const TensorRef *args, size_t count,
            std::vector<OwnedTensor> &results, std::string &error);

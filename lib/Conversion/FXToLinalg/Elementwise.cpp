@@ -269,6 +269,56 @@ Value intPow(OpBuilder &b, Location loc, Value x, Value y) {
       positive);
 }
 
+enum class IntDivision { Trunc, Floor, Remainder };
+
+/// x / y on integers (rounded as `kind` says, or the remainder of the
+/// truncated quotient) without x86's idiv traps: a zero divisor divides by
+/// 1 (the node's run-time check, checkIntDivisor, fails the call instead)
+/// and -1 negates, so that INT_MIN / -1 wraps as ATen's does.
+Value intDivide(OpBuilder &b, Location loc, Value x, Value y,
+                IntDivision kind) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1),
+        minusOne = constantOf(b, loc, t, -1);
+  Value isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, isZero, isMinusOne), one, y);
+  if (kind == IntDivision::Remainder)
+    return arith::RemSIOp::create(b, loc, x, safe);
+  Value q = kind == IntDivision::Floor
+                ? arith::FloorDivSIOp::create(b, loc, x, safe).getResult()
+                : arith::DivSIOp::create(b, loc, x, safe).getResult();
+  return arith::SelectOp::create(b, loc, isMinusOne,
+                                 arith::SubIOp::create(b, loc, zero, x), q);
+}
+
+/// For an integer division of the node (result element type `r`) by
+/// `divisor`: a constant zero is an error now, a tensor is checked while
+/// the code runs (PyTorch raises ZeroDivisionError).
+LogicalResult checkIntDivisor(Lowering &l, Attribute divisor, Type r) {
+  if (!r || isFloat(r))
+    return success();
+  if (std::optional<int64_t> c = l.constInt(divisor)) {
+    if (*c == 0)
+      return l.fail("integer division by zero (ZeroDivisionError)");
+    return success();
+  }
+  Value y = operand(l, divisor, r);
+  if (!y || !isa<RankedTensorType>(y.getType()))
+    return success();
+  Value zero = l.elementwise(
+      {y}, r, l.b.getI1Type(), [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0],
+                                     constantOf(b, loc, v[0].getType(), 0))
+            .getResult();
+      });
+  l.check(zero, "ZeroDivisionError: integer division by zero");
+  return success();
+}
+
 LogicalResult lowerDiv(Lowering &l) {
   Attribute modeAttr = l.kwarg("rounding_mode");
   if (!modeAttr && l.numArgs() > 2)
@@ -276,6 +326,8 @@ LogicalResult lowerDiv(Lowering &l) {
   StringRef mode = "";
   if (auto s = dyn_cast_or_null<StringAttr>(modeAttr))
     mode = s.getValue();
+  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+    return failure();
   return binary(l, l.arg(0), l.arg(1), {},
                 [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType())) {
@@ -286,18 +338,20 @@ LogicalResult lowerDiv(Lowering &l) {
                       return floorDivFloat(b, loc, x, y);
                     return q;
                   }
-                  if (mode == "floor")
-                    return arith::FloorDivSIOp::create(b, loc, x, y);
-                  return arith::DivSIOp::create(b, loc, x, y);
+                  return intDivide(b, loc, x, y,
+                                   mode == "floor" ? IntDivision::Floor
+                                                   : IntDivision::Trunc);
                 });
 }
 
 LogicalResult lowerFloorDivide(Lowering &l) {
+  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+    return failure();
   return binary(l, l.arg(0), l.arg(1), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
                     return floorDivFloat(b, loc, x, y);
-                  return arith::FloorDivSIOp::create(b, loc, x, y);
+                  return intDivide(b, loc, x, y, IntDivision::Floor);
                 });
 }
 
@@ -842,6 +896,8 @@ LogicalResult lowerLerp(Lowering &l) {
 
 /// Python's `%`: the remainder takes the divisor's sign.
 LogicalResult lowerRemainder(Lowering &l) {
+  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+    return failure();
   return binary(
       l, l.arg(0), l.arg(1), {},
       [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
@@ -857,7 +913,7 @@ LogicalResult lowerRemainder(Lowering &l) {
           divNegative =
               arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
         } else {
-          rem = arith::RemSIOp::create(b, loc, x, y);
+          rem = intDivide(b, loc, x, y, IntDivision::Remainder);
           nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rem,
                                           zero);
           remNegative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,

@@ -231,8 +231,22 @@ struct ConvertFXToLinalgPass
     if (!ok)
       return failure();
 
-    // fx.output -> func.return.
-    SmallVector<Value> results(output->getOperands());
+    // fx.output -> func.return. The flags of run-time checks
+    // (Lowering::check) follow the outputs among its operands.
+    SmallVector<Value> results, flags;
+    SmallVector<Attribute> checks;
+    for (Value r : output->getOperands()) {
+      Operation *def = r.getDefiningOp();
+      auto check = def ? def->getAttrOfType<DictionaryAttr>("fx.check")
+                       : DictionaryAttr();
+      if (check) {
+        def->removeAttr("fx.check");
+        checks.push_back(check);
+        flags.push_back(r);
+        continue;
+      }
+      results.push_back(r);
+    }
     for (Value r : results)
       if (!isa<RankedTensorType>(r.getType())) {
         output.emitError() << "cannot compile the output: only tensors can "
@@ -240,9 +254,12 @@ struct ConvertFXToLinalgPass
                            << r.getType();
         return failure();
       }
+    results.append(flags);
     builder.setInsertionPoint(output);
     func::ReturnOp::create(builder, output.getLoc(), results);
     func->setAttr("fx.output", output.getArgs());
+    if (!checks.empty())
+      func->setAttr("fx.checks", builder.getArrayAttr(checks));
     output.erase();
     func.setFunctionType(builder.getFunctionType(
         entryBlock->getArgumentTypes(), ValueRange(results).getTypes()));

@@ -579,6 +579,45 @@ Value Lowering::keepDims(Value reduced, ArrayRef<int64_t> dims, int64_t rank) {
       groups, sizes);
 }
 
+void Lowering::check(Value violated, const Twine &message) {
+  Type i1 = b.getI1Type();
+  auto type = cast<RankedTensorType>(violated.getType());
+  Value any = violated;
+  if (type.getRank() > 0)
+    any =
+        reduce(violated, llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())),
+               /*keepdim=*/false, constant(i1, 0),
+               [](OpBuilder &nb, Location loc, Value acc, Value x) -> Value {
+                 return arith::OrIOp::create(nb, loc, acc, x);
+               });
+  // A copy of its own carries the check, so that nothing else's result is
+  // taken for it; convert-fx-to-linalg returns it after the outputs.
+  Value init = empty({}, i1);
+  AffineMap scalar = AffineMap::get(0, 0, b.getContext());
+  auto copy = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{any}, ValueRange{init},
+      ArrayRef<AffineMap>{scalar, scalar}, ArrayRef<utils::IteratorType>{}, "",
+      "", [](OpBuilder &nb, Location loc, ValueRange v) {
+        linalg::YieldOp::create(nb, loc, v[0]);
+      });
+  copy->setAttr("fx.check",
+                b.getDictionaryAttr(
+                    {b.getNamedAttr(
+                         "node", b.getStringAttr(
+                                     cast<NodeOpInterface>(*op).getNodeName())),
+                     b.getNamedAttr("message", b.getStringAttr(message))}));
+  // The graph's output uses the flag, which keeps it alive (the rewrite
+  // driver erases unused ops); the pass returns it after the outputs.
+  for (Operation &other : llvm::reverse(*op->getBlock()))
+    if (auto output = dyn_cast<OutputOp>(other)) {
+      b.modifyOpInPlace(output, [&] {
+        output->insertOperands(output->getNumOperands(),
+                               ValueRange{copy.getResult(0)});
+      });
+      break;
+    }
+}
+
 Value Lowering::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape;

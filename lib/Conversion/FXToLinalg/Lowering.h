@@ -122,6 +122,13 @@ public:
   /// broadcasts against the unreduced input.
   Value keepDims(Value reduced, ArrayRef<int64_t> dims, int64_t rank);
 
+  /// Makes `violated` (a bool tensor, true where the node's precondition
+  /// fails at run time: a zero integer divisor, an index out of range) a
+  /// run-time check: whether any element is true becomes a hidden result
+  /// of the function (`fx.checks`), which the runtime reads after each
+  /// call and reports as an error naming the node with `message`.
+  void check(Value violated, const Twine &message);
+
   /// Reshapes `input` to `sizes` (all dims known as OpFoldResults).
   Value reshape(Value input, ArrayRef<OpFoldResult> sizes);
   /// Transposes by `perm`.

@@ -1012,11 +1012,11 @@ BlockArgument inputOf(Value v) {
 /// indices that must lie in [lo, hi) for this node: the runtime checks them
 /// before every call (docs/Reliability.md), where compiled code could only
 /// read another row.
-void recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
+bool recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
   BlockArgument arg = inputOf(index);
   auto func = l.op->getParentOfType<func::FuncOp>();
   if (!arg || !func)
-    return;
+    return false;
   MLIRContext *ctx = l.b.getContext();
   SmallVector<Attribute> bounds;
   if (auto existing = func->getAttrOfType<ArrayAttr>("fx.index_bounds"))
@@ -1032,6 +1032,7 @@ void recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
   l.b.modifyOpInPlace(func, [&] {
     func->setAttr("fx.index_bounds", ArrayAttr::get(ctx, bounds));
   });
+  return true;
 }
 
 /// The elements of `self` picked along `dim` by the int tensor `index`;
@@ -1046,8 +1047,34 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
   int64_t staticSize = selfType.getDimSize(dim);
   if (staticSize == 0)
     return {};
-  if (!ShapedType::isDynamic(staticSize))
-    recordIndexBound(l, index, negative ? -staticSize : 0, staticSize);
+  // Indices from an input are checked by the runtime before the call;
+  // others (computed in the graph, or against a dynamic size) by the code
+  // as it runs: an index out of range fails the call naming the node, as
+  // PyTorch's IndexError.
+  if (ShapedType::isDynamic(staticSize) ||
+      !recordIndexBound(l, index, negative ? -staticSize : 0, staticSize)) {
+    Type i64 = l.b.getI64Type();
+    Value size = arith::IndexCastOp::create(l.b, l.loc, i64,
+                                            l.toIndex(l.dim(self, dim)));
+    Value outside = l.elementwise(
+        {index, size}, i64, l.b.getI1Type(),
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value lo =
+              negative
+                  ? arith::SubIOp::create(
+                        b, loc, arith::ConstantIntOp::create(b, loc, i64, 0),
+                        v[1])
+                        .getResult()
+                  : arith::ConstantIntOp::create(b, loc, i64, 0).getResult();
+          return arith::OrIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[0],
+                                    lo),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v[0],
+                                    v[1]));
+        });
+    l.check(outside, "IndexError: index out of range in self");
+  }
   int64_t ri = indexType.getRank(), rank = selfType.getRank() - 1 + ri;
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < dim; ++d)

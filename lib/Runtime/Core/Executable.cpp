@@ -247,6 +247,10 @@ std::string Signature::print(std::string_view header) const {
          << bound.node << '\n';
   for (const TensorSpec &spec : outputs)
     printSpec("output", spec);
+  // The node's name may hold spaces: its length comes first.
+  for (const RunCheck &check : checks)
+    os << "check " << check.node.size() << ' ' << check.node << ' '
+       << check.message << '\n';
   for (const ConstantTable::Entry &entry : constants)
     os << "constant " << entry.slot << ' ' << entry.offset << ' ' << entry.size
        << '\n';
@@ -311,6 +315,16 @@ bool Signature::parse(std::string_view text, std::string_view header,
       size_t start = fields[0].size() + fields[1].size() + fields[2].size() + 3;
       bound.node = std::string(rest.substr(start));
       bounds.emplace_back(input, std::move(bound));
+    } else if (kind == "check") {
+      size_t length;
+      size_t space = rest.find(' ');
+      if (space == std::string_view::npos ||
+          !parseInteger(rest.substr(0, space), length) ||
+          rest.size() < space + 1 + length + 1 ||
+          rest[space + 1 + length] != ' ')
+        return fail(where);
+      checks.push_back({std::string(rest.substr(space + 1, length)),
+                        std::string(rest.substr(space + 2 + length))});
     } else if (kind == "constant") {
       ConstantTable::Entry entry;
       if (fields.size() != 3 || fields[0].empty() ||
@@ -557,6 +571,7 @@ std::unique_ptr<Executable> Executable::loadLibrary(const std::string &given,
   auto executable = std::make_unique<Executable>();
   executable->inputs = std::move(signature.inputs);
   executable->outputs = std::move(signature.outputs);
+  executable->checks = std::move(signature.checks);
   executable->outputStructure = std::move(signature.outputStructure);
   executable->entry = code->entry;
   executable->shared = std::move(code);
@@ -703,6 +718,7 @@ bool Executable::run(const TensorRef *args, size_t count,
   size_t resultWords = 0;
   for (const TensorSpec &spec : outputs)
     resultWords += 3 + 2 * spec.shape.size();
+  resultWords += 3 * checks.size(); // each a 0-d bool
   std::vector<int64_t> resultBuffer(resultWords);
   void *resultPtr = resultBuffer.data();
   std::vector<void *> descriptorPtrs;
@@ -776,6 +792,32 @@ bool Executable::run(const TensorRef *args, size_t count,
       result.allocation = result.data = copy;
     }
     results.push_back(std::move(result));
+  }
+  // The checks' flags, after the outputs: the first that failed is the
+  // error (every flag's buffer is freed; on failure the outputs too).
+  std::string failed;
+  for (const RunCheck &check : checks) {
+    char *allocated = reinterpret_cast<char *>(resultBuffer[at]);
+    const bool *flag = reinterpret_cast<const bool *>(resultBuffer[at + 1]) +
+                       resultBuffer[at + 2];
+    if (*flag && failed.empty())
+      failed = "node '" + check.node + "': " + check.message;
+    if (allocated != reinterpret_cast<char *>(0xdeadbeef) &&
+        std::find(claimed.begin(), claimed.end(), allocated) == claimed.end() &&
+        std::none_of(foreign.begin(), foreign.end(), [&](auto range) {
+          return allocated >= range.first && allocated < range.second;
+        })) {
+      claimed.push_back(allocated);
+      std::free(allocated);
+    }
+    at += 3;
+  }
+  if (!failed.empty()) {
+    for (OwnedTensor &result : results)
+      std::free(result.allocation);
+    results.clear();
+    error = failed;
+    return false;
   }
   return true;
 }

@@ -214,14 +214,18 @@ fx.graph_module @M {
 // -----
 
 // remainder takes the divisor's sign (Python's %): the truncated remainder
-// plus the divisor when it is nonzero and the signs differ. floor of an
-// integer tensor is the tensor; sign is 1, -1 or the input (0).
+// plus the divisor when it is nonzero and the signs differ; a zero divisor
+// is a run-time check (ZeroDivisionError) and divides by 1 meanwhile, as
+// does -1 (no idiv trap on INT_MIN). floor of an integer tensor is the
+// tensor; sign is 1, -1 or the input (0).
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<4xi64>, %[[Y:.*]]: tensor<4xi64>)
-// CHECK:         %[[R:.*]] = linalg.generic
-// CHECK-SAME:      ins(%[[X]], %[[Y]] : tensor<4xi64>, tensor<4xi64>)
-// CHECK:           %[[REM:.*]] = arith.remsi %[[A:.*]], %[[B:.*]] : i64
+// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "r"}]
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : tensor<4xi64>) outs(%{{.*}} : tensor<4xi1>)
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<4xi64>, tensor<4xi64>)
+// CHECK:           %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[B:.*]] : i64
+// CHECK:           %[[REM:.*]] = arith.remsi %{{.*}}, %[[SAFE]] : i64
 // CHECK:           %[[NZ:.*]] = arith.cmpi ne, %[[REM]]
 // CHECK:           %[[RN:.*]] = arith.cmpi slt, %[[REM]]
 // CHECK:           %[[BN:.*]] = arith.cmpi slt, %[[B]]

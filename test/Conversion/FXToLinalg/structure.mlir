@@ -116,3 +116,30 @@ fx.graph_module @DynamicBatch {
     fx.output %view : tensor<2x2x4xf32>
   }
 }
+
+// -----
+
+// Run-time checks: an integer division by a tensor checks that no divisor
+// is zero (PyTorch's ZeroDivisionError; x86's idiv would trap). The flag
+// (any divisor zero) is a hidden result after the outputs, which fx.checks
+// names for the runtime; the division itself divides by 1 there.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    -> (tensor<4xi64>, tensor<i1>)
+// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "d"}]
+// CHECK:         %[[ZERO:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4xi64>) outs(%{{.*}} : tensor<4xi1>)
+// CHECK:           arith.cmpi eq
+// CHECK:         %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ZERO]] : tensor<4xi1>)
+// CHECK:           arith.ori
+// CHECK:         %[[FLAG:.*]] = linalg.generic {{.*}} ins(%[[ANY]] : tensor<i1>)
+// CHECK:         %[[Q:.*]] = linalg.generic
+// CHECK:           arith.floordivsi
+// CHECK:         return %[[Q]], %[[FLAG]] : tensor<4xi64>, tensor<i1>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xi64>
+    %y = fx.placeholder "y" : tensor<4xi64>
+    %d = fx.call_function "aten::floor_divide"(%x, %y) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+    fx.output %d : tensor<4xi64>
+  }
+}
