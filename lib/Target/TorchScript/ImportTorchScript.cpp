@@ -154,8 +154,8 @@ private:
   /// declared length against the bytes left, memo indices against the
   /// pickle's size, and the stack: an opcode never pops more than the
   /// stack holds above the last mark, nor a mark that is not there (the
-  /// unpickler would read before its stack's start). Opcodes it does not
-  /// know end the walk: the unpickler refuses them itself.
+  /// unpickler would read before its stack's start). An opcode outside
+  /// pickle's protocols 0 to 5 is an error.
   static std::string checkPickle(llvm::StringRef pickle) {
     size_t at = 0;
     auto left = [&] { return pickle.size() - at; };
@@ -319,7 +319,9 @@ private:
           return "the pickle stops with nothing on its stack";
         return "";
       default:
-        return "";
+        // LibTorch's unpickler refuses it too, but only once it gets
+        // there, after what came before has been built.
+        return "unknown " + opcodeAt(opAt);
       }
       // The argument.
       if (lines) {
