@@ -2945,6 +2945,72 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 
+# --- More elementwise math (issue 27.2), at the values where the
+# definitions differ: zeros of both signs, infinities, NaN, negative
+# dividends.
+
+def special_values(*shapes):
+    """randn tensors with -0.0, 0.0, +-inf and NaN among their elements."""
+    def make():
+        out = []
+        for s in shapes:
+            x = torch.randn(s) * 3
+            flat = x.view(-1)
+            flat[:6] = torch.tensor([0.0, -0.0, float("inf"), float("-inf"),
+                                     float("nan"), 1.0])
+            out.append(x)
+        return tuple(out)
+    return make
+
+
+for _name, _fn, _inputs in [
+        ("hyperbolic_and_inverse", lambda x, y: (
+            torch.sinh(x), torch.cosh(x), torch.asinh(x), torch.acosh(y + 1),
+            torch.atanh(torch.tanh(x)), torch.asin(torch.sin(x)),
+            torch.arccos(torch.cos(x))),
+         randn((4, 7), (4, 7))),
+        ("erfc_log10_frac_sinc", lambda x, y: (
+            torch.erfc(x), torch.log10(y.abs() + 0.5), torch.frac(x),
+            torch.sinc(x), torch.deg2rad(x), torch.rad2deg(x)),
+         randn((4, 7), (4, 7))),
+        ("sinc_at_zero", lambda x: torch.sinc(x * 0), randn((3, 5))),
+        ("signbit_special", lambda x: (torch.signbit(x), x.signbit()),
+         special_values((4, 7))),
+        ("signbit_int", lambda x: torch.signbit(x), randint(-5, 5, (4, 7))),
+        ("trunc_fix", lambda x: (torch.trunc(x), torch.fix(x * 3), x.trunc()),
+         special_values((4, 7))),
+        ("nan_to_num_defaults", lambda x: torch.nan_to_num(x),
+         special_values((4, 7))),
+        ("nan_to_num_given", lambda x: x.nan_to_num(1.5, 100.0, -100.0),
+         special_values((4, 7))),
+        ("heaviside", lambda x, v: (torch.heaviside(x, v),
+                                    torch.heaviside(torch.round(x), v)),
+         special_values((4, 7), (4, 7))),
+        ("fmod_float", lambda x, y: (torch.fmod(x, y), torch.fmod(x, 1.5),
+                                      x.fmod(-2.0)),
+         nonzero((4, 7), (4, 7))),
+        ("fmod_int", lambda x, y: torch.fmod(x, y),
+         concat(randint(-20, 20, (4, 7)), int_divisors((4, 7)))),
+        ("logaddexp", lambda x, y: (torch.logaddexp(x, y),
+                                    torch.logaddexp2(x, y)),
+         special_values((4, 7), (4, 7))),
+        ("logaddexp_same_infinity", lambda x: (
+            torch.logaddexp(x, x), torch.logaddexp2(x, x)),
+         special_values((4, 7))),
+        ("xlogy", lambda x, y: (torch.xlogy(x, y.abs()),
+                                torch.xlogy(x * 0, y.abs()),
+                                torch.special.xlogy(2.0, y.abs())),
+         special_values((4, 7), (4, 7))),
+        ("copysign", lambda x, y: (torch.copysign(x, y),
+                                   torch.copysign(x, -1.0)),
+         special_values((4, 7), (4, 7))),
+        ("float_power", lambda x, y: (torch.float_power(x.abs(), y),
+                                      torch.float_power(x, 2)),
+         randn((4, 7), (4, 7))),
+        ("positive", lambda x: torch.positive(x) * 2, randn((4, 7)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

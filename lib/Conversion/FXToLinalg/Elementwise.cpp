@@ -443,6 +443,209 @@ FX_UNARY(lowerSign, sign(b, loc, x))
 FX_UNARY(lowerSquare, mul(b, loc, x, x))
 FX_UNARY(lowerExp2, math::Exp2Op::create(b, loc, x))
 
+FX_UNARY(lowerSinh, math::SinhOp::create(b, loc, x))
+FX_UNARY(lowerCosh, math::CoshOp::create(b, loc, x))
+FX_UNARY(lowerAsinh, math::AsinhOp::create(b, loc, x))
+FX_UNARY(lowerAcosh, math::AcoshOp::create(b, loc, x))
+FX_UNARY(lowerAtanh, math::AtanhOp::create(b, loc, x))
+FX_UNARY(lowerAsin, math::AsinOp::create(b, loc, x))
+FX_UNARY(lowerAcos, math::AcosOp::create(b, loc, x))
+FX_UNARY(lowerErfc, math::ErfcOp::create(b, loc, x))
+FX_UNARY(lowerLog10, math::Log10Op::create(b, loc, x))
+FX_UNARY(lowerFrac,
+         arith::SubFOp::create(b, loc, x, math::TruncOp::create(b, loc, x)))
+// As ATen: the constant rounded to the tensor's type, one multiplication.
+FX_UNARY(lowerDeg2rad,
+         arith::MulFOp::create(b, loc, x, constantOf(b, loc, t, M_PI / 180)))
+FX_UNARY(lowerRad2deg,
+         arith::MulFOp::create(b, loc, x, constantOf(b, loc, t, 180 / M_PI)))
+FX_UNARY(lowerSinc, [&]() -> Value {
+  Value px = arith::MulFOp::create(b, loc, x, constantOf(b, loc, t, M_PI));
+  Value q = arith::DivFOp::create(b, loc, math::SinOp::create(b, loc, px), px);
+  Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                     constantOf(b, loc, t, 0));
+  return arith::SelectOp::create(b, loc, zero, constantOf(b, loc, t, 1), q);
+}())
+
+/// signbit: the sign bit of floats (set for -0.0 and negative NaNs),
+/// x < 0 for integers, false for bools.
+LogicalResult lowerSignbit(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return l.fail("needs a tensor");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  return l.replace(l.elementwise(
+      {x}, elem, l.b.getI1Type(),
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value e = v[0];
+        if (isFloat(elem)) {
+          auto bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
+          e = arith::BitcastOp::create(b, loc, bits, e);
+        } else if (elem.isInteger(1)) {
+          return constantOf(b, loc, b.getI1Type(), 0);
+        }
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, e,
+                                     constantOf(b, loc, e.getType(), 0));
+      }));
+}
+
+/// nan_to_num(x, nan, posinf, neginf): floats only (integers have none of
+/// them and pass through); the defaults are 0 and the type's largest and
+/// lowest finite values.
+LogicalResult lowerNanToNum(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r)
+    return l.fail("needs a typed tensor");
+  if (!isFloat(r))
+    return l.replace(x);
+  auto floatType = cast<FloatType>(r);
+  double largest = llvm::APFloat::getLargest(floatType.getFloatSemantics())
+                       .convertToDouble();
+  auto value = [&](unsigned i, double fallback) -> std::optional<double> {
+    if (l.isNone(i))
+      return fallback;
+    return l.constFloat(l.arg(i));
+  };
+  auto nan = value(1, 0), posinf = value(2, largest),
+       neginf = value(3, -largest);
+  if (!nan || !posinf || !neginf)
+    return l.fail("nan, posinf and neginf must be constants");
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value e = v[0];
+        Value inf = constantOf(b, loc, r, INFINITY);
+        Value isNan =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, e, e);
+        Value isPos =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, e, inf);
+        Value isNeg =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, e,
+                                  arith::NegFOp::create(b, loc, inf));
+        e = arith::SelectOp::create(b, loc, isNan, constantOf(b, loc, r, *nan),
+                                    e);
+        e = arith::SelectOp::create(b, loc, isPos,
+                                    constantOf(b, loc, r, *posinf), e);
+        return arith::SelectOp::create(b, loc, isNeg,
+                                       constantOf(b, loc, r, *neginf), e);
+      }));
+}
+
+LogicalResult lowerHeaviside(Lowering &l) {
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [](OpBuilder &b, Location loc, Value x, Value v) -> Value {
+        Type t = x.getType();
+        Value zero = constantOf(b, loc, t, 0);
+        Value isZero, positive;
+        if (isFloat(t)) {
+          isZero =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero);
+          positive =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+        } else {
+          isZero =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, zero);
+          positive =
+              arith::CmpIOp::create(b, loc,
+                                    t.isInteger(1) ? arith::CmpIPredicate::ugt
+                                                   : arith::CmpIPredicate::sgt,
+                                    x, zero);
+        }
+        Value step = arith::SelectOp::create(b, loc, positive,
+                                             constantOf(b, loc, t, 1), zero);
+        return arith::SelectOp::create(b, loc, isZero, v, step);
+      });
+}
+
+LogicalResult lowerFmod(Lowering &l) {
+  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+    return failure();
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  if (isFloat(x.getType()))
+                    return arith::RemFOp::create(b, loc, x, y);
+                  return intDivide(b, loc, x, y, IntDivision::Remainder);
+                });
+}
+
+/// logaddexp(x, y) = max + log1p(exp(-|x - y|)) (in base 2 for
+/// logaddexp2: max + log1p(exp2(-|x - y|)) / ln 2), and x when x and y are
+/// the same infinity, as ATen computes it.
+LogicalResult lowerLogAddExp(Lowering &l, bool base2) {
+  if (!isFloat(l.resultElementType()))
+    return l.fail("needs float tensors");
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Type t = x.getType();
+        Value m = arith::MaximumFOp::create(b, loc, x, y);
+        Value d =
+            math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, y));
+        Value negD = arith::NegFOp::create(b, loc, d);
+        Value r;
+        if (base2) {
+          Value l1p =
+              math::Log1pOp::create(b, loc, math::Exp2Op::create(b, loc, negD));
+          r = arith::AddFOp::create(
+              b, loc, m,
+              arith::MulFOp::create(b, loc, l1p,
+                                    constantOf(b, loc, t, 1.0 / M_LN2)));
+        } else {
+          r = arith::AddFOp::create(
+              b, loc, m,
+              math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negD)));
+        }
+        Value sameInf = arith::AndIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y),
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                  math::AbsFOp::create(b, loc, x),
+                                  constantOf(b, loc, t, INFINITY)));
+        return arith::SelectOp::create(b, loc, sameInf, x, r);
+      });
+}
+LogicalResult lowerLogAddExpE(Lowering &l) { return lowerLogAddExp(l, false); }
+LogicalResult lowerLogAddExp2(Lowering &l) { return lowerLogAddExp(l, true); }
+
+/// xlogy(x, y) = x * log(y); 0 where x is 0, NaN where y is NaN.
+LogicalResult lowerXlogy(Lowering &l) {
+  if (!isFloat(l.resultElementType()))
+    return l.fail("needs a float result");
+  return binary(
+      l, l.arg(0), l.arg(1), {},
+      [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Type t = x.getType();
+        Value p =
+            arith::MulFOp::create(b, loc, x, math::LogOp::create(b, loc, y));
+        Value xZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            x, constantOf(b, loc, t, 0));
+        Value yNan =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+        Value r =
+            arith::SelectOp::create(b, loc, xZero, constantOf(b, loc, t, 0), p);
+        return arith::SelectOp::create(b, loc, yNan, y, r);
+      });
+}
+
+LogicalResult lowerCopysign(Lowering &l) {
+  if (!isFloat(l.resultElementType()))
+    return l.fail("needs a float result");
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  return math::CopySignOp::create(b, loc, x, y);
+                });
+}
+
+LogicalResult lowerFloatPower(Lowering &l) {
+  if (!isFloat(l.resultElementType()))
+    return l.fail("complex float_power is not supported");
+  return binary(l, l.arg(0), l.arg(1), {},
+                [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+                  return math::PowFOp::create(b, loc, x, y);
+                });
+}
+
 LogicalResult lowerLogicalNotImpl(Lowering &l) {
   Value x = l.tensor(0u);
   Type r = l.resultElementType();
@@ -1195,6 +1398,37 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::threshold"}, lowerThreshold);
   addLowering(t, {"aten::glu"}, lowerGlu);
   addLowering(t, {"aten::atan2"}, lowerAtan2);
+  addLowering(t, {"aten::sinh"}, lowerSinh);
+  addLowering(t, {"aten::cosh"}, lowerCosh);
+  addLowering(t, {"aten::asinh"}, lowerAsinh);
+  addLowering(t, {"aten::acosh"}, lowerAcosh);
+  addLowering(t, {"aten::atanh"}, lowerAtanh);
+  addLowering(t, {"aten::asin"}, lowerAsin);
+  addLowering(t, {"aten::acos"}, lowerAcos);
+  addLowering(t, {"aten::erfc"}, lowerErfc);
+  addLowering(t, {"aten::log10"}, lowerLog10);
+  addLowering(t, {"aten::frac"}, lowerFrac);
+  addLowering(t, {"aten::sinc"}, lowerSinc);
+  addLowering(t, {"aten::deg2rad"}, lowerDeg2rad);
+  addLowering(t, {"aten::rad2deg"}, lowerRad2deg);
+  addLowering(t, {"aten::signbit"}, lowerSignbit);
+  addLowering(t, {"aten::trunc"}, lowerRounding<math::TruncOp>);
+  addLowering(t, {"aten::nan_to_num"}, lowerNanToNum);
+  addLowering(t, {"aten::positive"}, lowerPassThrough);
+  addLowering(t, {"aten::heaviside"}, lowerHeaviside);
+  addLowering(t, {"aten::fmod.Tensor", "aten::fmod.Scalar"}, lowerFmod);
+  addLowering(t, {"aten::logaddexp"}, lowerLogAddExpE);
+  addLowering(t, {"aten::logaddexp2"}, lowerLogAddExp2);
+  addLowering(t,
+              {"aten::xlogy.Tensor", "aten::xlogy.Scalar_Other",
+               "aten::xlogy.Scalar_Self"},
+              lowerXlogy);
+  addLowering(t, {"aten::copysign.Tensor", "aten::copysign.Scalar"},
+              lowerCopysign);
+  addLowering(t,
+              {"aten::float_power.Tensor_Tensor",
+               "aten::float_power.Tensor_Scalar", "aten::float_power.Scalar"},
+              lowerFloatPower);
   addLowering(t, {"aten::addcmul"}, lowerAddcmul);
   addLowering(t, {"aten::addcdiv"}, lowerAddcdiv);
   addLowering(t, {"aten::lerp.Scalar", "aten::lerp.Tensor"}, lowerLerp);
