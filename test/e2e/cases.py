@@ -27,7 +27,7 @@ compare small integers, logs and roots get positive inputs, divisors stay
 away from zero.
 
 Names are `<family>.<name>`; families: elementwise, linalg, conv_pool,
-norm_reduce, shape, attention, graph_module, dynamic, models.
+norm_reduce, shape, attention, graph_module, dynamic, models, ops.
 """
 
 import inspect
@@ -2945,6 +2945,8 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 
+family("ops")
+
 # --- More elementwise math (issue 27.2), at the values where the
 # definitions differ: zeros of both signs, infinities, NaN, negative
 # dividends.
@@ -3008,6 +3010,49 @@ for _name, _fn, _inputs in [
                                       torch.float_power(x, 2)),
          randn((4, 7), (4, 7))),
         ("positive", lambda x: torch.positive(x) * 2, randn((4, 7)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+
+# --- gather and the scatters (issue 27.2): duplicate indices accumulate (or
+# the last write wins) in ATen's CPU order; the inputs stay unchanged.
+
+def gather_inputs(dim_size, *index_shape):
+    def make():
+        x = torch.randn(4, 5, 6)
+        index = torch.randint(0, dim_size, index_shape)
+        return x, index
+    return make
+
+
+def scatter_inputs():
+    x = torch.randn(6, 5)
+    index = torch.randint(0, 6, (4, 5))  # duplicates along dim 0
+    src = torch.randn(4, 5)
+    return x, index, src
+
+
+for _name, _fn, _inputs in [
+        ("gather_dim1", lambda x, i: torch.gather(x, 1, i),
+         gather_inputs(5, 4, 3, 6)),
+        ("gather_last_dim_method", lambda x, i: x.gather(-1, i),
+         gather_inputs(6, 2, 5, 4)),
+        ("take_along_dim_like_gather", lambda x, i: torch.gather(
+            x, 0, i.clamp(max=3)), gather_inputs(4, 3, 5, 6)),
+        ("scatter_src", lambda x, i, s: torch.scatter(x, 0, i, s),
+         scatter_inputs),
+        ("scatter_value_method", lambda x, i, s: x.scatter(0, i, 2.5) + s.sum(),
+         scatter_inputs),
+        ("scatter_add_duplicates", lambda x, i, s: torch.scatter_add(x, 0, i, s),
+         scatter_inputs),
+        ("scatter_add_dim1", lambda x, i, s: x.scatter_add(
+            1, i % 5, s), scatter_inputs),
+        ("index_add_alpha", lambda x, i, s: torch.index_add(
+            x, 0, i[:, 0], s, alpha=-1.5), scatter_inputs),
+        ("index_add_dim1", lambda x, i, s: x.index_add(
+            1, i[0, :4] % 5, s.repeat(2, 1)[:6, :4]), scatter_inputs),
+        ("scatter_add_int", lambda x, i: torch.scatter_add(
+            x, 1, i % 4, x[:, :3] * 2), concat(randint(-9, 9, (5, 4)),
+                                              randint(0, 4, (5, 3))))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 

@@ -62,7 +62,8 @@ def ConvertFXToLinalg : Pass<"convert-fx-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
-    "::mlir::tensor::TensorDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::bufferization::BufferizationDialect",
   ];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",

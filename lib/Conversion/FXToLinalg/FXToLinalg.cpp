@@ -14,9 +14,11 @@
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
@@ -266,6 +268,7 @@ struct ConvertFXToLinalgPass
     for (auto [i, name] : llvm::enumerate(stateArgs))
       func.setArgAttr(placeholders.size() + i, "fx.state",
                       builder.getStringAttr(name));
+
     func->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
     module.erase();
     return success();

@@ -11,7 +11,9 @@
 #include "Lowering.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -1035,22 +1037,14 @@ bool recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
   return true;
 }
 
-/// The elements of `self` picked along `dim` by the int tensor `index`;
-/// negative indices count from the end when `negative` (x[idx]), else they
-/// are out of range (embedding, index_select), as in PyTorch. An index out
-/// of range reads element 0 instead of memory outside `self`; one that
-/// comes from an input is checked by the runtime before the call.
-Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
-                  bool negative) {
-  auto selfType = cast<RankedTensorType>(self.getType());
-  auto indexType = cast<RankedTensorType>(index.getType());
-  int64_t staticSize = selfType.getDimSize(dim);
-  if (staticSize == 0)
-    return {};
-  // Indices from an input are checked by the runtime before the call;
-  // others (computed in the graph, or against a dynamic size) by the code
-  // as it runs: an index out of range fails the call naming the node, as
-  // PyTorch's IndexError.
+/// Checks that the indices in `index` lie in [0, N) ([-N, N) when
+/// `negative`) for dim `dim` of `self` (size N). Indices from an input are
+/// checked by the runtime before the call; others (computed in the graph,
+/// or against a dynamic size) by the code as it runs: an index out of
+/// range fails the call naming the node, as PyTorch's IndexError.
+void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
+                     bool negative) {
+  int64_t staticSize = cast<RankedTensorType>(self.getType()).getDimSize(dim);
   if (ShapedType::isDynamic(staticSize) ||
       !recordIndexBound(l, index, negative ? -staticSize : 0, staticSize)) {
     Type i64 = l.b.getI64Type();
@@ -1075,6 +1069,21 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
         });
     l.check(outside, "IndexError: index out of range in self");
   }
+}
+
+/// The elements of `self` picked along `dim` by the int tensor `index`;
+/// negative indices count from the end when `negative` (x[idx]), else they
+/// are out of range (embedding, index_select), as in PyTorch. An index out
+/// of range reads element 0 instead of memory outside `self`; one that
+/// comes from an input is checked by the runtime before the call.
+Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
+                  bool negative) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  int64_t staticSize = selfType.getDimSize(dim);
+  if (staticSize == 0)
+    return {};
+  checkIndexRange(l, self, dim, index, negative);
   int64_t ri = indexType.getRank(), rank = selfType.getRank() - 1 + ri;
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < dim; ++d)
@@ -1166,6 +1175,196 @@ LogicalResult lowerIndexSelect(Lowering &l) {
   if (scalar)
     r = l.reshape(r, {});
   return l.replace(r);
+}
+
+/// An index element as an `index` value inside [0, size): an index out of
+/// range (which the node's check reports) reads or writes element 0,
+/// never memory outside the tensor.
+Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), element);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inside = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size));
+  return arith::SelectOp::create(b, loc, inside, i, zero);
+}
+
+/// gather(self, dim, index): out[p] = self[p with p[dim] = index[p]], out
+/// of index's shape, which no dim but `dim` may exceed self's in.
+LogicalResult lowerGather(Lowering &l) {
+  Value self = l.tensor(0u), index = l.tensor(2u);
+  if (!self || !index)
+    return failure();
+  auto selfType = cast<RankedTensorType>(self.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  int64_t rank = selfType.getRank();
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim || indexType.getRank() != rank)
+    return l.fail("needs a constant dim and an index of self's rank");
+  if (rank == 0) {
+    self = l.unsqueeze(self, 0);
+    index = l.unsqueeze(index, 0);
+  }
+  int64_t loops = std::max<int64_t>(rank, 1);
+  for (int64_t d = 0; d < loops; ++d) {
+    if (d == *dim)
+      continue;
+    int64_t is = cast<RankedTensorType>(index.getType()).getDimSize(d),
+            ss = cast<RankedTensorType>(self.getType()).getDimSize(d);
+    if (ShapedType::isDynamic(is) || ShapedType::isDynamic(ss))
+      return l.fail("needs static sizes but along dim");
+    if (is > ss)
+      return l.fail("index is larger than self in a dim but dim");
+  }
+  if (cast<RankedTensorType>(self.getType()).getDimSize(*dim) == 0)
+    return l.fail("cannot gather from an empty dim");
+  checkIndexRange(l, self, *dim, index, /*negative=*/false);
+  Value init = l.empty(l.dims(index), selfType.getElementType());
+  Value size = l.toIndex(l.dim(self, *dim));
+  SmallVector<AffineMap> maps(2, l.b.getMultiDimIdentityMap(loops));
+  Value r =
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{index},
+          ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(loops,
+                                           utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < loops; ++d)
+              coords.push_back(
+                  d == *dim ? clampedIndex(nb, loc, v[0], size)
+                            : linalg::IndexOp::create(nb, loc, d).getResult());
+            linalg::YieldOp::create(
+                nb, loc,
+                tensor::ExtractOp::create(nb, loc, self, coords).getResult());
+          })
+          .getResult(0);
+  if (rank == 0)
+    r = l.reshape(r, {});
+  return l.replace(r);
+}
+
+enum class ScatterKind { Scatter, ScatterAdd, IndexAdd };
+
+/// scatter(self, dim, index, src | value), scatter_add(self, dim, index,
+/// src): out = self, then for every position p of index (in order)
+/// out[p with p[dim] = index[p]] = src[p] (or += for scatter_add);
+/// index_add(self, dim, index, source, alpha): for every position p of
+/// source, out[p with p[dim] = index[p[dim]]] += alpha * source[p]. One
+/// loop nest over the positions carrying the output tensor, whose writes
+/// bufferization makes in place; later writes to one element win, as on
+/// PyTorch's CPU.
+LogicalResult lowerScatter(Lowering &l, ScatterKind kind) {
+  Value self = l.tensor(0u), index = l.tensor(2u);
+  if (!self || !index)
+    return failure();
+  auto selfType = cast<RankedTensorType>(self.getType());
+  Type elem = selfType.getElementType();
+  int64_t rank = selfType.getRank();
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim || rank == 0)
+    return l.fail("needs a constant dim and a tensor of rank 1 or more");
+  Value src = l.value(l.arg(3));
+  Value scalar;
+  if (!src || !isa<RankedTensorType>(src.getType())) {
+    if (kind != ScatterKind::Scatter)
+      return l.fail("needs a source tensor");
+    scalar = l.scalar(l.arg(3), elem);
+    if (!scalar)
+      return l.fail("needs a source tensor or a number");
+    src = Value();
+  } else {
+    src = l.castTensor(src, elem);
+  }
+  Value alpha;
+  if (kind == ScatterKind::IndexAdd) {
+    Attribute a = l.kwarg("alpha");
+    if (!a && l.numArgs() > 4)
+      a = l.arg(4);
+    if (a && !l.isNone(a))
+      alpha = l.scalar(a, elem);
+    if (rankOf(index) > 1)
+      return l.fail("index must be 1-D");
+    if (rankOf(src) != rank)
+      return l.fail("source must have self's rank");
+  } else if (rankOf(index) != rank || (src && rankOf(src) != rank)) {
+    return l.fail("index and src must have self's rank");
+  }
+  // The positions: index's (scatter) or source's (index_add); PyTorch
+  // requires them inside self (and src) in every dim but `dim`.
+  Value positions = kind == ScatterKind::IndexAdd ? src : index;
+  auto positionType = cast<RankedTensorType>(positions.getType());
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t ps = positionType.getDimSize(d), ss = selfType.getDimSize(d);
+    if (ShapedType::isDynamic(ps) || ShapedType::isDynamic(ss))
+      return l.fail("needs static sizes");
+    if (d != *dim && ps > ss)
+      return l.fail("index is larger than self in a dim but dim");
+    if (src && kind != ScatterKind::IndexAdd &&
+        ps > cast<RankedTensorType>(src.getType()).getDimSize(d))
+      return l.fail("index is larger than src");
+  }
+  if (kind == ScatterKind::IndexAdd && rankOf(index) == 1 &&
+      cast<RankedTensorType>(index.getType()).getDimSize(0) !=
+          positionType.getDimSize(*dim))
+    return l.fail("index and source differ in size along dim");
+  if (selfType.getDimSize(*dim) == 0)
+    return l.fail("cannot scatter into an empty dim");
+  checkIndexRange(l, self, *dim, index, /*negative=*/false);
+  if (kind == ScatterKind::IndexAdd && rankOf(index) == 0)
+    index = l.unsqueeze(index, 0);
+
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value size = l.toIndex(l.dim(self, *dim));
+  SmallVector<Value> lbs(rank, zero), steps(rank, one), ubs;
+  for (int64_t d = 0; d < rank; ++d)
+    ubs.push_back(l.toIndex(l.dim(positions, d)));
+  // The loops update a copy: `self` may be the caller's tensor (an input
+  // or a weight), which bufferization would otherwise update in place.
+  Value copy = bufferization::AllocTensorOp::create(
+      b, loc, selfType, /*dynamicSizes=*/ValueRange{}, /*copy=*/self);
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{copy},
+      [&](OpBuilder &nb, Location loc, ValueRange ivs,
+          ValueRange iter) -> scf::ValueVector {
+        Value at =
+            kind == ScatterKind::IndexAdd
+                ? tensor::ExtractOp::create(nb, loc, index,
+                                            ValueRange{ivs[*dim]})
+                      .getResult()
+                : tensor::ExtractOp::create(nb, loc, index, ivs).getResult();
+        SmallVector<Value> coords(ivs.begin(), ivs.end());
+        coords[*dim] = clampedIndex(nb, loc, at, size);
+        Value value =
+            src ? tensor::ExtractOp::create(nb, loc, src, ivs).getResult()
+                : scalar;
+        if (alpha)
+          value =
+              isFloat(elem)
+                  ? arith::MulFOp::create(nb, loc, value, alpha).getResult()
+                  : arith::MulIOp::create(nb, loc, value, alpha).getResult();
+        if (kind != ScatterKind::Scatter) {
+          Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
+          value = add(nb, loc, current, value);
+        }
+        return {tensor::InsertOp::create(nb, loc, value, iter[0], coords)
+                    .getResult()};
+      });
+  return l.replace(nest.results.front());
+}
+
+LogicalResult lowerScatterSet(Lowering &l) {
+  return lowerScatter(l, ScatterKind::Scatter);
+}
+LogicalResult lowerScatterAdd(Lowering &l) {
+  return lowerScatter(l, ScatterKind::ScatterAdd);
+}
+LogicalResult lowerIndexAdd(Lowering &l) {
+  return lowerScatter(l, ScatterKind::IndexAdd);
 }
 
 /// self[indices]: one int index tensor, after Nones (full slices).
@@ -1346,6 +1545,10 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::numel"}, lowerNumel);
   addLowering(t, {"aten::embedding"}, lowerEmbedding);
   addLowering(t, {"aten::index_select"}, lowerIndexSelect);
+  addLowering(t, {"aten::gather"}, lowerGather);
+  addLowering(t, {"aten::scatter.src", "aten::scatter.value"}, lowerScatterSet);
+  addLowering(t, {"aten::scatter_add"}, lowerScatterAdd);
+  addLowering(t, {"aten::index_add"}, lowerIndexAdd);
   addLowering(t, {"aten::index.Tensor"}, lowerIndexTensor);
   addLowering(t, {"aten::zeros"}, lowerZeros);
   addLowering(t, {"aten::ones"}, lowerOnes);

@@ -244,6 +244,52 @@ fx.graph_module @M {
 
 // -----
 
+// gather: one generic over the index's shape reading self at the index
+// (clamped into range: an index out of range reads element 0; it is
+// checked, here by the runtime as the index is an input).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    fx.index_bounds = [{hi = 5 : i64, input = 1 : i64, lo = 0 : i64, node = "g"}]
+// CHECK:         linalg.generic {{.*}} ins(%arg1 : tensor<4x3xi64>) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           arith.select
+// CHECK:           tensor.extract %arg0[%[[I]], %{{.*}}] : tensor<4x5xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5xf32>
+    %i = fx.placeholder "i" : tensor<4x3xi64>
+    %g = fx.call_function "aten::gather"(%x, 1, %i) : (tensor<4x5xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+    fx.output %g : tensor<4x3xf32>
+  }
+}
+
+// -----
+
+// scatter_add: a loop nest over the index's positions updating a copy of
+// self (bufferization.alloc_tensor: never the caller's tensor) in order,
+// so that duplicate indices accumulate as on PyTorch's CPU.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[COPY:.*]] = bufferization.alloc_tensor() copy(%arg0) : tensor<6x5xf32>
+// CHECK:         scf.for {{.*}} iter_args(%[[A:.*]] = %[[COPY]])
+// CHECK:           scf.for {{.*}} iter_args(%[[B:.*]] = %[[A]])
+// CHECK:             tensor.extract %arg1
+// CHECK:             tensor.extract %arg2
+// CHECK:             tensor.extract %[[B]]
+// CHECK:             arith.addf
+// CHECK:             tensor.insert
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<6x5xf32>
+    %i = fx.placeholder "i" : tensor<4x5xi64>
+    %s = fx.placeholder "s" : tensor<4x5xf32>
+    %r = fx.call_function "aten::scatter_add"(%x, 0, %i, %s) : (tensor<6x5xf32>, tensor<4x5xi64>, tensor<4x5xf32>) -> tensor<6x5xf32>
+    fx.output %r : tensor<6x5xf32>
+  }
+}
+
+// -----
+
 // pixel_shuffle: (N, C*r*r, H, W) viewed as (N, C, r, r, H, W), transposed
 // to (N, C, H, r, W, r), viewed as (N, C, H*r, W*r); the batch may be
 // dynamic.
