@@ -924,11 +924,26 @@ std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
   return {generic.getResult(0), generic.getResult(1)};
 }
 
-/// Pooling of an unbatched input (C, spatial...) runs on (1, C, ...).
-Value batchedPoolInput(Lowering &l, Value input, int spatial, bool &added) {
+/// The input and windows of a pooling node: an unbatched input (C,
+/// spatial...) runs on (1, C, ...) and sets `unbatched`. Records why and
+/// fails otherwise.
+LogicalResult poolOperands(Lowering &l, int spatial, bool hasDilation,
+                           Value input, Value &batched, bool &unbatched,
+                           SmallVector<Window> &wins) {
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-  added = rank == spatial + 1;
-  return added ? l.unsqueeze(input, 0) : input;
+  unbatched = rank == spatial + 1;
+  batched = unbatched ? l.unsqueeze(input, 0) : input;
+  if (cast<RankedTensorType>(batched.getType()).getRank() != spatial + 2)
+    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
+                  " spatial dims");
+  auto windows = poolWindows(l, batched, spatial, hasDilation);
+  if (!windows)
+    return l.fail("pooling parameters must be constants that PyTorch "
+                  "accepts (positive kernel, stride and dilation, padding "
+                  "at most half the kernel, at least one window) and "
+                  "spatial sizes static");
+  wins = std::move(*windows);
+  return success();
 }
 
 LogicalResult lowerMaxPoolWithIndices(Lowering &l, int spatial) {
@@ -937,17 +952,11 @@ LogicalResult lowerMaxPoolWithIndices(Lowering &l, int spatial) {
   if (!input || !elem)
     return l.fail("needs a typed tensor");
   bool unbatched;
-  input = batchedPoolInput(l, input, spatial, unbatched);
-  if (cast<RankedTensorType>(input.getType()).getRank() != spatial + 2)
-    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
-                  " spatial dims");
-  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
-  if (!wins)
-    return l.fail("pooling parameters must be constants that PyTorch "
-                  "accepts (positive kernel, stride and dilation, padding "
-                  "at most half the kernel, at least one window) and "
-                  "spatial sizes static");
-  auto [values, indices] = poolWithIndices(l, input, *wins, elem);
+  SmallVector<Window> wins;
+  if (failed(poolOperands(l, spatial, /*hasDilation=*/true, input, input,
+                          unbatched, wins)))
+    return failure();
+  auto [values, indices] = poolWithIndices(l, input, wins, elem);
   if (unbatched) {
     values = l.squeeze(values, 0);
     indices = l.squeeze(indices, 0);
@@ -971,22 +980,15 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
   if (!input || !elem)
     return l.fail("needs a typed tensor");
   bool unbatched;
-  input = batchedPoolInput(l, input, spatial, unbatched);
-  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-  if (rank != spatial + 2)
-    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
-                  " spatial dims");
-  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/true);
-  if (!wins)
-    return l.fail("pooling parameters must be constants that PyTorch "
-                  "accepts (positive kernel, stride and dilation, padding "
-                  "at most half the kernel, at least one window) and "
-                  "spatial sizes static");
+  SmallVector<Window> wins;
+  if (failed(poolOperands(l, spatial, /*hasDilation=*/true, input, input,
+                          unbatched, wins)))
+    return failure();
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
-    wins->insert(wins->begin(), unitWindow());
+    wins.insert(wins.begin(), unitWindow());
   }
-  Value r = pool(l, input, *wins, /*isMax=*/true, elem);
+  Value r = pool(l, input, wins, /*isMax=*/true, elem);
   if (spatial == 1)
     r = l.squeeze(r, 2);
   if (unbatched)
@@ -1006,21 +1008,17 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   if (!input || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
   bool unbatched;
-  input = batchedPoolInput(l, input, spatial, unbatched);
-  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
-  if (rank != spatial + 2)
-    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
-                  " spatial dims");
-  auto wins = poolWindows(l, input, spatial, /*hasDilation=*/false);
+  SmallVector<Window> storage;
+  if (failed(poolOperands(l, spatial, /*hasDilation=*/false, input, input,
+                          unbatched, storage)))
+    return failure();
+  auto *wins = &storage;
   auto includePad = l.constBool(5u);
   std::optional<int64_t> divisorOverride;
   if (spatial >= 2 && !l.isNone(6u))
     divisorOverride = l.constInt(6u);
-  if (!wins || !includePad)
-    return l.fail("pooling parameters must be constants that PyTorch "
-                  "accepts (positive kernel, stride and dilation, padding "
-                  "at most half the kernel, at least one window) and "
-                  "spatial sizes static");
+  if (!includePad)
+    return l.fail("count_include_pad must be a constant");
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     wins->insert(wins->begin(), unitWindow());
