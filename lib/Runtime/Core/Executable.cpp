@@ -732,6 +732,22 @@ bool Executable::run(const TensorRef *args, size_t count,
     entry(packed.data());
   }
 
+  // The checks' flags first: they follow the outputs' descriptors, and an
+  // output copied below may free an allocation a flag lives in.
+  std::string failed;
+  {
+    size_t flagAt = 0;
+    for (const TensorSpec &spec : outputs)
+      flagAt += 3 + 2 * spec.shape.size();
+    for (const RunCheck &check : checks) {
+      const bool *flag =
+          reinterpret_cast<const bool *>(resultBuffer[flagAt + 1]) +
+          resultBuffer[flagAt + 2];
+      if (*flag && failed.empty())
+        failed = "node '" + check.node + "': " + check.message;
+      flagAt += 3;
+    }
+  }
   results.clear();
   results.reserve(outputs.size());
   size_t at = 0;
@@ -793,15 +809,10 @@ bool Executable::run(const TensorRef *args, size_t count,
     }
     results.push_back(std::move(result));
   }
-  // The checks' flags, after the outputs: the first that failed is the
-  // error (every flag's buffer is freed; on failure the outputs too).
-  std::string failed;
-  for (const RunCheck &check : checks) {
+  // The flags' buffers are freed (unless an output owns or freed them);
+  // a failed check is the error, and the outputs are freed too.
+  for (size_t c = 0; c < checks.size(); ++c) {
     char *allocated = reinterpret_cast<char *>(resultBuffer[at]);
-    const bool *flag = reinterpret_cast<const bool *>(resultBuffer[at + 1]) +
-                       resultBuffer[at + 2];
-    if (*flag && failed.empty())
-      failed = "node '" + check.node + "': " + check.message;
     if (allocated != reinterpret_cast<char *>(0xdeadbeef) &&
         std::find(claimed.begin(), claimed.end(), allocated) == claimed.end() &&
         std::none_of(foreign.begin(), foreign.end(), [&](auto range) {
