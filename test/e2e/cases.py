@@ -3009,7 +3009,10 @@ for _name, _fn, _inputs in [
         ("float_power", lambda x, y: (torch.float_power(x.abs(), y),
                                       torch.float_power(x, 2)),
          randn((4, 7), (4, 7))),
-        ("positive", lambda x: torch.positive(x) * 2, randn((4, 7)))]:
+        ("positive", lambda x: torch.positive(x) * 2, randn((4, 7))),
+        ("broadcast_to", lambda x: (torch.broadcast_to(x, (3, 4, 7)) + 1,
+                                    x.broadcast_to((2, 4, 7)) * 2),
+         randn((4, 1)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 
