@@ -3010,6 +3010,11 @@ for _name, _fn, _inputs in [
                                       torch.float_power(x, 2)),
          randn((4, 7), (4, 7))),
         ("positive", lambda x: torch.positive(x) * 2, randn((4, 7))),
+        ("nansum_count_nonzero", lambda x: (
+            torch.nansum(x), x.nansum(1, keepdim=True), torch.nansum(x, (0, 1)),
+            torch.count_nonzero(x), x.count_nonzero(0),
+            torch.count_nonzero(x.round(), (0, 1))),
+         special_values((4, 7))),
         ("broadcast_to", lambda x: (torch.broadcast_to(x, (3, 4, 7)) + 1,
                                     x.broadcast_to((2, 4, 7)) * 2),
          randn((4, 1)))]:

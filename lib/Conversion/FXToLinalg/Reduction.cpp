@@ -146,6 +146,54 @@ LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
 LogicalResult lowerSum(Lowering &l) { return lowerSumOrMean(l, false); }
 LogicalResult lowerMean(Lowering &l) { return lowerSumOrMean(l, true); }
 
+/// nansum(self, dim=None, keepdim, dtype): sum with NaNs counted as 0.
+LogicalResult lowerNansum(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  auto keepdim = l.constBool(2u);
+  if (!dims || !keepdim)
+    return l.fail("dims and keepdim must be constants");
+  if (isFloat(elem))
+    x = l.elementwise(
+        {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                            v[0], v[0]);
+          return arith::SelectOp::create(b, loc, nan,
+                                         constantOf(b, loc, elem, 0), v[0])
+              .getResult();
+        });
+  return l.replace(sumOver(l, x, *dims, *keepdim, elem));
+}
+
+/// count_nonzero(self, dim=None | dims): the int64 count of elements that
+/// are not 0 (NaN counts), over `dims` or everything.
+LogicalResult lowerCountNonzero(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return l.fail("needs a tensor");
+  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  if (!dims)
+    return l.fail("dims must be constants");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i64 = l.b.getI64Type();
+  Value nonzero = l.elementwise(
+      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value ne =
+            isFloat(elem)
+                ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v[0],
+                                        constantOf(b, loc, elem, 0))
+                      .getResult()
+                : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v[0],
+                                        constantOf(b, loc, elem, 0))
+                      .getResult();
+        return arith::ExtUIOp::create(b, loc, i64, ne);
+      });
+  return l.replace(sumOver(l, nonzero, *dims, /*keepdim=*/false, i64));
+}
+
 /// amax/amin(self, dim=[], keepdim) and max()/min() over everything.
 LogicalResult lowerExtremum(Lowering &l, bool isMax) {
   Value x = l.tensor(0u);
@@ -984,6 +1032,9 @@ LogicalResult lowerInstanceNorm(Lowering &l) {
 
 void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::sum", "aten::sum.dim_IntList"}, lowerSum);
+  addLowering(t, {"aten::nansum"}, lowerNansum);
+  addLowering(t, {"aten::count_nonzero", "aten::count_nonzero.dim_IntList"},
+              lowerCountNonzero);
   addLowering(t, {"aten::mean", "aten::mean.dim"}, lowerMean);
   addLowering(t, {"aten::amax", "aten::max"}, lowerAmax);
   addLowering(t, {"aten::amin", "aten::min"}, lowerAmin);
