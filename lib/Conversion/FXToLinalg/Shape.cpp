@@ -1071,6 +1071,24 @@ void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
   }
 }
 
+/// `i` (an index) if it lies in [0, size), else 0: an index out of range
+/// (which the node's check reports) reads or writes element 0, never
+/// memory outside the tensor.
+Value clampIndex(OpBuilder &b, Location loc, Value i, Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inside = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size));
+  return arith::SelectOp::create(b, loc, inside, i, zero);
+}
+
+/// An index tensor's element as an `index` value, clamped by clampIndex.
+Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size) {
+  return clampIndex(
+      b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), element),
+      size);
+}
+
 /// The elements of `self` picked along `dim` by the int tensor `index`;
 /// negative indices count from the end when `negative` (x[idx]), else they
 /// are out of range (embedding, index_select), as in PyTorch. An index out
@@ -1116,14 +1134,7 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
                  Value wrapped = arith::AddIOp::create(nb, loc, i, size);
                  i = arith::SelectOp::create(nb, loc, below, wrapped, i);
                }
-               // Out of range: element 0, never memory outside `self`.
-               Value inRange = arith::AndIOp::create(
-                   nb, loc,
-                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge, i,
-                                         zero),
-                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, i,
-                                         size));
-               i = arith::SelectOp::create(nb, loc, inRange, i, zero);
+               i = clampIndex(nb, loc, i, size);
                SmallVector<Value> at;
                for (int64_t d = 0; d < dim; ++d)
                  at.push_back(linalg::IndexOp::create(nb, loc, d));
@@ -1175,18 +1186,6 @@ LogicalResult lowerIndexSelect(Lowering &l) {
   if (scalar)
     r = l.reshape(r, {});
   return l.replace(r);
-}
-
-/// An index element as an `index` value inside [0, size): an index out of
-/// range (which the node's check reports) reads or writes element 0,
-/// never memory outside the tensor.
-Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), element);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value inside = arith::AndIOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size));
-  return arith::SelectOp::create(b, loc, inside, i, zero);
 }
 
 /// gather(self, dim, index): out[p] = self[p with p[dim] = index[p]], out
