@@ -1053,7 +1053,12 @@ for _name, _shapes in [
         ("matmul_1d_3d", ((13,), (3, 13, 7))),
         ("matmul_4d_4d_broadcast", ((2, 1, 5, 13), (1, 3, 13, 7))),
         ("matmul_4d_3d_broadcast", ((2, 3, 5, 13), (3, 13, 7))),
-        ("matmul_vector_dot_long", ((300,), (300,)))]:
+        ("matmul_vector_dot_long", ((300,), (300,))),
+        # A depth of no divisor near the k block: split into whole blocks
+        # and the rest (526 = 512 + 14).
+        ("matmul_odd_depth", ((70, 526), (526, 96))),
+        # A columns operand past L1 that is not a constant: packed.
+        ("matmul_packed_columns", ((128, 100), (100, 256)))]:
     add(_name, lambda: lam(_matmul), randn(*_shapes))
 
 

@@ -33,11 +33,14 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> sizes) {
 }
 
 FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                                 ArrayRef<int64_t> sizes, bool forall) {
+                                 ArrayRef<int64_t> sizes, bool forall,
+                                 ArrayRef<int64_t> interchange) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
   scf::SCFTilingOptions options;
   options.setTileSizes(indexAttrs(rewriter, sizes));
+  if (!interchange.empty())
+    options.setInterchange(interchange);
   options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
                              : scf::SCFTilingOptions::LoopType::ForOp);
   rewriter.setInsertionPoint(op);

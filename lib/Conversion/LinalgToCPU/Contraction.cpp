@@ -182,7 +182,7 @@ static SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
 /// panel, where B's rows, tuning().panel columns read N floats apart, would
 /// each touch another page and crowd the same cache sets. A constant B is
 /// packed here, once. Any other B is packed by a copy before the contraction,
-/// only when it is larger than half of L2 (kPackElements) and the
+/// only when it is larger than L1 (kPackElements) and the
 /// contraction has kBlockRows rows or more, so that the copy costs little
 /// against the contraction it speeds up. Returns the new contraction and
 /// its loops; with `check`, only whether it applies, `op` unchanged.
@@ -355,6 +355,11 @@ ContractionStrategy chooseContraction(linalg::LinalgOp op,
   return s;
 }
 
+static LogicalResult scheduleRegisterTiles(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           ContractionLoops loops,
+                                           const ContractionStrategy &strategy);
+
 LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
                                   ContractionLoops loops,
                                   const ContractionStrategy &strategy) {
@@ -375,6 +380,31 @@ LogicalResult scheduleContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     transposeOperands(rewriter, generic, loops.n, loops.k);
+  // A depth with no divisor near the k block's (4112 = 16 x 257: blocks of
+  // 16; a prime: blocks of 1) would load and store the result tile every
+  // few k steps: the whole k blocks are split from the rest, each part
+  // with blocks of its own (4096 in blocks of 256, then 16).
+  int64_t depth = op.getStaticLoopRanges()[loops.k];
+  if (depth > strategy.blockDepth &&
+      blockSize(depth, 1, strategy.blockDepth) < strategy.blockDepth / 2) {
+    SmallVector<linalg::LinalgOp> pieces =
+        splitTail(rewriter, op, loops.k, strategy.blockDepth);
+    if (pieces.size() == 2) {
+      for (linalg::LinalgOp piece : pieces)
+        if (failed(scheduleRegisterTiles(rewriter, piece, loops, strategy)))
+          return failure();
+      return success();
+    }
+  }
+  return scheduleRegisterTiles(rewriter, op, loops, strategy);
+}
+
+/// The part of scheduleContraction after packing: cache blocks, then
+/// register tiles, with the row and column tails split off.
+static LogicalResult
+scheduleRegisterTiles(RewriterBase &rewriter, linalg::LinalgOp op,
+                      ContractionLoops loops,
+                      const ContractionStrategy &strategy) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t rows = strategy.rows, cols = strategy.cols;
   // Fewer columns: whole registers (28 = 16 + 12, not one tile of 28).

@@ -225,9 +225,7 @@ func.func @window_filters_inner(%x: tensor<1x2x16x16xf32>, %c: tensor<1x32x14x14
 // CHECK: scf.forall
 // CHECK: scf.for {{.*}} to %c512 step %c256
 // CHECK: vector.contract {{.*}} into vector<8x32xf32>
-// CHECK-NOT: step %c256
 // CHECK: vector.contract {{.*}} into vector<8x16xf32>
-// CHECK-NOT: step %c256
 // CHECK: vector.contract {{.*}} into vector<8x1xf32>
 // CHECK: scf.yield {{.*}} : tensor<64x49xf32>
 // CHECK: scf.forall.in_parallel
@@ -596,4 +594,24 @@ func.func @unit_reduction_in_one_operand(%x: tensor<2x8x1x16xf32>, %p: tensor<32
     linalg.yield %s : f32
   } -> tensor<2x8x1x32xf32>
   return %r : tensor<2x8x1x32xf32>
+}
+
+// -----
+
+// A depth with no divisor near the k block's (526 = 2 x 263): the whole k
+// blocks (512, two of 256) are one contraction, the 14 left another, each
+// reading its own part of A and accumulating into the same result; not
+// 263 blocks of 2.
+
+// CHECK-LABEL: func.func @odd_depth
+// CHECK: tensor.extract_slice %arg0[0, 0] [64, 512]
+// CHECK: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: vector.contract
+// CHECK: tensor.extract_slice %arg0[0, 512] [64, 14]
+// CHECK: scf.forall
+// CHECK: vector.contract
+func.func @odd_depth(%a: tensor<64x526xf32>, %b: tensor<526x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x526xf32>, tensor<526x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
 }
