@@ -145,6 +145,10 @@ constexpr int64_t kWinogradRuntimeTiles = 36;
 /// code for 1024x100x1024, B of 400 KiB: 0.56x of eager unpacked, 0.94x
 /// packed, on an AMD EPYC; 512 KiB was the threshold before).
 constexpr int64_t kPackElements = 1 << 14;
+/// A contraction of at most this many row blocks packs its columns operand
+/// inside the blocks, each the block it reads, instead of all of it
+/// before (see fusePackCopy in Contraction.cpp).
+constexpr int64_t kPackCopyRowBlocks = 2;
 
 /// The largest multiple of `step` that divides `size` and is at most
 /// `limit`; `size` itself when there is none.
@@ -590,8 +594,10 @@ groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv);
 bool isElementwiseLike(linalg::LinalgOp op);
 
 /// Rows of the innermost dim: every other dim tiled by 1, the innermost
-/// by up to 4 registers, its tail split off.
-LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
+/// by up to 4 registers, its tail split off; in parallel blocks when
+/// large and `parallel` (not inside a loop that already is).
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  bool parallel = true);
 
 /// The loop a transposing op reads innermost: an op as isElementwiseLike
 /// (a generic of arith/math ops, or a linalg.transpose) except that some

@@ -615,3 +615,24 @@ func.func @odd_depth(%a: tensor<64x526xf32>, %b: tensor<526x64xf32>, %c: tensor<
   %r = linalg.matmul ins(%a, %b : tensor<64x526xf32>, tensor<526x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+// A computed columns operand of a contraction of one row block is packed
+// inside the cache blocks: each k block copies the 256 x 256 block of B it
+// reads into panels of its own, k outer, just before its register tiles.
+// No copy of the whole of B is left before the contraction.
+
+// CHECK-LABEL: func.func @packed_in_blocks
+// CHECK-NOT: linalg.transpose
+// CHECK: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: %[[BLOCK:.*]] = tensor.empty() : tensor<8x256x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}} = %[[BLOCK]])
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK-NOT: linalg.transpose
+func.func @packed_in_blocks(%a: tensor<64x512xf32>, %b: tensor<512x256xf32>, %c: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x256xf32>) outs(%c : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
