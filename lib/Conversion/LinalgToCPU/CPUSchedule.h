@@ -594,10 +594,8 @@ groupedConv(RewriterBase &rewriter, linalg::Conv2DNgchwGfchwOp conv);
 bool isElementwiseLike(linalg::LinalgOp op);
 
 /// Rows of the innermost dim: every other dim tiled by 1, the innermost
-/// by up to 4 registers, its tail split off; in parallel blocks when
-/// large and `parallel` (not inside a loop that already is).
-LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  bool parallel = true);
+/// by up to 4 registers, its tail split off.
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// The loop a transposing op reads innermost: an op as isElementwiseLike
 /// (a generic of arith/math ops, or a linalg.transpose) except that some

@@ -40,8 +40,7 @@ bool isElementwiseLike(linalg::LinalgOp op) {
   return isa<linalg::FillOp, linalg::BroadcastOp, linalg::TransposeOp>(op);
 }
 
-LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  bool parallel) {
+LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!isStaticF32(op) || !isElementwiseLike(op))
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -56,8 +55,7 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
     width = tuning().lanes;
   for (linalg::LinalgOp piece : splitTail(rewriter, op, inner, width)) {
     SmallVector<int64_t> pieceRanges = piece.getStaticLoopRanges();
-    FailureOr<linalg::LinalgOp> tiled =
-        parallel ? tileParallelBlocks(rewriter, piece) : piece;
+    FailureOr<linalg::LinalgOp> tiled = tileParallelBlocks(rewriter, piece);
     SmallVector<int64_t> sizes(ranges.size(), 1);
     sizes[inner] = std::min(width, pieceRanges[inner]);
     if (succeeded(tiled))
