@@ -3082,6 +3082,64 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 
+# Edge shapes that reached internal verifier messages (issue 31.6, found by
+# the OpInfo suite): results of no elements, a 0-d tensor reduced along
+# dim 0, unbatched convolutions, negative padding.
+for _name, _fn, _inputs in [
+        ("pad_empty_batch", lambda x: F.pad(x, (1, 2), value=1.0),
+         randn((0, 3, 3))),
+        ("glu_empty_batch", lambda x: F.glu(x, 1) , randn((0, 2, 4))),
+        ("avg_pool1d_empty_batch", lambda x: F.avg_pool1d(
+            x, 6, stride=3, padding=2), randn((0, 3, 9))),
+        ("unbind_empty", lambda x: torch.unbind(x, 0)[2] + 1,
+         randn((5, 0, 5))),
+        ("split_with_sizes_zero_piece", lambda x: [
+            p * 2 for p in torch.split(x, [1, 4, 0])], randn((5, 5, 5))),
+        ("argmax_0d_dim", lambda x: torch.argmax(x, dim=0, keepdim=True),
+         randn(())),
+        ("argmin_0d_dim", lambda x: torch.argmin(x, dim=-1), randn(())),
+        ("max_dim_0d", lambda x: torch.max(x, 0), randn(())),
+        ("pad_negative_crops", lambda x: F.pad(x, (-1, 2, 1, -2), value=0.5),
+         randn((2, 3, 5, 6))),
+        ("conv1d_unbatched", lambda x, w, b: F.conv1d(x, w, b, padding=1),
+         randn((3, 10), (4, 3, 3), (4,))),
+        ("conv2d_unbatched", lambda x, w: F.conv2d(x, w, stride=2),
+         randn((3, 9, 9), (5, 3, 3, 3))),
+        ("conv_transpose1d_unbatched", lambda x, w, b: F.conv_transpose1d(
+            x, w, b, stride=2, padding=1, output_padding=1),
+         randn((3, 4), (3, 2, 3), (2,))),
+        ("conv_transpose2d_unbatched", lambda x, w: F.conv_transpose2d(
+            x, w, stride=(3, 2), padding=(1, 2), output_padding=(2, 1),
+            groups=2, dilation=(2, 2)),
+         randn((4, 4, 5), (4, 3, 4, 5)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+# Issue 27.2: tile, rot90, diff, trace, cumprod.
+for _name, _fn, _inputs in [
+        ("tile_fewer_dims", lambda x: torch.tile(x, (2,)), randn((2, 3))),
+        ("tile_more_dims_method", lambda x: x.tile(2, 1, 3), randn((2, 3))),
+        ("rot90_once", lambda x: torch.rot90(x), randn((2, 3, 4))),
+        ("rot90_k_dims", lambda x: torch.rot90(x, 3, [1, 2]),
+         randn((2, 3, 4))),
+        ("rot90_twice_negative", lambda x: x.rot90(-2, (-1, 0)),
+         randn((3, 5))),
+        ("rot90_zero", lambda x: torch.rot90(x, 4) * 2, randn((3, 5))),
+        ("diff_default", lambda x: torch.diff(x), randn((3, 6))),
+        ("diff_n2_dim0_prepend_append", lambda x, p, a: torch.diff(
+            x, n=2, dim=0, prepend=p, append=a),
+         randn((4, 3), (1, 3), (2, 3))),
+        ("diff_int", lambda x: x.diff(dim=1), randint(-50, 50, (3, 5))),
+        ("diff_bool", lambda x: torch.diff(x > 0), randn((4, 7))),
+        ("trace_float", lambda x: torch.trace(x), randn((4, 6))),
+        ("trace_int_method", lambda x: x.trace(), randint(-9, 9, (5, 3))),
+        ("cumprod_dim1", lambda x: torch.cumprod(x, 1),
+         uniform(0.5, 1.5, (3, 7))),
+        ("cumprod_method_dtype", lambda x: x.cumprod(0, dtype=torch.float64),
+         uniform(-2, 2, (5, 2))),
+        ("cumprod_int", lambda x: torch.cumprod(x, -1),
+         randint(-3, 3, (2, 6)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

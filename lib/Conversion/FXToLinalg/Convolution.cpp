@@ -410,10 +410,18 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
   // What PyTorch checks before it runs a conv: ranks, element types,
   // groups, strides and dilations.
   auto xType = cast<RankedTensorType>(input.getType());
+  // An unbatched input (channels and the spatial dims) is a batch of one.
+  bool unbatched = xType.getRank() == spatial + 1;
+  if (unbatched) {
+    input = l.unsqueeze(input, 0);
+    xType = cast<RankedTensorType>(input.getType());
+  }
   if (xType.getRank() != spatial + 2)
     return l.fail(llvm::formatv("the input must be {0}-D (batch, channels "
-                                "and {1} spatial dims), got {2}-D",
-                                spatial + 2, spatial, xType.getRank())
+                                "and {1} spatial dims) or {2}-D (unbatched), "
+                                "got {3}-D",
+                                spatial + 2, spatial, spatial + 1,
+                                xType.getRank())
                       .str());
   if (wType.getRank() != spatial + 2)
     return l.fail(llvm::formatv("the weight must be {0}-D, got {1}-D",
@@ -481,7 +489,7 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
     Value r = conv3d(l, input, weight, bias, s, lo, hi, d, *groups, elem);
     if (!r)
       return l.fail("spatial dims must be static");
-    return l.replace(r);
+    return l.replace(unbatched ? l.squeeze(r, 0) : r);
   }
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
@@ -496,6 +504,8 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
     return l.fail("spatial dims must be static");
   if (spatial == 1)
     r = l.squeeze(r, 2);
+  if (unbatched)
+    r = l.squeeze(r, 0);
   return l.replace(r);
 }
 
@@ -596,8 +606,17 @@ LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
                   "of groups");
   SmallVector<int64_t> s = *stride, p = *padding, op = *outputPadding,
                        d = *dilation;
+  // An unbatched input (C, L) or (C, H, W) is a batch of one.
+  int64_t inRank = cast<RankedTensorType>(input.getType()).getRank();
+  bool unbatched = inRank == spatial + 1;
+  if ((!unbatched && inRank != spatial + 2) || wType.getRank() != spatial + 2)
+    return l.fail("the input must be " + std::to_string(spatial + 1) +
+                  "-D or " + std::to_string(spatial + 2) +
+                  "-D and the weight " + std::to_string(spatial + 2) + "-D");
   input = l.castTensor(input, elem);
   weight = l.castTensor(weight, elem);
+  if (unbatched)
+    input = l.unsqueeze(input, 0);
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     weight = l.unsqueeze(weight, 2);
@@ -654,6 +673,8 @@ LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
   }
   if (spatial == 1)
     r = l.squeeze(r, 2);
+  if (unbatched)
+    r = l.squeeze(r, 0);
   return l.replace(r);
 }
 

@@ -791,6 +791,38 @@ StringRef unsupportedElements(CallFunctionOp op) {
   return "";
 }
 
+/// A node whose results are all tensors of no elements (a pad, glu or
+/// pooling of a batch of 0, unbind along a dim of 0) computes nothing:
+/// its results are empty tensors, whatever the target. Lowerings need not
+/// handle the case, and the slices they would build (offset 0 of a dim of
+/// 0) are out of bounds for tensor.extract_slice.
+static LogicalResult lowerToEmpty(Lowering &l) {
+  Type type = l.op.getResult().getType();
+  SmallVector<Type> types;
+  if (auto tuple = dyn_cast<TupleType>(type))
+    llvm::append_range(types, tuple.getTypes());
+  else
+    types.push_back(type);
+  SmallVector<Value> empties;
+  for (Type t : types) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !llvm::is_contained(tensor.getShape(), 0) ||
+        !tensor.getElementType().isSignlessIntOrFloat())
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : tensor.getShape()) {
+      if (ShapedType::isDynamic(size))
+        return failure();
+      sizes.push_back(l.b.getIndexAttr(size));
+    }
+    empties.push_back(l.empty(sizes, tensor.getElementType()));
+  }
+  if (empties.empty())
+    return failure();
+  return isa<TupleType>(type) ? l.replaceTuple(empties)
+                              : l.replace(empties.front());
+}
+
 /// Lowers one canonical call once all its operands are lowered.
 struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -811,6 +843,8 @@ struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
     Lowering lowering(op, rewriter);
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);
+    if (succeeded(lowerToEmpty(lowering)))
+      return success();
     if (succeeded(it->second(lowering)))
       return success();
     op->setAttr("fx.lowering_error",

@@ -390,7 +390,15 @@ LogicalResult lowerVectorNorm(Lowering &l) {
 /// cumsum(self, dim, dtype): out[..., i, ...] = sum over k <= i of
 /// x[..., k, ...], one generic with a reduction loop over k (quadratic in
 /// the size of dim).
-LogicalResult lowerCumsum(Lowering &l) {
+static LogicalResult lowerCumulative(Lowering &l, bool product);
+
+LogicalResult lowerCumsum(Lowering &l) { return lowerCumulative(l, false); }
+LogicalResult lowerCumprod(Lowering &l) { return lowerCumulative(l, true); }
+
+/// cumsum/cumprod(self, dim, dtype): item i combines the items j <= i,
+/// in order of j (a reduction loop over j with the others masked to the
+/// identity).
+static LogicalResult lowerCumulative(Lowering &l, bool product) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
   if (!x || !elem)
@@ -416,7 +424,8 @@ LogicalResult lowerCumsum(Lowering &l) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init = l.filled(l.dims(x), l.constant(elem, 0));
+  double identity = product ? 1 : 0;
+  Value init = l.filled(l.dims(x), l.constant(elem, identity));
   return l.replace(
       linalg::GenericOp::create(
           b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
@@ -426,9 +435,18 @@ LogicalResult lowerCumsum(Lowering &l) {
             Value j = linalg::IndexOp::create(nb, loc, k);
             Value in =
                 arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, j, i);
-            Value zero = constantOf(nb, loc, elem, 0);
-            Value item = arith::SelectOp::create(nb, loc, in, v[0], zero);
-            linalg::YieldOp::create(nb, loc, add(nb, loc, v[1], item));
+            Value neutral = constantOf(nb, loc, elem, identity);
+            Value item = arith::SelectOp::create(nb, loc, in, v[0], neutral);
+            Value combined;
+            if (!product)
+              combined = add(nb, loc, v[1], item);
+            else if (isFloat(elem))
+              combined = arith::MulFOp::create(nb, loc, v[1], item);
+            else if (elem.isInteger(1))
+              combined = arith::AndIOp::create(nb, loc, v[1], item);
+            else
+              combined = arith::MulIOp::create(nb, loc, v[1], item);
+            linalg::YieldOp::create(nb, loc, combined);
           })
           .getResult(0));
 }
@@ -653,8 +671,9 @@ LogicalResult lowerExtremumDim(Lowering &l, bool isMax) {
   auto keepdim = l.constBool(2u);
   if (!dim || !keepdim)
     return l.fail("dim and keepdim must be constants");
+  // A 0-d tensor (dim 0 or -1) is its own extremum, at index 0.
   if (rank == 0)
-    return l.fail("reduction of a 0-d tensor");
+    return l.replaceTuple({x, l.filled({}, l.constant(l.b.getI64Type(), 0))});
   auto [values, indices] = argReduce(l, x, *dim, *keepdim, isMax);
   return l.replaceTuple({values, indices});
 }
@@ -692,6 +711,9 @@ LogicalResult lowerArgExtremum(Lowering &l, bool isMax) {
   auto dim = l.normDim(l.arg(1), rank);
   if (!dim)
     return l.fail("dim must be a constant");
+  // A 0-d tensor (dim 0 or -1): index 0.
+  if (rank == 0)
+    return l.replace(l.filled({}, l.constant(l.b.getI64Type(), 0)));
   return l.replace(argReduce(l, x, *dim, keepdim, isMax).second);
 }
 LogicalResult lowerArgmax(Lowering &l) { return lowerArgExtremum(l, true); }
@@ -1069,5 +1091,6 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::logsumexp"}, lowerLogsumexp);
   addLowering(t, {"aten::linalg_vector_norm"}, lowerVectorNorm);
   addLowering(t, {"aten::cumsum"}, lowerCumsum);
+  addLowering(t, {"aten::cumprod"}, lowerCumprod);
   addLowering(t, {"aten::instance_norm"}, lowerInstanceNorm);
 }

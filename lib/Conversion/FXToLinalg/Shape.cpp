@@ -270,6 +270,10 @@ Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
   Value offset = l.indexConst(0);
   int64_t rank = sizes.size();
   for (Value v : inputs) {
+    // An input of no elements adds nothing (and a slice of none at the
+    // end would be out of bounds).
+    if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))
+      continue;
     v = l.castTensor(v, elem);
     SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
     offsets[dim] = getAsOpFoldResult(offset);
@@ -330,6 +334,14 @@ Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
   offsets[dim] = start;
   sizes[dim] = length;
   strides[dim] = l.b.getIndexAttr(step);
+  // A slice of no elements (a piece of size 0 of split_with_sizes) is an
+  // empty tensor: its offset may be the dim's end, out of bounds for
+  // tensor.extract_slice.
+  if (llvm::any_of(
+          sizes, [](OpFoldResult size) { return isConstantIntValue(size, 0); }))
+    return tensor::EmptyOp::create(
+        l.b, l.loc, sizes,
+        cast<RankedTensorType>(x.getType()).getElementType());
   return tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes, strides);
 }
 
@@ -475,11 +487,28 @@ LogicalResult lowerConstantPad(Lowering &l) {
                   std::to_string(rank) + " pairs");
   SmallVector<OpFoldResult> low(rank, l.b.getIndexAttr(0)), high = low;
   for (size_t i = 0; i < pads->size(); i += 2) {
-    if ((*pads)[i] < 0 || (*pads)[i + 1] < 0)
-      return l.fail("negative padding (cropping) is not supported");
     int64_t d = rank - 1 - int64_t(i / 2);
-    low[d] = l.b.getIndexAttr((*pads)[i]);
-    high[d] = l.b.getIndexAttr((*pads)[i + 1]);
+    int64_t before = (*pads)[i], after = (*pads)[i + 1];
+    // Negative padding crops: the dim is sliced first.
+    if (before < 0 || after < 0) {
+      int64_t crop =
+          std::max<int64_t>(-before, 0) + std::max<int64_t>(-after, 0);
+      int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(d);
+      OpFoldResult length;
+      if (!ShapedType::isDynamic(size)) {
+        if (size < crop)
+          return l.fail("cropping more than the dim holds");
+        length = l.b.getIndexAttr(size - crop);
+      } else {
+        length = arith::SubIOp::create(l.b, l.loc, l.toIndex(l.dim(x, d)),
+                                       l.indexConst(crop))
+                     .getResult();
+      }
+      x = sliceAlong(l, x, d, l.b.getIndexAttr(std::max<int64_t>(-before, 0)),
+                     length, 1);
+    }
+    low[d] = l.b.getIndexAttr(std::max<int64_t>(before, 0));
+    high[d] = l.b.getIndexAttr(std::max<int64_t>(after, 0));
   }
   Value v = l.isNone(2u) ? l.constant(elem, 0.0) : l.scalar(l.arg(2), elem);
   if (!v)
@@ -629,6 +658,114 @@ LogicalResult lowerFlip(Lowering &l) {
   return l.replace(flipped(l, x, normalized));
 }
 
+/// rot90(self, k, dims): k quarter turns from dims[0] towards dims[1], as
+/// PyTorch computes them: one turn flips dims[1] then swaps the two dims,
+/// two flip both, three flip dims[0] then swap.
+LogicalResult lowerRot90(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto k = l.isNone(1u) ? std::optional<int64_t>(1) : l.constInt(1u);
+  auto dims = l.isNone(2u) ? std::optional<SmallVector<int64_t>>({0, 1})
+                           : l.intList(2u);
+  if (!x || !k || !dims)
+    return l.fail("needs a tensor and constant k and dims");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (dims->size() != 2 || rank < 2)
+    return l.fail("rotates a tensor of 2 dims or more in 2 dims");
+  auto d0 = l.normDim(l.b.getI64IntegerAttr((*dims)[0]), rank),
+       d1 = l.normDim(l.b.getI64IntegerAttr((*dims)[1]), rank);
+  if (!d0 || !d1 || *d0 == *d1)
+    return l.fail("dims must be two different dims");
+  if (type.isDynamicDim(*d0) || type.isDynamicDim(*d1))
+    return l.fail("the rotated dims must be static");
+  int64_t turns = ((*k % 4) + 4) % 4;
+  SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(swap[*d0], swap[*d1]);
+  switch (turns) {
+  case 1:
+    return l.replace(l.transpose(flipped(l, x, {*d1}), swap));
+  case 2:
+    return l.replace(flipped(l, x, {*d0, *d1}));
+  case 3:
+    return l.replace(l.transpose(flipped(l, x, {*d0}), swap));
+  default:
+    return l.replace(readThrough(
+        l, x, l.b.getMultiDimIdentityMap(rank).getResults(), l.dims(x)));
+  }
+}
+
+/// diff(self, n, dim, prepend, append): prepend, self and append joined
+/// along dim, then n times the differences of neighbours (x[1:] - x[:-1];
+/// for bools, whether they differ).
+LogicalResult lowerDiff(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto n = l.isNone(1u) ? std::optional<int64_t>(1) : l.constInt(1u);
+  if (!x || !elem || !n || *n < 0)
+    return l.fail("needs a typed tensor and a constant n");
+  int64_t rank = rankOf(x);
+  if (rank == 0)
+    return l.fail("needs at least 1 dim");
+  auto dim = l.isNone(2u) ? std::optional<int64_t>(rank - 1)
+                          : l.normDim(l.arg(2), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  SmallVector<Value> parts;
+  for (unsigned i : {3u, 0u, 4u}) {
+    if (i != 0 && l.isNone(i))
+      continue;
+    Value part = l.tensor(i);
+    if (!part || rankOf(part) != rank)
+      return l.fail("prepend and append must be tensors of the input's rank");
+    parts.push_back(l.castTensor(part, elem));
+  }
+  x = parts.size() == 1 ? parts.front() : concat(l, parts, *dim, elem);
+  if (cast<RankedTensorType>(x.getType()).isDynamicDim(*dim))
+    return l.fail("the differenced dim must be static");
+  for (int64_t step = 0; step < *n; ++step) {
+    int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
+    if (size == 0)
+      break;
+    Value next = sliceAlong(l, x, *dim, l.b.getIndexAttr(1),
+                            l.b.getIndexAttr(size - 1), 1);
+    Value prev = sliceAlong(l, x, *dim, l.b.getIndexAttr(0),
+                            l.b.getIndexAttr(size - 1), 1);
+    x = l.elementwise({next, prev}, elem, elem,
+                      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+                        if (isFloat(elem))
+                          return arith::SubFOp::create(b, loc, v[0], v[1]);
+                        if (elem.isInteger(1))
+                          return arith::XOrIOp::create(b, loc, v[0], v[1]);
+                        return arith::SubIOp::create(b, loc, v[0], v[1]);
+                      });
+  }
+  return l.replace(x);
+}
+
+/// trace(self): the sum of a matrix's diagonal (integers summed as int64,
+/// the result's type).
+LogicalResult lowerTrace(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return l.fail("needs a matrix of static shape");
+  int64_t length = std::min(type.getDimSize(0), type.getDimSize(1));
+  // The leading square, whose diagonal is read.
+  for (int64_t d : {0, 1})
+    x = sliceAlong(l, x, d, l.b.getIndexAttr(0), l.b.getIndexAttr(length), 1);
+  AffineExpr i = l.b.getAffineDimExpr(0);
+  Value diagonal =
+      l.castTensor(readThrough(l, x, {i, i}, {l.b.getIndexAttr(length)}), elem);
+  return l.replace(l.reduce(diagonal, {0}, /*keepdim=*/false,
+                            l.constant(elem, 0),
+                            [](OpBuilder &b, Location loc, Value acc, Value v) {
+                              return add(b, loc, acc, v);
+                            }));
+}
+
 /// `x` rotated by `shift` along the static dim `dim`: its last `shift`
 /// items first.
 Value rolled(Lowering &l, Value x, int64_t dim, int64_t shift, Type elem) {
@@ -678,9 +815,29 @@ LogicalResult lowerRoll(Lowering &l) {
 
 /// repeat(self, repeats): one generic reading index `i mod n` of each dim
 /// (the extra leading dims of repeats read nothing).
+static LogicalResult repeatTensor(Lowering &l, Value x,
+                                  std::optional<SmallVector<int64_t>> repeats);
+
 LogicalResult lowerRepeat(Lowering &l) {
+  return repeatTensor(l, l.tensor(0u), l.intList(1u));
+}
+
+/// tile(self, dims): repeat, with dims padded by leading 1s to the
+/// input's rank.
+LogicalResult lowerTile(Lowering &l) {
   Value x = l.tensor(0u);
-  auto repeats = l.intList(1u);
+  auto dims = l.intList(1u);
+  if (!x || !dims)
+    return l.fail("needs a tensor and constant dims");
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> repeats(
+      std::max<int64_t>(0, rank - int64_t(dims->size())), 1);
+  llvm::append_range(repeats, *dims);
+  return repeatTensor(l, x, repeats);
+}
+
+static LogicalResult repeatTensor(Lowering &l, Value x,
+                                  std::optional<SmallVector<int64_t>> repeats) {
   if (!x || !repeats)
     return l.fail("needs a tensor and constant repeats");
   auto type = cast<RankedTensorType>(x.getType());
@@ -1532,6 +1689,10 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::flip"}, lowerFlip);
   addLowering(t, {"aten::roll"}, lowerRoll);
   addLowering(t, {"aten::repeat"}, lowerRepeat);
+  addLowering(t, {"aten::tile"}, lowerTile);
+  addLowering(t, {"aten::rot90"}, lowerRot90);
+  addLowering(t, {"aten::diff"}, lowerDiff);
+  addLowering(t, {"aten::trace"}, lowerTrace);
   addLowering(t, {"aten::tril"}, lowerTril);
   addLowering(t, {"aten::diagonal"}, lowerDiagonal);
   addLowering(t, {"aten::outer", "aten::ger"}, lowerOuter);

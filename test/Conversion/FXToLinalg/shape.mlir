@@ -176,6 +176,25 @@ fx.graph_module @M {
 
 // -----
 
+// Negative padding crops: the dim is sliced first (one element off the
+// start of the last dim), then padded (two rows after).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 1] [1, 2, 4, 3] [1, 1, 1, 1]
+// CHECK:         tensor.pad %[[S]] low[0, 0, 0, 0] high[0, 0, 2, 0]
+// CHECK:         } : tensor<1x2x4x3xf32> to tensor<1x2x6x3xf32>
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
+    %crop = fx.call_function "aten::constant_pad_nd"(%x, [-1, 0, 0, 2], 0) : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x3xf32>
+    fx.output %crop : tensor<1x2x6x3xf32>
+  }
+}
+
+// -----
+
 // x[:, idx] (aten::index.Tensor with one index tensor after None) gathers
 // along dim 1: the index's dims take its place, a negative index counts
 // from the end.
@@ -360,5 +379,62 @@ fx.graph_module @M {
     %x = fx.placeholder "x" : tensor<2x5xf32>
     %p = fx.call_function "aten::pad"(%x, [2, 1], "reflect", None) : (tensor<2x5xf32>) -> tensor<2x8xf32>
     fx.output %p : tensor<2x8xf32>
+  }
+}
+
+// -----
+
+// A node whose results have no elements computes nothing, whatever its
+// target: its result is an empty tensor (glu of a batch of 0 here).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %{{.*}}: tensor<0x4xf32>)
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<0x2xf32>
+// CHECK-NEXT:    return %[[E]] : tensor<0x2xf32>
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<0x4xf32>
+    %g = fx.call_function "aten::glu"(%x, 1) : (tensor<0x4xf32>) -> tensor<0x2xf32>
+    fx.output %g : tensor<0x2xf32>
+  }
+}
+
+// -----
+
+// tile pads its dims with leading 1s and repeats (indices mod the input's
+// dims); rot90 by one turn flips dims[1] then swaps the dims; diff
+// subtracts neighbouring slices; cumprod multiplies the items up to each
+// (the rest masked to 1); trace sums the leading square's diagonal.
+
+// CHECK-DAG: #[[TILE:.*]] = affine_map<(d0, d1) -> (d0 mod 2, d1 mod 3)>
+// CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 5)>
+// CHECK-DAG: #[[DIAG:.*]] = affine_map<(d0) -> (d0, d0)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic {indexing_maps = [#[[TILE]], {{.*}}} ins(%arg0 : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[FLIP]],
+// CHECK:         linalg.transpose {{.*}} permutation = [1, 0]
+// CHECK:         %[[NEXT:.*]] = tensor.extract_slice %{{.*}}[1, 0] [5, 2] [1, 1]
+// CHECK:         %[[PREV:.*]] = tensor.extract_slice %{{.*}}[0, 0] [5, 2] [1, 1]
+// CHECK:         ins(%[[NEXT]], %[[PREV]] : tensor<5x2xf32>, tensor<5x2xf32>)
+// CHECK:           arith.subf
+// CHECK:         linalg.fill ins(%[[ONE:.*]] : f32)
+// CHECK:           arith.cmpi ule
+// CHECK:           arith.select {{.*}}, %[[ONE]] : f32
+// CHECK:           arith.mulf
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0] [2, 2] [1, 1] : tensor<5x2xf32> to tensor<2x2xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[DIAG]],
+// CHECK:         iterator_types = ["reduction"]
+// CHECK:           arith.addf
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %t = fx.call_function "aten::tile"(%x, [2]) : (tensor<2x3xf32>) -> tensor<2x6xf32>
+    %r = fx.call_function "aten::rot90"(%t, 1, [0, 1]) : (tensor<2x6xf32>) -> tensor<6x2xf32>
+    %d = fx.call_function "aten::diff"(%r, 1, 0, None, None) : (tensor<6x2xf32>) -> tensor<5x2xf32>
+    %c = fx.call_function "aten::cumprod"(%d, 1) : (tensor<5x2xf32>) -> tensor<5x2xf32>
+    %s = fx.call_function "aten::trace"(%c) : (tensor<5x2xf32>) -> tensor<f32>
+    fx.output %s : tensor<f32>
   }
 }
