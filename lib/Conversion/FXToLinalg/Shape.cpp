@@ -923,11 +923,19 @@ LogicalResult lowerPadMode(Lowering &l) {
   if (mode.getValue() == "constant") {
     SmallVector<OpFoldResult> low(rank, l.b.getIndexAttr(0)), high = low;
     for (size_t i = 0; i < pads->size(); i += 2) {
-      if ((*pads)[i] < 0 || (*pads)[i + 1] < 0)
-        return l.fail("negative padding (cropping) is not supported");
       int64_t d = rank - 1 - int64_t(i / 2);
-      low[d] = l.b.getIndexAttr((*pads)[i]);
-      high[d] = l.b.getIndexAttr((*pads)[i + 1]);
+      int64_t before = (*pads)[i], after = (*pads)[i + 1];
+      if (before < 0 || after < 0) {
+        int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(d);
+        int64_t crop =
+            std::max<int64_t>(-before, 0) + std::max<int64_t>(-after, 0);
+        if (ShapedType::isDynamic(n) || n < crop)
+          return l.fail("cropping needs a static dim of at least the crop");
+        x = sliceAlong(l, x, d, l.b.getIndexAttr(std::max<int64_t>(-before, 0)),
+                       l.b.getIndexAttr(n - crop), 1);
+      }
+      low[d] = l.b.getIndexAttr(std::max<int64_t>(before, 0));
+      high[d] = l.b.getIndexAttr(std::max<int64_t>(after, 0));
     }
     Value v = l.isNone(3u) ? l.constant(elem, 0.0) : l.scalar(l.arg(3), elem);
     if (!v)
@@ -940,8 +948,22 @@ LogicalResult lowerPadMode(Lowering &l) {
     int64_t n = type.getDimSize(d);
     if (ShapedType::isDynamic(n))
       return l.fail("padded dims must be static");
+    // Reflect and replicate with a negative side: that side is cropped
+    // first; the other side's padding reads near its own edge, which the
+    // crop leaves in place (as PyTorch maps output to input indices).
+    if ((before < 0 || after < 0) && mode.getValue() != "circular") {
+      int64_t cropBefore = std::max<int64_t>(-before, 0),
+              cropAfter = std::max<int64_t>(-after, 0);
+      if (cropBefore + cropAfter > n)
+        return l.fail("cropping more than the dim holds");
+      x = sliceAlong(l, x, d, l.b.getIndexAttr(cropBefore),
+                     l.b.getIndexAttr(n - cropBefore - cropAfter), 1);
+      n -= cropBefore + cropAfter;
+      before = std::max<int64_t>(before, 0);
+      after = std::max<int64_t>(after, 0);
+    }
     if (before < 0 || after < 0)
-      return l.fail("negative padding (cropping) is not supported");
+      return l.fail("negative circular padding (cropping) is not supported");
     if (!before && !after)
       continue;
     auto slice = [&](int64_t start, int64_t length) {
