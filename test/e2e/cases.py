@@ -3145,6 +3145,48 @@ for _name, _fn, _inputs in [
          randint(-3, 3, (2, 6)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# Issue 27.2: nanmean, dist, linalg.vecdot, isclose, searchsorted, bucketize.
+def _with_nans(*shapes):
+    def make():
+        tensors = randn(*shapes)()
+        for t in tensors:
+            t.view(-1)[::3] = float("nan")
+        return tensors
+    return make
+
+
+def _sorted_and_values():
+    seq = torch.sort(torch.randn(3, 9), dim=-1).values
+    values = torch.cat([torch.randn(3, 5), seq[:, 2:4]], dim=1)
+    return seq, values
+
+
+for _name, _fn, _inputs in [
+        ("nanmean_dim", lambda x: torch.nanmean(x, dim=1), _with_nans((4, 6))),
+        ("nanmean_all_nan_row", lambda x: x.nanmean(dim=0, keepdim=True),
+         lambda: (torch.tensor([[float("nan"), 1.0], [float("nan"), 3.0]]),)),
+        ("dist_p2", lambda x, y: torch.dist(x, y), randn((3, 4), (4,))),
+        ("dist_p1_inf", lambda x, y: torch.dist(x, y, 1) + x.dist(
+            y, float("inf")), randn((5, 2), (5, 2))),
+        ("vecdot_dim0", lambda x, y: torch.linalg.vecdot(x, y, dim=0),
+         randn((4, 3), (4, 1))),
+        ("isclose_special", lambda x, y: torch.isclose(x, y, rtol=1e-2),
+         lambda: (torch.tensor([1.0, float("inf"), float("nan"), 2.0, 0.0]),
+                  torch.tensor([1.005, float("inf"), float("nan"), 2.1,
+                                1e-9]))),
+        ("isclose_equal_nan_method", lambda x, y: x.isclose(
+            y, atol=0.5, equal_nan=True), _with_nans((3, 4), (3, 4))),
+        ("searchsorted_rows_right", lambda s, v: torch.searchsorted(
+            s, v, right=True), _sorted_and_values),
+        ("searchsorted_1d_side_int32", lambda s, v: torch.searchsorted(
+            s[0], v, side="left", out_int32=True), _sorted_and_values),
+        ("searchsorted_sorter", lambda s, v: torch.searchsorted(
+            s[0].flip(0), v, sorter=torch.arange(8, -1, -1)),
+         _sorted_and_values),
+        ("bucketize", lambda s, v: torch.bucketize(v, s[1]) * 10 +
+         torch.bucketize(v, s[1], right=True), _sorted_and_values)]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -531,6 +531,56 @@ LogicalResult lowerNanToNum(Lowering &l) {
       }));
 }
 
+/// isclose(self, other, rtol, atol, equal_nan) of float tensors, as ATen
+/// computes it: equal, or both NaN when equal_nan, or a finite
+/// |self - other| <= atol + |rtol * other|, in the tensors' type.
+LogicalResult lowerIsclose(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !y || !elem)
+    return l.fail("needs two tensors");
+  Type compute = cast<RankedTensorType>(x.getType()).getElementType();
+  if (!isFloat(compute) ||
+      compute != cast<RankedTensorType>(y.getType()).getElementType())
+    return l.fail("isclose is compiled for float tensors of one dtype");
+  auto rtol =
+      l.isNone(2u) ? std::optional<double>(1e-5) : l.constFloat(l.arg(2));
+  auto atol =
+      l.isNone(3u) ? std::optional<double>(1e-8) : l.constFloat(l.arg(3));
+  bool equalNan = l.constBool(4u).value_or(false);
+  if (!rtol || !atol)
+    return l.fail("rtol and atol must be constants");
+  return l.replace(l.elementwise(
+      {x, y}, compute, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using P = arith::CmpFPredicate;
+        Value close = arith::CmpFOp::create(b, loc, P::OEQ, v[0], v[1]);
+        if (equalNan)
+          close = arith::OrIOp::create(
+              b, loc, close,
+              arith::AndIOp::create(
+                  b, loc, arith::CmpFOp::create(b, loc, P::UNO, v[0], v[0]),
+                  arith::CmpFOp::create(b, loc, P::UNO, v[1], v[1])));
+        if (*rtol == 0 && *atol == 0)
+          return close;
+        Value allowed = arith::AddFOp::create(
+            b, loc, constantOf(b, loc, compute, *atol),
+            math::AbsFOp::create(
+                b, loc,
+                arith::MulFOp::create(
+                    b, loc, constantOf(b, loc, compute, *rtol), v[1])));
+        Value actual = math::AbsFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, v[0], v[1]));
+        Value finite = arith::CmpFOp::create(
+            b, loc, P::ONE, actual,
+            constantOf(b, loc, compute,
+                       std::numeric_limits<double>::infinity()));
+        Value within = arith::CmpFOp::create(b, loc, P::OLE, actual, allowed);
+        return arith::OrIOp::create(
+            b, loc, close, arith::AndIOp::create(b, loc, finite, within));
+      }));
+}
+
 LogicalResult lowerHeaviside(Lowering &l) {
   return binary(
       l, l.arg(0), l.arg(1), {},
@@ -1416,6 +1466,7 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::nan_to_num"}, lowerNanToNum);
   addLowering(t, {"aten::positive"}, lowerPassThrough);
   addLowering(t, {"aten::heaviside"}, lowerHeaviside);
+  addLowering(t, {"aten::isclose"}, lowerIsclose);
   addLowering(t, {"aten::fmod.Tensor", "aten::fmod.Scalar"}, lowerFmod);
   addLowering(t, {"aten::logaddexp"}, lowerLogAddExpE);
   addLowering(t, {"aten::logaddexp2"}, lowerLogAddExp2);

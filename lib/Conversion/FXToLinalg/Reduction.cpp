@@ -335,6 +335,9 @@ LogicalResult lowerLogsumexp(Lowering &l) {
 /// linalg_vector_norm(self, ord, dim, keepdim, dtype): (sum |x|^ord)^(1/ord)
 /// over the dims; ord 2 as sqrt(sum x^2), 1 as sum |x|, inf and -inf as
 /// the max and min of |x|, 0 as the count of nonzeros.
+static Value vectorNorm(Lowering &l, Value x, double p, ArrayRef<int64_t> dims,
+                        bool keepdim, Type elem);
+
 LogicalResult lowerVectorNorm(Lowering &l) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
@@ -345,8 +348,82 @@ LogicalResult lowerVectorNorm(Lowering &l) {
   if (!dims)
     return l.fail("dims must be constants");
   bool keepdim = l.constBool(3u).value_or(false);
+  return l.replace(
+      vectorNorm(l, l.castTensor(x, elem), *ord, *dims, keepdim, elem));
+}
+
+/// dist(self, other, p): the p-norm of self - other (broadcast), over
+/// every element.
+LogicalResult lowerDist(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type elem = l.resultElementType();
+  auto p = l.isNone(2u) ? std::optional<double>(2) : l.constFloat(l.arg(2));
+  if (!x || !y || !elem || !isFloat(elem) || !p)
+    return l.fail("needs float tensors and a constant p");
+  Value difference = l.elementwise(
+      {x, y}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  SmallVector<int64_t> all =
+      llvm::to_vector(llvm::seq<int64_t>(0, rankOf(difference)));
+  return l.replace(vectorNorm(l, difference, *p, all, false, elem));
+}
+
+/// linalg_vecdot(x, y, dim): sum of x * y (broadcast) along dim (real
+/// tensors: the conjugate is x itself).
+LogicalResult lowerVecdot(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !y || !elem)
+    return l.fail("needs typed tensors");
+  Value product = l.elementwise(
+      {x, y}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return isFloat(elem)
+                   ? arith::MulFOp::create(b, loc, v[0], v[1]).getResult()
+                   : arith::MulIOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  Attribute dimAttr = l.kwarg("dim");
+  auto dim = dimAttr ? l.normDim(dimAttr, rankOf(product))
+                     : std::optional<int64_t>(rankOf(product) - 1);
+  if (!dim || rankOf(product) == 0)
+    return l.fail("dim must be a constant dim");
+  return l.replace(sumOver(l, product, {*dim}, false, elem));
+}
+
+/// nanmean(self, dim, keepdim, dtype): the mean of the elements that are
+/// not NaN (NaN where there are none).
+LogicalResult lowerNanmean(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || !isFloat(elem))
+    return l.fail("needs a float tensor");
+  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  auto keepdim = l.constBool(2u);
+  if (!dims || !keepdim)
+    return l.fail("dims and keepdim must be constants");
   x = l.castTensor(x, elem);
-  double p = *ord;
+  auto masked = [&](bool count) {
+    return l.elementwise(
+        {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                            v[0], v[0]);
+          return arith::SelectOp::create(
+                     b, loc, nan, constantOf(b, loc, elem, 0),
+                     count ? constantOf(b, loc, elem, 1) : v[0])
+              .getResult();
+        });
+  };
+  Value sum = sumOver(l, masked(false), *dims, *keepdim, elem);
+  Value count = sumOver(l, masked(true), *dims, *keepdim, elem);
+  return l.replace(l.elementwise(
+      {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+      }));
+}
+
+/// (sum |x|^p)^(1/p) over `dims` of the float tensor `x`.
+static Value vectorNorm(Lowering &l, Value x, double p, ArrayRef<int64_t> dims,
+                        bool keepdim, Type elem) {
   auto absOf = [&](Value t) {
     return l.elementwise(
         {t}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
@@ -354,11 +431,10 @@ LogicalResult lowerVectorNorm(Lowering &l) {
         });
   };
   if (std::isinf(p))
-    return l.replace(
-        l.reduce(absOf(x), *dims, keepdim, lowest(l, elem, p > 0),
-                 [&](OpBuilder &b, Location loc, Value acc, Value v) {
-                   return maxOrMin(b, loc, acc, v, p > 0);
-                 }));
+    return l.reduce(absOf(x), dims, keepdim, lowest(l, elem, p > 0),
+                    [&](OpBuilder &b, Location loc, Value acc, Value v) {
+                      return maxOrMin(b, loc, acc, v, p > 0);
+                    });
   Value powered = l.elementwise(
       {x}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value a = math::AbsFOp::create(b, loc, v[0]);
@@ -374,17 +450,17 @@ LogicalResult lowerVectorNorm(Lowering &l) {
           return arith::MulFOp::create(b, loc, a, a);
         return math::PowFOp::create(b, loc, a, constantOf(b, loc, t, p));
       });
-  Value sum = sumOver(l, powered, *dims, keepdim, elem);
+  Value sum = sumOver(l, powered, dims, keepdim, elem);
   if (p == 0 || p == 1)
-    return l.replace(sum);
-  return l.replace(l.elementwise(
-      {sum}, elem, elem,
-      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        if (p == 2)
-          return math::SqrtOp::create(b, loc, v[0]);
-        return math::PowFOp::create(
-            b, loc, v[0], constantOf(b, loc, v[0].getType(), 1.0 / p));
-      }));
+    return sum;
+  return l.elementwise({sum}, elem, elem,
+                       [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+                         if (p == 2)
+                           return math::SqrtOp::create(b, loc, v[0]);
+                         return math::PowFOp::create(
+                             b, loc, v[0],
+                             constantOf(b, loc, v[0].getType(), 1.0 / p));
+                       });
 }
 
 /// cumsum(self, dim, dtype): out[..., i, ...] = sum over k <= i of
@@ -1090,6 +1166,9 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::any", "aten::any.dim"}, lowerAny);
   addLowering(t, {"aten::logsumexp"}, lowerLogsumexp);
   addLowering(t, {"aten::linalg_vector_norm"}, lowerVectorNorm);
+  addLowering(t, {"aten::dist"}, lowerDist);
+  addLowering(t, {"aten::linalg_vecdot"}, lowerVecdot);
+  addLowering(t, {"aten::nanmean"}, lowerNanmean);
   addLowering(t, {"aten::cumsum"}, lowerCumsum);
   addLowering(t, {"aten::cumprod"}, lowerCumprod);
   addLowering(t, {"aten::instance_norm"}, lowerInstanceNorm);

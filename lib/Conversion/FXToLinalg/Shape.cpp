@@ -1367,6 +1367,93 @@ LogicalResult lowerIndexSelect(Lowering &l) {
   return l.replace(r);
 }
 
+/// searchsorted(sorted_sequence, self, out_int32, right, side, sorter) and
+/// bucketize(self, boundaries, out_int32, right): for each value, the
+/// number of items of the sequence (its row, for a sequence of more than
+/// one dim, whose leading dims are the values') that come before it:
+/// those not >= the value (right: not >) - ATen's binary search over a
+/// sorted sequence, NaN values after everything. One generic with a
+/// reduction loop over the sequence (linear in its length per value).
+static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
+  Value values = l.tensor(bucketize ? 0u : 1u);
+  Value sequence = l.tensor(bucketize ? 1u : 0u);
+  Type elem = l.resultElementType();
+  if (!values || !sequence || !elem)
+    return l.fail("needs a tensor of values and a tensor sequence");
+  bool right = l.constBool(l.kwarg("right")).value_or(false);
+  if (!bucketize) {
+    if (Attribute sorter = l.kwarg("sorter"); sorter && !l.isNone(sorter)) {
+      // The sequence in sorted order: sequence[sorter].
+      Value order = l.value(sorter);
+      if (!order || rankOf(sequence) != 1 || rankOf(order) != 1)
+        return l.fail("a sorter is supported with a 1-D sequence");
+      sequence = gatherAlong(l, sequence, 0, order, /*negative=*/false);
+      if (!sequence)
+        return l.fail("an empty sequence with a sorter");
+    }
+    if (auto side = dyn_cast_or_null<StringAttr>(l.kwarg("side")))
+      right = side.getValue() == "right";
+  }
+  auto vType = cast<RankedTensorType>(values.getType());
+  auto sType = cast<RankedTensorType>(sequence.getType());
+  int64_t rank = vType.getRank(), sRank = sType.getRank();
+  if (sRank == 0 || (sRank > 1 && sRank != rank))
+    return l.fail("the sequence must be 1-D or have the values' rank");
+  if (sType.isDynamicDim(sRank - 1))
+    return l.fail("the sequence's last dim must be static");
+  Type compute = vType.getElementType();
+  if (compute != sType.getElementType()) {
+    compute = isFloat(compute) ? compute : sType.getElementType();
+    if (!isFloat(compute))
+      compute = l.b.getI64Type();
+  }
+  values = l.castTensor(values, compute);
+  sequence = l.castTensor(sequence, compute);
+  OpBuilder &b = l.b;
+  int64_t k = rank; // the loop over the sequence
+  SmallVector<AffineExpr> vExprs, sExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    vExprs.push_back(b.getAffineDimExpr(d));
+  for (int64_t d = 0; d + 1 < sRank; ++d)
+    sExprs.push_back(b.getAffineDimExpr(d));
+  sExprs.push_back(b.getAffineDimExpr(k));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, sExprs, b.getContext()),
+      AffineMap::get(rank + 1, 0, vExprs, b.getContext()),
+      AffineMap::get(rank + 1, 0, vExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = l.filled(l.dims(values), l.constant(elem, 0));
+  return l.replace(
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{sequence, values},
+          ValueRange{init}, maps, iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value after;
+            if (isFloat(compute))
+              after = arith::CmpFOp::create(nb, loc,
+                                            right ? arith::CmpFPredicate::OGT
+                                                  : arith::CmpFPredicate::OGE,
+                                            v[0], v[1]);
+            else
+              after = arith::CmpIOp::create(
+                  nb, loc,
+                  intPredicate(right ? arith::CmpIPredicate::sgt
+                                     : arith::CmpIPredicate::sge,
+                               compute),
+                  v[0], v[1]);
+            Value before = arith::XOrIOp::create(
+                nb, loc, after, constantOf(nb, loc, nb.getI1Type(), 1));
+            Value one = arith::ExtUIOp::create(nb, loc, elem, before);
+            linalg::YieldOp::create(
+                nb, loc, arith::AddIOp::create(nb, loc, v[2], one).getResult());
+          })
+          .getResult(0));
+}
+LogicalResult lowerSearchsorted(Lowering &l) { return lowerSearch(l, false); }
+LogicalResult lowerBucketize(Lowering &l) { return lowerSearch(l, true); }
+
 /// gather(self, dim, index): out[p] = self[p with p[dim] = index[p]], out
 /// of index's shape, which no dim but `dim` may exceed self's in.
 LogicalResult lowerGather(Lowering &l) {
@@ -1715,6 +1802,8 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::rot90"}, lowerRot90);
   addLowering(t, {"aten::diff"}, lowerDiff);
   addLowering(t, {"aten::trace"}, lowerTrace);
+  addLowering(t, {"aten::searchsorted.Tensor"}, lowerSearchsorted);
+  addLowering(t, {"aten::bucketize.Tensor"}, lowerBucketize);
   addLowering(t, {"aten::tril"}, lowerTril);
   addLowering(t, {"aten::diagonal"}, lowerDiagonal);
   addLowering(t, {"aten::outer", "aten::ger"}, lowerOuter);

@@ -438,3 +438,27 @@ fx.graph_module @M {
     fx.output %s : tensor<f32>
   }
 }
+
+// -----
+
+// searchsorted counts, for each value, the sequence items that come
+// before it: those not > the value with right=True (ATen's binary search,
+// NaN values after everything), in a reduction loop over the sequence.
+
+// CHECK-DAG: #[[SEQ:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-DAG: #[[VAL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic {indexing_maps = [#[[SEQ]], #[[VAL]], #[[VAL]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK:           %[[AFTER:.*]] = arith.cmpf ogt
+// CHECK:           %[[BEFORE:.*]] = arith.xori %[[AFTER]], %true
+// CHECK:           arith.extui %[[BEFORE]] : i1 to i64
+// CHECK:           arith.addi
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %s = fx.placeholder "s" : tensor<9xf32>
+    %v = fx.placeholder "v" : tensor<3x5xf32>
+    %r = fx.call_function "aten::searchsorted.Tensor"(%s, %v, right=True) : (tensor<9xf32>, tensor<3x5xf32>) -> tensor<3x5xi64>
+    fx.output %r : tensor<3x5xi64>
+  }
+}
