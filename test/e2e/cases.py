@@ -3187,6 +3187,25 @@ for _name, _fn, _inputs in [
          torch.bucketize(v, s[1], right=True), _sorted_and_values)]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# max_unpool2d/3d as aten-level graphs call them (output size given).
+def _unpool2d(h, w):
+    def fn(x):
+        y, i = F.max_pool2d(x, 2, return_indices=True)
+        return torch._C._nn.max_unpool2d(y * 2, i, (h, w))
+    return fn
+
+
+def _unpool3d(x):
+    y, i = F.max_pool3d(x, 2, stride=2, return_indices=True)
+    return torch._C._nn.max_unpool3d(y, i, (5, 4, 4), (2, 2, 2), (0, 0, 0))
+
+
+for _name, _fn, _inputs in [
+        ("max_unpool2d", _unpool2d(5, 4), randn((2, 3, 5, 4))),
+        ("max_unpool2d_unbatched", _unpool2d(6, 6), randn((3, 6, 6))),
+        ("max_unpool3d", _unpool3d, randn((1, 2, 5, 4, 4)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1632,6 +1632,84 @@ LogicalResult lowerIndexAdd(Lowering &l) {
   return lowerScatter(l, ScatterKind::IndexAdd);
 }
 
+/// max_unpool2d(self, indices, output_size) and max_unpool3d(self,
+/// indices, output_size, stride, padding): zeros of the output size, then
+/// for each input position in order (later ones win, as ATen's CPU loop),
+/// out[n, c, indices[n, c, p]] = self[n, c, p] over the flattened spatial
+/// dims. Indices outside the output are an error (ATen: "Found an invalid
+/// max index"), checked at run time.
+LogicalResult lowerMaxUnpool(Lowering &l, int spatial) {
+  Value self = l.tensor(0u), indices = l.tensor(1u);
+  auto outputSize = l.intList(2u);
+  Type elem = l.resultElementType();
+  if (!self || !indices || !outputSize || !elem ||
+      int(outputSize->size()) != spatial)
+    return l.fail("needs a tensor, its indices and a constant output size");
+  auto type = cast<RankedTensorType>(self.getType());
+  int64_t rank = type.getRank();
+  bool unbatched = rank == spatial + 1;
+  if ((!unbatched && rank != spatial + 2) || !type.hasStaticShape() ||
+      cast<RankedTensorType>(indices.getType()).getShape() != type.getShape())
+    return l.fail("self and indices must have one static shape of " +
+                  std::to_string(spatial + 1) + " or " +
+                  std::to_string(spatial + 2) + " dims");
+  if (unbatched) {
+    self = l.unsqueeze(self, 0);
+    indices = l.unsqueeze(indices, 0);
+    type = cast<RankedTensorType>(self.getType());
+  }
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), positions = 1,
+          outputs = 1;
+  for (int64_t d = 0; d < spatial; ++d) {
+    positions *= type.getDimSize(2 + d);
+    if ((*outputSize)[d] < 0)
+      return l.fail("negative output size");
+    outputs *= (*outputSize)[d];
+  }
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  SmallVector<OpFoldResult> flat = {b.getIndexAttr(n), b.getIndexAttr(c),
+                                    b.getIndexAttr(positions)};
+  self = l.reshape(l.castTensor(self, elem), flat);
+  indices = l.reshape(indices, flat);
+  Value out =
+      l.filled({b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(outputs)},
+               l.constant(elem, 0));
+  if (positions > 0 && outputs > 0) {
+    checkIndexRange(l, out, 2, indices, /*negative=*/false);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value size = arith::ConstantIndexOp::create(b, loc, outputs);
+    SmallVector<Value> lbs(3, zero), steps(3, one),
+        ubs = {arith::ConstantIndexOp::create(b, loc, n),
+               arith::ConstantIndexOp::create(b, loc, c),
+               arith::ConstantIndexOp::create(b, loc, positions)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{out},
+        [&](OpBuilder &nb, Location loc, ValueRange ivs,
+            ValueRange iter) -> scf::ValueVector {
+          Value at = tensor::ExtractOp::create(nb, loc, indices, ivs);
+          Value value = tensor::ExtractOp::create(nb, loc, self, ivs);
+          SmallVector<Value> coords = {ivs[0], ivs[1],
+                                       clampedIndex(nb, loc, at, size)};
+          return {tensor::InsertOp::create(nb, loc, value, iter[0], coords)
+                      .getResult()};
+        });
+    out = nest.results.front();
+  } else if (positions > 0) {
+    return l.fail("an empty output for a nonempty input");
+  }
+  SmallVector<OpFoldResult> shape;
+  if (!unbatched)
+    shape.push_back(b.getIndexAttr(n));
+  shape.push_back(b.getIndexAttr(c));
+  for (int64_t size : *outputSize)
+    shape.push_back(b.getIndexAttr(size));
+  return l.replace(l.reshape(out, shape));
+}
+LogicalResult lowerMaxUnpool2d(Lowering &l) { return lowerMaxUnpool(l, 2); }
+LogicalResult lowerMaxUnpool3d(Lowering &l) { return lowerMaxUnpool(l, 3); }
+
 /// self[indices]: one int index tensor, after Nones (full slices).
 LogicalResult lowerIndexTensor(Lowering &l) {
   Value self = l.tensor(0u);
@@ -1802,6 +1880,8 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::rot90"}, lowerRot90);
   addLowering(t, {"aten::diff"}, lowerDiff);
   addLowering(t, {"aten::trace"}, lowerTrace);
+  addLowering(t, {"aten::max_unpool2d"}, lowerMaxUnpool2d);
+  addLowering(t, {"aten::max_unpool3d"}, lowerMaxUnpool3d);
   addLowering(t, {"aten::searchsorted.Tensor"}, lowerSearchsorted);
   addLowering(t, {"aten::bucketize.Tensor"}, lowerBucketize);
   addLowering(t, {"aten::tril"}, lowerTril);

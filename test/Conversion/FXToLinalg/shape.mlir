@@ -462,3 +462,28 @@ fx.graph_module @M {
     fx.output %r : tensor<3x5xi64>
   }
 }
+
+// -----
+
+// max_unpool2d: zeros of the output size, flattened over the spatial dims,
+// then one loop nest over the input's positions writing each value at its
+// index (checked at run time), reshaped to the output.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<1x2x16xf32>
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for {{.*}} iter_args(%[[OUT:.*]] =
+// CHECK:               %[[AT:.*]] = tensor.extract %{{.*}} : tensor<1x2x4xi64>
+// CHECK:               %[[V:.*]] = tensor.extract %{{.*}} : tensor<1x2x4xf32>
+// CHECK:               tensor.insert %[[V]] into %[[OUT]]
+// CHECK:         tensor.expand_shape {{.*}} into tensor<1x2x4x4xf32>
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x2x2xf32>
+    %i = fx.placeholder "i" : tensor<1x2x2x2xi64>
+    %r = fx.call_function "aten::max_unpool2d"(%x, %i, [4, 4]) : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4x4xf32>
+    fx.output %r : tensor<1x2x4x4xf32>
+  }
+}
