@@ -3206,6 +3206,24 @@ for _name, _fn, _inputs in [
         ("max_unpool3d", _unpool3d, randn((1, 2, 5, 4, 4)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# Issue 27.2: diag, diag_embed, cross.
+for _name, _fn, _inputs in [
+        ("diag_vector_offsets", lambda x: torch.diag(x, 2) + torch.diag(
+            x, -2), randn((4,))),
+        ("diag_matrix_method", lambda x: x.diag(-1), randn((3, 5))),
+        ("diag_embed_default", lambda x: torch.diag_embed(x), randn((2, 3))),
+        ("diag_embed_dims", lambda x: torch.diag_embed(x, 1, 0, 2),
+         randn((2, 3))),
+        ("diag_embed_reversed_dims", lambda x: torch.diag_embed(x, -1, 2, 0),
+         randn((2, 4))),
+        ("linalg_cross_broadcast", lambda a, b: torch.linalg.cross(a, b),
+         randn((4, 3), (1, 3))),
+        ("cross_dim0_method", lambda a, b: a.cross(b, dim=0),
+         randn((3, 5), (3, 5))),
+        ("cross_int_first_dim_3", lambda a, b: torch.cross(a, b),
+         randint(-9, 9, (2, 3), (2, 3)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1010,14 +1010,28 @@ LogicalResult lowerPadMode(Lowering &l) {
 /// diagonal(self, offset, dim1, dim2): the other dims, then the diagonal
 /// of dims dim1 and dim2 (x[..., i, i + offset], or x[..., i - offset, i]
 /// below the main one): one generic.
+static LogicalResult diagonalOf(Lowering &l, Value x,
+                                std::optional<int64_t> offset,
+                                std::optional<int64_t> d1,
+                                std::optional<int64_t> d2);
+
 LogicalResult lowerDiagonal(Lowering &l) {
   Value x = l.tensor(0u);
-  auto offset = l.constInt(1u);
-  if (!x || !offset)
-    return l.fail("needs a tensor and a constant offset");
+  if (!x)
+    return l.fail("needs a tensor");
+  int64_t rank = rankOf(x);
+  return diagonalOf(l, x, l.constInt(1u), l.normDim(l.arg(2), rank),
+                    l.normDim(l.arg(3), rank));
+}
+
+static LogicalResult diagonalOf(Lowering &l, Value x,
+                                std::optional<int64_t> offset,
+                                std::optional<int64_t> d1,
+                                std::optional<int64_t> d2) {
+  if (!offset)
+    return l.fail("needs a constant offset");
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
-  auto d1 = l.normDim(l.arg(2), rank), d2 = l.normDim(l.arg(3), rank);
   if (!d1 || !d2 || *d1 == *d2)
     return l.fail("dim1 and dim2 must be two different constant dims");
   int64_t n1 = type.getDimSize(*d1), n2 = type.getDimSize(*d2);
@@ -1047,6 +1061,151 @@ LogicalResult lowerDiagonal(Lowering &l) {
   exprs[*d2] = i;
   sizes.push_back(b.getIndexAttr(length));
   return l.replace(readThrough(l, x, exprs, sizes));
+}
+
+/// `x`'s last dim laid along the `offset` diagonal of the (dim1, dim2)
+/// plane of a tensor of one more dim, zeros elsewhere (diag_embed; diag of
+/// a vector with dims 0, 1). One generic over the result reading x at the
+/// diagonal's position, clamped off it.
+static Value diagonalEmbedded(Lowering &l, Value x, int64_t offset,
+                              int64_t dim1, int64_t dim2) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank() + 1, n = type.getShape().back();
+  int64_t size = n + std::abs(offset);
+  SmallVector<OpFoldResult> sizes;
+  int64_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(d == dim1 || d == dim2 ? l.b.getIndexAttr(size)
+                                           : l.dim(x, next++));
+  Type elem = type.getElementType();
+  Value init = l.empty(sizes, elem);
+  int64_t rowStart = std::max<int64_t>(0, -offset);
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, ValueRange{},
+             ValueRange{init}, l.b.getMultiDimIdentityMap(rank),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &b, Location loc, ValueRange) {
+               Value i = linalg::IndexOp::create(b, loc, dim1);
+               Value j = linalg::IndexOp::create(b, loc, dim2);
+               Value onDiagonal = arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::eq,
+                   arith::SubIOp::create(b, loc, j, i),
+                   arith::ConstantIndexOp::create(b, loc, offset));
+               Value at = arith::SubIOp::create(
+                   b, loc, i, arith::ConstantIndexOp::create(b, loc, rowStart));
+               at = arith::MaxSIOp::create(
+                   b, loc, arith::ConstantIndexOp::create(b, loc, 0), at);
+               at = arith::MinSIOp::create(
+                   b, loc, arith::ConstantIndexOp::create(b, loc, n - 1), at);
+               SmallVector<Value> coords;
+               for (int64_t d = 0; d < rank; ++d)
+                 if (d != dim1 && d != dim2)
+                   coords.push_back(linalg::IndexOp::create(b, loc, d));
+               coords.push_back(at);
+               Value v = tensor::ExtractOp::create(b, loc, x, coords);
+               linalg::YieldOp::create(
+                   b, loc,
+                   arith::SelectOp::create(b, loc, onDiagonal, v,
+                                           constantOf(b, loc, elem, 0))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// diag_embed(self, offset, dim1, dim2).
+LogicalResult lowerDiagEmbed(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto offset = l.isNone(1u) ? std::optional<int64_t>(0) : l.constInt(1u);
+  if (!x || !offset)
+    return l.fail("needs a tensor and a constant offset");
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank() + 1;
+  auto d1 = l.isNone(2u) ? std::optional<int64_t>(rank - 2)
+                         : l.normDim(l.arg(2), rank);
+  auto d2 = l.isNone(3u) ? std::optional<int64_t>(rank - 1)
+                         : l.normDim(l.arg(3), rank);
+  if (!d1 || !d2 || *d1 == *d2)
+    return l.fail("dim1 and dim2 must be two different constant dims");
+  if (type.getRank() == 0 || !type.hasStaticShape() ||
+      type.getShape().back() == 0)
+    return l.fail("needs a tensor of static shape with a last dim");
+  // Two dims in the order given: the diagonal runs from dim1 to dim2.
+  return l.replace(diagonalEmbedded(l, x, *offset, *d1, *d2));
+}
+
+/// diag(self, diagonal): a vector's matrix (the vector on that diagonal),
+/// or a matrix's diagonal.
+LogicalResult lowerDiag(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto k = l.isNone(1u) ? std::optional<int64_t>(0) : l.constInt(1u);
+  if (!x || !k)
+    return l.fail("needs a tensor and a constant diagonal");
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() == 2)
+    return diagonalOf(l, x, k, 0, 1);
+  if (type.getRank() != 1 || !type.hasStaticShape() || type.getDimSize(0) == 0)
+    return l.fail("needs a vector of static size or a matrix");
+  return l.replace(diagonalEmbedded(l, x, *k, 0, 1));
+}
+
+/// linalg_cross(self, other, dim) and cross(self, other, dim=None: the
+/// first dim of size 3): the cross product of 3-vectors along dim, of
+/// the broadcast inputs.
+LogicalResult lowerCross(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!a || !b || !elem)
+    return l.fail("needs two typed tensors");
+  auto resultType = dyn_cast<RankedTensorType>(l.op.getResult().getType());
+  if (!resultType || !resultType.hasStaticShape())
+    return l.fail("needs a result of static shape");
+  int64_t rank = resultType.getRank();
+  Attribute dimAttr = l.op.getTarget() == "aten::linalg_cross"
+                          ? l.kwarg("dim")
+                          : (l.numArgs() > 2 ? l.arg(2) : Attribute());
+  std::optional<int64_t> dim;
+  if (dimAttr && !l.isNone(dimAttr))
+    dim = l.normDim(dimAttr, rank);
+  else if (l.op.getTarget() == "aten::linalg_cross")
+    dim = rank - 1;
+  else
+    for (int64_t d = 0; d < rank && !dim; ++d)
+      if (resultType.getDimSize(d) == 3)
+        dim = d;
+  if (!dim || resultType.getDimSize(*dim) != 3)
+    return l.fail("needs a constant dim of size 3");
+  // The three components of each input along dim, as its rank counts it
+  // (inputs of fewer dims broadcast from the right).
+  auto components = [&](Value t) {
+    int64_t r = rankOf(t), d = *dim - (rank - r);
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 3; ++i)
+      parts.push_back(sliceAlong(
+          l, l.castTensor(t, elem), d,
+          l.b.getIndexAttr(
+              cast<RankedTensorType>(t.getType()).getDimSize(d) == 1 ? 0 : i),
+          l.b.getIndexAttr(1), 1));
+    return parts;
+  };
+  if (*dim - (rank - rankOf(a)) < 0 || *dim - (rank - rankOf(b)) < 0)
+    return l.fail("both inputs must have the cross product's dim");
+  SmallVector<Value> x = components(a), y = components(b);
+  auto term = [&](int i, int j) {
+    return l.elementwise(
+        {x[i], y[j], x[j], y[i]}, elem, elem,
+        [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+          if (isFloat(elem))
+            return arith::SubFOp::create(
+                nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]),
+                arith::MulFOp::create(nb, loc, v[2], v[3]));
+          return arith::SubIOp::create(
+              nb, loc, arith::MulIOp::create(nb, loc, v[0], v[1]),
+              arith::MulIOp::create(nb, loc, v[2], v[3]));
+        });
+  };
+  return l.replace(concat(l, {term(1, 2), term(2, 0), term(0, 1)}, *dim, elem));
 }
 
 /// outer/ger(self, vec2): self[i] * vec2[j].
@@ -1880,6 +2039,9 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::rot90"}, lowerRot90);
   addLowering(t, {"aten::diff"}, lowerDiff);
   addLowering(t, {"aten::trace"}, lowerTrace);
+  addLowering(t, {"aten::diag"}, lowerDiag);
+  addLowering(t, {"aten::diag_embed"}, lowerDiagEmbed);
+  addLowering(t, {"aten::linalg_cross", "aten::cross"}, lowerCross);
   addLowering(t, {"aten::max_unpool2d"}, lowerMaxUnpool2d);
   addLowering(t, {"aten::max_unpool3d"}, lowerMaxUnpool3d);
   addLowering(t, {"aten::searchsorted.Tensor"}, lowerSearchsorted);

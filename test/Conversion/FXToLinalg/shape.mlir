@@ -487,3 +487,27 @@ fx.graph_module @M {
     fx.output %r : tensor<1x2x4x4xf32>
   }
 }
+
+// -----
+
+// diag_embed lays x's last dim along the offset diagonal of (dim1, dim2):
+// one generic over the result, x read at the diagonal's position (clamped
+// into x off the diagonal, where the result is 0).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<4x2x4xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[J:.*]] = linalg.index 2 : index
+// CHECK:           %[[D:.*]] = arith.subi %[[J]], %[[I]] : index
+// CHECK:           %[[ON:.*]] = arith.cmpi eq, %[[D]], %c1 : index
+// CHECK:           %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %{{.*}}] : tensor<2x3xf32>
+// CHECK:           arith.select %[[ON]], %[[V]], %{{.*}} : f32
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %d = fx.call_function "aten::diag_embed"(%x, 1, 0, 2) : (tensor<2x3xf32>) -> tensor<4x2x4xf32>
+    fx.output %d : tensor<4x2x4xf32>
+  }
+}
