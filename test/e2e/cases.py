@@ -3224,6 +3224,60 @@ for _name, _fn, _inputs in [
          randint(-9, 9, (2, 3), (2, 3)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# Losses (issue 27): torch.nn.functional's loss functions and modules,
+# traced into down to ATen's loss ops.
+def _class_inputs(*shape, classes=5):
+    def make():
+        x = torch.randn(shape[0], classes, *shape[1:])
+        return x, torch.randint(0, classes, shape)
+    return make
+
+
+for _name, _fn, _inputs in [
+        ("mse_loss", lambda x, t: F.mse_loss(x, t), randn((4, 5), (4, 5))),
+        ("mse_loss_broadcast_sum", lambda x, t: F.mse_loss(
+            x, t.expand(4, 5), reduction="sum"), randn((4, 5), (5,))),
+        ("l1_loss_none", lambda x, t: F.l1_loss(x, t, reduction="none"),
+         randn((4, 5), (4, 5))),
+        ("smooth_l1_loss_beta", lambda x, t: F.smooth_l1_loss(
+            x, t, beta=0.5), randn((4, 5), (4, 5))),
+        ("huber_loss_delta", lambda x, t: F.huber_loss(x, t, delta=0.7),
+         randn((4, 5), (4, 5))),
+        ("binary_cross_entropy_weight", lambda x, t, w: F.binary_cross_entropy(
+            torch.sigmoid(x), t, w), concat(randn((4, 5)), uniform(
+                0, 1, (4, 5), (4, 5)))),
+        ("bce_with_logits_pos_weight", lambda x, t, p: F.
+         binary_cross_entropy_with_logits(x * 30, t, pos_weight=p),
+         concat(randn((4, 5)), uniform(0, 1, (4, 5), (5,)))),
+        ("nll_loss", lambda x, t: F.nll_loss(F.log_softmax(x, 1), t),
+         _class_inputs(6)),
+        ("cross_entropy_weight_ignore", lambda x, t, w: F.cross_entropy(
+            x, t, weight=w, ignore_index=2),
+         concat(_class_inputs(6), uniform(0, 1, (5,)))),
+        ("cross_entropy_spatial_none", lambda x, t: F.cross_entropy(
+            x, t, reduction="none"), _class_inputs(2, 3, 4)),
+        ("cross_entropy_sum", lambda x, t: F.cross_entropy(
+            x * 50, t, reduction="sum"), _class_inputs(7)),
+        ("mse_loss_module_inputs", lambda x, t: F.mse_loss(
+            x, t, reduction="none") * 2, randn((4, 5), (4, 5)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
+for _name, _module, _inputs in [
+        ("cross_entropy_module", lambda: nn.CrossEntropyLoss(
+            weight=torch.rand(5), ignore_index=1), _class_inputs(6)),
+        ("nll_loss_module_sum", lambda: nn.NLLLoss(reduction="sum"),
+         _class_inputs(3, 4)),
+        ("mse_loss_module", lambda: nn.MSELoss(reduction="sum"),
+         randn((4, 5), (4, 5))),
+        ("smooth_l1_loss_module", lambda: nn.SmoothL1Loss(beta=0.3),
+         randn((4, 5), (4, 5))),
+        ("huber_loss_module_none", lambda: nn.HuberLoss("none", 2.0),
+         randn((4, 5), (4, 5))),
+        ("bce_with_logits_module", lambda: nn.BCEWithLogitsLoss(
+            pos_weight=torch.rand(5)), concat(randn((4, 5)), uniform(
+                0, 1, (4, 5))))]:
+    add(_name, _module, _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -738,6 +738,7 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addConvolutionLowerings(t);
     addReductionLowerings(t);
     addShapeLowerings(t);
+    addLossLowerings(t);
     addResampleLowerings(t);
     addFusedLowerings(t);
     addProbeLowerings(t);

@@ -162,6 +162,7 @@ void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
 void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
 void addResampleLowerings(llvm::StringMap<LowerFn> &table);
+void addLossLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

@@ -240,6 +240,28 @@ LogicalResult lowerExpand(Lowering &l) {
   return l.replace(broadcastTo(l, x, *sizes));
 }
 
+std::optional<SmallVector<Value>> tensorList(Lowering &l, Attribute a);
+
+/// broadcast_tensors(tensors): each broadcast to the shape of the node's
+/// results (static).
+LogicalResult lowerBroadcastTensors(Lowering &l) {
+  auto inputs = tensorList(l, l.arg(0));
+  auto tuple = dyn_cast<TupleType>(l.op.getResult().getType());
+  if (!inputs || !tuple || tuple.size() != inputs->size())
+    return l.fail("needs a list of tensors and their typed results");
+  SmallVector<Value> results;
+  for (auto [x, type] : llvm::zip(*inputs, tuple.getTypes())) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape())
+      return l.fail("the results must have static shapes");
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : ranked.getShape())
+      sizes.push_back(l.b.getIndexAttr(size));
+    results.push_back(broadcastTo(l, x, sizes));
+  }
+  return l.replaceTuple(results);
+}
+
 LogicalResult lowerExpandAs(Lowering &l) {
   Value x = l.tensor(0u), other = l.tensor(1u);
   if (!x || !other)
@@ -2017,6 +2039,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::unsqueeze"}, lowerUnsqueeze);
   addLowering(t, {"aten::expand"}, lowerExpand);
   addLowering(t, {"aten::expand_as"}, lowerExpandAs);
+  addLowering(t, {"aten::broadcast_tensors"}, lowerBroadcastTensors);
   addLowering(t, {"aten::cat", "aten::concat"}, lowerCat);
   addLowering(t, {"aten::stack"}, lowerStack);
   addLowering(t,

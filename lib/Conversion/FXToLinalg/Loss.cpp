@@ -1,0 +1,419 @@
+//===- Loss.cpp - Lowering of loss functions ------------------------------===//
+//
+// mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(
+// _with_logits), nll_loss(_nd) and cross_entropy_loss (class indices), as
+// ATen computes them: a pointwise loss, then the reduction (0 none, 1 mean,
+// 2 sum; a weighted nll mean divides by the weights of the targets taken).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+/// `loss` reduced as `reduction` says: none, mean or sum of all elements.
+Value reduceLoss(Lowering &l, Value loss, int64_t reduction, Type elem) {
+  if (reduction == 0)
+    return loss;
+  int64_t rank = cast<RankedTensorType>(loss.getType()).getRank();
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value sum =
+      l.reduce(loss, all, false, l.constant(elem, 0),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::AddFOp::create(b, loc, acc, v).getResult();
+               });
+  if (reduction == 2)
+    return sum;
+  Value count = l.countOver(loss, all, elem);
+  return l.elementwise(
+      {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+}
+
+/// The reduction argument at `i` (default mean), when 0, 1 or 2.
+std::optional<int64_t> reductionArg(Lowering &l, unsigned i) {
+  std::optional<int64_t> r = l.numArgs() > i && !l.isNone(i)
+                                 ? l.constInt(i)
+                                 : std::optional<int64_t>(1);
+  if (!r || *r < 0 || *r > 2)
+    return std::nullopt;
+  return r;
+}
+
+/// A pointwise loss of (self, target), both float, then the reduction at
+/// argument 2; `extra` is the float argument at 3 (beta, delta).
+LogicalResult lowerPointwiseLoss(
+    Lowering &l, double extraDefault,
+    function_ref<Value(OpBuilder &, Location, Value, Value, double)> fn) {
+  Value x = l.tensor(0u), t = l.tensor(1u);
+  Type elem = l.resultElementType();
+  auto reduction = reductionArg(l, 2);
+  std::optional<double> extra = extraDefault;
+  if (l.numArgs() > 3 && !l.isNone(3u))
+    extra = l.constFloat(l.arg(3));
+  if (!x || !t || !elem || !isFloat(elem) || !reduction || !extra)
+    return l.fail("needs float tensors and constant arguments");
+  Value loss = l.elementwise({x, t}, elem, elem,
+                             [&](OpBuilder &b, Location loc, ValueRange v) {
+                               return fn(b, loc, v[0], v[1], *extra);
+                             });
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+Value subtract(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::SubFOp::create(b, loc, x, y);
+}
+Value multiply(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulFOp::create(b, loc, x, y);
+}
+Value constantLike(OpBuilder &b, Location loc, Value like, double v) {
+  return constantOf(b, loc, like.getType(), v);
+}
+
+LogicalResult lowerMseLoss(Lowering &l) {
+  return lowerPointwiseLoss(
+      l, 0, [](OpBuilder &b, Location loc, Value x, Value t, double) {
+        Value d = subtract(b, loc, x, t);
+        return multiply(b, loc, d, d);
+      });
+}
+
+LogicalResult lowerL1Loss(Lowering &l) {
+  return lowerPointwiseLoss(
+      l, 0, [](OpBuilder &b, Location loc, Value x, Value t, double) {
+        return math::AbsFOp::create(b, loc, subtract(b, loc, x, t)).getResult();
+      });
+}
+
+/// |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta (beta 0: |d|).
+LogicalResult lowerSmoothL1Loss(Lowering &l) {
+  return lowerPointwiseLoss(
+      l, 1.0, [](OpBuilder &b, Location loc, Value x, Value t, double beta) {
+        Value z = math::AbsFOp::create(b, loc, subtract(b, loc, x, t));
+        if (beta == 0)
+          return z;
+        Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                            z, constantLike(b, loc, z, beta));
+        Value quadratic =
+            arith::DivFOp::create(b, loc,
+                                  multiply(b, loc, constantLike(b, loc, z, 0.5),
+                                           multiply(b, loc, z, z)),
+                                  constantLike(b, loc, z, beta));
+        Value linear = subtract(b, loc, z, constantLike(b, loc, z, 0.5 * beta));
+        return arith::SelectOp::create(b, loc, small, quadratic, linear)
+            .getResult();
+      });
+}
+
+/// |d| < delta ? 0.5 d^2 : delta (|d| - 0.5 delta).
+LogicalResult lowerHuberLoss(Lowering &l) {
+  return lowerPointwiseLoss(
+      l, 1.0, [](OpBuilder &b, Location loc, Value x, Value t, double delta) {
+        Value z = math::AbsFOp::create(b, loc, subtract(b, loc, x, t));
+        Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                            z, constantLike(b, loc, z, delta));
+        Value quadratic = multiply(b, loc, constantLike(b, loc, z, 0.5),
+                                   multiply(b, loc, z, z));
+        Value linear =
+            multiply(b, loc, constantLike(b, loc, z, delta),
+                     subtract(b, loc, z, constantLike(b, loc, z, 0.5 * delta)));
+        return arith::SelectOp::create(b, loc, small, quadratic, linear)
+            .getResult();
+      });
+}
+
+/// binary_cross_entropy(self, target, weight, reduction):
+/// (target - 1) * max(log1p(-self), -100) - target * max(log(self), -100),
+/// times the weight.
+LogicalResult lowerBinaryCrossEntropy(Lowering &l) {
+  Value x = l.tensor(0u), t = l.tensor(1u);
+  Type elem = l.resultElementType();
+  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  auto reduction = reductionArg(l, 3);
+  if (!x || !t || !elem || !isFloat(elem) || !reduction ||
+      (!l.isNone(2u) && !weight))
+    return l.fail("needs float tensors and a constant reduction");
+  SmallVector<Value> inputs = {x, t};
+  if (weight)
+    inputs.push_back(weight);
+  Value loss = l.elementwise(
+      inputs, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value floor = constantLike(b, loc, v[0], -100);
+        Value logX = arith::MaximumFOp::create(
+            b, loc, math::LogOp::create(b, loc, v[0]), floor);
+        Value log1mX = arith::MaximumFOp::create(
+            b, loc,
+            math::Log1pOp::create(b, loc, arith::NegFOp::create(b, loc, v[0])),
+            floor);
+        Value r = subtract(
+            b, loc,
+            multiply(b, loc,
+                     subtract(b, loc, v[1], constantLike(b, loc, v[1], 1)),
+                     log1mX),
+            multiply(b, loc, v[1], logX));
+        return weight ? multiply(b, loc, r, v[2]) : r;
+      });
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+/// binary_cross_entropy_with_logits(self, target, weight, pos_weight,
+/// reduction), ATen's stable form with m = max(-self, 0):
+/// (1 - t) x + lw (log(exp(-m) + exp(-x - m)) + m), lw = 1 + (pw - 1) t
+/// (1 without pos_weight), times the weight.
+LogicalResult lowerBinaryCrossEntropyWithLogits(Lowering &l) {
+  Value x = l.tensor(0u), t = l.tensor(1u);
+  Type elem = l.resultElementType();
+  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  Value posWeight = l.isNone(3u) ? Value() : l.tensor(3u);
+  auto reduction = reductionArg(l, 4);
+  if (!x || !t || !elem || !isFloat(elem) || !reduction ||
+      (!l.isNone(2u) && !weight) || (!l.isNone(3u) && !posWeight))
+    return l.fail("needs float tensors and a constant reduction");
+  SmallVector<Value> inputs = {x, t};
+  int weightSlot = -1, posSlot = -1;
+  if (weight) {
+    weightSlot = inputs.size();
+    inputs.push_back(weight);
+  }
+  if (posWeight) {
+    posSlot = inputs.size();
+    inputs.push_back(posWeight);
+  }
+  Value loss = l.elementwise(
+      inputs, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value zero = constantLike(b, loc, v[0], 0);
+        Value one = constantLike(b, loc, v[0], 1);
+        Value negX = arith::NegFOp::create(b, loc, v[0]);
+        Value m = arith::MaximumFOp::create(b, loc, negX, zero);
+        Value softplus = arith::AddFOp::create(
+            b, loc,
+            math::LogOp::create(
+                b, loc,
+                arith::AddFOp::create(
+                    b, loc,
+                    math::ExpOp::create(b, loc,
+                                        arith::NegFOp::create(b, loc, m)),
+                    math::ExpOp::create(b, loc, subtract(b, loc, negX, m)))),
+            m);
+        Value logWeight =
+            posSlot >= 0
+                ? arith::AddFOp::create(
+                      b, loc,
+                      multiply(b, loc, subtract(b, loc, v[posSlot], one), v[1]),
+                      one)
+                      .getResult()
+                : one;
+        Value r = arith::AddFOp::create(
+            b, loc, multiply(b, loc, subtract(b, loc, one, v[1]), v[0]),
+            multiply(b, loc, logWeight, softplus));
+        return weightSlot >= 0 ? multiply(b, loc, r, v[weightSlot]) : r;
+      });
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+/// log_softmax of `x` along dim 1: x - (m + log(sum(exp(x - m)))).
+Value logSoftmaxDim1(Lowering &l, Value x, Type elem) {
+  Value m =
+      l.reduce(x, {1}, /*keepdim=*/true,
+               l.constant(elem, -std::numeric_limits<double>::infinity()),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::MaximumFOp::create(b, loc, acc, v).getResult();
+               });
+  // A row of -inf keeps m finite for the subtraction, as ATen.
+  m = l.elementwise(
+      {m}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value inf =
+            constantLike(b, loc, v[0], std::numeric_limits<double>::infinity());
+        Value finite =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                  math::AbsFOp::create(b, loc, v[0]), inf);
+        return arith::SelectOp::create(b, loc, finite, v[0],
+                                       constantLike(b, loc, v[0], 0));
+      });
+  Value exps = l.elementwise(
+      {x, m}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return math::ExpOp::create(b, loc, subtract(b, loc, v[0], v[1]))
+            .getResult();
+      });
+  Value sums =
+      l.reduce(exps, {1}, /*keepdim=*/true, l.constant(elem, 0),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::AddFOp::create(b, loc, acc, v).getResult();
+               });
+  return l.elementwise({x, m, sums}, elem, elem,
+                       [](OpBuilder &b, Location loc, ValueRange v) {
+                         Value lse = arith::AddFOp::create(
+                             b, loc, v[1], math::LogOp::create(b, loc, v[2]));
+                         return subtract(b, loc, v[0], lse);
+                       });
+}
+
+/// nll_loss(_nd)(self, target, weight, reduction, ignore_index) on log
+/// probabilities `x` (N, C, d...) or (C) and int targets (N, d...) or ():
+/// loss = -weight[t] * x[n, t, d...], 0 where t is ignore_index; mean
+/// divides by the sum of weight[t] over the targets not ignored. A target
+/// outside [0, C) other than ignore_index is an error at run time.
+LogicalResult nllLoss(Lowering &l, Value x, Type elem) {
+  Value target = l.tensor(1u);
+  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  auto reduction = reductionArg(l, 3);
+  auto ignore = l.numArgs() > 4 ? l.constInt(4u) : std::optional<int64_t>(-100);
+  if (!x || !target || !reduction || !ignore || (!l.isNone(2u) && !weight))
+    return l.fail("needs tensors and constant reduction and ignore_index");
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto tType = cast<RankedTensorType>(target.getType());
+  if (!xType.hasStaticShape() || !tType.hasStaticShape() ||
+      !isa<IntegerType>(tType.getElementType()))
+    return l.fail("needs static shapes and integer targets");
+  bool unbatched = xType.getRank() == 1;
+  if (unbatched) {
+    if (tType.getRank() != 0)
+      return l.fail("a 1-D input takes a 0-d target");
+    x = l.unsqueeze(x, 0);
+    target = l.unsqueeze(target, 0);
+    xType = cast<RankedTensorType>(x.getType());
+    tType = cast<RankedTensorType>(target.getType());
+  }
+  int64_t rank = xType.getRank(), classes = xType.getDimSize(1);
+  if (tType.getRank() != rank - 1 || classes == 0)
+    return l.fail("the target must have the input's shape without dim 1");
+  for (int64_t d = 0; d < tType.getRank(); ++d)
+    if (tType.getDimSize(d) != xType.getDimSize(d < 1 ? d : d + 1))
+      return l.fail("the target must have the input's shape without dim 1");
+  if (weight)
+    weight = l.castTensor(weight, elem);
+  x = l.castTensor(x, elem);
+  OpBuilder &b = l.b;
+  Type i64 = b.getI64Type();
+  target = l.castTensor(target, i64);
+  int64_t ignoreIndex = *ignore;
+  // Targets outside [0, C) but ignore_index: a run-time error.
+  Value bad = l.elementwise(
+      {target}, i64, b.getI1Type(),
+      [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+        Value outside =
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::uge, v[0],
+                                  constantOf(nb, loc, i64, double(classes)));
+        Value ignored = arith::CmpIOp::create(
+            nb, loc, arith::CmpIPredicate::eq, v[0],
+            constantOf(nb, loc, i64, double(ignoreIndex)));
+        return arith::AndIOp::create(
+            nb, loc, outside,
+            arith::XOrIOp::create(nb, loc, ignored,
+                                  constantOf(nb, loc, nb.getI1Type(), 1)));
+      });
+  l.check(bad, "IndexError: Target out of bounds");
+  // Per target: the picked log probability's negation, and its weight.
+  int64_t tRank = tType.getRank();
+  SmallVector<OpFoldResult> sizes = l.dims(target);
+  Value lossInit = l.empty(sizes, elem), weightInit = l.empty(sizes, elem);
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{lossInit.getType(), weightInit.getType()},
+      ValueRange{target}, ValueRange{lossInit, weightInit},
+      SmallVector<AffineMap>(3, b.getMultiDimIdentityMap(tRank)),
+      SmallVector<utils::IteratorType>(tRank, utils::IteratorType::parallel),
+      "", "", [&](OpBuilder &nb, Location loc, ValueRange v) {
+        Value ignored = arith::CmpIOp::create(
+            nb, loc, arith::CmpIPredicate::eq, v[0],
+            constantOf(nb, loc, i64, double(ignoreIndex)));
+        // Clamped into [0, C): off-range targets read class 0 (and are
+        // reported by the check).
+        Value cls =
+            arith::IndexCastOp::create(nb, loc, nb.getIndexType(), v[0]);
+        cls = arith::MaxSIOp::create(
+            nb, loc, arith::ConstantIndexOp::create(nb, loc, 0), cls);
+        cls = arith::MinSIOp::create(
+            nb, loc, arith::ConstantIndexOp::create(nb, loc, classes - 1), cls);
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d)
+          coords.push_back(
+              d == 1 ? cls
+                     : linalg::IndexOp::create(nb, loc, d < 1 ? d : d - 1)
+                           .getResult());
+        Value logp = tensor::ExtractOp::create(nb, loc, x, coords);
+        Value w =
+            weight ? tensor::ExtractOp::create(nb, loc, weight, ValueRange{cls})
+                         .getResult()
+                   : constantOf(nb, loc, elem, 1);
+        Value zero = constantOf(nb, loc, elem, 0);
+        w = arith::SelectOp::create(nb, loc, ignored, zero, w);
+        Value loss = arith::NegFOp::create(nb, loc, multiply(nb, loc, w, logp));
+        // -0 * logp where ignored: exactly 0, as ATen.
+        loss = arith::SelectOp::create(nb, loc, ignored, zero, loss);
+        linalg::YieldOp::create(nb, loc, ValueRange{loss, w});
+      });
+  Value loss = generic.getResult(0), weights = generic.getResult(1);
+  if (*reduction == 0)
+    return l.replace(unbatched ? l.reshape(loss, {}) : loss);
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, tRank));
+  auto sumAll = [&](Value t) {
+    return l.reduce(t, all, false, l.constant(elem, 0),
+                    [](OpBuilder &nb, Location loc, Value acc, Value v) {
+                      return arith::AddFOp::create(nb, loc, acc, v).getResult();
+                    });
+  };
+  Value total = sumAll(loss);
+  if (*reduction == 2)
+    return l.replace(total);
+  return l.replace(l.elementwise(
+      {total, sumAll(weights)}, elem, elem,
+      [](OpBuilder &nb, Location loc, ValueRange v) {
+        return arith::DivFOp::create(nb, loc, v[0], v[1]).getResult();
+      }));
+}
+
+LogicalResult lowerNllLoss(Lowering &l) {
+  Type elem = l.resultElementType();
+  if (!elem || !isFloat(elem))
+    return l.fail("needs a float result");
+  return nllLoss(l, l.tensor(0u), elem);
+}
+
+/// cross_entropy_loss(self, target, weight, reduction, ignore_index,
+/// label_smoothing) with class-index targets and no smoothing: nll_loss of
+/// log_softmax(self, 1).
+LogicalResult lowerCrossEntropyLoss(Lowering &l) {
+  Value x = l.tensor(0u), target = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !target || !elem || !isFloat(elem))
+    return l.fail("needs a float input and a target");
+  if (!isa<IntegerType>(
+          cast<RankedTensorType>(target.getType()).getElementType()))
+    return l.fail("targets of class probabilities are not supported");
+  if (l.numArgs() > 5 && !l.isNone(5u) &&
+      l.constFloat(l.arg(5)).value_or(1) != 0)
+    return l.fail("label smoothing is not supported");
+  bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 1;
+  x = l.castTensor(x, elem);
+  if (unbatched)
+    x = l.unsqueeze(x, 0);
+  if (!cast<RankedTensorType>(x.getType()).hasStaticShape())
+    return l.fail("needs a static shape");
+  Value logp = logSoftmaxDim1(l, x, elem);
+  if (unbatched)
+    logp = l.squeeze(logp, 0);
+  return nllLoss(l, logp, elem);
+}
+
+} // namespace
+
+void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::mse_loss"}, lowerMseLoss);
+  addLowering(t, {"aten::l1_loss"}, lowerL1Loss);
+  addLowering(t, {"aten::smooth_l1_loss"}, lowerSmoothL1Loss);
+  addLowering(t, {"aten::huber_loss"}, lowerHuberLoss);
+  addLowering(t, {"aten::binary_cross_entropy"}, lowerBinaryCrossEntropy);
+  addLowering(t, {"aten::binary_cross_entropy_with_logits"},
+              lowerBinaryCrossEntropyWithLogits);
+  addLowering(t, {"aten::nll_loss", "aten::nll_loss_nd"}, lowerNllLoss);
+  addLowering(t, {"aten::cross_entropy_loss"}, lowerCrossEntropyLoss);
+}
