@@ -325,14 +325,9 @@ LogicalResult nllLoss(Lowering &l, Value x, Type elem) {
         Value ignored = arith::CmpIOp::create(
             nb, loc, arith::CmpIPredicate::eq, v[0],
             constantOf(nb, loc, i64, double(ignoreIndex)));
-        // Clamped into [0, C): off-range targets read class 0 (and are
-        // reported by the check).
-        Value cls =
-            arith::IndexCastOp::create(nb, loc, nb.getIndexType(), v[0]);
-        cls = arith::MaxSIOp::create(
-            nb, loc, arith::ConstantIndexOp::create(nb, loc, 0), cls);
-        cls = arith::MinSIOp::create(
-            nb, loc, arith::ConstantIndexOp::create(nb, loc, classes - 1), cls);
+        // Off-range targets read class 0 (and are reported by the check).
+        Value cls = clampedIndex(
+            nb, loc, v[0], arith::ConstantIndexOp::create(nb, loc, classes));
         SmallVector<Value> coords;
         for (int64_t d = 0; d < rank; ++d)
           coords.push_back(

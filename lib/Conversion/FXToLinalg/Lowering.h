@@ -191,6 +191,13 @@ Value add(OpBuilder &b, Location loc, Value x, Value y);
 Value maxInt(OpBuilder &b, Location loc, Value x, Value y);
 Value minInt(OpBuilder &b, Location loc, Value x, Value y);
 
+/// `i` (an index) if it lies in [0, size), else 0: an index out of range
+/// (which the node's check reports) reads or writes element 0, never
+/// memory outside the tensor.
+Value clampIndex(OpBuilder &b, Location loc, Value i, Value size);
+/// An index tensor's element as an `index` value, clamped by clampIndex.
+Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size);
+
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.
 Value reduceAll(Lowering &l, Value x, Value init,

@@ -1115,12 +1115,12 @@ static Value diagonalEmbedded(Lowering &l, Value x, int64_t offset,
                    b, loc, arith::CmpIPredicate::eq,
                    arith::SubIOp::create(b, loc, j, i),
                    arith::ConstantIndexOp::create(b, loc, offset));
-               Value at = arith::SubIOp::create(
-                   b, loc, i, arith::ConstantIndexOp::create(b, loc, rowStart));
-               at = arith::MaxSIOp::create(
-                   b, loc, arith::ConstantIndexOp::create(b, loc, 0), at);
-               at = arith::MinSIOp::create(
-                   b, loc, arith::ConstantIndexOp::create(b, loc, n - 1), at);
+               Value at = clampIndex(
+                   b, loc,
+                   arith::SubIOp::create(
+                       b, loc, i,
+                       arith::ConstantIndexOp::create(b, loc, rowStart)),
+                   arith::ConstantIndexOp::create(b, loc, n));
                SmallVector<Value> coords;
                for (int64_t d = 0; d < rank; ++d)
                  if (d != dim1 && d != dim2)
@@ -1431,10 +1431,10 @@ void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
   }
 }
 
-/// `i` (an index) if it lies in [0, size), else 0: an index out of range
-/// (which the node's check reports) reads or writes element 0, never
-/// memory outside the tensor.
-Value clampIndex(OpBuilder &b, Location loc, Value i, Value size) {
+} // namespace
+
+Value mlir::fx::lowering::clampIndex(OpBuilder &b, Location loc, Value i,
+                                     Value size) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value inside = arith::AndIOp::create(
       b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
@@ -1442,12 +1442,14 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, Value size) {
   return arith::SelectOp::create(b, loc, inside, i, zero);
 }
 
-/// An index tensor's element as an `index` value, clamped by clampIndex.
-Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size) {
+Value mlir::fx::lowering::clampedIndex(OpBuilder &b, Location loc,
+                                       Value element, Value size) {
   return clampIndex(
       b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), element),
       size);
 }
+
+namespace {
 
 /// The elements of `self` picked along `dim` by the int tensor `index`;
 /// negative indices count from the end when `negative` (x[idx]), else they
