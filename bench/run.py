@@ -8,8 +8,8 @@ crash in compiled code is recorded rather than fatal. There it runs both
 ways on the same inputs, per thread count: PyTorch eager (its BLAS and
 oneDNN kernels) and `fx_mlir.compile`'s code. The outputs are compared
 first, so that no time is reported for wrong code; then each side is
-warmed up and timed call by call with time.perf_counter, and the median is
-reported. Compile times (cold and warm on-disk cache) are taken once per
+warmed up and timed call by call with time.perf_counter, the sides in
+interleaved rounds, and the median is reported. Compile times (cold and warm on-disk cache) are taken once per
 workload, at the first thread count; peak memory in one more subprocess per
 model and side (`--memory-probe`). bench/README.md says exactly what is
 measured. Results go to <out>/bench.json, bench.md and bench.png.
@@ -165,32 +165,60 @@ def error_text(e):
     return f"{type(e).__name__}: {str(e).strip()}"[:2000]
 
 
-def median_time(fn, inputs, cfg):
-    """(median seconds per call of fn(*inputs), timed calls). Warms up for
-    cfg.warmup_calls calls and cfg.warmup_s seconds (cut off after
-    cfg.max_s), then times cfg.repeat calls, or adaptively until both
-    cfg.min_runs calls and cfg.min_s seconds, stopping after cfg.max_s
-    once cfg.floor_runs calls are in."""
+ROUNDS = 5
+SWITCH_S = 0.02
+
+
+def median_times(fns, inputs, cfg):
+    """[(median seconds per call, timed calls)] of each fn(*inputs). Warms
+    each up for cfg.warmup_calls calls and cfg.warmup_s seconds (cut off
+    after cfg.max_s), then times them in ROUNDS interleaved rounds, each
+    side per round cfg.repeat / ROUNDS calls, or adaptively until
+    cfg.min_runs / ROUNDS calls and cfg.min_s / ROUNDS seconds (stopping
+    after cfg.max_s / ROUNDS once cfg.floor_runs / ROUNDS calls are in).
+    Interleaved, a slow spell of the machine (other tenants of a shared
+    host) falls on every side alike instead of on whichever was being
+    timed, and the ratios between them hold. Each side's round starts
+    with SWITCH_S seconds of untimed calls."""
     clock = time.perf_counter
-    start, calls = clock(), 0
-    while calls < cfg.warmup_calls or clock() - start < cfg.warmup_s:
-        fn(*inputs)
-        calls += 1
-        if clock() - start >= cfg.max_s:
-            break
-    times, start = [], clock()
-    while True:
-        t0 = clock()
-        fn(*inputs)
-        times.append(clock() - t0)
-        elapsed, runs = clock() - start, len(times)
-        if cfg.repeat:
-            if runs >= cfg.repeat:
+    for fn in fns:
+        start, calls = clock(), 0
+        while calls < cfg.warmup_calls or clock() - start < cfg.warmup_s:
+            fn(*inputs)
+            calls += 1
+            if clock() - start >= cfg.max_s:
                 break
-        elif (runs >= cfg.min_runs and elapsed >= cfg.min_s) or \
-                (runs >= cfg.floor_runs and elapsed >= cfg.max_s):
-            break
-    return statistics.median(times), len(times)
+    times = [[] for _ in fns]
+    per = lambda x: x / ROUNDS  # noqa: E731
+    for _ in range(ROUNDS):
+        for fn, out in zip(fns, times):
+            # Untimed, while the other side's idle threads still spin
+            # (OpenMP's and ours wait busily for a while after a call).
+            start = clock()
+            fn(*inputs)
+            while len(fns) > 1 and clock() - start < SWITCH_S:
+                fn(*inputs)
+            start, runs = clock(), 0
+            while True:
+                t0 = clock()
+                fn(*inputs)
+                out.append(clock() - t0)
+                runs += 1
+                elapsed = clock() - start
+                if cfg.repeat:
+                    if runs >= max(1, -(-cfg.repeat // ROUNDS)):
+                        break
+                elif (runs >= per(cfg.min_runs) and
+                      elapsed >= per(cfg.min_s)) or \
+                        (runs >= per(cfg.floor_runs) and
+                         elapsed >= per(cfg.max_s)):
+                    break
+    return [(statistics.median(t), len(t)) for t in times]
+
+
+def median_time(fn, inputs, cfg):
+    """median_times of one function."""
+    return median_times([fn], inputs, cfg)[0]
 
 
 def compile_timed(module, inputs, cache_dir):
@@ -235,8 +263,9 @@ def compile_workload(name, eager, module, inputs, rec):
     return compiled
 
 
-def time_compiled(name, compiled, eager, inputs, row, cfg):
-    """Checks compiled against eager, then times it, into row."""
+def check_compiled(name, compiled, eager, inputs, row):
+    """Whether compiled matches eager on inputs; records the error and why
+    not in row."""
     try:
         row["max_abs_error"], row["rel_error"] = rel_error(compiled(*inputs),
                                                            eager(*inputs))
@@ -246,12 +275,12 @@ def time_compiled(name, compiled, eager, inputs, row, cfg):
             row["error"] = (f"wrong result: relative error "
                             f"{row['rel_error']:.3g} > {TOLERANCE}")
             log(f"  {name}: WRONG RESULT, not timed")
-            return
-        row["fxmlir_s"], row["fxmlir_runs"] = median_time(compiled, inputs,
-                                                          cfg)
+            return False
+        return True
     except Exception as e:
         row["error"] = error_text(e)
         log(f"  {name}: run failed: {row['error'][:300]}")
+        return False
 
 
 def torchscript(model, inputs):
@@ -286,13 +315,25 @@ def run_workload(name, cfg):
         set_threads(n)
         row = rec["threads"][str(n)] = {}
         with torch.no_grad():
-            row["eager_s"], row["eager_runs"] = median_time(eager, inputs, cfg)
+            # Eager, TorchScript and ours timed in interleaved rounds, ours
+            # only once it matches eager.
+            sides = [("eager", eager)]
             if ts is not None:
-                row["torchscript_s"], _ = median_time(ts, inputs, cfg)
+                sides.append(("torchscript", ts))
+            if compiled is not None and check_compiled(
+                    f"{name}, {n} thread(s)", compiled, eager, inputs, row):
+                sides.append(("fxmlir", compiled))
             print(json.dumps(rec), flush=True)
-            if compiled is not None:
-                time_compiled(f"{name}, {n} thread(s)", compiled, eager,
-                              inputs, row, cfg)
+            try:
+                timed = median_times([fn for _, fn in sides], inputs, cfg)
+            except Exception as e:
+                # Ours crashing mid-timing: eager alone, the error kept.
+                row["error"] = error_text(e)
+                sides, timed = sides[:1], [median_time(eager, inputs, cfg)]
+            for (side, _), (seconds, runs) in zip(sides, timed):
+                row[f"{side}_s"] = seconds
+                if side != "torchscript":
+                    row[f"{side}_runs"] = runs
         if "fxmlir_s" in row:
             row["speedup"] = row["eager_s"] / row["fxmlir_s"]
             if "flops" in info:

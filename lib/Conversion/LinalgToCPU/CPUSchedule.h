@@ -59,6 +59,12 @@ struct Tuning {
   /// See tuning().packedBlockRows, tuning().gatherElements and
   /// tuning().winogradElements below.
   int64_t packedBlockRows, gatherElements, winogradElements;
+  /// Depth of a k block of a packed contraction: the depth at which one
+  /// panel is 32 KiB, from 256 to 512. AVX2 code (panels of 16) at 512
+  /// over 256, AMD EPYC, 1 thread: matmul 1024x4096x1024 from 0.84x to
+  /// 0.89x of OpenBLAS's GFLOPS, 1024^3 from 0.95x to 0.98x, the models
+  /// unchanged; AVX-512 code (panels of 32) the same at 256 and 512.
+  int64_t packedBlockDepth;
 
   static Tuning from(const CPUTarget &target) {
     Tuning t;
@@ -70,18 +76,22 @@ struct Tuning {
     // row and a broadcast: 8 rows with 32 registers, 6 with 16 (AVX2).
     t.tileRows = std::clamp<int64_t>((target.vectorRegisters - 4) / 2, 4, 8);
     int64_t l2 = std::min<int64_t>(target.l2, 1 << 20);
-    t.packedBlockRows = target.l2 >= (1 << 20) ? 256 : 128;
+    t.packedBlockRows = target.l2 >= (256 << 10) ? 256 : 128;
     t.gatherElements = std::max<int64_t>(l2 / 8, 1 << 14);
     t.winogradElements = std::max<int64_t>(l2 / 4, 1 << 15);
+    t.packedBlockDepth =
+        std::clamp<int64_t>((32 << 10) / (t.panel * 4), 256, 512);
     return t;
   }
 
   /// One line for the IR: what the schedule chose from the target.
   std::string describe(const CPUTarget &target) const {
     return llvm::formatv("target={0} lanes={1} registers={2} tile={3}x{4} "
-                         "packed-block-rows={5} l2={6}K",
+                         "packed-block-rows={5} packed-block-depth={6} "
+                         "l2={7}K",
                          target.name, lanes, target.vectorRegisters, tileRows,
-                         panel, packedBlockRows, target.l2 >> 10)
+                         panel, packedBlockRows, packedBlockDepth,
+                         target.l2 >> 10)
         .str();
   }
 };
@@ -101,14 +111,19 @@ struct ScopedTuning {
 /// one k block.
 constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
 /// Rows of a cache block of a contraction with packed columns (see
-/// packColumns; tuning().packedBlockRows: 256 with 1 MiB of L2 or more,
-/// else 128) of at least 4 such blocks (else half as many, with 4
+/// packColumns; tuning().packedBlockRows: 256 with 256 KiB of L2 or
+/// more, else 128) of at least 4 such blocks (else half as many, with 4
 /// blocks of those), so that the threads still get several: its columns
 /// block is contiguous, and more rows reuse it more
 /// (1-2% on 1024x4160x1056 for 128 over 64 on an AMD EPYC; on an Intel
 /// Xeon with 2 MiB of L2, 256 over 128: matmul 1024^3 from 134 to 141
-/// GFLOPS, 1024x4096x1024 from 118 to 123). A block of 256 rows x 256 of
-/// depth and its 256 x 256 of packed columns take 512 KiB.
+/// GFLOPS, 1024x4096x1024 from 118 to 123; AVX2 code on an AMD EPYC, 256
+/// over 128: 1024x4096x1024 from 0.84x to 0.93x of OpenBLAS at 1 thread,
+/// 0.85x to 0.91x at 2, 1024^3 at 2 threads 0.72x to 0.99x, the models
+/// unchanged). The rows' operand is read one register tile's rows at a
+/// time, each held in L1 across the block's columns, so the block need
+/// not fit the L2; the columns block (depth x 256 packed columns) is
+/// what the L2 holds.
 /// Elementwise ops of at least this many elements run in parallel, in
 /// about this many blocks.
 constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;

@@ -13,14 +13,14 @@
 // UNKNOWN: error: unknown CPU target 'pentium': use host or one of x86-64-v2, x86-64-v3,
 
 // AVX512-LABEL: func.func @matmul
-// AVX512-SAME: fx.cpu_schedule = "target=x86-64-v4 lanes=16 registers=32 tile=8x32 packed-block-rows=256 l2=1024K"
+// AVX512-SAME: fx.cpu_schedule = "target=x86-64-v4 lanes=16 registers=32 tile=8x32 packed-block-rows=256 packed-block-depth=256 l2=1024K"
 // AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // AVX2-LABEL: func.func @matmul
-// AVX2-SAME: fx.cpu_schedule = "target=x86-64-v3 lanes=8 registers=16 tile=6x16 packed-block-rows=128 l2=256K"
+// AVX2-SAME: fx.cpu_schedule = "target=x86-64-v3 lanes=8 registers=16 tile=6x16 packed-block-rows=256 packed-block-depth=512 l2=256K"
 // AVX2: vector.contract {{.*}} vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
 // AVX2-NOT: vector<8x32xf32>
 // NEON-LABEL: func.func @matmul
-// NEON-SAME: fx.cpu_schedule = "target=neoverse-n1 lanes=4 registers=32 tile=8x8 packed-block-rows=256 l2=1024K"
+// NEON-SAME: fx.cpu_schedule = "target=neoverse-n1 lanes=4 registers=32 tile=8x8 packed-block-rows=256 packed-block-depth=512 l2=1024K"
 // NEON: vector.contract {{.*}} vector<8x1xf32>, vector<1x8xf32> into vector<8x8xf32>
 // AVX2-LOWERED-LABEL: func.func @matmul
 // AVX2-LOWERED: vector.fma {{.*}} : vector<16xf32>

@@ -26,13 +26,15 @@ func.func @small(%a: tensor<96x64xf32>, %b: tensor<64x64xf32>, %c: tensor<96x64x
 // -----
 
 // A large matmul: its columns operand (larger than half an L2) packed in
-// panels, and cache blocks of rows that leave 4 blocks (128 of 512).
-// Tiles of fewer rows where those divide the rows and the target's do
-// not: 4 of 512 on AVX2 (not 6 or 5), 7 of 49 (not 8).
+// panels, cache blocks of rows that leave 4 blocks (128 of 512), and
+// k blocks at which a panel is 32 KiB (512 deep for panels of 16 or 8,
+// 256 for 32). The target's tile rows with a tail for many rows (6 of
+// 512 for AVX2, 85 tiles and 2 rows); tiles of fewer rows where those
+// divide few rows and the target's do not: 7 of 49 (not 8).
 // CHECK-LABEL: func.func @large
-// AVX2: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 128, 256, 256>, pack = true, register_tile = array<i64: 4, 16>}}
+// AVX2: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 128, 256, 512>, pack = true, register_tile = array<i64: 6, 16>}}
 // AVX512: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 128, 256, 256>, pack = true, register_tile = array<i64: 8, 32>}}
-// NEON: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 128, 256, 256>, pack = true, register_tile = array<i64: 8, 8>}}
+// NEON: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 128, 256, 512>, pack = true, register_tile = array<i64: 8, 8>}}
 // AVX2: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 64, 256, 256>, pack = false, register_tile = array<i64: 6, 16>}}
 // AVX512: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 64, 256, 256>, pack = false, register_tile = array<i64: 7, 32>}}
 // NEON: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 64, 256, 256>, pack = false, register_tile = array<i64: 7, 8>}}
