@@ -1071,7 +1071,14 @@ for _name, _shapes in [
         # A columns operand past L1 that is not a constant: packed.
         ("matmul_packed_columns", ((128, 100), (100, 256))),
         # One row block: B packed inside the cache blocks, two k blocks.
-        ("matmul_packed_in_blocks", ((64, 512), (512, 256)))]:
+        ("matmul_packed_in_blocks", ((64, 512), (512, 256))),
+        # Many row blocks: B packed once before, in blocks of panels; the
+        # row tail (1028 = 1026 + 2 on AVX2, 1024 + 4 on AVX-512) reads
+        # that copy too.
+        ("matmul_packed_before_row_tail", ((1028, 128), (128, 1024))),
+        # Few row blocks of 256 but many column blocks; k blocks of 384
+        # on AVX2 (the largest divisor of 768 up to 512), 256 on AVX-512.
+        ("matmul_wide_columns", ((384, 768), (768, 3072)))]:
     add(_name, lambda: lam(_matmul), randn(*_shapes), tolerance=_LONG_DOT)
 
 

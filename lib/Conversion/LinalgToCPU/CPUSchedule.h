@@ -124,6 +124,9 @@ constexpr int64_t kBlockRows = 64, kBlockCols = 256, kBlockDepth = 256;
 /// time, each held in L1 across the block's columns, so the block need
 /// not fit the L2; the columns block (depth x 256 packed columns) is
 /// what the L2 holds.
+/// Cache blocks a packed contraction with fewer than 4 row blocks keeps
+/// (see chooseContraction), so that up to 8 threads get 2 each.
+constexpr int64_t kParallelCacheBlocks = 16;
 /// Elementwise ops of at least this many elements run in parallel, in
 /// about this many blocks.
 constexpr int64_t kParallelElements = 1 << 15, kParallelBlocks = 8;

@@ -636,3 +636,29 @@ func.func @packed_in_blocks(%a: tensor<64x512xf32>, %b: tensor<512x256xf32>, %c:
   %r = linalg.matmul ins(%a, %b : tensor<64x512xf32>, tensor<512x256xf32>) outs(%c : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %r : tensor<64x256xf32>
 }
+
+// -----
+
+// A computed columns operand of a contraction of more row blocks is packed
+// once, before it, in parallel blocks of panels (32 panels of 32 columns
+// in blocks of 4), each streaming B's rows (k outer, the block's panels
+// inner). The row tail (4 of 1028 rows) reads that copy too, where
+// packing in its own blocks would copy all of B again.
+
+// CHECK-LABEL: func.func @packed_before
+// CHECK: %[[PACKED:.*]] = scf.forall (%{{.*}}) = (0) to (32) step (4)
+// CHECK-NEXT: tensor.extract_slice %{{.*}}[0, %{{.*}}, 0] [128, 4, 32]
+// CHECK-NEXT: tensor.extract_slice
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c128 step %c1
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c4 step %c1
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (1024, 32, 32) step (256, 8, 32)
+// CHECK: tensor.extract_slice %[[PACKED]]
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (4, 32, 32) step (4, 8, 32)
+// CHECK-NEXT: tensor.extract_slice
+// CHECK-NEXT: tensor.extract_slice %[[PACKED]]
+// CHECK-NOT: tensor.empty
+// CHECK: return
+func.func @packed_before(%a: tensor<1028x128xf32>, %b: tensor<128x1024xf32>, %c: tensor<1028x1024xf32>) -> tensor<1028x1024xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1028x128xf32>, tensor<128x1024xf32>) outs(%c : tensor<1028x1024xf32>) -> tensor<1028x1024xf32>
+  return %r : tensor<1028x1024xf32>
+}

@@ -86,3 +86,17 @@ func.func @unrecorded(%x: tensor<64x32xf32>, %init: tensor<32x64xf32>, %a: tenso
   %s = linalg.matmul ins(%i, %i : tensor<8x8xi32>, tensor<8x8xi32>) outs(%j : tensor<8x8xi32>) -> tensor<8x8xi32>
   return %t, %r, %s : tensor<32x64xf32>, tensor<?x64xf32>, tensor<8x8xi32>
 }
+
+// -----
+
+// Fewer than 4 row blocks of 256 (384 rows), but 12 column blocks: the
+// blocks of 256 rows still make enough for the threads (2 x 12), and B is
+// read twice, not six times as with blocks of 64.
+// CHECK-LABEL: func.func @wide
+// AVX2: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 256, 256, 512>, pack = true, register_tile = array<i64: 6, 16>}}
+// AVX512: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 256, 256, 256>, pack = true, register_tile = array<i64: 8, 32>}}
+// NEON: {fx.cpu_strategy = {algorithm = "contraction", cache_block = array<i64: 256, 256, 512>, pack = true, register_tile = array<i64: 8, 8>}}
+func.func @wide(%a: tensor<384x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<384x3072xf32>) -> tensor<384x3072xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<384x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<384x3072xf32>) -> tensor<384x3072xf32>
+  return %r : tensor<384x3072xf32>
+}
