@@ -3269,7 +3269,67 @@ for _name, _fn, _inputs in [
             x, t, reduction="none") * 2, randn((4, 5), (4, 5)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+def _signs(*shapes):
+    """Tensors of -1 and 1 (the targets of margin losses)."""
+    return lambda: tuple(torch.randint(0, 2, s).float() * 2 - 1
+                         for s in shapes)
+
+
+def _distributions(*shape):
+    """Log-probabilities and probabilities over the last dim, some of the
+    probabilities exactly 0 (kl_div's 0 log 0 = 0)."""
+    def make():
+        p = torch.softmax(torch.randn(shape), -1)
+        p[..., 0] = 0
+        return torch.log_softmax(torch.randn(shape), -1), p
+    return make
+
+
+def _counts(*shape):
+    """Log-rates and Poisson counts (0 to about 12)."""
+    return lambda: (torch.randn(shape),
+                    torch.poisson(torch.rand(shape) * 6))
+
+
+for _name, _fn, _inputs in [
+        ("soft_margin_loss", lambda x, t: F.soft_margin_loss(x * 3, t),
+         concat(randn((4, 5)), _signs((4, 5)))),
+        ("soft_margin_loss_none", lambda x, t: F.soft_margin_loss(
+            x, t, reduction="none"), concat(randn((4, 5)), _signs((4, 5)))),
+        ("hinge_embedding_loss", lambda x, t: F.hinge_embedding_loss(
+            x, t, margin=0.5), concat(randn((4, 5)), _signs((4, 5)))),
+        # Targets other than -1 and 1 count both terms, as in ATen.
+        ("hinge_embedding_loss_other_targets_sum", lambda x, t: F.
+         hinge_embedding_loss(x, t.round(), reduction="sum"),
+         randn((4, 5), (4, 5))),
+        ("margin_ranking_loss", lambda a, b, t: F.margin_ranking_loss(
+            a, b, t, margin=0.2), concat(randn((6,), (6,)), _signs((6,)))),
+        ("margin_ranking_loss_broadcast_none", lambda a, b, t: F.
+         margin_ranking_loss(a, b, t, reduction="none"),
+         concat(randn((3, 6), (1, 6)), _signs((3, 1)))),
+        ("kl_div_sum", lambda x, t: F.kl_div(x, t, reduction="sum"),
+         _distributions(4, 7)),
+        ("kl_div_log_target_none", lambda x, t: F.kl_div(
+            x, torch.log(t + 1e-3), reduction="none", log_target=True),
+         _distributions(4, 7)),
+        ("poisson_nll_loss", lambda x, t: F.poisson_nll_loss(x, t),
+         _counts(4, 5)),
+        ("poisson_nll_loss_full_rates_sum", lambda x, t: F.poisson_nll_loss(
+            x.exp(), t, log_input=False, full=True, reduction="sum"),
+         _counts(4, 5))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 for _name, _module, _inputs in [
+        ("soft_margin_loss_module_sum", lambda: nn.SoftMarginLoss(
+            reduction="sum"), concat(randn((4, 5)), _signs((4, 5)))),
+        ("hinge_embedding_loss_module", lambda: nn.HingeEmbeddingLoss(2.0),
+         concat(randn((4, 5)), _signs((4, 5)))),
+        ("margin_ranking_loss_module", lambda: nn.MarginRankingLoss(0.3),
+         concat(randn((6,), (6,)), _signs((6,)))),
+        ("kl_div_module_log_target", lambda: nn.KLDivLoss(
+            reduction="sum", log_target=True), _distributions(3, 4)),
+        ("poisson_nll_loss_module_full", lambda: nn.PoissonNLLLoss(
+            full=True, reduction="none"), _counts(4, 5)),
         ("cross_entropy_module", lambda: nn.CrossEntropyLoss(
             weight=torch.rand(5), ignore_index=1), _class_inputs(6)),
         ("nll_loss_module_sum", lambda: nn.NLLLoss(reduction="sum"),

@@ -1,7 +1,9 @@
 //===- Loss.cpp - Lowering of loss functions ------------------------------===//
 //
 // mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(
-// _with_logits), nll_loss(_nd) and cross_entropy_loss (class indices), as
+// _with_logits), nll_loss(_nd), cross_entropy_loss (class indices),
+// soft_margin_loss, hinge_embedding_loss, margin_ranking_loss, kl_div and
+// poisson_nll_loss, as
 // ATen computes them: a pointwise loss, then the reduction (0 none, 1 mean,
 // 2 sum; a weighted nll mean divides by the weights of the targets taken).
 //
@@ -399,6 +401,144 @@ LogicalResult lowerCrossEntropyLoss(Lowering &l) {
   return nllLoss(l, logp, elem);
 }
 
+/// A pointwise loss of the float tensors at `inputs` (broadcast), the
+/// reduction at argument `reductionAt`; `body` gets the elements.
+LogicalResult
+lowerLossOf(Lowering &l, ArrayRef<unsigned> inputs, unsigned reductionAt,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> tensors;
+  for (unsigned i : inputs)
+    tensors.push_back(l.tensor(i));
+  Type elem = l.resultElementType();
+  auto reduction = reductionArg(l, reductionAt);
+  if (llvm::is_contained(tensors, Value()) || !elem || !isFloat(elem) ||
+      !reduction)
+    return l.fail("needs float tensors and a constant reduction");
+  Value loss = l.elementwise(tensors, elem, elem, body);
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+/// The float argument at `i`, or `otherwise` when it is absent.
+std::optional<double> floatArg(Lowering &l, unsigned i, double otherwise) {
+  if (l.numArgs() <= i || l.isNone(i))
+    return otherwise;
+  return l.constFloat(l.arg(i));
+}
+
+/// soft_margin_loss: log1p(exp(-x t)).
+LogicalResult lowerSoftMarginLoss(Lowering &l) {
+  return lowerLossOf(
+      l, {0, 1}, 2, [](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value xt = multiply(b, loc, v[0], v[1]);
+        Value e =
+            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, xt));
+        return math::Log1pOp::create(b, loc, e);
+      });
+}
+
+/// hinge_embedding_loss(self, target, margin, reduction), as ATen:
+/// (t != 1 ? max(margin - x, 0) : 0) + (t != -1 ? x : 0).
+LogicalResult lowerHingeEmbeddingLoss(Lowering &l) {
+  std::optional<double> margin = floatArg(l, 2, 1.0);
+  if (!margin)
+    return l.fail("needs a constant margin");
+  return lowerLossOf(
+      l, {0, 1}, 3, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value x = v[0], t = v[1];
+        Value zero = constantLike(b, loc, x, 0);
+        Value below = subtract(b, loc, constantLike(b, loc, x, *margin), x);
+        Value clamped = arith::MaximumFOp::create(b, loc, below, zero);
+        Value notOne = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                             t, constantLike(b, loc, t, 1.0));
+        Value notMinusOne =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, t,
+                                  constantLike(b, loc, t, -1.0));
+        Value marginTerm =
+            arith::SelectOp::create(b, loc, notOne, clamped, zero);
+        Value selfTerm = arith::SelectOp::create(b, loc, notMinusOne, x, zero);
+        return arith::AddFOp::create(b, loc, marginTerm, selfTerm);
+      });
+}
+
+/// margin_ranking_loss(x1, x2, target, margin, reduction):
+/// max(-t (x1 - x2) + margin, 0).
+LogicalResult lowerMarginRankingLoss(Lowering &l) {
+  std::optional<double> margin = floatArg(l, 3, 0.0);
+  if (!margin)
+    return l.fail("needs a constant margin");
+  return lowerLossOf(
+      l, {0, 1, 2}, 4, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value negated = arith::NegFOp::create(b, loc, v[2]);
+        Value difference = subtract(b, loc, v[0], v[1]);
+        Value d = multiply(b, loc, negated, difference);
+        Value shifted =
+            arith::AddFOp::create(b, loc, d, constantLike(b, loc, d, *margin));
+        return arith::MaximumFOp::create(b, loc, shifted,
+                                         constantLike(b, loc, d, 0));
+      });
+}
+
+/// kl_div(self, target, reduction, log_target), as ATen: exp(t) (t - x)
+/// for log targets, else xlogy(t, t) - t x (0 where t is 0, NaN where t
+/// is).
+LogicalResult lowerKlDiv(Lowering &l) {
+  // log_target is keyword-only.
+  Attribute logTargetAttr = l.kwarg("log_target");
+  std::optional<bool> logTarget =
+      logTargetAttr ? l.constBool(logTargetAttr) : std::optional<bool>(false);
+  if (!logTarget)
+    return l.fail("needs a constant log_target");
+  return lowerLossOf(
+      l, {0, 1}, 2, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value x = v[0], t = v[1];
+        if (*logTarget)
+          return multiply(b, loc, math::ExpOp::create(b, loc, t),
+                          subtract(b, loc, t, x));
+        Value tlogt = multiply(b, loc, t, math::LogOp::create(b, loc, t));
+        Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             t, constantLike(b, loc, t, 0));
+        Value xlogy = arith::SelectOp::create(
+            b, loc, isZero, constantLike(b, loc, t, 0), tlogt);
+        return subtract(b, loc, xlogy, multiply(b, loc, t, x));
+      });
+}
+
+/// poisson_nll_loss(input, target, log_input, full, eps, reduction), as
+/// ATen: exp(x) - t x for log inputs, else x - t log(x + eps); `full`
+/// adds Stirling's t log t - t + log(2 pi t) / 2 where t > 1.
+LogicalResult lowerPoissonNllLoss(Lowering &l) {
+  std::optional<bool> logInput = l.constBool(2u), full = l.constBool(3u);
+  std::optional<double> eps = floatArg(l, 4, 1e-8);
+  if (!logInput || !full || !eps)
+    return l.fail("needs constant log_input, full and eps");
+  return lowerLossOf(
+      l, {0, 1}, 5, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value x = v[0], t = v[1], loss;
+        if (*logInput) {
+          Value rate = math::ExpOp::create(b, loc, x);
+          loss = subtract(b, loc, rate, multiply(b, loc, t, x));
+        } else {
+          Value shifted =
+              arith::AddFOp::create(b, loc, x, constantLike(b, loc, x, *eps));
+          Value logRate = math::LogOp::create(b, loc, shifted);
+          loss = subtract(b, loc, x, multiply(b, loc, t, logRate));
+        }
+        if (!*full)
+          return loss;
+        Value tLogT = multiply(b, loc, t, math::LogOp::create(b, loc, t));
+        Value twoPiT = multiply(b, loc, constantLike(b, loc, t, 2 * M_PI), t);
+        Value halfLog = multiply(b, loc, constantLike(b, loc, t, 0.5),
+                                 math::LogOp::create(b, loc, twoPiT));
+        Value stirling =
+            arith::AddFOp::create(b, loc, subtract(b, loc, tLogT, t), halfLog);
+        Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGT,
+                                            t, constantLike(b, loc, t, 1));
+        Value term = arith::SelectOp::create(b, loc, above, stirling,
+                                             constantLike(b, loc, t, 0));
+        return arith::AddFOp::create(b, loc, loss, term);
+      });
+}
+
 } // namespace
 
 void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
@@ -411,4 +551,9 @@ void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
               lowerBinaryCrossEntropyWithLogits);
   addLowering(t, {"aten::nll_loss", "aten::nll_loss_nd"}, lowerNllLoss);
   addLowering(t, {"aten::cross_entropy_loss"}, lowerCrossEntropyLoss);
+  addLowering(t, {"aten::soft_margin_loss"}, lowerSoftMarginLoss);
+  addLowering(t, {"aten::hinge_embedding_loss"}, lowerHingeEmbeddingLoss);
+  addLowering(t, {"aten::margin_ranking_loss"}, lowerMarginRankingLoss);
+  addLowering(t, {"aten::kl_div"}, lowerKlDiv);
+  addLowering(t, {"aten::poisson_nll_loss"}, lowerPoissonNllLoss);
 }

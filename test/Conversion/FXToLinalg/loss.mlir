@@ -48,3 +48,56 @@ fx.graph_module @M {
     fx.output %l : tensor<f32>
   }
 }
+
+// -----
+
+// kl_div, sum: t log t (0 where t is 0) - t x per element, then the sum
+// of all of them.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic
+// CHECK:           %[[LOG:.*]] = math.log %[[T:.*]] : f32
+// CHECK:           %[[TLOGT:.*]] = arith.mulf %[[T]], %[[LOG]]
+// CHECK:           %[[ZERO:.*]] = arith.cmpf oeq, %[[T]]
+// CHECK:           %[[XLOGY:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[TLOGT]]
+// CHECK:           %[[TX:.*]] = arith.mulf %[[T]], %{{.*}}
+// CHECK:           arith.subf %[[XLOGY]], %[[TX]]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+// CHECK:           arith.addf
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5xf32>
+    %t = fx.placeholder "t" : tensor<4x5xf32>
+    %l = fx.call_function "aten::kl_div"(%x, %t, 2) {log_target = false} : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<f32>
+    fx.output %l : tensor<f32>
+  }
+}
+
+// -----
+
+// margin_ranking_loss, none: max(-t (x1 - x2) + margin, 0), the three
+// operands broadcast, no reduction.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    -> tensor<3x6xf32>
+// CHECK-DAG:     %[[MARGIN:.*]] = arith.constant 2.000000e-01 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3x6xf32>, tensor<1x6xf32>, tensor<3x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[T:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[NEG:.*]] = arith.negf %[[T]]
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[A]], %[[B]]
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[NEG]], %[[D]]
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[P]], %[[MARGIN]]
+// CHECK-NEXT:      arith.maximumf %[[S]], %[[ZERO]]
+// CHECK-NOT:     linalg.generic
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<3x6xf32>
+    %b = fx.placeholder "b" : tensor<1x6xf32>
+    %t = fx.placeholder "t" : tensor<3x1xf32>
+    %l = fx.call_function "aten::margin_ranking_loss"(%a, %b, %t, 0.2, 0) : (tensor<3x6xf32>, tensor<1x6xf32>, tensor<3x1xf32>) -> tensor<3x6xf32>
+    fx.output %l : tensor<3x6xf32>
+  }
+}

@@ -501,6 +501,24 @@ fx.graph_module @ConvReflect {
 
 // -----
 
+// A function with one alias per value of an argument (the losses'
+// reduction): the warning names every value those accept. kl_div's
+// 'batchmean' is not one of them.
+
+// CHECK-LABEL: fx.graph_module @KlDivBatchmean
+// CHECK: %kl = fx.call_function "torch.nn.functional.kl_div"
+fx.graph_module @KlDivBatchmean {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5xf32>
+    %t = fx.placeholder "t" : tensor<4x5xf32>
+    // expected-warning @+1 {{fx-normalize: call_function 'kl' with target 'torch.nn.functional.kl_div' is not supported (function 'torch.nn.functional.kl_div': reduction must be 'none', 'mean' or 'sum')}}
+    %kl = fx.call_function "torch.nn.functional.kl_div"(%x, %t, reduction="batchmean") : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<f32>
+    fx.output %kl : tensor<f32>
+  }
+}
+
+// -----
+
 // Arguments that fit no schema of the target.
 
 // CHECK-LABEL: fx.graph @bad_arguments

@@ -521,6 +521,35 @@ bool Binder::bindAliasParams(std::string &why) {
   return true;
 }
 
+/// The reasons the aliases of one name did not apply, as one: when each
+/// is a requirement on the same parameter ("reduction must be 'none'",
+/// one alias per value), the values it may take ("reduction must be
+/// 'none', 'mean' or 'sum'"); else the first.
+static std::string mergeRequirements(ArrayRef<std::string> reasons) {
+  if (reasons.empty())
+    return "";
+  constexpr StringLiteral kMust = " must be ";
+  size_t at = reasons.front().find(kMust);
+  if (at == std::string::npos)
+    return reasons.front();
+  std::string subject = reasons.front().substr(0, at + kMust.size());
+  SmallVector<std::string> values;
+  for (const std::string &reason : reasons) {
+    if (!StringRef(reason).starts_with(subject))
+      return reasons.front();
+    std::string value = reason.substr(subject.size());
+    if (!llvm::is_contained(values, value))
+      values.push_back(value);
+  }
+  std::string merged = subject;
+  for (size_t i = 0; i < values.size(); ++i)
+    merged += (i == 0                   ? ""
+               : i + 1 == values.size() ? " or "
+                                        : ", ") +
+              values[i];
+  return merged;
+}
+
 bool Binder::checkRequirements(std::string &why) {
   if (!alias)
     return true;
@@ -762,17 +791,17 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
     why = "unsupported " + stringifyAliasKind(kind).str() + " '" + name + "'";
     return nullptr;
   }
-  std::string firstWhy;
+  std::vector<std::string> reasons;
   for (const Alias *alias : candidates) {
     for (const OpSchema *schema : getOverloads(alias->op)) {
       std::string reason;
       Binder binder(node, alias, *schema, submodule);
       if (auto call = binder.bind(reason))
         return call;
-      if (firstWhy.empty())
-        firstWhy = reason;
+      reasons.push_back(reason);
     }
   }
-  why = stringifyAliasKind(kind).str() + " '" + name + "': " + firstWhy;
+  why = stringifyAliasKind(kind).str() + " '" + name +
+        "': " + mergeRequirements(reasons);
   return nullptr;
 }
