@@ -3149,7 +3149,23 @@ for _name, _fn, _inputs in [
         ("cumprod_method_dtype", lambda x: x.cumprod(0, dtype=torch.float64),
          uniform(-2, 2, (5, 2))),
         ("cumprod_int", lambda x: torch.cumprod(x, -1),
-         randint(-3, 3, (2, 6)))]:
+         randint(-3, 3, (2, 6))),
+        ("logcumsumexp_dim1", lambda x: torch.logcumsumexp(x * 30, 1),
+         randn((3, 9))),
+        # -inf items (masked log-probabilities) and a leading +inf.
+        ("logcumsumexp_method_infinities", lambda x: x.masked_fill(
+            x < -0.5, float("-inf")).logcumsumexp(0), randn((7, 3))),
+        # Ties (rounded values: the later index), NaNs (they stay).
+        ("cummax_ties", lambda x: torch.cummax(x.round(), 1),
+         randn((3, 8))),
+        ("cummax_nan_method", lambda x: x.masked_fill(
+            x > 1.2, float("nan")).cummax(0), randn((9, 3))),
+        ("cummin_int", lambda x: torch.cummin(x, -1),
+         randint(-3, 3, (2, 7))),
+        ("cummin_values_only", lambda x: x.cummin(1).values * 2,
+         randn((4, 5))),
+        ("logcumsumexp_inf", lambda x: torch.logcumsumexp(torch.cat(
+            [torch.full((2, 1), float("inf")), x], 1), 1), randn((2, 4)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 # Issue 27.2: nanmean, dist, linalg.vecdot, isclose, searchsorted, bucketize.

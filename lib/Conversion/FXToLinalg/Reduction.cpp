@@ -466,19 +466,48 @@ static Value vectorNorm(Lowering &l, Value x, double p, ArrayRef<int64_t> dims,
 /// cumsum(self, dim, dtype): out[..., i, ...] = sum over k <= i of
 /// x[..., k, ...], one generic with a reduction loop over k (quadratic in
 /// the size of dim).
-static LogicalResult lowerCumulative(Lowering &l, bool product);
+enum class Cumulative { Sum, Product, LogSumExp };
+static LogicalResult lowerCumulative(Lowering &l, Cumulative kind);
 
-LogicalResult lowerCumsum(Lowering &l) { return lowerCumulative(l, false); }
-LogicalResult lowerCumprod(Lowering &l) { return lowerCumulative(l, true); }
+LogicalResult lowerCumsum(Lowering &l) {
+  return lowerCumulative(l, Cumulative::Sum);
+}
+LogicalResult lowerCumprod(Lowering &l) {
+  return lowerCumulative(l, Cumulative::Product);
+}
+LogicalResult lowerLogcumsumexp(Lowering &l) {
+  return lowerCumulative(l, Cumulative::LogSumExp);
+}
 
-/// cumsum/cumprod(self, dim, dtype): item i combines the items j <= i,
-/// in order of j (a reduction loop over j with the others masked to the
-/// identity).
-static LogicalResult lowerCumulative(Lowering &l, bool product) {
+/// log(exp(a) + exp(b)) as ATen's logcumsumexp combines: max + log1p(exp(
+/// min - max)), and a itself when both are the same infinity (-inf, the
+/// identity, or +inf), where min - max would be NaN.
+static Value logAddExp(OpBuilder &b, Location loc, Value x, Value y) {
+  Value lo = arith::MinimumFOp::create(b, loc, x, y);
+  Value hi = arith::MaximumFOp::create(b, loc, x, y);
+  Value e = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, lo, hi));
+  Value sum =
+      arith::AddFOp::create(b, loc, hi, math::Log1pOp::create(b, loc, e));
+  Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lo, hi);
+  Value absLo = math::AbsFOp::create(b, loc, lo);
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, absLo,
+      constantOf(b, loc, x.getType(), std::numeric_limits<double>::infinity()));
+  Value special = arith::AndIOp::create(b, loc, same, infinite);
+  return arith::SelectOp::create(b, loc, special, x, sum);
+}
+
+/// cumsum/cumprod(self, dim, dtype), logcumsumexp(self, dim): item i
+/// combines the items j <= i, in order of j (a reduction loop over j with
+/// the others masked to the identity).
+static LogicalResult lowerCumulative(Lowering &l, Cumulative kind) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
+  if (kind == Cumulative::LogSumExp && !isFloat(elem))
+    return l.fail("needs a float tensor");
+  bool product = kind == Cumulative::Product;
   int64_t rank = rankOf(x);
   auto dim = l.normDim(l.arg(1), rank);
   if (!dim)
@@ -500,7 +529,10 @@ static LogicalResult lowerCumulative(Lowering &l, bool product) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  double identity = product ? 1 : 0;
+  double identity = kind == Cumulative::LogSumExp
+                        ? -std::numeric_limits<double>::infinity()
+                    : product ? 1
+                              : 0;
   Value init = l.filled(l.dims(x), l.constant(elem, identity));
   return l.replace(
       linalg::GenericOp::create(
@@ -514,7 +546,9 @@ static LogicalResult lowerCumulative(Lowering &l, bool product) {
             Value neutral = constantOf(nb, loc, elem, identity);
             Value item = arith::SelectOp::create(nb, loc, in, v[0], neutral);
             Value combined;
-            if (!product)
+            if (kind == Cumulative::LogSumExp)
+              combined = logAddExp(nb, loc, v[1], item);
+            else if (!product)
               combined = add(nb, loc, v[1], item);
             else if (isFloat(elem))
               combined = arith::MulFOp::create(nb, loc, v[1], item);
@@ -735,6 +769,77 @@ std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
     r1 = l.keepDims(r1, {dim}, rank);
   }
   return {r0, r1};
+}
+
+/// cummax/cummin(self, dim) -> (values, indices): item i is the extremum
+/// of the items j <= i taken in order of j, where, as in ATen, a later
+/// item that equals it or is NaN takes its place (its index the last such
+/// j); the items j > i are skipped.
+static LogicalResult lowerCumulativeExtremum(Lowering &l, bool isMax) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  OpBuilder &b = l.b;
+  Type i64 = b.getI64Type();
+  if (rank == 0)
+    return l.replaceTuple({x, l.filled({}, l.constant(i64, 0))});
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  int64_t k = rank; // the items combined
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    inExprs.push_back(b.getAffineDimExpr(d == *dim ? k : d));
+    outExprs.push_back(b.getAffineDimExpr(d));
+  }
+  AffineMap in = AffineMap::get(rank + 1, 0, inExprs, b.getContext());
+  AffineMap out = AffineMap::get(rank + 1, 0, outExprs, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value values = l.filled(l.dims(x), lowest(l, elem, isMax));
+  Value indices = l.filled(l.dims(x), l.constant(i64, 0));
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{values.getType(), indices.getType()}, ValueRange{x},
+      ValueRange{values, indices}, {in, out, out}, iterators, "", "",
+      [&](OpBuilder &nb, Location loc, ValueRange v) {
+        Value i = linalg::IndexOp::create(nb, loc, *dim);
+        Value j = linalg::IndexOp::create(nb, loc, k);
+        Value upTo =
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ule, j, i);
+        Value item = v[0], acc = v[1];
+        Value better;
+        if (isFloat(elem)) {
+          Value cmp = arith::CmpFOp::create(nb, loc,
+                                            isMax ? arith::CmpFPredicate::OGE
+                                                  : arith::CmpFPredicate::OLE,
+                                            item, acc);
+          Value itemNan = arith::CmpFOp::create(
+              nb, loc, arith::CmpFPredicate::UNO, item, item);
+          better = arith::OrIOp::create(nb, loc, itemNan, cmp);
+        } else {
+          better = arith::CmpIOp::create(
+              nb, loc,
+              intPredicate(isMax ? arith::CmpIPredicate::sge
+                                 : arith::CmpIPredicate::sle,
+                           item.getType()),
+              item, acc);
+        }
+        Value take = arith::AndIOp::create(nb, loc, upTo, better);
+        Value index = arith::IndexCastOp::create(nb, loc, nb.getI64Type(), j);
+        Value newValue = arith::SelectOp::create(nb, loc, take, item, acc);
+        Value newIndex = arith::SelectOp::create(nb, loc, take, index, v[2]);
+        linalg::YieldOp::create(nb, loc, ValueRange{newValue, newIndex});
+      });
+  return l.replaceTuple({generic.getResult(0), generic.getResult(1)});
+}
+LogicalResult lowerCummax(Lowering &l) {
+  return lowerCumulativeExtremum(l, true);
+}
+LogicalResult lowerCummin(Lowering &l) {
+  return lowerCumulativeExtremum(l, false);
 }
 
 /// max.dim/min.dim(self, dim, keepdim) -> (values, indices).
@@ -1171,5 +1276,8 @@ void mlir::fx::lowering::addReductionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::nanmean"}, lowerNanmean);
   addLowering(t, {"aten::cumsum"}, lowerCumsum);
   addLowering(t, {"aten::cumprod"}, lowerCumprod);
+  addLowering(t, {"aten::logcumsumexp"}, lowerLogcumsumexp);
+  addLowering(t, {"aten::cummax"}, lowerCummax);
+  addLowering(t, {"aten::cummin"}, lowerCummin);
   addLowering(t, {"aten::instance_norm"}, lowerInstanceNorm);
 }

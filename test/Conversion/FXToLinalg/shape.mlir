@@ -441,6 +441,63 @@ fx.graph_module @M {
 
 // -----
 
+// logcumsumexp: as cumsum, the items after each masked (here to -inf),
+// combined by logaddexp, max + log1p(exp(min - max)), except where both
+// are the same infinity (then the accumulator itself).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         linalg.fill ins(%[[NEGINF]] : f32)
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:           arith.cmpi ule
+// CHECK:           %[[ITEM:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : f32
+// CHECK:           %[[LO:.*]] = arith.minimumf %[[ACC:.*]], %[[ITEM]]
+// CHECK:           %[[HI:.*]] = arith.maximumf %[[ACC]], %[[ITEM]]
+// CHECK:           math.exp
+// CHECK:           math.log1p
+// CHECK:           arith.cmpf oeq, %[[LO]], %[[HI]]
+// CHECK:           math.absf %[[LO]]
+// CHECK:           arith.andi
+// CHECK:           arith.select %{{.*}}, %[[ACC]], %{{.*}} : f32
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x5xf32>
+    %c = fx.call_function "aten::logcumsumexp"(%x, -1) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+    fx.output %c : tensor<3x5xf32>
+  }
+}
+
+// -----
+
+// cummax: one generic with two results (values from -inf, indices from
+// 0), a reduction loop over the items j <= i; an item takes the place of
+// the running maximum when it is >= it (the later of equal items, as in
+// ATen) or NaN.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    -> (tensor<3x5xf32>, tensor<3x5xi64>)
+// CHECK:         %[[V:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<3x5xf32>) outs(%{{.*}}, %{{.*}} : tensor<3x5xf32>, tensor<3x5xi64>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32, %[[IDX:.*]]: i64):
+// CHECK:           %[[UPTO:.*]] = arith.cmpi ule
+// CHECK:           %[[GE:.*]] = arith.cmpf oge, %[[IN]], %[[ACC]]
+// CHECK:           %[[NAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]]
+// CHECK:           %[[BETTER:.*]] = arith.ori %[[NAN]], %[[GE]]
+// CHECK:           %[[TAKE:.*]] = arith.andi %[[UPTO]], %[[BETTER]]
+// CHECK:           arith.select %[[TAKE]], %[[IN]], %[[ACC]] : f32
+// CHECK:           arith.select %[[TAKE]], %{{.*}}, %[[IDX]] : i64
+// CHECK:         return %[[V]]#0, %[[V]]#1
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x5xf32>
+    %c = fx.call_function "aten::cummax"(%x, 1) : (tensor<3x5xf32>) -> tuple<tensor<3x5xf32>, tensor<3x5xi64>>
+    fx.output %c : tuple<tensor<3x5xf32>, tensor<3x5xi64>>
+  }
+}
+
+// -----
+
 // searchsorted counts, for each value, the sequence items that come
 // before it: those not > the value with right=True (ATen's binary search,
 // NaN values after everything), in a reduction loop over the sequence.
