@@ -49,24 +49,42 @@ std::optional<int64_t> reductionArg(Lowering &l, unsigned i) {
   return r;
 }
 
+/// A pointwise loss of the float tensors at `inputs` (broadcast), the
+/// reduction at argument `reductionAt`; `body` gets the elements.
+LogicalResult
+lowerLossOf(Lowering &l, ArrayRef<unsigned> inputs, unsigned reductionAt,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> tensors;
+  for (unsigned i : inputs)
+    tensors.push_back(l.tensor(i));
+  Type elem = l.resultElementType();
+  auto reduction = reductionArg(l, reductionAt);
+  if (llvm::is_contained(tensors, Value()) || !elem || !isFloat(elem) ||
+      !reduction)
+    return l.fail("needs float tensors and a constant reduction");
+  Value loss = l.elementwise(tensors, elem, elem, body);
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+/// The float argument at `i`, or `otherwise` when it is absent.
+std::optional<double> floatArg(Lowering &l, unsigned i, double otherwise) {
+  if (l.numArgs() <= i || l.isNone(i))
+    return otherwise;
+  return l.constFloat(l.arg(i));
+}
+
 /// A pointwise loss of (self, target), both float, then the reduction at
 /// argument 2; `extra` is the float argument at 3 (beta, delta).
 LogicalResult lowerPointwiseLoss(
     Lowering &l, double extraDefault,
     function_ref<Value(OpBuilder &, Location, Value, Value, double)> fn) {
-  Value x = l.tensor(0u), t = l.tensor(1u);
-  Type elem = l.resultElementType();
-  auto reduction = reductionArg(l, 2);
-  std::optional<double> extra = extraDefault;
-  if (l.numArgs() > 3 && !l.isNone(3u))
-    extra = l.constFloat(l.arg(3));
-  if (!x || !t || !elem || !isFloat(elem) || !reduction || !extra)
+  std::optional<double> extra = floatArg(l, 3, extraDefault);
+  if (!extra)
     return l.fail("needs float tensors and constant arguments");
-  Value loss = l.elementwise({x, t}, elem, elem,
-                             [&](OpBuilder &b, Location loc, ValueRange v) {
-                               return fn(b, loc, v[0], v[1], *extra);
-                             });
-  return l.replace(reduceLoss(l, loss, *reduction, elem));
+  return lowerLossOf(l, {0, 1}, 2,
+                     [&](OpBuilder &b, Location loc, ValueRange v) {
+                       return fn(b, loc, v[0], v[1], *extra);
+                     });
 }
 
 Value subtract(OpBuilder &b, Location loc, Value x, Value y) {
@@ -399,30 +417,6 @@ LogicalResult lowerCrossEntropyLoss(Lowering &l) {
   if (unbatched)
     logp = l.squeeze(logp, 0);
   return nllLoss(l, logp, elem);
-}
-
-/// A pointwise loss of the float tensors at `inputs` (broadcast), the
-/// reduction at argument `reductionAt`; `body` gets the elements.
-LogicalResult
-lowerLossOf(Lowering &l, ArrayRef<unsigned> inputs, unsigned reductionAt,
-            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> tensors;
-  for (unsigned i : inputs)
-    tensors.push_back(l.tensor(i));
-  Type elem = l.resultElementType();
-  auto reduction = reductionArg(l, reductionAt);
-  if (llvm::is_contained(tensors, Value()) || !elem || !isFloat(elem) ||
-      !reduction)
-    return l.fail("needs float tensors and a constant reduction");
-  Value loss = l.elementwise(tensors, elem, elem, body);
-  return l.replace(reduceLoss(l, loss, *reduction, elem));
-}
-
-/// The float argument at `i`, or `otherwise` when it is absent.
-std::optional<double> floatArg(Lowering &l, unsigned i, double otherwise) {
-  if (l.numArgs() <= i || l.isNone(i))
-    return otherwise;
-  return l.constFloat(l.arg(i));
 }
 
 /// soft_margin_loss: log1p(exp(-x t)).
