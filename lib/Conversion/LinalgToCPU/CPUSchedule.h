@@ -153,6 +153,10 @@ constexpr int64_t kWinogradTiles = 64;
 /// channels): no faster there (2.0-3.0 against 2.3-3.1 ms, in one
 /// process, with the weights held transformed).
 constexpr int64_t kWinogradRuntimeTiles = 36;
+/// From this many row blocks (of a quarter of tuning().winogradElements),
+/// a Winograd conv runs its row blocks in parallel, each on one thread,
+/// instead of each block's steps on all threads.
+constexpr int64_t kWinogradParallelChunks = 4;
 /// Rows of 2x2 tiles a Winograd conv transforms at a time: as many as
 /// keep its transformed input and its products under
 /// tuning().winogradElements elements each (the L2, up to 1 MiB of f32), at
@@ -197,7 +201,9 @@ int64_t blockSize(int64_t size, int64_t step, int64_t limit);
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> sizes);
 
 /// Tiles `op` with `sizes` (0: not tiled) into scf.for or scf.forall
-/// loops and returns the tiled op; `op` itself when nothing is tiled.
+/// loops and returns the tiled op; `op` itself when nothing is tiled. An op
+/// already inside an scf.forall gets scf.for loops (its threads are the
+/// outer loop's).
 FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                  ArrayRef<int64_t> sizes, bool forall,
                                  ArrayRef<int64_t> interchange = {});

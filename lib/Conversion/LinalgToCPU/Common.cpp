@@ -37,6 +37,10 @@ FailureOr<linalg::LinalgOp> tile(RewriterBase &rewriter, linalg::LinalgOp op,
                                  ArrayRef<int64_t> interchange) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
+  // One level of threads: nested parallel regions would run serialized
+  // anyway, each at the cost of entering one.
+  if (op->getParentOfType<scf::ForallOp>())
+    forall = false;
   scf::SCFTilingOptions options;
   options.setTileSizes(indexAttrs(rewriter, sizes));
   if (!interchange.empty())

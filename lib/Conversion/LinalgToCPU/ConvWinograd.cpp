@@ -58,33 +58,6 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   auto index = [&](int64_t i) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, i);
   };
-  // An scf.forall over `dims` whose body writes `block`, the slice of
-  // `result` at the loop's indices (sizes 1) and 0 (whole dims), through
-  // `body(indices, block)`; the forall's result.
-  auto blocks = [&](Value result, ArrayRef<int64_t> dims, int64_t outer,
-                    function_ref<Value(ValueRange, Value)> body) {
-    auto type = cast<RankedTensorType>(result.getType());
-    auto forall =
-        scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, dims),
-                              ValueRange{result}, std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forall.getBody());
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, type.getShape());
-    for (auto [d, iv] : llvm::enumerate(forall.getInductionVars())) {
-      offsets[outer + d] = iv;
-      sizes[outer + d] = rewriter.getIndexAttr(1);
-    }
-    SmallVector<OpFoldResult> ones(type.getRank(), rewriter.getIndexAttr(1));
-    Value whole = forall.getRegionIterArgs()[0];
-    Value block = tensor::ExtractSliceOp::create(rewriter, loc, whole, offsets,
-                                                 sizes, ones);
-    Value written = body(forall.getInductionVars(), block);
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, written, whole,
-                                          offsets, sizes, ones);
-    return forall.getResult(0);
-  };
   // An scf.for from 0 to `count` by `step` carrying `value`, its body
   // `body(iv, value)`; the loop's result.
   auto loop = [&](int64_t count, int64_t step, Value value,
@@ -96,6 +69,59 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     scf::YieldOp::create(rewriter, loc,
                          body(op.getInductionVar(), op.getRegionIterArgs()[0]));
     return op.getResult(0);
+  };
+  // Over `dims`, the slice of `result` at the loop's indices (sizes 1) and
+  // 0 (whole dims), `block`, rewritten by `body(indices, block)`: an
+  // scf.forall when `parallel`, else scf.for loops; the loops' result.
+  auto blocks = [&](Value result, ArrayRef<int64_t> dims, int64_t outer,
+                    bool parallel,
+                    function_ref<Value(ValueRange, Value)> body) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, type.getShape());
+    SmallVector<OpFoldResult> ones(type.getRank(), rewriter.getIndexAttr(1));
+    auto sliceAt = [&](ValueRange ivs) {
+      for (auto [d, iv] : llvm::enumerate(ivs)) {
+        offsets[outer + d] = iv;
+        sizes[outer + d] = rewriter.getIndexAttr(1);
+      }
+    };
+    if (!parallel) {
+      SmallVector<Value> ivs;
+      std::function<Value(size_t, Value)> nest = [&](size_t d,
+                                                     Value whole) -> Value {
+        if (d == dims.size()) {
+          sliceAt(ivs);
+          Value block = tensor::ExtractSliceOp::create(rewriter, loc, whole,
+                                                       offsets, sizes, ones);
+          Value written = body(ivs, block);
+          return tensor::InsertSliceOp::create(rewriter, loc, written, whole,
+                                               offsets, sizes, ones)
+              .getResult();
+        }
+        return loop(dims[d], 1, whole, [&](Value iv, Value acc) {
+          ivs.push_back(iv);
+          Value nested = nest(d + 1, acc);
+          ivs.pop_back();
+          return nested;
+        });
+      };
+      return nest(0, result);
+    }
+    auto forall =
+        scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, dims),
+                              ValueRange{result}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    sliceAt(forall.getInductionVars());
+    Value whole = forall.getRegionIterArgs()[0];
+    Value block = tensor::ExtractSliceOp::create(rewriter, loc, whole, offsets,
+                                                 sizes, ones);
+    Value written = body(forall.getInductionVars(), block);
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, written, whole,
+                                          offsets, sizes, ones);
+    return forall.getResult(0);
   };
   auto read = [&](Value from, ValueRange indices, int64_t width) -> Value {
     return vector::TransferReadOp::create(rewriter, loc,
@@ -170,7 +196,8 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
         tensor::EmptyOp::create(
             rewriter, loc,
             ArrayRef<int64_t>{16, panels, channels, tuning().panel}, elem),
-        {panels, channels}, 1, [&](ValueRange bc, Value block) {
+        {panels, channels}, 1, /*parallel=*/true,
+        [&](ValueRange bc, Value block) {
           SmallVector<SmallVector<Value>> columns;
           for (int64_t s = 0; s < 3; ++s) {
             SmallVector<Value> column;
@@ -219,160 +246,192 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   // channels on 14x14 from 7 tiles to 49: 7.7 -> 6.8 ms).
   int64_t perRow = 16 * batch * std::max(channels, filters) * tw;
   int64_t minTiles = 16 * channels * filters / tuning().winogradElements;
-  int64_t rows = 1;
-  for (int64_t r = th; r >= 1; --r)
-    if (th % r == 0 && r * perRow <= tuning().winogradElements) {
-      rows = r;
-      break;
-    }
-  for (int64_t r = rows; r <= th && rows * tw * batch < minTiles; ++r)
-    if (th % r == 0)
-      rows = r;
+  auto rowsFor = [&](int64_t elements) {
+    int64_t rows = 1;
+    for (int64_t r = th; r >= 1; --r)
+      if (th % r == 0 && r * perRow <= elements) {
+        rows = r;
+        break;
+      }
+    for (int64_t r = rows; r <= th && rows * tw * batch < minTiles; ++r)
+      if (th % r == 0)
+        rows = r;
+    return rows;
+  };
+  // Row blocks of a quarter of that run in parallel, each on one thread,
+  // when they are many: a thread's block then stays in its own cache, and
+  // the threads meet once per conv instead of once per step of each block
+  // (resnet18 b1 at 2 threads, AMD EPYC: AVX2 code 18.4 -> 16.5 ms,
+  // AVX-512 15.5 -> 14.9; unchanged at 1 thread). Fewer blocks run one
+  // after the other, each on all threads (the transforms' blocks and the
+  // product's in parallel).
+  int64_t rows = rowsFor(tuning().winogradElements / 4);
+  bool parallelChunks = th / rows >= kWinogradParallelChunks;
+  if (!parallelChunks)
+    rows = rowsFor(tuning().winogradElements);
+  int64_t chunks = th / rows;
   linalg::GenericOp product;
-  Value allTiles = loop(
-      th, rows,
-      tensor::EmptyOp::create(
-          rewriter, loc,
-          ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, tuning().panel}, elem),
-      [&](Value ty0, Value tiles) -> Value {
-        // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
-        // 0 1 0 -1]: its columns, then its rows, on vectors of (up to 64) tx.
-        SmallVector<Value> d;
-        Value top = arith::MulIOp::create(rewriter, loc, ty0, index(2));
-        for (int64_t i = 0; i < 4; ++i) {
-          Value row = i == 0
-                          ? top
-                          : arith::AddIOp::create(rewriter, loc, top, index(i));
-          for (int64_t j = 0; j < 4; ++j) {
-            SmallVector<OpFoldResult> offsets =
-                indexAttrs(rewriter, {0, 0, i, j});
-            offsets[2] = row;
-            d.push_back(tensor::ExtractSliceOp::create(
-                rewriter, loc, input, offsets,
-                indexAttrs(rewriter, {batch, channels, rows, tw}),
-                indexAttrs(rewriter, {1, 1, 2, 2})));
-          }
-        }
-        auto bt = [&](ArrayRef<Value> s) {
-          return SmallVector<Value>{
-              arith::SubFOp::create(rewriter, loc, s[0], s[2]),
-              arith::AddFOp::create(rewriter, loc, s[1], s[2]),
-              arith::SubFOp::create(rewriter, loc, s[2], s[1]),
-              arith::SubFOp::create(rewriter, loc, s[1], s[3])};
-        };
-        // The transform of `width` tiles of row ty from column x on.
-        auto transform = [&](ValueRange nc, Value ty, Value x, int64_t width,
-                             Value acc) {
-          SmallVector<Value> at = {nc[0], nc[1], ty, x};
-          SmallVector<SmallVector<Value>> columns;
-          for (int64_t j = 0; j < 4; ++j)
-            columns.push_back(
-                bt({read(d[j], at, width), read(d[4 + j], at, width),
-                    read(d[8 + j], at, width), read(d[12 + j], at, width)}));
-          for (int64_t a = 0; a < 4; ++a) {
-            SmallVector<Value> row = bt(
-                {columns[0][a], columns[1][a], columns[2][a], columns[3][a]});
-            for (int64_t e = 0; e < 4; ++e)
-              acc = write(row[e], acc,
-                          {index(a * 4 + e), index(0), index(0), ty, x});
-          }
-          return acc;
-        };
-        // A row of up to 64 tiles at once, a longer one 16 at a time.
-        int64_t chunk = tw <= 4 * tuning().lanes ? tw : tuning().lanes;
-        int64_t whole = tw / chunk * chunk;
-        Value v =
-            blocks(tensor::EmptyOp::create(
-                       rewriter, loc,
-                       ArrayRef<int64_t>{16, batch, channels, rows, tw}, elem),
-                   {batch, channels}, 1, [&](ValueRange nc, Value block) {
-                     return loop(rows, 1, block, [&](Value ty, Value acc) {
-                       if (whole == chunk)
-                         acc = transform(nc, ty, index(0), chunk, acc);
-                       else
-                         acc = loop(whole, chunk, acc, [&](Value x, Value acc) {
-                           return transform(nc, ty, x, chunk, acc);
-                         });
-                       if (whole != tw)
-                         acc = transform(nc, ty, index(whole), tw - whole, acc);
-                       return acc;
-                     });
-                   });
-
-        // M[p, n, b, t, i] += V[p, n, c, t] * U[p, b, c, i]
-        AffineExpr p, n, b, t, lane, c;
-        bindDims(context, p, n, b, t, lane, c);
-        SmallVector<utils::IteratorType> iterators(
-            5, utils::IteratorType::parallel);
-        iterators.push_back(utils::IteratorType::reduction);
-        Value mInit = linalg::FillOp::create(
-                          rewriter, loc, zero,
-                          ValueRange{tensor::EmptyOp::create(
-                              rewriter, loc,
-                              ArrayRef<int64_t>{16, batch, panels, rows * tw,
-                                                tuning().panel},
-                              elem)})
-                          .getResult(0);
-        product = linalg::GenericOp::create(
-            rewriter, loc, TypeRange{mInit.getType()},
-            ValueRange{
-                tensor::CollapseShapeOp::create(
-                    rewriter, loc, v,
-                    ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}),
-                weights},
-            ValueRange{mInit},
-            ArrayRef<AffineMap>{
-                AffineMap::get(6, 0, {p, n, c, t}, context),
-                AffineMap::get(6, 0, {p, b, c, lane}, context),
-                AffineMap::get(6, 0, {p, n, b, t, lane}, context)},
-            iterators, multiplyAccumulate);
-        Value m = tensor::ExpandShapeOp::create(
-            rewriter, loc,
-            RankedTensorType::get({16, batch, panels, rows, tw, tuning().panel},
-                                  elem),
-            product.getResult(0),
-            ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
-
-        SmallVector<OpFoldResult> blockAt =
-            indexAttrs(rewriter, {0, 0, 0, 0, 0, 0, 0});
-        blockAt[2] = ty0;
-        SmallVector<OpFoldResult> blockSizes = indexAttrs(
-            rewriter, {batch, panels, rows, 2, tw, 2, tuning().panel});
-        SmallVector<OpFoldResult> ones =
-            indexAttrs(rewriter, {1, 1, 1, 1, 1, 1, 1});
-        Value written = blocks(
-            tensor::ExtractSliceOp::create(rewriter, loc, tiles, blockAt,
-                                           blockSizes, ones),
-            {batch, panels, rows}, 0, [&](ValueRange nby, Value block) {
-              return loop(tw, 1, block, [&](Value tx, Value acc) {
-                auto mAt = [&](int64_t q) {
-                  return read(m,
-                              {index(q), nby[0], nby[1], nby[2], tx, index(0)},
-                              tuning().panel);
-                };
-                SmallVector<SmallVector<Value>> columns;
-                for (int64_t e = 0; e < 4; ++e)
-                  columns.push_back(
-                      at({mAt(e), mAt(4 + e), mAt(8 + e), mAt(12 + e)}));
-                for (int64_t y = 0; y < 2; ++y) {
-                  SmallVector<Value> row = at({columns[0][y], columns[1][y],
-                                               columns[2][y], columns[3][y]});
-                  for (int64_t x = 0; x < 2; ++x) {
-                    Value r = row[x];
-                    if (bias)
-                      r = arith::AddFOp::create(rewriter, loc, r, bias);
-                    acc = write(r, acc,
-                                {index(0), index(0), index(0), index(y), tx,
-                                 index(x), index(0)});
-                  }
-                }
-                return acc;
+  // The tiles of rows [ty0, ty0 + rows), `block`, computed.
+  auto rowBlock = [&](Value ty0, Value block) -> Value {
+    // The input transform, Bt d B with Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
+    // 0 1 0 -1]: its columns, then its rows, on vectors of (up to 64) tx.
+    SmallVector<Value> d;
+    Value top = arith::MulIOp::create(rewriter, loc, ty0, index(2));
+    for (int64_t i = 0; i < 4; ++i) {
+      Value row =
+          i == 0 ? top : arith::AddIOp::create(rewriter, loc, top, index(i));
+      for (int64_t j = 0; j < 4; ++j) {
+        SmallVector<OpFoldResult> offsets = indexAttrs(rewriter, {0, 0, i, j});
+        offsets[2] = row;
+        d.push_back(tensor::ExtractSliceOp::create(
+            rewriter, loc, input, offsets,
+            indexAttrs(rewriter, {batch, channels, rows, tw}),
+            indexAttrs(rewriter, {1, 1, 2, 2})));
+      }
+    }
+    auto bt = [&](ArrayRef<Value> s) {
+      return SmallVector<Value>{
+          arith::SubFOp::create(rewriter, loc, s[0], s[2]),
+          arith::AddFOp::create(rewriter, loc, s[1], s[2]),
+          arith::SubFOp::create(rewriter, loc, s[2], s[1]),
+          arith::SubFOp::create(rewriter, loc, s[1], s[3])};
+    };
+    // The transform of `width` tiles of row ty from column x on.
+    auto transform = [&](ValueRange nc, Value ty, Value x, int64_t width,
+                         Value acc) {
+      SmallVector<Value> at = {nc[0], nc[1], ty, x};
+      SmallVector<SmallVector<Value>> columns;
+      for (int64_t j = 0; j < 4; ++j)
+        columns.push_back(
+            bt({read(d[j], at, width), read(d[4 + j], at, width),
+                read(d[8 + j], at, width), read(d[12 + j], at, width)}));
+      for (int64_t a = 0; a < 4; ++a) {
+        SmallVector<Value> row =
+            bt({columns[0][a], columns[1][a], columns[2][a], columns[3][a]});
+        for (int64_t e = 0; e < 4; ++e)
+          acc =
+              write(row[e], acc, {index(a * 4 + e), index(0), index(0), ty, x});
+      }
+      return acc;
+    };
+    // A row of up to 64 tiles at once, a longer one 16 at a time.
+    int64_t chunk = tw <= 4 * tuning().lanes ? tw : tuning().lanes;
+    int64_t whole = tw / chunk * chunk;
+    Value v = blocks(
+        tensor::EmptyOp::create(
+            rewriter, loc, ArrayRef<int64_t>{16, batch, channels, rows, tw},
+            elem),
+        {batch, channels}, 1, !parallelChunks, [&](ValueRange nc, Value block) {
+          return loop(rows, 1, block, [&](Value ty, Value acc) {
+            if (whole == chunk)
+              acc = transform(nc, ty, index(0), chunk, acc);
+            else
+              acc = loop(whole, chunk, acc, [&](Value x, Value acc) {
+                return transform(nc, ty, x, chunk, acc);
               });
-            });
-        return tensor::InsertSliceOp::create(rewriter, loc, written, tiles,
-                                             blockAt, blockSizes, ones)
-            .getResult();
-      });
+            if (whole != tw)
+              acc = transform(nc, ty, index(whole), tw - whole, acc);
+            return acc;
+          });
+        });
+
+    // M[p, n, b, t, i] += V[p, n, c, t] * U[p, b, c, i]
+    AffineExpr p, n, b, t, lane, c;
+    bindDims(context, p, n, b, t, lane, c);
+    SmallVector<utils::IteratorType> iterators(5,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value mInit =
+        linalg::FillOp::create(
+            rewriter, loc, zero,
+            ValueRange{tensor::EmptyOp::create(
+                rewriter, loc,
+                ArrayRef<int64_t>{16, batch, panels, rows * tw, tuning().panel},
+                elem)})
+            .getResult(0);
+    product = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{mInit.getType()},
+        ValueRange{tensor::CollapseShapeOp::create(
+                       rewriter, loc, v,
+                       ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}),
+                   weights},
+        ValueRange{mInit},
+        ArrayRef<AffineMap>{AffineMap::get(6, 0, {p, n, c, t}, context),
+                            AffineMap::get(6, 0, {p, b, c, lane}, context),
+                            AffineMap::get(6, 0, {p, n, b, t, lane}, context)},
+        iterators, multiplyAccumulate);
+    Value m = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({16, batch, panels, rows, tw, tuning().panel},
+                              elem),
+        product.getResult(0),
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}, {5}});
+
+    return blocks(
+        block, {batch, panels, rows}, 0, !parallelChunks,
+        [&](ValueRange nby, Value block) {
+          return loop(tw, 1, block, [&](Value tx, Value acc) {
+            auto mAt = [&](int64_t q) {
+              return read(m, {index(q), nby[0], nby[1], nby[2], tx, index(0)},
+                          tuning().panel);
+            };
+            SmallVector<SmallVector<Value>> columns;
+            for (int64_t e = 0; e < 4; ++e)
+              columns.push_back(
+                  at({mAt(e), mAt(4 + e), mAt(8 + e), mAt(12 + e)}));
+            for (int64_t y = 0; y < 2; ++y) {
+              SmallVector<Value> row = at(
+                  {columns[0][y], columns[1][y], columns[2][y], columns[3][y]});
+              for (int64_t x = 0; x < 2; ++x) {
+                Value r = row[x];
+                if (bias)
+                  r = arith::AddFOp::create(rewriter, loc, r, bias);
+                acc = write(r, acc,
+                            {index(0), index(0), index(0), index(y), tx,
+                             index(x), index(0)});
+              }
+            }
+            return acc;
+          });
+        });
+  };
+  Value tilesInit = tensor::EmptyOp::create(
+      rewriter, loc,
+      ArrayRef<int64_t>{batch, panels, th, 2, tw, 2, tuning().panel}, elem);
+  SmallVector<OpFoldResult> blockAt =
+      indexAttrs(rewriter, {0, 0, 0, 0, 0, 0, 0});
+  SmallVector<OpFoldResult> blockSizes =
+      indexAttrs(rewriter, {batch, panels, rows, 2, tw, 2, tuning().panel});
+  SmallVector<OpFoldResult> ones = indexAttrs(rewriter, {1, 1, 1, 1, 1, 1, 1});
+  Value allTiles;
+  if (parallelChunks) {
+    auto forall =
+        scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, {chunks}),
+                              ValueRange{tilesInit}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    Value ty0 = arith::MulIOp::create(
+        rewriter, loc, forall.getInductionVars()[0], index(rows));
+    blockAt[2] = ty0;
+    Value whole = forall.getRegionIterArgs()[0];
+    Value written =
+        rowBlock(ty0, tensor::ExtractSliceOp::create(
+                          rewriter, loc, whole, blockAt, blockSizes, ones));
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, written, whole,
+                                          blockAt, blockSizes, ones);
+    allTiles = forall.getResult(0);
+  } else {
+    allTiles = loop(th, rows, tilesInit, [&](Value ty0, Value tiles) -> Value {
+      blockAt[2] = ty0;
+      Value written =
+          rowBlock(ty0, tensor::ExtractSliceOp::create(
+                            rewriter, loc, tiles, blockAt, blockSizes, ones));
+      return tensor::InsertSliceOp::create(rewriter, loc, written, tiles,
+                                           blockAt, blockSizes, ones)
+          .getResult();
+    });
+  }
   Value panelsOut = tensor::CollapseShapeOp::create(
       rewriter, loc,
       RankedTensorType::get({batch, panels, 2 * th, 2 * tw, tuning().panel},

@@ -2,7 +2,7 @@
 by hand, for winograd.test: 16 channels to 32 filters on a padded 18x18
 input (a 16x16 output, 64 tiles of 2x2), its init a zero fill or a fill of
 0.5, one with an odd output (15x15), one with too few tiles (7x7), one
-on a 32x260 output (16 x 130 tiles), in blocks of 2 rows of tiles, and one
+on a 32x260 output (16 x 130 tiles), in parallel blocks of 1 row of tiles, and one
 with a 14x14 output (49 tiles), whose weights are transformed at run
 time."""
 
