@@ -3361,6 +3361,104 @@ for _name, _module, _inputs in [
                 0, 1, (4, 5))))]:
     add(_name, _module, _inputs)
 
+# Issue 27: operators computed as others are (Composite.cpp, the addmm
+# family).
+
+
+def _special_values(*shapes):
+    """Normal tensors with a NaN, +inf and -inf in the first row."""
+    def make():
+        out = []
+        for s in shapes:
+            t = torch.randn(s)
+            t.view(-1)[:3] = torch.tensor([float("nan"), float("inf"),
+                                           -float("inf")])
+            out.append(t)
+        return tuple(out)
+    return make
+
+
+for _name, _fn, _inputs in [
+        ("addmv_scaled", lambda i, m, v: torch.addmv(i, m, v, beta=0.5,
+                                                      alpha=2.0),
+         randn((3,), (3, 4), (4,))),
+        # beta=0: input's NaNs are left out, as in eager.
+        ("addmv_beta0_nan_method", lambda i, m, v: (i / 0 * 0).addmv(
+            m, v, beta=0), randn((3,), (3, 4), (4,))),
+        ("addr_broadcast", lambda i, a, b: torch.addr(i, a, b, alpha=3),
+         randn((1, 4), (3,), (4,))),
+        ("addr_int", lambda i, a, b: torch.addr(i, a, b, beta=2),
+         randint(-5, 5, (3, 4), (3,), (4,))),
+        ("addbmm", lambda i, a, b: torch.addbmm(i, a, b, alpha=0.5),
+         randn((3, 5), (4, 3, 6), (4, 6, 5))),
+        ("vdot", lambda a, b: torch.vdot(a, b), randn((7,), (7,))),
+        ("sgn_special", lambda x: torch.sgn(x), _special_values((3, 4))),
+        ("sgn_int_method", lambda x: x.sgn(), randint(-3, 3, (5,))),
+        ("conj_resolve_real", lambda x: torch.resolve_neg(
+            torch.resolve_conj(torch.conj(x))) + torch.real(x).conj_physical(),
+         randn((3, 4))),
+        ("isreal", lambda x: torch.isreal(x), randn((2, 3))),
+        ("angle_special", lambda x: torch.angle(x), _special_values((3, 4))),
+        ("angle_int", lambda x: x.angle(), randint(-3, 3, (6,))),
+        ("isposinf_isneginf", lambda x: torch.isposinf(x) | x.isneginf(),
+         _special_values((3, 4))),
+        ("fmax_nan", lambda x, y: torch.fmax(x, y), concat(
+            _special_values((3, 4)), randn((4,)))),
+        ("fmin_nan_method", lambda x, y: y.fmin(x), concat(
+            _special_values((3, 4)), randn((3, 1)))),
+        ("atleast_3d_vector", lambda x: torch.atleast_3d(x), randn((5,))),
+        ("atleast_2d_scalar", lambda x: torch.atleast_2d(x.sum()),
+         randn((5,))),
+        ("column_stack", lambda a, b: torch.column_stack((a, b, a)),
+         randn((3,), (3, 2))),
+        ("hstack_vectors", lambda a, b: torch.hstack((a, b)),
+         randn((3,), (5,))),
+        ("vstack_dstack", lambda a, b: torch.vstack((a, b)).sum() +
+         torch.dstack((b, b)), randn((4,), (2, 4))),
+        ("tensor_split_sections", lambda x: torch.tensor_split(x, 3, 1),
+         randn((2, 7))),
+        ("tensor_split_indices_method", lambda x: x.tensor_split(
+            [1, 5, 3, 9], dim=0), randn((7, 2))),
+        ("hsplit_vsplit_dsplit", lambda x: (torch.hsplit(x, 2)[1],
+                                            torch.vsplit(x, [1])[0],
+                                            torch.dsplit(x, 2)[0]),
+         randn((2, 4, 6))),
+        ("movedim", lambda x: torch.movedim(x, (0, 1), (2, 0)),
+         randn((2, 3, 4))),
+        ("moveaxis_method", lambda x: x.moveaxis(-1, 0), randn((2, 3, 4))),
+        ("msort", lambda x: torch.msort(x), randn((5, 3))),
+        ("kron", lambda a, b: torch.kron(a, b), randn((2, 3), (2, 2, 3))),
+        ("inner", lambda a, b: torch.inner(a, b), randn((2, 3, 4), (5, 4))),
+        ("hypot_special", lambda x, y: torch.hypot(x, y * 1e30),
+         concat(_special_values((3, 4)), randn((3, 4)))),
+        ("aminmax", lambda x: torch.aminmax(x, dim=1, keepdim=True),
+         randn((3, 5))),
+        ("diagflat_offset", lambda x: torch.diagflat(x, -1), randn((2, 3))),
+        ("take_negative", lambda x, i: torch.take(x, i - 6), concat(
+            randn((3, 4)), randint(0, 12, (2, 5)))),
+        ("take_along_dim", lambda x, i: torch.take_along_dim(x, i, 1),
+         concat(randn((3, 5)), randint(0, 5, (1, 4)))),
+        ("trapz_dx", lambda y: torch.trapz(y, dx=0.5), randn((3, 6))),
+        ("trapezoid_x", lambda y, x: torch.trapezoid(y, x), randn(
+            (3, 6), (6,))),
+        ("cumulative_trapezoid_dim0", lambda y, x: torch.
+         cumulative_trapezoid(y, x, dim=0), randn((4, 3), (4, 3))),
+        ("fftshift_ifftshift", lambda x: torch.fft.ifftshift(
+            torch.fft.fftshift(x) * 2, dim=1), randn((3, 5))),
+        ("multi_dot_vectors", lambda a, b, c: torch.linalg.multi_dot(
+            [a, b, c]), randn((4,), (4, 3), (3,))),
+        ("round_decimals", lambda x: torch.round(x * 1000, decimals=-2) +
+         x.round(decimals=2), randn((4, 5))),
+        ("fliplr_flipud_ravel", lambda x: torch.fliplr(x).flipud().ravel(),
+         randn((3, 4))),
+        ("reflected_operators", lambda x: (2 - x) * (3 / x) + 2 ** x +
+         x.__rsub__(1.5) + x.__rpow__(1.5), nonzero((3, 4))),
+        ("rmatmul_rmod", lambda a, b: a.__rmatmul__(b) + 5 % (a.sum() + 9),
+         concat(randn((4, 3)), randn((2, 4)))),
+        ("short_char_methods", lambda x: (x * 20).short() + (x * 20).char(),
+         randn((3, 4)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -365,42 +365,110 @@ LogicalResult lowerLinear(Lowering &l) {
   return l.replace(r);
 }
 
+/// The product of addmm's family on the lowered operands `a`, `b`:
+/// mat1 @ mat2 (addmm), batches of them (baddbmm), mat @ vec (addmv), the
+/// outer product of two vectors (addr), or the sum over the batches of
+/// batch1 @ batch2 (addbmm); null with the reason recorded.
+Value addProduct(Lowering &l, Value a, Value b, Type elem) {
+  StringRef target = l.op.getTarget();
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b.getType());
+  auto ranks = llvm::StringSwitch<std::pair<int64_t, int64_t>>(target)
+                   .Case("aten::addmv", {2, 1})
+                   .Case("aten::addr", {1, 1})
+                   .Cases({"aten::baddbmm", "aten::addbmm"}, {3, 3})
+                   .Default({2, 2});
+  auto names =
+      llvm::StringSwitch<std::pair<StringRef, StringRef>>(target)
+          .Case("aten::addmv", {"mat", "vec"})
+          .Case("aten::addr", {"vec1", "vec2"})
+          .Cases({"aten::baddbmm", "aten::addbmm"}, {"batch1", "batch2"})
+          .Default({"mat1", "mat2"});
+  if (at.getRank() != ranks.first || bt.getRank() != ranks.second) {
+    std::string expected =
+        ranks.first == ranks.second
+            ? llvm::formatv("{0}-D", ranks.first).str()
+            : llvm::formatv("{0}-D and {1}-D", ranks.first, ranks.second).str();
+    (void)l.fail(llvm::formatv("{0} and {1} must be {2}, got {3}-D and {4}-D",
+                               names.first, names.second, expected,
+                               at.getRank(), bt.getRank())
+                     .str());
+    return {};
+  }
+  OpFoldResult one = l.b.getIndexAttr(1);
+  if (target == "aten::addr")
+    return l.elementwise(
+        {l.reshape(a, {l.dim(a, 0), one}), l.reshape(b, {one, l.dim(b, 0)})},
+        elem, elem, [&](OpBuilder &nb, Location loc, ValueRange v) {
+          return isFloat(elem)
+                     ? arith::MulFOp::create(nb, loc, v[0], v[1]).getResult()
+                     : arith::MulIOp::create(nb, loc, v[0], v[1]).getResult();
+        });
+  // The columns of `a` meet the rows of `b` (mat1's last dim, mat2's or
+  // vec's first after the batch), as PyTorch checks.
+  int64_t ka = at.getDimSize(at.getRank() - 1);
+  int64_t kb = bt.getDimSize(ranks.second == 1 ? 0 : bt.getRank() - 2);
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb) {
+    (void)l.fail(llvm::formatv("{0}'s {1} columns do not match {2}'s {3} rows",
+                               names.first, ka, names.second, kb)
+                     .str());
+    return {};
+  }
+  if (target == "aten::addmv")
+    return l.reshape(
+        contract(l, a, l.reshape(b, {l.dim(b, 0), one}), false, elem),
+        {l.dim(a, 0)});
+  if (target == "aten::addbmm") {
+    // sum_i A_i B_i = [A_0 .. A_n-1] @ [B_0; ..; B_n-1]: one matrix
+    // product of k * batches.
+    if (at.isDynamicDim(0) || at.isDynamicDim(2)) {
+      (void)l.fail("needs a static batch and depth");
+      return {};
+    }
+    OpFoldResult depth = l.b.getIndexAttr(at.getDimSize(0) * at.getDimSize(2));
+    Value wide = l.reshape(l.transpose(a, {1, 0, 2}), {l.dim(a, 1), depth});
+    Value tall = l.reshape(b, {depth, l.dim(b, 2)});
+    return contract(l, wide, tall, false, elem);
+  }
+  return contract(l, a, b, false, elem);
+}
+
 LogicalResult lowerAddmm(Lowering &l) {
-  // addmm(input, mat1, mat2, *, beta=1, alpha=1); baddbmm with batches.
+  // addmm(input, mat1, mat2, *, beta=1, alpha=1) = beta input + alpha
+  // mat1 @ mat2; the others with their products (addProduct). A beta of 0
+  // leaves input out, its NaNs too, as PyTorch does.
   Value input = l.tensor(0u), a = l.tensor(1u), b = l.tensor(2u);
   Type elem = l.resultElementType();
   if (!input || !a || !b || !elem)
     return l.fail("needs typed tensors");
-  // mat1 and mat2 are matrices (addmm) or batches of them (baddbmm) with
-  // the same k, as PyTorch checks.
-  auto at = cast<RankedTensorType>(a.getType());
-  auto bt = cast<RankedTensorType>(b.getType());
-  int64_t rank = l.op.getTarget() == "aten::baddbmm" ? 3 : 2;
-  if (at.getRank() != rank || bt.getRank() != rank)
-    return l.fail(llvm::formatv("mat1 and mat2 must be {0}-D, got {1}-D and "
-                                "{2}-D",
-                                rank, at.getRank(), bt.getRank())
-                      .str());
-  int64_t ka = at.getDimSize(rank - 1), kb = bt.getDimSize(rank - 2);
-  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
-    return l.fail(llvm::formatv("mat1's {0} columns do not match mat2's {1} "
-                                "rows",
-                                ka, kb)
-                      .str());
-  Value product = contract(l, a, b, false, elem);
+  Value product = addProduct(l, a, b, elem);
+  if (!product)
+    return failure();
   Attribute betaAttr = l.kwarg("beta"), alphaAttr = l.kwarg("alpha");
   Value beta = betaAttr ? l.scalar(betaAttr, elem) : l.constant(elem, 1);
   Value alpha = alphaAttr ? l.scalar(alphaAttr, elem) : l.constant(elem, 1);
+  auto mul = [&](OpBuilder &nb, Location loc, Value x, Value y) -> Value {
+    if (isFloat(elem))
+      return arith::MulFOp::create(nb, loc, x, y);
+    return arith::MulIOp::create(nb, loc, x, y);
+  };
+  if (betaAttr && l.constFloat(betaAttr) == 0.0) {
+    // The result still has input's broadcast shape with the product's.
+    Value zeros = l.elementwise({input}, elem, elem,
+                                [&](OpBuilder &nb, Location loc, ValueRange) {
+                                  return constantOf(nb, loc, elem, 0);
+                                });
+    return l.replace(
+        l.elementwise({zeros, product}, elem, elem,
+                      [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+                        return add(nb, loc, v[0], mul(nb, loc, alpha, v[1]));
+                      }));
+  }
   return l.replace(
       l.elementwise({input, product}, elem, elem,
                     [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
-                      if (isFloat(elem))
-                        return arith::AddFOp::create(
-                            nb, loc, arith::MulFOp::create(nb, loc, beta, v[0]),
-                            arith::MulFOp::create(nb, loc, alpha, v[1]));
-                      return arith::AddIOp::create(
-                          nb, loc, arith::MulIOp::create(nb, loc, beta, v[0]),
-                          arith::MulIOp::create(nb, loc, alpha, v[1]));
+                      return add(nb, loc, mul(nb, loc, beta, v[0]),
+                                 mul(nb, loc, alpha, v[1]));
                     }));
 }
 
@@ -422,6 +490,9 @@ void mlir::fx::lowering::addLinearAlgebraLowerings(
       lowerMatmul);
   addLowering(t, {"aten::linear"}, lowerLinear);
   addLowering(t, {"aten::einsum"}, lowerEinsum);
-  addLowering(t, {"aten::addmm", "aten::baddbmm"}, lowerAddmm);
+  addLowering(t,
+              {"aten::addmm", "aten::baddbmm", "aten::addmv", "aten::addr",
+               "aten::addbmm"},
+              lowerAddmm);
   addLowering(t, {"aten::t"}, lowerT);
 }

@@ -159,6 +159,47 @@ LogicalResult Lowering::replace(Value v) {
   return success();
 }
 
+Value Lowering::lowerCall(StringRef target, ArrayRef<Attribute> args,
+                          ArrayRef<Value> operands, Type type,
+                          DictAttr kwargs) {
+  SmallVector<Value> parts =
+      lowerCallParts(target, args, operands, type, kwargs);
+  if (parts.size() != 1) {
+    if (!parts.empty())
+      (void)fail("'" + target + "' gives a tuple");
+    return {};
+  }
+  return parts[0];
+}
+
+SmallVector<Value> Lowering::lowerCallParts(StringRef target,
+                                            ArrayRef<Attribute> args,
+                                            ArrayRef<Value> operands, Type type,
+                                            DictAttr kwargs) {
+  LowerFn fn = lookupLowering(target);
+  if (!fn) {
+    (void)fail("no lowering of '" + target + "'");
+    return {};
+  }
+  auto call = CallFunctionOp::create(
+      b, loc, type, op.getNodeName(), target, b.getArrayAttr(args),
+      kwargs ? kwargs : DictAttr::get(b.getContext(), {}, {}), operands);
+  Lowering inner(call, b);
+  Value result;
+  SmallVector<Value> parts;
+  inner.captured = &result;
+  inner.capturedParts = &parts;
+  LogicalResult lowered = fn(inner);
+  b.eraseOp(call);
+  if (succeeded(lowered) && result)
+    parts = {result};
+  if (failed(lowered)) {
+    (void)fail(inner.error.empty() ? "'" + target + "' failed" : inner.error);
+    return {};
+  }
+  return parts;
+}
+
 /// The elements `slice` selects from a sequence of `n`, as Python computes
 /// them; nullopt unless its bounds are literals (or None).
 static std::optional<SmallVector<int64_t>> sliceIndices(SliceAttr slice,
@@ -278,6 +319,10 @@ static LogicalResult replaceByParts(PatternRewriter &b, Operation *op,
 }
 
 LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
+  if (capturedParts) {
+    capturedParts->assign(values.begin(), values.end());
+    return success();
+  }
   std::string why;
   if (failed(replaceByParts(b, op, values, why)))
     return fail(why);
@@ -739,6 +784,7 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addReductionLowerings(t);
     addShapeLowerings(t);
     addLossLowerings(t);
+    addCompositeLowerings(t);
     addResampleLowerings(t);
     addFusedLowerings(t);
     addProbeLowerings(t);

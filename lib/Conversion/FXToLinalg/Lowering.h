@@ -78,6 +78,19 @@ public:
 
   /// Replaces the node with `v`.
   LogicalResult replace(Value v);
+
+  /// The value of the canonical call `target(args, kwargs)` whose node
+  /// references index `operands` (lowered values), declared of `type` (its
+  /// element type is the result's): `target`'s own lowering, run on a
+  /// temporary node at the node's place. Null when that lowering fails
+  /// (its reason recorded here) or `target` has none.
+  Value lowerCall(StringRef target, ArrayRef<Attribute> args,
+                  ArrayRef<Value> operands, Type type, DictAttr kwargs = {});
+  /// lowerCall of a target whose result is a tuple (`type` a TupleType):
+  /// its parts; empty when the lowering fails.
+  SmallVector<Value> lowerCallParts(StringRef target, ArrayRef<Attribute> args,
+                                    ArrayRef<Value> operands, Type type,
+                                    DictAttr kwargs = {});
   /// Replaces the node, whose users are `operator.getitem` nodes, by
   /// `values`: each `getitem(node, i)` becomes `values[i]`.
   LogicalResult replaceTuple(ArrayRef<Value> values);
@@ -145,6 +158,8 @@ public:
   /// When set, replace() stores the value here instead of replacing the
   /// node: a lowering composed of another one (the fused ops) reads it.
   Value *captured = nullptr;
+  /// The same for replaceTuple: the parts are stored here.
+  SmallVector<Value> *capturedParts = nullptr;
 
 private:
   Value toTensorValue(Value v);
@@ -163,6 +178,7 @@ void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
 void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 void addLossLowerings(llvm::StringMap<LowerFn> &table);
+void addCompositeLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

@@ -320,3 +320,17 @@ fx.graph_module @M {
     fx.output %r : tensor<1x2x1x1xf32>
   }
 }
+
+// -----
+
+// conj is the tensor itself only on real tensors (Composite.cpp): on a
+// complex one it is refused, never computed as the identity.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3xcomplex<f32>>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::conj': complex tensors are not supported by the compiler beyond moving their elements}}
+    %r = fx.call_function "aten::conj"(%x) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    fx.output %r : tensor<3xcomplex<f32>>
+  }
+}

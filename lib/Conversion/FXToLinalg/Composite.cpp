@@ -1,0 +1,867 @@
+//===- Composite.cpp - Operators computed as other operators are ----------===//
+//
+// Operators whose result on real tensors is another operator's (vdot is
+// dot, conj is the tensor itself), or a few elementwise steps, slices and
+// reshapes around others (atleast_2d, hstack, tensor_split, take, angle,
+// fmax), built with Lowering::lowerCall. Complex tensors, where these
+// operators differ from the ones they are computed as, are refused by
+// name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+MLIRContext *contextOf(Lowering &l) { return l.b.getContext(); }
+/// A reference to operand `i` of a call built by lowerCall.
+Attribute ref(Lowering &l, unsigned i) {
+  return NodeAttr::get(contextOf(l), i);
+}
+Attribute int64(Lowering &l, int64_t v) { return l.b.getI64IntegerAttr(v); }
+Attribute ints(Lowering &l, ArrayRef<int64_t> values) {
+  SmallVector<Attribute> elements;
+  for (int64_t v : values)
+    elements.push_back(int64(l, v));
+  return ListAttr::get(contextOf(l), elements);
+}
+Attribute none(Lowering &l) { return NoneAttr::get(contextOf(l)); }
+/// The declared type of an intermediate result of element type `elem`.
+Type tensorOf(Type elem) { return UnrankedTensorType::get(elem); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+int64_t staticDim(Value v, int64_t d) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(d);
+}
+
+/// The tensors of a list or tuple argument; nullopt (reason recorded)
+/// otherwise.
+std::optional<SmallVector<Value>> tensorsOf(Lowering &l, Attribute a) {
+  ArrayRef<Attribute> elements;
+  if (auto list = dyn_cast_or_null<ListAttr>(a))
+    elements = list.getElements();
+  else if (auto tuple = dyn_cast_or_null<TupleAttr>(a))
+    elements = tuple.getElements();
+  else {
+    (void)l.fail("needs a list of tensors");
+    return std::nullopt;
+  }
+  SmallVector<Value> values;
+  for (Attribute e : elements) {
+    Value t = l.tensor(e);
+    if (!t)
+      return std::nullopt;
+    values.push_back(t);
+  }
+  if (values.empty()) {
+    (void)l.fail("needs at least one tensor");
+    return std::nullopt;
+  }
+  return values;
+}
+
+/// `x[start:end]` along `dim` (static bounds).
+Value sliceOf(Lowering &l, Value x, int64_t dim, int64_t start, int64_t end) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  return l.lowerCall(
+      "aten::slice.Tensor",
+      {ref(l, 0), int64(l, dim), int64(l, start), int64(l, end), int64(l, 1)},
+      {x}, tensorOf(elem));
+}
+
+/// torch.cat(values, dim).
+Value catOf(Lowering &l, ArrayRef<Value> values, int64_t dim, Type elem) {
+  SmallVector<Attribute> refs;
+  for (unsigned i = 0; i < values.size(); ++i)
+    refs.push_back(ref(l, i));
+  return l.lowerCall("aten::cat",
+                     {ListAttr::get(contextOf(l), refs), int64(l, dim)}, values,
+                     tensorOf(elem));
+}
+
+/// Whether a tensor operand or the result of the node is complex.
+bool touchesComplex(Lowering &l) {
+  auto complexType = [](Type t) {
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      t = shaped.getElementType();
+    return isa<ComplexType>(t);
+  };
+  Type result = l.op.getResult().getType();
+  if (auto tuple = dyn_cast<TupleType>(result))
+    return llvm::any_of(tuple.getTypes(), complexType);
+  return complexType(result) ||
+         llvm::any_of(l.op->getOperandTypes(), complexType);
+}
+
+LogicalResult refuseComplex(Lowering &l) {
+  return l.fail("complex tensors are not supported by '" + l.op.getTarget() +
+                "'");
+}
+
+/// The real operator each of these is on real tensors, with the same
+/// arguments; "" for the tensor itself.
+StringRef realEquivalent(StringRef target) {
+  return llvm::StringSwitch<StringRef>(target)
+      .Case("aten::vdot", "aten::dot")
+      .Default("");
+}
+
+LogicalResult lowerRealSame(Lowering &l) {
+  if (touchesComplex(l))
+    return refuseComplex(l);
+  StringRef real = realEquivalent(l.op.getTarget());
+  if (real.empty()) {
+    Value x = l.tensor(0u);
+    return x ? l.replace(x) : failure();
+  }
+  SmallVector<Value> operands(l.op->getOperands());
+  Value v = l.lowerCall(real, llvm::to_vector(l.op.getArgs()), operands,
+                        l.op.getResult().getType(), l.op.getKwargs());
+  return v ? l.replace(v) : failure();
+}
+
+/// sgn of a real tensor: sign, but 0 for NaN (ATen's sgn compares with 0).
+LogicalResult lowerSgn(Lowering &l) {
+  if (touchesComplex(l))
+    return refuseComplex(l);
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed result");
+  if (!isFloat(r)) {
+    SmallVector<Value> operands(l.op->getOperands());
+    Value v = l.lowerCall("aten::sign", llvm::to_vector(l.op.getArgs()),
+                          operands, l.op.getResult().getType());
+    return v ? l.replace(v) : failure();
+  }
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        auto compare = [&](arith::CmpFPredicate p) {
+          return arith::CmpFOp::create(b, loc, p, v[0],
+                                       constantOf(b, loc, r, 0));
+        };
+        Value zero = constantOf(b, loc, r, 0);
+        Value negative =
+            arith::SelectOp::create(b, loc, compare(arith::CmpFPredicate::OLT),
+                                    constantOf(b, loc, r, -1), zero);
+        return arith::SelectOp::create(b, loc,
+                                       compare(arith::CmpFPredicate::OGT),
+                                       constantOf(b, loc, r, 1), negative);
+      }));
+}
+
+/// isreal: true everywhere for a real tensor.
+LogicalResult lowerIsreal(Lowering &l) {
+  if (touchesComplex(l))
+    return refuseComplex(l);
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  return l.replace(l.filled(l.dims(x), l.constant(l.b.getI1Type(), 1)));
+}
+
+/// angle of a real number: pi for a negative one, 0 otherwise, NaN for NaN
+/// (ATen's angle_impl); integers give floats.
+LogicalResult lowerAngle(Lowering &l) {
+  if (touchesComplex(l))
+    return refuseComplex(l);
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a tensor and a float result");
+  // Computed in the float result type: an integer's sign is kept.
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value negative = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OLT, v[0], constantOf(b, loc, r, 0));
+        Value angle = arith::SelectOp::create(b, loc, negative,
+                                              constantOf(b, loc, r, M_PI),
+                                              constantOf(b, loc, r, 0));
+        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          v[0], v[0]);
+        return arith::SelectOp::create(b, loc, nan, v[0], angle);
+      }));
+}
+
+/// isposinf / isneginf: x == +inf / -inf; false for integers.
+LogicalResult lowerIsSignedInf(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  double inf = std::numeric_limits<double>::infinity();
+  if (l.op.getTarget() == "aten::isneginf")
+    inf = -inf;
+  Type i1 = l.b.getI1Type();
+  return l.replace(l.elementwise(
+      {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (!isFloat(elem))
+          return constantOf(b, loc, i1, 0);
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v[0],
+                                     constantOf(b, loc, elem, inf));
+      }));
+}
+
+/// fmax / fmin: the larger / smaller, a NaN only where both are NaN (C's
+/// fmax, arith's maxnumf); integers as maximum / minimum.
+LogicalResult lowerFmaxFmin(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!x || !y || !r)
+    return l.fail("needs two typed tensors");
+  bool isMax = l.op.getTarget() == "aten::fmax";
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (isFloat(r))
+          return isMax
+                     ? arith::MaxNumFOp::create(b, loc, v[0], v[1]).getResult()
+                     : arith::MinNumFOp::create(b, loc, v[0], v[1]).getResult();
+        return isMax ? maxInt(b, loc, v[0], v[1]) : minInt(b, loc, v[0], v[1]);
+      }));
+}
+
+/// `x` viewed with at least `rank` dims, as atleast_1d/2d/3d place them: a
+/// scalar as (1, ...), a vector (n) as (1, n) or (1, n, 1), a matrix as
+/// (m, n, 1).
+Value atLeast(Lowering &l, Value x, int64_t rank) {
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  if (int64_t(sizes.size()) >= rank)
+    return x;
+  OpFoldResult one = l.b.getIndexAttr(1);
+  if (sizes.empty())
+    sizes.assign(rank, one);
+  else if (sizes.size() == 1)
+    sizes = rank == 2 ? SmallVector<OpFoldResult>{one, sizes[0]}
+                      : SmallVector<OpFoldResult>{one, sizes[0], one};
+  else
+    sizes.push_back(one);
+  return l.reshape(x, sizes);
+}
+
+LogicalResult lowerAtLeast(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = llvm::StringSwitch<int64_t>(l.op.getTarget())
+                     .Case("aten::atleast_1d", 1)
+                     .Case("aten::atleast_2d", 2)
+                     .Default(3);
+  return l.replace(atLeast(l, x, rank));
+}
+
+/// column_stack(tensors): each scalar or vector as a column (n, 1), the
+/// others as they are, concatenated along dim 1. hstack / vstack / dstack:
+/// each at least 1-D (along dim 1, or 0 when all are vectors) / 2-D (along
+/// dim 0) / 3-D (along dim 2).
+LogicalResult lowerStacks(Lowering &l) {
+  auto inputs = tensorsOf(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  StringRef target = l.op.getTarget();
+  int64_t rank = llvm::StringSwitch<int64_t>(target)
+                     .Case("aten::hstack", 1)
+                     .Case("aten::vstack", 2)
+                     .Case("aten::dstack", 3)
+                     .Default(0);
+  int64_t dim = rank == 2 ? 0 : rank == 3 ? 2 : 1;
+  for (Value &t : *inputs) {
+    if (rank) {
+      t = atLeast(l, t, rank);
+      continue;
+    }
+    SmallVector<OpFoldResult> sizes = l.dims(t);
+    if (sizes.size() < 2)
+      t = l.reshape(t, {sizes.empty() ? l.b.getIndexAttr(1) : sizes[0],
+                        l.b.getIndexAttr(1)});
+  }
+  if (rank == 1 && rankOf((*inputs)[0]) == 1)
+    dim = 0;
+  Value v = catOf(l, *inputs, dim, elem);
+  return v ? l.replace(v) : failure();
+}
+
+/// tensor_split(self, sections or indices, dim) and hsplit (dim 1, 0 for a
+/// vector) / vsplit (0) / dsplit (2), whose sections must divide the dim:
+/// the pieces as slices.
+LogicalResult lowerTensorSplit(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  StringRef target = l.op.getTarget();
+  int64_t rank = rankOf(x);
+  std::optional<int64_t> dim;
+  std::string name = target.drop_front(6).split('.').first.str();
+  if (target.starts_with("aten::tensor_split")) {
+    dim = l.normDim(l.arg(2), rank);
+  } else {
+    int64_t least = name == "hsplit" ? 1 : name == "vsplit" ? 2 : 3;
+    if (rank < least)
+      return l.fail(name + " needs a tensor of at least " + Twine(least) +
+                    " dims");
+    dim = name == "hsplit" ? (rank == 1 ? 0 : 1) : name == "vsplit" ? 0 : 2;
+  }
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = staticDim(x, *dim);
+  if (ShapedType::isDynamic(n))
+    return l.fail("cannot split a dim of dynamic size");
+  SmallVector<int64_t> bounds = {0};
+  if (auto indices = l.intList(1u)) {
+    llvm::append_range(bounds, *indices);
+  } else if (auto sections = l.constInt(1u)) {
+    if (*sections <= 0)
+      return l.fail("the number of sections must be positive");
+    if (name != "tensor_split" && n % *sections != 0)
+      return l.fail(llvm::formatv("{0}: dim {1} of size {2} is not divisible "
+                                  "into {3} sections",
+                                  name, *dim, n, *sections)
+                        .str());
+    for (int64_t i = 0, at = 0; i + 1 < *sections; ++i) {
+      at += n / *sections + (i < n % *sections ? 1 : 0);
+      bounds.push_back(at);
+    }
+  } else {
+    return l.fail("needs constant sections or indices");
+  }
+  bounds.push_back(n);
+  SmallVector<Value> pieces;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    auto clamp = [&](int64_t v) {
+      return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n);
+    };
+    int64_t start = clamp(bounds[i]);
+    int64_t end =
+        std::max(start, i + 2 == bounds.size() ? n : clamp(bounds[i + 1]));
+    Value piece = sliceOf(l, x, *dim, start, end);
+    if (!piece)
+      return failure();
+    pieces.push_back(piece);
+  }
+  return l.replaceTuple(pieces);
+}
+
+/// movedim(self, source, destination): the dims `source` moved to
+/// `destination`, the others in their order.
+LogicalResult lowerMovedim(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  int64_t rank = rankOf(x);
+  auto listOf = [&](unsigned i) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<int64_t> dims;
+    if (auto list = l.intList(i))
+      dims = *list;
+    else if (auto one = l.constInt(i))
+      dims = {*one};
+    else
+      return std::nullopt;
+    for (int64_t &d : dims) {
+      if (d < -std::max<int64_t>(rank, 1) || d >= std::max<int64_t>(rank, 1))
+        return std::nullopt;
+      d = d < 0 ? d + rank : d;
+    }
+    return dims;
+  };
+  auto source = listOf(1), destination = listOf(2);
+  if (!source || !destination || source->size() != destination->size())
+    return l.fail("source and destination must be constant dims in range, "
+                  "as many of one as of the other");
+  SmallVector<int64_t> perm(rank, -1);
+  SmallVector<bool> moved(rank, false);
+  for (auto [from, to] : llvm::zip(*source, *destination)) {
+    if (perm[to] != -1 || moved[from])
+      return l.fail("repeated dim in source or destination");
+    perm[to] = from;
+    moved[from] = true;
+  }
+  int64_t next = 0;
+  for (int64_t &p : perm) {
+    if (p != -1)
+      continue;
+    while (moved[next])
+      ++next;
+    p = next++;
+  }
+  return l.replace(l.transpose(x, perm));
+}
+
+/// msort(self): sort's values along dim 0.
+LogicalResult lowerMsort(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return failure();
+  Type types[] = {tensorOf(elem), tensorOf(l.b.getI64Type())};
+  SmallVector<Value> parts = l.lowerCallParts(
+      "aten::sort", {ref(l, 0), int64(l, 0), l.b.getBoolAttr(false)}, {x},
+      TupleType::get(contextOf(l), types));
+  return parts.empty() ? failure() : l.replace(parts[0]);
+}
+
+/// kron(a, b): result[i * B + j] = a[i] * b[j] along every dim, as the
+/// product of a (.., a_d, 1, ..) and b (.., 1, b_d, ..) seen as
+/// (.., a_d * b_d, ..).
+LogicalResult lowerKron(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!a || !b || !elem)
+    return l.fail("needs two typed tensors");
+  int64_t rank = std::max(rankOf(a), rankOf(b));
+  auto padded = [&](Value v) {
+    SmallVector<int64_t> shape(rank - rankOf(v), 1);
+    llvm::append_range(shape, cast<RankedTensorType>(v.getType()).getShape());
+    return shape;
+  };
+  SmallVector<int64_t> as = padded(a), bs = padded(b);
+  if (llvm::any_of(as, ShapedType::isDynamic) ||
+      llvm::any_of(bs, ShapedType::isDynamic))
+    return l.fail("needs static shapes");
+  SmallVector<OpFoldResult> aSizes, bSizes, out;
+  for (int64_t d = 0; d < rank; ++d) {
+    aSizes.append({l.b.getIndexAttr(as[d]), l.b.getIndexAttr(1)});
+    bSizes.append({l.b.getIndexAttr(1), l.b.getIndexAttr(bs[d])});
+    out.push_back(l.b.getIndexAttr(as[d] * bs[d]));
+  }
+  Value product =
+      l.elementwise({l.reshape(a, aSizes), l.reshape(b, bSizes)}, elem, elem,
+                    [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+                      if (isFloat(elem))
+                        return arith::MulFOp::create(nb, loc, v[0], v[1]);
+                      if (elem.isInteger(1))
+                        return arith::AndIOp::create(nb, loc, v[0], v[1]);
+                      return arith::MulIOp::create(nb, loc, v[0], v[1]);
+                    });
+  return l.replace(l.reshape(product, out));
+}
+
+/// inner(a, b): the sum over the last dims of both, a's other dims then
+/// b's (a product when either is a scalar), as an einsum.
+LogicalResult lowerInner(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!a || !b || !elem)
+    return l.fail("needs two typed tensors");
+  int64_t ra = rankOf(a), rb = rankOf(b);
+  if (ra == 0 || rb == 0) {
+    Value v = l.lowerCall("aten::mul.Tensor", {ref(l, 0), ref(l, 1)}, {a, b},
+                          tensorOf(elem));
+    return v ? l.replace(v) : failure();
+  }
+  if (ra + rb - 1 > 26)
+    return l.fail("too many dims");
+  std::string left, right;
+  char next = 'a';
+  for (int64_t d = 0; d + 1 < ra; ++d)
+    left += next++;
+  for (int64_t d = 0; d + 1 < rb; ++d)
+    right += next++;
+  std::string equation = left + next + "," + right + next + "->" + left + right;
+  Value v = l.lowerCall("aten::einsum",
+                        {l.b.getStringAttr(equation),
+                         ListAttr::get(contextOf(l), {ref(l, 0), ref(l, 1)})},
+                        {a, b}, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// hypot(x, y): sqrt(x^2 + y^2) without overflow (the larger magnitude
+/// times sqrt(1 + q^2)), infinite when either is, as C's hypot.
+LogicalResult lowerHypot(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!x || !y || !r || !isFloat(r))
+    return l.fail("needs two tensors and a float result");
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        Value ax = math::AbsFOp::create(b, loc, v[0]);
+        Value ay = math::AbsFOp::create(b, loc, v[1]);
+        Value big = arith::MaximumFOp::create(b, loc, ax, ay);
+        Value small = arith::MinimumFOp::create(b, loc, ax, ay);
+        Value zero = constantOf(b, loc, r, 0), one = constantOf(b, loc, r, 1);
+        Value inf =
+            constantOf(b, loc, r, std::numeric_limits<double>::infinity());
+        Value q = arith::DivFOp::create(b, loc, small, big);
+        Value scaled = arith::MulFOp::create(
+            b, loc, big,
+            math::SqrtOp::create(
+                b, loc,
+                arith::AddFOp::create(b, loc, one,
+                                      arith::MulFOp::create(b, loc, q, q))));
+        Value result = arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, big, zero), zero,
+            scaled);
+        Value infinite = arith::OrIOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, ax, inf),
+            arith::CmpFOp::create(b, loc, FP::OEQ, ay, inf));
+        return arith::SelectOp::create(b, loc, infinite, inf, result);
+      }));
+}
+
+/// aminmax(self, *, dim=None, keepdim=False): (amin, amax).
+LogicalResult lowerAminmax(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType(0);
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  Attribute dim = l.kwarg("dim");
+  Attribute dims = ints(l, {});
+  if (dim && !l.isNone(dim)) {
+    auto d = l.constInt(dim);
+    if (!d)
+      return l.fail("dim must be a constant");
+    dims = ints(l, {*d});
+  }
+  auto keepdim = l.kwarg("keepdim") ? l.constBool(l.kwarg("keepdim"))
+                                    : std::optional<bool>(false);
+  if (!keepdim)
+    return l.fail("keepdim must be a constant");
+  // Over every dim, keepdim keeps them all as 1s.
+  bool allKept = *keepdim && (!dim || l.isNone(dim));
+  SmallVector<Value> results;
+  for (StringRef target : {"aten::amin", "aten::amax"}) {
+    Value v = l.lowerCall(target, {ref(l, 0), dims, l.b.getBoolAttr(*keepdim)},
+                          {x}, tensorOf(elem));
+    if (!v)
+      return failure();
+    if (allKept && rankOf(v) != rankOf(x))
+      v = l.reshape(v,
+                    SmallVector<OpFoldResult>(rankOf(x), l.b.getIndexAttr(1)));
+    // ATen resizes the kept dim of a scalar to (1,) (with a deprecation
+    // warning); eager's shape is the oracle.
+    if (*keepdim && !allKept && rankOf(x) == 0)
+      v = l.reshape(v, {l.b.getIndexAttr(1)});
+    results.push_back(v);
+  }
+  return l.replaceTuple(results);
+}
+
+/// diagflat(self, offset): the flattened tensor on a diagonal.
+LogicalResult lowerDiagflat(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto offset = l.constInt(1u);
+  if (!x || !elem || !offset)
+    return l.fail("needs a typed tensor and a constant offset");
+  Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
+                           tensorOf(elem));
+  Value v = flat ? l.lowerCall("aten::diag", {ref(l, 0), int64(l, *offset)},
+                               {flat}, tensorOf(elem))
+                 : Value();
+  return v ? l.replace(v) : failure();
+}
+
+/// take(self, index): the flattened tensor's items at `index` (negative
+/// from the end), in index's shape.
+LogicalResult lowerTake(Lowering &l) {
+  Value x = l.tensor(0u), index = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !index || !elem)
+    return l.fail("needs typed tensors");
+  Type indexElem = cast<RankedTensorType>(index.getType()).getElementType();
+  Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
+                           tensorOf(elem));
+  Value flatIndex = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
+                                {index}, tensorOf(indexElem));
+  if (!flat || !flatIndex)
+    return failure();
+  Value n = arith::IndexCastOp::create(l.b, l.loc, indexElem,
+                                       l.toIndex(l.dim(flat, 0)));
+  Value wrapped = l.elementwise(
+      {flatIndex}, indexElem, indexElem,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value negative =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[0],
+                                  constantOf(b, loc, indexElem, 0));
+        return arith::SelectOp::create(
+            b, loc, negative, arith::AddIOp::create(b, loc, v[0], n), v[0]);
+      });
+  Value picked =
+      l.lowerCall("aten::index_select", {ref(l, 0), int64(l, 0), ref(l, 1)},
+                  {flat, wrapped}, tensorOf(elem));
+  if (!picked)
+    return failure();
+  return l.replace(l.reshape(picked, l.dims(index)));
+}
+
+/// take_along_dim(self, indices, dim): gather along dim from both
+/// broadcast against each other (but along dim); without dim, gather from
+/// the flattened tensor.
+LogicalResult lowerTakeAlongDim(Lowering &l) {
+  Value x = l.tensor(0u), index = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !index || !elem)
+    return l.fail("needs typed tensors");
+  Type indexElem = cast<RankedTensorType>(index.getType()).getElementType();
+  auto gather = [&](Value from, int64_t dim, Value at) -> LogicalResult {
+    Value v = l.lowerCall("aten::gather", {ref(l, 0), int64(l, dim), ref(l, 1)},
+                          {from, at}, tensorOf(elem));
+    return v ? l.replace(v) : failure();
+  };
+  if (l.isNone(2u)) {
+    Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
+                             tensorOf(elem));
+    Value flatIndex = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
+                                  {index}, tensorOf(indexElem));
+    if (!flat || !flatIndex)
+      return failure();
+    return gather(flat, 0, flatIndex);
+  }
+  if (rankOf(x) != rankOf(index))
+    return l.fail("self and indices must have the same number of dims");
+  auto dim = l.normDim(l.arg(2), rankOf(x));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
+  ArrayRef<int64_t> is = cast<RankedTensorType>(index.getType()).getShape();
+  if (llvm::any_of(xs, ShapedType::isDynamic) ||
+      llvm::any_of(is, ShapedType::isDynamic))
+    return l.fail("needs static shapes");
+  SmallVector<int64_t> xShape(xs), iShape(is);
+  for (int64_t d = 0; d < rankOf(x); ++d) {
+    if (d == *dim)
+      continue;
+    if (xs[d] != is[d] && xs[d] != 1 && is[d] != 1)
+      return l.fail(llvm::formatv("self's dim {0} ({1}) and indices' ({2}) "
+                                  "do not broadcast",
+                                  d, xs[d], is[d])
+                        .str());
+    xShape[d] = iShape[d] = std::max(xs[d], is[d]);
+  }
+  Value xb = l.lowerCall("aten::expand", {ref(l, 0), ints(l, xShape)}, {x},
+                         tensorOf(elem));
+  Value ib = l.lowerCall("aten::expand", {ref(l, 0), ints(l, iShape)}, {index},
+                         tensorOf(indexElem));
+  if (!xb || !ib)
+    return failure();
+  return gather(xb, *dim, ib);
+}
+
+/// trapz / trapezoid(y, x or dx, dim): the sum along dim of the
+/// trapezoids' areas, (y[i+1] + y[i]) / 2 times x[i+1] - x[i] or dx;
+/// cumulative_trapezoid: their running sum.
+LogicalResult lowerTrapezoid(Lowering &l) {
+  Value y = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!y || !elem || !isFloat(elem))
+    return l.fail("needs a tensor and a float result");
+  StringRef target = l.op.getTarget();
+  bool withX = target.ends_with(".x");
+  Attribute dimAttr = l.kwarg("dim");
+  auto dim = dimAttr ? l.normDim(dimAttr, rankOf(y))
+                     : std::optional<int64_t>(rankOf(y) - 1);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = staticDim(y, *dim);
+  if (ShapedType::isDynamic(n))
+    return l.fail("needs a static size along dim");
+  y = l.castTensor(y, elem);
+  int64_t pieces = std::max<int64_t>(n - 1, 0);
+  Value upper = sliceOf(l, y, *dim, std::min<int64_t>(1, n), n);
+  Value lower = sliceOf(l, y, *dim, 0, pieces);
+  if (!upper || !lower)
+    return failure();
+  Value width;
+  if (withX) {
+    Value x = l.tensor(1u);
+    if (!x)
+      return failure();
+    x = l.castTensor(x, elem);
+    if (rankOf(x) == 1 && rankOf(y) > 1) {
+      SmallVector<OpFoldResult> sizes(rankOf(y), l.b.getIndexAttr(1));
+      sizes[*dim] = l.dim(x, 0);
+      x = l.reshape(x, sizes);
+    }
+    int64_t xDim =
+        rankOf(x) == rankOf(y) ? *dim : rankOf(x) - (rankOf(y) - *dim);
+    int64_t m = staticDim(x, xDim);
+    if (ShapedType::isDynamic(m))
+      return l.fail("needs a static size of x along dim");
+    Value x1 = sliceOf(l, x, xDim, std::min<int64_t>(1, m), m);
+    Value x0 = sliceOf(l, x, xDim, 0, std::max<int64_t>(m - 1, 0));
+    if (!x1 || !x0)
+      return failure();
+    width = l.elementwise(
+        {x1, x0}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
+        });
+  }
+  Attribute dxAttr = withX ? Attribute() : l.kwarg("dx");
+  Value dx = dxAttr ? l.scalar(dxAttr, elem) : l.constant(elem, 1);
+  SmallVector<Value> inputs = {upper, lower};
+  if (width)
+    inputs.push_back(width);
+  Value areas = l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value sum = arith::AddFOp::create(b, loc, v[0], v[1]);
+        Value w = v.size() == 3 ? v[2] : dx;
+        return arith::MulFOp::create(b, loc,
+                                     arith::MulFOp::create(b, loc, sum, w),
+                                     constantOf(b, loc, elem, 0.5))
+            .getResult();
+      });
+  Value v = target.starts_with("aten::cumulative_trapezoid")
+                ? l.lowerCall("aten::cumsum", {ref(l, 0), int64(l, *dim)},
+                              {areas}, tensorOf(elem))
+                : l.lowerCall("aten::sum.dim_IntList",
+                              {ref(l, 0), ints(l, {*dim}),
+                               l.b.getBoolAttr(false), none(l)},
+                              {areas}, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// fft_fftshift / fft_ifftshift(self, dim=None): a roll by half of each dim
+/// (all of them by default), forward or back.
+LogicalResult lowerFftshift(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem)
+    return failure();
+  SmallVector<int64_t> dims;
+  if (l.isNone(1u)) {
+    for (int64_t d = 0; d < rankOf(x); ++d)
+      dims.push_back(d);
+  } else if (auto list = l.intList(1u)) {
+    dims = *list;
+  } else if (auto one = l.constInt(1u)) {
+    dims = {*one};
+  } else {
+    return l.fail("dim must be constant");
+  }
+  bool inverse = l.op.getTarget() == "aten::fft_ifftshift";
+  SmallVector<int64_t> shifts;
+  for (int64_t &d : dims) {
+    auto normalized = l.normDim(int64(l, d), rankOf(x));
+    if (!normalized)
+      return l.fail("dim out of range");
+    d = *normalized;
+    int64_t n = staticDim(x, d);
+    if (ShapedType::isDynamic(n))
+      return l.fail("needs static sizes");
+    shifts.push_back(inverse ? (n + 1) / 2 : n / 2);
+  }
+  if (dims.empty())
+    return l.replace(x);
+  Value v =
+      l.lowerCall("aten::roll", {ref(l, 0), ints(l, shifts), ints(l, dims)},
+                  {x}, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// linalg_multi_dot(tensors): the matrix products left to right; a first
+/// (last) vector is a row (column) and its dim is dropped from the result.
+LogicalResult lowerMultiDot(Lowering &l) {
+  auto inputs = tensorsOf(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  if (inputs->size() < 2)
+    return l.fail("needs at least 2 tensors");
+  SmallVector<Value> &ts = *inputs;
+  bool rowFirst = rankOf(ts.front()) == 1, columnLast = rankOf(ts.back()) == 1;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    int64_t rank = rankOf(ts[i]);
+    bool vectorOk = (i == 0 && rowFirst) || (i + 1 == ts.size() && columnLast);
+    if (rank != 2 && !(rank == 1 && vectorOk))
+      return l.fail(
+          llvm::formatv("tensor {0} must be 2-D, got {1}-D", i, rank).str());
+  }
+  if (rowFirst)
+    ts.front() =
+        l.reshape(ts.front(), {l.b.getIndexAttr(1), l.dim(ts.front(), 0)});
+  if (columnLast)
+    ts.back() =
+        l.reshape(ts.back(), {l.dim(ts.back(), 0), l.b.getIndexAttr(1)});
+  Value product = ts[0];
+  for (size_t i = 1; i < ts.size(); ++i) {
+    product = l.lowerCall("aten::mm", {ref(l, 0), ref(l, 1)}, {product, ts[i]},
+                          tensorOf(elem));
+    if (!product)
+      return failure();
+  }
+  if (columnLast)
+    product = l.squeeze(product, 1);
+  if (rowFirst)
+    product = l.squeeze(product, 0);
+  return l.replace(product);
+}
+
+/// round(self, *, decimals): to a multiple of 10^-decimals, halves to even,
+/// as ATen's kernel (x * 10^d rounded, / 10^d; x / 10^-d rounded, * 10^-d
+/// for negative d).
+LogicalResult lowerRoundDecimals(Lowering &l) {
+  Attribute decimalsAttr = l.kwarg("decimals");
+  auto decimals = decimalsAttr ? l.constInt(decimalsAttr) : std::nullopt;
+  if (!decimals)
+    return l.fail("decimals must be a constant");
+  Type r = l.resultElementType();
+  Value x = l.tensor(0u);
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a float tensor");
+  double scale = std::pow(10.0, double(std::abs(*decimals)));
+  bool negative = *decimals < 0;
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value s = constantOf(b, loc, r, scale);
+        Value scaled = negative
+                           ? arith::DivFOp::create(b, loc, v[0], s).getResult()
+                           : arith::MulFOp::create(b, loc, v[0], s).getResult();
+        Value rounded = math::RoundEvenOp::create(b, loc, scaled);
+        return negative ? arith::MulFOp::create(b, loc, rounded, s).getResult()
+                        : arith::DivFOp::create(b, loc, rounded, s).getResult();
+      }));
+}
+
+} // namespace
+
+void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t,
+              {"aten::vdot", "aten::conj", "aten::conj_physical",
+               "aten::resolve_conj", "aten::resolve_neg", "aten::real"},
+              lowerRealSame);
+  addLowering(t, {"aten::sgn"}, lowerSgn);
+  addLowering(t, {"aten::isreal"}, lowerIsreal);
+  addLowering(t, {"aten::angle"}, lowerAngle);
+  addLowering(t, {"aten::isposinf", "aten::isneginf"}, lowerIsSignedInf);
+  addLowering(t, {"aten::fmax", "aten::fmin"}, lowerFmaxFmin);
+  addLowering(t, {"aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d"},
+              lowerAtLeast);
+  addLowering(
+      t, {"aten::column_stack", "aten::hstack", "aten::vstack", "aten::dstack"},
+      lowerStacks);
+  addLowering(t,
+              {"aten::tensor_split.sections", "aten::tensor_split.indices",
+               "aten::hsplit.int", "aten::hsplit.array", "aten::vsplit.int",
+               "aten::vsplit.array", "aten::dsplit.int", "aten::dsplit.array"},
+              lowerTensorSplit);
+  addLowering(t, {"aten::movedim.intlist", "aten::movedim.int"}, lowerMovedim);
+  addLowering(t, {"aten::msort"}, lowerMsort);
+  addLowering(t, {"aten::kron"}, lowerKron);
+  addLowering(t, {"aten::inner"}, lowerInner);
+  addLowering(t, {"aten::hypot"}, lowerHypot);
+  addLowering(t, {"aten::aminmax"}, lowerAminmax);
+  addLowering(t, {"aten::diagflat"}, lowerDiagflat);
+  addLowering(t, {"aten::take"}, lowerTake);
+  addLowering(t, {"aten::take_along_dim"}, lowerTakeAlongDim);
+  addLowering(t,
+              {"aten::trapz.x", "aten::trapz.dx", "aten::trapezoid.x",
+               "aten::trapezoid.dx", "aten::cumulative_trapezoid.x",
+               "aten::cumulative_trapezoid.dx"},
+              lowerTrapezoid);
+  addLowering(t, {"aten::fft_fftshift", "aten::fft_ifftshift"}, lowerFftshift);
+  addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
+  addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
+}

@@ -1,0 +1,111 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// Operators computed as other operators are (Composite.cpp and the addmm
+// family in LinearAlgebra.cpp): each lowers through the other operator's
+// own lowering, run on a temporary node.
+
+// addmv(input, mat, vec, beta=0, alpha=2): mat @ vec as a matmul with the
+// vector as a column; a beta of 0 leaves input out (a NaN in it too), the
+// product scaled by alpha.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[MAT:.*]]: tensor<3x4xf32>, %[[VEC:.*]]: tensor<4xf32>, %[[IN:.*]]: tensor<3xf32>)
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[COLUMN:.*]] = tensor.expand_shape %[[VEC]] {{\[}}[0, 1]] output_shape [4, 1]
+// CHECK:         %[[MV:.*]] = linalg.matmul ins(%[[MAT]], %[[COLUMN]] : tensor<3x4xf32>, tensor<4x1xf32>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[MV]] {{\[}}[0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK:         %[[ZEROS:.*]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<3xf32>)
+// CHECK:           linalg.yield %[[ZERO]] : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[ZEROS]], %[[FLAT]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK:           %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[TWO]] : f32
+// CHECK:           arith.addf %{{.*}}, %[[SCALED]] : f32
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %v = fx.placeholder "v" : tensor<4xf32>
+    %i = fx.placeholder "i" : tensor<3xf32>
+    %r = fx.call_function "aten::addmv"(%i, %x, %v, beta=0, alpha=2.0) : (tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>
+    fx.output %r : tensor<3xf32>
+  }
+}
+
+// -----
+
+// tensor_split into 3 sections of a dim of 7: 3, 2 and 2 columns, as
+// slices, the tuple's parts.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[X:.*]]: tensor<3x7xf32>)
+// CHECK:         %[[A:.*]] = tensor.extract_slice %[[X]][0, 0] [3, 3] [1, 1]
+// CHECK:         %[[B:.*]] = tensor.extract_slice %[[X]][0, 3] [3, 2] [1, 1]
+// CHECK:         %[[C:.*]] = tensor.extract_slice %[[X]][0, 5] [3, 2] [1, 1]
+// CHECK:         return %[[A]], %[[B]], %[[C]]
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x7xf32>
+    %r = fx.call_function "aten::tensor_split.sections"(%x, 3, 1) : (tensor<3x7xf32>) -> tuple<tensor<3x3xf32>, tensor<3x2xf32>, tensor<3x2xf32>>
+    fx.output %r : tuple<tensor<3x3xf32>, tensor<3x2xf32>, tensor<3x2xf32>>
+  }
+}
+
+// -----
+
+// sgn of a float: 1 above 0, -1 below, 0 otherwise (NaN too, unlike sign).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[MINUS:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         linalg.generic
+// CHECK:           %[[LT:.*]] = arith.cmpf olt, %{{.*}}, %[[ZERO]] : f32
+// CHECK:           %[[NEG:.*]] = arith.select %[[LT]], %[[MINUS]], %[[ZERO]] : f32
+// CHECK:           %[[GT:.*]] = arith.cmpf ogt, %{{.*}}, %[[ZERO]] : f32
+// CHECK:           arith.select %[[GT]], %[[ONE]], %[[NEG]] : f32
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %r = fx.call_function "aten::sgn"(%x) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    fx.output %r : tensor<3x4xf32>
+  }
+}
+
+// -----
+
+// vdot of real vectors is dot's lowering: a 1x4 by 4x1 matmul.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[ROW:.*]] = tensor.expand_shape %arg0 {{\[}}[0, 1]] output_shape [1, 4]
+// CHECK:         %[[COLUMN:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [4, 1]
+// CHECK:         linalg.matmul ins(%[[ROW]], %[[COLUMN]] : tensor<1x4xf32>, tensor<4x1xf32>)
+// CHECK:         tensor.collapse_shape {{.*}} : tensor<1xf32> into tensor<f32>
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xf32>
+    %y = fx.placeholder "y" : tensor<4xf32>
+    %r = fx.call_function "aten::vdot"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+    fx.output %r : tensor<f32>
+  }
+}
+
+// -----
+
+// hstack of matrices: cat along dim 1.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x5xf32>
+// CHECK:         %[[L:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0] [2, 3] [1, 1]
+// CHECK:         tensor.insert_slice %arg1 into %[[L]][0, %c3] [2, 2] [1, 1]
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %y = fx.placeholder "y" : tensor<2x2xf32>
+    %r = fx.call_function "aten::hstack"([%x, %y]) : (tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+    fx.output %r : tensor<2x5xf32>
+  }
+}
