@@ -3456,7 +3456,41 @@ for _name, _fn, _inputs in [
         ("rmatmul_rmod", lambda a, b: a.__rmatmul__(b) + 5 % (a.sum() + 9),
          concat(randn((4, 3)), randn((2, 4)))),
         ("short_char_methods", lambda x: (x * 20).short() + (x * 20).char(),
-         randn((3, 4)))]:
+         randn((3, 4))),
+        ("ldexp", lambda x, e: torch.ldexp(x, e), concat(
+            randn((3, 4)), randint(-4, 4, (3, 4)))),
+        # Subnormals, zeros, infinities and NaN keep C's frexp results.
+        ("frexp_special", lambda x: torch.frexp(torch.cat([
+            x, torch.tensor([0.0, -0.0, 1e-40, -3e-39, float("inf")])])),
+         _special_values((7,))),
+        ("nextafter_special", lambda x, y: torch.nextafter(
+            torch.cat([x, torch.zeros(2)]), torch.cat([y, torch.tensor(
+                [1.0, -1.0])])), concat(_special_values((6,)), randn((6,))))
+        ,
+        ("isin_invert", lambda x, t: torch.isin(x.round(), t.round(),
+                                                invert=True),
+         randn((3, 4), (5,))),
+        ("isin_int_scalar", lambda x: torch.isin(x, 2), randint(0, 4, (6,))),
+        ("sum_to_size_method", lambda x: x.sum_to_size(3, 1), randn(
+            (2, 3, 4))),
+        ("block_diag", lambda a, b, c: torch.block_diag(a, b, c), randn(
+            (2, 3), (4,), ())),
+        ("cartesian_prod", lambda a, b: torch.cartesian_prod(a, b),
+         randn((3,), (2,))),
+        ("meshgrid_xy", lambda a, b, c: torch.meshgrid(a, b, c,
+                                                       indexing="xy"),
+         randn((3,), (2,), (4,))),
+        # The input keeps its values: the scatter writes into a copy.
+        ("slice_scatter_input_kept", lambda x, s: (torch.slice_scatter(
+            x, s, 1, 1, None, 2), x * 1), randn((3, 5), (3, 2))),
+        ("select_scatter_method", lambda x, s: x.select_scatter(s, 0, -1),
+         randn((3, 5), (5,))),
+        ("diagonal_scatter_offset", lambda x, s: torch.diagonal_scatter(
+            x, s, -1, 2, 0), randn((4, 2, 3), (2, 2))),
+        ("special_ndtr_entr", lambda x: torch.special.ndtr(x) +
+         torch.special.entr(x), _special_values((3, 4))),
+        ("special_xlog1py", lambda x, y: torch.special.xlog1py(
+            x.round(), y), concat(randn((3, 4)), uniform(-0.9, 3, (3, 4))))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 # --- Registry checks. --------------------------------------------------------

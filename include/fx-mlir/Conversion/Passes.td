@@ -451,6 +451,26 @@ def FXCPUDistinctEmptyTensors
   }];
 }
 
+def FXCPUReadOnlyArguments
+    : Pass<"fx-cpu-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Mark the function's tensor arguments as not writable";
+  let description = [{
+    Runs right before `one-shot-bufferize`. The caller's tensors (the
+    graph's inputs and, with `weights-as-arguments`, its weights) are read
+    only: the graph computes new tensors from them, as eager PyTorch does.
+    One-shot bufferization takes a tensor argument as writable unless it
+    says otherwise, so a lowering that updates a tensor in place (an
+    `insert_slice` into an input: `slice_scatter`, `select_scatter`,
+    `diagonal_scatter`) would change the caller's tensor. This pass gives
+    every tensor argument `bufferization.writable = false`; bufferization
+    then copies such an input before writing.
+
+    ```mlir
+    func.func @forward(%arg0: tensor<5xf32> {bufferization.writable = false}, ...)
+    ```
+  }];
+}
+
 def FXCPUSplitDeallocs : Pass<"fx-cpu-split-deallocs", "::mlir::func::FuncOp"> {
   let summary = "One bufferization.dealloc per buffer a function allocated";
   let description = [{

@@ -825,6 +825,530 @@ LogicalResult lowerRoundDecimals(Lowering &l) {
       }));
 }
 
+/// An argument as an elementwise input: its tensor, or a Python scalar as
+/// a scalar of `type`.
+Value tensorOrScalar(Lowering &l, unsigned i, Type type) {
+  if (Value v = l.value(l.arg(i)))
+    return isa<RankedTensorType>(v.getType()) ? v : l.convert(v, type);
+  return l.scalar(l.arg(i), type);
+}
+
+/// ldexp(self, other): self * 2^other, in the float result type.
+LogicalResult lowerLdexp(Lowering &l) {
+  Type r = l.resultElementType();
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  if (!x || !y || !r || !isFloat(r))
+    return l.fail("needs two tensors and a float result");
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        return arith::MulFOp::create(b, loc, v[0],
+                                     math::Exp2Op::create(b, loc, v[1]));
+      }));
+}
+
+/// The integer type of a float's bits, its mantissa bits and exponent
+/// bias: frexp and nextafter work on f32 and f64 (narrower floats in f32).
+struct FloatBits {
+  IntegerType bits;
+  int64_t mantissa, bias;
+};
+FloatBits floatBits(Lowering &l, Type f) {
+  bool wide = f.isF64();
+  return {l.b.getIntegerType(wide ? 64 : 32), wide ? 52 : 23,
+          wide ? 1023 : 127};
+}
+Type bitsComputeType(Lowering &l, Type f) {
+  return f.isF64() ? f : Type(l.b.getF32Type());
+}
+
+/// frexp(self): (mantissa, exponent) with x = mantissa * 2^exponent and
+/// 0.5 <= |mantissa| < 1, from the float's bits (a subnormal scaled into
+/// the normal range first); 0, inf and NaN are their own mantissa with
+/// exponent 0, as C's frexp.
+LogicalResult lowerFrexp(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType(0), e = l.resultElementType(1);
+  if (!x || !r || !e || !isFloat(r))
+    return l.fail("needs a float tensor");
+  Type c = bitsComputeType(l, r);
+  FloatBits fb = floatBits(l, c);
+  auto parts = [&](bool wantExponent) {
+    return l.elementwise(
+        {x}, c, wantExponent ? e : r,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          using FP = arith::CmpFPredicate;
+          Type it = fb.bits;
+          auto ic = [&](int64_t k) { return constantOf(b, loc, it, k); };
+          Value scale = constantOf(b, loc, c, std::ldexp(1.0, 54));
+          Value zero = constantOf(b, loc, c, 0);
+          auto exponentOf = [&](Value f) {
+            Value bits = arith::BitcastOp::create(b, loc, it, f);
+            return arith::AndIOp::create(
+                b, loc, arith::ShRUIOp::create(b, loc, bits, ic(fb.mantissa)),
+                ic(2 * fb.bias + 1));
+          };
+          Value raw = exponentOf(v[0]);
+          Value subnormal = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, raw,
+                                    ic(0)),
+              arith::CmpFOp::create(b, loc, FP::UNE, v[0], zero));
+          Value f = arith::SelectOp::create(
+              b, loc, subnormal, arith::MulFOp::create(b, loc, v[0], scale),
+              v[0]);
+          Value special = arith::OrIOp::create(
+              b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, v[0], zero),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, raw,
+                                    ic(2 * fb.bias + 1)));
+          if (wantExponent) {
+            Value exponent = arith::SubIOp::create(
+                b, loc, exponentOf(f),
+                arith::SelectOp::create(b, loc, subnormal, ic(fb.bias - 1 + 54),
+                                        ic(fb.bias - 1)));
+            exponent =
+                arith::SelectOp::create(b, loc, special, ic(0), exponent);
+            return arith::TruncIOp::create(b, loc, e, exponent);
+          }
+          Value bits = arith::BitcastOp::create(b, loc, it, f);
+          int64_t keep = ~(int64_t(2 * fb.bias + 1) << fb.mantissa);
+          Value mantissa = arith::OrIOp::create(
+              b, loc, arith::AndIOp::create(b, loc, bits, ic(keep)),
+              ic(int64_t(fb.bias - 1) << fb.mantissa));
+          Value m = arith::BitcastOp::create(b, loc, c, mantissa);
+          m = arith::SelectOp::create(b, loc, special, v[0], m);
+          return c == r ? m : arith::TruncFOp::create(b, loc, r, m).getResult();
+        });
+  };
+  return l.replaceTuple({parts(false), parts(true)});
+}
+
+/// nextafter(x, y): the float next to x toward y, from x's bits; y when
+/// they are equal, NaN when either is, the smallest subnormal toward y
+/// from 0.
+LogicalResult lowerNextafter(Lowering &l) {
+  Value x = l.tensor(0u), y = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!x || !y || !r || !(r.isF32() || r.isF64()))
+    return l.fail("needs float32 or float64 tensors");
+  FloatBits fb = floatBits(l, r);
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        Type it = fb.bits;
+        Value zero = constantOf(b, loc, r, 0);
+        Value bits = arith::BitcastOp::create(b, loc, it, v[0]);
+        Value up = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::CmpFOp::create(b, loc, FP::OGT, v[1], v[0]),
+            arith::CmpFOp::create(b, loc, FP::OGT, v[0], zero));
+        Value one = constantOf(b, loc, it, 1);
+        Value next = arith::BitcastOp::create(
+            b, loc, r,
+            arith::SelectOp::create(b, loc, up,
+                                    arith::AddIOp::create(b, loc, bits, one),
+                                    arith::SubIOp::create(b, loc, bits, one)));
+        Value tiny = math::CopySignOp::create(
+            b, loc, arith::BitcastOp::create(b, loc, r, one), v[1]);
+        next = arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, v[0], zero), tiny,
+            next);
+        next = arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, v[0], v[1]), v[1],
+            next);
+        Value nan = arith::CmpFOp::create(b, loc, FP::UNO, v[0], v[1]);
+        return arith::SelectOp::create(
+            b, loc, nan, arith::AddFOp::create(b, loc, v[0], v[1]), next);
+      }));
+}
+
+/// isin(elements, test_elements or a scalar, *, assume_unique, invert):
+/// whether each element equals any test element.
+LogicalResult lowerIsin(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  Type xe = cast<RankedTensorType>(x.getType()).getElementType();
+  Value test = l.value(l.arg(1));
+  Type te = test && isa<RankedTensorType>(test.getType())
+                ? cast<RankedTensorType>(test.getType()).getElementType()
+                : Type();
+  Type c = xe;
+  if (te && isFloat(te) && !isFloat(xe))
+    c = te;
+  else if (te && isFloat(te) && isFloat(xe) &&
+           te.getIntOrFloatBitWidth() > xe.getIntOrFloatBitWidth())
+    c = te;
+  else if (te && !isFloat(te) && !isFloat(xe))
+    c = l.b.getI64Type();
+  Attribute invertAttr = l.kwarg("invert");
+  bool invert = invertAttr && l.constBool(invertAttr).value_or(false);
+  Type i1 = l.b.getI1Type();
+  auto equal = [&](OpBuilder &b, Location loc, Value p, Value q) -> Value {
+    if (isFloat(c))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, p, q);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, q);
+  };
+  Value found;
+  if (!te) {
+    Value scalar = l.scalar(l.arg(1), c);
+    found = l.elementwise({x}, c, i1,
+                          [&](OpBuilder &b, Location loc, ValueRange v) {
+                            return equal(b, loc, v[0], scalar);
+                          });
+  } else {
+    SmallVector<OpFoldResult> sizes = l.dims(x);
+    sizes.push_back(l.b.getIndexAttr(1));
+    Value column = l.reshape(x, sizes);
+    Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
+                             {test}, tensorOf(te));
+    if (!flat)
+      return failure();
+    Value matches = l.elementwise(
+        {column, flat}, c, i1, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return equal(b, loc, v[0], v[1]);
+        });
+    found =
+        l.reduce(matches, {rankOf(x)}, false, l.constant(i1, 0),
+                 [](OpBuilder &b, Location loc, Value acc, Value item) {
+                   return arith::OrIOp::create(b, loc, acc, item).getResult();
+                 });
+  }
+  if (invert)
+    found = l.elementwise(
+        {found}, i1, i1, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::XOrIOp::create(b, loc, v[0], constantOf(b, loc, i1, 1))
+              .getResult();
+        });
+  return l.replace(found);
+}
+
+/// sum_to_size(self, size): the sum over the leading dims and the dims
+/// `size` gives as 1, kept.
+LogicalResult lowerSumToSize(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto size = l.intList(1u);
+  if (!x || !elem || !size)
+    return l.fail("needs a typed tensor and a constant size");
+  int64_t rank = rankOf(x), lead = rank - int64_t(size->size());
+  if (lead < 0)
+    return l.fail("size has more dims than the tensor");
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t have = staticDim(x, d);
+    if (d < lead) {
+      dims.push_back(d);
+      continue;
+    }
+    int64_t want = (*size)[d - lead];
+    if (want == have)
+      continue;
+    if (want != 1)
+      return l.fail(llvm::formatv("size {0} of dim {1} is not expandable to "
+                                  "{2}",
+                                  want, d - lead, have)
+                        .str());
+    dims.push_back(d);
+  }
+  if (dims.empty())
+    return l.replace(x);
+  Value summed =
+      l.lowerCall("aten::sum.dim_IntList",
+                  {ref(l, 0), ints(l, dims), l.b.getBoolAttr(true), none(l)},
+                  {x}, tensorOf(elem));
+  if (!summed)
+    return failure();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t s : *size)
+    sizes.push_back(l.b.getIndexAttr(s));
+  return l.replace(l.reshape(summed, sizes));
+}
+
+/// block_diag(tensors): each as a matrix (a scalar 1x1, a vector a row) on
+/// the diagonal of zeros.
+LogicalResult lowerBlockDiag(Lowering &l) {
+  auto inputs = tensorsOf(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  int64_t rows = 0, cols = 0;
+  SmallVector<Value> blocks;
+  for (Value t : *inputs) {
+    if (rankOf(t) > 2)
+      return l.fail("needs tensors of at most 2 dims");
+    t = l.castTensor(t, elem);
+    if (rankOf(t) < 2)
+      t = l.reshape(t, {l.b.getIndexAttr(1),
+                        rankOf(t) ? l.dim(t, 0) : l.b.getIndexAttr(1)});
+    if (ShapedType::isDynamic(staticDim(t, 0)) ||
+        ShapedType::isDynamic(staticDim(t, 1)))
+      return l.fail("needs static shapes");
+    rows += staticDim(t, 0);
+    cols += staticDim(t, 1);
+    blocks.push_back(t);
+  }
+  Value result = l.filled({l.b.getIndexAttr(rows), l.b.getIndexAttr(cols)},
+                          l.constant(elem, 0));
+  int64_t r = 0, c = 0;
+  for (Value t : blocks) {
+    result = tensor::InsertSliceOp::create(
+        l.b, l.loc, t, result,
+        ArrayRef<OpFoldResult>{l.b.getIndexAttr(r), l.b.getIndexAttr(c)},
+        l.dims(t),
+        ArrayRef<OpFoldResult>{l.b.getIndexAttr(1), l.b.getIndexAttr(1)});
+    r += staticDim(t, 0);
+    c += staticDim(t, 1);
+  }
+  return l.replace(result);
+}
+
+/// Each of `inputs` (scalars or vectors) spread over the grid of all their
+/// lengths along its own dim (dims 0 and 1 swapped for 'xy' indexing).
+std::optional<SmallVector<Value>> grids(Lowering &l, ArrayRef<Value> inputs,
+                                        bool xy, Type elem) {
+  SmallVector<int64_t> shape;
+  for (Value t : inputs) {
+    if (rankOf(t) > 1) {
+      (void)l.fail("needs scalars or vectors");
+      return std::nullopt;
+    }
+    int64_t n = rankOf(t) ? staticDim(t, 0) : 1;
+    if (ShapedType::isDynamic(n)) {
+      (void)l.fail("needs static sizes");
+      return std::nullopt;
+    }
+    shape.push_back(n);
+  }
+  auto position = [&](size_t i) -> size_t {
+    if (xy && inputs.size() > 1 && i < 2)
+      return 1 - i;
+    return i;
+  };
+  SmallVector<int64_t> grid(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    grid[position(i)] = shape[i];
+  SmallVector<Value> results;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    SmallVector<OpFoldResult> sizes(grid.size(), l.b.getIndexAttr(1));
+    sizes[position(i)] = l.b.getIndexAttr(shape[i]);
+    Value t = l.reshape(l.castTensor(inputs[i], elem), sizes);
+    Value expanded = l.lowerCall("aten::expand", {ref(l, 0), ints(l, grid)},
+                                 {t}, tensorOf(elem));
+    if (!expanded)
+      return std::nullopt;
+    results.push_back(expanded);
+  }
+  return results;
+}
+
+/// meshgrid(tensors, *, indexing='ij').
+LogicalResult lowerMeshgrid(Lowering &l) {
+  auto inputs = tensorsOf(l, l.arg(0));
+  Type elem = l.resultElementType(0);
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  bool xy = false;
+  if (Attribute indexing = l.kwarg("indexing")) {
+    auto name = dyn_cast<StringAttr>(indexing);
+    if (!name || (name.getValue() != "ij" && name.getValue() != "xy"))
+      return l.fail("indexing must be 'ij' or 'xy'");
+    xy = name.getValue() == "xy";
+  }
+  auto results = grids(l, *inputs, xy, elem);
+  return results ? l.replaceTuple(*results) : failure();
+}
+
+/// cartesian_prod(tensors): the rows of every combination, the last
+/// tensor's items changing fastest (one tensor: itself).
+LogicalResult lowerCartesianProd(Lowering &l) {
+  auto inputs = tensorsOf(l, l.arg(0));
+  Type elem = l.resultElementType();
+  if (!inputs || !elem)
+    return l.fail("needs a list of typed tensors");
+  if (inputs->size() == 1)
+    return l.replace(l.castTensor(inputs->front(), elem));
+  auto spread = grids(l, *inputs, false, elem);
+  if (!spread)
+    return failure();
+  SmallVector<Attribute> refs;
+  for (Value &g : *spread) {
+    g = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {g},
+                    tensorOf(elem));
+    if (!g)
+      return failure();
+    refs.push_back(ref(l, refs.size()));
+  }
+  Value v = l.lowerCall("aten::stack",
+                        {ListAttr::get(contextOf(l), refs), int64(l, 1)},
+                        *spread, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// A static bound of a slice of a dim of size `n`: None -> `dflt`,
+/// negative from the end, clamped to [0, n].
+std::optional<int64_t> sliceBound(Lowering &l, unsigned i, int64_t n,
+                                  int64_t dflt) {
+  if (l.isNone(i))
+    return dflt;
+  auto v = l.constInt(i);
+  if (!v)
+    return std::nullopt;
+  return std::clamp<int64_t>(*v < 0 ? *v + n : *v, 0, n);
+}
+
+/// slice_scatter(self, src, dim, start, end, step): self with src written
+/// at the slice; select_scatter(self, src, dim, index): at the index.
+LogicalResult lowerSliceScatter(Lowering &l) {
+  Value x = l.tensor(0u), src = l.tensor(1u);
+  Type elem = l.resultElementType();
+  if (!x || !src || !elem)
+    return l.fail("needs typed tensors");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(2), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = staticDim(x, *dim);
+  if (ShapedType::isDynamic(n))
+    return l.fail("needs a static size along dim");
+  bool select = l.op.getTarget() == "aten::select_scatter";
+  int64_t start, step = 1, count;
+  if (select) {
+    auto index = l.constInt(3u);
+    if (!index || *index < -n || *index >= n)
+      return l.fail("index must be a constant within the dim");
+    start = *index < 0 ? *index + n : *index;
+    count = 1;
+    src = l.unsqueeze(src, *dim);
+  } else {
+    auto first = sliceBound(l, 3, n, 0), last = sliceBound(l, 4, n, n);
+    auto stepValue = l.constInt(5u);
+    if (!first || !last || !stepValue || *stepValue <= 0)
+      return l.fail("start, end and a positive step must be constants");
+    start = *first;
+    step = *stepValue;
+    count = *last > start ? (*last - start + step - 1) / step : 0;
+  }
+  if (rankOf(src) != rank || staticDim(src, *dim) != count)
+    return l.fail("src does not have the slice's shape");
+  SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
+  offsets[*dim] = l.b.getIndexAttr(start);
+  strides[*dim] = l.b.getIndexAttr(step);
+  return l.replace(tensor::InsertSliceOp::create(
+      l.b, l.loc, l.castTensor(src, elem), l.castTensor(x, elem), offsets,
+      l.dims(src), strides));
+}
+
+/// diagonal_scatter(self, src, offset, dim1, dim2): self with src on the
+/// diagonal. dim1 and dim2 moved last and merged, the diagonal is a slice
+/// of stride C + 1 there.
+LogicalResult lowerDiagonalScatter(Lowering &l) {
+  Value x = l.tensor(0u), src = l.tensor(1u);
+  Type elem = l.resultElementType();
+  auto offset = l.constInt(2u);
+  if (!x || !src || !elem || !offset)
+    return l.fail("needs typed tensors and a constant offset");
+  int64_t rank = rankOf(x);
+  auto d1 = l.normDim(l.arg(3), rank), d2 = l.normDim(l.arg(4), rank);
+  if (!d1 || !d2 || *d1 == *d2)
+    return l.fail("dim1 and dim2 must be distinct constant dims");
+  auto shape = cast<RankedTensorType>(x.getType()).getShape();
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return l.fail("needs a static shape");
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *d1 && d != *d2)
+      perm.push_back(d);
+  perm.append({*d1, *d2});
+  int64_t rows = shape[*d1], cols = shape[*d2];
+  int64_t length =
+      std::max<int64_t>(0, std::min(rows - std::max<int64_t>(-*offset, 0),
+                                    cols - std::max<int64_t>(*offset, 0)));
+  if (rankOf(src) != rank - 1 || staticDim(src, rank - 2) != length)
+    return l.fail("src does not have the diagonal's shape");
+  Value moved = l.transpose(l.castTensor(x, elem), perm);
+  SmallVector<OpFoldResult> merged;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    merged.push_back(l.b.getIndexAttr(shape[perm[i]]));
+  merged.push_back(l.b.getIndexAttr(rows * cols));
+  Value flat = l.reshape(moved, merged);
+  SmallVector<OpFoldResult> offsets(rank - 1, l.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank - 1, l.b.getIndexAttr(1));
+  offsets.back() = l.b.getIndexAttr(*offset >= 0 ? *offset : -*offset * cols);
+  strides.back() = l.b.getIndexAttr(cols + 1);
+  Value written = flat;
+  if (length > 0)
+    written =
+        tensor::InsertSliceOp::create(l.b, l.loc, l.castTensor(src, elem), flat,
+                                      offsets, l.dims(src), strides);
+  SmallVector<OpFoldResult> unmerged(merged.begin(), merged.end() - 1);
+  unmerged.append({l.b.getIndexAttr(rows), l.b.getIndexAttr(cols)});
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inverse[perm[i]] = i;
+  return l.replace(l.transpose(l.reshape(written, unmerged), inverse));
+}
+
+/// special_ndtr(x): the standard normal CDF, erfc(-x / sqrt 2) / 2.
+LogicalResult lowerNdtr(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a tensor and a float result");
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value t = arith::MulFOp::create(b, loc, v[0],
+                                        constantOf(b, loc, r, -M_SQRT1_2));
+        return arith::MulFOp::create(b, loc, math::ErfcOp::create(b, loc, t),
+                                     constantOf(b, loc, r, 0.5));
+      }));
+}
+
+/// special_entr(x): -x log x for x > 0, 0 at 0, -inf below, NaN for NaN.
+LogicalResult lowerEntr(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a tensor and a float result");
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        Value zero = constantOf(b, loc, r, 0);
+        Value value = arith::NegFOp::create(
+            b, loc,
+            arith::MulFOp::create(b, loc, v[0],
+                                  math::LogOp::create(b, loc, v[0])));
+        value = arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, v[0], zero), zero,
+            value);
+        return arith::SelectOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OLT, v[0], zero),
+            constantOf(b, loc, r, -std::numeric_limits<double>::infinity()),
+            value);
+      }));
+}
+
+/// special_xlog1py(x, y): x log1p(y), 0 where x is 0 and y is not NaN.
+LogicalResult lowerXlog1py(Lowering &l) {
+  Type r = l.resultElementType();
+  if (!r || !isFloat(r))
+    return l.fail("needs a float result");
+  Value x = tensorOrScalar(l, 0, r), y = tensorOrScalar(l, 1, r);
+  if (!x || !y)
+    return l.fail("needs tensors or numbers");
+  return l.replace(l.elementwise(
+      {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        Value zero = constantOf(b, loc, r, 0);
+        Value product = arith::MulFOp::create(
+            b, loc, v[0], math::Log1pOp::create(b, loc, v[1]));
+        Value skip = arith::AndIOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, v[0], zero),
+            arith::CmpFOp::create(b, loc, FP::ORD, v[1], v[1]));
+        return arith::SelectOp::create(b, loc, skip, zero, product);
+      }));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
@@ -864,4 +1388,22 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::fft_fftshift", "aten::fft_ifftshift"}, lowerFftshift);
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
+  addLowering(t, {"aten::ldexp.Tensor"}, lowerLdexp);
+  addLowering(t, {"aten::frexp.Tensor"}, lowerFrexp);
+  addLowering(t, {"aten::nextafter"}, lowerNextafter);
+  addLowering(t, {"aten::isin.Tensor_Tensor", "aten::isin.Tensor_Scalar"},
+              lowerIsin);
+  addLowering(t, {"aten::sum_to_size"}, lowerSumToSize);
+  addLowering(t, {"aten::block_diag"}, lowerBlockDiag);
+  addLowering(t, {"aten::meshgrid", "aten::meshgrid.indexing"}, lowerMeshgrid);
+  addLowering(t, {"aten::cartesian_prod"}, lowerCartesianProd);
+  addLowering(t, {"aten::slice_scatter", "aten::select_scatter"},
+              lowerSliceScatter);
+  addLowering(t, {"aten::diagonal_scatter"}, lowerDiagonalScatter);
+  addLowering(t, {"aten::special_ndtr"}, lowerNdtr);
+  addLowering(t, {"aten::special_entr"}, lowerEntr);
+  addLowering(t,
+              {"aten::special_xlog1py", "aten::special_xlog1py.other_scalar",
+               "aten::special_xlog1py.self_scalar"},
+              lowerXlog1py);
 }

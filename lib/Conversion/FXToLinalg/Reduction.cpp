@@ -694,8 +694,18 @@ LogicalResult lowerSortLike(Lowering &l) {
       orderAttr ? l.constBool(orderAttr) : std::optional<bool>(topk);
   if (!dim || !order)
     return l.fail("dim and the order must be constants");
-  if (rank == 0)
-    return l.fail("needs at least one dim");
+  if (rank == 0) {
+    // A scalar is its own sort (and topk of k 0 or 1), at index 0.
+    if (topk) {
+      auto k = l.constInt(1u);
+      if (!k || *k < 0 || *k > 1)
+        return l.fail("k must be 0 or 1 for a scalar");
+    }
+    Value index = l.filled({}, l.constant(l.b.getI64Type(), 0));
+    if (target.starts_with("aten::argsort"))
+      return l.replace(index);
+    return l.replaceTuple({x, index});
+  }
   int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
   if (ShapedType::isDynamic(n))
     return l.fail("the sorted dim must be static");

@@ -732,6 +732,9 @@ LogicalResult lowerDiff(Lowering &l) {
                           : l.normDim(l.arg(2), rank);
   if (!dim)
     return l.fail("dim must be a constant");
+  // n = 0 is the input itself, prepend and append left out (as ATen).
+  if (*n == 0)
+    return l.replace(l.castTensor(x, elem));
   SmallVector<Value> parts;
   for (unsigned i : {3u, 0u, 4u}) {
     if (i != 0 && l.isNone(i))

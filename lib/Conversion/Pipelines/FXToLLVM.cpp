@@ -46,6 +46,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "},fx-cpu-schedule{target=" + target +
          "},fx-cpu-distinct-empty-tensors),canonicalize,cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
+         "func.func(fx-cpu-read-only-arguments),"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "expand-realloc{emit-deallocs=false},canonicalize,"
