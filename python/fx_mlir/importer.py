@@ -391,6 +391,8 @@ _DERIVED_ARGUMENTS = {
     nn.MultiheadAttention: _attention_arguments,
     nn.TransformerEncoderLayer: _transformer_layer_arguments,
     nn.TransformerDecoderLayer: _transformer_layer_arguments,
+    # nn.PairwiseDistance keeps its p as `norm`.
+    nn.PairwiseDistance: lambda m: {"p": m.norm},
 }
 
 

@@ -3356,6 +3356,15 @@ for _name, _module, _inputs in [
          randn((4, 5), (4, 5))),
         ("huber_loss_module_none", lambda: nn.HuberLoss("none", 2.0),
          randn((4, 5), (4, 5))),
+        ("cosine_embedding_loss_module", lambda: nn.CosineEmbeddingLoss(
+            0.1, reduction="none"), concat(randn((6, 5), (6, 5)), _signs(
+                (6,)))),
+        ("triplet_margin_loss_module", lambda: nn.TripletMarginLoss(
+            margin=0.5, p=1.0), randn((4, 6), (4, 6), (4, 6))),
+        ("pairwise_distance_module", lambda: nn.PairwiseDistance(3.0),
+         randn((4, 6), (4, 6))),
+        ("bilinear_module", lambda: nn.Bilinear(4, 5, 3), randn(
+            (2, 4), (2, 5))),
         ("bce_with_logits_module", lambda: nn.BCEWithLogitsLoss(
             pos_weight=torch.rand(5)), concat(randn((4, 5)), uniform(
                 0, 1, (4, 5))))]:
@@ -3490,7 +3499,41 @@ for _name, _fn, _inputs in [
         ("special_ndtr_entr", lambda x: torch.special.ndtr(x) +
          torch.special.entr(x), _special_values((3, 4))),
         ("special_xlog1py", lambda x, y: torch.special.xlog1py(
-            x.round(), y), concat(randn((3, 4)), uniform(-0.9, 3, (3, 4))))]:
+            x.round(), y), concat(randn((3, 4)), uniform(-0.9, 3, (3, 4)))),
+        # NaN sorts as the largest (it was read as 0 where it landed).
+        ("sort_topk_argsort_nan", lambda x: (torch.sort(x, -1),
+                                             torch.sort(x, 0, True),
+                                             torch.topk(x, 2),
+                                             x.argsort(-1)),
+         _special_values((3, 6))),
+        ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),
+         randn((5, 3))),
+        ("median_all_and_dim", lambda x: (torch.median(x), x.median(1)),
+         randn((4, 5))),
+        # A NaN makes median's row NaN; nanmedian skips it.
+        ("median_nanmedian_nan", lambda x: (x.median(-1).values,
+                                            torch.nanmedian(x, 1).values,
+                                            torch.nanmedian(x)),
+         _special_values((3, 6))),
+        ("cov_weighted", lambda x, f, a: torch.cov(
+            x, correction=0, fweights=f, aweights=a), concat(
+                randn((3, 6)), randint(1, 4, (6,)), uniform(0.1, 1, (6,)))),
+        ("cov_vector_corrcoef", lambda x: (torch.cov(x[0]),
+                                           torch.corrcoef(x)),
+         randn((3, 7))),
+        ("pairwise_distance_p1", lambda a, b: F.pairwise_distance(
+            a, b, p=1.0, keepdim=True), randn((4, 6), (4, 6))),
+        ("cdist_batched", lambda a, b: torch.cdist(a, b), randn(
+            (2, 3, 5), (2, 4, 5))),
+        ("pdist_inf", lambda x: F.pdist(x, p=float("inf")), randn((5, 3))),
+        ("bilinear_bias", lambda a, b, w: F.bilinear(a, b, w, w[:, 0, 0]),
+         randn((2, 3, 4), (2, 3, 5), (6, 4, 5))),
+        ("cosine_embedding_loss", lambda a, b, t: F.cosine_embedding_loss(
+            a, b, t, margin=0.2), concat(randn((6, 5), (6, 5)), _signs(
+                (6,)))),
+        ("triplet_margin_loss_swap", lambda a, p, n: F.triplet_margin_loss(
+            a, p, n, swap=True, reduction="sum"), randn((4, 6), (4, 6),
+                                                         (4, 6)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
 # --- Registry checks. --------------------------------------------------------

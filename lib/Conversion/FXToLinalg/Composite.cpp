@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "Compose.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,75 +20,9 @@
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
+using namespace mlir::fx::lowering::compose;
 
 namespace {
-
-MLIRContext *contextOf(Lowering &l) { return l.b.getContext(); }
-/// A reference to operand `i` of a call built by lowerCall.
-Attribute ref(Lowering &l, unsigned i) {
-  return NodeAttr::get(contextOf(l), i);
-}
-Attribute int64(Lowering &l, int64_t v) { return l.b.getI64IntegerAttr(v); }
-Attribute ints(Lowering &l, ArrayRef<int64_t> values) {
-  SmallVector<Attribute> elements;
-  for (int64_t v : values)
-    elements.push_back(int64(l, v));
-  return ListAttr::get(contextOf(l), elements);
-}
-Attribute none(Lowering &l) { return NoneAttr::get(contextOf(l)); }
-/// The declared type of an intermediate result of element type `elem`.
-Type tensorOf(Type elem) { return UnrankedTensorType::get(elem); }
-int64_t rankOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getRank();
-}
-int64_t staticDim(Value v, int64_t d) {
-  return cast<RankedTensorType>(v.getType()).getDimSize(d);
-}
-
-/// The tensors of a list or tuple argument; nullopt (reason recorded)
-/// otherwise.
-std::optional<SmallVector<Value>> tensorsOf(Lowering &l, Attribute a) {
-  ArrayRef<Attribute> elements;
-  if (auto list = dyn_cast_or_null<ListAttr>(a))
-    elements = list.getElements();
-  else if (auto tuple = dyn_cast_or_null<TupleAttr>(a))
-    elements = tuple.getElements();
-  else {
-    (void)l.fail("needs a list of tensors");
-    return std::nullopt;
-  }
-  SmallVector<Value> values;
-  for (Attribute e : elements) {
-    Value t = l.tensor(e);
-    if (!t)
-      return std::nullopt;
-    values.push_back(t);
-  }
-  if (values.empty()) {
-    (void)l.fail("needs at least one tensor");
-    return std::nullopt;
-  }
-  return values;
-}
-
-/// `x[start:end]` along `dim` (static bounds).
-Value sliceOf(Lowering &l, Value x, int64_t dim, int64_t start, int64_t end) {
-  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-  return l.lowerCall(
-      "aten::slice.Tensor",
-      {ref(l, 0), int64(l, dim), int64(l, start), int64(l, end), int64(l, 1)},
-      {x}, tensorOf(elem));
-}
-
-/// torch.cat(values, dim).
-Value catOf(Lowering &l, ArrayRef<Value> values, int64_t dim, Type elem) {
-  SmallVector<Attribute> refs;
-  for (unsigned i = 0; i < values.size(); ++i)
-    refs.push_back(ref(l, i));
-  return l.lowerCall("aten::cat",
-                     {ListAttr::get(contextOf(l), refs), int64(l, dim)}, values,
-                     tensorOf(elem));
-}
 
 /// Whether a tensor operand or the result of the node is complex.
 bool touchesComplex(Lowering &l) {

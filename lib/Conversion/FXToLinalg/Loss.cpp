@@ -533,6 +533,104 @@ LogicalResult lowerPoissonNllLoss(Lowering &l) {
       });
 }
 
+/// cosine_embedding_loss(input1, input2, target, margin, reduction): per
+/// sample (the last dim), 1 - cos where target is 1, max(cos - margin, 0)
+/// where it is -1, 0 elsewhere; cos from sums with ATen's 1e-12 added to
+/// each squared magnitude.
+LogicalResult lowerCosineEmbeddingLoss(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u), target = l.tensor(2u);
+  Type elem = l.resultElementType();
+  std::optional<double> margin = floatArg(l, 3, 0.0);
+  auto reduction = reductionArg(l, 4);
+  if (!a || !b || !target || !elem || !isFloat(elem) || !margin || !reduction)
+    return l.fail("needs float tensors and constant margin and reduction");
+  int64_t last =
+      std::max<int64_t>(cast<RankedTensorType>(a.getType()).getRank() - 1, 0);
+  auto sumOfProduct = [&](Value x, Value y) {
+    Value product = l.elementwise(
+        {x, y}, elem, elem, [&](OpBuilder &nb, Location loc, ValueRange v) {
+          return arith::MulFOp::create(nb, loc, v[0], v[1]).getResult();
+        });
+    return l.lowerCall(
+        "aten::sum.dim_IntList",
+        {NodeAttr::get(l.b.getContext(), 0),
+         ListAttr::get(l.b.getContext(), {l.b.getI64IntegerAttr(last)}),
+         l.b.getBoolAttr(false), NoneAttr::get(l.b.getContext())},
+        {product}, UnrankedTensorType::get(elem));
+  };
+  Value dot = sumOfProduct(a, b), aa = sumOfProduct(a, a),
+        bb = sumOfProduct(b, b);
+  if (!dot || !aa || !bb)
+    return failure();
+  Value loss = l.elementwise(
+      {dot, aa, bb, l.castTensor(target, elem)}, elem, elem,
+      [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        auto c = [&](double k) { return constantOf(nb, loc, elem, k); };
+        Value denominator = math::SqrtOp::create(
+            nb, loc,
+            arith::MulFOp::create(
+                nb, loc, arith::AddFOp::create(nb, loc, v[1], c(1e-12)),
+                arith::AddFOp::create(nb, loc, v[2], c(1e-12))));
+        Value cosine = arith::DivFOp::create(nb, loc, v[0], denominator);
+        Value positive = arith::SubFOp::create(nb, loc, c(1), cosine);
+        Value negative = arith::MaximumFOp::create(
+            nb, loc, arith::SubFOp::create(nb, loc, cosine, c(*margin)), c(0));
+        Value isPositive = arith::CmpFOp::create(nb, loc, FP::OEQ, v[3], c(1));
+        Value isNegative = arith::CmpFOp::create(nb, loc, FP::OEQ, v[3], c(-1));
+        return arith::SelectOp::create(
+            nb, loc, isPositive, positive,
+            arith::SelectOp::create(nb, loc, isNegative, negative, c(0)));
+      });
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
+/// triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+/// reduction): max(margin + d(a, p) - d(a, n), 0) with pairwise_distance,
+/// d(a, n) the smaller of it and d(p, n) with swap.
+LogicalResult lowerTripletMarginLoss(Lowering &l) {
+  Value a = l.tensor(0u), pos = l.tensor(1u), neg = l.tensor(2u);
+  Type elem = l.resultElementType();
+  std::optional<double> margin = floatArg(l, 3, 1.0);
+  auto swap = l.constBool(6u);
+  auto reduction = reductionArg(l, 7);
+  if (!a || !pos || !neg || !elem || !isFloat(elem) || !margin || !swap ||
+      !reduction)
+    return l.fail("needs float tensors and constant arguments");
+  MLIRContext *ctx = l.b.getContext();
+  auto distance = [&](Value x, Value y) {
+    return l.lowerCall("aten::pairwise_distance",
+                       {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1), l.arg(4),
+                        l.arg(5), l.b.getBoolAttr(false)},
+                       {x, y}, UnrankedTensorType::get(elem));
+  };
+  Value dPos = distance(a, pos), dNeg = distance(a, neg);
+  if (!dPos || !dNeg)
+    return failure();
+  SmallVector<Value> inputs = {dPos, dNeg};
+  if (*swap) {
+    Value dSwap = distance(pos, neg);
+    if (!dSwap)
+      return failure();
+    inputs.push_back(dSwap);
+  }
+  Value loss = l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &nb, Location loc, ValueRange v) {
+        Value far = v[1];
+        if (v.size() == 3)
+          far = arith::MinimumFOp::create(nb, loc, far, v[2]);
+        Value gap = arith::SubFOp::create(
+            nb, loc,
+            arith::AddFOp::create(nb, loc, constantOf(nb, loc, elem, *margin),
+                                  v[0]),
+            far);
+        return arith::MaximumFOp::create(nb, loc, gap,
+                                         constantOf(nb, loc, elem, 0))
+            .getResult();
+      });
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
@@ -550,4 +648,6 @@ void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::margin_ranking_loss"}, lowerMarginRankingLoss);
   addLowering(t, {"aten::kl_div"}, lowerKlDiv);
   addLowering(t, {"aten::poisson_nll_loss"}, lowerPoissonNllLoss);
+  addLowering(t, {"aten::cosine_embedding_loss"}, lowerCosineEmbeddingLoss);
+  addLowering(t, {"aten::triplet_margin_loss"}, lowerTripletMarginLoss);
 }

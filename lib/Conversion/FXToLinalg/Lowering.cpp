@@ -785,6 +785,7 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addShapeLowerings(t);
     addLossLowerings(t);
     addCompositeLowerings(t);
+    addStatisticsLowerings(t);
     addResampleLowerings(t);
     addFusedLowerings(t);
     addProbeLowerings(t);

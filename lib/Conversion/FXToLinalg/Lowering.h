@@ -179,6 +179,7 @@ void addShapeLowerings(llvm::StringMap<LowerFn> &table);
 void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 void addLossLowerings(llvm::StringMap<LowerFn> &table);
 void addCompositeLowerings(llvm::StringMap<LowerFn> &table);
+void addStatisticsLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

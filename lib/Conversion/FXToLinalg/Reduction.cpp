@@ -591,13 +591,27 @@ Value rankAlong(Lowering &l, Value x, int64_t dim, bool descending) {
                Value xi = v[0], xj = v[1];
                Value before, same;
                if (isFloat(elem)) {
-                 before = arith::CmpFOp::create(nb, loc,
-                                                descending
-                                                    ? arith::CmpFPredicate::OGT
-                                                    : arith::CmpFPredicate::OLT,
-                                                xj, xi);
-                 same = arith::CmpFOp::create(
-                     nb, loc, arith::CmpFPredicate::OEQ, xj, xi);
+                 // NaN is the largest item, as in ATen's sort and topk:
+                 // after every number ascending, before them descending,
+                 // the NaNs in index order.
+                 using FP = arith::CmpFPredicate;
+                 Value nanI = arith::CmpFOp::create(nb, loc, FP::UNO, xi, xi);
+                 Value nanJ = arith::CmpFOp::create(nb, loc, FP::UNO, xj, xj);
+                 Value ordered = arith::CmpFOp::create(
+                     nb, loc, descending ? FP::OGT : FP::OLT, xj, xi);
+                 Value one = constantOf(nb, loc, nb.getI1Type(), 1);
+                 Value nanFirst =
+                     descending
+                         ? arith::AndIOp::create(
+                               nb, loc, nanJ,
+                               arith::XOrIOp::create(nb, loc, nanI, one))
+                         : arith::AndIOp::create(
+                               nb, loc, nanI,
+                               arith::XOrIOp::create(nb, loc, nanJ, one));
+                 before = arith::OrIOp::create(nb, loc, ordered, nanFirst);
+                 same = arith::OrIOp::create(
+                     nb, loc, arith::CmpFOp::create(nb, loc, FP::OEQ, xj, xi),
+                     arith::AndIOp::create(nb, loc, nanI, nanJ));
                } else {
                  before = arith::CmpIOp::create(
                      nb, loc,

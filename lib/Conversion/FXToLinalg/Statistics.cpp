@@ -1,0 +1,431 @@
+//===- Statistics.cpp - Order statistics, covariance and distances --------===//
+//
+// kthvalue, median and nanmedian from sort; cov and corrcoef from a matrix
+// product of the centered observations; pairwise_distance, pdist and cdist
+// from linalg_vector_norm of differences; bilinear as an einsum. Each is
+// built from other targets' lowerings (Lowering::lowerCall).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compose.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+using namespace mlir::fx::lowering::compose;
+
+namespace {
+
+/// sort(x, dim) ascending (NaN last): (values, indices).
+SmallVector<Value> sortAlong(Lowering &l, Value x, int64_t dim) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type types[] = {tensorOf(elem), tensorOf(l.b.getI64Type())};
+  return l.lowerCallParts("aten::sort",
+                          {ref(l, 0), int64(l, dim), l.b.getBoolAttr(false)},
+                          {x}, TupleType::get(contextOf(l), types));
+}
+
+/// kthvalue(self, k, dim, keepdim): the k-th smallest along dim and its
+/// index, from sort.
+LogicalResult lowerKthvalue(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto k = l.constInt(1u);
+  auto keepdim = l.constBool(3u);
+  if (!x || !k || !keepdim)
+    return l.fail("needs a tensor and constant k and keepdim");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(2), std::max<int64_t>(rank, 1));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  if (rank == 0) {
+    if (*k != 1)
+      return l.fail("k must be 1 for a scalar");
+    return l.replaceTuple({x, l.filled({}, l.constant(l.b.getI64Type(), 0))});
+  }
+  int64_t n = staticDim(x, *dim);
+  if (ShapedType::isDynamic(n) || *k < 1 || *k > n)
+    return l.fail("k must be within the (static) dim");
+  SmallVector<Value> sorted = sortAlong(l, x, *dim);
+  if (sorted.size() != 2)
+    return failure();
+  SmallVector<Value> picked;
+  for (Value v : sorted) {
+    Value one = sliceOf(l, v, *dim, *k - 1, *k);
+    if (!one)
+      return failure();
+    picked.push_back(*keepdim ? one : l.squeeze(one, *dim));
+  }
+  return l.replaceTuple(picked);
+}
+
+/// median / nanmedian, over all items or along dim (with indices): the
+/// lower middle of the sorted items. median's is NaN where a NaN is (the
+/// first NaN's index); nanmedian's is the middle of the others (NaN when
+/// all are).
+LogicalResult lowerMedian(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType(0);
+  if (!x || !elem)
+    return l.fail("needs a typed tensor");
+  StringRef target = l.op.getTarget();
+  bool ignoreNaN = target.starts_with("aten::nanmedian");
+  bool alongDim = target.ends_with(".dim");
+  int64_t dim = 0;
+  bool keepdim = false;
+  if (alongDim) {
+    auto d = l.normDim(l.arg(1), std::max<int64_t>(rankOf(x), 1));
+    auto k = l.constBool(2u);
+    if (!d || !k)
+      return l.fail("dim and keepdim must be constants");
+    dim = *d;
+    keepdim = *k;
+  }
+  if (!alongDim || rankOf(x) == 0) {
+    x = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
+                    tensorOf(elem));
+    if (!x)
+      return failure();
+    dim = 0;
+  }
+  int64_t n = staticDim(x, dim);
+  if (ShapedType::isDynamic(n) || n == 0)
+    return l.fail("needs a non-empty dim of static size");
+  SmallVector<Value> sorted = sortAlong(l, x, dim);
+  if (sorted.size() != 2)
+    return failure();
+  // The NaNs along dim, counted (none in integers).
+  Type i64 = l.b.getI64Type();
+  Value isNaN = l.elementwise(
+      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (!isFloat(elem))
+          return constantOf(b, loc, i64, 0);
+        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          v[0], v[0]);
+        return arith::ExtUIOp::create(b, loc, i64, nan);
+      });
+  Value nans =
+      l.lowerCall("aten::sum.dim_IntList",
+                  {ref(l, 0), ints(l, {dim}), l.b.getBoolAttr(true), none(l)},
+                  {isNaN}, tensorOf(i64));
+  if (!nans)
+    return failure();
+  // The sorted position picked: NaNs sort last, the first at n - nans.
+  Value position = l.elementwise(
+      {nans}, i64, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        auto c = [&](int64_t k) { return constantOf(b, loc, i64, k); };
+        Value kept = arith::SubIOp::create(b, loc, c(n), v[0]);
+        Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          v[0], c(0));
+        if (!ignoreNaN)
+          return arith::SelectOp::create(b, loc, any, kept, c((n - 1) / 2));
+        Value middle = arith::DivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, kept, c(1)), c(2));
+        return arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, kept,
+                                  c(0)),
+            middle, c(0));
+      });
+  SmallVector<Value> picked;
+  for (Value v : sorted) {
+    Type t = cast<RankedTensorType>(v.getType()).getElementType();
+    Value one =
+        l.lowerCall("aten::gather", {ref(l, 0), int64(l, dim), ref(l, 1)},
+                    {v, position}, tensorOf(t));
+    if (!one)
+      return failure();
+    picked.push_back(alongDim && keepdim && rankOf(l.tensor(0u)) > 0
+                         ? one
+                         : l.squeeze(one, dim));
+  }
+  if (!alongDim)
+    return l.replace(picked[0]);
+  return l.replaceTuple(picked);
+}
+
+/// cov(self, *, correction, fweights, aweights): ATen's covariance of the
+/// rows (variables) over the columns (observations), weighted by
+/// fweights * aweights; the result squeezed (a scalar for one variable).
+/// corrcoef: cov divided by the product of the standard deviations,
+/// clamped to [-1, 1].
+LogicalResult lowerCov(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a tensor and a float result");
+  bool corr = l.op.getTarget() == "aten::corrcoef";
+  if (rankOf(x) > 2)
+    return l.fail("needs a tensor of at most 2 dims");
+  x = l.castTensor(x, r);
+  if (rankOf(x) < 2)
+    x = l.reshape(x, {l.b.getIndexAttr(1),
+                      rankOf(x) ? l.dim(x, 0) : l.b.getIndexAttr(1)});
+  int64_t vars = staticDim(x, 0), obs = staticDim(x, 1);
+  if (ShapedType::isDynamic(vars) || ShapedType::isDynamic(obs))
+    return l.fail("needs a static shape");
+  int64_t correction = 1;
+  Value fweights, aweights;
+  if (!corr) {
+    if (Attribute c = l.kwarg("correction")) {
+      auto value = l.constInt(c);
+      if (!value)
+        return l.fail("correction must be a constant");
+      correction = *value;
+    }
+    for (auto [name, weights] :
+         {std::pair("fweights", &fweights), std::pair("aweights", &aweights)})
+      if (Attribute a = l.kwarg(name); a && !l.isNone(a)) {
+        Value w = l.tensor(a);
+        if (!w || rankOf(w) != 1 || staticDim(w, 0) != obs)
+          return l.fail(Twine(name) + " must be a vector of one weight per "
+                                      "observation");
+        *weights = l.castTensor(w, r);
+      }
+  }
+  auto binary = [&](Value a, Value b, auto fn) {
+    return l.elementwise({a, b}, r, r,
+                         [&](OpBuilder &nb, Location loc, ValueRange v) {
+                           return fn(nb, loc, v[0], v[1]);
+                         });
+  };
+  auto mulf = [](OpBuilder &b, Location loc, Value p, Value q) -> Value {
+    return arith::MulFOp::create(b, loc, p, q);
+  };
+  auto divf = [](OpBuilder &b, Location loc, Value p, Value q) -> Value {
+    return arith::DivFOp::create(b, loc, p, q);
+  };
+  auto subf = [](OpBuilder &b, Location loc, Value p, Value q) -> Value {
+    return arith::SubFOp::create(b, loc, p, q);
+  };
+  auto sumOver = [&](Value v, ArrayRef<int64_t> dims, bool keep) {
+    return l.lowerCall(
+        "aten::sum.dim_IntList",
+        {ref(l, 0), ints(l, dims), l.b.getBoolAttr(keep), none(l)}, {v},
+        tensorOf(r));
+  };
+  Value w = fweights && aweights ? binary(fweights, aweights, mulf)
+            : fweights           ? fweights
+                                 : aweights;
+  // The weights' total and the mean of each variable.
+  Value total, mean;
+  if (w) {
+    total = sumOver(w, {0}, false);
+    Value weighted = sumOver(binary(x, w, mulf), {1}, true);
+    if (!total || !weighted)
+      return failure();
+    mean = binary(weighted, total, divf);
+  } else {
+    total = l.filled({}, l.constant(r, double(obs)));
+    mean = sumOver(x, {1}, true);
+    if (!mean)
+      return failure();
+    mean = binary(mean, total, divf);
+  }
+  // total - correction (* sum(w * aweights) / total with aweights), 0
+  // when not positive.
+  Value norm;
+  if (w && aweights && correction != 0) {
+    Value both = sumOver(binary(w, aweights, mulf), {0}, false);
+    if (!both)
+      return failure();
+    norm = l.elementwise(
+        {total, both}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value scaled = arith::MulFOp::create(
+              b, loc, constantOf(b, loc, r, double(correction)),
+              arith::DivFOp::create(b, loc, v[1], v[0]));
+          return arith::SubFOp::create(b, loc, v[0], scaled).getResult();
+        });
+  } else {
+    norm = l.elementwise(
+        {total}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::SubFOp::create(
+                     b, loc, v[0], constantOf(b, loc, r, double(correction)))
+              .getResult();
+        });
+  }
+  norm = l.elementwise(
+      {norm}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value positive = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OGT, v[0], constantOf(b, loc, r, 0));
+        return arith::SelectOp::create(b, loc, positive, v[0],
+                                       constantOf(b, loc, r, 0));
+      });
+  Value centered = binary(x, mean, subf);
+  Value right = l.transpose(w ? binary(centered, w, mulf) : centered, {1, 0});
+  Value c = l.lowerCall("aten::mm", {ref(l, 0), ref(l, 1)}, {centered, right},
+                        tensorOf(r));
+  if (!c)
+    return failure();
+  c = binary(c, norm, divf);
+  if (corr) {
+    // c / sqrt(diag(c))[:, None] / sqrt(diag(c))[None, :], in [-1, 1].
+    Value diagonal = l.lowerCall(
+        "aten::diagonal", {ref(l, 0), int64(l, 0), int64(l, 0), int64(l, 1)},
+        {c}, tensorOf(r));
+    if (!diagonal)
+      return failure();
+    Value deviation = l.elementwise(
+        {diagonal}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return math::SqrtOp::create(b, loc, v[0]).getResult();
+        });
+    Value rows =
+        l.reshape(deviation, {l.b.getIndexAttr(vars), l.b.getIndexAttr(1)});
+    Value cols =
+        l.reshape(deviation, {l.b.getIndexAttr(1), l.b.getIndexAttr(vars)});
+    c = l.elementwise(
+        {c, rows, cols}, r, r,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value q = arith::DivFOp::create(
+              b, loc, arith::DivFOp::create(b, loc, v[0], v[1]), v[2]);
+          q = arith::MaximumFOp::create(b, loc, q, constantOf(b, loc, r, -1));
+          return arith::MinimumFOp::create(b, loc, q, constantOf(b, loc, r, 1));
+        });
+  }
+  if (vars == 1)
+    return l.replace(l.reshape(c, {}));
+  return l.replace(c);
+}
+
+/// linalg_vector_norm of `v` over `dim` with order `p`.
+Value normAlong(Lowering &l, Value v, Attribute p, int64_t dim, bool keepdim,
+                Type r) {
+  return l.lowerCall("aten::linalg_vector_norm",
+                     {ref(l, 0), p, ints(l, {dim}), l.b.getBoolAttr(keepdim)},
+                     {v}, tensorOf(r));
+}
+
+/// pairwise_distance(x1, x2, p, eps, keepdim): the p-norm of x1 - x2 + eps
+/// over the last dim, as ATen.
+LogicalResult lowerPairwiseDistance(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type r = l.resultElementType();
+  auto eps = l.constFloat(l.arg(3));
+  auto keepdim = l.constBool(4u);
+  if (!a || !b || !r || !isFloat(r) || !eps || !keepdim)
+    return l.fail("needs float tensors and constant eps and keepdim");
+  int64_t rank = std::max(rankOf(a), rankOf(b));
+  if (rank == 0)
+    return l.fail("needs tensors of at least 1 dim");
+  Value difference = l.elementwise(
+      {a, b}, r, r, [&](OpBuilder &nb, Location loc, ValueRange v) {
+        return arith::AddFOp::create(nb, loc,
+                                     arith::SubFOp::create(nb, loc, v[0], v[1]),
+                                     constantOf(nb, loc, r, *eps))
+            .getResult();
+      });
+  Value v = normAlong(l, difference, l.arg(2), rank - 1, *keepdim, r);
+  return v ? l.replace(v) : failure();
+}
+
+/// cdist(x1 (.., P, M), x2 (.., R, M), p): the p-norm distances (.., P, R)
+/// of every pair of rows.
+LogicalResult lowerCdist(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u);
+  Type r = l.resultElementType();
+  if (!a || !b || !r || !isFloat(r) || rankOf(a) < 2 || rankOf(b) < 2)
+    return l.fail("needs float tensors of at least 2 dims");
+  Value rows = l.unsqueeze(l.castTensor(a, r), rankOf(a) - 1);
+  Value others = l.unsqueeze(l.castTensor(b, r), rankOf(b) - 2);
+  Value difference = l.elementwise(
+      {rows, others}, r, r, [&](OpBuilder &nb, Location loc, ValueRange v) {
+        return arith::SubFOp::create(nb, loc, v[0], v[1]).getResult();
+      });
+  Value v =
+      normAlong(l, difference, l.arg(2), rankOf(difference) - 1, false, r);
+  return v ? l.replace(v) : failure();
+}
+
+/// pdist(self (N, M), p): the distances of the rows i < j, in row-major
+/// order of the pairs: cdist(self, self) read at those positions.
+LogicalResult lowerPdist(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r) || rankOf(x) != 2)
+    return l.fail("needs a float matrix");
+  int64_t n = staticDim(x, 0);
+  if (ShapedType::isDynamic(n))
+    return l.fail("needs a static number of rows");
+  SmallVector<int64_t> positions;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j)
+      positions.push_back(i * n + j);
+  if (positions.empty())
+    return l.replace(l.empty({l.b.getIndexAttr(0)}, r));
+  x = l.castTensor(x, r);
+  Value rows = l.unsqueeze(x, 1), others = l.unsqueeze(x, 0);
+  Value difference = l.elementwise(
+      {rows, others}, r, r, [&](OpBuilder &nb, Location loc, ValueRange v) {
+        return arith::SubFOp::create(nb, loc, v[0], v[1]).getResult();
+      });
+  Value all = normAlong(l, difference, l.arg(1), 2, false, r);
+  if (!all)
+    return failure();
+  Value flat = l.reshape(all, {l.b.getIndexAttr(n * n)});
+  auto indexType =
+      RankedTensorType::get({int64_t(positions.size())}, l.b.getI64Type());
+  Value index = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(indexType, ArrayRef<int64_t>(positions)));
+  Value v =
+      l.lowerCall("aten::index_select", {ref(l, 0), int64(l, 0), ref(l, 1)},
+                  {flat, index}, tensorOf(r));
+  return v ? l.replace(v) : failure();
+}
+
+/// bilinear(x1 (.., I), x2 (.., J), weight (O, I, J), bias): x1 W_o x2 + b_o
+/// for each o, an einsum over the flattened leading dims.
+LogicalResult lowerBilinear(Lowering &l) {
+  Value a = l.tensor(0u), b = l.tensor(1u), w = l.tensor(2u);
+  Type r = l.resultElementType();
+  if (!a || !b || !w || !r || rankOf(w) != 3 || rankOf(a) < 1 ||
+      rankOf(a) != rankOf(b))
+    return l.fail("needs inputs of the same rank and a 3-D weight");
+  SmallVector<OpFoldResult> lead = l.dims(a);
+  lead.pop_back();
+  int64_t batch = 1;
+  for (OpFoldResult s : lead) {
+    auto size = getConstantIntValue(s);
+    if (!size)
+      return l.fail("needs static leading dims");
+    batch *= *size;
+  }
+  OpFoldResult rowsOf = l.b.getIndexAttr(batch);
+  Value left = l.reshape(a, {rowsOf, l.dim(a, rankOf(a) - 1)});
+  Value right = l.reshape(b, {rowsOf, l.dim(b, rankOf(b) - 1)});
+  Value y = l.lowerCall(
+      "aten::einsum",
+      {l.b.getStringAttr("bi,oij,bj->bo"),
+       ListAttr::get(contextOf(l), {ref(l, 0), ref(l, 1), ref(l, 2)})},
+      {left, w, right}, tensorOf(r));
+  if (!y)
+    return failure();
+  lead.push_back(l.dim(w, 0));
+  y = l.reshape(y, lead);
+  if (!l.isNone(3u)) {
+    Value bias = l.tensor(3u);
+    if (!bias)
+      return failure();
+    y = l.elementwise({y, bias}, r, r,
+                      [&](OpBuilder &nb, Location loc, ValueRange v) {
+                        return add(nb, loc, v[0], v[1]);
+                      });
+  }
+  return l.replace(y);
+}
+
+} // namespace
+
+void mlir::fx::lowering::addStatisticsLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::kthvalue"}, lowerKthvalue);
+  addLowering(t,
+              {"aten::median", "aten::median.dim", "aten::nanmedian",
+               "aten::nanmedian.dim"},
+              lowerMedian);
+  addLowering(t, {"aten::cov", "aten::corrcoef"}, lowerCov);
+  addLowering(t, {"aten::pairwise_distance"}, lowerPairwiseDistance);
+  addLowering(t, {"aten::cdist"}, lowerCdist);
+  addLowering(t, {"aten::pdist"}, lowerPdist);
+  addLowering(t, {"aten::bilinear"}, lowerBilinear);
+}
