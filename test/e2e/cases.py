@@ -3506,6 +3506,18 @@ for _name, _fn, _inputs in [
                                              torch.topk(x, 2),
                                              x.argsort(-1)),
          _special_values((3, 6))),
+        # The gamma family: negatives (reflection), poles, large values.
+        ("lgamma_digamma", lambda x: (torch.lgamma(x * 4), x.digamma(),
+                                      torch.lgamma(torch.tensor(
+                                          [0.0, -2.0, 1.0, 2.0, 1e10]))),
+         randn((3, 5))),
+        ("polygamma_n2_special_zeta", lambda x: (torch.polygamma(
+            2, x.abs() + 0.3), torch.special.zeta(x.abs() + 1.5, 2.0)),
+         randn((3, 5))),
+        ("mvlgamma_p3_method", lambda x: (x.abs() + 1.2).mvlgamma(3),
+         randn((3, 5))),
+        ("prelu_scalar_weight", lambda x, w: F.prelu(x, w), randn(
+            (2, 3, 4), ())),
         ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),
          randn((5, 3))),
         ("median_all_and_dim", lambda x: (torch.median(x), x.median(1)),

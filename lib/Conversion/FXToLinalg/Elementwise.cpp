@@ -929,9 +929,11 @@ LogicalResult lowerPrelu(Lowering &l) {
     return l.fail("needs float tensors");
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
-  if (wType.getRank() != 1 || wType.isDynamicDim(0))
-    return l.fail("the weight must be a static vector");
-  int64_t slopes = wType.getDimSize(0), rank = xType.getRank();
+  // A scalar weight (0-d) is one slope for every channel.
+  if (wType.getRank() > 1 || (wType.getRank() == 1 && wType.isDynamicDim(0)))
+    return l.fail("the weight must be a scalar or a static vector");
+  int64_t slopes = wType.getRank() ? wType.getDimSize(0) : 1,
+          rank = xType.getRank();
   if (slopes != 1) {
     if (rank < 2 || xType.getDimSize(1) != slopes)
       return l.fail("one slope per channel expected");

@@ -1,0 +1,285 @@
+//===- Special.cpp - The gamma family: lgamma, digamma, polygamma, zeta ---===//
+//
+// Scalar code for log|Gamma(x)| (Lanczos, reflected below 1/2), digamma
+// (ATen's recurrence to 10 and asymptotic series, reflected below 0) and
+// the Hurwitz zeta function (Cephes' sum and Euler-Maclaurin tail, as
+// ATen's zeta), computed in f64 and rounded to the result type. The loops
+// of the recurrences are unrolled to their largest count, each step
+// predicated, so the body stays a straight line of arith and math ops
+// that vectorizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compose.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+using namespace mlir::fx::lowering::compose;
+
+namespace {
+
+/// Scalar f64 arithmetic at one builder position.
+struct F64 {
+  OpBuilder &b;
+  Location loc;
+  Value c(double v) { return constantOf(b, loc, b.getF64Type(), v); }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value log(Value x) { return math::LogOp::create(b, loc, x); }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value isInteger(Value x) {
+    return cmp(arith::CmpFPredicate::OEQ, x, math::FloorOp::create(b, loc, x));
+  }
+  Value pow(Value x, Value y) { return math::PowFOp::create(b, loc, x, y); }
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// log|Gamma(x)|: Lanczos (g = 7, 9 terms) from 1/2 up, the reflection
+/// log(pi / |sin(pi x)|) - lgamma(1 - x) below (+inf at the poles);
+/// +inf at +-inf.
+Value lgammaOf(F64 f, Value x) {
+  static const double p[] = {
+      0.99999999999980993,  676.5203681218851,     -1259.1392167224028,
+      771.32342877765313,   -176.61502916214059,   12.507343278686905,
+      -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7};
+  using FP = arith::CmpFPredicate;
+  Value reflect = f.cmp(FP::OLT, x, f.c(0.5));
+  // Lanczos at y = x, or 1 - x when reflected.
+  Value y = f.select(reflect, f.sub(f.c(1), x), x);
+  Value z = f.sub(y, f.c(1));
+  Value a = f.c(p[0]);
+  for (int i = 1; i < 9; ++i)
+    a = f.add(a, f.div(f.c(p[i]), f.add(z, f.c(i))));
+  Value t = f.add(z, f.c(7.5));
+  Value lanczos = f.add(f.add(f.c(0.5 * std::log(2 * M_PI)),
+                              f.sub(f.mul(f.add(z, f.c(0.5)), f.log(t)), t)),
+                        f.log(a));
+  Value sine = f.abs(math::SinOp::create(f.b, f.loc, f.mul(f.c(M_PI), x)));
+  Value reflected = f.sub(f.log(f.div(f.c(M_PI), sine)), lanczos);
+  // Poles (non-positive integers) and infinities.
+  Value pole = arith::AndIOp::create(f.b, f.loc, f.isInteger(x),
+                                     f.cmp(FP::OLE, x, f.c(0)));
+  Value infinite = f.cmp(FP::OEQ, f.abs(x), f.c(kInf));
+  Value result = f.select(reflect, reflected, lanczos);
+  result = f.select(pole, f.c(kInf), result);
+  return f.select(infinite, f.c(kInf), result);
+}
+
+/// digamma(x) as ATen's calc_digamma: -inf/+inf at -0/+0 (copysign),
+/// NaN at the negative integers, reflected below 0, raised above 10 by
+/// the recurrence psi(x) = psi(x + 1) - 1/x, then the asymptotic series.
+Value digammaOf(F64 f, Value x) {
+  using FP = arith::CmpFPredicate;
+  static const double A[] = {
+      8.33333333333333333333E-2, -2.10927960927960927961E-2,
+      7.57575757575757575758E-3, -4.16666666666666666667E-3,
+      3.96825396825396825397E-3, -8.33333333333333333333E-3,
+      8.33333333333333333333E-2};
+  Value negative = f.cmp(FP::OLT, x, f.c(0));
+  // Reflection: psi(x) = psi(1 - x) - pi / tan(pi x).
+  Value y = f.select(negative, f.sub(f.c(1), x), x);
+  Value shift = f.select(
+      negative,
+      f.div(f.c(M_PI), math::TanOp::create(f.b, f.loc, f.mul(f.c(M_PI), x))),
+      f.c(0));
+  Value result = f.c(0);
+  for (int i = 0; i < 10; ++i) {
+    Value small = f.cmp(FP::OLT, y, f.c(10));
+    result = f.select(small, f.sub(result, f.div(f.c(1), y)), result);
+    y = f.select(small, f.add(y, f.c(1)), y);
+  }
+  Value z = f.div(f.c(1), f.mul(y, y));
+  Value poly = f.c(A[0]);
+  for (int i = 1; i < 7; ++i)
+    poly = f.add(f.mul(poly, z), f.c(A[i]));
+  Value series = f.select(f.cmp(FP::OLT, y, f.c(1e17)), f.mul(z, poly), f.c(0));
+  result = f.sub(f.sub(f.add(result, f.log(y)), f.div(f.c(0.5), y)), series);
+  result = f.sub(result, shift);
+  Value zero = f.cmp(FP::OEQ, x, f.c(0));
+  Value signedInf = math::CopySignOp::create(
+      f.b, f.loc, f.c(kInf), arith::NegFOp::create(f.b, f.loc, x));
+  Value pole = arith::AndIOp::create(f.b, f.loc, negative, f.isInteger(x));
+  result = f.select(pole, f.c(std::nan("")), result);
+  return f.select(zero, signedInf, result);
+}
+
+/// The Hurwitz zeta function zeta(s, q) = sum_k (k + q)^-s as Cephes' and
+/// ATen's zeta: inf at s = 1, NaN below; q at a non-positive integer inf,
+/// a negative q with non-integer s NaN; terms summed until a > 9 (at most
+/// 30 here), then the Euler-Maclaurin tail of 12 terms.
+Value zetaOf(F64 f, Value s, Value q) {
+  using FP = arith::CmpFPredicate;
+  static const double A[] = {12.0,
+                             -720.0,
+                             30240.0,
+                             -1209600.0,
+                             47900160.0,
+                             -1.8924375803183791606e9,
+                             7.47242496e10,
+                             -2.950130727918164224e12,
+                             1.1646782814350067249e14,
+                             -4.5979787224074726105e15,
+                             1.8152105401943546773e17,
+                             -7.1661652561756670113e18};
+  Value negS = arith::NegFOp::create(f.b, f.loc, s);
+  Value sum = f.pow(q, negS);
+  Value a = q, term = f.c(0);
+  for (int i = 1; i <= 30; ++i) {
+    Value more =
+        arith::OrIOp::create(f.b, f.loc, f.cmp(FP::OLT, f.c(i - 1), f.c(9)),
+                             f.cmp(FP::OLE, a, f.c(9)));
+    Value next = f.add(a, f.c(1));
+    Value b = f.pow(next, negS);
+    sum = f.select(more, f.add(sum, b), sum);
+    term = f.select(more, b, term);
+    a = f.select(more, next, a);
+  }
+  Value w = a;
+  sum = f.add(sum, f.div(f.mul(term, w), f.sub(s, f.c(1))));
+  sum = f.sub(sum, f.mul(f.c(0.5), term));
+  Value factor = f.c(1), b = term, k = f.c(0);
+  for (int i = 0; i < 12; ++i) {
+    factor = f.mul(factor, f.add(s, k));
+    b = f.div(b, w);
+    sum = f.add(sum, f.div(f.mul(factor, b), f.c(A[i])));
+    k = f.add(k, f.c(1));
+    factor = f.mul(factor, f.add(s, k));
+    b = f.div(b, w);
+    k = f.add(k, f.c(1));
+  }
+  Value nan = f.c(std::nan(""));
+  Value nonPositiveQ = f.cmp(FP::OLE, q, f.c(0));
+  Value result = sum;
+  result = f.select(
+      arith::AndIOp::create(
+          f.b, f.loc, nonPositiveQ,
+          arith::XOrIOp::create(f.b, f.loc, f.isInteger(s),
+                                constantOf(f.b, f.loc, f.b.getI1Type(), 1))),
+      nan, result);
+  result =
+      f.select(arith::AndIOp::create(f.b, f.loc, nonPositiveQ, f.isInteger(q)),
+               f.c(kInf), result);
+  result = f.select(f.cmp(FP::OLT, s, f.c(1)), nan, result);
+  return f.select(f.cmp(FP::OEQ, s, f.c(1)), f.c(kInf), result);
+}
+
+/// An elementwise op over `inputs` computed in f64 by `fn`, its result of
+/// the node's float type.
+LogicalResult lowerInF64(Lowering &l, ArrayRef<Value> inputs,
+                         function_ref<Value(F64, ValueRange)> fn) {
+  Type r = l.resultElementType();
+  if (!r || !isFloat(r))
+    return l.fail("needs a float result");
+  Type f64 = l.b.getF64Type();
+  return l.replace(l.elementwise(
+      inputs, f64, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value y = fn(F64{b, loc}, v);
+        return r == f64 ? y : arith::TruncFOp::create(b, loc, r, y).getResult();
+      }));
+}
+
+LogicalResult lowerLgamma(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  return lowerInF64(l, {x},
+                    [](F64 f, ValueRange v) { return lgammaOf(f, v[0]); });
+}
+
+LogicalResult lowerDigamma(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  return lowerInF64(l, {x},
+                    [](F64 f, ValueRange v) { return digammaOf(f, v[0]); });
+}
+
+/// polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x).
+LogicalResult lowerPolygamma(Lowering &l) {
+  auto n = l.constInt(0u);
+  Value x = l.tensor(1u);
+  if (!n || *n < 0 || !x)
+    return l.fail("needs a constant n >= 0 and a tensor");
+  if (*n == 0)
+    return lowerInF64(l, {x},
+                      [](F64 f, ValueRange v) { return digammaOf(f, v[0]); });
+  double factorial = std::tgamma(double(*n) + 1);
+  double sign = (*n % 2) ? 1.0 : -1.0;
+  return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {
+    return f.mul(f.c(sign * factorial), zetaOf(f, f.c(double(*n + 1)), v[0]));
+  });
+}
+
+/// special_zeta(x, q): the Hurwitz zeta function; either may be a number.
+LogicalResult lowerZeta(Lowering &l) {
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed result");
+  SmallVector<Value> inputs;
+  for (unsigned i : {0u, 1u}) {
+    Value v = l.value(l.arg(i));
+    if (!v || !isa<RankedTensorType>(v.getType()))
+      v = l.scalar(l.arg(i), l.b.getF64Type());
+    if (!v)
+      return l.fail("needs tensors or numbers");
+    inputs.push_back(v);
+  }
+  return lowerInF64(l, inputs,
+                    [](F64 f, ValueRange v) { return zetaOf(f, v[0], v[1]); });
+}
+
+/// mvlgamma(x, p): sum over i < p of lgamma(x - i/2), plus p (p - 1) / 4
+/// log(pi); every x must be above (p - 1) / 2 (checked when called).
+LogicalResult lowerMvlgamma(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto p = l.constInt(1u);
+  Type r = l.resultElementType();
+  if (!x || !p || *p < 1 || !r || !isFloat(r))
+    return l.fail("needs a tensor, a constant p >= 1 and a float result");
+  Type f64 = l.b.getF64Type();
+  double bound = double(*p - 1) / 2;
+  l.check(l.elementwise({x}, f64, l.b.getI1Type(),
+                        [&](OpBuilder &b, Location loc, ValueRange v) {
+                          return arith::CmpFOp::create(
+                                     b, loc, arith::CmpFPredicate::ULE, v[0],
+                                     constantOf(b, loc, f64, bound))
+                              .getResult();
+                        }),
+          "All elements must be greater than (p-1)/2");
+  return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {
+    Value sum = f.c(double(*p) * double(*p - 1) / 4 * std::log(M_PI));
+    for (int64_t i = 0; i < *p; ++i)
+      sum = f.add(sum, lgammaOf(f, f.sub(v[0], f.c(double(i) / 2))));
+    return sum;
+  });
+}
+
+} // namespace
+
+void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::lgamma", "aten::special_gammaln"}, lowerLgamma);
+  addLowering(t,
+              {"aten::digamma", "aten::special_digamma", "aten::special_psi"},
+              lowerDigamma);
+  addLowering(t, {"aten::polygamma", "aten::special_polygamma"},
+              lowerPolygamma);
+  addLowering(t,
+              {"aten::special_zeta", "aten::special_zeta.other_scalar",
+               "aten::special_zeta.self_scalar"},
+              lowerZeta);
+  addLowering(t, {"aten::mvlgamma", "aten::special_multigammaln"},
+              lowerMvlgamma);
+}
