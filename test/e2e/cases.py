@@ -3516,6 +3516,17 @@ for _name, _fn, _inputs in [
          randn((3, 5))),
         ("mvlgamma_p3_method", lambda x: (x.abs() + 1.2).mvlgamma(3),
          randn((3, 5))),
+        # Both sides of the series/asymptotic switch at 15.
+        ("bessel_i0_i1_scaled", lambda x: (torch.i0(x * 3), torch.special.
+                                           i1(x * 3), torch.special.i0e(
+                                               x * 20), torch.special.i1e(
+                                                   x * 20)), randn((3, 5))),
+        ("erfinv_ndtri", lambda x: (torch.erfinv(torch.tanh(x)),
+                                    torch.special.ndtri(torch.sigmoid(x * 3))),
+         randn((3, 5))),
+        ("erfcx_log_ndtr", lambda x: (torch.special.erfcx(x * 10),
+                                      torch.special.log_ndtr(x * 10)),
+         randn((3, 5))),
         ("prelu_scalar_weight", lambda x, w: F.prelu(x, w), randn(
             (2, 3, 4), ())),
         ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),

@@ -267,6 +267,142 @@ LogicalResult lowerMvlgamma(Lowering &l) {
   });
 }
 
+/// The modified Bessel function I_nu (nu 0 or 1) of |x|, times e^-|x|
+/// when `scaled`: the power series sum_k (x/2)^(2k + nu) / (k! (k + nu)!)
+/// up to 15 (64 terms), the asymptotic series e^x / sqrt(2 pi x) sum_k
+/// (-1)^k a_k(nu) / x^k above (14 terms). I_1 is odd; I_0 even.
+Value besselI(F64 f, Value x, int nu, bool scaled) {
+  using FP = arith::CmpFPredicate;
+  Value ax = f.abs(x);
+  // Power series.
+  Value q = f.mul(f.mul(ax, ax), f.c(0.25));
+  Value term = nu ? f.mul(ax, f.c(0.5)) : f.c(1);
+  Value sum = term;
+  for (int k = 1; k < 64; ++k) {
+    term = f.mul(term, f.div(q, f.c(double(k) * double(k + nu))));
+    sum = f.add(sum, term);
+  }
+  Value expNeg =
+      math::ExpOp::create(f.b, f.loc, arith::NegFOp::create(f.b, f.loc, ax));
+  Value small = scaled ? f.mul(sum, expNeg) : sum;
+  // Asymptotic series.
+  Value inv = f.div(f.c(1), ax);
+  double mu = 4.0 * nu * nu;
+  Value a = f.c(1), series = f.c(1);
+  for (int k = 1; k < 14; ++k) {
+    double odd = 2.0 * k - 1;
+    a = f.mul(a, f.mul(inv, f.c(-(mu - odd * odd) / (8.0 * k))));
+    series = f.add(series, a);
+  }
+  Value norm =
+      f.div(f.c(1), math::SqrtOp::create(f.b, f.loc, f.mul(f.c(2 * M_PI), ax)));
+  Value large = f.mul(series, norm);
+  if (!scaled)
+    large = f.mul(large, math::ExpOp::create(f.b, f.loc, ax));
+  Value result = f.select(f.cmp(FP::OLE, ax, f.c(15)), small, large);
+  if (nu == 1)
+    result = math::CopySignOp::create(f.b, f.loc, result, x);
+  return result;
+}
+
+/// erfinv(y): Giles' single-precision approximation, then two Newton steps
+/// on erf in f64; +-inf at +-1, NaN outside [-1, 1].
+Value erfinvOf(F64 f, Value y) {
+  using FP = arith::CmpFPredicate;
+  Value w = arith::NegFOp::create(
+      f.b, f.loc, f.log(f.mul(f.sub(f.c(1), y), f.add(f.c(1), y))));
+  auto horner = [&](Value t, ArrayRef<double> coefficients) {
+    Value p = f.c(coefficients[0]);
+    for (double c : coefficients.drop_front())
+      p = f.add(f.c(c), f.mul(p, t));
+    return p;
+  };
+  Value central = horner(f.sub(w, f.c(2.5)),
+                         {2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                          -4.39150654e-06, 0.00021858087, -0.00125372503,
+                          -0.00417768164, 0.246640727, 1.50140941});
+  Value tail = horner(f.sub(math::SqrtOp::create(f.b, f.loc, w), f.c(3)),
+                      {-0.000200214257, 0.000100950558, 0.00134934322,
+                       -0.00367342844, 0.00573950773, -0.0076224613,
+                       0.00943887047, 1.00167406, 2.83297682});
+  Value x = f.mul(f.select(f.cmp(FP::OLT, w, f.c(5)), central, tail), y);
+  for (int i = 0; i < 2; ++i) {
+    Value error = f.sub(math::ErfOp::create(f.b, f.loc, x), y);
+    Value slope =
+        f.mul(f.c(2 / std::sqrt(M_PI)),
+              math::ExpOp::create(
+                  f.b, f.loc, arith::NegFOp::create(f.b, f.loc, f.mul(x, x))));
+    x = f.sub(x, f.div(error, slope));
+  }
+  Value one = f.cmp(FP::OEQ, f.abs(y), f.c(1));
+  x = f.select(one, math::CopySignOp::create(f.b, f.loc, f.c(kInf), y), x);
+  return f.select(f.cmp(FP::OGT, f.abs(y), f.c(1)), f.c(std::nan("")), x);
+}
+
+/// erfcx(x) = e^(x^2) erfc(x), by its asymptotic series above 25 (where
+/// e^(x^2) overflows).
+Value erfcxOf(F64 f, Value x) {
+  using FP = arith::CmpFPredicate;
+  Value direct = f.mul(math::ExpOp::create(f.b, f.loc, f.mul(x, x)),
+                       math::ErfcOp::create(f.b, f.loc, x));
+  Value inv2 = f.div(f.c(1), f.mul(x, x));
+  Value series = f.c(1), term = f.c(1);
+  for (int k = 1; k < 8; ++k) {
+    term = f.mul(term, f.mul(inv2, f.c(-(2.0 * k - 1) / 2)));
+    series = f.add(series, term);
+  }
+  Value asymptotic = f.div(series, f.mul(x, f.c(std::sqrt(M_PI))));
+  return f.select(f.cmp(FP::OGT, x, f.c(25)), asymptotic, direct);
+}
+
+/// log of the standard normal CDF: log(erfc(-x / sqrt 2) / 2), by the
+/// asymptotic series of the tail below -20 (where erfc underflows).
+Value logNdtrOf(F64 f, Value x) {
+  using FP = arith::CmpFPredicate;
+  Value direct = f.log(f.mul(
+      f.c(0.5), math::ErfcOp::create(f.b, f.loc, f.mul(x, f.c(-M_SQRT1_2)))));
+  Value inv2 = f.div(f.c(1), f.mul(x, x));
+  Value series = f.c(1), term = f.c(1);
+  for (int k = 1; k < 8; ++k) {
+    term = f.mul(term, f.mul(inv2, f.c(-(2.0 * k - 1))));
+    series = f.add(series, term);
+  }
+  Value tail = f.add(f.sub(f.sub(f.mul(f.c(-0.5), f.mul(x, x)),
+                                 f.log(arith::NegFOp::create(f.b, f.loc, x))),
+                           f.c(0.5 * std::log(2 * M_PI))),
+                     f.log(series));
+  return f.select(f.cmp(FP::OLT, x, f.c(-20)), tail, direct);
+}
+
+LogicalResult lowerBessel(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  StringRef target = l.op.getTarget();
+  int nu = target.ends_with("i1") || target.ends_with("i1e") ? 1 : 0;
+  bool scaled = target.ends_with("i0e") || target.ends_with("i1e");
+  return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {
+    return besselI(f, v[0], nu, scaled);
+  });
+}
+
+LogicalResult lowerErfinvFamily(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  StringRef target = l.op.getTarget();
+  return lowerInF64(l, {x}, [&](F64 f, ValueRange v) -> Value {
+    if (target == "aten::special_ndtri")
+      return f.mul(f.c(M_SQRT2),
+                   erfinvOf(f, f.sub(f.mul(f.c(2), v[0]), f.c(1))));
+    if (target == "aten::special_erfcx")
+      return erfcxOf(f, v[0]);
+    if (target == "aten::special_log_ndtr")
+      return logNdtrOf(f, v[0]);
+    return erfinvOf(f, v[0]);
+  });
+}
+
 } // namespace
 
 void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
@@ -282,4 +418,13 @@ void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
               lowerZeta);
   addLowering(t, {"aten::mvlgamma", "aten::special_multigammaln"},
               lowerMvlgamma);
+  addLowering(t,
+              {"aten::i0", "aten::special_i0e", "aten::special_i1",
+               "aten::special_i1e", "aten::special_modified_bessel_i0",
+               "aten::special_modified_bessel_i1"},
+              lowerBessel);
+  addLowering(t,
+              {"aten::erfinv", "aten::special_ndtri", "aten::special_erfcx",
+               "aten::special_log_ndtr"},
+              lowerErfinvFamily);
 }
