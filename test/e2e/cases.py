@@ -3527,6 +3527,14 @@ for _name, _fn, _inputs in [
         ("erfcx_log_ndtr", lambda x: (torch.special.erfcx(x * 10),
                                       torch.special.log_ndtr(x * 10)),
          randn((3, 5))),
+        ("orthogonal_polynomials", lambda x, n: (
+            torch.special.chebyshev_polynomial_t(x, n),
+            torch.special.shifted_chebyshev_polynomial_v(x, n),
+            torch.special.hermite_polynomial_h(x, n),
+            torch.special.laguerre_polynomial_l(x, 3),
+            torch.special.legendre_polynomial_p(x, n)),
+         concat(uniform(-1.5, 1.5, (3, 5)), randint(-1, 12, (3, 5),
+                                                    dtype=torch.float32))),
         ("prelu_scalar_weight", lambda x, w: F.prelu(x, w), randn(
             (2, 3, 4), ())),
         ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),

@@ -403,6 +403,94 @@ LogicalResult lowerErfinvFamily(Lowering &l) {
   });
 }
 
+/// The orthogonal polynomials of torch.special by their three-term
+/// recurrences, P_{k+1} = a(k, x) P_k - b(k) P_{k-1} (over c(k)), from P_0
+/// = 1 and P_1: 0 for a negative degree, the degree truncated to an
+/// integer as ATen does. The recurrence is unrolled to kMaxDegree steps,
+/// each taken only below the degree; a larger degree is reported at run
+/// time.
+constexpr int kMaxDegree = 64;
+
+Value orthogonalPolynomial(F64 f, StringRef name, Value x, Value n) {
+  using FP = arith::CmpFPredicate;
+  bool shifted = name.contains("shifted");
+  // The shifted Chebyshev polynomials are the others at 2x - 1.
+  Value t = shifted ? f.sub(f.add(x, x), f.c(1)) : x;
+  Value twoT = f.add(t, t);
+  char kind = name.back();
+  Value p1;
+  if (name.contains("chebyshev")) {
+    p1 = kind == 't'   ? t
+         : kind == 'u' ? twoT
+         : kind == 'v' ? f.sub(twoT, f.c(1))
+                       : f.add(twoT, f.c(1));
+  } else if (name.contains("hermite_polynomial_he")) {
+    p1 = x;
+  } else if (name.contains("hermite")) {
+    p1 = f.add(x, x);
+  } else if (name.contains("laguerre")) {
+    p1 = f.sub(f.c(1), x);
+  } else {
+    p1 = x; // legendre
+  }
+  auto step = [&](double k, Value p, Value q) -> Value {
+    if (name.contains("chebyshev"))
+      return f.sub(f.mul(twoT, q), p);
+    if (name.contains("hermite_polynomial_he"))
+      return f.sub(f.mul(x, q), f.mul(f.c(k), p));
+    if (name.contains("hermite"))
+      return f.sub(f.mul(f.add(x, x), q), f.mul(f.c(2 * k), p));
+    if (name.contains("laguerre"))
+      return f.div(f.sub(f.mul(f.sub(f.c(2 * k + 1), x), q), f.mul(f.c(k), p)),
+                   f.c(k + 1));
+    return f.div(f.sub(f.mul(f.mul(f.c(2 * k + 1), x), q), f.mul(f.c(k), p)),
+                 f.c(k + 1));
+  };
+  Value degree = math::TruncOp::create(f.b, f.loc, n);
+  Value p = f.c(1), q = p1;
+  for (int k = 1; k < kMaxDegree; ++k) {
+    Value more = f.cmp(FP::OGT, degree, f.c(k));
+    Value r = step(double(k), p, q);
+    p = f.select(more, q, p);
+    q = f.select(more, r, q);
+  }
+  Value result = f.select(f.cmp(FP::OEQ, degree, f.c(0)), f.c(1), q);
+  return f.select(f.cmp(FP::OLT, degree, f.c(0)), f.c(0), result);
+}
+
+LogicalResult lowerOrthogonalPolynomial(Lowering &l) {
+  Type r = l.resultElementType();
+  if (!r)
+    return l.fail("needs a typed result");
+  Type f64 = l.b.getF64Type();
+  SmallVector<Value> inputs;
+  for (unsigned i : {0u, 1u}) {
+    Value v = l.value(l.arg(i));
+    if (!v || !isa<RankedTensorType>(v.getType()))
+      v = l.scalar(l.arg(i), f64);
+    if (!v)
+      return l.fail("needs tensors or numbers");
+    inputs.push_back(v);
+  }
+  if (isa<RankedTensorType>(inputs[1].getType()))
+    l.check(l.elementwise({inputs[1]}, f64, l.b.getI1Type(),
+                          [&](OpBuilder &b, Location loc, ValueRange v) {
+                            return arith::CmpFOp::create(
+                                       b, loc, arith::CmpFPredicate::OGE,
+                                       math::TruncOp::create(b, loc, v[0]),
+                                       constantOf(b, loc, f64, kMaxDegree))
+                                .getResult();
+                          }),
+            "degrees of " + Twine(kMaxDegree) + " or more are not supported");
+  else if (auto n = l.constFloat(l.arg(1)); !n || *n >= kMaxDegree)
+    return l.fail("the degree must be a constant below " + Twine(kMaxDegree));
+  StringRef name = l.op.getTarget();
+  name = name.split('.').first;
+  return lowerInF64(l, inputs, [&](F64 f, ValueRange v) {
+    return orthogonalPolynomial(f, name, v[0], v[1]);
+  });
+}
+
 } // namespace
 
 void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
@@ -427,4 +515,42 @@ void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::erfinv", "aten::special_ndtri", "aten::special_erfcx",
                "aten::special_log_ndtr"},
               lowerErfinvFamily);
+  addLowering(t,
+              {"aten::special_chebyshev_polynomial_t",
+               "aten::special_chebyshev_polynomial_t.x_scalar",
+               "aten::special_chebyshev_polynomial_t.n_scalar",
+               "aten::special_chebyshev_polynomial_u",
+               "aten::special_chebyshev_polynomial_u.x_scalar",
+               "aten::special_chebyshev_polynomial_u.n_scalar",
+               "aten::special_chebyshev_polynomial_v",
+               "aten::special_chebyshev_polynomial_v.x_scalar",
+               "aten::special_chebyshev_polynomial_v.n_scalar",
+               "aten::special_chebyshev_polynomial_w",
+               "aten::special_chebyshev_polynomial_w.x_scalar",
+               "aten::special_chebyshev_polynomial_w.n_scalar",
+               "aten::special_shifted_chebyshev_polynomial_t",
+               "aten::special_shifted_chebyshev_polynomial_t.x_scalar",
+               "aten::special_shifted_chebyshev_polynomial_t.n_scalar",
+               "aten::special_shifted_chebyshev_polynomial_u",
+               "aten::special_shifted_chebyshev_polynomial_u.x_scalar",
+               "aten::special_shifted_chebyshev_polynomial_u.n_scalar",
+               "aten::special_shifted_chebyshev_polynomial_v",
+               "aten::special_shifted_chebyshev_polynomial_v.x_scalar",
+               "aten::special_shifted_chebyshev_polynomial_v.n_scalar",
+               "aten::special_shifted_chebyshev_polynomial_w",
+               "aten::special_shifted_chebyshev_polynomial_w.x_scalar",
+               "aten::special_shifted_chebyshev_polynomial_w.n_scalar",
+               "aten::special_hermite_polynomial_h",
+               "aten::special_hermite_polynomial_h.x_scalar",
+               "aten::special_hermite_polynomial_h.n_scalar",
+               "aten::special_hermite_polynomial_he",
+               "aten::special_hermite_polynomial_he.x_scalar",
+               "aten::special_hermite_polynomial_he.n_scalar",
+               "aten::special_laguerre_polynomial_l",
+               "aten::special_laguerre_polynomial_l.x_scalar",
+               "aten::special_laguerre_polynomial_l.n_scalar",
+               "aten::special_legendre_polynomial_p",
+               "aten::special_legendre_polynomial_p.x_scalar",
+               "aten::special_legendre_polynomial_p.n_scalar"},
+              lowerOrthogonalPolynomial);
 }
