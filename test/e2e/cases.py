@@ -3535,6 +3535,22 @@ for _name, _fn, _inputs in [
             torch.special.legendre_polynomial_p(x, n)),
          concat(uniform(-1.5, 1.5, (3, 5)), randint(-1, 12, (3, 5),
                                                     dtype=torch.float32))),
+        ("bessel_k_spherical_j0", lambda x: (
+            torch.special.modified_bessel_k0(x.abs() * 8),
+            torch.special.modified_bessel_k1(x.abs() * 8),
+            torch.special.scaled_modified_bessel_k0(x.abs() * 20),
+            torch.special.scaled_modified_bessel_k1(x.abs() * 20),
+            torch.special.spherical_bessel_j0(x * 5)), randn((3, 5))),
+        ("renorm_vander_matrix_power", lambda x: (
+            torch.renorm(x, 2, 0, 1.0), torch.linalg.vander(x[0], N=4),
+            torch.linalg.matrix_power(x[:, :3], 5),
+            torch.linalg.matrix_power(x[:, :3], 0)), randn((3, 5))),
+        ("index_fill_copy", lambda x, s: (
+            x.index_fill(1, torch.tensor([0, -1, 2]), -2.5),
+            torch.index_copy(x, 0, torch.tensor([2, 0]), s)),
+         randn((3, 5), (2, 5))),
+        ("native_layer_norm", lambda x, w: torch.native_layer_norm(
+            x, [5], w, w * 0.5, 1e-5), randn((2, 3, 5), (5,))),
         ("prelu_scalar_weight", lambda x, w: F.prelu(x, w), randn(
             (2, 3, 4), ())),
         ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),

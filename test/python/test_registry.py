@@ -180,11 +180,12 @@ def check_value(value, kind):
 # The losses' deprecated size_average and reduce (required None) and their
 # reduction string, renamed to reduction_mode (checked in the requirements,
 # bound as ATen's enum). cdist's compute_mode string, renamed to
-# compute_mode_name (every mode computes the same distances).
+# compute_mode_name (every mode computes the same distances). torch.norm's
+# p='fro', renamed to norm_mode (bound as ord=2).
 DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
            "requires_grad", "return_indices", "mode", "output_size",
            "half_to_float", "size_average", "reduce", "reduction_mode",
-           "compute_mode_name"}
+           "compute_mode_name", "norm_mode"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.

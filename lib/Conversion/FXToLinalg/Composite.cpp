@@ -1283,6 +1283,345 @@ LogicalResult lowerXlog1py(Lowering &l) {
       }));
 }
 
+/// renorm(self, p, dim, maxnorm): each slice along dim whose p-norm
+/// exceeds maxnorm scaled to maxnorm / (norm + 1e-7), as ATen.
+LogicalResult lowerRenorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type r = l.resultElementType();
+  auto maxnorm = l.constFloat(l.arg(3));
+  if (!x || !r || !isFloat(r) || !maxnorm)
+    return l.fail("needs a float tensor and a constant maxnorm");
+  auto dim = l.normDim(l.arg(2), std::max<int64_t>(rankOf(x), 1));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  SmallVector<int64_t> others;
+  for (int64_t d = 0; d < rankOf(x); ++d)
+    if (d != *dim)
+      others.push_back(d);
+  Value norms =
+      l.lowerCall("aten::linalg_vector_norm",
+                  {ref(l, 0), l.arg(1), ints(l, others), l.b.getBoolAttr(true)},
+                  {x}, tensorOf(r));
+  if (!norms)
+    return failure();
+  return l.replace(l.elementwise(
+      {x, norms}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value limit = constantOf(b, loc, r, *maxnorm);
+        Value scale = arith::DivFOp::create(
+            b, loc, limit,
+            arith::AddFOp::create(b, loc, v[1], constantOf(b, loc, r, 1e-7)));
+        Value over = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                           v[1], limit);
+        return arith::MulFOp::create(
+            b, loc, v[0],
+            arith::SelectOp::create(b, loc, over, scale,
+                                    constantOf(b, loc, r, 1)));
+      }));
+}
+
+/// linalg_vander(x, *, N): (.., n) -> (.., n, N), the powers 0 .. N - 1 of
+/// each item (N = n by default).
+LogicalResult lowerVander(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!x || !elem || rankOf(x) < 1)
+    return l.fail("needs a typed tensor of at least 1 dim");
+  int64_t n = staticDim(x, rankOf(x) - 1);
+  int64_t count = n;
+  if (Attribute a = l.kwarg("N"); a && !l.isNone(a)) {
+    auto value = l.constInt(a);
+    if (!value || *value < 0)
+      return l.fail("N must be a non-negative constant");
+    count = *value;
+  }
+  if (ShapedType::isDynamic(count))
+    return l.fail("needs a static size");
+  SmallVector<double> exponents;
+  for (int64_t j = 0; j < count; ++j)
+    exponents.push_back(double(j));
+  auto type = RankedTensorType::get({count}, l.b.getF64Type());
+  Value powers = arith::ConstantOp::create(
+      l.b, l.loc, DenseElementsAttr::get(type, ArrayRef<double>(exponents)));
+  powers = l.castTensor(powers, elem);
+  Value column = l.unsqueeze(l.castTensor(x, elem), rankOf(x));
+  Value v = l.lowerCall("aten::pow.Tensor_Tensor", {ref(l, 0), ref(l, 1)},
+                        {column, powers}, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// linalg_matrix_power(self, n): n >= 0 by squaring (the identity for 0);
+/// a negative n would need the inverse.
+LogicalResult lowerMatrixPower(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto n = l.constInt(1u);
+  if (!x || !elem || !n || rankOf(x) < 2)
+    return l.fail("needs a batch of square matrices and a constant n");
+  if (*n < 0)
+    return l.fail("negative powers (the inverse) are not supported");
+  x = l.castTensor(x, elem);
+  auto matmul = [&](Value a, Value b) {
+    return l.lowerCall("aten::matmul", {ref(l, 0), ref(l, 1)}, {a, b},
+                       tensorOf(elem));
+  };
+  if (*n == 0) {
+    SmallVector<OpFoldResult> sizes = l.dims(x);
+    sizes.pop_back();
+    Value ones = l.filled(sizes, l.constant(elem, 1));
+    Value eye =
+        l.lowerCall("aten::diag_embed",
+                    {ref(l, 0), int64(l, 0), int64(l, -2), int64(l, -1)},
+                    {ones}, tensorOf(elem));
+    return eye ? l.replace(eye) : failure();
+  }
+  Value result, square = x;
+  for (int64_t k = *n; k > 0; k >>= 1) {
+    if (k & 1)
+      result = result ? matmul(result, square) : square;
+    if (!result)
+      return failure();
+    if (k > 1 && !(square = matmul(square, square)))
+      return failure();
+  }
+  return l.replace(result);
+}
+
+/// index_fill(self, dim, index, value): value at the positions index
+/// names (negative from the end).
+LogicalResult lowerIndexFill(Lowering &l) {
+  Value x = l.tensor(0u), index = l.tensor(2u);
+  Type elem = l.resultElementType();
+  if (!x || !index || !elem || rankOf(index) > 1)
+    return l.fail("needs a tensor and an index vector");
+  int64_t rank = std::max<int64_t>(rankOf(x), 1);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = rankOf(x) ? staticDim(x, *dim) : 1;
+  if (ShapedType::isDynamic(n))
+    return l.fail("needs a static size along dim");
+  Type i64 = l.b.getI64Type();
+  Value flatIndex = l.castTensor(
+      rankOf(index) ? index : l.reshape(index, {l.b.getIndexAttr(1)}), i64);
+  l.check(l.elementwise(
+              {flatIndex}, i64, l.b.getI1Type(),
+              [&](OpBuilder &b, Location loc, ValueRange v) {
+                Value low =
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          v[0], constantOf(b, loc, i64, -n));
+                Value high =
+                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          v[0], constantOf(b, loc, i64, n));
+                return arith::OrIOp::create(b, loc, low, high).getResult();
+              }),
+          "index out of range");
+  SmallVector<int64_t> positions;
+  for (int64_t p = 0; p < n; ++p)
+    positions.push_back(p);
+  Value column = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(RankedTensorType::get({n, 1}, i64),
+                             ArrayRef<int64_t>(positions)));
+  Value hits = l.elementwise(
+      {column, flatIndex}, i64, l.b.getI1Type(),
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value wrapped = arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[1],
+                                  constantOf(b, loc, i64, 0)),
+            arith::AddIOp::create(b, loc, v[1], constantOf(b, loc, i64, n)),
+            v[1]);
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0],
+                                     wrapped);
+      });
+  Value mask =
+      l.reduce(hits, {1}, false, l.constant(l.b.getI1Type(), 0),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::OrIOp::create(b, loc, acc, v).getResult();
+               });
+  if (rankOf(x)) {
+    SmallVector<OpFoldResult> sizes(rankOf(x), l.b.getIndexAttr(1));
+    sizes[*dim] = l.b.getIndexAttr(n);
+    mask = l.reshape(mask, sizes);
+  } else {
+    mask = l.reshape(mask, {});
+  }
+  Value value = l.value(l.arg(3));
+  Value v =
+      value && isa<RankedTensorType>(value.getType())
+          ? l.lowerCall("aten::where.self", {ref(l, 0), ref(l, 1), ref(l, 2)},
+                        {mask, value, x}, tensorOf(elem))
+          : l.lowerCall("aten::where.ScalarSelf",
+                        {ref(l, 0), l.arg(3), ref(l, 1)}, {mask, x},
+                        tensorOf(elem));
+  return v ? l.replace(l.castTensor(v, elem)) : failure();
+}
+
+/// index_copy(self, dim, index, source): source's slice i written at
+/// position index[i] along dim (the last of repeated positions).
+LogicalResult lowerIndexCopy(Lowering &l) {
+  Value x = l.tensor(0u), index = l.tensor(2u), source = l.tensor(3u);
+  Type elem = l.resultElementType();
+  if (!x || !index || !source || !elem || rankOf(index) > 1 || rankOf(x) == 0 ||
+      rankOf(source) != rankOf(x))
+    return l.fail("needs tensors of one rank (at least 1) and an index "
+                  "vector");
+  auto dim = l.normDim(l.arg(1), rankOf(x));
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t n = staticDim(x, *dim);
+  auto shape = cast<RankedTensorType>(x.getType()).getShape();
+  if (llvm::any_of(shape, ShapedType::isDynamic))
+    return l.fail("needs a static shape");
+  Type i64 = l.b.getI64Type();
+  Value flatIndex = l.castTensor(
+      rankOf(index) ? index : l.reshape(index, {l.b.getIndexAttr(1)}), i64);
+  l.check(
+      l.elementwise(
+          {flatIndex}, i64, l.b.getI1Type(),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            return arith::OrIOp::create(
+                       b, loc,
+                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             v[0], constantOf(b, loc, i64, -n)),
+                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                             v[0], constantOf(b, loc, i64, n)))
+                .getResult();
+          }),
+      "index out of range");
+  SmallVector<int64_t> positions;
+  for (int64_t p = 0; p < n; ++p)
+    positions.push_back(p);
+  Value column = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(RankedTensorType::get({n, 1}, i64),
+                             ArrayRef<int64_t>(positions)));
+  int64_t k = staticDim(flatIndex, 0);
+  SmallVector<int64_t> items;
+  for (int64_t i = 0; i < k; ++i)
+    items.push_back(i);
+  Value row = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(RankedTensorType::get({k}, i64),
+                             ArrayRef<int64_t>(items)));
+  // For each position, the last i with index[i] naming it, else -1.
+  Value candidates = l.elementwise(
+      {column, flatIndex, row}, i64, i64,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value wrapped = arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[1],
+                                  constantOf(b, loc, i64, 0)),
+            arith::AddIOp::create(b, loc, v[1], constantOf(b, loc, i64, n)),
+            v[1]);
+        Value hit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          v[0], wrapped);
+        return arith::SelectOp::create(b, loc, hit, v[2],
+                                       constantOf(b, loc, i64, -1));
+      });
+  Value from =
+      l.reduce(candidates, {1}, false, l.constant(i64, -1),
+               [](OpBuilder &b, Location loc, Value acc, Value v) {
+                 return arith::MaxSIOp::create(b, loc, acc, v).getResult();
+               });
+  SmallVector<OpFoldResult> sizes(rankOf(x), l.b.getIndexAttr(1));
+  sizes[*dim] = l.b.getIndexAttr(n);
+  Value at = l.reshape(from, sizes);
+  Value clamped = l.elementwise(
+      {at}, i64, i64, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::MaxSIOp::create(b, loc, v[0], constantOf(b, loc, i64, 0))
+            .getResult();
+      });
+  Value expanded = l.lowerCall(
+      "aten::expand", {ref(l, 0), ints(l, SmallVector<int64_t>(shape))},
+      {clamped}, tensorOf(i64));
+  if (!expanded)
+    return failure();
+  Value gathered =
+      l.lowerCall("aten::gather", {ref(l, 0), int64(l, *dim), ref(l, 1)},
+                  {l.castTensor(source, elem), expanded}, tensorOf(elem));
+  if (!gathered)
+    return failure();
+  Value copied = l.elementwise({at}, i64, l.b.getI1Type(),
+                               [&](OpBuilder &b, Location loc, ValueRange v) {
+                                 return arith::CmpIOp::create(
+                                            b, loc, arith::CmpIPredicate::sge,
+                                            v[0], constantOf(b, loc, i64, 0))
+                                     .getResult();
+                               });
+  Value v =
+      l.lowerCall("aten::where.self", {ref(l, 0), ref(l, 1), ref(l, 2)},
+                  {copied, gathered, l.castTensor(x, elem)}, tensorOf(elem));
+  return v ? l.replace(v) : failure();
+}
+
+/// native_layer_norm(input, normalized_shape, weight, bias, eps): layer
+/// norm's result, and the mean and 1 / sqrt(var + eps) of each
+/// normalized group, its dims kept as 1s.
+LogicalResult lowerNativeLayerNorm(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType(0);
+  auto shape = l.intList(1u);
+  auto eps = l.constFloat(l.arg(4));
+  if (!x || !elem || !isFloat(elem) || !shape || !eps ||
+      int64_t(shape->size()) > rankOf(x))
+    return l.fail("needs a float tensor, a constant shape and eps");
+  SmallVector<Attribute> args = {ref(l, 0), l.arg(1)};
+  SmallVector<Value> operands = {x};
+  for (unsigned i : {2u, 3u}) {
+    if (l.isNone(i)) {
+      args.push_back(none(l));
+      continue;
+    }
+    Value t = l.tensor(i);
+    if (!t)
+      return failure();
+    args.push_back(ref(l, operands.size()));
+    operands.push_back(t);
+  }
+  args.append({l.arg(4), l.b.getBoolAttr(true)});
+  Value out = l.lowerCall("aten::layer_norm", args, operands, tensorOf(elem));
+  if (!out)
+    return failure();
+  SmallVector<int64_t> dims;
+  for (int64_t d = rankOf(x) - shape->size(); d < rankOf(x); ++d)
+    dims.push_back(d);
+  Value xf = l.castTensor(x, elem);
+  auto meanOf = [&](Value v) -> Value {
+    Value sum =
+        l.lowerCall("aten::sum.dim_IntList",
+                    {ref(l, 0), ints(l, dims), l.b.getBoolAttr(true), none(l)},
+                    {v}, tensorOf(elem));
+    if (!sum)
+      return {};
+    Value count = l.countOver(v, dims, elem);
+    return l.elementwise(
+        {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange w) {
+          return arith::DivFOp::create(b, loc, w[0], w[1]).getResult();
+        });
+  };
+  Value mean = meanOf(xf);
+  if (!mean)
+    return failure();
+  Value squares = l.elementwise(
+      {xf, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
+        return arith::MulFOp::create(b, loc, d, d).getResult();
+      });
+  Value variance = meanOf(squares);
+  if (!variance)
+    return failure();
+  Value rstd = l.elementwise(
+      {variance}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return math::RsqrtOp::create(
+                   b, loc,
+                   arith::AddFOp::create(b, loc, v[0],
+                                         constantOf(b, loc, elem, *eps)))
+            .getResult();
+      });
+  return l.replaceTuple({out, mean, rstd});
+}
+
 } // namespace
 
 void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
@@ -1322,6 +1661,13 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::fft_fftshift", "aten::fft_ifftshift"}, lowerFftshift);
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
+  addLowering(t, {"aten::renorm"}, lowerRenorm);
+  addLowering(t, {"aten::linalg_vander"}, lowerVander);
+  addLowering(t, {"aten::linalg_matrix_power"}, lowerMatrixPower);
+  addLowering(t, {"aten::index_fill.int_Scalar", "aten::index_fill.int_Tensor"},
+              lowerIndexFill);
+  addLowering(t, {"aten::index_copy"}, lowerIndexCopy);
+  addLowering(t, {"aten::native_layer_norm"}, lowerNativeLayerNorm);
   addLowering(t, {"aten::ldexp.Tensor"}, lowerLdexp);
   addLowering(t, {"aten::frexp.Tensor"}, lowerFrexp);
   addLowering(t, {"aten::nextafter"}, lowerNextafter);

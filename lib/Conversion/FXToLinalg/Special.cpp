@@ -491,6 +491,85 @@ LogicalResult lowerOrthogonalPolynomial(Lowering &l) {
   });
 }
 
+/// spherical_bessel_j0(x) = sin(x) / x: 1 at 0, 0 at +-inf.
+Value sphericalJ0(F64 f, Value x) {
+  using FP = arith::CmpFPredicate;
+  Value ratio = f.div(math::SinOp::create(f.b, f.loc, x), x);
+  ratio = f.select(f.cmp(FP::OEQ, x, f.c(0)), f.c(1), ratio);
+  return f.select(f.cmp(FP::OEQ, f.abs(x), f.c(kInf)), f.c(0), ratio);
+}
+
+/// The modified Bessel function K_nu (nu 0 or 1) of x > 0, times e^x when
+/// `scaled`: Abramowitz and Stegun 9.6.13 and 9.6.11 (I_nu's series with
+/// the logarithm and harmonic numbers) up to 10, the asymptotic series
+/// sqrt(pi / 2x) e^-x sum_k a_k(nu) / x^k above; inf at 0, NaN below.
+Value besselK(F64 f, Value x, int nu, bool scaled) {
+  using FP = arith::CmpFPredicate;
+  const double euler = 0.57721566490153286061;
+  Value q = f.mul(f.mul(x, x), f.c(0.25));
+  Value logHalf = f.log(f.mul(x, f.c(0.5)));
+  Value in = besselI(f, x, nu, false);
+  Value small;
+  if (nu == 0) {
+    // -(ln(x/2) + gamma) I0 + sum_k H_k q^k / (k!)^2.
+    Value term = f.c(1), sum = f.c(0);
+    double harmonic = 0;
+    for (int k = 1; k < 50; ++k) {
+      term = f.mul(term, f.div(q, f.c(double(k) * k)));
+      harmonic += 1.0 / k;
+      sum = f.add(sum, f.mul(term, f.c(harmonic)));
+    }
+    small = f.sub(sum, f.mul(f.add(logHalf, f.c(euler)), in));
+  } else {
+    // 1/x + ln(x/2) I1 - x/4 sum_k (psi(k+1) + psi(k+2)) q^k / (k! (k+1)!).
+    Value term = f.c(1), sum = f.c(0);
+    double harmonic = 0; // H_k
+    for (int k = 0; k < 50; ++k) {
+      if (k > 0) {
+        term = f.mul(term, f.div(q, f.c(double(k) * (k + 1))));
+        harmonic += 1.0 / k;
+      }
+      double psiSum = (-euler + harmonic) + (-euler + harmonic + 1.0 / (k + 1));
+      sum = f.add(sum, f.mul(term, f.c(psiSum)));
+    }
+    small = f.sub(f.add(f.div(f.c(1), x), f.mul(logHalf, in)),
+                  f.mul(f.mul(x, f.c(0.25)), sum));
+  }
+  Value expX = math::ExpOp::create(f.b, f.loc, x);
+  if (scaled)
+    small = f.mul(small, expX);
+  Value inv = f.div(f.c(1), x);
+  double mu = 4.0 * nu * nu;
+  Value a = f.c(1), series = f.c(1);
+  for (int k = 1; k < 14; ++k) {
+    double odd = 2.0 * k - 1;
+    a = f.mul(a, f.mul(inv, f.c((mu - odd * odd) / (8.0 * k))));
+    series = f.add(series, a);
+  }
+  Value large =
+      f.mul(series, math::SqrtOp::create(f.b, f.loc, f.div(f.c(M_PI / 2), x)));
+  if (!scaled)
+    large = f.div(large, expX);
+  Value result = f.select(f.cmp(FP::OLE, x, f.c(10)), small, large);
+  result = f.select(f.cmp(FP::OEQ, x, f.c(0)), f.c(kInf), result);
+  return f.select(f.cmp(FP::OLT, x, f.c(0)), f.c(std::nan("")), result);
+}
+
+LogicalResult lowerBesselK(Lowering &l) {
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
+  StringRef target = l.op.getTarget();
+  if (target == "aten::special_spherical_bessel_j0")
+    return lowerInF64(l, {x},
+                      [](F64 f, ValueRange v) { return sphericalJ0(f, v[0]); });
+  int nu = target.ends_with("k1") ? 1 : 0;
+  bool scaled = target.contains("scaled");
+  return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {
+    return besselK(f, v[0], nu, scaled);
+  });
+}
+
 } // namespace
 
 void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
@@ -515,6 +594,13 @@ void mlir::fx::lowering::addSpecialLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::erfinv", "aten::special_ndtri", "aten::special_erfcx",
                "aten::special_log_ndtr"},
               lowerErfinvFamily);
+  addLowering(t,
+              {"aten::special_spherical_bessel_j0",
+               "aten::special_modified_bessel_k0",
+               "aten::special_modified_bessel_k1",
+               "aten::special_scaled_modified_bessel_k0",
+               "aten::special_scaled_modified_bessel_k1"},
+              lowerBesselK);
   addLowering(t,
               {"aten::special_chebyshev_polynomial_t",
                "aten::special_chebyshev_polynomial_t.x_scalar",
