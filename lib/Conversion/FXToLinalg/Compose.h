@@ -84,6 +84,13 @@ inline Value catOf(Lowering &l, ArrayRef<Value> values, int64_t dim,
                      tensorOf(elem));
 }
 
+/// `x` as a vector of all its items (torch.flatten, a scalar as one item).
+inline Value flattened(Lowering &l, Value x) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  return l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
+                     tensorOf(elem));
+}
+
 } // namespace mlir::fx::lowering::compose
 
 #endif // FX_MLIR_LIB_CONVERSION_FXTOLINALG_COMPOSE_H

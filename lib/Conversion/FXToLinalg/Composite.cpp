@@ -490,8 +490,7 @@ LogicalResult lowerDiagflat(Lowering &l) {
   auto offset = l.constInt(1u);
   if (!x || !elem || !offset)
     return l.fail("needs a typed tensor and a constant offset");
-  Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
-                           tensorOf(elem));
+  Value flat = flattened(l, x);
   Value v = flat ? l.lowerCall("aten::diag", {ref(l, 0), int64(l, *offset)},
                                {flat}, tensorOf(elem))
                  : Value();
@@ -506,10 +505,8 @@ LogicalResult lowerTake(Lowering &l) {
   if (!x || !index || !elem)
     return l.fail("needs typed tensors");
   Type indexElem = cast<RankedTensorType>(index.getType()).getElementType();
-  Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
-                           tensorOf(elem));
-  Value flatIndex = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
-                                {index}, tensorOf(indexElem));
+  Value flat = flattened(l, x);
+  Value flatIndex = flattened(l, index);
   if (!flat || !flatIndex)
     return failure();
   Value n = arith::IndexCastOp::create(l.b, l.loc, indexElem,
@@ -546,10 +543,8 @@ LogicalResult lowerTakeAlongDim(Lowering &l) {
     return v ? l.replace(v) : failure();
   };
   if (l.isNone(2u)) {
-    Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
-                             tensorOf(elem));
-    Value flatIndex = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
-                                  {index}, tensorOf(indexElem));
+    Value flat = flattened(l, x);
+    Value flatIndex = flattened(l, index);
     if (!flat || !flatIndex)
       return failure();
     return gather(flat, 0, flatIndex);
@@ -933,8 +928,7 @@ LogicalResult lowerIsin(Lowering &l) {
     SmallVector<OpFoldResult> sizes = l.dims(x);
     sizes.push_back(l.b.getIndexAttr(1));
     Value column = l.reshape(x, sizes);
-    Value flat = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})},
-                             {test}, tensorOf(te));
+    Value flat = flattened(l, test);
     if (!flat)
       return failure();
     Value matches = l.elementwise(
@@ -1106,8 +1100,7 @@ LogicalResult lowerCartesianProd(Lowering &l) {
     return failure();
   SmallVector<Attribute> refs;
   for (Value &g : *spread) {
-    g = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {g},
-                    tensorOf(elem));
+    g = flattened(l, g);
     if (!g)
       return failure();
     refs.push_back(ref(l, refs.size()));

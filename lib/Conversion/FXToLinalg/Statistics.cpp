@@ -83,8 +83,7 @@ LogicalResult lowerMedian(Lowering &l) {
     keepdim = *k;
   }
   if (!alongDim || rankOf(x) == 0) {
-    x = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1})}, {x},
-                    tensorOf(elem));
+    x = flattened(l, x);
     if (!x)
       return failure();
     dim = 0;
