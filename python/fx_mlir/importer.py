@@ -327,6 +327,9 @@ def function_name(fn):
     qualname = getattr(fn, "__qualname__", name)
     if qualname != name:  # a static method or a nested function
         candidates.append(module + "." + qualname)
+    # An overload torch's Python wrappers call themselves (torch.atleast_1d
+    # and torch.meshgrid of a list reach _VF.atleast_1d, _VF.meshgrid).
+    candidates.append("torch._VF." + name)
     for candidate in candidates:
         if resolve(candidate) is fn:
             return candidate

@@ -3551,6 +3551,19 @@ for _name, _fn, _inputs in [
          randn((3, 5), (2, 5))),
         ("native_layer_norm", lambda x, w: torch.native_layer_norm(
             x, [5], w, w * 0.5, 1e-5), randn((2, 3, 5), (5,))),
+        # A list reaches torch._VF's overloads, which return tuples.
+        ("atleast_meshgrid_lists", lambda a, b: (torch.atleast_2d([a, b]),
+                                                 torch.meshgrid([a, b])),
+         randn((3,), (4,))),
+        ("scatter_reduce_kw", lambda x, s: (
+            torch.scatter(x, 1, torch.tensor([[0, 1, 0], [2, 2, 3]]), s,
+                          reduce="multiply"),
+            x.scatter(0, torch.tensor([[1, 0, 1, 1]]), 2.5, reduce="add")),
+         randn((3, 4), (2, 3))),
+        # Scalars are vectors of one item for the indexing ops.
+        ("scalar_index_add_scatter_add", lambda x, s: (
+            x.index_add(0, torch.tensor(0), s, alpha=2),
+            torch.scatter_add(x, 0, torch.tensor(0), s)), randn((), ())),
         ("prelu_scalar_weight", lambda x, w: F.prelu(x, w), randn(
             (2, 3, 4), ())),
         ("kthvalue_keepdim", lambda x: torch.kthvalue(x, 2, 0, True),

@@ -91,6 +91,27 @@ inline Value flattened(Lowering &l, Value x) {
                      tensorOf(elem));
 }
 
+/// The node lowered on its scalar (0-d) tensors seen as vectors of one
+/// item, along dim 0 (its dim argument at `dimArg`), the result a scalar
+/// again: for the indexing ops whose lowerings take a dim to index along.
+inline LogicalResult lowerScalarsAsVectors(Lowering &l, unsigned dimArg) {
+  Type elem = l.resultElementType();
+  if (!elem)
+    return l.fail("needs a typed result");
+  SmallVector<Attribute> args(l.op.getArgs().begin(), l.op.getArgs().end());
+  args[dimArg] = int64(l, 0);
+  SmallVector<Value> operands;
+  for (Value v : l.op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    operands.push_back(type && type.getRank() == 0
+                           ? l.reshape(v, {l.b.getIndexAttr(1)})
+                           : v);
+  }
+  Value v = l.lowerCall(l.op.getTarget(), args, operands, tensorOf(elem),
+                        l.op.getKwargs());
+  return v ? l.replace(l.reshape(v, {})) : failure();
+}
+
 } // namespace mlir::fx::lowering::compose
 
 #endif // FX_MLIR_LIB_CONVERSION_FXTOLINALG_COMPOSE_H

@@ -185,14 +185,26 @@ Value atLeast(Lowering &l, Value x, int64_t rank) {
   return l.reshape(x, sizes);
 }
 
+/// atleast_1d/2d/3d of a tensor, or of a list of them (.Sequence: a
+/// tuple).
 LogicalResult lowerAtLeast(Lowering &l) {
-  Value x = l.tensor(0u);
-  if (!x)
-    return failure();
-  int64_t rank = llvm::StringSwitch<int64_t>(l.op.getTarget())
+  StringRef target = l.op.getTarget();
+  auto [name, overload] = target.split('.');
+  int64_t rank = llvm::StringSwitch<int64_t>(name)
                      .Case("aten::atleast_1d", 1)
                      .Case("aten::atleast_2d", 2)
                      .Default(3);
+  if (overload == "Sequence") {
+    auto inputs = tensorsOf(l, l.arg(0));
+    if (!inputs)
+      return failure();
+    for (Value &t : *inputs)
+      t = atLeast(l, t, rank);
+    return l.replaceTuple(*inputs);
+  }
+  Value x = l.tensor(0u);
+  if (!x)
+    return failure();
   return l.replace(atLeast(l, x, rank));
 }
 
@@ -1455,6 +1467,8 @@ LogicalResult lowerIndexFill(Lowering &l) {
 LogicalResult lowerIndexCopy(Lowering &l) {
   Value x = l.tensor(0u), index = l.tensor(2u), source = l.tensor(3u);
   Type elem = l.resultElementType();
+  if (x && rankOf(x) == 0 && l.normDim(l.arg(1), 1))
+    return lowerScalarsAsVectors(l, 1);
   if (!x || !index || !source || !elem || rankOf(index) > 1 || rankOf(x) == 0 ||
       rankOf(source) != rankOf(x))
     return l.fail("needs tensors of one rank (at least 1) and an index "
@@ -1627,7 +1641,10 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::angle"}, lowerAngle);
   addLowering(t, {"aten::isposinf", "aten::isneginf"}, lowerIsSignedInf);
   addLowering(t, {"aten::fmax", "aten::fmin"}, lowerFmaxFmin);
-  addLowering(t, {"aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d"},
+  addLowering(t,
+              {"aten::atleast_1d", "aten::atleast_2d", "aten::atleast_3d",
+               "aten::atleast_1d.Sequence", "aten::atleast_2d.Sequence",
+               "aten::atleast_3d.Sequence"},
               lowerAtLeast);
   addLowering(
       t, {"aten::column_stack", "aten::hstack", "aten::vstack", "aten::dstack"},

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "Compose.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -1696,7 +1696,7 @@ LogicalResult lowerGather(Lowering &l) {
   return l.replace(r);
 }
 
-enum class ScatterKind { Scatter, ScatterAdd, IndexAdd };
+enum class ScatterKind { Scatter, ScatterAdd, IndexAdd, ScatterMultiply };
 
 /// scatter(self, dim, index, src | value), scatter_add(self, dim, index,
 /// src): out = self, then for every position p of index (in order)
@@ -1713,13 +1713,16 @@ LogicalResult lowerScatter(Lowering &l, ScatterKind kind) {
   auto selfType = cast<RankedTensorType>(self.getType());
   Type elem = selfType.getElementType();
   int64_t rank = selfType.getRank();
+  if (rank == 0 && l.normDim(l.arg(1), 1))
+    return compose::lowerScalarsAsVectors(l, 1);
   auto dim = l.normDim(l.arg(1), rank);
   if (!dim || rank == 0)
     return l.fail("needs a constant dim and a tensor of rank 1 or more");
   Value src = l.value(l.arg(3));
   Value scalar;
   if (!src || !isa<RankedTensorType>(src.getType())) {
-    if (kind != ScatterKind::Scatter)
+    if (kind == ScatterKind::IndexAdd ||
+        l.op.getTarget() == "aten::scatter_add")
       return l.fail("needs a source tensor");
     scalar = l.scalar(l.arg(3), elem);
     if (!scalar)
@@ -1798,7 +1801,13 @@ LogicalResult lowerScatter(Lowering &l, ScatterKind kind) {
               isFloat(elem)
                   ? arith::MulFOp::create(nb, loc, value, alpha).getResult()
                   : arith::MulIOp::create(nb, loc, value, alpha).getResult();
-        if (kind != ScatterKind::Scatter) {
+        if (kind == ScatterKind::ScatterMultiply) {
+          Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
+          value =
+              isFloat(elem)
+                  ? arith::MulFOp::create(nb, loc, current, value).getResult()
+                  : arith::MulIOp::create(nb, loc, current, value).getResult();
+        } else if (kind != ScatterKind::Scatter) {
           Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
           value = add(nb, loc, current, value);
         }
@@ -1813,6 +1822,17 @@ LogicalResult lowerScatterSet(Lowering &l) {
 }
 LogicalResult lowerScatterAdd(Lowering &l) {
   return lowerScatter(l, ScatterKind::ScatterAdd);
+}
+/// scatter(self, dim, index, src | value, *, reduce): 'add' or 'multiply'
+/// into self's items instead of replacing them.
+LogicalResult lowerScatterReduce(Lowering &l) {
+  auto reduce = dyn_cast_or_null<StringAttr>(l.kwarg("reduce"));
+  if (!reduce ||
+      (reduce.getValue() != "add" && reduce.getValue() != "multiply"))
+    return l.fail("reduce must be 'add' or 'multiply'");
+  return lowerScatter(l, reduce.getValue() == "add"
+                             ? ScatterKind::ScatterAdd
+                             : ScatterKind::ScatterMultiply);
 }
 LogicalResult lowerIndexAdd(Lowering &l) {
   return lowerScatter(l, ScatterKind::IndexAdd);
@@ -2088,6 +2108,8 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::index_select"}, lowerIndexSelect);
   addLowering(t, {"aten::gather"}, lowerGather);
   addLowering(t, {"aten::scatter.src", "aten::scatter.value"}, lowerScatterSet);
+  addLowering(t, {"aten::scatter.reduce", "aten::scatter.value_reduce"},
+              lowerScatterReduce);
   addLowering(t, {"aten::scatter_add"}, lowerScatterAdd);
   addLowering(t, {"aten::index_add"}, lowerIndexAdd);
   addLowering(t, {"aten::index.Tensor"}, lowerIndexTensor);
