@@ -103,9 +103,8 @@ inline LogicalResult lowerScalarsAsVectors(Lowering &l, unsigned dimArg) {
   SmallVector<Value> operands;
   for (Value v : l.op->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    operands.push_back(type && type.getRank() == 0
-                           ? l.reshape(v, {l.b.getIndexAttr(1)})
-                           : v);
+    operands.push_back(
+        type && type.getRank() == 0 ? l.reshape(v, {l.b.getIndexAttr(1)}) : v);
   }
   Value v = l.lowerCall(l.op.getTarget(), args, operands, tensorOf(elem),
                         l.op.getKwargs());
