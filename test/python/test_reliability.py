@@ -178,6 +178,34 @@ def test_index_select_and_getitem_bounds():
     assert "index 5 is out of range [-5, 5)" in out, out
 
 
+def test_index_fill_and_index_copy_bounds():
+    """index_fill takes negative indices (from the end), index_copy does
+    not, as ATen: outside those ranges the compiled call raises."""
+    out = run("""
+        x, s = torch.randn(3, 2), torch.randn(2, 2)
+        fill = module(lambda x, i: x.index_fill(0, i, 7.0), 2)
+        copy = module(lambda x, i, s: torch.index_copy(x, 0, i, s), 3)
+        cf = fx_mlir.compile(fill, (x, torch.tensor([0, 1])), cache_dir="")
+        cc = fx_mlir.compile(copy, (x, torch.tensor([0, 1]), s), cache_dir="")
+        torch.testing.assert_close(cf(x, torch.tensor([-1, 0])),
+                                   x.index_fill(0, torch.tensor([-1, 0]), 7.0))
+        messages = []
+        for call in [lambda: cf(x, torch.tensor([0, 3])),
+                     lambda: cf(x, torch.tensor([-4, 0])),
+                     lambda: cc(x, torch.tensor([2, -1]), s),
+                     lambda: cc(x, torch.tensor([3, 0]), s)]:
+            try:
+                call()
+                messages.append("no error")
+            except fx_mlir.FxMlirError as error:
+                messages.append(str(error))
+        print(messages)
+    """)
+    assert "no error" not in out, out
+    assert out.count("index out of range") == 4, out
+    assert "'index_fill'" in out and "'index_copy'" in out, out
+
+
 def test_checks_while_running(tmp_path):
     """Conditions compiled code checks as it runs (issue 31): an integer
     division by zero (x86's idiv would kill the process with SIGFPE) and an

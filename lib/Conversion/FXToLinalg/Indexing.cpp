@@ -271,18 +271,20 @@ LogicalResult lowerDiagonalScatter(Lowering &l) {
 
 /// `index` (a scalar or a vector of any integer type) as an i64 vector,
 /// and which of its items name each position p < n along a dim: an (n, k)
-/// i1 tensor, negative items counted from the end. An item outside [-n, n)
+/// i1 tensor, negative items counted from the end where `negative` allows
+/// them (index_fill; index_copy, as ATen, does not). An item out of range
 /// is reported at run time (ATen's IndexError).
-std::pair<Value, Value> indexHits(Lowering &l, Value index, int64_t n) {
+std::pair<Value, Value> indexHits(Lowering &l, Value index, int64_t n,
+                                  bool negative) {
   Type i64 = l.b.getI64Type();
   Value flat = l.castTensor(
       rankOf(index) ? index : l.reshape(index, {l.b.getIndexAttr(1)}), i64);
   l.check(l.elementwise(
               {flat}, i64, l.b.getI1Type(),
               [&](OpBuilder &b, Location loc, ValueRange v) {
-                Value low =
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          v[0], constantOf(b, loc, i64, -n));
+                Value low = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::slt, v[0],
+                    constantOf(b, loc, i64, negative ? -n : 0));
                 Value high =
                     arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           v[0], constantOf(b, loc, i64, n));
@@ -323,7 +325,7 @@ LogicalResult lowerIndexFill(Lowering &l) {
   int64_t n = rankOf(x) ? staticDim(x, *dim) : 1;
   if (ShapedType::isDynamic(n))
     return l.fail("needs a static size along dim");
-  Value hits = indexHits(l, index, n).second;
+  Value hits = indexHits(l, index, n, /*negative=*/true).second;
   Value mask =
       l.reduce(hits, {1}, false, l.constant(l.b.getI1Type(), 0),
                [](OpBuilder &b, Location loc, Value acc, Value v) {
@@ -348,7 +350,8 @@ LogicalResult lowerIndexFill(Lowering &l) {
 }
 
 /// index_copy(self, dim, index, source): source's slice i written at
-/// position index[i] along dim (the last of repeated positions).
+/// position index[i] along dim (the last of repeated positions; a
+/// negative index is out of range, as in ATen).
 LogicalResult lowerIndexCopy(Lowering &l) {
   Value x = l.tensor(0u), index = l.tensor(2u), source = l.tensor(3u);
   Type elem = l.resultElementType();
@@ -366,7 +369,7 @@ LogicalResult lowerIndexCopy(Lowering &l) {
   if (llvm::any_of(shape, ShapedType::isDynamic))
     return l.fail("needs a static shape");
   Type i64 = l.b.getI64Type();
-  auto [flat, hits] = indexHits(l, index, n);
+  auto [flat, hits] = indexHits(l, index, n, /*negative=*/false);
   auto items = llvm::to_vector(llvm::seq<int64_t>(0, staticDim(flat, 0)));
   Value row = arith::ConstantOp::create(
       l.b, l.loc,
