@@ -99,8 +99,27 @@ asan_options=allow_user_poisoning=0:detect_leaks=0
 # BumpPtrAllocator's slab in our instrumented code, and the uninstrumented
 # libMLIR.so allocating from the same slab would be reported as a
 # use-after-poison. Leak checking needs ptrace, which some sandboxes deny.
+# libFuzzer's output goes to stdout, whole (the lit test reads it there);
+# if the run fails, its end (the report of the finding) also goes to
+# stderr, which lit shows in full where FileCheck would only quote the
+# first lines of a long log.
+log=$FUZZ_DIR/fuzz-$target.log
+stamp=$FUZZ_DIR/fuzz-$target.start
+touch "$stamp"
+status=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-$asan_options} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
   "./fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/" "${extra[@]}" "$@" \
-  "$corpus" "$OLDPWD/test/fuzz/$target"
+  "$corpus" "$OLDPWD/test/fuzz/$target" > "$log" 2>&1 || status=$?
+cat "$log"
+if [ "$status" -ne 0 ]; then
+  {
+    echo "fuzz.sh: fuzz-$target exited with status $status; the end of its output:"
+    tail -n 80 "$log"
+    find "$FUZZ_DIR" -maxdepth 1 -newer "$stamp" -regextype egrep \
+      -regex '.*/(crash|leak|timeout|oom|slow-unit)-[^/]*' \
+      -printf 'fuzz.sh: finding: %p\n'
+  } >&2
+fi
+exit "$status"

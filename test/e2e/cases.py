@@ -3596,6 +3596,66 @@ for _name, _fn, _inputs in [
                                                          (4, 6)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# scatter_reduce (duplicate indices: every reduction combines several
+# values into one element), with and without self; integer 'mean' floors.
+_SCATTER_INDEX = [[0, 1, 2, 0], [1, 1, 4, 0], [0, 3, 2, 2]]
+
+
+def _scatter_reduce_all(x, s):
+    i = torch.tensor(_SCATTER_INDEX)
+    return tuple(x.scatter_reduce(0, i, s, r, include_self=inc)
+                 for r in ("sum", "prod", "mean", "amax", "amin")
+                 for inc in (True, False))
+
+
+class _PoolUnpool(nn.Module):
+    """nn.MaxPool2d with indices, then nn.MaxUnpool2d back."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2, stride=2, return_indices=True)
+        self.unpool = nn.MaxUnpool2d(2, stride=2)
+
+    def forward(self, x):
+        y, i = self.pool(x)
+        return self.unpool(y, i), self.unpool(y, i, output_size=[7, 5])
+
+
+def _unpool_functional(a, b, c):
+    y1, i1 = F.max_pool1d(a, 3, stride=2, padding=1, return_indices=True)
+    y3, i3 = F.max_pool3d(c, 2, return_indices=True)
+    return (F.max_unpool1d(y1, i1, 3, stride=2, padding=1, output_size=[10]),
+            F.max_unpool2d(*F.max_pool2d(b, 2, return_indices=True), 2),
+            F.max_unpool3d(y3, i3, 2))
+
+
+for _name, _fn, _inputs in [
+        ("scatter_reduce_float", _scatter_reduce_all, randn((5, 4), (3, 4))),
+        ("scatter_reduce_int", _scatter_reduce_all, randint(
+            -9, 9, (5, 4), (3, 4))),
+        ("scatter_reduce_nan", lambda x, s: (
+            torch.scatter_reduce(x, 1, torch.tensor([[0, 0, 1]] * 3), s,
+                                 "amax"),
+            torch.scatter_reduce(x, 1, torch.tensor([[2, 0, 0]] * 3), s,
+                                 "amin", include_self=False)),
+         _special_values((3, 3), (3, 3))),
+        ("adaptive_max_pool2d_none", lambda x: F.adaptive_max_pool2d(
+            x, (3, None)), randn((2, 3, 7, 5))),
+        ("adaptive_max_pool1d_indices", lambda x: F.adaptive_max_pool1d(
+            x, 4, return_indices=True), randn((3, 10))),
+        ("adaptive_max_pool3d_unbatched", lambda x: F.adaptive_max_pool3d(
+            x, (2, 3, 1), return_indices=True), randn((2, 5, 7, 3))),
+        ("adaptive_avg_pool2d_none", lambda x: F.adaptive_avg_pool2d(
+            x, (None, 2)), randn((2, 3, 5, 7))),
+        ("max_unpool_functional", _unpool_functional, randn(
+            (2, 3, 9), (1, 2, 6, 4), (1, 2, 4, 4, 6)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+add("adaptive_max_pool2d_module", lambda: seq(nn.AdaptiveMaxPool2d(
+    (2, 3)), nn.ReLU()), randn((1, 4, 9, 8)))
+add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(
+    3, return_indices=True)), randn((2, 4, 8)))
+add("max_unpool2d_module", _PoolUnpool, randn((2, 3, 6, 4)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -945,6 +945,147 @@ std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
   return {generic.getResult(0), generic.getResult(1)};
 }
 
+/// adaptive_max_pool1d/2d/3d(self, output_size): output position o of a
+/// spatial dim of size `in` covers [floor(o * in / out), ceil((o + 1) * in
+/// / out)). Loops (n, c, outputs..., window...) over windows of the
+/// largest such size, positions past a window's end masked off, keeping
+/// the first maximum (a NaN wins) and its index in the input's spatial
+/// dims flattened, as ATen's CPU kernel.
+LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto outSize = l.intList(1u);
+  if (!input || !elem || !outSize || int(outSize->size()) != spatial)
+    return l.fail("needs a typed tensor and a constant output size");
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  bool unbatched = rank == spatial + 1;
+  if (!unbatched && rank != spatial + 2)
+    return l.fail("expects a (batch,) channels and " + Twine(spatial) +
+                  " spatial dims");
+  if (unbatched)
+    input = l.unsqueeze(input, 0);
+  input = l.castTensor(input, elem);
+  OpBuilder &b = l.b;
+  int64_t k = spatial, loops = 2 + 2 * k;
+  SmallVector<int64_t> ins, windows;
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)},
+                            windowSizes, low(2 + k, b.getIndexAttr(0)),
+                            high(2, b.getIndexAttr(0));
+  SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
+                                     b.getAffineDimExpr(1)},
+                          windowExprs, outExprs = inExprs;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t in = staticDim(input, 2 + i), out = (*outSize)[i];
+    if (ShapedType::isDynamic(in) || in <= 0 || out <= 0)
+      return l.fail("needs static, nonempty spatial sizes and a positive "
+                    "output size");
+    int64_t window = 0;
+    for (int64_t o = 0; o < out; ++o)
+      window = std::max(window, ((o + 1) * in + out - 1) / out - o * in / out);
+    ins.push_back(in);
+    windows.push_back(window);
+    AffineExpr o = b.getAffineDimExpr(2 + i), w = b.getAffineDimExpr(2 + k + i);
+    inExprs.push_back((o * in).floorDiv(out) + w);
+    windowExprs.push_back(w);
+    outExprs.push_back(o);
+    windowSizes.push_back(b.getIndexAttr(window));
+    sizes.push_back(b.getIndexAttr(out));
+    // The last window may reach `window` past its start: padding keeps
+    // those (masked) reads inside the tensor.
+    high.push_back(b.getIndexAttr(window));
+  }
+  Value lowest =
+      isFloat(elem)
+          ? l.constant(elem, -std::numeric_limits<double>::infinity())
+          : l.constant(elem, double(std::numeric_limits<int32_t>::min()));
+  Value padded = l.pad(input, low, high, lowest);
+  Value values = l.filled(sizes, lowest);
+  Value indices = l.filled(sizes, l.constant(b.getI64Type(), -1));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, inExprs, b.getContext()),
+      AffineMap::get(loops, 0, windowExprs, b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext()),
+      AffineMap::get(loops, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(2 + k,
+                                             utils::IteratorType::parallel);
+  iterators.append(k, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, l.loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{padded, l.empty(windowSizes, elem)},
+      ValueRange{values, indices}, maps, iterators, "", "",
+      [&](OpBuilder &nb, Location loc, ValueRange v) {
+        auto cst = [&](int64_t c) {
+          return arith::ConstantIndexOp::create(nb, loc, c);
+        };
+        Value valid, flat;
+        for (int64_t i = 0; i < k; ++i) {
+          int64_t in = ins[i], out = (*outSize)[i];
+          Value o = linalg::IndexOp::create(nb, loc, 2 + i);
+          Value w = linalg::IndexOp::create(nb, loc, 2 + k + i);
+          Value start = arith::DivUIOp::create(
+              nb, loc, arith::MulIOp::create(nb, loc, o, cst(in)), cst(out));
+          Value next = arith::AddIOp::create(nb, loc, o, cst(1));
+          Value end = arith::DivUIOp::create(
+              nb, loc,
+              arith::AddIOp::create(
+                  nb, loc, arith::MulIOp::create(nb, loc, next, cst(in)),
+                  cst(out - 1)),
+              cst(out));
+          Value pos = arith::AddIOp::create(nb, loc, start, w);
+          Value inside = arith::CmpIOp::create(
+              nb, loc, arith::CmpIPredicate::slt, pos, end);
+          valid =
+              valid ? arith::AndIOp::create(nb, loc, valid, inside).getResult()
+                    : inside;
+          flat = flat ? arith::AddIOp::create(
+                            nb, loc,
+                            arith::MulIOp::create(nb, loc, flat, cst(in)), pos)
+                            .getResult()
+                      : pos;
+        }
+        Value x = v[0], best = v[2], bestIndex = v[3];
+        Value greater =
+            isFloat(elem)
+                ? arith::OrIOp::create(
+                      nb, loc,
+                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT,
+                                            x, best),
+                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
+                                            x, x))
+                      .getResult()
+                : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, x,
+                                        best)
+                      .getResult();
+        Value first = arith::CmpIOp::create(
+            nb, loc, arith::CmpIPredicate::eq, bestIndex,
+            arith::ConstantIntOp::create(nb, loc, nb.getI64Type(), -1));
+        Value take = arith::AndIOp::create(
+            nb, loc, valid, arith::OrIOp::create(nb, loc, greater, first));
+        Value flat64 =
+            arith::IndexCastOp::create(nb, loc, nb.getI64Type(), flat);
+        linalg::YieldOp::create(
+            nb, loc,
+            ValueRange{
+                arith::SelectOp::create(nb, loc, take, x, best),
+                arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
+      });
+  Value r = generic.getResult(0), idx = generic.getResult(1);
+  if (unbatched) {
+    r = l.squeeze(r, 0);
+    idx = l.squeeze(idx, 0);
+  }
+  return l.replaceTuple({r, idx});
+}
+LogicalResult lowerAdaptiveMaxPool1d(Lowering &l) {
+  return lowerAdaptiveMaxPool(l, 1);
+}
+LogicalResult lowerAdaptiveMaxPool2d(Lowering &l) {
+  return lowerAdaptiveMaxPool(l, 2);
+}
+LogicalResult lowerAdaptiveMaxPool3d(Lowering &l) {
+  return lowerAdaptiveMaxPool(l, 3);
+}
+
 /// The input and windows of a pooling node: an unbatched input (C,
 /// spatial...) runs on (1, C, ...) and sets `unbatched`. Records why and
 /// fails otherwise.
@@ -1206,4 +1347,7 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::adaptive_avg_pool1d"}, lowerAdaptiveAvgPool1d);
   addLowering(t, {"aten::adaptive_avg_pool2d"}, lowerAdaptiveAvgPool2d);
   addLowering(t, {"aten::adaptive_avg_pool3d"}, lowerAdaptiveAvgPool3d);
+  addLowering(t, {"aten::adaptive_max_pool1d"}, lowerAdaptiveMaxPool1d);
+  addLowering(t, {"aten::adaptive_max_pool2d"}, lowerAdaptiveMaxPool2d);
+  addLowering(t, {"aten::adaptive_max_pool3d"}, lowerAdaptiveMaxPool3d);
 }

@@ -5,14 +5,20 @@
 // insert_slice into the input (which bufferization copies: the function's
 // arguments are not writable); index_fill and index_copy from which
 // positions along a dim each index item names (indexHits). Each is built
-// from other targets' lowerings (Lowering::lowerCall).
+// from other targets' lowerings (Lowering::lowerCall). scatter,
+// scatter_add, scatter_reduce, index_add and max_unpool as one loop nest
+// over the positions written, in order (lowerScatter).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Compose.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -421,6 +427,368 @@ LogicalResult lowerIndexCopy(Lowering &l) {
   return v ? l.replace(v) : failure();
 }
 
+enum class ScatterKind {
+  Scatter,
+  ScatterAdd,
+  IndexAdd,
+  ScatterMultiply,
+  // scatter_reduce's reductions.
+  ReduceSum,
+  ReduceProd,
+  ReduceMean,
+  ReduceAmax,
+  ReduceAmin
+};
+
+bool isReduce(ScatterKind kind) { return kind >= ScatterKind::ReduceSum; }
+
+/// The number `v` as a constant of the int or float type `elem`.
+Value numberOf(OpBuilder &b, Location loc, Type elem, double v) {
+  if (auto ft = dyn_cast<FloatType>(elem))
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(ft, v));
+  return arith::ConstantIntOp::create(b, loc, elem, int64_t(v));
+}
+
+/// What scatter_reduce(include_self=False) puts at each scattered element
+/// before combining: the reduction's identity.
+Value reduceIdentity(OpBuilder &b, Location loc, ScatterKind kind, Type elem) {
+  auto floatOrInt = [&](double f, int64_t i) -> Value {
+    if (auto ft = dyn_cast<FloatType>(elem))
+      return arith::ConstantOp::create(b, loc, FloatAttr::get(ft, f));
+    return arith::ConstantIntOp::create(b, loc, elem, i);
+  };
+  unsigned width = elem.getIntOrFloatBitWidth();
+  switch (kind) {
+  case ScatterKind::ReduceProd:
+    return floatOrInt(1.0, 1);
+  case ScatterKind::ReduceAmax:
+    return floatOrInt(-INFINITY,
+                      APInt::getSignedMinValue(width).getSExtValue());
+  case ScatterKind::ReduceAmin:
+    return floatOrInt(INFINITY, APInt::getSignedMaxValue(width).getSExtValue());
+  default:
+    return floatOrInt(0.0, 0);
+  }
+}
+
+/// scatter(self, dim, index, src | value), scatter_add(self, dim, index,
+/// src): out = self, then for every position p of index (in order)
+/// out[p with p[dim] = index[p]] = src[p] (or += for scatter_add);
+/// index_add(self, dim, index, source, alpha): for every position p of
+/// source, out[p with p[dim] = index[p[dim]]] += alpha * source[p]. One
+/// loop nest over the positions carrying the output tensor, whose writes
+/// bufferization makes in place; later writes to one element win, as on
+/// PyTorch's CPU.
+///
+/// scatter_reduce(self, dim, index, src, reduce, include_self) combines
+/// instead ('sum', 'prod', 'amax', 'amin' with NaN winning, 'mean': the
+/// sum divided by the count of values, floor-divided for integers); with
+/// include_self=False the scattered elements first become the identity
+/// (and do not count for 'mean'), as ATen does.
+LogicalResult lowerScatter(Lowering &l, ScatterKind kind,
+                           bool includeSelf = true) {
+  Value self = l.tensor(0u), index = l.tensor(2u);
+  if (!self || !index)
+    return failure();
+  auto selfType = cast<RankedTensorType>(self.getType());
+  Type elem = selfType.getElementType();
+  int64_t rank = selfType.getRank();
+  if (rank == 0 && l.normDim(l.arg(1), 1))
+    return compose::lowerScalarsAsVectors(l, 1);
+  auto dim = l.normDim(l.arg(1), rank);
+  if (!dim || rank == 0)
+    return l.fail("needs a constant dim and a tensor of rank 1 or more");
+  Value src = l.value(l.arg(3));
+  Value scalar;
+  if (!src || !isa<RankedTensorType>(src.getType())) {
+    if (kind == ScatterKind::IndexAdd || isReduce(kind) ||
+        l.op.getTarget() == "aten::scatter_add")
+      return l.fail("needs a source tensor");
+    scalar = l.scalar(l.arg(3), elem);
+    if (!scalar)
+      return l.fail("needs a source tensor or a number");
+    src = Value();
+  } else {
+    src = l.castTensor(src, elem);
+  }
+  Value alpha;
+  if (kind == ScatterKind::IndexAdd) {
+    Attribute a = l.kwarg("alpha");
+    if (!a && l.numArgs() > 4)
+      a = l.arg(4);
+    if (a && !l.isNone(a))
+      alpha = l.scalar(a, elem);
+    if (rankOf(index) > 1)
+      return l.fail("index must be 1-D");
+    if (rankOf(src) != rank)
+      return l.fail("source must have self's rank");
+  } else if (rankOf(index) != rank || (src && rankOf(src) != rank)) {
+    return l.fail("index and src must have self's rank");
+  }
+  // The positions: index's (scatter) or source's (index_add); PyTorch
+  // requires them inside self (and src) in every dim but `dim`.
+  Value positions = kind == ScatterKind::IndexAdd ? src : index;
+  auto positionType = cast<RankedTensorType>(positions.getType());
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t ps = positionType.getDimSize(d), ss = selfType.getDimSize(d);
+    if (ShapedType::isDynamic(ps) || ShapedType::isDynamic(ss))
+      return l.fail("needs static sizes");
+    if (d != *dim && ps > ss)
+      return l.fail("index is larger than self in a dim but dim");
+    if (src && kind != ScatterKind::IndexAdd &&
+        ps > cast<RankedTensorType>(src.getType()).getDimSize(d))
+      return l.fail("index is larger than src");
+  }
+  if (kind == ScatterKind::IndexAdd && rankOf(index) == 1 &&
+      cast<RankedTensorType>(index.getType()).getDimSize(0) !=
+          positionType.getDimSize(*dim))
+    return l.fail("index and source differ in size along dim");
+  if (selfType.getDimSize(*dim) == 0)
+    return l.fail("cannot scatter into an empty dim");
+  if (isReduce(kind) && elem.isInteger(1) && kind != ScatterKind::ReduceSum)
+    return l.fail("bool tensors are not supported by this reduction");
+  checkIndexRange(l, self, *dim, index, /*negative=*/false);
+  if (kind == ScatterKind::IndexAdd && rankOf(index) == 0)
+    index = l.unsqueeze(index, 0);
+
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value size = l.toIndex(l.dim(self, *dim));
+  SmallVector<Value> lbs(rank, zero), steps(rank, one), ubs;
+  for (int64_t d = 0; d < rank; ++d)
+    ubs.push_back(l.toIndex(l.dim(positions, d)));
+  // The loops update a copy: `self` may be the caller's tensor (an input
+  // or a weight), which bufferization would otherwise update in place.
+  Value copy = bufferization::AllocTensorOp::create(
+      b, loc, selfType, /*dynamicSizes=*/ValueRange{}, /*copy=*/self);
+  bool mean = kind == ScatterKind::ReduceMean;
+  // 'mean' counts the values combined into each element (self's own
+  // included), in the element type.
+  Value count;
+  if (mean)
+    count = l.filled(l.dims(self), l.constant(elem, includeSelf ? 1 : 0));
+  // One loop nest over the positions; `body` gets the position, the
+  // element of `self` it names and the carried tensors.
+  auto forPositions =
+      [&](ValueRange inits,
+          function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange,
+                                          ArrayRef<Value>, ValueRange)>
+              body) {
+        return scf::buildLoopNest(
+                   b, loc, lbs, ubs, steps, inits,
+                   [&](OpBuilder &nb, Location loc, ValueRange ivs,
+                       ValueRange iter) -> scf::ValueVector {
+                     Value at =
+                         kind == ScatterKind::IndexAdd
+                             ? tensor::ExtractOp::create(nb, loc, index,
+                                                         ValueRange{ivs[*dim]})
+                                   .getResult()
+                             : tensor::ExtractOp::create(nb, loc, index, ivs)
+                                   .getResult();
+                     SmallVector<Value> coords(ivs.begin(), ivs.end());
+                     coords[*dim] = clampedIndex(nb, loc, at, size);
+                     return body(nb, loc, ivs, coords, iter);
+                   })
+            .results;
+      };
+  SmallVector<Value> carried = {copy};
+  if (count)
+    carried.push_back(count);
+  if (isReduce(kind) && !includeSelf)
+    carried =
+        forPositions(carried, [&](OpBuilder &nb, Location loc, ValueRange,
+                                  ArrayRef<Value> coords, ValueRange iter) {
+          SmallVector<Value> next = {tensor::InsertOp::create(
+              nb, loc, reduceIdentity(nb, loc, kind, elem), iter[0], coords)};
+          if (mean)
+            next.push_back(tensor::InsertOp::create(
+                nb, loc, reduceIdentity(nb, loc, kind, elem), iter[1], coords));
+          return next;
+        });
+  carried = forPositions(carried, [&](OpBuilder &nb, Location loc,
+                                      ValueRange ivs, ArrayRef<Value> coords,
+                                      ValueRange iter) {
+    Value value =
+        src ? tensor::ExtractOp::create(nb, loc, src, ivs).getResult() : scalar;
+    if (alpha)
+      value = isFloat(elem)
+                  ? arith::MulFOp::create(nb, loc, value, alpha).getResult()
+                  : arith::MulIOp::create(nb, loc, value, alpha).getResult();
+    if (kind != ScatterKind::Scatter) {
+      Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
+      bool f = isFloat(elem);
+      switch (kind) {
+      case ScatterKind::ScatterMultiply:
+      case ScatterKind::ReduceProd:
+        value = f ? arith::MulFOp::create(nb, loc, current, value).getResult()
+                  : arith::MulIOp::create(nb, loc, current, value).getResult();
+        break;
+      case ScatterKind::ReduceAmax:
+        value =
+            f ? arith::MaximumFOp::create(nb, loc, current, value).getResult()
+              : maxInt(nb, loc, current, value);
+        break;
+      case ScatterKind::ReduceAmin:
+        value =
+            f ? arith::MinimumFOp::create(nb, loc, current, value).getResult()
+              : minInt(nb, loc, current, value);
+        break;
+      default:
+        value = add(nb, loc, current, value);
+      }
+    }
+    SmallVector<Value> next = {
+        tensor::InsertOp::create(nb, loc, value, iter[0], coords)};
+    if (mean) {
+      Value n = tensor::ExtractOp::create(nb, loc, iter[1], coords);
+      n = add(nb, loc, n, numberOf(nb, loc, elem, 1));
+      next.push_back(tensor::InsertOp::create(nb, loc, n, iter[1], coords));
+    }
+    return next;
+  });
+  Value out = carried.front();
+  if (mean) {
+    // Elements no value reached (count 0, without self) keep their value.
+    out = l.elementwise(
+        {out, carried[1]}, elem, elem,
+        [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+          Value zero = numberOf(nb, loc, elem, 0),
+                one = numberOf(nb, loc, elem, 1);
+          if (isFloat(elem)) {
+            Value none = arith::CmpFOp::create(
+                nb, loc, arith::CmpFPredicate::OEQ, v[1], zero);
+            Value n = arith::SelectOp::create(nb, loc, none, one, v[1]);
+            return arith::DivFOp::create(nb, loc, v[0], n);
+          }
+          Value none = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                             v[1], zero);
+          Value n = arith::SelectOp::create(nb, loc, none, one, v[1]);
+          return arith::FloorDivSIOp::create(nb, loc, v[0], n);
+        });
+  }
+  return l.replace(out);
+}
+
+LogicalResult lowerScatterSet(Lowering &l) {
+  return lowerScatter(l, ScatterKind::Scatter);
+}
+LogicalResult lowerScatterAdd(Lowering &l) {
+  return lowerScatter(l, ScatterKind::ScatterAdd);
+}
+/// scatter(self, dim, index, src | value, *, reduce): 'add' or 'multiply'
+/// into self's items instead of replacing them.
+LogicalResult lowerScatterReduce(Lowering &l) {
+  auto reduce = dyn_cast_or_null<StringAttr>(l.kwarg("reduce"));
+  if (!reduce ||
+      (reduce.getValue() != "add" && reduce.getValue() != "multiply"))
+    return l.fail("reduce must be 'add' or 'multiply'");
+  return lowerScatter(l, reduce.getValue() == "add"
+                             ? ScatterKind::ScatterAdd
+                             : ScatterKind::ScatterMultiply);
+}
+/// scatter_reduce.two(self, dim, index, src, reduce, *, include_self).
+LogicalResult lowerScatterReduceTwo(Lowering &l) {
+  auto reduce = dyn_cast_or_null<StringAttr>(l.arg(4));
+  auto includeSelf = l.constBool(l.kwarg("include_self"));
+  if (!l.kwarg("include_self"))
+    includeSelf = true;
+  if (!reduce || !includeSelf)
+    return l.fail("needs a constant reduce and include_self");
+  auto kind = llvm::StringSwitch<std::optional<ScatterKind>>(reduce.getValue())
+                  .Case("sum", ScatterKind::ReduceSum)
+                  .Case("prod", ScatterKind::ReduceProd)
+                  .Case("mean", ScatterKind::ReduceMean)
+                  .Case("amax", ScatterKind::ReduceAmax)
+                  .Case("amin", ScatterKind::ReduceAmin)
+                  .Default(std::nullopt);
+  if (!kind)
+    return l.fail("reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin'");
+  return lowerScatter(l, *kind, *includeSelf);
+}
+LogicalResult lowerIndexAdd(Lowering &l) {
+  return lowerScatter(l, ScatterKind::IndexAdd);
+}
+
+/// max_unpool2d(self, indices, output_size) and max_unpool3d(self,
+/// indices, output_size, stride, padding): zeros of the output size, then
+/// for each input position in order (later ones win, as ATen's CPU loop),
+/// out[n, c, indices[n, c, p]] = self[n, c, p] over the flattened spatial
+/// dims. Indices outside the output are an error (ATen: "Found an invalid
+/// max index"), checked at run time.
+LogicalResult lowerMaxUnpool(Lowering &l, int spatial) {
+  Value self = l.tensor(0u), indices = l.tensor(1u);
+  auto outputSize = l.intList(2u);
+  Type elem = l.resultElementType();
+  if (!self || !indices || !outputSize || !elem ||
+      int(outputSize->size()) != spatial)
+    return l.fail("needs a tensor, its indices and a constant output size");
+  auto type = cast<RankedTensorType>(self.getType());
+  int64_t rank = type.getRank();
+  bool unbatched = rank == spatial + 1;
+  if ((!unbatched && rank != spatial + 2) || !type.hasStaticShape() ||
+      cast<RankedTensorType>(indices.getType()).getShape() != type.getShape())
+    return l.fail("self and indices must have one static shape of " +
+                  std::to_string(spatial + 1) + " or " +
+                  std::to_string(spatial + 2) + " dims");
+  if (unbatched) {
+    self = l.unsqueeze(self, 0);
+    indices = l.unsqueeze(indices, 0);
+    type = cast<RankedTensorType>(self.getType());
+  }
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1), positions = 1,
+          outputs = 1;
+  for (int64_t d = 0; d < spatial; ++d) {
+    positions *= type.getDimSize(2 + d);
+    if ((*outputSize)[d] < 0)
+      return l.fail("negative output size");
+    outputs *= (*outputSize)[d];
+  }
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  SmallVector<OpFoldResult> flat = {b.getIndexAttr(n), b.getIndexAttr(c),
+                                    b.getIndexAttr(positions)};
+  self = l.reshape(l.castTensor(self, elem), flat);
+  indices = l.reshape(indices, flat);
+  Value out =
+      l.filled({b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(outputs)},
+               l.constant(elem, 0));
+  if (positions > 0 && outputs > 0) {
+    checkIndexRange(l, out, 2, indices, /*negative=*/false);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value size = arith::ConstantIndexOp::create(b, loc, outputs);
+    SmallVector<Value> lbs(3, zero), steps(3, one),
+        ubs = {arith::ConstantIndexOp::create(b, loc, n),
+               arith::ConstantIndexOp::create(b, loc, c),
+               arith::ConstantIndexOp::create(b, loc, positions)};
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{out},
+        [&](OpBuilder &nb, Location loc, ValueRange ivs,
+            ValueRange iter) -> scf::ValueVector {
+          Value at = tensor::ExtractOp::create(nb, loc, indices, ivs);
+          Value value = tensor::ExtractOp::create(nb, loc, self, ivs);
+          SmallVector<Value> coords = {ivs[0], ivs[1],
+                                       clampedIndex(nb, loc, at, size)};
+          return {tensor::InsertOp::create(nb, loc, value, iter[0], coords)
+                      .getResult()};
+        });
+    out = nest.results.front();
+  } else if (positions > 0) {
+    return l.fail("an empty output for a nonempty input");
+  }
+  SmallVector<OpFoldResult> shape;
+  if (!unbatched)
+    shape.push_back(b.getIndexAttr(n));
+  shape.push_back(b.getIndexAttr(c));
+  for (int64_t size : *outputSize)
+    shape.push_back(b.getIndexAttr(size));
+  return l.replace(l.reshape(out, shape));
+}
+LogicalResult lowerMaxUnpool2d(Lowering &l) { return lowerMaxUnpool(l, 2); }
+LogicalResult lowerMaxUnpool3d(Lowering &l) { return lowerMaxUnpool(l, 3); }
+
 } // namespace
 
 void mlir::fx::lowering::addIndexingLowerings(llvm::StringMap<LowerFn> &t) {
@@ -434,6 +802,14 @@ void mlir::fx::lowering::addIndexingLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::slice_scatter", "aten::select_scatter"},
               lowerSliceScatter);
   addLowering(t, {"aten::diagonal_scatter"}, lowerDiagonalScatter);
+  addLowering(t, {"aten::scatter.src", "aten::scatter.value"}, lowerScatterSet);
+  addLowering(t, {"aten::scatter.reduce", "aten::scatter.value_reduce"},
+              lowerScatterReduce);
+  addLowering(t, {"aten::scatter_reduce.two"}, lowerScatterReduceTwo);
+  addLowering(t, {"aten::scatter_add"}, lowerScatterAdd);
+  addLowering(t, {"aten::index_add"}, lowerIndexAdd);
+  addLowering(t, {"aten::max_unpool2d"}, lowerMaxUnpool2d);
+  addLowering(t, {"aten::max_unpool3d"}, lowerMaxUnpool3d);
   addLowering(t, {"aten::index_fill.int_Scalar", "aten::index_fill.int_Tensor"},
               lowerIndexFill);
   addLowering(t, {"aten::index_copy"}, lowerIndexCopy);

@@ -210,6 +210,12 @@ Value add(OpBuilder &b, Location loc, Value x, Value y);
 Value maxInt(OpBuilder &b, Location loc, Value x, Value y);
 Value minInt(OpBuilder &b, Location loc, Value x, Value y);
 
+/// Checks that the indices in `index` lie in [0, N) ([-N, N) when
+/// `negative`) for dim `dim` of `self` (size N): recorded as a bound the
+/// runtime checks on inputs, else checked as the code runs (an index out
+/// of range fails the call naming the node, as PyTorch's IndexError).
+void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
+                     bool negative);
 /// `i` (an index) if it lies in [0, size), else 0: an index out of range
 /// (which the node's check reports) reads or writes element 0, never
 /// memory outside the tensor.

@@ -1405,8 +1405,8 @@ bool recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
 /// checked by the runtime before the call; others (computed in the graph,
 /// or against a dynamic size) by the code as it runs: an index out of
 /// range fails the call naming the node, as PyTorch's IndexError.
-void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
-                     bool negative) {
+void checkIndexRangeImpl(Lowering &l, Value self, int64_t dim, Value index,
+                         bool negative) {
   int64_t staticSize = cast<RankedTensorType>(self.getType()).getDimSize(dim);
   if (ShapedType::isDynamic(staticSize) ||
       !recordIndexBound(l, index, negative ? -staticSize : 0, staticSize)) {
@@ -1435,6 +1435,11 @@ void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
 }
 
 } // namespace
+
+void mlir::fx::lowering::checkIndexRange(Lowering &l, Value self, int64_t dim,
+                                         Value index, bool negative) {
+  checkIndexRangeImpl(l, self, dim, index, negative);
+}
 
 Value mlir::fx::lowering::clampIndex(OpBuilder &b, Location loc, Value i,
                                      Value size) {
@@ -1696,226 +1701,6 @@ LogicalResult lowerGather(Lowering &l) {
   return l.replace(r);
 }
 
-enum class ScatterKind { Scatter, ScatterAdd, IndexAdd, ScatterMultiply };
-
-/// scatter(self, dim, index, src | value), scatter_add(self, dim, index,
-/// src): out = self, then for every position p of index (in order)
-/// out[p with p[dim] = index[p]] = src[p] (or += for scatter_add);
-/// index_add(self, dim, index, source, alpha): for every position p of
-/// source, out[p with p[dim] = index[p[dim]]] += alpha * source[p]. One
-/// loop nest over the positions carrying the output tensor, whose writes
-/// bufferization makes in place; later writes to one element win, as on
-/// PyTorch's CPU.
-LogicalResult lowerScatter(Lowering &l, ScatterKind kind) {
-  Value self = l.tensor(0u), index = l.tensor(2u);
-  if (!self || !index)
-    return failure();
-  auto selfType = cast<RankedTensorType>(self.getType());
-  Type elem = selfType.getElementType();
-  int64_t rank = selfType.getRank();
-  if (rank == 0 && l.normDim(l.arg(1), 1))
-    return compose::lowerScalarsAsVectors(l, 1);
-  auto dim = l.normDim(l.arg(1), rank);
-  if (!dim || rank == 0)
-    return l.fail("needs a constant dim and a tensor of rank 1 or more");
-  Value src = l.value(l.arg(3));
-  Value scalar;
-  if (!src || !isa<RankedTensorType>(src.getType())) {
-    if (kind == ScatterKind::IndexAdd ||
-        l.op.getTarget() == "aten::scatter_add")
-      return l.fail("needs a source tensor");
-    scalar = l.scalar(l.arg(3), elem);
-    if (!scalar)
-      return l.fail("needs a source tensor or a number");
-    src = Value();
-  } else {
-    src = l.castTensor(src, elem);
-  }
-  Value alpha;
-  if (kind == ScatterKind::IndexAdd) {
-    Attribute a = l.kwarg("alpha");
-    if (!a && l.numArgs() > 4)
-      a = l.arg(4);
-    if (a && !l.isNone(a))
-      alpha = l.scalar(a, elem);
-    if (rankOf(index) > 1)
-      return l.fail("index must be 1-D");
-    if (rankOf(src) != rank)
-      return l.fail("source must have self's rank");
-  } else if (rankOf(index) != rank || (src && rankOf(src) != rank)) {
-    return l.fail("index and src must have self's rank");
-  }
-  // The positions: index's (scatter) or source's (index_add); PyTorch
-  // requires them inside self (and src) in every dim but `dim`.
-  Value positions = kind == ScatterKind::IndexAdd ? src : index;
-  auto positionType = cast<RankedTensorType>(positions.getType());
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t ps = positionType.getDimSize(d), ss = selfType.getDimSize(d);
-    if (ShapedType::isDynamic(ps) || ShapedType::isDynamic(ss))
-      return l.fail("needs static sizes");
-    if (d != *dim && ps > ss)
-      return l.fail("index is larger than self in a dim but dim");
-    if (src && kind != ScatterKind::IndexAdd &&
-        ps > cast<RankedTensorType>(src.getType()).getDimSize(d))
-      return l.fail("index is larger than src");
-  }
-  if (kind == ScatterKind::IndexAdd && rankOf(index) == 1 &&
-      cast<RankedTensorType>(index.getType()).getDimSize(0) !=
-          positionType.getDimSize(*dim))
-    return l.fail("index and source differ in size along dim");
-  if (selfType.getDimSize(*dim) == 0)
-    return l.fail("cannot scatter into an empty dim");
-  checkIndexRange(l, self, *dim, index, /*negative=*/false);
-  if (kind == ScatterKind::IndexAdd && rankOf(index) == 0)
-    index = l.unsqueeze(index, 0);
-
-  OpBuilder &b = l.b;
-  Location loc = l.loc;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value size = l.toIndex(l.dim(self, *dim));
-  SmallVector<Value> lbs(rank, zero), steps(rank, one), ubs;
-  for (int64_t d = 0; d < rank; ++d)
-    ubs.push_back(l.toIndex(l.dim(positions, d)));
-  // The loops update a copy: `self` may be the caller's tensor (an input
-  // or a weight), which bufferization would otherwise update in place.
-  Value copy = bufferization::AllocTensorOp::create(
-      b, loc, selfType, /*dynamicSizes=*/ValueRange{}, /*copy=*/self);
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{copy},
-      [&](OpBuilder &nb, Location loc, ValueRange ivs,
-          ValueRange iter) -> scf::ValueVector {
-        Value at =
-            kind == ScatterKind::IndexAdd
-                ? tensor::ExtractOp::create(nb, loc, index,
-                                            ValueRange{ivs[*dim]})
-                      .getResult()
-                : tensor::ExtractOp::create(nb, loc, index, ivs).getResult();
-        SmallVector<Value> coords(ivs.begin(), ivs.end());
-        coords[*dim] = clampedIndex(nb, loc, at, size);
-        Value value =
-            src ? tensor::ExtractOp::create(nb, loc, src, ivs).getResult()
-                : scalar;
-        if (alpha)
-          value =
-              isFloat(elem)
-                  ? arith::MulFOp::create(nb, loc, value, alpha).getResult()
-                  : arith::MulIOp::create(nb, loc, value, alpha).getResult();
-        if (kind == ScatterKind::ScatterMultiply) {
-          Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
-          value =
-              isFloat(elem)
-                  ? arith::MulFOp::create(nb, loc, current, value).getResult()
-                  : arith::MulIOp::create(nb, loc, current, value).getResult();
-        } else if (kind != ScatterKind::Scatter) {
-          Value current = tensor::ExtractOp::create(nb, loc, iter[0], coords);
-          value = add(nb, loc, current, value);
-        }
-        return {tensor::InsertOp::create(nb, loc, value, iter[0], coords)
-                    .getResult()};
-      });
-  return l.replace(nest.results.front());
-}
-
-LogicalResult lowerScatterSet(Lowering &l) {
-  return lowerScatter(l, ScatterKind::Scatter);
-}
-LogicalResult lowerScatterAdd(Lowering &l) {
-  return lowerScatter(l, ScatterKind::ScatterAdd);
-}
-/// scatter(self, dim, index, src | value, *, reduce): 'add' or 'multiply'
-/// into self's items instead of replacing them.
-LogicalResult lowerScatterReduce(Lowering &l) {
-  auto reduce = dyn_cast_or_null<StringAttr>(l.kwarg("reduce"));
-  if (!reduce ||
-      (reduce.getValue() != "add" && reduce.getValue() != "multiply"))
-    return l.fail("reduce must be 'add' or 'multiply'");
-  return lowerScatter(l, reduce.getValue() == "add"
-                             ? ScatterKind::ScatterAdd
-                             : ScatterKind::ScatterMultiply);
-}
-LogicalResult lowerIndexAdd(Lowering &l) {
-  return lowerScatter(l, ScatterKind::IndexAdd);
-}
-
-/// max_unpool2d(self, indices, output_size) and max_unpool3d(self,
-/// indices, output_size, stride, padding): zeros of the output size, then
-/// for each input position in order (later ones win, as ATen's CPU loop),
-/// out[n, c, indices[n, c, p]] = self[n, c, p] over the flattened spatial
-/// dims. Indices outside the output are an error (ATen: "Found an invalid
-/// max index"), checked at run time.
-LogicalResult lowerMaxUnpool(Lowering &l, int spatial) {
-  Value self = l.tensor(0u), indices = l.tensor(1u);
-  auto outputSize = l.intList(2u);
-  Type elem = l.resultElementType();
-  if (!self || !indices || !outputSize || !elem ||
-      int(outputSize->size()) != spatial)
-    return l.fail("needs a tensor, its indices and a constant output size");
-  auto type = cast<RankedTensorType>(self.getType());
-  int64_t rank = type.getRank();
-  bool unbatched = rank == spatial + 1;
-  if ((!unbatched && rank != spatial + 2) || !type.hasStaticShape() ||
-      cast<RankedTensorType>(indices.getType()).getShape() != type.getShape())
-    return l.fail("self and indices must have one static shape of " +
-                  std::to_string(spatial + 1) + " or " +
-                  std::to_string(spatial + 2) + " dims");
-  if (unbatched) {
-    self = l.unsqueeze(self, 0);
-    indices = l.unsqueeze(indices, 0);
-    type = cast<RankedTensorType>(self.getType());
-  }
-  int64_t n = type.getDimSize(0), c = type.getDimSize(1), positions = 1,
-          outputs = 1;
-  for (int64_t d = 0; d < spatial; ++d) {
-    positions *= type.getDimSize(2 + d);
-    if ((*outputSize)[d] < 0)
-      return l.fail("negative output size");
-    outputs *= (*outputSize)[d];
-  }
-  OpBuilder &b = l.b;
-  Location loc = l.loc;
-  SmallVector<OpFoldResult> flat = {b.getIndexAttr(n), b.getIndexAttr(c),
-                                    b.getIndexAttr(positions)};
-  self = l.reshape(l.castTensor(self, elem), flat);
-  indices = l.reshape(indices, flat);
-  Value out =
-      l.filled({b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(outputs)},
-               l.constant(elem, 0));
-  if (positions > 0 && outputs > 0) {
-    checkIndexRange(l, out, 2, indices, /*negative=*/false);
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value size = arith::ConstantIndexOp::create(b, loc, outputs);
-    SmallVector<Value> lbs(3, zero), steps(3, one),
-        ubs = {arith::ConstantIndexOp::create(b, loc, n),
-               arith::ConstantIndexOp::create(b, loc, c),
-               arith::ConstantIndexOp::create(b, loc, positions)};
-    scf::LoopNest nest = scf::buildLoopNest(
-        b, loc, lbs, ubs, steps, ValueRange{out},
-        [&](OpBuilder &nb, Location loc, ValueRange ivs,
-            ValueRange iter) -> scf::ValueVector {
-          Value at = tensor::ExtractOp::create(nb, loc, indices, ivs);
-          Value value = tensor::ExtractOp::create(nb, loc, self, ivs);
-          SmallVector<Value> coords = {ivs[0], ivs[1],
-                                       clampedIndex(nb, loc, at, size)};
-          return {tensor::InsertOp::create(nb, loc, value, iter[0], coords)
-                      .getResult()};
-        });
-    out = nest.results.front();
-  } else if (positions > 0) {
-    return l.fail("an empty output for a nonempty input");
-  }
-  SmallVector<OpFoldResult> shape;
-  if (!unbatched)
-    shape.push_back(b.getIndexAttr(n));
-  shape.push_back(b.getIndexAttr(c));
-  for (int64_t size : *outputSize)
-    shape.push_back(b.getIndexAttr(size));
-  return l.replace(l.reshape(out, shape));
-}
-LogicalResult lowerMaxUnpool2d(Lowering &l) { return lowerMaxUnpool(l, 2); }
-LogicalResult lowerMaxUnpool3d(Lowering &l) { return lowerMaxUnpool(l, 3); }
-
 /// self[indices]: one int index tensor, after Nones (full slices).
 LogicalResult lowerIndexTensor(Lowering &l) {
   Value self = l.tensor(0u);
@@ -2090,8 +1875,6 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::diag"}, lowerDiag);
   addLowering(t, {"aten::diag_embed"}, lowerDiagEmbed);
   addLowering(t, {"aten::linalg_cross", "aten::cross"}, lowerCross);
-  addLowering(t, {"aten::max_unpool2d"}, lowerMaxUnpool2d);
-  addLowering(t, {"aten::max_unpool3d"}, lowerMaxUnpool3d);
   addLowering(t, {"aten::searchsorted.Tensor"}, lowerSearchsorted);
   addLowering(t, {"aten::bucketize.Tensor"}, lowerBucketize);
   addLowering(t, {"aten::tril"}, lowerTril);
@@ -2107,11 +1890,6 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::embedding"}, lowerEmbedding);
   addLowering(t, {"aten::index_select"}, lowerIndexSelect);
   addLowering(t, {"aten::gather"}, lowerGather);
-  addLowering(t, {"aten::scatter.src", "aten::scatter.value"}, lowerScatterSet);
-  addLowering(t, {"aten::scatter.reduce", "aten::scatter.value_reduce"},
-              lowerScatterReduce);
-  addLowering(t, {"aten::scatter_add"}, lowerScatterAdd);
-  addLowering(t, {"aten::index_add"}, lowerIndexAdd);
   addLowering(t, {"aten::index.Tensor"}, lowerIndexTensor);
   addLowering(t, {"aten::zeros"}, lowerZeros);
   addLowering(t, {"aten::ones"}, lowerOnes);

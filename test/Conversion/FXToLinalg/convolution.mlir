@@ -347,3 +347,31 @@ fx.graph_module @M {
     fx.output %c : tensor<1x6x7x7xf32>
   }
 }
+
+// -----
+
+// adaptive_max_pool2d: one generic over (n, c, oh, ow, kh, kw) with the
+// largest window (3 x 3 here); window o of a dim of size `in` starts at
+// floor(o * in / out) (an affine floordiv) and positions at or past its
+// end, ceil((o + 1) * in / out), are masked off; the input is padded so
+// those reads stay inside it.
+
+// CHECK-DAG:   #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 * 5) floordiv 2 + d4, (d3 * 7) floordiv 3 + d5)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 3, 3]
+// CHECK:         %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[IN]],
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:      ins(%[[PAD]], %{{.*}} : tensor<1x3x8x10xf32>, tensor<3x3xf32>)
+// CHECK:           arith.divui
+// CHECK:           arith.cmpi slt
+// CHECK:           arith.cmpf uno
+// CHECK:         return %[[R]]#0, %[[R]]#1 : tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>
+fx.graph_module @AdaptiveMaxPool {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x5x7xf32>
+    %pool = fx.call_function "aten::adaptive_max_pool2d"(%x, [2, 3]) : (tensor<1x3x5x7xf32>) -> tuple<tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>>
+    %v = fx.call_function "operator.getitem"(%pool, 0) : (tuple<tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>>) -> tensor<1x3x2x3xf32>
+    %i = fx.call_function "operator.getitem"(%pool, 1) : (tuple<tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>>) -> tensor<1x3x2x3xi64>
+    fx.output (%v, %i) : tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>
+  }
+}

@@ -309,6 +309,57 @@ fx.graph_module @M {
 
 // -----
 
+// scatter_reduce 'mean' without self: a first loop nest sets the
+// scattered elements and their counts to 0, a second adds the values and
+// counts them, then each element is divided by its count (1 where no
+// value arrived).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[COPY:.*]] = bufferization.alloc_tensor() copy(%arg0) : tensor<6x5xf32>
+// CHECK:         %[[COUNT:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+// CHECK:         %[[SET:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[COPY]], %{{.*}} = %[[COUNT]])
+// CHECK:             tensor.insert %[[ZERO]]
+// CHECK:             tensor.insert %[[ZERO]]
+// CHECK:         %[[SUM:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[SET]]#0, %{{.*}} = %[[SET]]#1)
+// CHECK:             arith.addf
+// CHECK:             arith.addf %{{.*}}, %[[ONE]]
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[SUM]]#0, %[[SUM]]#1
+// CHECK:           arith.cmpf oeq
+// CHECK:           arith.select
+// CHECK:           arith.divf
+fx.graph_module @ScatterMean {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<6x5xf32>
+    %i = fx.placeholder "i" : tensor<4x5xi64>
+    %s = fx.placeholder "s" : tensor<4x5xf32>
+    %r = fx.call_function "aten::scatter_reduce.two"(%x, 0, %i, %s, "mean", include_self=False) : (tensor<6x5xf32>, tensor<4x5xi64>, tensor<4x5xf32>) -> tensor<6x5xf32>
+    fx.output %r : tensor<6x5xf32>
+  }
+}
+
+// -----
+
+// scatter_reduce 'amax' with self: maximumf, so a NaN wins.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         scf.for
+// CHECK:             arith.maximumf
+// CHECK-NOT:     scf.for
+fx.graph_module @ScatterAmax {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<6x5xf32>
+    %i = fx.placeholder "i" : tensor<4x5xi64>
+    %s = fx.placeholder "s" : tensor<4x5xf32>
+    %r = fx.call_function "aten::scatter_reduce.two"(%x, 0, %i, %s, "amax") : (tensor<6x5xf32>, tensor<4x5xi64>, tensor<4x5xf32>) -> tensor<6x5xf32>
+    fx.output %r : tensor<6x5xf32>
+  }
+}
+
+// -----
+
 // pixel_shuffle: (N, C*r*r, H, W) viewed as (N, C, r, r, H, W), transposed
 // to (N, C, H, r, W, r), viewed as (N, C, H*r, W*r); the batch may be
 // dynamic.

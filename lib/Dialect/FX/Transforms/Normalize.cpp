@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormalizeSpecial.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
@@ -805,6 +806,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
   LogicalResult rewriteSpecial(GraphBuilder &gb, Operation *op,
                                std::string &why) {
     MLIRContext *ctx = op->getContext();
+    if (succeeded(rewritePoolingCall(gb, op, why)) || !why.empty())
+      return success(why.empty());
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();
       ArrayAttr args = call.getArgs();
