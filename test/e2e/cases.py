@@ -3650,6 +3650,30 @@ for _name, _fn, _inputs in [
         ("max_unpool_functional", _unpool_functional, randn(
             (2, 3, 9), (1, 2, 6, 4), (1, 2, 4, 4, 6)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+def _nan_rows(shape):
+    """Normal values; row 0 has one NaN, row 1 is all NaN."""
+    def make():
+        t = torch.randn(shape)
+        t[0, 1] = float("nan")
+        t[1] = float("nan")
+        return (t,)
+    return make
+
+
+for _name, _fn, _inputs in [
+        ("quantile_modes", lambda x, q: tuple(
+            torch.quantile(x, q, dim=1, keepdim=True, interpolation=m)
+            for m in ("linear", "lower", "higher", "midpoint", "nearest")),
+         concat(randn((4, 7)), uniform(0, 1, (3,)))),
+        ("quantile_all_scalar_q", lambda x: (
+            x.quantile(0.25), torch.quantile(x, 0.5, keepdim=True),
+            torch.nanquantile(x, 0.9, dim=0)), randn((5, 6))),
+        ("quantile_nan", lambda x: (
+            torch.quantile(x, torch.tensor([0.1, 0.5]), dim=1),
+            torch.nanquantile(x, torch.tensor([0.1, 0.5]), dim=1),
+            torch.nanquantile(x, torch.tensor(0.75), dim=-1,
+                              interpolation="nearest")), _nan_rows((4, 5)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 add("adaptive_max_pool2d_module", lambda: seq(nn.AdaptiveMaxPool2d(
     (2, 3)), nn.ReLU()), randn((1, 4, 9, 8)))
 add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(

@@ -9,6 +9,8 @@
 
 #include "Compose.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -142,6 +144,225 @@ LogicalResult lowerMedian(Lowering &l) {
   if (!alongDim)
     return l.replace(picked[0]);
   return l.replaceTuple(picked);
+}
+
+/// quantile/nanquantile(self, q, dim, keepdim, interpolation), as ATen
+/// computes it: the values sorted along dim (NaN last); the rank of q in
+/// a slice is q * (n - 1) (n - 1 itself when the slice has a NaN), or for
+/// nanquantile q * (count of non-NaN - 1) (0 when negative: all NaN gives
+/// NaN); 'lower'/'higher'/'nearest' round it down/up/to even, 'linear'
+/// and 'midpoint' lerp between the values below and above it with weight
+/// rank - floor(rank) or 0.5. A 1-D q makes the result's first dim;
+/// without dim, self is flattened (keepdim: all dims of size 1).
+LogicalResult lowerQuantile(Lowering &l) {
+  Value self = l.tensor(0u);
+  Type elem = l.resultElementType();
+  if (!self || !elem || !isFloat(elem) ||
+      cast<RankedTensorType>(self.getType()).getElementType() != elem)
+    return l.fail("needs a float tensor");
+  StringRef target = l.op.getTarget();
+  bool ignoreNaN = target.starts_with("aten::nanquantile");
+  auto keepdim = l.constBool(3u);
+  Attribute modeAttr = l.kwarg("interpolation");
+  StringRef mode =
+      modeAttr ? cast_or_null<StringAttr>(modeAttr).getValue() : "linear";
+  if (!keepdim ||
+      !llvm::is_contained({"linear", "lower", "higher", "midpoint", "nearest"},
+                          mode))
+    return l.fail("needs a constant keepdim and interpolation 'linear', "
+                  "'lower', 'higher', 'midpoint' or 'nearest'");
+  int64_t selfRank = rankOf(self);
+  bool allDims = l.isNone(2u) || selfRank == 0;
+  Value x = self;
+  int64_t dim = 0;
+  if (allDims) {
+    x = flattened(l, self);
+    if (!x)
+      return failure();
+  } else {
+    auto d = l.normDim(l.arg(2), selfRank);
+    if (!d)
+      return l.fail("dim must be a constant");
+    dim = *d;
+  }
+  int64_t rank = rankOf(x), n = staticDim(x, dim);
+  if (ShapedType::isDynamic(n) || n == 0)
+    return l.fail("needs a non-empty input, of static size along dim");
+  for (int64_t d = 0; d < rank; ++d)
+    if (ShapedType::isDynamic(staticDim(x, d)))
+      return l.fail("needs static sizes");
+  // q: a constant, or a tensor of self's dtype (checked in [0, 1] as it
+  // runs, as ATen does).
+  Value qTensor;
+  std::optional<double> qConst;
+  int64_t qCount = 0; // 0: no q dim
+  if (target.ends_with(".scalar")) {
+    qConst = l.constFloat(l.arg(1));
+    if (!qConst || !(*qConst >= 0 && *qConst <= 1))
+      return l.fail("q must be a constant in [0, 1]");
+  } else {
+    qTensor = l.tensor(1u);
+    if (!qTensor)
+      return failure();
+    if (cast<RankedTensorType>(qTensor.getType()).getElementType() != elem ||
+        rankOf(qTensor) > 1)
+      return l.fail("q must be a 0-D or 1-D tensor of self's dtype");
+    if (rankOf(qTensor) == 1) {
+      qCount = staticDim(qTensor, 0);
+      if (ShapedType::isDynamic(qCount))
+        return l.fail("q must have a static size");
+    }
+    Value outside = l.elementwise(
+        {qTensor}, elem, l.b.getI1Type(),
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value inside = arith::AndIOp::create(
+              b, loc,
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v[0],
+                                    constantOf(b, loc, elem, 0)),
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v[0],
+                                    constantOf(b, loc, elem, 1)));
+          return arith::XOrIOp::create(
+              b, loc, inside,
+              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+        });
+    l.check(outside, "RuntimeError: quantile() q values must be in the "
+                     "range [0, 1]");
+  }
+  SmallVector<Value> sorted = sortAlong(l, x, dim);
+  if (sorted.size() != 2)
+    return failure();
+  Value values = sorted[0];
+  // The NaNs of each slice (keepdim).
+  Type i64 = l.b.getI64Type();
+  Value isNaN = l.elementwise(
+      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          v[0], v[0]);
+        return arith::ExtUIOp::create(b, loc, i64, nan);
+      });
+  Value nans =
+      l.lowerCall("aten::sum.dim_IntList",
+                  {ref(l, 0), ints(l, {dim}), l.b.getBoolAttr(true), none(l)},
+                  {isNaN}, tensorOf(i64));
+  if (!nans)
+    return failure();
+  // One generic over (q?, the slice dims with dim of size 1).
+  OpBuilder &b = l.b;
+  int64_t lead = qCount ? 1 : 0, loops = lead + rank;
+  SmallVector<OpFoldResult> sizes;
+  if (qCount)
+    sizes.push_back(b.getIndexAttr(qCount));
+  SmallVector<AffineExpr> sliceExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(b.getIndexAttr(d == dim ? 1 : staticDim(x, d)));
+    sliceExprs.push_back(b.getAffineDimExpr(lead + d));
+  }
+  SmallVector<Value> inputs = {nans};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, sliceExprs, b.getContext())};
+  if (qTensor) {
+    inputs.push_back(qTensor);
+    maps.push_back(
+        AffineMap::get(loops, 0,
+                       qCount ? ArrayRef<AffineExpr>{b.getAffineDimExpr(0)}
+                              : ArrayRef<AffineExpr>{},
+                       b.getContext()));
+  }
+  Value init = l.empty(sizes, elem);
+  maps.push_back(AffineMap::getMultiDimIdentityMap(loops, b.getContext()));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  Value r =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+          iterators, "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            auto c = [&](double k) { return constantOf(nb, loc, elem, k); };
+            Value q = qTensor ? v[1] : c(*qConst);
+            Value nanCount = v[0];
+            Value rankF;
+            if (ignoreNaN) {
+              Value valid = arith::SubIOp::create(
+                  nb, loc, constantOf(nb, loc, i64, n), nanCount);
+              Value m = arith::SIToFPOp::create(
+                  nb, loc, elem,
+                  arith::SubIOp::create(nb, loc, valid,
+                                        constantOf(nb, loc, i64, 1)));
+              rankF = arith::MulFOp::create(nb, loc, q, m);
+              Value negative = arith::CmpFOp::create(
+                  nb, loc, arith::CmpFPredicate::OLT, rankF, c(0));
+              rankF = arith::SelectOp::create(nb, loc, negative, c(0), rankF);
+            } else {
+              Value any =
+                  arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt,
+                                        nanCount, constantOf(nb, loc, i64, 0));
+              rankF = arith::SelectOp::create(
+                  nb, loc, any, c(double(n - 1)),
+                  arith::MulFOp::create(nb, loc, q, c(double(n - 1))));
+            }
+            if (mode == "lower")
+              rankF = math::FloorOp::create(nb, loc, rankF);
+            else if (mode == "higher")
+              rankF = math::CeilOp::create(nb, loc, rankF);
+            else if (mode == "nearest")
+              rankF = math::RoundEvenOp::create(nb, loc, rankF);
+            // The value at a sorted position of this slice.
+            auto at = [&](Value position) -> Value {
+              SmallVector<Value> coords;
+              for (int64_t d = 0; d < rank; ++d)
+                coords.push_back(
+                    d == dim ? position
+                             : linalg::IndexOp::create(nb, loc, lead + d)
+                                   .getResult());
+              return tensor::ExtractOp::create(nb, loc, values, coords);
+            };
+            auto toIndex = [&](Value f) -> Value {
+              Value i = arith::FPToSIOp::create(nb, loc, i64, f);
+              return clampedIndex(nb, loc, i,
+                                  arith::ConstantIndexOp::create(nb, loc, n));
+            };
+            Value below = at(toIndex(rankF));
+            if (mode != "linear" && mode != "midpoint") {
+              linalg::YieldOp::create(nb, loc, below);
+              return;
+            }
+            Value weight =
+                mode == "midpoint"
+                    ? c(0.5)
+                    : arith::SubFOp::create(
+                          nb, loc, rankF, math::FloorOp::create(nb, loc, rankF))
+                          .getResult();
+            Value above = at(toIndex(math::CeilOp::create(nb, loc, rankF)));
+            // ATen's lerp: from below when the weight is under 0.5, from
+            // above otherwise.
+            Value diff = arith::SubFOp::create(nb, loc, above, below);
+            Value low = arith::AddFOp::create(
+                nb, loc, below, arith::MulFOp::create(nb, loc, weight, diff));
+            Value high = arith::SubFOp::create(
+                nb, loc, above,
+                arith::MulFOp::create(
+                    nb, loc, diff,
+                    arith::SubFOp::create(nb, loc, c(1), weight)));
+            Value small = arith::CmpFOp::create(
+                nb, loc, arith::CmpFPredicate::OLT,
+                math::AbsFOp::create(nb, loc, weight), c(0.5));
+            linalg::YieldOp::create(
+                nb, loc,
+                arith::SelectOp::create(nb, loc, small, low, high).getResult());
+          })
+          .getResult(0);
+  if (allDims) {
+    // (q?, 1): keepdim gives one unit dim per dim of self.
+    if (*keepdim) {
+      SmallVector<OpFoldResult> shape;
+      if (qCount)
+        shape.push_back(b.getIndexAttr(qCount));
+      shape.append(selfRank, b.getIndexAttr(1));
+      return l.replace(l.reshape(r, shape));
+    }
+    return l.replace(l.squeeze(r, lead));
+  }
+  return l.replace(*keepdim ? r : l.squeeze(r, lead + dim));
 }
 
 /// cov(self, *, correction, fweights, aweights): ATen's covariance of the
@@ -422,6 +643,10 @@ void mlir::fx::lowering::addStatisticsLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::median", "aten::median.dim", "aten::nanmedian",
                "aten::nanmedian.dim"},
               lowerMedian);
+  addLowering(t,
+              {"aten::quantile", "aten::quantile.scalar", "aten::nanquantile",
+               "aten::nanquantile.scalar"},
+              lowerQuantile);
   addLowering(t, {"aten::cov", "aten::corrcoef"}, lowerCov);
   addLowering(t, {"aten::pairwise_distance"}, lowerPairwiseDistance);
   addLowering(t, {"aten::cdist"}, lowerCdist);

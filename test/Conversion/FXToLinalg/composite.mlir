@@ -109,3 +109,35 @@ fx.graph_module @M {
     fx.output %r : tensor<2x5xf32>
   }
 }
+
+// -----
+
+// nanquantile along dim 1 with a 1-D q: the values sorted along the dim,
+// the NaNs of each row counted; one generic over (q, row, 1) ranks q among
+// the row's non-NaN values, reads the values below and above that rank
+// from the sorted rows and lerps them ('midpoint': weight 0.5, which
+// folds ATen's lerp to above - (above - below) * 0.5).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x7xf32>, %[[Q:.*]]: tensor<3xf32>)
+// CHECK:         %[[SORTED:.*]]:2 = linalg.generic
+// CHECK:         %[[NANS:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xi64> into tensor<4x1xi64>
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK-SAME:      ins(%[[NANS]], %[[Q]] : tensor<4x1xi64>, tensor<3xf32>) outs(%{{.*}} : tensor<3x4x1xf32>)
+// CHECK:           arith.sitofp
+// CHECK:           arith.mulf
+// CHECK:           tensor.extract %[[SORTED]]#0
+// CHECK:           math.ceil
+// CHECK:           %[[ABOVE:.*]] = tensor.extract %[[SORTED]]#0
+// CHECK:           %[[DIFF:.*]] = arith.subf %[[ABOVE]], %{{.*}} : f32
+// CHECK:           %[[HALF:.*]] = arith.mulf %[[DIFF]], %{{.*}} : f32
+// CHECK:           arith.subf %[[ABOVE]], %[[HALF]] : f32
+// CHECK:         tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : tensor<3x4x1xf32> into tensor<3x4xf32>
+fx.graph_module @Quantile {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x7xf32>
+    %q = fx.placeholder "q" : tensor<3xf32>
+    %r = fx.call_function "aten::nanquantile"(%x, %q, 1, False, interpolation="midpoint") : (tensor<4x7xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+    fx.output %r : tensor<3x4xf32>
+  }
+}
