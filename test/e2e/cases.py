@@ -3674,6 +3674,17 @@ for _name, _fn, _inputs in [
             torch.nanquantile(x, torch.tensor(0.75), dim=-1,
                               interpolation="nearest")), _nan_rows((4, 5)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+for _name, _fn, _inputs in [
+        ("tensor_unfold", lambda x: (x.unfold(1, 3, 2), x.unfold(-1, 2, 1),
+                                     x[0, 0, 0].unfold(0, 1, 1)),
+         randn((2, 7, 4))),
+        ("functional_unfold", lambda x: (
+            F.unfold(x, 3, padding=1), F.unfold(
+                x[0], (2, 3), dilation=(2, 1), stride=(1, 2))),
+         randn((2, 3, 6, 7)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+add("unfold_module", lambda: seq(nn.Unfold(2, stride=2), nn.ReLU()),
+    randn((1, 2, 6, 4)))
 add("adaptive_max_pool2d_module", lambda: seq(nn.AdaptiveMaxPool2d(
     (2, 3)), nn.ReLU()), randn((1, 4, 9, 8)))
 add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(

@@ -1086,6 +1086,80 @@ LogicalResult lowerAdaptiveMaxPool3d(Lowering &l) {
   return lowerAdaptiveMaxPool(l, 3);
 }
 
+/// im2col(self, kernel_size, dilation, padding, stride), what
+/// F.unfold and nn.Unfold call: (N, C, H, W) becomes (N, C * kh * kw, oh *
+/// ow), column y * ow + x holding the window at (y, x), channel-major as
+/// ATen orders it. One generic copies the zero-padded input to (N, C, kh,
+/// kw, oh, ow) through the affine map (n, c, i, j, y, x) -> (n, c, y * sh +
+/// i * dh, x * sw + j * dw); a collapse gives the result. An unbatched
+/// (C, H, W) input gives (C * kh * kw, oh * ow).
+LogicalResult lowerIm2col(Lowering &l) {
+  Value input = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto kernel = l.intList(1u), dilation = l.intList(2u),
+       padding = l.intList(3u), stride = l.intList(4u);
+  if (!input || !elem || !kernel || !dilation || !padding || !stride ||
+      kernel->size() != 2 || dilation->size() != 2 || padding->size() != 2 ||
+      stride->size() != 2)
+    return l.fail("needs a tensor and constant pairs of kernel size, "
+                  "dilation, padding and stride");
+  auto type = cast<RankedTensorType>(input.getType());
+  bool unbatched = type.getRank() == 3;
+  if (!unbatched && type.getRank() != 4)
+    return l.fail("expects a (batch,) channels and 2 spatial dims");
+  if (unbatched)
+    input = l.unsqueeze(input, 0);
+  type = cast<RankedTensorType>(input.getType());
+  if (!type.hasStaticShape())
+    return l.fail("needs static sizes");
+  int64_t outs[2];
+  for (int i = 0; i < 2; ++i) {
+    int64_t k = (*kernel)[i], d = (*dilation)[i], p = (*padding)[i],
+            st = (*stride)[i], in = type.getDimSize(2 + i);
+    if (k <= 0 || d <= 0 || st <= 0 || p < 0)
+      return l.fail("kernel size, dilation and stride must be positive and "
+                    "padding non-negative");
+    outs[i] = (in + 2 * p - d * (k - 1) - 1) / st + 1;
+    if (in + 2 * p - d * (k - 1) - 1 < 0 || outs[i] <= 0)
+      return l.fail("the kernel does not fit the padded input");
+  }
+  OpBuilder &b = l.b;
+  input = l.castTensor(input, elem);
+  SmallVector<OpFoldResult> pads = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr((*padding)[0]),
+                                    b.getIndexAttr((*padding)[1])};
+  Value padded = l.pad(input, pads, pads, l.constant(elem, 0));
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  auto e = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  AffineMap inMap =
+      AffineMap::get(6, 0,
+                     {e(0), e(1), e(4) * (*stride)[0] + e(2) * (*dilation)[0],
+                      e(5) * (*stride)[1] + e(3) * (*dilation)[1]},
+                     b.getContext());
+  Value init =
+      l.empty({b.getIndexAttr(n), b.getIndexAttr(c),
+               b.getIndexAttr((*kernel)[0]), b.getIndexAttr((*kernel)[1]),
+               b.getIndexAttr(outs[0]), b.getIndexAttr(outs[1])},
+              elem);
+  Value windows =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{padded},
+          ValueRange{init},
+          {inMap, AffineMap::getMultiDimIdentityMap(6, b.getContext())},
+          SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            linalg::YieldOp::create(nb, loc, v[0]);
+          })
+          .getResult(0);
+  SmallVector<OpFoldResult> shape;
+  if (!unbatched)
+    shape.push_back(b.getIndexAttr(n));
+  shape.push_back(b.getIndexAttr(c * (*kernel)[0] * (*kernel)[1]));
+  shape.push_back(b.getIndexAttr(outs[0] * outs[1]));
+  return l.replace(l.reshape(windows, shape));
+}
+
 /// The input and windows of a pooling node: an unbatched input (C,
 /// spatial...) runs on (1, C, ...) and sets `unbatched`. Records why and
 /// fails otherwise.
@@ -1347,6 +1421,7 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::adaptive_avg_pool1d"}, lowerAdaptiveAvgPool1d);
   addLowering(t, {"aten::adaptive_avg_pool2d"}, lowerAdaptiveAvgPool2d);
   addLowering(t, {"aten::adaptive_avg_pool3d"}, lowerAdaptiveAvgPool3d);
+  addLowering(t, {"aten::im2col"}, lowerIm2col);
   addLowering(t, {"aten::adaptive_max_pool1d"}, lowerAdaptiveMaxPool1d);
   addLowering(t, {"aten::adaptive_max_pool2d"}, lowerAdaptiveMaxPool2d);
   addLowering(t, {"aten::adaptive_max_pool3d"}, lowerAdaptiveMaxPool3d);

@@ -427,6 +427,55 @@ LogicalResult lowerIndexCopy(Lowering &l) {
   return v ? l.replace(v) : failure();
 }
 
+/// Tensor.unfold(dimension, size, step): the windows of `size` elements
+/// every `step` along the dim, that dim becoming the window count
+/// (n - size) / step + 1 and a last dim of `size` added; one generic
+/// reading x[..., w * step + k, ...] (an affine map). A 0-D tensor
+/// unfolds to one window of its one element.
+LogicalResult lowerUnfold(Lowering &l) {
+  Value x = l.tensor(0u);
+  auto size = l.constInt(l.arg(2)), step = l.constInt(l.arg(3));
+  if (!x || !size || !step)
+    return l.fail("needs a tensor and constant size and step");
+  int64_t rank = rankOf(x);
+  auto dim = l.normDim(l.arg(1), std::max<int64_t>(rank, 1));
+  if (!dim || *step <= 0 || *size < 0)
+    return l.fail("needs a constant dim, a size of at least 0 and a "
+                  "positive step");
+  if (rank == 0) {
+    if (*size > 1)
+      return l.fail("size must be at most 1 for a 0-D tensor");
+    return l.replace(l.unsqueeze(x, 0));
+  }
+  int64_t n = staticDim(x, *dim);
+  if (ShapedType::isDynamic(n) || *size > n)
+    return l.fail("size must fit the (static) dim");
+  int64_t windows = (n - *size) / *step + 1;
+  OpBuilder &b = l.b;
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  sizes[*dim] = b.getIndexAttr(windows);
+  sizes.push_back(b.getIndexAttr(*size));
+  SmallVector<AffineExpr> in;
+  for (int64_t d = 0; d < rank; ++d)
+    in.push_back(d == *dim
+                     ? b.getAffineDimExpr(d) * *step + b.getAffineDimExpr(rank)
+                     : b.getAffineDimExpr(d));
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Value init = l.empty(sizes, elem);
+  return l.replace(
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+          {AffineMap::get(rank + 1, 0, in, b.getContext()),
+           AffineMap::getMultiDimIdentityMap(rank + 1, b.getContext())},
+          SmallVector<utils::IteratorType>(rank + 1,
+                                           utils::IteratorType::parallel),
+          "", "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            linalg::YieldOp::create(nb, loc, v[0]);
+          })
+          .getResult(0));
+}
+
 enum class ScatterKind {
   Scatter,
   ScatterAdd,
@@ -802,6 +851,7 @@ void mlir::fx::lowering::addIndexingLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::slice_scatter", "aten::select_scatter"},
               lowerSliceScatter);
   addLowering(t, {"aten::diagonal_scatter"}, lowerDiagonalScatter);
+  addLowering(t, {"aten::unfold"}, lowerUnfold);
   addLowering(t, {"aten::scatter.src", "aten::scatter.value"}, lowerScatterSet);
   addLowering(t, {"aten::scatter.reduce", "aten::scatter.value_reduce"},
               lowerScatterReduce);

@@ -375,3 +375,22 @@ fx.graph_module @AdaptiveMaxPool {
     fx.output (%v, %i) : tensor<1x3x2x3xf32>, tensor<1x3x2x3xi64>
   }
 }
+
+// -----
+
+// im2col (F.unfold): the zero-padded input copied to (n, c, kh, kw, oh,
+// ow) through (n, c, i, j, y, x) -> (n, c, y * sh + i * dh, x * sw + j *
+// dw), then reshaped to (n, c * kh * kw, oh * ow).
+
+// CHECK-DAG:   #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:         %[[W:.*]] = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}ins(%[[PAD]] : tensor<2x3x8x9xf32>) outs(%{{.*}} : tensor<2x3x3x3x3x4xf32>)
+// CHECK:         tensor.expand_shape {{.*}} output_shape [2, 27, 12]
+fx.graph_module @Im2col {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x6x7xf32>
+    %r = fx.call_function "aten::im2col"(%x, [3, 3], [1, 1], [1, 1], [2, 2]) : (tensor<2x3x6x7xf32>) -> tensor<2x27x12xf32>
+    fx.output %r : tensor<2x27x12xf32>
+  }
+}

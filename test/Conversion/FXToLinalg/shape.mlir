@@ -619,3 +619,19 @@ fx.graph_module @M {
     fx.output %d : tensor<4x2x4xf32>
   }
 }
+
+// -----
+
+// Tensor.unfold(1, 3, 2): windows of 3 every 2 along dim 1, a copy read
+// through x[a, w * 2 + k, b] into (a, w, b, k).
+
+// CHECK-DAG:   #[[WIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 * 2 + d3, d2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic {indexing_maps = [#[[WIN]], {{.*}}ins(%arg0 : tensor<2x7x4xf32>) outs(%{{.*}} : tensor<2x3x4x3xf32>)
+fx.graph_module @Unfold {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x7x4xf32>
+    %r = fx.call_function "aten::unfold"(%x, 1, 3, 2) : (tensor<2x7x4xf32>) -> tensor<2x3x4x3xf32>
+    fx.output %r : tensor<2x3x4x3xf32>
+  }
+}
