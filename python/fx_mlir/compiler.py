@@ -28,6 +28,7 @@ from torch.fx import _symbolic_trace
 
 from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
                _serialized)
+from .fallback import compile_with_fallback, unsupported_node_names
 from .importer import import_graph_module, module_type
 
 _runtime = None
@@ -500,7 +501,8 @@ def default_cache_dir():
 
 
 def compile(model, example_inputs, dynamic_batch=False,
-            weights_as_arguments=False, cache_dir=None, cpu=None):
+            weights_as_arguments=False, cache_dir=None, cpu=None,
+            fallback=False):
     """Compiles `model` (an nn.Module, traced with torch.fx.symbolic_trace,
     or a torch.fx.GraphModule) for the types of `example_inputs` (a tuple
     of tensors). With `dynamic_batch`, dim 0 of every input is dynamic and
@@ -516,10 +518,36 @@ def compile(model, example_inputs, dynamic_batch=False,
     `cpu` names the CPU the code is scheduled and generated for: None or
     "host" (this machine; $FX_MLIR_CPU when set), or a named target such
     as "x86-64-v3" (AVX2), "x86-64-v4" (AVX-512), "znver3", "znver4",
-    "skylake-avx512", "sapphirerapids"; its code must run on this host."""
+    "skylake-avx512", "sapphirerapids"; its code must run on this host.
+
+    With `fallback`, the nodes the compiler cannot compile run in PyTorch
+    and the rest of the graph is compiled around them (fx_mlir.fallback):
+    the result is then a FallbackGraph, and a warning names those nodes."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
+    if fallback:
+        if dynamic_batch:
+            raise FxMlirError("fallback=True needs static shapes "
+                              "(dynamic_batch=False)")
+        gm = model if isinstance(model, torch.fx.GraphModule) else None
+        if gm is None and isinstance(model, torch.nn.Module):
+            try:
+                gm = trace(model, example_inputs)
+            except Exception:
+                gm = None  # the error is compile's own, below
+        options = dict(weights_as_arguments=weights_as_arguments,
+                       cache_dir=cache_dir, cpu=cpu)
+        try:
+            return compile(gm if gm is not None else model, example_inputs,
+                           **options)
+        except FxMlirError as error:
+            rejected = unsupported_node_names(str(error))
+            if gm is None or not rejected:
+                raise
+            return compile_with_fallback(
+                gm, example_inputs, rejected,
+                lambda module, inputs: compile(module, inputs, **options))
     runtime = _load_runtime()
     if isinstance(model, torch.fx.GraphModule):
         gm = model

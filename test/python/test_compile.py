@@ -155,6 +155,65 @@ def test_unsupported_node_names_node_target_and_module():
     assert "unsupported function" in message
 
 
+class TwoUnsupported(nn.Module):
+    """Compilable code around two nodes fx-mlir rejects, one with a
+    Python-bool result."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x, y):
+        a = torch.relu(self.fc(x)) + 1
+        b = torch.igamma(a, y) * 2
+        return b.sum(1) + torch.special.airy_ai(x).mean(), torch.allclose(
+            x, x), a
+
+
+def test_fallback_runs_rejected_nodes_in_pytorch():
+    torch.manual_seed(0)
+    model = TwoUnsupported().eval()
+    x, y = torch.rand(3, 4), torch.rand(3, 4)
+    with pytest.warns(UserWarning, match="PyTorch runs .*igamma"):
+        run = fx_mlir.compile(model, (x, y), cache_dir="", fallback=True)
+    assert sorted(run.eager_nodes) == ["allclose", "igamma",
+                                       "special_airy_ai"]
+    kinds = [how for _, how, _ in run.partitions]
+    assert kinds.count("compiled") >= 2
+    # Other inputs than the examples.
+    x, y = torch.rand(3, 4), torch.rand(3, 4)
+    got, want = run(x, y), model(x, y)
+    torch.testing.assert_close(got[0], want[0])
+    assert got[1] is True
+    torch.testing.assert_close(got[2], want[2])
+
+
+def test_fallback_off_or_not_needed():
+    # Without fallback the error stands; a compilable model compiles whole.
+    with pytest.raises(fx_mlir.FxMlirError, match="igamma"):
+        fx_mlir.compile(Unsupported(), (torch.rand(2, 3),), cache_dir="")
+    run = fx_mlir.compile(Block().eval(), (torch.randn(2, 6),),
+                          cache_dir="", fallback=True)
+    assert not hasattr(run, "eager_nodes")
+    with pytest.raises(fx_mlir.FxMlirError, match="dynamic_batch"):
+        fx_mlir.compile(Unsupported(), (torch.rand(2, 3),), cache_dir="",
+                        fallback=True, dynamic_batch=True)
+
+
+def test_fallback_keeps_partitions_without_tensor_inputs_in_pytorch():
+    class SizeUser(nn.Module):
+        def forward(self, x):
+            n = x.size(0)
+            return torch.igamma(x, x) + n, x.new_zeros(n) + 1
+
+    x = torch.rand(3, 2)
+    with pytest.warns(UserWarning):
+        run = fx_mlir.compile(SizeUser(), (x,), cache_dir="", fallback=True)
+    got, want = run(x), SizeUser()(x)
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[1], want[1])
+
+
 def test_inplace_calls_update_their_input():
     class Inplace(nn.Module):
         def forward(self, x):

@@ -1,0 +1,137 @@
+"""`fx_mlir.compile(model, inputs, fallback=True)`: the nodes fx-mlir cannot
+compile run in PyTorch, the rest is compiled.
+
+The graph is split (torch.fx.passes.split_module) into partitions that
+follow the node order: each run of compilable nodes is one partition,
+compiled with fx_mlir.compile on the values that reach it when the model
+runs on the example inputs; each node the compiler rejected is a partition
+of its own, run by PyTorch (its ATen kernel through LibTorch, as the
+reference interpreter runs it). A compilable partition that still fails
+to compile (its inputs are not all tensors, say) runs in PyTorch too. The
+result is a `FallbackGraph`, called as the model; `eager_nodes` names what
+runs in PyTorch, and a warning says so when it is built. See
+docs/UserGuide.md, "Unsupported operators".
+"""
+
+import re
+import warnings
+
+import torch
+from torch.fx.passes.split_module import split_module
+
+from . import FxMlirError, _TORCH_FX_LOCK
+
+# The compiler's message for each node it cannot compile (all are listed).
+_UNSUPPORTED = re.compile(
+    r"cannot compile (?:call_function|call_method|call_module) '([^']+)'")
+
+
+def unsupported_node_names(message):
+    """The names of the nodes a compile error reports as not compilable."""
+    return set(_UNSUPPORTED.findall(message))
+
+
+class _Compiled(torch.nn.Module):
+    """A partition's compiled code, called in place of its GraphModule."""
+
+    def __init__(self, compiled):
+        super().__init__()
+        self.compiled = compiled
+
+    def forward(self, *args):
+        return self.compiled(*args)
+
+
+class _Recorder(torch.fx.Interpreter):
+    """Runs the split module, keeping the arguments of each partition."""
+
+    def __init__(self, module):
+        super().__init__(module)
+        self.arguments = {}
+
+    def call_module(self, target, args, kwargs):
+        self.arguments.setdefault(target, args)
+        return super().call_module(target, args, kwargs)
+
+
+class FallbackGraph:
+    """A model compiled in partitions, some of them run by PyTorch: call it
+    with tensors, as the model's forward."""
+
+    def __init__(self, split, partitions):
+        self._split = split
+        self._partitions = partitions
+
+    @property
+    def partitions(self):
+        """(name, 'compiled' or 'pytorch', node names) per partition, in the
+        order they run."""
+        return list(self._partitions)
+
+    @property
+    def eager_nodes(self):
+        """The names of the nodes PyTorch runs."""
+        return [n for _, how, nodes in self._partitions if how == "pytorch"
+                for n in nodes]
+
+    def __call__(self, *inputs):
+        with torch.no_grad():
+            return self._split(*inputs)
+
+
+def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
+    """Splits `gm` around the nodes named in `rejected`, compiles the other
+    partitions with `compile_fn(module, inputs)` and returns a
+    FallbackGraph. Raises FxMlirError when no rejected name is a node of
+    `gm` (the error was not about single nodes)."""
+    nodes = [n for n in gm.graph.nodes if n.op not in ("placeholder",
+                                                       "output")]
+    if not any(n.name in rejected for n in nodes):
+        raise FxMlirError("no node to run in PyTorch: "
+                          + ", ".join(sorted(rejected)))
+    # Partition ids in node order: a run of compilable nodes shares one,
+    # each rejected node has its own.
+    ids, current, run_open = {}, -1, False
+    for n in nodes:
+        if n.name in rejected:
+            current += 1
+            run_open = False
+        elif not run_open:
+            current += 1
+            run_open = True
+        ids[n.name] = current
+    eager = {ids[n.name] for n in nodes if n.name in rejected}
+    members = {}
+    for n in nodes:
+        members.setdefault(ids[n.name], []).append(n.name)
+    # Splitting and running GraphModules is torch.fx work: serialized as
+    # tracing is (fx_mlir._TORCH_FX_LOCK).
+    with _TORCH_FX_LOCK, torch.no_grad():
+        split = split_module(gm, gm, lambda node: ids[node.name])
+        recorder = _Recorder(split)
+        recorder.run(*example_inputs)
+    partitions, failed = [], []
+    children = sorted(split.named_children(),
+                      key=lambda item: int(item[0].rsplit("_", 1)[1]))
+    for name, module in children:
+        index = int(name.rsplit("_", 1)[1])
+        how = "pytorch"
+        args = recorder.arguments.get(name)
+        if index not in eager and args is not None:
+            if all(isinstance(a, torch.Tensor) for a in args):
+                try:
+                    compiled = compile_fn(module, tuple(args))
+                    setattr(split, name, _Compiled(compiled))
+                    how = "compiled"
+                except FxMlirError as error:
+                    failed.append(f"{name}: {str(error).splitlines()[0]}")
+            else:
+                failed.append(f"{name}: an input is not a tensor")
+        partitions.append((name, how, members.get(index, [])))
+    graph = FallbackGraph(split, partitions)
+    message = ("fx_mlir.compile(fallback=True): PyTorch runs "
+               + ", ".join(graph.eager_nodes))
+    if failed:
+        message += "; partitions left uncompiled: " + "; ".join(failed)
+    warnings.warn(message, stacklevel=3)
+    return graph
