@@ -3685,6 +3685,47 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 add("unfold_module", lambda: seq(nn.Unfold(2, stride=2), nn.ReLU()),
     randn((1, 2, 6, 4)))
+def _well_conditioned(*shapes):
+    """Random square matrices plus 3 * identity (far from singular)."""
+    def make():
+        out = []
+        for s in shapes:
+            t = torch.randn(s)
+            out.append(t + 3 * torch.eye(s[-1]) if len(s) >= 2 and
+                       s[-1] == s[-2] else t)
+        return tuple(out)
+    return make
+
+
+def _positive_definite(shape):
+    def make():
+        a = torch.randn(shape)
+        return (a @ a.transpose(-1, -2) + torch.eye(shape[-1]),)
+    return make
+
+
+for _name, _fn, _inputs in [
+        ("det_slogdet_logdet", lambda a: (
+            torch.det(a), torch.linalg.det(a), *torch.linalg.slogdet(a),
+            a.logdet(), torch.slogdet(a)[0]), randn((2, 3, 4, 4))),
+        ("det_singular", lambda a: torch.linalg.det(
+            a * torch.tensor([1.0, 1.0, 0.0])), randn((3, 3))),
+        ("inv_and_inverse", lambda a: (torch.linalg.inv(a), a.inverse(),
+                                       torch.linalg.inv_ex(a)),
+         _well_conditioned((2, 5, 5))),
+        ("solve_forms", lambda a, b, v: (
+            torch.linalg.solve(a, b), torch.linalg.solve(a, v),
+            torch.linalg.solve(a, b.transpose(-1, -2), left=False),
+            torch.linalg.solve_ex(a[0], b)),
+         _well_conditioned((2, 4, 4), (4, 3), (2, 4))),
+        ("cholesky_forms", lambda a: (
+            torch.linalg.cholesky(a), torch.linalg.cholesky(a, upper=True),
+            torch.cholesky(a), torch.linalg.cholesky_ex(a)),
+         _positive_definite((3, 5, 5))),
+        ("lu_factor_rectangular", lambda a, w: (
+            torch.linalg.lu_factor(a), torch.linalg.lu_factor_ex(w)),
+         randn((2, 5, 3), (3, 6)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 add("adaptive_max_pool2d_module", lambda: seq(nn.AdaptiveMaxPool2d(
     (2, 3)), nn.ReLU()), randn((1, 4, 9, 8)))
 add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(

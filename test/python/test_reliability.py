@@ -272,3 +272,36 @@ def test_llvm_fatal_error_does_not_end_the_process(step):
     assert "LLVM fatal error: injected by FX_MLIR_TEST_FATAL_ERROR=" in first
     assert "internal compiler error" in first or step == "codegen", first
     assert second == "match", out
+
+
+def test_singular_and_indefinite_matrices_raise():
+    """linalg.inv and linalg.solve of a singular matrix and linalg.cholesky
+    of an indefinite one raise as ATen does; the _ex forms return info."""
+    out = run("""
+        a = torch.randn(2, 3, 3) + 3 * torch.eye(3)
+        singular = a.clone(); singular[1, 2] = 0
+        indefinite = -torch.eye(3).expand(2, 3, 3).contiguous()
+        inv = fx_mlir.compile(module(lambda a: torch.linalg.inv(a), 1), (a,),
+                              cache_dir="")
+        inv_ex = fx_mlir.compile(module(lambda a: torch.linalg.inv_ex(a), 1),
+                                 (a,), cache_dir="")
+        solve = fx_mlir.compile(module(lambda a, b: torch.linalg.solve(a, b),
+                                       2), (a, a[0]), cache_dir="")
+        chol = fx_mlir.compile(module(lambda a: torch.linalg.cholesky(a), 1),
+                               (a @ a.mT,), cache_dir="")
+        torch.testing.assert_close(inv(a), torch.linalg.inv(a))
+        print("info", inv_ex(singular)[1].tolist(),
+              torch.linalg.inv_ex(singular)[1].tolist())
+        messages = []
+        for call in [lambda: inv(singular), lambda: solve(singular, a[0]),
+                     lambda: chol(indefinite)]:
+            try:
+                call()
+                messages.append("no error")
+            except fx_mlir.FxMlirError as error:
+                messages.append(str(error))
+        print(messages)
+    """)
+    assert "no error" not in out, out
+    assert "info [0, 3] [0, 3]" in out, out
+    assert out.count("singular") == 2 and "positive-definite" in out, out

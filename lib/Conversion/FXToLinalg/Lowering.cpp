@@ -786,6 +786,7 @@ static const llvm::StringMap<LowerFn> &getTable() {
     addLossLowerings(t);
     addCompositeLowerings(t);
     addStatisticsLowerings(t);
+    addFactorizationLowerings(t);
     addIndexingLowerings(t);
     addSpecialLowerings(t);
     addResampleLowerings(t);

@@ -180,6 +180,7 @@ void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 void addLossLowerings(llvm::StringMap<LowerFn> &table);
 void addCompositeLowerings(llvm::StringMap<LowerFn> &table);
 void addStatisticsLowerings(llvm::StringMap<LowerFn> &table);
+void addFactorizationLowerings(llvm::StringMap<LowerFn> &table);
 void addIndexingLowerings(llvm::StringMap<LowerFn> &table);
 void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
 
