@@ -3722,6 +3722,32 @@ for _name, _fn, _inputs in [
             torch.linalg.cholesky(a), torch.linalg.cholesky(a, upper=True),
             torch.cholesky(a), torch.linalg.cholesky_ex(a)),
          _positive_definite((3, 5, 5))),
+        # Even powers (squaring only) and the inverse's powers.
+        ("matrix_power_even_and_negative", lambda a: tuple(
+            torch.linalg.matrix_power(a, n) for n in (2, 4, -1, -2, -3)),
+         _well_conditioned((2, 3, 3))),
+        ("lu_solve_forms", lambda a, b: (
+            torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b),
+            torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b,
+                                  adjoint=True),
+            torch.linalg.lu_solve(*torch.linalg.lu_factor(a),
+                                  b.transpose(-1, -2), left=False),
+            torch.lu_solve(b, *torch.linalg.lu_factor(a))),
+         _well_conditioned((2, 4, 4), (2, 4, 3))),
+        ("cholesky_solve_inverse", lambda a, b: (
+            torch.cholesky_solve(b, torch.linalg.cholesky(a)),
+            torch.cholesky_solve(b, torch.linalg.cholesky(a, upper=True),
+                                 upper=True),
+            torch.cholesky_inverse(torch.linalg.cholesky(a))),
+         concat(_positive_definite((4, 4)), randn((4, 2)))),
+        ("solve_triangular_forms", lambda a, b: (
+            torch.linalg.solve_triangular(a.triu(), b, upper=True),
+            torch.linalg.solve_triangular(a.tril(), b, upper=False,
+                                          unitriangular=True),
+            torch.linalg.solve_triangular(a.triu(), b.transpose(-1, -2),
+                                          upper=True, left=False),
+            torch.triangular_solve(b, a, upper=False, transpose=True)),
+         _well_conditioned((2, 4, 4), (2, 4, 3))),
         ("lu_factor_rectangular", lambda a, w: (
             torch.linalg.lu_factor(a), torch.linalg.lu_factor_ex(w)),
          randn((2, 5, 3), (3, 6)))]:

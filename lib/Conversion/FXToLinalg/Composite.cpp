@@ -1108,16 +1108,21 @@ LogicalResult lowerVander(Lowering &l) {
 }
 
 /// linalg_matrix_power(self, n): n >= 0 by squaring (the identity for 0);
-/// a negative n would need the inverse.
+/// a negative n is the inverse (linalg_inv, which raises on a singular
+/// matrix) to the power -n.
 LogicalResult lowerMatrixPower(Lowering &l) {
   Value x = l.tensor(0u);
   Type elem = l.resultElementType();
   auto n = l.constInt(1u);
   if (!x || !elem || !n || rankOf(x) < 2)
     return l.fail("needs a batch of square matrices and a constant n");
-  if (*n < 0)
-    return l.fail("negative powers (the inverse) are not supported");
   x = l.castTensor(x, elem);
+  if (*n < 0) {
+    x = l.lowerCall("aten::linalg_inv", {ref(l, 0)}, {x}, tensorOf(elem));
+    if (!x)
+      return failure();
+    *n = -*n;
+  }
   auto matmul = [&](Value a, Value b) {
     return l.lowerCall("aten::matmul", {ref(l, 0), ref(l, 1)}, {a, b},
                        tensorOf(elem));
@@ -1134,10 +1139,11 @@ LogicalResult lowerMatrixPower(Lowering &l) {
   }
   Value result, square = x;
   for (int64_t k = *n; k > 0; k >>= 1) {
-    if (k & 1)
+    if (k & 1) {
       result = result ? matmul(result, square) : square;
-    if (!result)
-      return failure();
+      if (!result)
+        return failure();
+    }
     if (k > 1 && !(square = matmul(square, square)))
       return failure();
   }

@@ -206,91 +206,177 @@ LU luFactor(Lowering &l, const Matrices &m) {
   return {r[0], r[1], r[2]};
 }
 
-/// Solves A X = rhs (rhs: (B, n, k)) given A's LU: the row swaps of the
-/// pivots in order, then L y = b (unit diagonal) forward and U x = y
-/// backward.
-Value luSolve(Lowering &l, const LU &f, Value rhs) {
+/// Solves M X = rhs for each batch item, rhs (B, n, k) and M = T or (with
+/// `transposed`) T^T, T (B, n, n) taken as triangular: its lower part
+/// when `lower`, else its upper part, with a diagonal of ones when `unit`.
+/// M lower is solved forward, x[i] = (b[i] - sum_{j < i} m[i, j] x[j]) /
+/// m[i, i], M upper backward.
+Value triangularSolve(Lowering &l, Value t, Value rhs, bool lower,
+                      bool transposed, bool unit) {
   OpBuilder &b = l.b;
   Location loc = l.loc;
   auto type = cast<RankedTensorType>(rhs.getType());
   int64_t count = type.getDimSize(0), n = type.getDimSize(1),
           k = type.getDimSize(2);
-  Value zero = idx(b, loc, 0), nIdx = idx(b, loc, n), kIdx = idx(b, loc, k);
-  Value x = loop(
-      b, loc, zero, idx(b, loc, count), {rhs},
-      [&](OpBuilder &b, Location loc, Value bi,
-          ValueRange it) -> SmallVector<Value> {
-        Value x = it[0];
-        Value one = idx(b, loc, 1);
-        // Row swaps.
-        x = loop(
-            b, loc, idx(b, loc, 0), nIdx, {x},
+  bool forward = lower != transposed;
+  return loop(
+      b, loc, idx(b, loc, 0), idx(b, loc, count), {rhs},
+      [&](OpBuilder &b, Location loc, Value bi, ValueRange it) {
+        auto m = [&](OpBuilder &b, Value i, Value j) {
+          return transposed ? get(b, loc, t, {bi, j, i})
+                            : get(b, loc, t, {bi, i, j});
+        };
+        return loop(
+            b, loc, idx(b, loc, 0), idx(b, loc, n), it,
             [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
-              Value p1 = get(b, loc, f.pivots, {bi, r});
+              Value i =
+                  forward ? r
+                          : arith::SubIOp::create(b, loc, idx(b, loc, n - 1), r)
+                                .getResult();
+              Value lo = forward
+                             ? idx(b, loc, 0)
+                             : arith::AddIOp::create(b, loc, i, idx(b, loc, 1))
+                                   .getResult();
+              Value hi = forward ? i : idx(b, loc, n);
+              return loop(
+                  b, loc, idx(b, loc, 0), idx(b, loc, k), it,
+                  [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
+                    Value s = loop(
+                        b, loc, lo, hi, {get(b, loc, it[0], {bi, i, c})},
+                        [&](OpBuilder &b, Location loc, Value j,
+                            ValueRange acc) {
+                          Value xj = get(b, loc, it[0], {bi, j, c});
+                          return SmallVector<Value>{arith::SubFOp::create(
+                              b, loc, acc[0],
+                              arith::MulFOp::create(b, loc, m(b, i, j), xj))};
+                        })[0];
+                    if (!unit)
+                      s = arith::DivFOp::create(b, loc, s, m(b, i, i));
+                    return SmallVector<Value>{
+                        put(b, loc, s, it[0], {bi, i, c})};
+                  });
+            });
+      })[0];
+}
+
+/// The row swaps of LU pivots (B, p), 1-based, applied to x (B, n, k) in
+/// order (row r with row pivots[r] - 1), or in reverse order to undo them.
+Value applySwaps(Lowering &l, Value pivots, Value x, bool reverse) {
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t count = type.getDimSize(0), k = type.getDimSize(2),
+          steps = cast<RankedTensorType>(pivots.getType()).getDimSize(1);
+  return loop(
+      b, loc, idx(b, loc, 0), idx(b, loc, count), {x},
+      [&](OpBuilder &b, Location loc, Value bi, ValueRange it) {
+        return loop(
+            b, loc, idx(b, loc, 0), idx(b, loc, steps), it,
+            [&](OpBuilder &b, Location loc, Value q, ValueRange it) {
+              Value r =
+                  reverse
+                      ? arith::SubIOp::create(b, loc, idx(b, loc, steps - 1), q)
+                            .getResult()
+                      : q;
+              Value p1 = get(b, loc, pivots, {bi, r});
               Value p = arith::SubIOp::create(
                   b, loc,
                   arith::IndexCastOp::create(b, loc, b.getIndexType(), p1),
-                  one);
+                  idx(b, loc, 1));
+              // A pivot outside the rows (a corrupt pivots tensor) is
+              // clamped: never memory outside x.
+              p = clampIndex(b, loc, p, idx(b, loc, type.getDimSize(1)));
               return loop(
-                  b, loc, idx(b, loc, 0), kIdx, it,
+                  b, loc, idx(b, loc, 0), idx(b, loc, k), it,
                   [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
                     Value u = get(b, loc, it[0], {bi, r, c});
                     Value v = get(b, loc, it[0], {bi, p, c});
                     Value t = put(b, loc, v, it[0], {bi, r, c});
                     return SmallVector<Value>{put(b, loc, u, t, {bi, p, c})};
                   });
-            })[0];
-        // Forward: x[i] -= sum_{j < i} L[i, j] x[j].
-        x = loop(b, loc, idx(b, loc, 0), nIdx, {x},
-                 [&](OpBuilder &b, Location loc, Value i, ValueRange it) {
-                   return loop(
-                       b, loc, idx(b, loc, 0), kIdx, it,
-                       [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-                         Value s = loop(
-                             b, loc, idx(b, loc, 0), i,
-                             {get(b, loc, it[0], {bi, i, c})},
-                             [&](OpBuilder &b, Location loc, Value j,
-                                 ValueRange acc) {
-                               Value lij = get(b, loc, f.lu, {bi, i, j});
-                               Value xj = get(b, loc, it[0], {bi, j, c});
-                               return SmallVector<Value>{arith::SubFOp::create(
-                                   b, loc, acc[0],
-                                   arith::MulFOp::create(b, loc, lij, xj))};
-                             })[0];
-                         return SmallVector<Value>{
-                             put(b, loc, s, it[0], {bi, i, c})};
-                       });
-                 })[0];
-        // Backward: x[i] = (x[i] - sum_{j > i} U[i, j] x[j]) / U[i, i],
-        // i from n - 1 down.
-        x = loop(
-            b, loc, idx(b, loc, 0), nIdx, {x},
-            [&](OpBuilder &b, Location loc, Value r, ValueRange it) {
-              Value i = arith::SubIOp::create(b, loc, idx(b, loc, n - 1), r);
-              Value next = arith::AddIOp::create(b, loc, i, idx(b, loc, 1));
-              return loop(
-                  b, loc, idx(b, loc, 0), kIdx, it,
-                  [&](OpBuilder &b, Location loc, Value c, ValueRange it) {
-                    Value s =
-                        loop(b, loc, next, idx(b, loc, n),
-                             {get(b, loc, it[0], {bi, i, c})},
-                             [&](OpBuilder &b, Location loc, Value j,
-                                 ValueRange acc) {
-                               Value uij = get(b, loc, f.lu, {bi, i, j});
-                               Value xj = get(b, loc, it[0], {bi, j, c});
-                               return SmallVector<Value>{arith::SubFOp::create(
-                                   b, loc, acc[0],
-                                   arith::MulFOp::create(b, loc, uij, xj))};
-                             })[0];
-                    Value v = arith::DivFOp::create(
-                        b, loc, s, get(b, loc, f.lu, {bi, i, i}));
-                    return SmallVector<Value>{
-                        put(b, loc, v, it[0], {bi, i, c})};
-                  });
-            })[0];
-        return {x};
+            });
       })[0];
-  return x;
+}
+
+/// Solves A X = rhs (or A^T X = rhs when `adjoint`) given A's LU (P A = L
+/// U): the row swaps, L y = b forward (unit diagonal), U x = y backward;
+/// adjoint: U^T y = b, L^T z = y, then the swaps undone.
+Value luSolve(Lowering &l, Value lu, Value pivots, Value rhs,
+              bool adjoint = false) {
+  if (!adjoint) {
+    Value x = applySwaps(l, pivots, rhs, /*reverse=*/false);
+    x = triangularSolve(l, lu, x, /*lower=*/true, false, /*unit=*/true);
+    return triangularSolve(l, lu, x, /*lower=*/false, false, false);
+  }
+  Value x = triangularSolve(l, lu, rhs, /*lower=*/false, true, false);
+  x = triangularSolve(l, lu, x, /*lower=*/true, true, /*unit=*/true);
+  return applySwaps(l, pivots, x, /*reverse=*/true);
+}
+
+/// The matrices `a` (..., n, n) and right-hand sides `rhs` (..., n, k)
+/// with their batch dims broadcast, as (B, n, n) and (B, n, k); the
+/// broadcast batch dims in `batch`.
+std::optional<std::pair<Value, Value>>
+broadcastSystems(Lowering &l, Value a, Value rhs, Type elem,
+                 SmallVector<int64_t> &batch) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto rType = cast<RankedTensorType>(rhs.getType());
+  if (aType.getRank() < 2 || rType.getRank() < 2 || !aType.hasStaticShape() ||
+      !rType.hasStaticShape()) {
+    (void)l.fail("needs matrices of static sizes");
+    return std::nullopt;
+  }
+  int64_t n = aType.getDimSize(aType.getRank() - 1);
+  if (aType.getDimSize(aType.getRank() - 2) != n ||
+      rType.getDimSize(rType.getRank() - 2) != n) {
+    (void)l.fail("needs square matrices and as many rows in B");
+    return std::nullopt;
+  }
+  int64_t k = rType.getDimSize(rType.getRank() - 1);
+  SmallVector<int64_t> batchA(aType.getShape().drop_back(2)),
+      batchB(rType.getShape().drop_back(2));
+  batch.clear();
+  int64_t dims = std::max(batchA.size(), batchB.size());
+  for (int64_t i = 0; i < dims; ++i) {
+    int64_t x = i < dims - int64_t(batchA.size())
+                    ? 1
+                    : batchA[i - (dims - batchA.size())];
+    int64_t y = i < dims - int64_t(batchB.size())
+                    ? 1
+                    : batchB[i - (dims - batchB.size())];
+    if (x != y && x != 1 && y != 1) {
+      (void)l.fail("the batch dims of A and B do not broadcast");
+      return std::nullopt;
+    }
+    batch.push_back(std::max(x, y));
+  }
+  int64_t count = 1;
+  for (int64_t d : batch)
+    count *= d;
+  OpBuilder &b = l.b;
+  auto expanded = [&](Value x, int64_t cols) -> Value {
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(n);
+    shape.push_back(cols);
+    Value e = l.lowerCall("aten::expand", {ref(l, 0), ints(l, shape)},
+                          {l.castTensor(x, elem)}, tensorOf(elem));
+    if (!e)
+      return e;
+    return l.reshape(
+        e, {b.getIndexAttr(count), b.getIndexAttr(n), b.getIndexAttr(cols)});
+  };
+  Value ea = expanded(a, n), er = expanded(rhs, k);
+  if (!ea || !er)
+    return std::nullopt;
+  return std::make_pair(ea, er);
+}
+
+/// The last two dims of `x` swapped.
+Value swapLast(Lowering &l, Value x) {
+  int64_t r = rankOf(x);
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+  std::swap(perm[r - 1], perm[r - 2]);
+  return l.transpose(x, perm);
 }
 
 /// The n x n identity matrix.
@@ -473,6 +559,7 @@ LogicalResult lowerSolve(Lowering &l) {
   if (aType.getRank() < 2 || !aType.hasStaticShape())
     return l.fail("needs matrices of static sizes");
   int64_t rank = aType.getRank(), n = aType.getDimSize(rank - 1);
+  a = l.castTensor(a, elem);
   Value rhs;
   bool vector = false;
   if (inverse) {
@@ -489,63 +576,26 @@ LogicalResult lowerSolve(Lowering &l) {
               bType.getShape() == aType.getShape().drop_back());
     rhs = l.castTensor(rhs, elem);
   }
-  a = l.castTensor(a, elem);
-  auto swapLast = [&](Value x) {
-    int64_t r = rankOf(x);
-    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
-    std::swap(perm[r - 1], perm[r - 2]);
-    return l.transpose(x, perm);
-  };
   if (!*left)
-    a = swapLast(a);
+    a = swapLast(l, a);
   if (vector)
     rhs = l.unsqueeze(rhs, rankOf(rhs));
   else if (!*left)
-    rhs = swapLast(rhs);
-  // Broadcast the batch dims.
-  auto rType = cast<RankedTensorType>(rhs.getType());
-  if (rType.getRank() < 2 || rType.getDimSize(rType.getRank() - 2) != n)
-    return l.fail("B must have as many rows as A");
-  int64_t k = rType.getDimSize(rType.getRank() - 1);
-  SmallVector<int64_t> batchA(aType.getShape().drop_back(2)),
-      batchB(rType.getShape().drop_back(2)), batch;
-  int64_t dims = std::max(batchA.size(), batchB.size());
-  for (int64_t i = 0; i < dims; ++i) {
-    int64_t x = i < dims - int64_t(batchA.size())
-                    ? 1
-                    : batchA[i - (dims - batchA.size())];
-    int64_t y = i < dims - int64_t(batchB.size())
-                    ? 1
-                    : batchB[i - (dims - batchB.size())];
-    if (x != y && x != 1 && y != 1)
-      return l.fail("the batch dims of A and B do not broadcast");
-    batch.push_back(std::max(x, y));
-  }
-  auto expanded = [&](Value x, int64_t rows, int64_t cols) {
-    SmallVector<int64_t> shape(batch);
-    shape.push_back(rows);
-    shape.push_back(cols);
-    return l.lowerCall("aten::expand", {ref(l, 0), ints(l, shape)}, {x},
-                       tensorOf(elem));
-  };
-  a = expanded(a, n, n);
-  rhs = expanded(rhs, n, k);
-  if (!a || !rhs)
+    rhs = swapLast(l, rhs);
+  SmallVector<int64_t> batch;
+  auto systems = broadcastSystems(l, a, rhs, elem, batch);
+  if (!systems)
     return failure();
-  auto m = matricesOf(l, a, elem);
+  auto m = matricesOf(l, systems->first, elem);
   if (!m)
     return failure();
   LU f = luFactor(l, {copyOf(l, m->value), m->batch, m->count, m->n, m->n});
-  OpBuilder &b = l.b;
-  Value x = luSolve(
-      l, f,
-      copyOf(l, l.reshape(rhs, {b.getIndexAttr(m->count), b.getIndexAttr(n),
-                                b.getIndexAttr(k)})));
+  Value x = luSolve(l, f.lu, f.pivots, copyOf(l, systems->second));
   x = unbatched(l, x, batch);
   if (vector)
     x = l.squeeze(x, rankOf(x) - 1);
   else if (!*left)
-    x = swapLast(x);
+    x = swapLast(l, x);
   Value info = unbatched(l, f.info, batch);
   if (!ex) {
     checkInfo(l, f.info,
@@ -657,6 +707,129 @@ LogicalResult lowerCholesky(Lowering &l) {
   return l.replace(out);
 }
 
+/// linalg_lu_solve(LU, pivots, B, left, adjoint) and lu_solve(B, LU,
+/// pivots): A X = B from A's LU (A^H X = B with adjoint; X A = B, i.e.
+/// A^T X^T = B^T, without left), batch dims broadcast.
+LogicalResult lowerLuSolve(Lowering &l) {
+  bool legacy = l.op.getTarget() == "aten::lu_solve";
+  Value lu = l.tensor(legacy ? 1u : 0u), pivots = l.tensor(legacy ? 2u : 1u),
+        rhs = l.tensor(legacy ? 0u : 2u);
+  Type elem = l.resultElementType();
+  if (!lu || !pivots || !rhs || !elem || !isFloat(elem))
+    return l.fail("needs typed float tensors");
+  auto flag = [&](StringRef name, bool otherwise) -> std::optional<bool> {
+    Attribute a = legacy ? Attribute() : l.kwarg(name);
+    return a ? l.constBool(a) : std::optional<bool>(otherwise);
+  };
+  auto left = flag("left", true), adjoint = flag("adjoint", false);
+  if (!left || !adjoint)
+    return l.fail("left and adjoint must be constants");
+  bool transposedSystem = *adjoint;
+  if (!*left) {
+    rhs = swapLast(l, rhs);
+    transposedSystem = !transposedSystem;
+  }
+  SmallVector<int64_t> batch;
+  auto systems = broadcastSystems(l, lu, rhs, elem, batch);
+  if (!systems)
+    return failure();
+  auto pType = cast<RankedTensorType>(pivots.getType());
+  int64_t n = staticDim(systems->first, 1);
+  SmallVector<int64_t> pShape(batch);
+  pShape.push_back(n);
+  if (!pType.hasStaticShape() || pType.getDimSize(pType.getRank() - 1) != n)
+    return l.fail("needs one pivot per row");
+  Value p = l.lowerCall("aten::expand", {ref(l, 0), ints(l, pShape)},
+                        {l.castTensor(pivots, l.b.getI32Type())},
+                        tensorOf(l.b.getI32Type()));
+  if (!p)
+    return failure();
+  OpBuilder &b = l.b;
+  p = l.reshape(
+      p, {b.getIndexAttr(staticDim(systems->first, 0)), b.getIndexAttr(n)});
+  Value x = luSolve(l, systems->first, p, copyOf(l, systems->second),
+                    transposedSystem);
+  x = unbatched(l, x, batch);
+  return l.replace(*left ? x : swapLast(l, x));
+}
+
+/// cholesky_solve(B, L, upper) solves (L L^T) X = B (U^T U with upper) by
+/// two triangular solves; cholesky_inverse(L, upper) is that with B = I.
+LogicalResult lowerCholeskySolve(Lowering &l) {
+  bool inverse = l.op.getTarget() == "aten::cholesky_inverse";
+  Value factor = l.tensor(inverse ? 0u : 1u);
+  Type elem = l.resultElementType();
+  if (!factor || !elem || !isFloat(elem))
+    return l.fail("needs typed float tensors");
+  auto upper = l.constBool(l.arg(inverse ? 1u : 2u));
+  if (!upper)
+    return l.fail("upper must be a constant");
+  Value rhs;
+  if (inverse) {
+    rhs = identity(l, staticDim(factor, rankOf(factor) - 1), elem);
+  } else {
+    rhs = l.tensor(0u);
+    if (!rhs)
+      return failure();
+  }
+  SmallVector<int64_t> batch;
+  auto systems = broadcastSystems(l, factor, rhs, elem, batch);
+  if (!systems)
+    return failure();
+  Value t = systems->first, x = copyOf(l, systems->second);
+  if (*upper) {
+    x = triangularSolve(l, t, x, /*lower=*/false, /*transposed=*/true, false);
+    x = triangularSolve(l, t, x, /*lower=*/false, /*transposed=*/false, false);
+  } else {
+    x = triangularSolve(l, t, x, /*lower=*/true, /*transposed=*/false, false);
+    x = triangularSolve(l, t, x, /*lower=*/true, /*transposed=*/true, false);
+  }
+  return l.replace(unbatched(l, x, batch));
+}
+
+/// linalg_solve_triangular(A, B, upper, left, unitriangular) and
+/// triangular_solve(B, A, upper, transpose, unitriangular) -> (X, A):
+/// one triangular solve (X A = B as A^T X^T = B^T without left).
+LogicalResult lowerTriangularSolve(Lowering &l) {
+  bool legacy = l.op.getTarget() == "aten::triangular_solve";
+  Value a = l.tensor(legacy ? 1u : 0u), rhs = l.tensor(legacy ? 0u : 1u);
+  Type elem = l.resultElementType(0);
+  if (!a || !rhs || !elem || !isFloat(elem))
+    return l.fail("needs typed float tensors");
+  std::optional<bool> upper, left = true, transpose = false, unit;
+  if (legacy) {
+    upper = l.constBool(l.arg(2u));
+    transpose = l.constBool(l.arg(3u));
+    unit = l.constBool(l.arg(4u));
+  } else {
+    upper = l.constBool(l.kwarg("upper"));
+    if (Attribute la = l.kwarg("left"))
+      left = l.constBool(la);
+    Attribute ua = l.kwarg("unitriangular");
+    unit = ua ? l.constBool(ua) : std::optional<bool>(false);
+  }
+  if (!upper || !left || !transpose || !unit)
+    return l.fail("upper, left, transpose and unitriangular must be "
+                  "constants");
+  bool transposed = *transpose;
+  if (!*left) {
+    rhs = swapLast(l, rhs);
+    transposed = !transposed;
+  }
+  SmallVector<int64_t> batch;
+  auto systems = broadcastSystems(l, a, rhs, elem, batch);
+  if (!systems)
+    return failure();
+  Value x = triangularSolve(l, systems->first, copyOf(l, systems->second),
+                            !*upper, transposed, *unit);
+  x = unbatched(l, x, batch);
+  if (!*left)
+    x = swapLast(l, x);
+  if (!legacy)
+    return l.replace(x);
+  return l.replaceTuple({x, unbatched(l, systems->first, batch)});
+}
+
 } // namespace
 
 void mlir::fx::lowering::addFactorizationLowerings(
@@ -675,4 +848,9 @@ void mlir::fx::lowering::addFactorizationLowerings(
       t,
       {"aten::linalg_cholesky", "aten::linalg_cholesky_ex", "aten::cholesky"},
       lowerCholesky);
+  addLowering(t, {"aten::linalg_lu_solve", "aten::lu_solve"}, lowerLuSolve);
+  addLowering(t, {"aten::cholesky_solve", "aten::cholesky_inverse"},
+              lowerCholeskySolve);
+  addLowering(t, {"aten::linalg_solve_triangular", "aten::triangular_solve"},
+              lowerTriangularSolve);
 }

@@ -73,3 +73,28 @@ fx.graph_module @Cholesky {
     fx.output (%l, %i) : tensor<3x3xf32>, tensor<i32>
   }
 }
+
+// -----
+
+// linalg_solve_triangular(upper=True, unitriangular=True): backward
+// substitution, row i = 2 - r, summing over the columns j > i; no
+// division by the (unit) diagonal.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         scf.for %{{.*}} = %c0 to %c1 {{.*}} -> (tensor<1x3x2xf32>)
+// CHECK:           scf.for %[[R:.*]] = %c0 to %c3
+// CHECK:             %[[I:.*]] = arith.subi %c2, %[[R]] : index
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[I]], %c1 : index
+// CHECK:               scf.for %{{.*}} = %[[NEXT]] to %c3 {{.*}} -> (f32)
+// CHECK:                 arith.mulf
+// CHECK:                 arith.subf
+// CHECK-NOT:           arith.divf
+// CHECK:               tensor.insert
+fx.graph_module @SolveTriangular {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<3x3xf32>
+    %b = fx.placeholder "b" : tensor<3x2xf32>
+    %x = fx.call_function "aten::linalg_solve_triangular"(%a, %b, upper=True, unitriangular=True) : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+    fx.output %x : tensor<3x2xf32>
+  }
+}
