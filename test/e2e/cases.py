@@ -3752,6 +3752,20 @@ for _name, _fn, _inputs in [
             torch.linalg.lu_factor(a), torch.linalg.lu_factor_ex(w)),
          randn((2, 5, 3), (3, 6)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+for _name, _fn, _inputs in [
+        ("combinations_forms", lambda x: (
+            torch.combinations(x), torch.combinations(x, 3, True),
+            torch.combinations(x, 0), torch.combinations(x[:2], 3)),
+         randn((5,))),
+        ("multi_margin_loss_forms", lambda x, t, w: (
+            F.multi_margin_loss(x, t), F.multi_margin_loss(
+                x, t, p=2, margin=0.5, weight=w, reduction="none"),
+            F.multi_margin_loss(x[0], t[0], reduction="sum")),
+         concat(randn((4, 6)), randint(0, 6, (4,)), uniform(0.5, 2, (6,))))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+add("multi_margin_loss_module", lambda: nn.MultiMarginLoss(
+    margin=0.7, weight=torch.rand(5), reduction="sum"), concat(
+        randn((3, 5)), randint(0, 5, (3,))))
 add("adaptive_max_pool2d_module", lambda: seq(nn.AdaptiveMaxPool2d(
     (2, 3)), nn.ReLU()), randn((1, 4, 9, 8)))
 add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(

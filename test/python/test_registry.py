@@ -223,7 +223,7 @@ MODULE_ARGS = {
     "torch.nn.AvgPool3d": (2,), "torch.nn.AdaptiveAvgPool3d": (1,),
     "torch.nn.ConvTranspose1d": (3, 4, 3), "torch.nn.ConvTranspose2d": (3, 4, 3),
     "torch.nn.Unflatten": (1, (2, 2)), "torch.nn.PixelShuffle": (2,),
-    "torch.nn.Unfold": (2,),
+    "torch.nn.Unfold": (2,), "torch.nn.MultiMarginLoss": (),
     "torch.nn.PixelUnshuffle": (2,), "torch.nn.ChannelShuffle": (2,),
     "torch.nn.ReflectionPad1d": (1,), "torch.nn.ReflectionPad2d": (1,),
     "torch.nn.ReflectionPad3d": (1,), "torch.nn.ReplicationPad1d": (1,),

@@ -15,6 +15,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -981,6 +982,55 @@ LogicalResult lowerCartesianProd(Lowering &l) {
   return v ? l.replace(v) : failure();
 }
 
+/// combinations(self, r, with_replacement): the r-item combinations of a
+/// vector, in itertools.combinations(_with_replacement)'s order, one per
+/// row (r = 0: an empty vector). The indices are computed when compiling
+/// and the items gathered by index_select.
+LogicalResult lowerCombinations(Lowering &l) {
+  Value x = l.tensor(0u);
+  Type elem = l.resultElementType();
+  auto r = l.constInt(1u);
+  auto replacement = l.constBool(2u);
+  if (!x || !elem || !r || !replacement || rankOf(x) != 1 || *r < 0)
+    return l.fail("needs a vector and constant r and with_replacement");
+  int64_t n = staticDim(x, 0);
+  if (ShapedType::isDynamic(n))
+    return l.fail("needs a vector of static size");
+  OpBuilder &b = l.b;
+  if (*r == 0)
+    return l.replace(l.empty({b.getIndexAttr(0)}, elem));
+  SmallVector<int64_t> indices, current(*r, 0);
+  // Each combination: nondecreasing (with replacement) or increasing
+  // indices, the last varying fastest.
+  std::function<bool(int64_t, int64_t)> visit = [&](int64_t pos, int64_t from) {
+    if (pos == *r) {
+      indices.append(current.begin(), current.end());
+      return indices.size() <= (1u << 22);
+    }
+    for (int64_t i = from; i < n; ++i) {
+      current[pos] = i;
+      if (!visit(pos + 1, *replacement ? i : i + 1))
+        return false;
+    }
+    return true;
+  };
+  if (!visit(0, 0))
+    return l.fail("too many combinations");
+  int64_t rows = indices.size() / *r;
+  if (rows == 0)
+    return l.replace(l.empty({b.getIndexAttr(0), b.getIndexAttr(*r)}, elem));
+  auto type = RankedTensorType::get({int64_t(indices.size())}, b.getI64Type());
+  Value index = arith::ConstantOp::create(
+      b, l.loc, DenseElementsAttr::get(type, ArrayRef<int64_t>(indices)));
+  Value picked =
+      l.lowerCall("aten::index_select", {ref(l, 0), int64(l, 0), ref(l, 1)},
+                  {l.castTensor(x, elem), index}, tensorOf(elem));
+  if (!picked)
+    return failure();
+  return l.replace(
+      l.reshape(picked, {b.getIndexAttr(rows), b.getIndexAttr(*r)}));
+}
+
 /// special_ndtr(x): the standard normal CDF, erfc(-x / sqrt 2) / 2.
 LogicalResult lowerNdtr(Lowering &l) {
   Value x = l.tensor(0u);
@@ -1255,6 +1305,7 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::renorm"}, lowerRenorm);
   addLowering(t, {"aten::linalg_vander"}, lowerVander);
   addLowering(t, {"aten::linalg_matrix_power"}, lowerMatrixPower);
+  addLowering(t, {"aten::combinations"}, lowerCombinations);
   addLowering(t, {"aten::native_layer_norm"}, lowerNativeLayerNorm);
   addLowering(t, {"aten::ldexp.Tensor"}, lowerLdexp);
   addLowering(t, {"aten::frexp.Tensor"}, lowerFrexp);

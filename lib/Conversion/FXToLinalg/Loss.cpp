@@ -430,6 +430,88 @@ LogicalResult lowerSoftMarginLoss(Lowering &l) {
       });
 }
 
+/// multi_margin_loss(self, target, p, margin, weight, reduction), as
+/// ATen's CPU kernel: for each row n with class y = target[n], the sum over
+/// the other classes i of w[y] * max(0, margin - x[n, y] + x[n, i])^p
+/// (p 1 or 2), divided by the number of classes; then the reduction. A
+/// target outside the classes is an error as the code runs.
+LogicalResult lowerMultiMarginLoss(Lowering &l) {
+  Value x = l.tensor(0u), target = l.tensor(1u);
+  Type elem = l.resultElementType();
+  auto p = l.constInt(l.arg(2));
+  std::optional<double> margin = floatArg(l, 3, 1.0);
+  auto reduction = reductionArg(l, 5);
+  if (!x || !target || !elem || !isFloat(elem) || !p || (*p != 1 && *p != 2) ||
+      !margin || !reduction)
+    return l.fail("needs float input, p 1 or 2, constant margin and "
+                  "reduction");
+  Value weight = l.isNone(4u) ? Value() : l.tensor(4u);
+  if (!l.isNone(4u) && !weight)
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  if (rank > 2)
+    return l.fail("needs a scalar, a vector or a matrix of scores");
+  x = l.castTensor(x, elem);
+  if (rank == 0)
+    x = l.reshape(x, {l.b.getIndexAttr(1), l.b.getIndexAttr(1)});
+  else if (rank == 1)
+    x = l.unsqueeze(x, 0);
+  target = l.reshape(target, {l.dim(x, 0)});
+  int64_t classes = cast<RankedTensorType>(x.getType()).getDimSize(1);
+  if (ShapedType::isDynamic(classes) || classes == 0)
+    return l.fail("needs a static, nonzero number of classes");
+  checkIndexRange(l, x, 1, target, /*negative=*/false);
+  OpBuilder &b = l.b;
+  Value init = l.filled({l.dim(x, 0)}, l.constant(elem, 0));
+  auto ctx = b.getContext();
+  SmallVector<Value> inputs = {x, target};
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(2, ctx),
+      AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx),
+      AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx)};
+  Value classCount = arith::ConstantIndexOp::create(b, l.loc, classes);
+  Value sum =
+      linalg::GenericOp::create(
+          b, l.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+          {utils::IteratorType::parallel, utils::IteratorType::reduction}, "",
+          "",
+          [&](OpBuilder &nb, Location loc, ValueRange v) {
+            Value n = linalg::IndexOp::create(nb, loc, 0);
+            Value i = linalg::IndexOp::create(nb, loc, 1);
+            Value y = clampedIndex(nb, loc, v[1], classCount);
+            Value xy = tensor::ExtractOp::create(nb, loc, x, ValueRange{n, y});
+            Value z = arith::AddFOp::create(
+                nb, loc,
+                arith::SubFOp::create(nb, loc,
+                                      constantOf(nb, loc, elem, *margin), xy),
+                v[0]);
+            Value h = *p == 1 ? z : arith::MulFOp::create(nb, loc, z, z);
+            if (weight)
+              h = arith::MulFOp::create(
+                  nb, loc, h,
+                  tensor::ExtractOp::create(nb, loc, weight, ValueRange{y}));
+            Value use = arith::AndIOp::create(
+                nb, loc,
+                arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne, i, y),
+                arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT, z,
+                                      constantOf(nb, loc, elem, 0)));
+            Value add = arith::AddFOp::create(nb, loc, v[2], h);
+            linalg::YieldOp::create(
+                nb, loc,
+                arith::SelectOp::create(nb, loc, use, add, v[2]).getResult());
+          })
+          .getResult(0);
+  Value loss = l.elementwise(
+      {sum}, elem, elem, [&](OpBuilder &nb, Location loc, ValueRange v) {
+        return arith::DivFOp::create(nb, loc, v[0],
+                                     constantOf(nb, loc, elem, classes))
+            .getResult();
+      });
+  if (rank <= 1 && *reduction == 0)
+    loss = l.reshape(loss, {});
+  return l.replace(reduceLoss(l, loss, *reduction, elem));
+}
+
 /// hinge_embedding_loss(self, target, margin, reduction), as ATen:
 /// (t != 1 ? max(margin - x, 0) : 0) + (t != -1 ? x : 0).
 LogicalResult lowerHingeEmbeddingLoss(Lowering &l) {
@@ -644,6 +726,7 @@ void mlir::fx::lowering::addLossLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::nll_loss", "aten::nll_loss_nd"}, lowerNllLoss);
   addLowering(t, {"aten::cross_entropy_loss"}, lowerCrossEntropyLoss);
   addLowering(t, {"aten::soft_margin_loss"}, lowerSoftMarginLoss);
+  addLowering(t, {"aten::multi_margin_loss"}, lowerMultiMarginLoss);
   addLowering(t, {"aten::hinge_embedding_loss"}, lowerHingeEmbeddingLoss);
   addLowering(t, {"aten::margin_ranking_loss"}, lowerMarginRankingLoss);
   addLowering(t, {"aten::kl_div"}, lowerKlDiv);

@@ -141,3 +141,20 @@ fx.graph_module @Quantile {
     fx.output %r : tensor<3x4xf32>
   }
 }
+
+// -----
+
+// combinations(x, 2): the index pairs of itertools.combinations, computed
+// when compiling, gather the items (index_select), reshaped to rows.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[IDX:.*]] = arith.constant dense<[0, 1, 0, 2, 0, 3, 1, 2, 1, 3, 2, 3]> : tensor<12xi64>
+// CHECK:         tensor.extract %arg0
+// CHECK:         tensor.expand_shape {{.*}} output_shape [6, 2]
+fx.graph_module @Combinations {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xf32>
+    %r = fx.call_function "aten::combinations"(%x, 2, False) : (tensor<4xf32>) -> tensor<6x2xf32>
+    fx.output %r : tensor<6x2xf32>
+  }
+}

@@ -101,3 +101,29 @@ fx.graph_module @M {
     fx.output %l : tensor<3x6xf32>
   }
 }
+
+// -----
+
+// multi_margin_loss(p=2, margin=0.5, reduction='none'): one generic over
+// (row, class) reads the target class's score by index (the target
+// checked against the 6 classes), adds (0.5 - x[n, y] + x[n, i])^2 where
+// that is positive and i != y, then divides by the class count.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    fx.index_bounds = [{hi = 6 : i64, input = 1 : i64, lo = 0 : i64, node = "r"}]
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           tensor.extract %arg0
+// CHECK:           arith.mulf
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.cmpi ne
+// CHECK:           arith.select
+// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<4xf32>)
+// CHECK:           arith.divf %{{.*}}, %cst
+fx.graph_module @MultiMargin {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x6xf32>
+    %t = fx.placeholder "t" : tensor<4xi64>
+    %r = fx.call_function "aten::multi_margin_loss"(%x, %t, 2, 0.5, None, 0) : (tensor<4x6xf32>, tensor<4xi64>) -> tensor<4xf32>
+    fx.output %r : tensor<4xf32>
+  }
+}
