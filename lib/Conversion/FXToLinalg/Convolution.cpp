@@ -837,6 +837,34 @@ Value pool(Lowering &l, Value input, ArrayRef<Window> wins, bool isMax,
 /// Adds unit height to 1-D pooling inputs: (N, C, L) -> (N, C, 1, L).
 Window unitWindow() { return Window{1, 1, 1, 0, 1, 1, 0}; }
 
+/// The body's last step in a max pool with indices, as ATen's CPU kernels
+/// scan a window: the element `x` at flattened input position `flat`
+/// replaces the kept (best, bestIndex) when `valid` (inside the input)
+/// and it is greater, a NaN, or the first (bestIndex -1); yields both.
+void yieldFirstMaximum(OpBuilder &nb, Location loc, Type elem, Value valid,
+                       Value flat, Value x, Value best, Value bestIndex) {
+  Value greater =
+      isFloat(elem)
+          ? arith::OrIOp::create(
+                nb, loc,
+                arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT, x,
+                                      best),
+                arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO, x, x))
+                .getResult()
+          : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, x, best)
+                .getResult();
+  Value first = arith::CmpIOp::create(
+      nb, loc, arith::CmpIPredicate::eq, bestIndex,
+      arith::ConstantIntOp::create(nb, loc, nb.getI64Type(), -1));
+  Value take = arith::AndIOp::create(
+      nb, loc, valid, arith::OrIOp::create(nb, loc, greater, first));
+  Value flat64 = arith::IndexCastOp::create(nb, loc, nb.getI64Type(), flat);
+  linalg::YieldOp::create(
+      nb, loc,
+      ValueRange{arith::SelectOp::create(nb, loc, take, x, best),
+                 arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
+}
+
 /// Max pooling with the index of each maximum: loops (n, c, outputs...,
 /// window...) in the order ATen's CPU kernel visits a window, keeping the
 /// first maximum (a NaN always wins, as in ATen); the index is the
@@ -916,31 +944,7 @@ std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
                            .getResult()
                      : pos;
         }
-        Value x = v[0], best = v[2], bestIndex = v[3];
-        Value greater =
-            isFloat(elem)
-                ? arith::OrIOp::create(
-                      nb, loc,
-                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT,
-                                            x, best),
-                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
-                                            x, x))
-                      .getResult()
-                : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, x,
-                                        best)
-                      .getResult();
-        Value first = arith::CmpIOp::create(
-            nb, loc, arith::CmpIPredicate::eq, bestIndex,
-            arith::ConstantIntOp::create(nb, loc, nb.getI64Type(), -1));
-        Value take = arith::AndIOp::create(
-            nb, loc, valid, arith::OrIOp::create(nb, loc, greater, first));
-        Value flat64 =
-            arith::IndexCastOp::create(nb, loc, nb.getI64Type(), flat);
-        linalg::YieldOp::create(
-            nb, loc,
-            ValueRange{
-                arith::SelectOp::create(nb, loc, take, x, best),
-                arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
+        yieldFirstMaximum(nb, loc, elem, valid, flat, v[0], v[2], v[3]);
       });
   return {generic.getResult(0), generic.getResult(1)};
 }
@@ -1043,31 +1047,7 @@ LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
                             .getResult()
                       : pos;
         }
-        Value x = v[0], best = v[2], bestIndex = v[3];
-        Value greater =
-            isFloat(elem)
-                ? arith::OrIOp::create(
-                      nb, loc,
-                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OGT,
-                                            x, best),
-                      arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNO,
-                                            x, x))
-                      .getResult()
-                : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sgt, x,
-                                        best)
-                      .getResult();
-        Value first = arith::CmpIOp::create(
-            nb, loc, arith::CmpIPredicate::eq, bestIndex,
-            arith::ConstantIntOp::create(nb, loc, nb.getI64Type(), -1));
-        Value take = arith::AndIOp::create(
-            nb, loc, valid, arith::OrIOp::create(nb, loc, greater, first));
-        Value flat64 =
-            arith::IndexCastOp::create(nb, loc, nb.getI64Type(), flat);
-        linalg::YieldOp::create(
-            nb, loc,
-            ValueRange{
-                arith::SelectOp::create(nb, loc, take, x, best),
-                arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
+        yieldFirstMaximum(nb, loc, elem, valid, flat, v[0], v[2], v[3]);
       });
   Value r = generic.getResult(0), idx = generic.getResult(1);
   if (unbatched) {

@@ -29,6 +29,25 @@ SmallVector<Value> sortAlong(Lowering &l, Value x, int64_t dim) {
                           {x}, TupleType::get(contextOf(l), types));
 }
 
+/// The number of NaNs along `dim` of `x` (i64, the dim kept with size 1;
+/// zeros for integers).
+Value nanCounts(Lowering &l, Value x, int64_t dim) {
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Type i64 = l.b.getI64Type();
+  Value isNaN = l.elementwise(
+      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        if (!isFloat(elem))
+          return constantOf(b, loc, i64, 0);
+        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          v[0], v[0]);
+        return arith::ExtUIOp::create(b, loc, i64, nan);
+      });
+  return l.lowerCall(
+      "aten::sum.dim_IntList",
+      {ref(l, 0), ints(l, {dim}), l.b.getBoolAttr(true), none(l)}, {isNaN},
+      tensorOf(i64));
+}
+
 /// kthvalue(self, k, dim, keepdim): the k-th smallest along dim and its
 /// index, from sort.
 LogicalResult lowerKthvalue(Lowering &l) {
@@ -98,18 +117,7 @@ LogicalResult lowerMedian(Lowering &l) {
     return failure();
   // The NaNs along dim, counted (none in integers).
   Type i64 = l.b.getI64Type();
-  Value isNaN = l.elementwise(
-      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        if (!isFloat(elem))
-          return constantOf(b, loc, i64, 0);
-        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                          v[0], v[0]);
-        return arith::ExtUIOp::create(b, loc, i64, nan);
-      });
-  Value nans =
-      l.lowerCall("aten::sum.dim_IntList",
-                  {ref(l, 0), ints(l, {dim}), l.b.getBoolAttr(true), none(l)},
-                  {isNaN}, tensorOf(i64));
+  Value nans = nanCounts(l, x, dim);
   if (!nans)
     return failure();
   // The sorted position picked: NaNs sort last, the first at n - nans.
@@ -234,16 +242,7 @@ LogicalResult lowerQuantile(Lowering &l) {
   Value values = sorted[0];
   // The NaNs of each slice (keepdim).
   Type i64 = l.b.getI64Type();
-  Value isNaN = l.elementwise(
-      {x}, elem, i64, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                          v[0], v[0]);
-        return arith::ExtUIOp::create(b, loc, i64, nan);
-      });
-  Value nans =
-      l.lowerCall("aten::sum.dim_IntList",
-                  {ref(l, 0), ints(l, {dim}), l.b.getBoolAttr(true), none(l)},
-                  {isNaN}, tensorOf(i64));
+  Value nans = nanCounts(l, x, dim);
   if (!nans)
     return failure();
   // One generic over (q?, the slice dims with dim of size 1).
