@@ -865,34 +865,23 @@ void yieldFirstMaximum(OpBuilder &nb, Location loc, Type elem, Value valid,
                  arith::SelectOp::create(nb, loc, take, flat64, bestIndex)});
 }
 
-/// Max pooling with the index of each maximum: loops (n, c, outputs...,
-/// window...) in the order ATen's CPU kernel visits a window, keeping the
-/// first maximum (a NaN always wins, as in ATen); the index is the
-/// position in the input's spatial dims flattened (h * W + w), starting at
-/// the window's first position inside the input, as ATen's does. Returns
-/// {values, indices}.
-std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
-                                        ArrayRef<Window> wins, Type elem) {
+/// The generic of a max pool with indices over (n, c, outputs...,
+/// window...): `padded` read through `inExprs` (n, c, then one expression
+/// per spatial dim), outputs of `sizes`, windows of `windowSizes`, both
+/// results starting at `lowest` and -1; `position` gives, in the body, an
+/// element's validity and its flattened input position. {values, indices}.
+std::pair<Value, Value> windowMaximum(
+    Lowering &l, Value padded, ArrayRef<AffineExpr> inExprs,
+    ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> windowSizes,
+    Value lowest, Type elem,
+    function_ref<std::pair<Value, Value>(OpBuilder &, Location)> position) {
   OpBuilder &b = l.b;
-  Value lowest =
-      isFloat(elem)
-          ? l.constant(elem, -std::numeric_limits<double>::infinity())
-          : l.constant(elem, double(std::numeric_limits<int32_t>::min()));
-  Value padded = padForWindows(l, input, wins, lowest);
-  int64_t k = wins.size(), loops = 2 + 2 * k;
-  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)};
-  SmallVector<OpFoldResult> windowSizes;
-  SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
-                                     b.getAffineDimExpr(1)},
-                          windowExprs, outExprs = inExprs;
-  for (int64_t i = 0; i < k; ++i) {
-    AffineExpr o = b.getAffineDimExpr(2 + i), w = b.getAffineDimExpr(2 + k + i);
-    inExprs.push_back(o * wins[i].s + w * wins[i].d);
-    windowExprs.push_back(w);
-    outExprs.push_back(o);
-    windowSizes.push_back(b.getIndexAttr(wins[i].k));
-    sizes.push_back(b.getIndexAttr(wins[i].out));
-  }
+  int64_t k = windowSizes.size(), loops = 2 + 2 * k;
+  SmallVector<AffineExpr> windowExprs, outExprs;
+  for (int64_t d = 0; d < 2 + k; ++d)
+    outExprs.push_back(b.getAffineDimExpr(d));
+  for (int64_t i = 0; i < k; ++i)
+    windowExprs.push_back(b.getAffineDimExpr(2 + k + i));
   Value values = l.filled(sizes, lowest);
   Value indices = l.filled(sizes, l.constant(b.getI64Type(), -1));
   SmallVector<AffineMap> maps = {
@@ -908,45 +897,73 @@ std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
       ValueRange{padded, l.empty(windowSizes, elem)},
       ValueRange{values, indices}, maps, iterators, "", "",
       [&](OpBuilder &nb, Location loc, ValueRange v) {
+        auto [valid, flat] = position(nb, loc);
+        yieldFirstMaximum(nb, loc, elem, valid, flat, v[0], v[2], v[3]);
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
+/// Max pooling with the index of each maximum: loops (n, c, outputs...,
+/// window...) in the order ATen's CPU kernel visits a window, keeping the
+/// first maximum (a NaN always wins, as in ATen); the index is the
+/// position in the input's spatial dims flattened (h * W + w), starting at
+/// the window's first position inside the input, as ATen's does. Returns
+/// {values, indices}.
+std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
+                                        ArrayRef<Window> wins, Type elem) {
+  OpBuilder &b = l.b;
+  Value lowest =
+      isFloat(elem)
+          ? l.constant(elem, -std::numeric_limits<double>::infinity())
+          : l.constant(elem, double(std::numeric_limits<int32_t>::min()));
+  Value padded = padForWindows(l, input, wins, lowest);
+  int64_t k = wins.size();
+  SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)};
+  SmallVector<OpFoldResult> windowSizes;
+  SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
+                                     b.getAffineDimExpr(1)};
+  for (int64_t i = 0; i < k; ++i) {
+    AffineExpr o = b.getAffineDimExpr(2 + i), w = b.getAffineDimExpr(2 + k + i);
+    inExprs.push_back(o * wins[i].s + w * wins[i].d);
+    windowSizes.push_back(b.getIndexAttr(wins[i].k));
+    sizes.push_back(b.getIndexAttr(wins[i].out));
+  }
+  return windowMaximum(
+      l, padded, inExprs, sizes, windowSizes, lowest, elem,
+      [&](OpBuilder &nb, Location loc) -> std::pair<Value, Value> {
         // The input position of this window element, its validity and
         // its flattened index.
+        auto cst = [&](int64_t c) {
+          return arith::ConstantIndexOp::create(nb, loc, c);
+        };
         Value valid, flat;
         for (int64_t i = 0; i < k; ++i) {
           Value o = linalg::IndexOp::create(nb, loc, 2 + i);
           Value w = linalg::IndexOp::create(nb, loc, 2 + k + i);
           Value pos = arith::AddIOp::create(
-              nb, loc,
-              arith::MulIOp::create(
-                  nb, loc, o,
-                  arith::ConstantIndexOp::create(nb, loc, wins[i].s)),
-              arith::MulIOp::create(
-                  nb, loc, w,
-                  arith::ConstantIndexOp::create(nb, loc, wins[i].d)));
-          pos = arith::SubIOp::create(
-              nb, loc, pos, arith::ConstantIndexOp::create(nb, loc, wins[i].p));
+              nb, loc, arith::MulIOp::create(nb, loc, o, cst(wins[i].s)),
+              arith::MulIOp::create(nb, loc, w, cst(wins[i].d)));
+          pos = arith::SubIOp::create(nb, loc, pos, cst(wins[i].p));
           Value inside = arith::AndIOp::create(
               nb, loc,
               arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::sge, pos,
-                                    arith::ConstantIndexOp::create(nb, loc, 0)),
-              arith::CmpIOp::create(
-                  nb, loc, arith::CmpIPredicate::slt, pos,
-                  arith::ConstantIndexOp::create(nb, loc, wins[i].size)));
+                                    cst(0)),
+              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, pos,
+                                    cst(wins[i].size)));
           valid =
               valid ? arith::AndIOp::create(nb, loc, valid, inside).getResult()
                     : inside;
-          flat = flat
-                     ? arith::AddIOp::create(
-                           nb, loc,
-                           arith::MulIOp::create(nb, loc, flat,
-                                                 arith::ConstantIndexOp::create(
-                                                     nb, loc, wins[i].size)),
-                           pos)
-                           .getResult()
-                     : pos;
+          flat =
+              flat
+                  ? arith::AddIOp::create(
+                        nb, loc,
+                        arith::MulIOp::create(nb, loc, flat, cst(wins[i].size)),
+                        pos)
+                        .getResult()
+                  : pos;
         }
-        yieldFirstMaximum(nb, loc, elem, valid, flat, v[0], v[2], v[3]);
+        return {valid, flat};
       });
-  return {generic.getResult(0), generic.getResult(1)};
 }
 
 /// adaptive_max_pool1d/2d/3d(self, output_size): output position o of a
@@ -970,14 +987,13 @@ LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
     input = l.unsqueeze(input, 0);
   input = l.castTensor(input, elem);
   OpBuilder &b = l.b;
-  int64_t k = spatial, loops = 2 + 2 * k;
-  SmallVector<int64_t> ins, windows;
+  int64_t k = spatial;
+  SmallVector<int64_t> ins;
   SmallVector<OpFoldResult> sizes = {l.dim(input, 0), l.dim(input, 1)},
                             windowSizes, low(2 + k, b.getIndexAttr(0)),
                             high(2, b.getIndexAttr(0));
   SmallVector<AffineExpr> inExprs = {b.getAffineDimExpr(0),
-                                     b.getAffineDimExpr(1)},
-                          windowExprs, outExprs = inExprs;
+                                     b.getAffineDimExpr(1)};
   for (int64_t i = 0; i < k; ++i) {
     int64_t in = staticDim(input, 2 + i), out = (*outSize)[i];
     if (ShapedType::isDynamic(in) || in <= 0 || out <= 0)
@@ -987,11 +1003,8 @@ LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
     for (int64_t o = 0; o < out; ++o)
       window = std::max(window, ((o + 1) * in + out - 1) / out - o * in / out);
     ins.push_back(in);
-    windows.push_back(window);
     AffineExpr o = b.getAffineDimExpr(2 + i), w = b.getAffineDimExpr(2 + k + i);
     inExprs.push_back((o * in).floorDiv(out) + w);
-    windowExprs.push_back(w);
-    outExprs.push_back(o);
     windowSizes.push_back(b.getIndexAttr(window));
     sizes.push_back(b.getIndexAttr(out));
     // The last window may reach `window` past its start: padding keeps
@@ -1003,21 +1016,9 @@ LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
           ? l.constant(elem, -std::numeric_limits<double>::infinity())
           : l.constant(elem, double(std::numeric_limits<int32_t>::min()));
   Value padded = l.pad(input, low, high, lowest);
-  Value values = l.filled(sizes, lowest);
-  Value indices = l.filled(sizes, l.constant(b.getI64Type(), -1));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(loops, 0, inExprs, b.getContext()),
-      AffineMap::get(loops, 0, windowExprs, b.getContext()),
-      AffineMap::get(loops, 0, outExprs, b.getContext()),
-      AffineMap::get(loops, 0, outExprs, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(2 + k,
-                                             utils::IteratorType::parallel);
-  iterators.append(k, utils::IteratorType::reduction);
-  auto generic = linalg::GenericOp::create(
-      b, l.loc, TypeRange{values.getType(), indices.getType()},
-      ValueRange{padded, l.empty(windowSizes, elem)},
-      ValueRange{values, indices}, maps, iterators, "", "",
-      [&](OpBuilder &nb, Location loc, ValueRange v) {
+  auto [r, idx] = windowMaximum(
+      l, padded, inExprs, sizes, windowSizes, lowest, elem,
+      [&](OpBuilder &nb, Location loc) -> std::pair<Value, Value> {
         auto cst = [&](int64_t c) {
           return arith::ConstantIndexOp::create(nb, loc, c);
         };
@@ -1047,9 +1048,8 @@ LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
                             .getResult()
                       : pos;
         }
-        yieldFirstMaximum(nb, loc, elem, valid, flat, v[0], v[2], v[3]);
+        return {valid, flat};
       });
-  Value r = generic.getResult(0), idx = generic.getResult(1);
   if (unbatched) {
     r = l.squeeze(r, 0);
     idx = l.squeeze(idx, 0);
