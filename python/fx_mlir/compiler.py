@@ -241,7 +241,9 @@ class ModulePathTracer(torch.fx.Tracer):
 # Module types fx-normalize expands itself (Normalize.cpp), beside the
 # registry's module aliases.
 _EXPANDED_MODULE_TYPES = ("torch.nn.Identity", "torch.nn.MultiheadAttention",
-                          "torch.nn.Upsample")
+                          "torch.nn.Upsample") + tuple(
+    f"torch.nn.{kind}{n}d" for kind in ("AdaptiveMaxPool", "MaxUnpool")
+    for n in (1, 2, 3))  # NormalizePooling.cpp
 
 
 def _registry_names(kind, expanded):
@@ -265,7 +267,10 @@ def _known_module_types():
 # torch.nn.functional's functions fx-normalize expands itself
 # (Normalize.cpp), beside the registry's function aliases.
 _EXPANDED_FUNCTIONS = tuple(f"torch.nn.functional.{name}" for name in (
-    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"))
+    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear") + tuple(
+        f"{stem}{n}d{suffix}" for n in (1, 2, 3) for stem, suffix in (
+            ("adaptive_max_pool", ""), ("adaptive_max_pool", "_with_indices"),
+            ("max_unpool", ""))))  # the last three: NormalizePooling.cpp
 
 
 def _known_function_names():
