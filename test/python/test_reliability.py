@@ -32,6 +32,16 @@ def check(fn, *inputs):
         return
     torch.testing.assert_close(out, model(*inputs))
     print("match")
+# Each call's FxMlirError message, or "no error".
+def outcomes(*calls):
+    messages = []
+    for call in calls:
+        try:
+            call()
+            messages.append("no error")
+        except fx_mlir.FxMlirError as error:
+            messages.append(str(error))
+    return messages
 """
 
 
@@ -162,14 +172,9 @@ def test_index_select_and_getitem_bounds():
         # x[i] takes negative indices (from the end), index_select not.
         torch.testing.assert_close(cg(x, torch.tensor([-1, -5])),
                                    x[torch.tensor([-1, -5])])
-        messages = []
-        for c, i in [(cs, [0, 5]), (cs, [-1, 0]), (cg, [0, -6]), (cg, [5, 0])]:
-            try:
-                c(x, torch.tensor(i))
-                messages.append("no error")
-            except fx_mlir.FxMlirError as error:
-                messages.append(str(error))
-        print(messages)
+        print(outcomes(*[lambda c=c, i=i: c(x, torch.tensor(i))
+                         for c, i in [(cs, [0, 5]), (cs, [-1, 0]),
+                                      (cg, [0, -6]), (cg, [5, 0])]]))
     """)
     assert "no error" not in out, out
     assert "index 5 is out of range [0, 5)" in out, out
@@ -189,17 +194,10 @@ def test_index_fill_and_index_copy_bounds():
         cc = fx_mlir.compile(copy, (x, torch.tensor([0, 1]), s), cache_dir="")
         torch.testing.assert_close(cf(x, torch.tensor([-1, 0])),
                                    x.index_fill(0, torch.tensor([-1, 0]), 7.0))
-        messages = []
-        for call in [lambda: cf(x, torch.tensor([0, 3])),
-                     lambda: cf(x, torch.tensor([-4, 0])),
-                     lambda: cc(x, torch.tensor([2, -1]), s),
-                     lambda: cc(x, torch.tensor([3, 0]), s)]:
-            try:
-                call()
-                messages.append("no error")
-            except fx_mlir.FxMlirError as error:
-                messages.append(str(error))
-        print(messages)
+        print(outcomes(lambda: cf(x, torch.tensor([0, 3])),
+                       lambda: cf(x, torch.tensor([-4, 0])),
+                       lambda: cc(x, torch.tensor([2, -1]), s),
+                       lambda: cc(x, torch.tensor([3, 0]), s)))
     """)
     assert "no error" not in out, out
     assert out.count("index out of range") == 4, out
@@ -228,16 +226,12 @@ def test_checks_while_running(tmp_path):
         g = fx_mlir.compile(get, (w, torch.tensor([1, 2])), cache_dir="")
         c.save({str(tmp_path / "div.so")!r})
         lib = fx_mlir.load({str(tmp_path / "div.so")!r})
-        messages = []
-        for f, args in [(c, (x, torch.tensor([2, 0, 1]))),
-                        (lib, (x, torch.tensor([0, 1, 1]))),
-                        (g, (w, torch.tensor([1, 5]))),
-                        (g, (w, torch.tensor([0, 1])))]:
-            try:
-                f(*args)
-                messages.append("no error")
-            except fx_mlir.FxMlirError as error:
-                messages.append(str(error))
+        messages = outcomes(*[lambda f=f, args=args: f(*args)
+                              for f, args in [
+                                  (c, (x, torch.tensor([2, 0, 1]))),
+                                  (lib, (x, torch.tensor([0, 1, 1]))),
+                                  (g, (w, torch.tensor([1, 5]))),
+                                  (g, (w, torch.tensor([0, 1])))]])
         for f in (c, lib):
             for a, b in zip(f(x, y), div(x, y)):
                 assert torch.equal(a, b)
@@ -292,15 +286,8 @@ def test_singular_and_indefinite_matrices_raise():
         torch.testing.assert_close(inv(a), torch.linalg.inv(a))
         print("info", inv_ex(singular)[1].tolist(),
               torch.linalg.inv_ex(singular)[1].tolist())
-        messages = []
-        for call in [lambda: inv(singular), lambda: solve(singular, a[0]),
-                     lambda: chol(indefinite)]:
-            try:
-                call()
-                messages.append("no error")
-            except fx_mlir.FxMlirError as error:
-                messages.append(str(error))
-        print(messages)
+        print(outcomes(lambda: inv(singular), lambda: solve(singular, a[0]),
+                       lambda: chol(indefinite)))
     """)
     assert "no error" not in out, out
     assert "info [0, 3] [0, 3]" in out, out
