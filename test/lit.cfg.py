@@ -38,6 +38,8 @@ tools = ["fx-opt", "fx-translate", "fx-run", "fx-compile", ToolSubst("mlir-opt-2
     config.llvm_tools_dir, "mlir-opt"))]
 # The tools of the pass tutorial (examples/tutorial, docs/Tutorial.md).
 tools += ["tutorial-opt", "tutorial-log-modules"]
+# The generator of the lowering's typed argument accessors.
+tools += ["fx-gen-target-args"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # `avx512`: this CPU runs AVX-512 code, so AVX2 code (x86-64-v3) can be

@@ -32,16 +32,15 @@ bool touchesComplex(Lowering &l) {
       t = shaped.getElementType();
     return isa<ComplexType>(t);
   };
-  Type result = l.op.getResult().getType();
+  Type result = l.resultType();
   if (auto tuple = dyn_cast<TupleType>(result))
     return llvm::any_of(tuple.getTypes(), complexType);
   return complexType(result) ||
-         llvm::any_of(l.op->getOperandTypes(), complexType);
+         llvm::any_of(ValueRange(l.operands).getTypes(), complexType);
 }
 
 LogicalResult refuseComplex(Lowering &l) {
-  return l.fail("complex tensors are not supported by '" + l.op.getTarget() +
-                "'");
+  return l.fail("complex tensors are not supported by '" + l.target() + "'");
 }
 
 /// The real operator each of these is on real tensors, with the same
@@ -53,33 +52,37 @@ StringRef realEquivalent(StringRef target) {
 }
 
 LogicalResult lowerRealSame(Lowering &l) {
+  // Parameters as aten::conj names them, at the same positions in
+  // aten::conj_physical and 4 more.
+  using P = args::aten::conj;
   if (touchesComplex(l))
     return refuseComplex(l);
-  StringRef real = realEquivalent(l.op.getTarget());
+  StringRef real = realEquivalent(l.target());
   if (real.empty()) {
-    Value x = l.tensor(0u);
+    Value x = l.tensor(P::self);
     return x ? l.replace(x) : failure();
   }
-  SmallVector<Value> operands(l.op->getOperands());
-  Value v = l.lowerCall(real, llvm::to_vector(l.op.getArgs()), operands,
-                        l.op.getResult().getType(), l.op.getKwargs());
+  SmallVector<Value> operands(l.operands);
+  Value v = l.lowerCall(real, llvm::to_vector(l.args()), operands,
+                        l.resultType(), l.kwargs());
   return v ? l.replace(v) : failure();
 }
 
 /// sgn of a real tensor: sign, but 0 for NaN (ATen's sgn compares with 0).
 LogicalResult lowerSgn(Lowering &l) {
+  using P = args::aten::sgn;
   if (touchesComplex(l))
     return refuseComplex(l);
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed result");
   if (!isFloat(r)) {
-    SmallVector<Value> operands(l.op->getOperands());
-    Value v = l.lowerCall("aten::sign", llvm::to_vector(l.op.getArgs()),
-                          operands, l.op.getResult().getType());
+    SmallVector<Value> operands(l.operands);
+    Value v = l.lowerCall("aten::sign", llvm::to_vector(l.args()), operands,
+                          l.resultType());
     return v ? l.replace(v) : failure();
   }
-  Value x = l.tensor(0u);
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   return l.replace(l.elementwise(
@@ -100,9 +103,10 @@ LogicalResult lowerSgn(Lowering &l) {
 
 /// isreal: true everywhere for a real tensor.
 LogicalResult lowerIsreal(Lowering &l) {
+  using P = args::aten::isreal;
   if (touchesComplex(l))
     return refuseComplex(l);
-  Value x = l.tensor(0u);
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   return l.replace(l.filled(l.dims(x), l.constant(l.b.getI1Type(), 1)));
@@ -111,9 +115,10 @@ LogicalResult lowerIsreal(Lowering &l) {
 /// angle of a real number: pi for a negative one, 0 otherwise, NaN for NaN
 /// (ATen's angle_impl); integers give floats.
 LogicalResult lowerAngle(Lowering &l) {
+  using P = args::aten::angle;
   if (touchesComplex(l))
     return refuseComplex(l);
-  Value x = l.tensor(0u);
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a tensor and a float result");
@@ -133,12 +138,15 @@ LogicalResult lowerAngle(Lowering &l) {
 
 /// isposinf / isneginf: x == +inf / -inf; false for integers.
 LogicalResult lowerIsSignedInf(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::isneginf names them, at the same positions in
+  // aten::isposinf.
+  using P = args::aten::isneginf;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   Type elem = cast<RankedTensorType>(x.getType()).getElementType();
   double inf = std::numeric_limits<double>::infinity();
-  if (l.op.getTarget() == "aten::isneginf")
+  if (l.target() == "aten::isneginf")
     inf = -inf;
   Type i1 = l.b.getI1Type();
   return l.replace(l.elementwise(
@@ -153,11 +161,13 @@ LogicalResult lowerIsSignedInf(Lowering &l) {
 /// fmax / fmin: the larger / smaller, a NaN only where both are NaN (C's
 /// fmax, arith's maxnumf); integers as maximum / minimum.
 LogicalResult lowerFmaxFmin(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  // Parameters as aten::fmax names them, at the same positions in aten::fmin.
+  using P = args::aten::fmax;
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   Type r = l.resultElementType();
   if (!x || !y || !r)
     return l.fail("needs two typed tensors");
-  bool isMax = l.op.getTarget() == "aten::fmax";
+  bool isMax = l.target() == "aten::fmax";
   return l.replace(l.elementwise(
       {x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         if (isFloat(r))
@@ -189,7 +199,7 @@ Value atLeast(Lowering &l, Value x, int64_t rank) {
 /// atleast_1d/2d/3d of a tensor, or of a list of them (.Sequence: a
 /// tuple).
 LogicalResult lowerAtLeast(Lowering &l) {
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   auto [name, overload] = target.split('.');
   int64_t rank = llvm::StringSwitch<int64_t>(name)
                      .Case("aten::atleast_1d", 1)
@@ -214,11 +224,14 @@ LogicalResult lowerAtLeast(Lowering &l) {
 /// each at least 1-D (along dim 1, or 0 when all are vectors) / 2-D (along
 /// dim 0) / 3-D (along dim 2).
 LogicalResult lowerStacks(Lowering &l) {
-  auto inputs = tensorsOf(l, l.arg(0));
+  // Parameters as aten::column_stack names them, at the same positions in
+  // aten::dstack and 2 more.
+  using P = args::aten::column_stack;
+  auto inputs = tensorsOf(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   int64_t rank = llvm::StringSwitch<int64_t>(target)
                      .Case("aten::hstack", 1)
                      .Case("aten::vstack", 2)
@@ -244,7 +257,10 @@ LogicalResult lowerStacks(Lowering &l) {
 /// movedim(self, source, destination): the dims `source` moved to
 /// `destination`, the others in their order.
 LogicalResult lowerMovedim(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::movedim.int names them, at the same positions in
+  // aten::movedim.intlist.
+  using P = args::aten::movedim_int_;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
@@ -288,7 +304,8 @@ LogicalResult lowerMovedim(Lowering &l) {
 
 /// msort(self): sort's values along dim 0.
 LogicalResult lowerMsort(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::msort;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return failure();
@@ -303,7 +320,8 @@ LogicalResult lowerMsort(Lowering &l) {
 /// product of a (.., a_d, 1, ..) and b (.., 1, b_d, ..) seen as
 /// (.., a_d * b_d, ..).
 LogicalResult lowerKron(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  using P = args::aten::kron;
+  Value a = l.tensor(P::self), b = l.tensor(P::other);
   Type elem = l.resultElementType();
   if (!a || !b || !elem)
     return l.fail("needs two typed tensors");
@@ -338,7 +356,8 @@ LogicalResult lowerKron(Lowering &l) {
 /// inner(a, b): the sum over the last dims of both, a's other dims then
 /// b's (a product when either is a scalar), as an einsum.
 LogicalResult lowerInner(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  using P = args::aten::inner;
+  Value a = l.tensor(P::self), b = l.tensor(P::other);
   Type elem = l.resultElementType();
   if (!a || !b || !elem)
     return l.fail("needs two typed tensors");
@@ -367,7 +386,8 @@ LogicalResult lowerInner(Lowering &l) {
 /// hypot(x, y): sqrt(x^2 + y^2) without overflow (the larger magnitude
 /// times sqrt(1 + q^2)), infinite when either is, as C's hypot.
 LogicalResult lowerHypot(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  using P = args::aten::hypot;
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   Type r = l.resultElementType();
   if (!x || !y || !r || !isFloat(r))
     return l.fail("needs two tensors and a float result");
@@ -400,7 +420,8 @@ LogicalResult lowerHypot(Lowering &l) {
 
 /// aminmax(self, *, dim=None, keepdim=False): (amin, amax).
 LogicalResult lowerAminmax(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::aminmax;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType(0);
   if (!x || !elem)
     return l.fail("needs a typed tensor");
@@ -438,9 +459,10 @@ LogicalResult lowerAminmax(Lowering &l) {
 
 /// diagflat(self, offset): the flattened tensor on a diagonal.
 LogicalResult lowerDiagflat(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::diagflat;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto offset = l.constInt(1u);
+  auto offset = l.constInt(P::offset);
   if (!x || !elem || !offset)
     return l.fail("needs a typed tensor and a constant offset");
   Value flat = flattened(l, x);
@@ -454,11 +476,14 @@ LogicalResult lowerDiagflat(Lowering &l) {
 /// trapezoids' areas, (y[i+1] + y[i]) / 2 times x[i+1] - x[i] or dx;
 /// cumulative_trapezoid: their running sum.
 LogicalResult lowerTrapezoid(Lowering &l) {
-  Value y = l.tensor(0u);
+  // Parameters as aten::cumulative_trapezoid.dx names them, at the same
+  // positions in aten::cumulative_trapezoid.x and 4 more.
+  using P = args::aten::cumulative_trapezoid_dx;
+  Value y = l.tensor(P::y);
   Type elem = l.resultElementType();
   if (!y || !elem || !isFloat(elem))
     return l.fail("needs a tensor and a float result");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool withX = target.ends_with(".x");
   Attribute dimAttr = l.kwarg("dim");
   auto dim = dimAttr ? l.normDim(dimAttr, rankOf(y))
@@ -526,22 +551,25 @@ LogicalResult lowerTrapezoid(Lowering &l) {
 /// fft_fftshift / fft_ifftshift(self, dim=None): a roll by half of each dim
 /// (all of them by default), forward or back.
 LogicalResult lowerFftshift(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::fft_fftshift names them, at the same positions in
+  // aten::fft_ifftshift.
+  using P = args::aten::fft_fftshift;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return failure();
   SmallVector<int64_t> dims;
-  if (l.isNone(1u)) {
+  if (l.isNone(P::dim)) {
     for (int64_t d = 0; d < rankOf(x); ++d)
       dims.push_back(d);
-  } else if (auto list = l.intList(1u)) {
+  } else if (auto list = l.intList(P::dim)) {
     dims = *list;
-  } else if (auto one = l.constInt(1u)) {
+  } else if (auto one = l.constInt(P::dim)) {
     dims = {*one};
   } else {
     return l.fail("dim must be constant");
   }
-  bool inverse = l.op.getTarget() == "aten::fft_ifftshift";
+  bool inverse = l.target() == "aten::fft_ifftshift";
   SmallVector<int64_t> shifts;
   for (int64_t &d : dims) {
     auto normalized = l.normDim(int64(l, d), rankOf(x));
@@ -564,7 +592,8 @@ LogicalResult lowerFftshift(Lowering &l) {
 /// linalg_multi_dot(tensors): the matrix products left to right; a first
 /// (last) vector is a row (column) and its dim is dropped from the result.
 LogicalResult lowerMultiDot(Lowering &l) {
-  auto inputs = tensorsOf(l, l.arg(0));
+  using P = args::aten::linalg_multi_dot;
+  auto inputs = tensorsOf(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
@@ -603,12 +632,13 @@ LogicalResult lowerMultiDot(Lowering &l) {
 /// as ATen's kernel (x * 10^d rounded, / 10^d; x / 10^-d rounded, * 10^-d
 /// for negative d).
 LogicalResult lowerRoundDecimals(Lowering &l) {
+  using P = args::aten::round_decimals;
   Attribute decimalsAttr = l.kwarg("decimals");
   auto decimals = decimalsAttr ? l.constInt(decimalsAttr) : std::nullopt;
   if (!decimals)
     return l.fail("decimals must be a constant");
   Type r = l.resultElementType();
-  Value x = l.tensor(0u);
+  Value x = l.tensor(P::self);
   if (!x || !r || !isFloat(r))
     return l.fail("needs a float tensor");
   double scale = std::pow(10.0, double(std::abs(*decimals)));
@@ -635,8 +665,9 @@ Value tensorOrScalar(Lowering &l, unsigned i, Type type) {
 
 /// ldexp(self, other): self * 2^other, in the float result type.
 LogicalResult lowerLdexp(Lowering &l) {
+  using P = args::aten::ldexp_Tensor;
   Type r = l.resultElementType();
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   if (!x || !y || !r || !isFloat(r))
     return l.fail("needs two tensors and a float result");
   return l.replace(l.elementwise(
@@ -666,7 +697,8 @@ Type bitsComputeType(Lowering &l, Type f) {
 /// the normal range first); 0, inf and NaN are their own mantissa with
 /// exponent 0, as C's frexp.
 LogicalResult lowerFrexp(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::frexp_Tensor;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType(0), e = l.resultElementType(1);
   if (!x || !r || !e || !isFloat(r))
     return l.fail("needs a float tensor");
@@ -726,7 +758,8 @@ LogicalResult lowerFrexp(Lowering &l) {
 /// they are equal, NaN when either is, the smallest subnormal toward y
 /// from 0.
 LogicalResult lowerNextafter(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  using P = args::aten::nextafter;
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   Type r = l.resultElementType();
   if (!x || !y || !r || !(r.isF32() || r.isF64()))
     return l.fail("needs float32 or float64 tensors");
@@ -764,7 +797,10 @@ LogicalResult lowerNextafter(Lowering &l) {
 /// isin(elements, test_elements or a scalar, *, assume_unique, invert):
 /// whether each element equals any test element.
 LogicalResult lowerIsin(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::isin.Tensor_Scalar names them, at the same positions in
+  // aten::isin.Tensor_Tensor.
+  using P = args::aten::isin_Tensor_Scalar;
+  Value x = l.tensor(P::elements);
   if (!x)
     return failure();
   Type xe = cast<RankedTensorType>(x.getType()).getElementType();
@@ -824,9 +860,10 @@ LogicalResult lowerIsin(Lowering &l) {
 /// sum_to_size(self, size): the sum over the leading dims and the dims
 /// `size` gives as 1, kept.
 LogicalResult lowerSumToSize(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::sum_to_size;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto size = l.intList(1u);
+  auto size = l.intList(P::size);
   if (!x || !elem || !size)
     return l.fail("needs a typed tensor and a constant size");
   int64_t rank = rankOf(x), lead = rank - int64_t(size->size());
@@ -866,7 +903,8 @@ LogicalResult lowerSumToSize(Lowering &l) {
 /// block_diag(tensors): each as a matrix (a scalar 1x1, a vector a row) on
 /// the diagonal of zeros.
 LogicalResult lowerBlockDiag(Lowering &l) {
-  auto inputs = tensorsOf(l, l.arg(0));
+  using P = args::aten::block_diag;
+  auto inputs = tensorsOf(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
@@ -942,7 +980,10 @@ std::optional<SmallVector<Value>> grids(Lowering &l, ArrayRef<Value> inputs,
 
 /// meshgrid(tensors, *, indexing='ij').
 LogicalResult lowerMeshgrid(Lowering &l) {
-  auto inputs = tensorsOf(l, l.arg(0));
+  // Parameters as aten::meshgrid names them, at the same positions in
+  // aten::meshgrid.indexing.
+  using P = args::aten::meshgrid;
+  auto inputs = tensorsOf(l, l.arg(P::tensors));
   Type elem = l.resultElementType(0);
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
@@ -960,7 +1001,8 @@ LogicalResult lowerMeshgrid(Lowering &l) {
 /// cartesian_prod(tensors): the rows of every combination, the last
 /// tensor's items changing fastest (one tensor: itself).
 LogicalResult lowerCartesianProd(Lowering &l) {
-  auto inputs = tensorsOf(l, l.arg(0));
+  using P = args::aten::cartesian_prod;
+  auto inputs = tensorsOf(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
@@ -987,10 +1029,11 @@ LogicalResult lowerCartesianProd(Lowering &l) {
 /// row (r = 0: an empty vector). The indices are computed when compiling
 /// and the items gathered by index_select.
 LogicalResult lowerCombinations(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::combinations;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto r = l.constInt(1u);
-  auto replacement = l.constBool(2u);
+  auto r = l.constInt(P::r);
+  auto replacement = l.constBool(P::with_replacement);
   if (!x || !elem || !r || !replacement || rankOf(x) != 1 || *r < 0)
     return l.fail("needs a vector and constant r and with_replacement");
   int64_t n = staticDim(x, 0);
@@ -1033,7 +1076,8 @@ LogicalResult lowerCombinations(Lowering &l) {
 
 /// special_ndtr(x): the standard normal CDF, erfc(-x / sqrt 2) / 2.
 LogicalResult lowerNdtr(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::special_ndtr;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a tensor and a float result");
@@ -1048,7 +1092,8 @@ LogicalResult lowerNdtr(Lowering &l) {
 
 /// special_entr(x): -x log x for x > 0, 0 at 0, -inf below, NaN for NaN.
 LogicalResult lowerEntr(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::special_entr;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a tensor and a float result");
@@ -1094,22 +1139,23 @@ LogicalResult lowerXlog1py(Lowering &l) {
 /// renorm(self, p, dim, maxnorm): each slice along dim whose p-norm
 /// exceeds maxnorm scaled to maxnorm / (norm + 1e-7), as ATen.
 LogicalResult lowerRenorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::renorm;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
-  auto maxnorm = l.constFloat(l.arg(3));
+  auto maxnorm = l.constFloat(l.arg(P::maxnorm));
   if (!x || !r || !isFloat(r) || !maxnorm)
     return l.fail("needs a float tensor and a constant maxnorm");
-  auto dim = l.normDim(l.arg(2), std::max<int64_t>(rankOf(x), 1));
+  auto dim = l.normDim(l.arg(P::dim), std::max<int64_t>(rankOf(x), 1));
   if (!dim)
     return l.fail("dim must be a constant");
   SmallVector<int64_t> others;
   for (int64_t d = 0; d < rankOf(x); ++d)
     if (d != *dim)
       others.push_back(d);
-  Value norms =
-      l.lowerCall("aten::linalg_vector_norm",
-                  {ref(l, 0), l.arg(1), ints(l, others), l.b.getBoolAttr(true)},
-                  {x}, tensorOf(r));
+  Value norms = l.lowerCall(
+      "aten::linalg_vector_norm",
+      {ref(l, 0), l.arg(P::p), ints(l, others), l.b.getBoolAttr(true)}, {x},
+      tensorOf(r));
   if (!norms)
     return failure();
   return l.replace(l.elementwise(
@@ -1130,7 +1176,8 @@ LogicalResult lowerRenorm(Lowering &l) {
 /// linalg_vander(x, *, N): (.., n) -> (.., n, N), the powers 0 .. N - 1 of
 /// each item (N = n by default).
 LogicalResult lowerVander(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::linalg_vander;
+  Value x = l.tensor(P::x);
   Type elem = l.resultElementType();
   if (!x || !elem || rankOf(x) < 1)
     return l.fail("needs a typed tensor of at least 1 dim");
@@ -1161,9 +1208,10 @@ LogicalResult lowerVander(Lowering &l) {
 /// a negative n is the inverse (linalg_inv, which raises on a singular
 /// matrix) to the power -n.
 LogicalResult lowerMatrixPower(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::linalg_matrix_power;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto n = l.constInt(1u);
+  auto n = l.constInt(P::n);
   if (!x || !elem || !n || rankOf(x) < 2)
     return l.fail("needs a batch of square matrices and a constant n");
   x = l.castTensor(x, elem);
@@ -1204,14 +1252,15 @@ LogicalResult lowerMatrixPower(Lowering &l) {
 /// norm's result, and the mean and 1 / sqrt(var + eps) of each
 /// normalized group, its dims kept as 1s.
 LogicalResult lowerNativeLayerNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::native_layer_norm;
+  Value x = l.tensor(P::input);
   Type elem = l.resultElementType(0);
-  auto shape = l.intList(1u);
-  auto eps = l.constFloat(l.arg(4));
+  auto shape = l.intList(P::normalized_shape);
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!x || !elem || !isFloat(elem) || !shape || !eps ||
       int64_t(shape->size()) > rankOf(x))
     return l.fail("needs a float tensor, a constant shape and eps");
-  SmallVector<Attribute> args = {ref(l, 0), l.arg(1)};
+  SmallVector<Attribute> args = {ref(l, 0), l.arg(P::normalized_shape)};
   SmallVector<Value> operands = {x};
   for (unsigned i : {2u, 3u}) {
     if (l.isNone(i)) {
@@ -1224,7 +1273,7 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
     args.push_back(ref(l, operands.size()));
     operands.push_back(t);
   }
-  args.append({l.arg(4), l.b.getBoolAttr(true)});
+  args.append({l.arg(P::eps), l.b.getBoolAttr(true)});
   Value out = l.lowerCall("aten::layer_norm", args, operands, tensorOf(elem));
   if (!out)
     return failure();

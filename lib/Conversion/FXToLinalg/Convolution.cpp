@@ -583,14 +583,18 @@ Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
 /// stride 1 with the transposed, flipped weight; a negative padding crops
 /// the result instead.
 LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
-  Value input = l.tensor(0u), weight = l.tensor(1u);
+  // Parameters as aten::conv_transpose1d names them, at the same positions in
+  // aten::conv_transpose2d.input.
+  using P = args::aten::conv_transpose1d;
+  Value input = l.tensor(P::input), weight = l.tensor(P::weight);
   Type elem = l.resultElementType();
   if (!input || !weight || !elem || !isFloat(elem))
     return l.fail("needs float tensors");
-  Value bias = l.isNone(2u) ? Value() : l.tensor(2u);
-  auto stride = l.intList(3u), padding = l.intList(4u),
-       outputPadding = l.intList(5u), dilation = l.intList(7u);
-  auto groups = l.constInt(6u);
+  Value bias = l.isNone(P::bias) ? Value() : l.tensor(P::bias);
+  auto stride = l.intList(P::stride), padding = l.intList(P::padding),
+       outputPadding = l.intList(P::output_padding),
+       dilation = l.intList(P::dilation);
+  auto groups = l.constInt(P::groups);
   auto expand = [&](std::optional<SmallVector<int64_t>> &v) {
     if (v && v->size() == 1 && spatial > 1)
       v->resize(spatial, (*v)[0]);
@@ -713,12 +717,16 @@ std::optional<Window> window(int64_t n, int64_t k, int64_t s, int64_t p,
 /// for `spatial` dims; stride [] means the kernel size.
 std::optional<SmallVector<Window>> poolWindows(Lowering &l, Value input,
                                                int spatial, bool hasDilation) {
-  auto kernel = l.intList(1u), stride = l.intList(2u), padding = l.intList(3u);
+  // Parameters as aten::max_pool1d_with_indices names them, at the same
+  // positions in aten::max_pool2d_with_indices, aten::max_pool3d_with_indices.
+  using P = args::aten::max_pool1d_with_indices;
+  auto kernel = l.intList(P::kernel_size), stride = l.intList(P::stride),
+       padding = l.intList(P::padding);
   std::optional<SmallVector<int64_t>> dilation =
       SmallVector<int64_t>(spatial, 1);
   unsigned ceilIndex = 4;
   if (hasDilation) {
-    dilation = l.intList(4u);
+    dilation = l.intList(P::dilation);
     ceilIndex = 5;
   }
   auto ceil = l.constBool(ceilIndex);
@@ -973,9 +981,12 @@ std::pair<Value, Value> poolWithIndices(Lowering &l, Value input,
 /// the first maximum (a NaN wins) and its index in the input's spatial
 /// dims flattened, as ATen's CPU kernel.
 LogicalResult lowerAdaptiveMaxPool(Lowering &l, int spatial) {
-  Value input = l.tensor(0u);
+  // Parameters as aten::adaptive_max_pool1d names them, at the same positions
+  // in aten::adaptive_max_pool2d, aten::adaptive_max_pool3d.
+  using P = args::aten::adaptive_max_pool1d;
+  Value input = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto outSize = l.intList(1u);
+  auto outSize = l.intList(P::output_size);
   if (!input || !elem || !outSize || int(outSize->size()) != spatial)
     return l.fail("needs a typed tensor and a constant output size");
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
@@ -1074,10 +1085,11 @@ LogicalResult lowerAdaptiveMaxPool3d(Lowering &l) {
 /// i * dh, x * sw + j * dw); a collapse gives the result. An unbatched
 /// (C, H, W) input gives (C * kh * kw, oh * ow).
 LogicalResult lowerIm2col(Lowering &l) {
-  Value input = l.tensor(0u);
+  using P = args::aten::im2col;
+  Value input = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto kernel = l.intList(1u), dilation = l.intList(2u),
-       padding = l.intList(3u), stride = l.intList(4u);
+  auto kernel = l.intList(P::kernel_size), dilation = l.intList(P::dilation),
+       padding = l.intList(P::padding), stride = l.intList(P::stride);
   if (!input || !elem || !kernel || !dilation || !padding || !stride ||
       kernel->size() != 2 || dilation->size() != 2 || padding->size() != 2 ||
       stride->size() != 2)
@@ -1163,7 +1175,10 @@ LogicalResult poolOperands(Lowering &l, int spatial, bool hasDilation,
 }
 
 LogicalResult lowerMaxPoolWithIndices(Lowering &l, int spatial) {
-  Value input = l.tensor(0u);
+  // Parameters as aten::max_pool1d_with_indices names them, at the same
+  // positions in aten::max_pool2d_with_indices, aten::max_pool3d_with_indices.
+  using P = args::aten::max_pool1d_with_indices;
+  Value input = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!input || !elem)
     return l.fail("needs a typed tensor");
@@ -1303,9 +1318,12 @@ Value averagingMatrix(Lowering &l, int64_t in, int64_t out, Type elem) {
 }
 
 LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
-  Value input = l.tensor(0u);
+  // Parameters as aten::adaptive_avg_pool1d names them, at the same positions
+  // in aten::adaptive_avg_pool2d, aten::adaptive_avg_pool3d.
+  using P = args::aten::adaptive_avg_pool1d;
+  Value input = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto outSize = l.intList(1u);
+  auto outSize = l.intList(P::output_size);
   if (!input || !elem || !isFloat(elem) || !outSize)
     return l.fail("needs a float tensor and a constant output size");
   auto type = cast<RankedTensorType>(input.getType());

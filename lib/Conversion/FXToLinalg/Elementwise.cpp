@@ -63,7 +63,10 @@ Value operand(Lowering &l, Attribute a, Type type) {
 }
 
 LogicalResult unary(Lowering &l, Body body) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::bitwise_not names them, at the same positions in
+  // aten::celu and 7 more.
+  using P = args::aten::bitwise_not;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
     return l.fail("needs a typed tensor");
@@ -169,17 +172,26 @@ Attribute alphaOf(Lowering &l) {
 }
 
 LogicalResult lowerAdd(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), alphaOf(l), add);
+  // Parameters as aten::add.Scalar names them, at the same positions in
+  // aten::add.Tensor.
+  using P = args::aten::add_Scalar;
+  return binary(l, l.arg(P::self), l.arg(P::other), alphaOf(l), add);
 }
 LogicalResult lowerSub(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), alphaOf(l), sub);
+  // Parameters as aten::sub.Scalar names them, at the same positions in
+  // aten::sub.Tensor.
+  using P = args::aten::sub_Scalar;
+  return binary(l, l.arg(P::self), l.arg(P::other), alphaOf(l), sub);
 }
 LogicalResult lowerRsub(Lowering &l) {
+  // Parameters as aten::rsub.Scalar names them, at the same positions in
+  // aten::rsub.Tensor.
+  using P = args::aten::rsub_Scalar;
   // rsub(self, other, alpha) = other - alpha * self
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed result");
-  Value x = operand(l, l.arg(0), r), y = operand(l, l.arg(1), r);
+  Value x = operand(l, l.arg(P::self), r), y = operand(l, l.arg(P::other), r);
   Attribute alpha = alphaOf(l);
   Value a = alpha && !l.isNone(alpha) ? l.scalar(alpha, r) : Value();
   if (!x || !y)
@@ -190,13 +202,22 @@ LogicalResult lowerRsub(Lowering &l) {
       }));
 }
 LogicalResult lowerMul(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {}, mul);
+  // Parameters as aten::mul.Scalar names them, at the same positions in
+  // aten::mul.Tensor.
+  using P = args::aten::mul_Scalar;
+  return binary(l, l.arg(P::self), l.arg(P::other), {}, mul);
 }
 LogicalResult lowerMaximum(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {}, maxv);
+  // Parameters as aten::max.other names them, at the same positions in
+  // aten::maximum.
+  using P = args::aten::max_other;
+  return binary(l, l.arg(P::self), l.arg(P::other), {}, maxv);
 }
 LogicalResult lowerMinimum(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {}, minv);
+  // Parameters as aten::min.other names them, at the same positions in
+  // aten::minimum.
+  using P = args::aten::min_other;
+  return binary(l, l.arg(P::self), l.arg(P::other), {}, minv);
 }
 
 /// PyTorch's floor division of floats (c10's div_floor_floating), not
@@ -320,15 +341,18 @@ LogicalResult checkIntDivisor(Lowering &l, Attribute divisor, Type r) {
 }
 
 LogicalResult lowerDiv(Lowering &l) {
+  // Parameters as aten::div.Scalar names them, at the same positions in
+  // aten::div.Scalar_mode and 4 more.
+  using P = args::aten::div_Scalar;
   Attribute modeAttr = l.kwarg("rounding_mode");
   if (!modeAttr && l.numArgs() > 2)
     modeAttr = l.arg(2);
   StringRef mode = "";
   if (auto s = dyn_cast_or_null<StringAttr>(modeAttr))
     mode = s.getValue();
-  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+  if (failed(checkIntDivisor(l, l.arg(P::other), l.resultElementType())))
     return failure();
-  return binary(l, l.arg(0), l.arg(1), {},
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType())) {
                     Value q = arith::DivFOp::create(b, loc, x, y);
@@ -345,9 +369,12 @@ LogicalResult lowerDiv(Lowering &l) {
 }
 
 LogicalResult lowerFloorDivide(Lowering &l) {
-  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+  // Parameters as aten::floor_divide names them, at the same positions in
+  // aten::floor_divide.Scalar.
+  using P = args::aten::floor_divide;
+  if (failed(checkIntDivisor(l, l.arg(P::other), l.resultElementType())))
     return failure();
-  return binary(l, l.arg(0), l.arg(1), {},
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
                     return floorDivFloat(b, loc, x, y);
@@ -356,8 +383,11 @@ LogicalResult lowerFloorDivide(Lowering &l) {
 }
 
 LogicalResult lowerPow(Lowering &l) {
-  std::optional<double> exponent = l.constFloat(l.arg(1));
-  return binary(l, l.arg(0), l.arg(1), {},
+  // Parameters as aten::pow.Tensor_Scalar names them, at the same positions in
+  // aten::pow.Tensor_Tensor.
+  using P = args::aten::pow_Tensor_Scalar;
+  std::optional<double> exponent = l.constFloat(l.arg(P::exponent));
+  return binary(l, l.arg(P::self), l.arg(P::exponent), {},
                 [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (exponent && *exponent == 2.0)
                     return mul(b, loc, x, x);
@@ -470,7 +500,8 @@ FX_UNARY(lowerSinc, [&]() -> Value {
 /// signbit: the sign bit of floats (set for -0.0 and negative NaNs),
 /// x < 0 for integers, false for bools.
 LogicalResult lowerSignbit(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::signbit;
+  Value x = l.tensor(P::self);
   if (!x)
     return l.fail("needs a tensor");
   Type elem = cast<RankedTensorType>(x.getType()).getElementType();
@@ -493,7 +524,8 @@ LogicalResult lowerSignbit(Lowering &l) {
 /// them and pass through); the defaults are 0 and the type's largest and
 /// lowest finite values.
 LogicalResult lowerNanToNum(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::nan_to_num;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
     return l.fail("needs a typed tensor");
@@ -535,7 +567,8 @@ LogicalResult lowerNanToNum(Lowering &l) {
 /// computes it: equal, or both NaN when equal_nan, or a finite
 /// |self - other| <= atol + |rtol * other|, in the tensors' type.
 LogicalResult lowerIsclose(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  using P = args::aten::isclose;
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   Type elem = l.resultElementType();
   if (!x || !y || !elem)
     return l.fail("needs two tensors");
@@ -543,11 +576,11 @@ LogicalResult lowerIsclose(Lowering &l) {
   if (!isFloat(compute) ||
       compute != cast<RankedTensorType>(y.getType()).getElementType())
     return l.fail("isclose is compiled for float tensors of one dtype");
-  auto rtol =
-      l.isNone(2u) ? std::optional<double>(1e-5) : l.constFloat(l.arg(2));
-  auto atol =
-      l.isNone(3u) ? std::optional<double>(1e-8) : l.constFloat(l.arg(3));
-  bool equalNan = l.constBool(4u).value_or(false);
+  auto rtol = l.isNone(P::rtol) ? std::optional<double>(1e-5)
+                                : l.constFloat(l.arg(P::rtol));
+  auto atol = l.isNone(P::atol) ? std::optional<double>(1e-8)
+                                : l.constFloat(l.arg(P::atol));
+  bool equalNan = l.constBool(P::equal_nan).value_or(false);
   if (!rtol || !atol)
     return l.fail("rtol and atol must be constants");
   return l.replace(l.elementwise(
@@ -582,8 +615,9 @@ LogicalResult lowerIsclose(Lowering &l) {
 }
 
 LogicalResult lowerHeaviside(Lowering &l) {
+  using P = args::aten::heaviside;
   return binary(
-      l, l.arg(0), l.arg(1), {},
+      l, l.arg(P::self), l.arg(P::values), {},
       [](OpBuilder &b, Location loc, Value x, Value v) -> Value {
         Type t = x.getType();
         Value zero = constantOf(b, loc, t, 0);
@@ -609,9 +643,12 @@ LogicalResult lowerHeaviside(Lowering &l) {
 }
 
 LogicalResult lowerFmod(Lowering &l) {
-  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+  // Parameters as aten::fmod.Scalar names them, at the same positions in
+  // aten::fmod.Tensor.
+  using P = args::aten::fmod_Scalar;
+  if (failed(checkIntDivisor(l, l.arg(P::other), l.resultElementType())))
     return failure();
-  return binary(l, l.arg(0), l.arg(1), {},
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
                     return arith::RemFOp::create(b, loc, x, y);
@@ -660,10 +697,13 @@ LogicalResult lowerLogAddExp2(Lowering &l) { return lowerLogAddExp(l, true); }
 
 /// xlogy(x, y) = x * log(y); 0 where x is 0, NaN where y is NaN.
 LogicalResult lowerXlogy(Lowering &l) {
+  // Parameters as aten::xlogy.Scalar_Other names them, at the same positions in
+  // aten::xlogy.Scalar_Self, aten::xlogy.Tensor.
+  using P = args::aten::xlogy_Scalar_Other;
   if (!isFloat(l.resultElementType()))
     return l.fail("needs a float result");
   return binary(
-      l, l.arg(0), l.arg(1), {},
+      l, l.arg(P::self), l.arg(P::other), {},
       [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
         Type t = x.getType();
         Value p =
@@ -679,25 +719,32 @@ LogicalResult lowerXlogy(Lowering &l) {
 }
 
 LogicalResult lowerCopysign(Lowering &l) {
+  // Parameters as aten::copysign.Scalar names them, at the same positions in
+  // aten::copysign.Tensor.
+  using P = args::aten::copysign_Scalar;
   if (!isFloat(l.resultElementType()))
     return l.fail("needs a float result");
-  return binary(l, l.arg(0), l.arg(1), {},
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   return math::CopySignOp::create(b, loc, x, y);
                 });
 }
 
 LogicalResult lowerFloatPower(Lowering &l) {
+  // Parameters as aten::float_power.Scalar names them, at the same positions in
+  // aten::float_power.Tensor_Scalar, aten::float_power.Tensor_Tensor.
+  using P = args::aten::float_power_Scalar;
   if (!isFloat(l.resultElementType()))
     return l.fail("complex float_power is not supported");
-  return binary(l, l.arg(0), l.arg(1), {},
+  return binary(l, l.arg(P::self), l.arg(P::exponent), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   return math::PowFOp::create(b, loc, x, y);
                 });
 }
 
 LogicalResult lowerLogicalNotImpl(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::logical_not;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
     return l.fail("needs a typed tensor");
@@ -732,7 +779,10 @@ LogicalResult lowerGelu(Lowering &l) {
 }
 
 LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::clamp names them, at the same positions in
+  // aten::clamp.Tensor and 7 more.
+  using P = args::aten::clamp;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
     return l.fail("needs a typed tensor");
@@ -760,18 +810,28 @@ LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
 }
 
 LogicalResult lowerClamp(Lowering &l) {
-  return clampWith(l, l.arg(1), l.arg(2));
+  // Parameters as aten::clamp names them, at the same positions in
+  // aten::clamp.Tensor and 2 more.
+  using P = args::aten::clamp;
+  return clampWith(l, l.arg(P::min), l.arg(P::max));
 }
 LogicalResult lowerClampMin(Lowering &l) {
-  return clampWith(l, l.arg(1), NoneAttr::get(l.b.getContext()));
+  // Parameters as aten::clamp_min names them, at the same positions in
+  // aten::clamp_min.Tensor.
+  using P = args::aten::clamp_min;
+  return clampWith(l, l.arg(P::min), NoneAttr::get(l.b.getContext()));
 }
 LogicalResult lowerClampMax(Lowering &l) {
-  return clampWith(l, NoneAttr::get(l.b.getContext()), l.arg(1));
+  // Parameters as aten::clamp_max names them, at the same positions in
+  // aten::clamp_max.Tensor.
+  using P = args::aten::clamp_max;
+  return clampWith(l, NoneAttr::get(l.b.getContext()), l.arg(P::max));
 }
 
 /// pow.Scalar(Scalar self, Tensor exponent).
 LogicalResult lowerPowScalarBase(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {},
+  using P = args::aten::pow_Scalar;
+  return binary(l, l.arg(P::self), l.arg(P::exponent), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   if (isFloat(x.getType()))
                     return math::PowFOp::create(b, loc, x, y);
@@ -789,11 +849,14 @@ template <typename OpTy> LogicalResult lowerBitwise(Lowering &l) {
 
 /// masked_fill(self, mask, value): where(mask, value, self).
 LogicalResult lowerMaskedFill(Lowering &l) {
+  // Parameters as aten::masked_fill.Scalar names them, at the same positions in
+  // aten::masked_fill.Tensor.
+  using P = args::aten::masked_fill_Scalar;
   Type r = l.resultElementType();
-  Value x = l.tensor(0u), mask = l.tensor(1u);
+  Value x = l.tensor(P::self), mask = l.tensor(P::mask);
   if (!x || !mask || !r)
     return l.fail("needs typed tensors");
-  Value v = operand(l, l.arg(2), r);
+  Value v = operand(l, l.arg(P::value), r);
   if (!v)
     return l.fail("unsupported fill value");
   return l.replace(l.elementwise(
@@ -804,8 +867,9 @@ LogicalResult lowerMaskedFill(Lowering &l) {
 }
 
 LogicalResult lowerLeakyRelu(Lowering &l) {
+  using P = args::aten::leaky_relu;
   Type r = l.resultElementType();
-  Value slope = l.scalar(l.arg(1), r ? r : l.b.getF32Type());
+  Value slope = l.scalar(l.arg(P::negative_slope), r ? r : l.b.getF32Type());
   if (!slope)
     return l.fail("unsupported negative_slope");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -833,11 +897,13 @@ Value elu(OpBuilder &b, Location loc, Value x, Value alpha, Value scale,
 }
 
 LogicalResult lowerElu(Lowering &l) {
+  using P = args::aten::elu;
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed tensor");
-  Value alpha = l.scalar(l.arg(1), r), scale = l.scalar(l.arg(2), r),
-        inputScale = l.scalar(l.arg(3), r);
+  Value alpha = l.scalar(l.arg(P::alpha), r),
+        scale = l.scalar(l.arg(P::scale), r),
+        inputScale = l.scalar(l.arg(P::input_scale), r);
   if (!alpha || !scale || !inputScale)
     return l.fail("unsupported elu arguments");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -870,7 +936,8 @@ LogicalResult lowerSelu(Lowering &l) {
 
 /// celu(x, alpha) is elu(x, alpha, 1, 1 / alpha).
 LogicalResult lowerCelu(Lowering &l) {
-  auto alpha = l.constFloat(l.arg(1));
+  using P = args::aten::celu;
+  auto alpha = l.constFloat(l.arg(P::alpha));
   if (!alpha || *alpha == 0)
     return l.fail("alpha must be a nonzero constant");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -896,7 +963,9 @@ Value softplus(OpBuilder &b, Location loc, Value x, double beta,
 }
 
 LogicalResult lowerSoftplus(Lowering &l) {
-  auto beta = l.constFloat(l.arg(1)), threshold = l.constFloat(l.arg(2));
+  using P = args::aten::softplus;
+  auto beta = l.constFloat(l.arg(P::beta)),
+       threshold = l.constFloat(l.arg(P::threshold));
   if (!beta || !threshold || *beta == 0)
     return l.fail("beta and threshold must be constants, beta nonzero");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -923,7 +992,8 @@ FX_UNARY(lowerLogSigmoid,
 /// prelu(x, weight): x > 0 ? x : weight * x, the weight one slope for all
 /// or one per channel (dim 1; a 0-D or 1-D input has one channel).
 LogicalResult lowerPrelu(Lowering &l) {
-  Value x = l.tensor(0u), w = l.tensor(1u);
+  using P = args::aten::prelu;
+  Value x = l.tensor(P::self), w = l.tensor(P::weight);
   Type r = l.resultElementType();
   if (!x || !w || !r || !isFloat(r))
     return l.fail("needs float tensors");
@@ -960,7 +1030,10 @@ LogicalResult lowerPrelu(Lowering &l) {
 /// isnan, isinf, isfinite: a bool per item (integers are always finite).
 LogicalResult lowerFloatClass(Lowering &l, arith::CmpFPredicate predicate,
                               bool absolute, bool integerResult) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::isfinite names them, at the same positions in
+  // aten::isinf, aten::isnan.
+  using P = args::aten::isfinite;
+  Value x = l.tensor(P::self);
   if (!x)
     return l.fail("needs a tensor");
   Type elem = cast<RankedTensorType>(x.getType()).getElementType();
@@ -991,9 +1064,10 @@ LogicalResult lowerIsfinite(Lowering &l) {
 /// logit(x, eps): log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps
 /// is given.
 LogicalResult lowerLogit(Lowering &l) {
+  using P = args::aten::logit;
   std::optional<double> eps;
-  if (!l.isNone(1u)) {
-    eps = l.constFloat(l.arg(1));
+  if (!l.isNone(P::eps)) {
+    eps = l.constFloat(l.arg(P::eps));
     if (!eps)
       return l.fail("eps must be a constant");
   }
@@ -1034,10 +1108,12 @@ LogicalResult lowerSoftshrink(Lowering &l) { return lowerShrink(l, true); }
 
 /// threshold(x, threshold, value): x > threshold ? x : value.
 LogicalResult lowerThreshold(Lowering &l) {
+  using P = args::aten::threshold;
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed tensor");
-  Value threshold = l.scalar(l.arg(1), r), value = l.scalar(l.arg(2), r);
+  Value threshold = l.scalar(l.arg(P::threshold_), r),
+        value = l.scalar(l.arg(P::value), r);
   if (!threshold || !value)
     return l.fail("threshold and value must be numbers");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -1054,12 +1130,13 @@ LogicalResult lowerThreshold(Lowering &l) {
 
 /// glu(x, dim): the first half of dim times the sigmoid of the second.
 LogicalResult lowerGlu(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::glu;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a float tensor");
   auto type = cast<RankedTensorType>(x.getType());
-  auto dim = l.normDim(l.arg(1), type.getRank());
+  auto dim = l.normDim(l.arg(P::dim), type.getRank());
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = type.getDimSize(*dim);
@@ -1081,7 +1158,8 @@ LogicalResult lowerGlu(Lowering &l) {
 }
 
 LogicalResult lowerAtan2(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {},
+  using P = args::aten::atan2;
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value y, Value x) -> Value {
                   return math::Atan2Op::create(b, loc, y, x);
                 });
@@ -1120,12 +1198,15 @@ LogicalResult lowerAddcdiv(Lowering &l) { return lowerAddc(l, true); }
 /// lerp(self, end, weight), as ATen computes it: self + w * (end - self)
 /// for |w| < 0.5, else end - (end - self) * (1 - w).
 LogicalResult lowerLerp(Lowering &l) {
-  Value self = l.tensor(0u), end = l.tensor(1u);
+  // Parameters as aten::lerp.Scalar names them, at the same positions in
+  // aten::lerp.Tensor.
+  using P = args::aten::lerp_Scalar;
+  Value self = l.tensor(P::self), end = l.tensor(P::end);
   Type r = l.resultElementType();
   if (!self || !end || !r || !isFloat(r))
     return l.fail("needs float tensors");
   SmallVector<Value> inputs = {self, end};
-  Value weight = operand(l, l.arg(2), r);
+  Value weight = operand(l, l.arg(P::weight), r);
   if (!weight)
     return l.fail("weight must be a tensor or a number");
   bool weightIsTensor = isa<RankedTensorType>(weight.getType());
@@ -1151,10 +1232,13 @@ LogicalResult lowerLerp(Lowering &l) {
 
 /// Python's `%`: the remainder takes the divisor's sign.
 LogicalResult lowerRemainder(Lowering &l) {
-  if (failed(checkIntDivisor(l, l.arg(1), l.resultElementType())))
+  // Parameters as aten::remainder.Scalar names them, at the same positions in
+  // aten::remainder.Scalar_Tensor, aten::remainder.Tensor.
+  using P = args::aten::remainder_Scalar;
+  if (failed(checkIntDivisor(l, l.arg(P::other), l.resultElementType())))
     return failure();
   return binary(
-      l, l.arg(0), l.arg(1), {},
+      l, l.arg(P::self), l.arg(P::other), {},
       [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
         Type t = x.getType();
         Value zero = constantOf(b, loc, t, 0);
@@ -1184,7 +1268,8 @@ LogicalResult lowerRemainder(Lowering &l) {
 }
 
 LogicalResult lowerHardtanh(Lowering &l) {
-  return clampWith(l, l.arg(1), l.arg(2));
+  using P = args::aten::hardtanh;
+  return clampWith(l, l.arg(P::min_val), l.arg(P::max_val));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1236,11 +1321,14 @@ template <typename OpTy> LogicalResult lowerLogical(Lowering &l) {
 }
 
 LogicalResult lowerWhere(Lowering &l) {
+  // Parameters as aten::where.Scalar names them, at the same positions in
+  // aten::where.ScalarOther and 2 more.
+  using P = args::aten::where_Scalar;
   Type r = l.resultElementType();
-  Value c = l.tensor(0u);
+  Value c = l.tensor(P::condition);
   if (!c || !r)
     return l.fail("needs a typed condition");
-  Value x = operand(l, l.arg(1), r), y = operand(l, l.arg(2), r);
+  Value x = operand(l, l.arg(P::self), r), y = operand(l, l.arg(P::other), r);
   if (!x || !y)
     return l.fail("unsupported where operands");
   // The condition stays i1: cast it to the compute type and back would
@@ -1267,7 +1355,10 @@ LogicalResult lowerWhere(Lowering &l) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult lowerTo(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::to.dtype names them, at the same positions in
+  // aten::to.other, aten::type_as.
+  using P = args::aten::to_dtype;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
     return l.fail("needs a typed tensor");
@@ -1275,14 +1366,20 @@ LogicalResult lowerTo(Lowering &l) {
 }
 
 LogicalResult lowerDropout(Lowering &l) {
-  if (l.constBool(2u).value_or(true))
+  // Parameters as aten::dropout names them, at the same positions in
+  // aten::feature_dropout.
+  using P = args::aten::dropout;
+  if (l.constBool(P::train).value_or(true))
     return l.fail("dropout in training mode is not supported");
-  Value x = l.tensor(0u);
+  Value x = l.tensor(P::input);
   return x ? l.replace(x) : failure();
 }
 
 LogicalResult lowerPassThrough(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::alias names them, at the same positions in aten::clone
+  // and 3 more.
+  using P = args::aten::alias;
+  Value x = l.tensor(P::self);
   return x ? l.replace(x) : failure();
 }
 
@@ -1303,8 +1400,9 @@ template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
 
 /// Python's `a % b`: the remainder takes the sign of `b`.
 LogicalResult lowerIntRemainder(Lowering &l) {
+  using P = args::aten::remainder_int_;
   Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
   if (!x || !y)
     return l.fail("needs int operands");
   Value q = l.b.createOrFold<arith::FloorDivSIOp>(l.loc, x, y);
@@ -1314,16 +1412,18 @@ LogicalResult lowerIntRemainder(Lowering &l) {
 
 /// Python's `a / b` on ints: a float.
 LogicalResult lowerIntTrueDivide(Lowering &l) {
+  using P = args::aten::div_int_;
   Type f64 = l.b.getF64Type();
-  Value x = l.scalar(l.arg(0), f64), y = l.scalar(l.arg(1), f64);
+  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
   if (!x || !y)
     return l.fail("needs int operands");
   return l.replace(l.b.createOrFold<arith::DivFOp>(l.loc, x, y));
 }
 
 LogicalResult lowerIntNeg(Lowering &l) {
+  using P = args::aten::neg_int_;
   Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(0), i64);
+  Value x = l.scalar(l.arg(P::a), i64);
   if (!x)
     return l.fail("needs an int operand");
   return l.replace(

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fx {
@@ -215,23 +217,53 @@ struct ConvertFXToLinalgPass
     if (!output)
       return module.emitError("the forward graph has no output");
 
+    // The nodes, by dialect conversion: each node once its operands are
+    // lowered (the driver walks the graph in order); a node that cannot be
+    // lowered stays as it was, with its reason in `failures`.
+    LoweringFailures failures;
     RewritePatternSet patterns(ctx);
-    populateFXToLinalgConversionPatterns(patterns);
-    GreedyRewriteConfig config;
-    config.setUseTopDownTraversal(true);
-    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    (void)applyPatternsGreedily(func, std::move(patterns), config);
-
+    populateFXToLinalgConversionPatterns(patterns, &failures);
+    ConversionTarget target(*ctx);
+    target.markUnknownOpDynamicallyLegal(
+        [](Operation *op) -> std::optional<bool> {
+          if (isa<NodeOpInterface>(op))
+            return std::nullopt; // converted by a pattern, or left failing
+          return true;
+        });
+    target.addDynamicallyLegalOp<OutputOp>(
+        [](OutputOp op) -> std::optional<bool> {
+          for (Value v : op->getOperands())
+            if (v.getDefiningOp<NodeOpInterface>())
+              return std::nullopt;
+          return true;
+        });
+    if (failed(applyPartialConversion(func, target, std::move(patterns))))
+      return failure();
     for (Operation &op : *entryBlock) {
       if (!isa<NodeOpInterface>(op) || isa<OutputOp>(op))
         continue;
-      auto reason = op.getAttrOfType<StringAttr>("fx.lowering_error");
-      reportNode(&op, reason ? reason.getValue()
-                             : StringRef("its inputs could not be lowered"));
+      auto reason = failures.find(&op);
+      reportNode(&op, reason != failures.end()
+                          ? StringRef(reason->second)
+                          : StringRef("its inputs could not be lowered"));
       ok = false;
     }
     if (!ok)
       return failure();
+    // The flags of run-time checks (Lowering::check) follow the outputs
+    // among its operands, which keeps them alive until they are returned.
+    SmallVector<Value> checkFlags;
+    func.walk([&](Operation *op) {
+      if (op->hasAttr("fx.check"))
+        checkFlags.push_back(op->getResult(0));
+    });
+    output->insertOperands(output->getNumOperands(), checkFlags);
+    // Fold what the lowerings built (constant shapes, casts of constants)
+    // and drop what nothing uses, as a greedy rewrite does.
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    (void)applyPatternsGreedily(func, RewritePatternSet(ctx), config);
 
     // fx.output -> func.return. The flags of run-time checks
     // (Lowering::check) follow the outputs among its operands.

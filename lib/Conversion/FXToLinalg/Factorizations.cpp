@@ -427,7 +427,10 @@ void checkInfo(Lowering &l, Value info, const Twine &message) {
 /// linalg_lu_factor(A, pivot) -> (LU, pivots);
 /// linalg_lu_factor_ex(A, pivot, check_errors) -> (LU, pivots, info).
 LogicalResult lowerLuFactor(Lowering &l) {
-  Value a = l.tensor(0u);
+  // Parameters as aten::linalg_lu_factor names them, at the same positions in
+  // aten::linalg_lu_factor_ex.
+  using P = args::aten::linalg_lu_factor;
+  Value a = l.tensor(P::A);
   Type elem = l.resultElementType(0);
   if (!a || !elem)
     return l.fail("needs a typed tensor");
@@ -440,7 +443,7 @@ LogicalResult lowerLuFactor(Lowering &l) {
   LU f = luFactor(l, {copyOf(l, m->value), m->batch, m->count, m->n, m->rows});
   SmallVector<Value> parts = {unbatched(l, f.lu, m->batch),
                               unbatched(l, f.pivots, m->batch)};
-  if (l.op.getTarget() == "aten::linalg_lu_factor_ex")
+  if (l.target() == "aten::linalg_lu_factor_ex")
     parts.push_back(unbatched(l, f.info, m->batch));
   return l.replaceTuple(parts);
 }
@@ -520,7 +523,7 @@ LogicalResult lowerDeterminant(Lowering &l) {
     return failure();
   LU f = luFactor(l, {copyOf(l, m->value), m->batch, m->count, m->n, m->n});
   Diagonal d = diagonalOf(l, f, m->count, m->n, elem);
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   if (target == "aten::det" || target == "aten::linalg_det")
     return l.replace(unbatched(l, d.det, m->batch));
   if (target == "aten::logdet") {
@@ -545,7 +548,7 @@ LogicalResult lowerDeterminant(Lowering &l) {
 /// A X = I.
 LogicalResult lowerSolve(Lowering &l) {
   Value a = l.tensor(0u);
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool inverse = target.contains("inv");
   bool ex = target.ends_with("_ex");
   Type elem = l.resultElementType(0);
@@ -615,11 +618,14 @@ LogicalResult lowerSolve(Lowering &l) {
 /// info is the first j whose pivot is not positive. Zeros above the
 /// diagonal; `upper` gives the transpose.
 LogicalResult lowerCholesky(Lowering &l) {
-  Value a = l.tensor(0u);
+  // Parameters as aten::cholesky names them, at the same positions in
+  // aten::linalg_cholesky, aten::linalg_cholesky_ex.
+  using P = args::aten::cholesky;
+  Value a = l.tensor(P::self);
   Type elem = l.resultElementType(0);
   if (!a || !elem)
     return l.fail("needs a typed tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   Attribute upperAttr =
       target == "aten::cholesky" ? l.arg(1) : l.kwarg("upper");
   auto upper = upperAttr && !l.isNone(upperAttr) ? l.constBool(upperAttr)
@@ -711,7 +717,7 @@ LogicalResult lowerCholesky(Lowering &l) {
 /// pivots): A X = B from A's LU (A^H X = B with adjoint; X A = B, i.e.
 /// A^T X^T = B^T, without left), batch dims broadcast.
 LogicalResult lowerLuSolve(Lowering &l) {
-  bool legacy = l.op.getTarget() == "aten::lu_solve";
+  bool legacy = l.target() == "aten::lu_solve";
   Value lu = l.tensor(legacy ? 1u : 0u), pivots = l.tensor(legacy ? 2u : 1u),
         rhs = l.tensor(legacy ? 0u : 2u);
   Type elem = l.resultElementType();
@@ -756,7 +762,10 @@ LogicalResult lowerLuSolve(Lowering &l) {
 /// cholesky_solve(B, L, upper) solves (L L^T) X = B (U^T U with upper) by
 /// two triangular solves; cholesky_inverse(L, upper) is that with B = I.
 LogicalResult lowerCholeskySolve(Lowering &l) {
-  bool inverse = l.op.getTarget() == "aten::cholesky_inverse";
+  // Parameters as aten::cholesky_inverse names them, at the same positions in
+  // aten::cholesky_solve.
+  using P = args::aten::cholesky_inverse;
+  bool inverse = l.target() == "aten::cholesky_inverse";
   Value factor = l.tensor(inverse ? 0u : 1u);
   Type elem = l.resultElementType();
   if (!factor || !elem || !isFloat(elem))
@@ -768,7 +777,7 @@ LogicalResult lowerCholeskySolve(Lowering &l) {
   if (inverse) {
     rhs = identity(l, staticDim(factor, rankOf(factor) - 1), elem);
   } else {
-    rhs = l.tensor(0u);
+    rhs = l.tensor(P::self);
     if (!rhs)
       return failure();
   }
@@ -791,7 +800,7 @@ LogicalResult lowerCholeskySolve(Lowering &l) {
 /// triangular_solve(B, A, upper, transpose, unitriangular) -> (X, A):
 /// one triangular solve (X A = B as A^T X^T = B^T without left).
 LogicalResult lowerTriangularSolve(Lowering &l) {
-  bool legacy = l.op.getTarget() == "aten::triangular_solve";
+  bool legacy = l.target() == "aten::triangular_solve";
   Value a = l.tensor(legacy ? 1u : 0u), rhs = l.tensor(legacy ? 0u : 1u);
   Type elem = l.resultElementType(0);
   if (!a || !rhs || !elem || !isFloat(elem))

@@ -19,7 +19,7 @@ using namespace mlir::fx::lowering;
 namespace {
 
 LogicalResult lowerFused(Lowering &l) {
-  std::string base = getFusedBaseOp(l.op.getTarget()).str();
+  std::string base = getFusedBaseOp(l.target()).str();
   if (base.empty())
     return l.fail("unknown fused op");
   if ((base == "aten::conv1d" || base == "aten::conv2d") &&

@@ -32,10 +32,13 @@ namespace {
 /// vector) / vsplit (0) / dsplit (2), whose sections must divide the dim:
 /// the pieces as slices.
 LogicalResult lowerTensorSplit(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::dsplit.array names them, at the same positions in
+  // aten::dsplit.int and 6 more.
+  using P = args::aten::dsplit_array;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   int64_t rank = rankOf(x);
   std::optional<int64_t> dim;
   std::string name = target.drop_front(6).split('.').first.str();
@@ -91,7 +94,8 @@ LogicalResult lowerTensorSplit(Lowering &l) {
 /// take(self, index): the flattened tensor's items at `index` (negative
 /// from the end), in index's shape.
 LogicalResult lowerTake(Lowering &l) {
-  Value x = l.tensor(0u), index = l.tensor(1u);
+  using P = args::aten::take;
+  Value x = l.tensor(P::self), index = l.tensor(P::index);
   Type elem = l.resultElementType();
   if (!x || !index || !elem)
     return l.fail("needs typed tensors");
@@ -123,7 +127,8 @@ LogicalResult lowerTake(Lowering &l) {
 /// broadcast against each other (but along dim); without dim, gather from
 /// the flattened tensor.
 LogicalResult lowerTakeAlongDim(Lowering &l) {
-  Value x = l.tensor(0u), index = l.tensor(1u);
+  using P = args::aten::take_along_dim;
+  Value x = l.tensor(P::self), index = l.tensor(P::indices);
   Type elem = l.resultElementType();
   if (!x || !index || !elem)
     return l.fail("needs typed tensors");
@@ -133,7 +138,7 @@ LogicalResult lowerTakeAlongDim(Lowering &l) {
                           {from, at}, tensorOf(elem));
     return v ? l.replace(v) : failure();
   };
-  if (l.isNone(2u)) {
+  if (l.isNone(P::dim)) {
     Value flat = flattened(l, x);
     Value flatIndex = flattened(l, index);
     if (!flat || !flatIndex)
@@ -142,7 +147,7 @@ LogicalResult lowerTakeAlongDim(Lowering &l) {
   }
   if (rankOf(x) != rankOf(index))
     return l.fail("self and indices must have the same number of dims");
-  auto dim = l.normDim(l.arg(2), rankOf(x));
+  auto dim = l.normDim(l.arg(P::dim), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
   ArrayRef<int64_t> xs = cast<RankedTensorType>(x.getType()).getShape();
@@ -185,18 +190,21 @@ std::optional<int64_t> sliceBound(Lowering &l, unsigned i, int64_t n,
 /// slice_scatter(self, src, dim, start, end, step): self with src written
 /// at the slice; select_scatter(self, src, dim, index): at the index.
 LogicalResult lowerSliceScatter(Lowering &l) {
-  Value x = l.tensor(0u), src = l.tensor(1u);
+  // Parameters as aten::select_scatter names them, at the same positions in
+  // aten::slice_scatter.
+  using P = args::aten::select_scatter;
+  Value x = l.tensor(P::self), src = l.tensor(P::src);
   Type elem = l.resultElementType();
   if (!x || !src || !elem)
     return l.fail("needs typed tensors");
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(2), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = staticDim(x, *dim);
   if (ShapedType::isDynamic(n))
     return l.fail("needs a static size along dim");
-  bool select = l.op.getTarget() == "aten::select_scatter";
+  bool select = l.target() == "aten::select_scatter";
   int64_t start, step = 1, count;
   if (select) {
     auto index = l.constInt(3u);
@@ -229,13 +237,15 @@ LogicalResult lowerSliceScatter(Lowering &l) {
 /// diagonal. dim1 and dim2 moved last and merged, the diagonal is a slice
 /// of stride C + 1 there.
 LogicalResult lowerDiagonalScatter(Lowering &l) {
-  Value x = l.tensor(0u), src = l.tensor(1u);
+  using P = args::aten::diagonal_scatter;
+  Value x = l.tensor(P::self), src = l.tensor(P::src);
   Type elem = l.resultElementType();
-  auto offset = l.constInt(2u);
+  auto offset = l.constInt(P::offset);
   if (!x || !src || !elem || !offset)
     return l.fail("needs typed tensors and a constant offset");
   int64_t rank = rankOf(x);
-  auto d1 = l.normDim(l.arg(3), rank), d2 = l.normDim(l.arg(4), rank);
+  auto d1 = l.normDim(l.arg(P::dim1), rank),
+       d2 = l.normDim(l.arg(P::dim2), rank);
   if (!d1 || !d2 || *d1 == *d2)
     return l.fail("dim1 and dim2 must be distinct constant dims");
   auto shape = cast<RankedTensorType>(x.getType()).getShape();
@@ -320,12 +330,15 @@ std::pair<Value, Value> indexHits(Lowering &l, Value index, int64_t n,
 /// index_fill(self, dim, index, value): value at the positions index
 /// names (negative from the end).
 LogicalResult lowerIndexFill(Lowering &l) {
-  Value x = l.tensor(0u), index = l.tensor(2u);
+  // Parameters as aten::index_fill.int_Scalar names them, at the same positions
+  // in aten::index_fill.int_Tensor.
+  using P = args::aten::index_fill_int_Scalar;
+  Value x = l.tensor(P::self), index = l.tensor(P::index);
   Type elem = l.resultElementType();
   if (!x || !index || !elem || rankOf(index) > 1)
     return l.fail("needs a tensor and an index vector");
   int64_t rank = std::max<int64_t>(rankOf(x), 1);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = rankOf(x) ? staticDim(x, *dim) : 1;
@@ -344,13 +357,13 @@ LogicalResult lowerIndexFill(Lowering &l) {
   } else {
     mask = l.reshape(mask, {});
   }
-  Value value = l.value(l.arg(3));
+  Value value = l.value(l.arg(P::value));
   Value v =
       value && isa<RankedTensorType>(value.getType())
           ? l.lowerCall("aten::where.self", {ref(l, 0), ref(l, 1), ref(l, 2)},
                         {mask, value, x}, tensorOf(elem))
           : l.lowerCall("aten::where.ScalarSelf",
-                        {ref(l, 0), l.arg(3), ref(l, 1)}, {mask, x},
+                        {ref(l, 0), l.arg(P::value), ref(l, 1)}, {mask, x},
                         tensorOf(elem));
   return v ? l.replace(l.castTensor(v, elem)) : failure();
 }
@@ -359,15 +372,17 @@ LogicalResult lowerIndexFill(Lowering &l) {
 /// position index[i] along dim (the last of repeated positions; a
 /// negative index is out of range, as in ATen).
 LogicalResult lowerIndexCopy(Lowering &l) {
-  Value x = l.tensor(0u), index = l.tensor(2u), source = l.tensor(3u);
+  using P = args::aten::index_copy;
+  Value x = l.tensor(P::self), index = l.tensor(P::index),
+        source = l.tensor(P::source);
   Type elem = l.resultElementType();
-  if (x && rankOf(x) == 0 && l.normDim(l.arg(1), 1))
+  if (x && rankOf(x) == 0 && l.normDim(l.arg(P::dim), 1))
     return lowerScalarsAsVectors(l, 1);
   if (!x || !index || !source || !elem || rankOf(index) > 1 || rankOf(x) == 0 ||
       rankOf(source) != rankOf(x))
     return l.fail("needs tensors of one rank (at least 1) and an index "
                   "vector");
-  auto dim = l.normDim(l.arg(1), rankOf(x));
+  auto dim = l.normDim(l.arg(P::dim), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = staticDim(x, *dim);
@@ -433,12 +448,13 @@ LogicalResult lowerIndexCopy(Lowering &l) {
 /// reading x[..., w * step + k, ...] (an affine map). A 0-D tensor
 /// unfolds to one window of its one element.
 LogicalResult lowerUnfold(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto size = l.constInt(l.arg(2)), step = l.constInt(l.arg(3));
+  using P = args::aten::unfold;
+  Value x = l.tensor(P::self);
+  auto size = l.constInt(l.arg(P::size)), step = l.constInt(l.arg(P::step));
   if (!x || !size || !step)
     return l.fail("needs a tensor and constant size and step");
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), std::max<int64_t>(rank, 1));
+  auto dim = l.normDim(l.arg(P::dimension), std::max<int64_t>(rank, 1));
   if (!dim || *step <= 0 || *size < 0)
     return l.fail("needs a constant dim, a size of at least 0 and a "
                   "positive step");
@@ -536,22 +552,25 @@ Value reduceIdentity(OpBuilder &b, Location loc, ScatterKind kind, Type elem) {
 /// (and do not count for 'mean'), as ATen does.
 LogicalResult lowerScatter(Lowering &l, ScatterKind kind,
                            bool includeSelf = true) {
-  Value self = l.tensor(0u), index = l.tensor(2u);
+  // Parameters as aten::index_add names them, at the same positions in
+  // aten::scatter.reduce and 5 more.
+  using P = args::aten::index_add;
+  Value self = l.tensor(P::self), index = l.tensor(P::index);
   if (!self || !index)
     return failure();
   auto selfType = cast<RankedTensorType>(self.getType());
   Type elem = selfType.getElementType();
   int64_t rank = selfType.getRank();
-  if (rank == 0 && l.normDim(l.arg(1), 1))
+  if (rank == 0 && l.normDim(l.arg(P::dim), 1))
     return compose::lowerScalarsAsVectors(l, 1);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim || rank == 0)
     return l.fail("needs a constant dim and a tensor of rank 1 or more");
   Value src = l.value(l.arg(3));
   Value scalar;
   if (!src || !isa<RankedTensorType>(src.getType())) {
     if (kind == ScatterKind::IndexAdd || isReduce(kind) ||
-        l.op.getTarget() == "aten::scatter_add")
+        l.target() == "aten::scatter_add")
       return l.fail("needs a source tensor");
     scalar = l.scalar(l.arg(3), elem);
     if (!scalar)
@@ -739,7 +758,8 @@ LogicalResult lowerScatterReduce(Lowering &l) {
 }
 /// scatter_reduce.two(self, dim, index, src, reduce, *, include_self).
 LogicalResult lowerScatterReduceTwo(Lowering &l) {
-  auto reduce = dyn_cast_or_null<StringAttr>(l.arg(4));
+  using P = args::aten::scatter_reduce_two;
+  auto reduce = dyn_cast_or_null<StringAttr>(l.arg(P::reduce));
   auto includeSelf = l.constBool(l.kwarg("include_self"));
   if (!l.kwarg("include_self"))
     includeSelf = true;

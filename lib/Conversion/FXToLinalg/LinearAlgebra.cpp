@@ -134,8 +134,9 @@ Value matmul(Lowering &l, Value a, Value b, Type elem) {
 /// reduced; the body multiplies the operands and accumulates. `...` stands
 /// for the same dims, right-aligned and broadcast, in every operand.
 LogicalResult lowerEinsum(Lowering &l) {
-  auto equation = dyn_cast_or_null<StringAttr>(l.arg(0));
-  auto list = dyn_cast_or_null<ListAttr>(l.arg(1));
+  using P = args::aten::einsum;
+  auto equation = dyn_cast_or_null<StringAttr>(l.arg(P::equation));
+  auto list = dyn_cast_or_null<ListAttr>(l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!equation || !list || list.getElements().empty() || !elem)
     return l.fail("needs an equation and a list of tensors");
@@ -291,7 +292,10 @@ LogicalResult lowerEinsum(Lowering &l) {
 }
 
 LogicalResult lowerMatmul(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  // Parameters as aten::bmm names them, at the same positions in aten::dot and
+  // 3 more.
+  using P = args::aten::bmm;
+  Value a = l.tensor(P::self), b = l.tensor(1u);
   Type elem = l.resultElementType();
   if (!a || !b || !elem)
     return l.fail("needs typed tensors");
@@ -300,7 +304,8 @@ LogicalResult lowerMatmul(Lowering &l) {
 }
 
 LogicalResult lowerLinear(Lowering &l) {
-  Value x = l.tensor(0u), w = l.tensor(1u);
+  using P = args::aten::linear;
+  Value x = l.tensor(P::input), w = l.tensor(P::weight);
   Type elem = l.resultElementType();
   if (!x || !w || !elem)
     return l.fail("needs typed tensors");
@@ -323,8 +328,8 @@ LogicalResult lowerLinear(Lowering &l) {
   }
   SmallVector<OpFoldResult> sizes = {l.dim(x2, 0), l.dim(w, 0)};
   Value init;
-  if (!l.isNone(2u)) {
-    Value bias = l.tensor(2u);
+  if (!l.isNone(P::bias)) {
+    Value bias = l.tensor(P::bias);
     if (!bias)
       return failure();
     Value zeros = l.empty(sizes, elem);
@@ -370,7 +375,7 @@ LogicalResult lowerLinear(Lowering &l) {
 /// outer product of two vectors (addr), or the sum over the batches of
 /// batch1 @ batch2 (addbmm); null with the reason recorded.
 Value addProduct(Lowering &l, Value a, Value b, Type elem) {
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   auto at = cast<RankedTensorType>(a.getType());
   auto bt = cast<RankedTensorType>(b.getType());
   auto ranks = llvm::StringSwitch<std::pair<int64_t, int64_t>>(target)
@@ -434,10 +439,13 @@ Value addProduct(Lowering &l, Value a, Value b, Type elem) {
 }
 
 LogicalResult lowerAddmm(Lowering &l) {
+  // Parameters as aten::addbmm names them, at the same positions in aten::addmm
+  // and 3 more.
+  using P = args::aten::addbmm;
   // addmm(input, mat1, mat2, *, beta=1, alpha=1) = beta input + alpha
   // mat1 @ mat2; the others with their products (addProduct). A beta of 0
   // leaves input out, its NaNs too, as PyTorch does.
-  Value input = l.tensor(0u), a = l.tensor(1u), b = l.tensor(2u);
+  Value input = l.tensor(P::self), a = l.tensor(1u), b = l.tensor(2u);
   Type elem = l.resultElementType();
   if (!input || !a || !b || !elem)
     return l.fail("needs typed tensors");
@@ -473,7 +481,8 @@ LogicalResult lowerAddmm(Lowering &l) {
 }
 
 LogicalResult lowerT(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::t;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   if (cast<RankedTensorType>(x.getType()).getRank() < 2)

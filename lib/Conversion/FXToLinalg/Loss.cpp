@@ -153,12 +153,13 @@ LogicalResult lowerHuberLoss(Lowering &l) {
 /// (target - 1) * max(log1p(-self), -100) - target * max(log(self), -100),
 /// times the weight.
 LogicalResult lowerBinaryCrossEntropy(Lowering &l) {
-  Value x = l.tensor(0u), t = l.tensor(1u);
+  using P = args::aten::binary_cross_entropy;
+  Value x = l.tensor(P::self), t = l.tensor(P::target_);
   Type elem = l.resultElementType();
-  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
   auto reduction = reductionArg(l, 3);
   if (!x || !t || !elem || !isFloat(elem) || !reduction ||
-      (!l.isNone(2u) && !weight))
+      (!l.isNone(P::weight) && !weight))
     return l.fail("needs float tensors and a constant reduction");
   SmallVector<Value> inputs = {x, t};
   if (weight)
@@ -189,13 +190,15 @@ LogicalResult lowerBinaryCrossEntropy(Lowering &l) {
 /// (1 - t) x + lw (log(exp(-m) + exp(-x - m)) + m), lw = 1 + (pw - 1) t
 /// (1 without pos_weight), times the weight.
 LogicalResult lowerBinaryCrossEntropyWithLogits(Lowering &l) {
-  Value x = l.tensor(0u), t = l.tensor(1u);
+  using P = args::aten::binary_cross_entropy_with_logits;
+  Value x = l.tensor(P::self), t = l.tensor(P::target_);
   Type elem = l.resultElementType();
-  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
-  Value posWeight = l.isNone(3u) ? Value() : l.tensor(3u);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  Value posWeight = l.isNone(P::pos_weight) ? Value() : l.tensor(P::pos_weight);
   auto reduction = reductionArg(l, 4);
   if (!x || !t || !elem || !isFloat(elem) || !reduction ||
-      (!l.isNone(2u) && !weight) || (!l.isNone(3u) && !posWeight))
+      (!l.isNone(P::weight) && !weight) ||
+      (!l.isNone(P::pos_weight) && !posWeight))
     return l.fail("needs float tensors and a constant reduction");
   SmallVector<Value> inputs = {x, t};
   int weightSlot = -1, posSlot = -1;
@@ -283,11 +286,16 @@ Value logSoftmaxDim1(Lowering &l, Value x, Type elem) {
 /// divides by the sum of weight[t] over the targets not ignored. A target
 /// outside [0, C) other than ignore_index is an error at run time.
 LogicalResult nllLoss(Lowering &l, Value x, Type elem) {
-  Value target = l.tensor(1u);
-  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
+  // Parameters as aten::cross_entropy_loss names them, at the same positions in
+  // aten::nll_loss, aten::nll_loss_nd.
+  using P = args::aten::cross_entropy_loss;
+  Value target = l.tensor(P::target_);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
   auto reduction = reductionArg(l, 3);
-  auto ignore = l.numArgs() > 4 ? l.constInt(4u) : std::optional<int64_t>(-100);
-  if (!x || !target || !reduction || !ignore || (!l.isNone(2u) && !weight))
+  auto ignore = l.numArgs() > 4 ? l.constInt(P::ignore_index)
+                                : std::optional<int64_t>(-100);
+  if (!x || !target || !reduction || !ignore ||
+      (!l.isNone(P::weight) && !weight))
     return l.fail("needs tensors and constant reduction and ignore_index");
   auto xType = cast<RankedTensorType>(x.getType());
   auto tType = cast<RankedTensorType>(target.getType());
@@ -387,25 +395,29 @@ LogicalResult nllLoss(Lowering &l, Value x, Type elem) {
 }
 
 LogicalResult lowerNllLoss(Lowering &l) {
+  // Parameters as aten::nll_loss names them, at the same positions in
+  // aten::nll_loss_nd.
+  using P = args::aten::nll_loss;
   Type elem = l.resultElementType();
   if (!elem || !isFloat(elem))
     return l.fail("needs a float result");
-  return nllLoss(l, l.tensor(0u), elem);
+  return nllLoss(l, l.tensor(P::self), elem);
 }
 
 /// cross_entropy_loss(self, target, weight, reduction, ignore_index,
 /// label_smoothing) with class-index targets and no smoothing: nll_loss of
 /// log_softmax(self, 1).
 LogicalResult lowerCrossEntropyLoss(Lowering &l) {
-  Value x = l.tensor(0u), target = l.tensor(1u);
+  using P = args::aten::cross_entropy_loss;
+  Value x = l.tensor(P::self), target = l.tensor(P::target_);
   Type elem = l.resultElementType();
   if (!x || !target || !elem || !isFloat(elem))
     return l.fail("needs a float input and a target");
   if (!isa<IntegerType>(
           cast<RankedTensorType>(target.getType()).getElementType()))
     return l.fail("targets of class probabilities are not supported");
-  if (l.numArgs() > 5 && !l.isNone(5u) &&
-      l.constFloat(l.arg(5)).value_or(1) != 0)
+  if (l.numArgs() > 5 && !l.isNone(P::label_smoothing) &&
+      l.constFloat(l.arg(P::label_smoothing)).value_or(1) != 0)
     return l.fail("label smoothing is not supported");
   bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 1;
   x = l.castTensor(x, elem);
@@ -436,17 +448,18 @@ LogicalResult lowerSoftMarginLoss(Lowering &l) {
 /// (p 1 or 2), divided by the number of classes; then the reduction. A
 /// target outside the classes is an error as the code runs.
 LogicalResult lowerMultiMarginLoss(Lowering &l) {
-  Value x = l.tensor(0u), target = l.tensor(1u);
+  using P = args::aten::multi_margin_loss;
+  Value x = l.tensor(P::self), target = l.tensor(P::target_);
   Type elem = l.resultElementType();
-  auto p = l.constInt(l.arg(2));
+  auto p = l.constInt(l.arg(P::p));
   std::optional<double> margin = floatArg(l, 3, 1.0);
   auto reduction = reductionArg(l, 5);
   if (!x || !target || !elem || !isFloat(elem) || !p || (*p != 1 && *p != 2) ||
       !margin || !reduction)
     return l.fail("needs float input, p 1 or 2, constant margin and "
                   "reduction");
-  Value weight = l.isNone(4u) ? Value() : l.tensor(4u);
-  if (!l.isNone(4u) && !weight)
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  if (!l.isNone(P::weight) && !weight)
     return failure();
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   if (rank > 2)
@@ -583,7 +596,9 @@ LogicalResult lowerKlDiv(Lowering &l) {
 /// ATen: exp(x) - t x for log inputs, else x - t log(x + eps); `full`
 /// adds Stirling's t log t - t + log(2 pi t) / 2 where t > 1.
 LogicalResult lowerPoissonNllLoss(Lowering &l) {
-  std::optional<bool> logInput = l.constBool(2u), full = l.constBool(3u);
+  using P = args::aten::poisson_nll_loss;
+  std::optional<bool> logInput = l.constBool(P::log_input),
+                      full = l.constBool(P::full);
   std::optional<double> eps = floatArg(l, 4, 1e-8);
   if (!logInput || !full || !eps)
     return l.fail("needs constant log_input, full and eps");
@@ -620,7 +635,9 @@ LogicalResult lowerPoissonNllLoss(Lowering &l) {
 /// where it is -1, 0 elsewhere; cos from sums with ATen's 1e-12 added to
 /// each squared magnitude.
 LogicalResult lowerCosineEmbeddingLoss(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u), target = l.tensor(2u);
+  using P = args::aten::cosine_embedding_loss;
+  Value a = l.tensor(P::input1), b = l.tensor(P::input2),
+        target = l.tensor(P::target_);
   Type elem = l.resultElementType();
   std::optional<double> margin = floatArg(l, 3, 0.0);
   auto reduction = reductionArg(l, 4);
@@ -671,10 +688,12 @@ LogicalResult lowerCosineEmbeddingLoss(Lowering &l) {
 /// reduction): max(margin + d(a, p) - d(a, n), 0) with pairwise_distance,
 /// d(a, n) the smaller of it and d(p, n) with swap.
 LogicalResult lowerTripletMarginLoss(Lowering &l) {
-  Value a = l.tensor(0u), pos = l.tensor(1u), neg = l.tensor(2u);
+  using P = args::aten::triplet_margin_loss;
+  Value a = l.tensor(P::anchor), pos = l.tensor(P::positive),
+        neg = l.tensor(P::negative);
   Type elem = l.resultElementType();
   std::optional<double> margin = floatArg(l, 3, 1.0);
-  auto swap = l.constBool(6u);
+  auto swap = l.constBool(P::swap);
   auto reduction = reductionArg(l, 7);
   if (!a || !pos || !neg || !elem || !isFloat(elem) || !margin || !swap ||
       !reduction)
@@ -682,8 +701,8 @@ LogicalResult lowerTripletMarginLoss(Lowering &l) {
   MLIRContext *ctx = l.b.getContext();
   auto distance = [&](Value x, Value y) {
     return l.lowerCall("aten::pairwise_distance",
-                       {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1), l.arg(4),
-                        l.arg(5), l.b.getBoolAttr(false)},
+                       {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1),
+                        l.arg(P::p), l.arg(P::eps), l.b.getBoolAttr(false)},
                        {x, y}, UnrankedTensorType::get(elem));
   };
   Value dPos = distance(a, pos), dNeg = distance(a, neg);

@@ -6,6 +6,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -19,18 +20,17 @@ bool mlir::fx::lowering::isFloat(Type t) { return isa<FloatType>(t); }
 //===----------------------------------------------------------------------===//
 
 Attribute Lowering::arg(unsigned i) {
-  ArrayAttr args = op.getArgs();
-  return i < args.size() ? args[i] : Attribute();
+  return i < callArgs.size() ? callArgs[i] : Attribute();
 }
 
 Attribute Lowering::kwarg(StringRef name) {
-  return op.getKwargs().lookup(name);
+  return callKwargs ? callKwargs.lookup(name) : Attribute();
 }
 
 Value Lowering::value(Attribute a) {
   if (auto ref = dyn_cast_or_null<NodeAttr>(a))
-    if (ref.getIndex() < op->getNumOperands())
-      return op->getOperand(ref.getIndex());
+    if (ref.getIndex() < operands.size())
+      return operands[ref.getIndex()];
   return {};
 }
 
@@ -134,7 +134,7 @@ Value Lowering::scalar(Attribute a, Type type) {
 }
 
 Type Lowering::resultElementType(unsigned i) {
-  Type type = op.getResult().getType();
+  Type type = callType;
   if (auto tuple = dyn_cast<TupleType>(type))
     type = i < tuple.size() ? tuple.getType(i) : Type();
   if (auto tensor = dyn_cast_or_null<TensorType>(type))
@@ -181,16 +181,14 @@ SmallVector<Value> Lowering::lowerCallParts(StringRef target,
     (void)fail("no lowering of '" + target + "'");
     return {};
   }
-  auto call = CallFunctionOp::create(
-      b, loc, type, op.getNodeName(), target, b.getArrayAttr(args),
-      kwargs ? kwargs : DictAttr::get(b.getContext(), {}, {}), operands);
-  Lowering inner(call, b);
+  Lowering inner(op, target, b.getArrayAttr(args),
+                 kwargs ? kwargs : DictAttr::get(b.getContext(), {}, {}),
+                 operands, type, b);
   Value result;
   SmallVector<Value> parts;
   inner.captured = &result;
   inner.capturedParts = &parts;
   LogicalResult lowered = fn(inner);
-  b.eraseOp(call);
   if (succeeded(lowered) && result)
     parts = {result};
   if (failed(lowered)) {
@@ -233,6 +231,49 @@ static std::optional<SmallVector<int64_t>> sliceIndices(SliceAttr slice,
   return indices;
 }
 
+/// Marks the cast that stands for a tuple or list by its parts (a node
+/// replaced by replaceByParts while other nodes still read it whole).
+static constexpr StringLiteral kPartsAttr = "fx.parts";
+
+/// The parts `v` stands for, if it is such a cast.
+static std::optional<ValueRange> partsOf(Value v) {
+  auto cast = v.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!cast || !cast->hasAttr(kPartsAttr))
+    return std::nullopt;
+  return ValueRange(cast.getInputs());
+}
+
+ExpandedCall mlir::fx::lowering::expandParts(MLIRContext *ctx,
+                                             ValueRange operands,
+                                             Attribute args, Attribute kwargs) {
+  ExpandedCall call{args, kwargs, {}};
+  if (llvm::none_of(operands, [](Value v) { return partsOf(v).has_value(); })) {
+    call.operands.assign(operands.begin(), operands.end());
+    return call;
+  }
+  std::function<Attribute(Value)> refTo = [&](Value v) -> Attribute {
+    if (std::optional<ValueRange> parts = partsOf(v)) {
+      SmallVector<Attribute> refs;
+      for (Value part : *parts)
+        refs.push_back(refTo(part));
+      return TupleAttr::get(ctx, refs);
+    }
+    call.operands.push_back(v);
+    return NodeAttr::get(ctx, call.operands.size() - 1);
+  };
+  auto remap = [&](Attribute attr) -> Attribute {
+    if (!attr)
+      return attr;
+    return replaceNodeRefs(attr, [&](NodeAttr ref) -> Attribute {
+      return ref.getIndex() < operands.size() ? refTo(operands[ref.getIndex()])
+                                              : Attribute(ref);
+    });
+  };
+  call.args = remap(args);
+  call.kwargs = remap(kwargs);
+  return call;
+}
+
 /// Replaces `op`, whose result is a tuple or list, by its parts `values`:
 /// `getitem(op, i)` becomes `values[i]`, `getitem(op, slice)` the parts it
 /// selects (recursively), and any other user sees a tuple of the parts.
@@ -250,6 +291,7 @@ static LogicalResult replaceByParts(PatternRewriter &b, Operation *op,
     return getitem.getArgs()[1];
   };
   auto n = int64_t(values.size());
+  bool hasOtherUsers = false;
   for (Operation *user : op->getUsers()) {
     Attribute index = getitemIndex(user);
     if (auto i = dyn_cast_or_null<IntegerAttr>(index);
@@ -282,37 +324,21 @@ static LogicalResult replaceByParts(PatternRewriter &b, Operation *op,
       continue;
     }
     // Any other node (fx.output, torch.cat of the pieces) sees a tuple of
-    // the parts where it referred to the whole.
-    auto node = dyn_cast<NodeOpInterface>(user);
-    if (!node) {
+    // the parts where it referred to the whole, when it is lowered
+    // (expandParts): changing it here would have the conversion lower it
+    // now, before its other operands are.
+    if (!isa<NodeOpInterface>(user)) {
       error = "its tuple result has a user that is not an fx node";
       return failure();
     }
-    SmallVector<Value> operands;
-    auto remap = [&](Attribute attr) {
-      return replaceNodeRefs(attr, [&](NodeAttr ref) -> Attribute {
-        Value v = user->getOperand(ref.getIndex());
-        if (v != whole) {
-          operands.push_back(v);
-          return NodeAttr::get(ctx, operands.size() - 1);
-        }
-        SmallVector<Attribute> parts;
-        for (Value part : values) {
-          operands.push_back(part);
-          parts.push_back(NodeAttr::get(ctx, operands.size() - 1));
-        }
-        return TupleAttr::get(ctx, parts);
-      });
-    };
-    Attribute args = remap(node.getArgs());
-    Attribute kwargs =
-        isa<OutputOp>(user) ? Attribute() : remap(node.getKwargs());
-    b.modifyOpInPlace(user, [&] {
-      user->setAttr("args", args);
-      if (kwargs)
-        user->setAttr("kwargs", kwargs);
-      user->setOperands(operands);
-    });
+    hasOtherUsers = true;
+  }
+  if (hasOtherUsers) {
+    auto parts = UnrealizedConversionCastOp::create(
+        b, op->getLoc(), TypeRange{whole.getType()}, values);
+    parts->setAttr(kPartsAttr, UnitAttr::get(ctx));
+    b.replaceOp(op, parts.getResult(0));
+    return success();
   }
   b.eraseOp(op);
   return success();
@@ -636,7 +662,7 @@ void Lowering::check(Value violated, const Twine &message) {
                  return arith::OrIOp::create(nb, loc, acc, x);
                });
   // A copy of its own carries the check, so that nothing else's result is
-  // taken for it; convert-fx-to-linalg returns it after the outputs.
+  // taken for it.
   Value init = empty({}, i1);
   AffineMap scalar = AffineMap::get(0, 0, b.getContext());
   auto copy = linalg::GenericOp::create(
@@ -651,16 +677,8 @@ void Lowering::check(Value violated, const Twine &message) {
                          "node", b.getStringAttr(
                                      cast<NodeOpInterface>(*op).getNodeName())),
                      b.getNamedAttr("message", b.getStringAttr(message))}));
-  // The graph's output uses the flag, which keeps it alive (the rewrite
-  // driver erases unused ops); the pass returns it after the outputs.
-  for (Operation &other : llvm::reverse(*op->getBlock()))
-    if (auto output = dyn_cast<OutputOp>(other)) {
-      b.modifyOpInPlace(output, [&] {
-        output->insertOperands(output->getNumOperands(),
-                               ValueRange{copy.getResult(0)});
-      });
-      break;
-    }
+  // convert-fx-to-linalg returns the flags of the ops marked fx.check
+  // after the outputs, once every node is lowered.
 }
 
 Value Lowering::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
@@ -848,7 +866,7 @@ StringRef unsupportedElements(CallFunctionOp op) {
 /// handle the case, and the slices they would build (offset 0 of a dim of
 /// 0) are out of bounds for tensor.extract_slice.
 static LogicalResult lowerToEmpty(Lowering &l) {
-  Type type = l.op.getResult().getType();
+  Type type = l.resultType();
   SmallVector<Type> types;
   if (auto tuple = dyn_cast<TupleType>(type))
     llvm::append_range(types, tuple.getTypes());
@@ -874,42 +892,115 @@ static LogicalResult lowerToEmpty(Lowering &l) {
                               : l.replace(empties.front());
 }
 
-/// Lowers one canonical call once all its operands are lowered.
-struct LowerCallFunction : public OpRewritePattern<CallFunctionOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The lowerings of one family of targets (elementwise, reductions,
+/// convolutions, ...) as one conversion pattern of `fx.call_function`: it
+/// applies to the nodes whose target its family lowers. The conversion
+/// driver hands it the node's operands already lowered and undoes what a
+/// lowering built when it fails, so that a failed node leaves the IR as it
+/// was; why it failed is recorded in `failures` (node -> reason) for the
+/// pass's diagnostic, as well as sent as a match failure.
+class FamilyLowering : public OpConversionPattern<CallFunctionOp> {
+public:
+  FamilyLowering(MLIRContext *ctx, StringRef family,
+                 void (*add)(llvm::StringMap<LowerFn> &),
+                 LoweringFailures *failures)
+      : OpConversionPattern(ctx), failures(failures) {
+    setDebugName(("fx-lower-" + family).str());
+    add(table);
+  }
 
-  LogicalResult matchAndRewrite(CallFunctionOp op,
-                                PatternRewriter &rewriter) const override {
-    const auto &table = getTable();
+  LogicalResult
+  matchAndRewrite(CallFunctionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
     auto it = table.find(op.getTarget());
     if (it == table.end())
-      return failure();
-    for (Value operand : op->getOperands())
+      return rewriter.notifyMatchFailure(op, "not a target of this family");
+    auto fail = [&](const Twine &why) {
+      if (failures)
+        (*failures)[op] = why.str();
+      return rewriter.notifyMatchFailure(op, why);
+    };
+    for (Value operand : adaptor.getOperands())
       if (operand.getDefiningOp<NodeOpInterface>())
-        return failure(); // a producer is not lowered yet
-    if (StringRef why = unsupportedElements(op); !why.empty()) {
-      op->setAttr("fx.lowering_error", rewriter.getStringAttr(why));
-      return failure();
-    }
-    Lowering lowering(op, rewriter);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(op);
-    if (succeeded(lowerToEmpty(lowering)))
+        return fail("its inputs could not be lowered");
+    if (StringRef why = unsupportedElements(op); !why.empty())
+      return fail(why);
+    ExpandedCall call = expandParts(op.getContext(), adaptor.getOperands(),
+                                    op.getArgs(), op.getKwargs());
+    Lowering lowering(op, op.getTarget(), cast<ArrayAttr>(call.args),
+                      cast<DictAttr>(call.kwargs), call.operands,
+                      op.getResult().getType(), rewriter);
+    if (succeeded(lowerToEmpty(lowering)) || succeeded(it->second(lowering)))
       return success();
-    if (succeeded(it->second(lowering)))
-      return success();
-    op->setAttr("fx.lowering_error",
-                rewriter.getStringAttr(lowering.error.empty()
-                                           ? "cannot lower these arguments"
-                                           : lowering.error));
-    return failure();
+    return fail(lowering.error.empty()
+                    ? StringRef("cannot lower these arguments")
+                    : StringRef(lowering.error));
+  }
+
+private:
+  llvm::StringMap<LowerFn> table;
+  LoweringFailures *failures;
+};
+
+/// The graph's output takes the lowered values of the nodes it returns.
+struct LowerOutput : public OpConversionPattern<OutputOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OutputOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    for (Value operand : adaptor.getOperands())
+      if (operand.getDefiningOp<NodeOpInterface>())
+        return rewriter.notifyMatchFailure(op, "an output is not lowered");
+    ExpandedCall call = expandParts(op.getContext(), adaptor.getOperands(),
+                                    op.getArgs(), Attribute());
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setAttr("args", call.args);
+      op->setOperands(call.operands);
+    });
+    return success();
   }
 };
 } // namespace
 
+#define FX_LOWERING_FAMILY(NAME, ADD)                                          \
+  void mlir::fx::populate##NAME##LoweringPatterns(                             \
+      RewritePatternSet &patterns, LoweringFailures *failures) {               \
+    patterns.add<FamilyLowering>(patterns.getContext(), #NAME, ADD, failures); \
+  }
+FX_LOWERING_FAMILY(Elementwise, addElementwiseLowerings)
+FX_LOWERING_FAMILY(LinearAlgebra, addLinearAlgebraLowerings)
+FX_LOWERING_FAMILY(Convolution, addConvolutionLowerings)
+FX_LOWERING_FAMILY(Reduction, addReductionLowerings)
+FX_LOWERING_FAMILY(Shape, addShapeLowerings)
+FX_LOWERING_FAMILY(Loss, addLossLowerings)
+FX_LOWERING_FAMILY(Composite, addCompositeLowerings)
+FX_LOWERING_FAMILY(Statistics, addStatisticsLowerings)
+FX_LOWERING_FAMILY(Factorization, addFactorizationLowerings)
+FX_LOWERING_FAMILY(Indexing, addIndexingLowerings)
+FX_LOWERING_FAMILY(Special, addSpecialLowerings)
+FX_LOWERING_FAMILY(Resample, addResampleLowerings)
+FX_LOWERING_FAMILY(Fused, addFusedLowerings)
+FX_LOWERING_FAMILY(Probe, addProbeLowerings)
+#undef FX_LOWERING_FAMILY
+
 void mlir::fx::populateFXToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<LowerCallFunction>(patterns.getContext());
+    RewritePatternSet &patterns, LoweringFailures *failures) {
+  populateElementwiseLoweringPatterns(patterns, failures);
+  populateLinearAlgebraLoweringPatterns(patterns, failures);
+  populateConvolutionLoweringPatterns(patterns, failures);
+  populateReductionLoweringPatterns(patterns, failures);
+  populateShapeLoweringPatterns(patterns, failures);
+  populateLossLoweringPatterns(patterns, failures);
+  populateCompositeLoweringPatterns(patterns, failures);
+  populateStatisticsLoweringPatterns(patterns, failures);
+  populateFactorizationLoweringPatterns(patterns, failures);
+  populateIndexingLoweringPatterns(patterns, failures);
+  populateSpecialLoweringPatterns(patterns, failures);
+  populateResampleLoweringPatterns(patterns, failures);
+  populateFusedLoweringPatterns(patterns, failures);
+  populateProbeLoweringPatterns(patterns, failures);
+  patterns.add<LowerOutput>(patterns.getContext());
 }
 
 bool mlir::fx::isLowerableTarget(StringRef target) {

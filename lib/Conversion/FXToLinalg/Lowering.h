@@ -26,17 +26,53 @@
 
 namespace mlir::fx::lowering {
 
+/// A parameter of a canonical target's schema: its position among the
+/// node's args (fx-normalize makes every positional parameter explicit),
+/// or -1 for a keyword-only one, read from the kwargs by `name`. The
+/// generated structs of `args::` (TargetArgs.h.inc, from Targets.def) give
+/// one per parameter: `args::aten::sum_dim_IntList::keepdim`.
+struct Param {
+  int index;
+  const char *name;
+};
+
 /// The node being lowered, with typed access to its arguments.
+///
+/// A lowering reads the call it lowers through this class only: its
+/// target, arguments, keyword arguments and result type, and its operands
+/// as already lowered (the conversion's adaptor values, never the fx
+/// values they replace). The call is the node `op` itself, or, for a
+/// lowering composed of another one (lowerCall), a call described here
+/// that exists in no IR, so that nothing is built only to be erased.
 class Lowering {
 public:
-  Lowering(CallFunctionOp op, PatternRewriter &rewriter)
-      : op(op), b(rewriter), loc(op.getLoc()) {}
+  /// The node `op`, its operands lowered to `operands`.
+  Lowering(CallFunctionOp op, ValueRange operands, PatternRewriter &rewriter)
+      : op(op), b(rewriter), loc(op.getLoc()), operands(operands),
+        callTarget(op.getTarget()), callArgs(op.getArgs()),
+        callKwargs(op.getKwargs()), callType(op.getResult().getType()) {}
+  /// The call `target(args, kwargs)` on `operands`, of result type `type`,
+  /// lowered for the node `op` (which gives its location and name).
+  Lowering(CallFunctionOp op, StringRef target, ArrayAttr args, DictAttr kwargs,
+           ValueRange operands, Type type, PatternRewriter &rewriter)
+      : op(op), b(rewriter), loc(op.getLoc()), operands(operands),
+        callTarget(target), callArgs(args), callKwargs(kwargs), callType(type) {
+  }
 
+  /// The node the lowering is for.
   CallFunctionOp op;
   PatternRewriter &b;
   Location loc;
+  /// The call's operands, lowered (node reference `i` is operand `i`).
+  SmallVector<Value> operands;
 
-  size_t numArgs() { return op.getArgs().size(); }
+  StringRef target() { return callTarget; }
+  ArrayAttr args() { return callArgs; }
+  DictAttr kwargs() { return callKwargs; }
+  /// The call's declared result type (a TupleType for several results).
+  Type resultType() { return callType; }
+
+  size_t numArgs() { return callArgs.size(); }
   /// Positional argument `i` (fx-normalize makes every positional
   /// parameter explicit).
   Attribute arg(unsigned i);
@@ -44,6 +80,11 @@ public:
   Attribute kwarg(StringRef name);
   bool isNone(Attribute a) { return !a || isa<NoneAttr>(a); }
   bool isNone(unsigned i) { return isNone(arg(i)); }
+  /// The argument of schema parameter `p`: positional, or keyword-only.
+  Attribute arg(Param p) {
+    return p.index >= 0 ? arg(unsigned(p.index)) : kwarg(p.name);
+  }
+  bool isNone(Param p) { return isNone(arg(p)); }
 
   /// The lowered value a node reference stands for, or null.
   Value value(Attribute a);
@@ -51,9 +92,11 @@ public:
   /// otherwise.
   Value tensor(unsigned i);
   Value tensor(Attribute a);
+  Value tensor(Param p) { return tensor(arg(p)); }
   /// An int argument: a literal, or a lowered i64 value.
   std::optional<int64_t> constInt(Attribute a);
   std::optional<int64_t> constInt(unsigned i) { return constInt(arg(i)); }
+  std::optional<int64_t> constInt(Param p) { return constInt(arg(p)); }
   /// An int argument as an index OpFoldResult (literal or value).
   OpFoldResult index(Attribute a);
   /// An int[] argument (list of literals or values) as OpFoldResults.
@@ -63,9 +106,13 @@ public:
   std::optional<SmallVector<int64_t>> intList(unsigned i) {
     return intList(arg(i));
   }
+  std::optional<SmallVector<int64_t>> intList(Param p) {
+    return intList(arg(p));
+  }
   std::optional<double> constFloat(Attribute a);
   std::optional<bool> constBool(Attribute a);
   std::optional<bool> constBool(unsigned i) { return constBool(arg(i)); }
+  std::optional<bool> constBool(Param p) { return constBool(arg(p)); }
   /// A Python scalar (literal or lowered value) as a scalar of type `type`.
   Value scalar(Attribute a, Type type);
 
@@ -163,6 +210,10 @@ public:
 
 private:
   Value toTensorValue(Value v);
+  std::string callTarget;
+  ArrayAttr callArgs;
+  DictAttr callKwargs;
+  Type callType;
 };
 
 using LowerFn = LogicalResult (*)(Lowering &);
@@ -224,6 +275,17 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, Value size);
 /// An index tensor's element as an `index` value, clamped by clampIndex.
 Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size);
 
+/// A call's arguments and operands with every operand that stands for a
+/// tuple or list by its parts (a producer lowered by replaceTuple while
+/// this call read it whole) given by those parts: its references become
+/// tuples of references to them.
+struct ExpandedCall {
+  Attribute args, kwargs;
+  SmallVector<Value> operands;
+};
+ExpandedCall expandParts(MLIRContext *ctx, ValueRange operands, Attribute args,
+                         Attribute kwargs);
+
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.
 Value reduceAll(Lowering &l, Value x, Value init,
@@ -233,5 +295,7 @@ void addFusedLowerings(llvm::StringMap<LowerFn> &table);
 void addProbeLowerings(llvm::StringMap<LowerFn> &table);
 
 } // namespace mlir::fx::lowering
+
+#include "fx-mlir/Conversion/FXToLinalg/TargetArgs.h.inc"
 
 #endif // FX_MLIR_LIB_CONVERSION_FXTOLINALG_LOWERING_H

@@ -66,7 +66,7 @@ Value mlir::fx::lowering::reduceAll(
 
 static LogicalResult lowerProbe(Lowering &l) {
   StringRef kind =
-      l.op.getTarget().drop_front(StringRef("fx_mlir.instrument.").size());
+      l.target().drop_front(StringRef("fx_mlir.instrument.").size());
   std::optional<int64_t> id = l.constInt(0u);
   if (!id)
     return l.fail("a probe's first arg is its int id");

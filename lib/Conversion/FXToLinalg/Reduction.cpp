@@ -131,7 +131,7 @@ LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool full = target == "aten::sum" || target == "aten::mean";
   auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
   bool keepdim = full ? false : l.constBool(2u).value_or(false);
@@ -148,12 +148,13 @@ LogicalResult lowerMean(Lowering &l) { return lowerSumOrMean(l, true); }
 
 /// nansum(self, dim=None, keepdim, dtype): sum with NaNs counted as 0.
 LogicalResult lowerNansum(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::nansum;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
-  auto dims = reducedDims(l, l.arg(1), rankOf(x));
-  auto keepdim = l.constBool(2u);
+  auto dims = reducedDims(l, l.arg(P::dim), rankOf(x));
+  auto keepdim = l.constBool(P::keepdim);
   if (!dims || !keepdim)
     return l.fail("dims and keepdim must be constants");
   if (isFloat(elem))
@@ -171,10 +172,13 @@ LogicalResult lowerNansum(Lowering &l) {
 /// count_nonzero(self, dim=None | dims): the int64 count of elements that
 /// are not 0 (NaN counts), over `dims` or everything.
 LogicalResult lowerCountNonzero(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::count_nonzero names them, at the same positions in
+  // aten::count_nonzero.dim_IntList.
+  using P = args::aten::count_nonzero;
+  Value x = l.tensor(P::self);
   if (!x)
     return l.fail("needs a tensor");
-  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  auto dims = reducedDims(l, l.arg(P::dim), rankOf(x));
   if (!dims)
     return l.fail("dims must be constants");
   Type elem = cast<RankedTensorType>(x.getType()).getElementType();
@@ -232,7 +236,7 @@ Value dropReducedDims(Lowering &l, Value v, ArrayRef<int64_t> dims) {
 /// (one argument), else (self, dim, keepdim).
 std::optional<std::pair<SmallVector<int64_t>, bool>> dimAndKeep(Lowering &l,
                                                                 Value x) {
-  bool full = l.numArgs() == 1 || l.op.getTarget() == "aten::prod";
+  bool full = l.numArgs() == 1 || l.target() == "aten::prod";
   auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
   if (!dims)
     return std::nullopt;
@@ -241,7 +245,10 @@ std::optional<std::pair<SmallVector<int64_t>, bool>> dimAndKeep(Lowering &l,
 
 /// prod(self[, dim, keepdim]).
 LogicalResult lowerProd(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::prod names them, at the same positions in
+  // aten::prod.dim_int.
+  using P = args::aten::prod;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
@@ -292,14 +299,15 @@ LogicalResult lowerAny(Lowering &l) { return lowerAllAny(l, false); }
 /// logsumexp(self, dim, keepdim): m + log(sum(exp(x - m))), m the max
 /// along the dims (0 where it is infinite, as ATen).
 LogicalResult lowerLogsumexp(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::logsumexp;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
-  auto dims = reducedDims(l, l.arg(1), rankOf(x));
+  auto dims = reducedDims(l, l.arg(P::dim), rankOf(x));
   if (!dims)
     return l.fail("dims must be constants");
-  bool keepdim = l.constBool(2u).value_or(false);
+  bool keepdim = l.constBool(P::keepdim).value_or(false);
   x = l.castTensor(x, elem);
   Value m = l.reduce(x, *dims, true, lowest(l, elem, true),
                      [](OpBuilder &b, Location loc, Value acc, Value v) {
@@ -339,15 +347,17 @@ static Value vectorNorm(Lowering &l, Value x, double p, ArrayRef<int64_t> dims,
                         bool keepdim, Type elem);
 
 LogicalResult lowerVectorNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::linalg_vector_norm;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto ord = l.constFloat(l.arg(1));
+  auto ord = l.constFloat(l.arg(P::ord));
   if (!x || !elem || !isFloat(elem) || !ord)
     return l.fail("needs a float tensor and a constant ord");
-  auto dims = reducedDims(l, l.isNone(2u) ? Attribute() : l.arg(2), rankOf(x));
+  auto dims =
+      reducedDims(l, l.isNone(P::dim) ? Attribute() : l.arg(P::dim), rankOf(x));
   if (!dims)
     return l.fail("dims must be constants");
-  bool keepdim = l.constBool(3u).value_or(false);
+  bool keepdim = l.constBool(P::keepdim).value_or(false);
   return l.replace(
       vectorNorm(l, l.castTensor(x, elem), *ord, *dims, keepdim, elem));
 }
@@ -355,9 +365,11 @@ LogicalResult lowerVectorNorm(Lowering &l) {
 /// dist(self, other, p): the p-norm of self - other (broadcast), over
 /// every element.
 LogicalResult lowerDist(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  using P = args::aten::dist;
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   Type elem = l.resultElementType();
-  auto p = l.isNone(2u) ? std::optional<double>(2) : l.constFloat(l.arg(2));
+  auto p =
+      l.isNone(P::p) ? std::optional<double>(2) : l.constFloat(l.arg(P::p));
   if (!x || !y || !elem || !isFloat(elem) || !p)
     return l.fail("needs float tensors and a constant p");
   Value difference = l.elementwise(
@@ -372,7 +384,8 @@ LogicalResult lowerDist(Lowering &l) {
 /// linalg_vecdot(x, y, dim): sum of x * y (broadcast) along dim (real
 /// tensors: the conjugate is x itself).
 LogicalResult lowerVecdot(Lowering &l) {
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  using P = args::aten::linalg_vecdot;
+  Value x = l.tensor(P::x), y = l.tensor(P::y);
   Type elem = l.resultElementType();
   if (!x || !y || !elem)
     return l.fail("needs typed tensors");
@@ -393,12 +406,13 @@ LogicalResult lowerVecdot(Lowering &l) {
 /// nanmean(self, dim, keepdim, dtype): the mean of the elements that are
 /// not NaN (NaN where there are none).
 LogicalResult lowerNanmean(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::nanmean;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
-  auto dims = reducedDims(l, l.arg(1), rankOf(x));
-  auto keepdim = l.constBool(2u);
+  auto dims = reducedDims(l, l.arg(P::dim), rankOf(x));
+  auto keepdim = l.constBool(P::keepdim);
   if (!dims || !keepdim)
     return l.fail("dims and keepdim must be constants");
   x = l.castTensor(x, elem);
@@ -501,7 +515,10 @@ static Value logAddExp(OpBuilder &b, Location loc, Value x, Value y) {
 /// combines the items j <= i, in order of j (a reduction loop over j with
 /// the others masked to the identity).
 static LogicalResult lowerCumulative(Lowering &l, Cumulative kind) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::cumprod names them, at the same positions in
+  // aten::cumsum, aten::logcumsumexp.
+  using P = args::aten::cumprod;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
@@ -509,7 +526,7 @@ static LogicalResult lowerCumulative(Lowering &l, Cumulative kind) {
     return l.fail("needs a float tensor");
   bool product = kind == Cumulative::Product;
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   if (rank == 0)
@@ -687,10 +704,13 @@ std::pair<Value, Value> pickByRank(Lowering &l, Value x, Value ranks,
 /// descending): values and indices, stable; argsort: the indices;
 /// topk(self, k, dim, largest, sorted): the k largest (smallest), in order.
 LogicalResult lowerSortLike(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::argsort names them, at the same positions in
+  // aten::argsort.stable and 3 more.
+  using P = args::aten::argsort;
+  Value x = l.tensor(P::self);
   if (!x)
     return l.fail("needs a tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool topk = target == "aten::topk";
   bool stable = target.ends_with(".stable");
   auto named = [&](StringRef name, unsigned position) -> Attribute {
@@ -800,11 +820,14 @@ std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
 /// item that equals it or is NaN takes its place (its index the last such
 /// j); the items j > i are skipped.
 static LogicalResult lowerCumulativeExtremum(Lowering &l, bool isMax) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::cummax names them, at the same positions in
+  // aten::cummin.
+  using P = args::aten::cummax;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   OpBuilder &b = l.b;
@@ -933,7 +956,7 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd, bool withMean) {
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   int64_t rank = rankOf(x);
   Attribute dimAttr;
   bool keepdim = false;
@@ -982,9 +1005,10 @@ LogicalResult lowerStdMean(Lowering &l) { return lowerVarStd(l, true, true); }
 /// cosine_similarity(x1, x2, dim, eps): sum(x1 x2) / sqrt(max(sum(x1^2)
 /// sum(x2^2), eps^2)) along dim, the inputs broadcast against each other.
 LogicalResult lowerCosineSimilarity(Lowering &l) {
-  Value x1 = l.tensor(0u), x2 = l.tensor(1u);
+  using P = args::aten::cosine_similarity;
+  Value x1 = l.tensor(P::x1), x2 = l.tensor(P::x2);
   Type elem = l.resultElementType();
-  auto eps = l.constFloat(l.arg(3));
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!x1 || !x2 || !elem || !isFloat(elem) || !eps)
     return l.fail("needs float tensors and a constant eps");
   // The products first: they broadcast the inputs to one shape.
@@ -1004,7 +1028,7 @@ LogicalResult lowerCosineSimilarity(Lowering &l) {
         });
   };
   int64_t rank = rankOf(p12);
-  auto dim = l.normDim(l.arg(2), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   Value w12 = sumOver(l, p12, {*dim}, false, elem);
@@ -1084,33 +1108,38 @@ Value channelView(Lowering &l, Value v, int64_t rank) {
 /// batch_norm(input, weight, bias, running_mean, running_var, training,
 /// momentum, eps, cudnn_enabled), inference mode.
 LogicalResult lowerBatchNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::batch_norm;
+  Value x = l.tensor(P::input);
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
-  if (l.constBool(5u).value_or(true))
+  if (l.constBool(P::training).value_or(true))
     return l.fail("batch_norm in training mode is not supported");
-  if (l.isNone(3u) || l.isNone(4u))
+  if (l.isNone(P::running_mean) || l.isNone(P::running_var))
     return l.fail("batch_norm needs running statistics");
   int64_t rank = rankOf(x);
   if (rank < 2)
     return l.fail("batch_norm needs a channel dim");
-  auto eps = l.constFloat(l.arg(7));
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!eps)
     return l.fail("eps must be a constant");
-  Value weight = l.isNone(1u) ? Value() : channelView(l, l.tensor(1u), rank);
-  Value bias = l.isNone(2u) ? Value() : channelView(l, l.tensor(2u), rank);
-  return l.replace(normalizeAffine(l, x, channelView(l, l.tensor(3u), rank),
-                                   channelView(l, l.tensor(4u), rank), *eps,
-                                   weight, bias, elem));
+  Value weight =
+      l.isNone(P::weight) ? Value() : channelView(l, l.tensor(P::weight), rank);
+  Value bias =
+      l.isNone(P::bias) ? Value() : channelView(l, l.tensor(P::bias), rank);
+  return l.replace(
+      normalizeAffine(l, x, channelView(l, l.tensor(P::running_mean), rank),
+                      channelView(l, l.tensor(P::running_var), rank), *eps,
+                      weight, bias, elem));
 }
 
 /// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable).
 LogicalResult lowerLayerNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::layer_norm;
+  Value x = l.tensor(P::input);
   Type elem = l.resultElementType();
-  auto shape = l.intList(1u);
-  auto eps = l.constFloat(l.arg(4));
+  auto shape = l.intList(P::normalized_shape);
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!x || !elem || !isFloat(elem) || !shape || !eps)
     return l.fail("needs a float tensor and constant shape and eps");
   int64_t rank = rankOf(x), k = shape->size();
@@ -1123,9 +1152,9 @@ LogicalResult lowerLayerNorm(Lowering &l) {
   Value count = l.countOver(x, dims, elem);
   auto [mean, squares] = meanAndSquares(l, x, dims, true, count, elem);
   Value var = divideBy(l, squares, count);
-  Value weight = l.isNone(2u) ? Value() : l.tensor(2u);
-  Value bias = l.isNone(3u) ? Value() : l.tensor(3u);
-  if ((!l.isNone(2u) && !weight) || (!l.isNone(3u) && !bias))
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  Value bias = l.isNone(P::bias) ? Value() : l.tensor(P::bias);
+  if ((!l.isNone(P::weight) && !weight) || (!l.isNone(P::bias) && !bias))
     return failure();
   return l.replace(normalizeAffine(l, x, mean, var, *eps, weight, bias, elem));
 }
@@ -1160,10 +1189,11 @@ Value channelVector(Lowering &l, unsigned i, int64_t c, bool &bad) {
 /// input (N, C, *) viewed as (N, G, C/G, *), normalized over all but its
 /// first two dims, with the per-channel affine applied in that view.
 LogicalResult lowerGroupNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::group_norm;
+  Value x = l.tensor(P::input);
   Type elem = l.resultElementType();
-  auto groups = l.constInt(1u);
-  auto eps = l.constFloat(l.arg(4));
+  auto groups = l.constInt(P::num_groups);
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!x || !elem || !isFloat(elem) || !groups || !eps)
     return l.fail("needs a float tensor and constant num_groups and eps");
   auto type = cast<RankedTensorType>(x.getType());
@@ -1211,17 +1241,18 @@ LogicalResult lowerGroupNorm(Lowering &l) {
 /// use_input_stats, momentum, eps, cudnn_enabled): the statistics of each
 /// (sample, channel) over the spatial dims, or the running ones.
 LogicalResult lowerInstanceNorm(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::instance_norm;
+  Value x = l.tensor(P::input);
   Type elem = l.resultElementType();
-  auto useInputStats = l.constBool(5u);
-  auto eps = l.constFloat(l.arg(7));
+  auto useInputStats = l.constBool(P::use_input_stats);
+  auto eps = l.constFloat(l.arg(P::eps));
   if (!x || !elem || !isFloat(elem) || !useInputStats || !eps)
     return l.fail("needs a float tensor and constant use_input_stats and eps");
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   if (rank < 3 || type.isDynamicDim(1))
     return l.fail("needs a batch, a static channel dim and spatial dims");
-  if (*useInputStats && !l.isNone(3u))
+  if (*useInputStats && !l.isNone(P::running_mean))
     return l.fail("updating running statistics is not supported");
   int64_t channels = type.getDimSize(1);
   bool bad = false;

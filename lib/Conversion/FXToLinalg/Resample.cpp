@@ -84,7 +84,10 @@ Taps linearTaps(int64_t in, int64_t out, bool alignCorners,
 }
 
 LogicalResult lowerUpsample(Lowering &l) {
-  StringRef target = l.op.getTarget();
+  // Parameters as aten::_upsample_nearest_exact1d.vec names them, at the same
+  // positions in aten::_upsample_nearest_exact2d.vec and 13 more.
+  using P = args::aten::_upsample_nearest_exact1d_vec;
+  StringRef target = l.target();
   Mode mode = target.contains("nearest_exact") ? Mode::NearestExact
               : target.contains("nearest")     ? Mode::Nearest
                                                : Mode::Linear;
@@ -130,13 +133,13 @@ LogicalResult lowerUpsample(Lowering &l) {
   // The output sizes: given, computed from the scales as LibTorch does, or
   // (a size computed in the graph, `x.shape[-2:]`) the declared ones.
   SmallVector<int64_t> outSizes;
-  if (auto sizes = l.isNone(1u) ? std::nullopt : l.intList(1u)) {
+  if (auto sizes =
+          l.isNone(P::output_size) ? std::nullopt : l.intList(P::output_size)) {
     outSizes = *sizes;
-  } else if (l.isNone(1u) && vec && scales[0]) {
+  } else if (l.isNone(P::output_size) && vec && scales[0]) {
     for (int64_t d = 0; d < r; ++d)
       outSizes.push_back(int64_t(double(type.getDimSize(2 + d)) * *scales[d]));
-  } else if (auto declared =
-                 dyn_cast<RankedTensorType>(l.op.getResult().getType());
+  } else if (auto declared = dyn_cast<RankedTensorType>(l.resultType());
              declared && declared.getRank() == rank) {
     for (int64_t d = 2; d < rank; ++d)
       outSizes.push_back(declared.getDimSize(d));

@@ -99,20 +99,23 @@ LogicalResult lowerReshape(Lowering &l) {
 }
 
 LogicalResult lowerViewAs(Lowering &l) {
-  Value x = l.tensor(0u), other = l.tensor(1u);
+  using P = args::aten::view_as;
+  Value x = l.tensor(P::self), other = l.tensor(P::other);
   if (!x || !other)
     return failure();
   return l.replace(l.reshape(x, l.dims(other)));
 }
 
 LogicalResult lowerFlatten(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::flatten_using_ints;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
   if (rank == 0)
     return l.replace(l.reshape(x, {l.b.getIndexAttr(1)}));
-  auto start = l.normDim(l.arg(1), rank), end = l.normDim(l.arg(2), rank);
+  auto start = l.normDim(l.arg(P::start_dim), rank),
+       end = l.normDim(l.arg(P::end_dim), rank);
   if (!start || !end || *start > *end)
     return l.fail("bad flatten dims");
   if (*start == *end)
@@ -128,8 +131,9 @@ LogicalResult lowerFlatten(Lowering &l) {
 }
 
 LogicalResult lowerPermute(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto dims = l.intList(1u);
+  using P = args::aten::permute;
+  Value x = l.tensor(P::self);
+  auto dims = l.intList(P::dims);
   if (!x || !dims)
     return l.fail("needs constant dims");
   int64_t rank = rankOf(x);
@@ -161,7 +165,10 @@ LogicalResult lowerTranspose(Lowering &l) {
 }
 
 LogicalResult lowerSqueeze(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::squeeze names them, at the same positions in
+  // aten::squeeze.dim.
+  using P = args::aten::squeeze;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
@@ -184,10 +191,11 @@ LogicalResult lowerSqueeze(Lowering &l) {
 }
 
 LogicalResult lowerUnsqueeze(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::unsqueeze;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  auto d = l.normDim(l.arg(1), rankOf(x) + 1);
+  auto d = l.normDim(l.arg(P::dim), rankOf(x) + 1);
   if (!d)
     return l.fail("dim must be a constant");
   return l.replace(l.unsqueeze(x, *d));
@@ -233,8 +241,9 @@ Value broadcastTo(Lowering &l, Value x, SmallVector<OpFoldResult> sizes) {
 }
 
 LogicalResult lowerExpand(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto sizes = l.indexList(l.arg(1));
+  using P = args::aten::expand;
+  Value x = l.tensor(P::self);
+  auto sizes = l.indexList(l.arg(P::size));
   if (!x || !sizes || int64_t(sizes->size()) < rankOf(x))
     return l.fail("needs a tensor and a list of sizes");
   return l.replace(broadcastTo(l, x, *sizes));
@@ -245,8 +254,9 @@ std::optional<SmallVector<Value>> tensorList(Lowering &l, Attribute a);
 /// broadcast_tensors(tensors): each broadcast to the shape of the node's
 /// results (static).
 LogicalResult lowerBroadcastTensors(Lowering &l) {
-  auto inputs = tensorList(l, l.arg(0));
-  auto tuple = dyn_cast<TupleType>(l.op.getResult().getType());
+  using P = args::aten::broadcast_tensors;
+  auto inputs = tensorList(l, l.arg(P::tensors));
+  auto tuple = dyn_cast<TupleType>(l.resultType());
   if (!inputs || !tuple || tuple.size() != inputs->size())
     return l.fail("needs a list of tensors and their typed results");
   SmallVector<Value> results;
@@ -263,7 +273,8 @@ LogicalResult lowerBroadcastTensors(Lowering &l) {
 }
 
 LogicalResult lowerExpandAs(Lowering &l) {
-  Value x = l.tensor(0u), other = l.tensor(1u);
+  using P = args::aten::expand_as;
+  Value x = l.tensor(P::self), other = l.tensor(P::other);
   if (!x || !other)
     return failure();
   return l.replace(broadcastTo(l, x, l.dims(other)));
@@ -308,12 +319,18 @@ Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
   return result;
 }
 
+/// A Tensor[] argument: a list, or a tuple (the pieces of split or chunk
+/// read whole, as `torch.cat(torch.split(x, 2))`).
 std::optional<SmallVector<Value>> tensorList(Lowering &l, Attribute a) {
-  auto list = dyn_cast_or_null<ListAttr>(a);
-  if (!list || list.getElements().empty())
+  ArrayRef<Attribute> elements;
+  if (auto list = dyn_cast_or_null<ListAttr>(a))
+    elements = list.getElements();
+  else if (auto tuple = dyn_cast_or_null<TupleAttr>(a))
+    elements = tuple.getElements();
+  if (elements.empty())
     return std::nullopt;
   SmallVector<Value> result;
-  for (Attribute e : list.getElements()) {
+  for (Attribute e : elements) {
     Value v = l.tensor(e);
     if (!v)
       return std::nullopt;
@@ -334,11 +351,12 @@ LogicalResult lowerCat(Lowering &l) {
 }
 
 LogicalResult lowerStack(Lowering &l) {
-  auto inputs = tensorList(l, l.arg(0));
+  using P = args::aten::stack;
+  auto inputs = tensorList(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
-  auto dim = l.normDim(l.arg(1), rankOf((*inputs)[0]) + 1);
+  auto dim = l.normDim(l.arg(P::dim), rankOf((*inputs)[0]) + 1);
   if (!dim)
     return l.fail("dim must be a constant");
   for (Value &v : *inputs)
@@ -393,7 +411,7 @@ LogicalResult lowerSplit(Lowering &l) {
   Value x = l.tensor(0u);
   if (!x)
     return failure();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool unbind = target.starts_with("aten::unbind");
   auto dim = l.normDim(l.arg(unbind ? 1 : 2), rankOf(x));
   if (!dim)
@@ -442,16 +460,17 @@ Value boundIndex(Lowering &l, Attribute a, Value n, Value dflt) {
 
 /// slice.Tensor(self, dim, start, end, step).
 LogicalResult lowerSlice(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::slice_Tensor;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  auto dim = l.normDim(l.arg(1), rankOf(x));
-  auto step = l.constInt(4u);
+  auto dim = l.normDim(l.arg(P::dim), rankOf(x));
+  auto step = l.constInt(P::step);
   if (!dim || !step || *step <= 0)
     return l.fail("dim and a positive step must be constants");
   int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
-  auto s = l.constInt(2u), e = l.constInt(3u);
-  bool startNone = l.isNone(2u), endNone = l.isNone(3u);
+  auto s = l.constInt(P::start), e = l.constInt(P::end);
+  bool startNone = l.isNone(P::start), endNone = l.isNone(P::end);
   if (!ShapedType::isDynamic(size) && (s || startNone) && (e || endNone)) {
     auto norm = [&](int64_t v) {
       if (v < 0)
@@ -464,8 +483,8 @@ LogicalResult lowerSlice(Lowering &l) {
                                 l.b.getIndexAttr(len), *step));
   }
   Value n = l.toIndex(l.dim(x, *dim));
-  Value lo = boundIndex(l, l.arg(2), n, l.indexConst(0));
-  Value hi = boundIndex(l, l.arg(3), n, n);
+  Value lo = boundIndex(l, l.arg(P::start), n, l.indexConst(0));
+  Value hi = boundIndex(l, l.arg(P::end), n, n);
   if (!lo || !hi)
     return l.fail("unsupported slice bounds");
   Value span = arith::SubIOp::create(l.b, l.loc, hi, lo);
@@ -476,12 +495,13 @@ LogicalResult lowerSlice(Lowering &l) {
 
 /// narrow(self, dim, start, length).
 LogicalResult lowerNarrow(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::narrow;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  auto dim = l.normDim(l.arg(1), rankOf(x));
-  auto start = l.constInt(2u);
-  OpFoldResult length = l.index(l.arg(3));
+  auto dim = l.normDim(l.arg(P::dim), rankOf(x));
+  auto start = l.constInt(P::start);
+  OpFoldResult length = l.index(l.arg(P::length));
   if (!dim || !start || !length)
     return l.fail("dim and start must be constants");
   int64_t size = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
@@ -497,8 +517,9 @@ LogicalResult lowerNarrow(Lowering &l) {
 /// constant_pad_nd(self, pad, value): pad holds (before, after) pairs from
 /// the last dim backwards, constant and not negative.
 LogicalResult lowerConstantPad(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto pads = l.intList(1u);
+  using P = args::aten::constant_pad_nd;
+  Value x = l.tensor(P::self);
+  auto pads = l.intList(P::pad);
   Type elem = l.resultElementType();
   if (!x || !pads || !elem)
     return l.fail("needs constant pad sizes and a typed result");
@@ -532,7 +553,8 @@ LogicalResult lowerConstantPad(Lowering &l) {
     low[d] = l.b.getIndexAttr(std::max<int64_t>(before, 0));
     high[d] = l.b.getIndexAttr(std::max<int64_t>(after, 0));
   }
-  Value v = l.isNone(2u) ? l.constant(elem, 0.0) : l.scalar(l.arg(2), elem);
+  Value v = l.isNone(P::value) ? l.constant(elem, 0.0)
+                               : l.scalar(l.arg(P::value), elem);
   if (!v)
     return l.fail("unsupported padding value");
   return l.replace(l.pad(x, low, high, v));
@@ -541,7 +563,10 @@ LogicalResult lowerConstantPad(Lowering &l) {
 /// `x` (..., C * r * r, H, W) -> (..., C, H * r, W * r) (pixel_shuffle),
 /// or back (pixel_unshuffle): a reshape, a transpose, a reshape.
 LogicalResult lowerPixelShuffle(Lowering &l, bool unshuffle) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::pixel_shuffle names them, at the same positions in
+  // aten::pixel_unshuffle.
+  using P = args::aten::pixel_shuffle;
+  Value x = l.tensor(P::self);
   auto factor = l.constInt(1u);
   if (!x || !factor || *factor <= 0)
     return l.fail("needs a tensor and a positive constant factor");
@@ -590,8 +615,9 @@ LogicalResult lowerPixelUnshuffle(Lowering &l) {
 /// channel_shuffle(self, groups): dim 1 viewed as (groups, C / groups),
 /// transposed.
 LogicalResult lowerChannelShuffle(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto groups = l.constInt(1u);
+  using P = args::aten::channel_shuffle;
+  Value x = l.tensor(P::self);
+  auto groups = l.constInt(P::groups);
   if (!x || !groups || *groups <= 0)
     return l.fail("needs a tensor and a positive constant groups");
   auto type = cast<RankedTensorType>(x.getType());
@@ -615,12 +641,13 @@ LogicalResult lowerChannelShuffle(Lowering &l) {
 
 /// unflatten.int(self, dim, sizes): dim split into sizes (one may be -1).
 LogicalResult lowerUnflatten(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto sizes = l.intList(2u);
+  using P = args::aten::unflatten_int_;
+  Value x = l.tensor(P::self);
+  auto sizes = l.intList(P::sizes);
   if (!x || !sizes || sizes->empty())
     return l.fail("needs a tensor and constant sizes");
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
@@ -665,8 +692,9 @@ Value flipped(Lowering &l, Value x, ArrayRef<int64_t> dims) {
 
 /// flip(self, dims).
 LogicalResult lowerFlip(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto dims = l.intList(1u);
+  using P = args::aten::flip;
+  Value x = l.tensor(P::self);
+  auto dims = l.intList(P::dims);
   if (!x || !dims)
     return l.fail("needs a tensor and constant dims");
   auto type = cast<RankedTensorType>(x.getType());
@@ -684,10 +712,11 @@ LogicalResult lowerFlip(Lowering &l) {
 /// PyTorch computes them: one turn flips dims[1] then swaps the two dims,
 /// two flip both, three flip dims[0] then swap.
 LogicalResult lowerRot90(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto k = l.isNone(1u) ? std::optional<int64_t>(1) : l.constInt(1u);
-  auto dims = l.isNone(2u) ? std::optional<SmallVector<int64_t>>({0, 1})
-                           : l.intList(2u);
+  using P = args::aten::rot90;
+  Value x = l.tensor(P::self);
+  auto k = l.isNone(P::k) ? std::optional<int64_t>(1) : l.constInt(P::k);
+  auto dims = l.isNone(P::dims) ? std::optional<SmallVector<int64_t>>({0, 1})
+                                : l.intList(P::dims);
   if (!x || !k || !dims)
     return l.fail("needs a tensor and constant k and dims");
   auto type = cast<RankedTensorType>(x.getType());
@@ -720,16 +749,17 @@ LogicalResult lowerRot90(Lowering &l) {
 /// along dim, then n times the differences of neighbours (x[1:] - x[:-1];
 /// for bools, whether they differ).
 LogicalResult lowerDiff(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::diff;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
-  auto n = l.isNone(1u) ? std::optional<int64_t>(1) : l.constInt(1u);
+  auto n = l.isNone(P::n) ? std::optional<int64_t>(1) : l.constInt(P::n);
   if (!x || !elem || !n || *n < 0)
     return l.fail("needs a typed tensor and a constant n");
   int64_t rank = rankOf(x);
   if (rank == 0)
     return l.fail("needs at least 1 dim");
-  auto dim = l.isNone(2u) ? std::optional<int64_t>(rank - 1)
-                          : l.normDim(l.arg(2), rank);
+  auto dim = l.isNone(P::dim) ? std::optional<int64_t>(rank - 1)
+                              : l.normDim(l.arg(P::dim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   // n = 0 is the input itself, prepend and append left out (as ATen).
@@ -770,7 +800,8 @@ LogicalResult lowerDiff(Lowering &l) {
 /// trace(self): the sum of a matrix's diagonal (integers summed as int64,
 /// the result's type).
 LogicalResult lowerTrace(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::trace;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
@@ -808,8 +839,9 @@ Value rolled(Lowering &l, Value x, int64_t dim, int64_t shift, Type elem) {
 /// roll(self, shifts, dims): per dim, or over the flattened tensor when
 /// dims is empty.
 LogicalResult lowerRoll(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto shifts = l.intList(1u), dims = l.intList(2u);
+  using P = args::aten::roll;
+  Value x = l.tensor(P::self);
+  auto shifts = l.intList(P::shifts), dims = l.intList(P::dims);
   Type elem = l.resultElementType();
   if (!x || !shifts || !dims || !elem)
     return l.fail("needs a tensor and constant shifts and dims");
@@ -844,14 +876,16 @@ static LogicalResult repeatTensor(Lowering &l, Value x,
                                   std::optional<SmallVector<int64_t>> repeats);
 
 LogicalResult lowerRepeat(Lowering &l) {
-  return repeatTensor(l, l.tensor(0u), l.intList(1u));
+  using P = args::aten::repeat;
+  return repeatTensor(l, l.tensor(P::self), l.intList(P::repeats));
 }
 
 /// tile(self, dims): repeat, with dims padded by leading 1s to the
 /// input's rank.
 LogicalResult lowerTile(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto dims = l.intList(1u);
+  using P = args::aten::tile;
+  Value x = l.tensor(P::self);
+  auto dims = l.intList(P::dims);
   if (!x || !dims)
     return l.fail("needs a tensor and constant dims");
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
@@ -935,9 +969,10 @@ LogicalResult lowerTriu(Lowering &l) { return lowerTriangle(l, false); }
 /// input joined with slices of itself: mirrored without the edge
 /// (reflect), the edge repeated (replicate) or the other end (circular).
 LogicalResult lowerPadMode(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto pads = l.intList(1u);
-  auto mode = dyn_cast_or_null<StringAttr>(l.arg(2));
+  using P = args::aten::pad;
+  Value x = l.tensor(P::self);
+  auto pads = l.intList(P::pad_);
+  auto mode = dyn_cast_or_null<StringAttr>(l.arg(P::mode));
   Type elem = l.resultElementType();
   if (!x || !pads || !mode || !elem)
     return l.fail("needs constant pad sizes and mode");
@@ -962,7 +997,8 @@ LogicalResult lowerPadMode(Lowering &l) {
       low[d] = l.b.getIndexAttr(std::max<int64_t>(before, 0));
       high[d] = l.b.getIndexAttr(std::max<int64_t>(after, 0));
     }
-    Value v = l.isNone(3u) ? l.constant(elem, 0.0) : l.scalar(l.arg(3), elem);
+    Value v = l.isNone(P::value) ? l.constant(elem, 0.0)
+                                 : l.scalar(l.arg(P::value), elem);
     if (!v)
       return l.fail("unsupported padding value");
     return l.replace(l.pad(x, low, high, v));
@@ -1041,12 +1077,14 @@ static LogicalResult diagonalOf(Lowering &l, Value x,
                                 std::optional<int64_t> d2);
 
 LogicalResult lowerDiagonal(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::diagonal;
+  Value x = l.tensor(P::self);
   if (!x)
     return l.fail("needs a tensor");
   int64_t rank = rankOf(x);
-  return diagonalOf(l, x, l.constInt(1u), l.normDim(l.arg(2), rank),
-                    l.normDim(l.arg(3), rank));
+  return diagonalOf(l, x, l.constInt(P::offset),
+                    l.normDim(l.arg(P::dim1), rank),
+                    l.normDim(l.arg(P::dim2), rank));
 }
 
 static LogicalResult diagonalOf(Lowering &l, Value x,
@@ -1141,16 +1179,18 @@ static Value diagonalEmbedded(Lowering &l, Value x, int64_t offset,
 
 /// diag_embed(self, offset, dim1, dim2).
 LogicalResult lowerDiagEmbed(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto offset = l.isNone(1u) ? std::optional<int64_t>(0) : l.constInt(1u);
+  using P = args::aten::diag_embed;
+  Value x = l.tensor(P::self);
+  auto offset =
+      l.isNone(P::offset) ? std::optional<int64_t>(0) : l.constInt(P::offset);
   if (!x || !offset)
     return l.fail("needs a tensor and a constant offset");
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank() + 1;
-  auto d1 = l.isNone(2u) ? std::optional<int64_t>(rank - 2)
-                         : l.normDim(l.arg(2), rank);
-  auto d2 = l.isNone(3u) ? std::optional<int64_t>(rank - 1)
-                         : l.normDim(l.arg(3), rank);
+  auto d1 = l.isNone(P::dim1) ? std::optional<int64_t>(rank - 2)
+                              : l.normDim(l.arg(P::dim1), rank);
+  auto d2 = l.isNone(P::dim2) ? std::optional<int64_t>(rank - 1)
+                              : l.normDim(l.arg(P::dim2), rank);
   if (!d1 || !d2 || *d1 == *d2)
     return l.fail("dim1 and dim2 must be two different constant dims");
   if (type.getRank() == 0 || !type.hasStaticShape() ||
@@ -1163,8 +1203,10 @@ LogicalResult lowerDiagEmbed(Lowering &l) {
 /// diag(self, diagonal): a vector's matrix (the vector on that diagonal),
 /// or a matrix's diagonal.
 LogicalResult lowerDiag(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto k = l.isNone(1u) ? std::optional<int64_t>(0) : l.constInt(1u);
+  using P = args::aten::diag;
+  Value x = l.tensor(P::self);
+  auto k = l.isNone(P::diagonal) ? std::optional<int64_t>(0)
+                                 : l.constInt(P::diagonal);
   if (!x || !k)
     return l.fail("needs a tensor and a constant diagonal");
   auto type = cast<RankedTensorType>(x.getType());
@@ -1179,21 +1221,24 @@ LogicalResult lowerDiag(Lowering &l) {
 /// first dim of size 3): the cross product of 3-vectors along dim, of
 /// the broadcast inputs.
 LogicalResult lowerCross(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  // Parameters as aten::cross names them, at the same positions in
+  // aten::linalg_cross.
+  using P = args::aten::cross;
+  Value a = l.tensor(P::self), b = l.tensor(P::other);
   Type elem = l.resultElementType();
   if (!a || !b || !elem)
     return l.fail("needs two typed tensors");
-  auto resultType = dyn_cast<RankedTensorType>(l.op.getResult().getType());
+  auto resultType = dyn_cast<RankedTensorType>(l.resultType());
   if (!resultType || !resultType.hasStaticShape())
     return l.fail("needs a result of static shape");
   int64_t rank = resultType.getRank();
-  Attribute dimAttr = l.op.getTarget() == "aten::linalg_cross"
+  Attribute dimAttr = l.target() == "aten::linalg_cross"
                           ? l.kwarg("dim")
                           : (l.numArgs() > 2 ? l.arg(2) : Attribute());
   std::optional<int64_t> dim;
   if (dimAttr && !l.isNone(dimAttr))
     dim = l.normDim(dimAttr, rank);
-  else if (l.op.getTarget() == "aten::linalg_cross")
+  else if (l.target() == "aten::linalg_cross")
     dim = rank - 1;
   else
     for (int64_t d = 0; d < rank && !dim; ++d)
@@ -1235,7 +1280,9 @@ LogicalResult lowerCross(Lowering &l) {
 
 /// outer/ger(self, vec2): self[i] * vec2[j].
 LogicalResult lowerOuter(Lowering &l) {
-  Value a = l.tensor(0u), v = l.tensor(1u);
+  // Parameters as aten::ger names them, at the same positions in aten::outer.
+  using P = args::aten::ger;
+  Value a = l.tensor(P::self), v = l.tensor(P::vec2);
   Type r = l.resultElementType();
   if (!a || !v || !r || rankOf(a) != 1 || rankOf(v) != 1)
     return l.fail("needs two vectors");
@@ -1251,8 +1298,9 @@ LogicalResult lowerOuter(Lowering &l) {
 /// one_hot(self, num_classes): a new last dim of num_classes, 1 where it
 /// equals the item.
 LogicalResult lowerOneHot(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto classes = l.constInt(1u);
+  using P = args::aten::one_hot;
+  Value x = l.tensor(P::self);
+  auto classes = l.constInt(P::num_classes);
   Type r = l.resultElementType();
   if (!x || !classes || !r)
     return l.fail("needs an integer tensor and constant num_classes");
@@ -1290,15 +1338,16 @@ LogicalResult lowerOneHot(Lowering &l) {
 
 /// select.int(self, dim, index).
 LogicalResult lowerSelect(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::select_int_;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
-  auto dim = l.normDim(l.arg(1), type.getRank());
+  auto dim = l.normDim(l.arg(P::dim), type.getRank());
   if (!dim || type.getRank() == 0)
     return l.fail("dim must be a constant");
   Value n = l.toIndex(l.dim(x, *dim));
-  Value idx = boundIndex(l, l.arg(2), n, {});
+  Value idx = boundIndex(l, l.arg(P::index), n, {});
   if (!idx)
     return l.fail("unsupported index");
   int64_t rank = type.getRank();
@@ -1315,10 +1364,11 @@ LogicalResult lowerSelect(Lowering &l) {
 }
 
 LogicalResult lowerSizeInt(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::size_int_;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  auto dim = l.normDim(l.arg(1), rankOf(x));
+  auto dim = l.normDim(l.arg(P::dim), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
   return l.replace(l.b.createOrFold<arith::IndexCastOp>(
@@ -1326,7 +1376,8 @@ LogicalResult lowerSizeInt(Lowering &l) {
 }
 
 LogicalResult lowerSize(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::size;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   SmallVector<Value> sizes;
@@ -1337,14 +1388,16 @@ LogicalResult lowerSize(Lowering &l) {
 }
 
 LogicalResult lowerDim(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::dim;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   return l.replace(l.constant(l.b.getI64Type(), rankOf(x)));
 }
 
 LogicalResult lowerNumel(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::numel;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   Value n = l.indexConst(1);
@@ -1521,7 +1574,8 @@ Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
 /// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): the
 /// rows of `weight` gathered by `indices`.
 LogicalResult lowerEmbedding(Lowering &l) {
-  Value weight = l.tensor(0u), indices = l.tensor(1u);
+  using P = args::aten::embedding;
+  Value weight = l.tensor(P::weight), indices = l.tensor(P::indices);
   if (!weight || !indices)
     return failure();
   if (rankOf(weight) != 2)
@@ -1534,10 +1588,11 @@ LogicalResult lowerEmbedding(Lowering &l) {
 
 /// index_select(self, dim, index): a 1-D index.
 LogicalResult lowerIndexSelect(Lowering &l) {
-  Value self = l.tensor(0u), index = l.tensor(2u);
+  using P = args::aten::index_select;
+  Value self = l.tensor(P::self), index = l.tensor(P::index);
   if (!self || !index)
     return failure();
-  auto dim = l.normDim(l.arg(1), rankOf(self));
+  auto dim = l.normDim(l.arg(P::dim), rankOf(self));
   if (!dim || rankOf(index) > 1)
     return l.fail("needs a constant dim and a 1-D index");
   if (rankOf(index) == 0)
@@ -1648,13 +1703,14 @@ LogicalResult lowerBucketize(Lowering &l) { return lowerSearch(l, true); }
 /// gather(self, dim, index): out[p] = self[p with p[dim] = index[p]], out
 /// of index's shape, which no dim but `dim` may exceed self's in.
 LogicalResult lowerGather(Lowering &l) {
-  Value self = l.tensor(0u), index = l.tensor(2u);
+  using P = args::aten::gather;
+  Value self = l.tensor(P::self), index = l.tensor(P::index);
   if (!self || !index)
     return failure();
   auto selfType = cast<RankedTensorType>(self.getType());
   auto indexType = cast<RankedTensorType>(index.getType());
   int64_t rank = selfType.getRank();
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim || indexType.getRank() != rank)
     return l.fail("needs a constant dim and an index of self's rank");
   if (rank == 0) {
@@ -1703,8 +1759,9 @@ LogicalResult lowerGather(Lowering &l) {
 
 /// self[indices]: one int index tensor, after Nones (full slices).
 LogicalResult lowerIndexTensor(Lowering &l) {
-  Value self = l.tensor(0u);
-  auto list = dyn_cast_or_null<ListAttr>(l.arg(1));
+  using P = args::aten::index_Tensor;
+  Value self = l.tensor(P::self);
+  auto list = dyn_cast_or_null<ListAttr>(l.arg(P::indices));
   if (!self || !list || list.getElements().empty())
     return l.fail("needs a tensor and a list of indices");
   ArrayRef<Attribute> indices = list.getElements();
@@ -1751,11 +1808,12 @@ LogicalResult lowerNewFill(Lowering &l, double value) {
 LogicalResult lowerNewZeros(Lowering &l) { return lowerNewFill(l, 0.0); }
 /// new_full(self, size, fill_value, ...).
 LogicalResult lowerNewFull(Lowering &l) {
+  using P = args::aten::new_full;
   Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(1));
+  auto sizes = l.indexList(l.arg(P::size));
   if (!elem || !sizes)
     return l.fail("needs a typed result and a list of sizes");
-  Value v = l.scalar(l.arg(2), elem);
+  Value v = l.scalar(l.arg(P::fill_value), elem);
   if (!v)
     return l.fail("unsupported fill value");
   return l.replace(l.filled(*sizes, v));
@@ -1766,11 +1824,13 @@ LogicalResult lowerFull(Lowering &l) { return lowerFill(l, std::nullopt); }
 
 /// zeros_like/ones_like(self, ...), full_like(self, fill_value, ...).
 LogicalResult lowerFillLike(Lowering &l, std::optional<double> value) {
-  Value x = l.tensor(0u);
+  using P = args::aten::full_like;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs typed tensors");
-  Value v = value ? l.constant(elem, *value) : l.scalar(l.arg(1), elem);
+  Value v =
+      value ? l.constant(elem, *value) : l.scalar(l.arg(P::fill_value), elem);
   if (!v)
     return l.fail("unsupported fill value");
   return l.replace(l.filled(l.dims(x), v));
@@ -1785,7 +1845,7 @@ LogicalResult lowerFullLike(Lowering &l) {
 /// step): constant bounds.
 LogicalResult lowerArange(Lowering &l) {
   Type elem = l.resultElementType();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   std::optional<double> start = 0, end, step = 1;
   if (target == "aten::arange") {
     end = l.constFloat(l.arg(0));

@@ -192,7 +192,10 @@ LogicalResult lowerInF64(Lowering &l, ArrayRef<Value> inputs,
 }
 
 LogicalResult lowerLgamma(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::lgamma names them, at the same positions in
+  // aten::special_gammaln.
+  using P = args::aten::lgamma;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   return lowerInF64(l, {x},
@@ -200,7 +203,10 @@ LogicalResult lowerLgamma(Lowering &l) {
 }
 
 LogicalResult lowerDigamma(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::digamma names them, at the same positions in
+  // aten::special_digamma, aten::special_psi.
+  using P = args::aten::digamma;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   return lowerInF64(l, {x},
@@ -209,8 +215,11 @@ LogicalResult lowerDigamma(Lowering &l) {
 
 /// polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x).
 LogicalResult lowerPolygamma(Lowering &l) {
-  auto n = l.constInt(0u);
-  Value x = l.tensor(1u);
+  // Parameters as aten::polygamma names them, at the same positions in
+  // aten::special_polygamma.
+  using P = args::aten::polygamma;
+  auto n = l.constInt(P::n);
+  Value x = l.tensor(P::self);
   if (!n || *n < 0 || !x)
     return l.fail("needs a constant n >= 0 and a tensor");
   if (*n == 0)
@@ -244,8 +253,11 @@ LogicalResult lowerZeta(Lowering &l) {
 /// mvlgamma(x, p): sum over i < p of lgamma(x - i/2), plus p (p - 1) / 4
 /// log(pi); every x must be above (p - 1) / 2 (checked when called).
 LogicalResult lowerMvlgamma(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto p = l.constInt(1u);
+  // Parameters as aten::mvlgamma names them, at the same positions in
+  // aten::special_multigammaln.
+  using P = args::aten::mvlgamma;
+  Value x = l.tensor(P::self);
+  auto p = l.constInt(P::p);
   Type r = l.resultElementType();
   if (!x || !p || *p < 1 || !r || !isFloat(r))
     return l.fail("needs a tensor, a constant p >= 1 and a float result");
@@ -375,10 +387,13 @@ Value logNdtrOf(F64 f, Value x) {
 }
 
 LogicalResult lowerBessel(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::i0 names them, at the same positions in
+  // aten::special_i0e and 4 more.
+  using P = args::aten::i0;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   int nu = target.ends_with("i1") || target.ends_with("i1e") ? 1 : 0;
   bool scaled = target.ends_with("i0e") || target.ends_with("i1e");
   return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {
@@ -387,10 +402,13 @@ LogicalResult lowerBessel(Lowering &l) {
 }
 
 LogicalResult lowerErfinvFamily(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::erfinv names them, at the same positions in
+  // aten::special_erfcx and 2 more.
+  using P = args::aten::erfinv;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   return lowerInF64(l, {x}, [&](F64 f, ValueRange v) -> Value {
     if (target == "aten::special_ndtri")
       return f.mul(f.c(M_SQRT2),
@@ -459,6 +477,9 @@ Value orthogonalPolynomial(F64 f, StringRef name, Value x, Value n) {
 }
 
 LogicalResult lowerOrthogonalPolynomial(Lowering &l) {
+  // Parameters as aten::special_chebyshev_polynomial_t names them, at the same
+  // positions in aten::special_chebyshev_polynomial_t.n_scalar and 34 more.
+  using P = args::aten::special_chebyshev_polynomial_t;
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed result");
@@ -482,9 +503,9 @@ LogicalResult lowerOrthogonalPolynomial(Lowering &l) {
                                 .getResult();
                           }),
             "degrees of " + Twine(kMaxDegree) + " or more are not supported");
-  else if (auto n = l.constFloat(l.arg(1)); !n || *n >= kMaxDegree)
+  else if (auto n = l.constFloat(l.arg(P::n)); !n || *n >= kMaxDegree)
     return l.fail("the degree must be a constant below " + Twine(kMaxDegree));
-  StringRef name = l.op.getTarget();
+  StringRef name = l.target();
   name = name.split('.').first;
   return lowerInF64(l, inputs, [&](F64 f, ValueRange v) {
     return orthogonalPolynomial(f, name, v[0], v[1]);
@@ -559,7 +580,7 @@ LogicalResult lowerBesselK(Lowering &l) {
   Value x = l.tensor(0u);
   if (!x)
     return failure();
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   if (target == "aten::special_spherical_bessel_j0")
     return lowerInF64(l, {x},
                       [](F64 f, ValueRange v) { return sphericalJ0(f, v[0]); });

@@ -51,13 +51,14 @@ Value nanCounts(Lowering &l, Value x, int64_t dim) {
 /// kthvalue(self, k, dim, keepdim): the k-th smallest along dim and its
 /// index, from sort.
 LogicalResult lowerKthvalue(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto k = l.constInt(1u);
-  auto keepdim = l.constBool(3u);
+  using P = args::aten::kthvalue;
+  Value x = l.tensor(P::self);
+  auto k = l.constInt(P::k);
+  auto keepdim = l.constBool(P::keepdim);
   if (!x || !k || !keepdim)
     return l.fail("needs a tensor and constant k and keepdim");
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(2), std::max<int64_t>(rank, 1));
+  auto dim = l.normDim(l.arg(P::dim), std::max<int64_t>(rank, 1));
   if (!dim)
     return l.fail("dim must be a constant");
   if (rank == 0) {
@@ -86,11 +87,14 @@ LogicalResult lowerKthvalue(Lowering &l) {
 /// first NaN's index); nanmedian's is the middle of the others (NaN when
 /// all are).
 LogicalResult lowerMedian(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::median names them, at the same positions in
+  // aten::median.dim and 2 more.
+  using P = args::aten::median;
+  Value x = l.tensor(P::self);
   Type elem = l.resultElementType(0);
   if (!x || !elem)
     return l.fail("needs a typed tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool ignoreNaN = target.starts_with("aten::nanmedian");
   bool alongDim = target.ends_with(".dim");
   int64_t dim = 0;
@@ -145,7 +149,7 @@ LogicalResult lowerMedian(Lowering &l) {
                     {v, position}, tensorOf(t));
     if (!one)
       return failure();
-    picked.push_back(alongDim && keepdim && rankOf(l.tensor(0u)) > 0
+    picked.push_back(alongDim && keepdim && rankOf(l.tensor(P::self)) > 0
                          ? one
                          : l.squeeze(one, dim));
   }
@@ -163,14 +167,17 @@ LogicalResult lowerMedian(Lowering &l) {
 /// rank - floor(rank) or 0.5. A 1-D q makes the result's first dim;
 /// without dim, self is flattened (keepdim: all dims of size 1).
 LogicalResult lowerQuantile(Lowering &l) {
-  Value self = l.tensor(0u);
+  // Parameters as aten::nanquantile names them, at the same positions in
+  // aten::nanquantile.scalar and 2 more.
+  using P = args::aten::nanquantile;
+  Value self = l.tensor(P::self);
   Type elem = l.resultElementType();
   if (!self || !elem || !isFloat(elem) ||
       cast<RankedTensorType>(self.getType()).getElementType() != elem)
     return l.fail("needs a float tensor");
-  StringRef target = l.op.getTarget();
+  StringRef target = l.target();
   bool ignoreNaN = target.starts_with("aten::nanquantile");
-  auto keepdim = l.constBool(3u);
+  auto keepdim = l.constBool(P::keepdim);
   Attribute modeAttr = l.kwarg("interpolation");
   StringRef mode =
       modeAttr ? cast_or_null<StringAttr>(modeAttr).getValue() : "linear";
@@ -180,7 +187,7 @@ LogicalResult lowerQuantile(Lowering &l) {
     return l.fail("needs a constant keepdim and interpolation 'linear', "
                   "'lower', 'higher', 'midpoint' or 'nearest'");
   int64_t selfRank = rankOf(self);
-  bool allDims = l.isNone(2u) || selfRank == 0;
+  bool allDims = l.isNone(P::dim) || selfRank == 0;
   Value x = self;
   int64_t dim = 0;
   if (allDims) {
@@ -188,7 +195,7 @@ LogicalResult lowerQuantile(Lowering &l) {
     if (!x)
       return failure();
   } else {
-    auto d = l.normDim(l.arg(2), selfRank);
+    auto d = l.normDim(l.arg(P::dim), selfRank);
     if (!d)
       return l.fail("dim must be a constant");
     dim = *d;
@@ -205,11 +212,11 @@ LogicalResult lowerQuantile(Lowering &l) {
   std::optional<double> qConst;
   int64_t qCount = 0; // 0: no q dim
   if (target.ends_with(".scalar")) {
-    qConst = l.constFloat(l.arg(1));
+    qConst = l.constFloat(l.arg(P::q));
     if (!qConst || !(*qConst >= 0 && *qConst <= 1))
       return l.fail("q must be a constant in [0, 1]");
   } else {
-    qTensor = l.tensor(1u);
+    qTensor = l.tensor(P::q);
     if (!qTensor)
       return failure();
     if (cast<RankedTensorType>(qTensor.getType()).getElementType() != elem ||
@@ -370,11 +377,14 @@ LogicalResult lowerQuantile(Lowering &l) {
 /// corrcoef: cov divided by the product of the standard deviations,
 /// clamped to [-1, 1].
 LogicalResult lowerCov(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::corrcoef names them, at the same positions in
+  // aten::cov.
+  using P = args::aten::corrcoef;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a tensor and a float result");
-  bool corr = l.op.getTarget() == "aten::corrcoef";
+  bool corr = l.target() == "aten::corrcoef";
   if (rankOf(x) > 2)
     return l.fail("needs a tensor of at most 2 dims");
   x = l.castTensor(x, r);
@@ -518,10 +528,11 @@ Value normAlong(Lowering &l, Value v, Attribute p, int64_t dim, bool keepdim,
 /// pairwise_distance(x1, x2, p, eps, keepdim): the p-norm of x1 - x2 + eps
 /// over the last dim, as ATen.
 LogicalResult lowerPairwiseDistance(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  using P = args::aten::pairwise_distance;
+  Value a = l.tensor(P::x1), b = l.tensor(P::x2);
   Type r = l.resultElementType();
-  auto eps = l.constFloat(l.arg(3));
-  auto keepdim = l.constBool(4u);
+  auto eps = l.constFloat(l.arg(P::eps));
+  auto keepdim = l.constBool(P::keepdim);
   if (!a || !b || !r || !isFloat(r) || !eps || !keepdim)
     return l.fail("needs float tensors and constant eps and keepdim");
   int64_t rank = std::max(rankOf(a), rankOf(b));
@@ -534,14 +545,15 @@ LogicalResult lowerPairwiseDistance(Lowering &l) {
                                      constantOf(nb, loc, r, *eps))
             .getResult();
       });
-  Value v = normAlong(l, difference, l.arg(2), rank - 1, *keepdim, r);
+  Value v = normAlong(l, difference, l.arg(P::p), rank - 1, *keepdim, r);
   return v ? l.replace(v) : failure();
 }
 
 /// cdist(x1 (.., P, M), x2 (.., R, M), p): the p-norm distances (.., P, R)
 /// of every pair of rows.
 LogicalResult lowerCdist(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u);
+  using P = args::aten::cdist;
+  Value a = l.tensor(P::x1), b = l.tensor(P::x2);
   Type r = l.resultElementType();
   if (!a || !b || !r || !isFloat(r) || rankOf(a) < 2 || rankOf(b) < 2)
     return l.fail("needs float tensors of at least 2 dims");
@@ -552,14 +564,15 @@ LogicalResult lowerCdist(Lowering &l) {
         return arith::SubFOp::create(nb, loc, v[0], v[1]).getResult();
       });
   Value v =
-      normAlong(l, difference, l.arg(2), rankOf(difference) - 1, false, r);
+      normAlong(l, difference, l.arg(P::p), rankOf(difference) - 1, false, r);
   return v ? l.replace(v) : failure();
 }
 
 /// pdist(self (N, M), p): the distances of the rows i < j, in row-major
 /// order of the pairs: cdist(self, self) read at those positions.
 LogicalResult lowerPdist(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::pdist;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r) || rankOf(x) != 2)
     return l.fail("needs a float matrix");
@@ -578,7 +591,7 @@ LogicalResult lowerPdist(Lowering &l) {
       {rows, others}, r, r, [&](OpBuilder &nb, Location loc, ValueRange v) {
         return arith::SubFOp::create(nb, loc, v[0], v[1]).getResult();
       });
-  Value all = normAlong(l, difference, l.arg(1), 2, false, r);
+  Value all = normAlong(l, difference, l.arg(P::p), 2, false, r);
   if (!all)
     return failure();
   Value flat = l.reshape(all, {l.b.getIndexAttr(n * n)});
@@ -596,7 +609,9 @@ LogicalResult lowerPdist(Lowering &l) {
 /// bilinear(x1 (.., I), x2 (.., J), weight (O, I, J), bias): x1 W_o x2 + b_o
 /// for each o, an einsum over the flattened leading dims.
 LogicalResult lowerBilinear(Lowering &l) {
-  Value a = l.tensor(0u), b = l.tensor(1u), w = l.tensor(2u);
+  using P = args::aten::bilinear;
+  Value a = l.tensor(P::input1), b = l.tensor(P::input2),
+        w = l.tensor(P::weight);
   Type r = l.resultElementType();
   if (!a || !b || !w || !r || rankOf(w) != 3 || rankOf(a) < 1 ||
       rankOf(a) != rankOf(b))
@@ -622,8 +637,8 @@ LogicalResult lowerBilinear(Lowering &l) {
     return failure();
   lead.push_back(l.dim(w, 0));
   y = l.reshape(y, lead);
-  if (!l.isNone(3u)) {
-    Value bias = l.tensor(3u);
+  if (!l.isNone(P::bias)) {
+    Value bias = l.tensor(P::bias);
     if (!bias)
       return failure();
     y = l.elementwise({y, bias}, r, r,

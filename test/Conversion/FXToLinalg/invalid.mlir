@@ -334,3 +334,25 @@ fx.graph_module @M {
     fx.output %r : tensor<3xcomplex<f32>>
   }
 }
+
+// -----
+
+// Every node that cannot be lowered is reported, not only the first: a
+// lowering that fails leaves the graph as it was (the conversion undoes
+// what it built) and the conversion goes on with the next node; a node
+// that reads a failed one says so.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x6x5xf32>
+    %w = fx.placeholder "w" : tensor<6xf32>
+    // expected-error @+1 {{cannot compile call_function 'gn' with target 'aten::group_norm': num_groups must divide the channels}}
+    %gn = fx.call_function "aten::group_norm"(%x, 4, None, None, 1.0e-05, True) : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::relu': its inputs could not be lowered}}
+    %r = fx.call_function "aten::relu"(%gn) : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+    %ok = fx.call_function "aten::neg"(%x) : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+    // expected-error @+1 {{cannot compile call_function 'p' with target 'aten::prelu': one slope per channel expected}}
+    %p = fx.call_function "aten::prelu"(%w, %w) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+    fx.output (%r, %ok, %p) : tensor<2x6x5xf32>, tensor<2x6x5xf32>, tensor<6xf32>
+  }
+}
