@@ -841,7 +841,10 @@ LogicalResult lowerPowScalarBase(Lowering &l) {
 
 /// bitwise and/or/xor: logical on bools, bitwise on ints.
 template <typename OpTy> LogicalResult lowerBitwise(Lowering &l) {
-  return binary(l, l.arg(0), l.arg(1), {},
+  // Parameters as aten::bitwise_and.Scalar names them, at the same positions in
+  // aten::bitwise_and.Tensor and 4 more.
+  using P = args::aten::bitwise_and_Scalar;
+  return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
                   return OpTy::create(b, loc, x, y);
                 });
@@ -913,7 +916,10 @@ LogicalResult lowerElu(Lowering &l) {
 
 /// floor, ceil, round: the input itself on integers.
 template <typename OpTy> LogicalResult lowerRounding(Lowering &l) {
-  Value x = l.tensor(0u);
+  // Parameters as aten::ceil names them, at the same positions in aten::floor
+  // and 2 more.
+  using P = args::aten::ceil;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (x && r && !isFloat(r) &&
       cast<RankedTensorType>(x.getType()).getElementType() == r)
@@ -1278,24 +1284,27 @@ LogicalResult lowerHardtanh(Lowering &l) {
 
 template <arith::CmpFPredicate FP, arith::CmpIPredicate IP>
 LogicalResult lowerCompare(Lowering &l) {
+  // Parameters as aten::eq.Scalar names them, at the same positions in
+  // aten::eq.Tensor and 10 more.
+  using P = args::aten::eq_Scalar;
   Type r = l.resultElementType();
-  Value x = l.value(l.arg(0));
-  Value y = l.value(l.arg(1));
+  Value x = l.value(l.arg(P::self));
+  Value y = l.value(l.arg(P::other));
   if (!x || !r)
     return l.fail("needs a typed tensor");
   SmallVector<Value> probe = {x};
   if (y)
     probe.push_back(y);
-  else if (auto f = dyn_cast_or_null<FloatAttr>(l.arg(1)))
+  else if (auto f = dyn_cast_or_null<FloatAttr>(l.arg(P::other)))
     probe.push_back(l.constant(l.b.getF64Type(), f.getValueAsDouble()));
-  else if (auto i = dyn_cast_or_null<IntegerAttr>(l.arg(1));
+  else if (auto i = dyn_cast_or_null<IntegerAttr>(l.arg(P::other));
            i && !i.getType().isInteger(1))
     // An int against bools (x == 2) compares in int64 (promote), where the
     // int is not made a bool first.
     probe.push_back(l.constant(l.b.getI64Type(), double(i.getInt())));
   Type compute = promote(l, probe);
   if (!y)
-    y = l.scalar(l.arg(1), compute);
+    y = l.scalar(l.arg(P::other), compute);
   if (!y)
     return l.fail("unsupported comparison operand");
   return l.replace(l.elementwise(
@@ -1309,8 +1318,11 @@ LogicalResult lowerCompare(Lowering &l) {
 }
 
 template <typename OpTy> LogicalResult lowerLogical(Lowering &l) {
+  // Parameters as aten::logical_and names them, at the same positions in
+  // aten::logical_or, aten::logical_xor.
+  using P = args::aten::logical_and;
   Type r = l.resultElementType();
-  Value x = l.tensor(0u), y = l.tensor(1u);
+  Value x = l.tensor(P::self), y = l.tensor(P::other);
   if (!x || !y || !r)
     return l.fail("needs typed tensors");
   return l.replace(
@@ -1391,8 +1403,11 @@ LogicalResult lowerPassThrough(Lowering &l) {
 // `torch._assert` needs its condition decided when compiling.
 
 template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
+  // Parameters as aten::add.int names them, at the same positions in
+  // aten::floordiv.int and 2 more.
+  using P = args::aten::add_int_;
   Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
   if (!x || !y)
     return l.fail("needs int operands");
   return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
@@ -1430,12 +1445,16 @@ LogicalResult lowerIntNeg(Lowering &l) {
       l.b.createOrFold<arith::SubIOp>(l.loc, l.constant(i64, 0), x));
 }
 
-template <arith::CmpIPredicate P> LogicalResult lowerIntCompare(Lowering &l) {
+template <arith::CmpIPredicate Predicate>
+LogicalResult lowerIntCompare(Lowering &l) {
+  // Parameters as aten::eq.int names them, at the same positions in
+  // aten::ge.int and 4 more.
+  using P = args::aten::eq_int_;
   Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(0), i64), y = l.scalar(l.arg(1), i64);
+  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
   if (!x || !y)
     return l.fail("needs int operands");
-  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, P, x, y));
+  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
 }
 
 /// `torch._assert(condition, message)`, as ViT checks its input's rank and
