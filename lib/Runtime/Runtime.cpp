@@ -844,6 +844,9 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
     }
     code.inputs.push_back(
         specOf(type.getInput(i), "input " + std::to_string(i)));
+    // uint8 tensors are passed as i8 bytes (convert-fx-to-linalg).
+    if (auto dtype = func.getArgAttrOfType<StringAttr>(i, "fx.dtype"))
+      code.inputs.back().dtype = dtype.str();
     if (code.inputs.back().dtype.empty()) {
       errors << "error: unsupported input type " << describe(type.getInput(i))
              << "\n";
@@ -871,6 +874,8 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   for (unsigned i = 0; i + numChecks < type.getNumResults(); ++i) {
     code.outputs.push_back(
         specOf(type.getResult(i), "output " + std::to_string(i)));
+    if (auto dtype = func.getResultAttrOfType<StringAttr>(i, "fx.dtype"))
+      code.outputs.back().dtype = dtype.str();
     if (code.outputs.back().dtype.empty() ||
         !getDTypeSize(code.outputs.back().dtype)) {
       errors << "error: unsupported output type " << describe(type.getResult(i))

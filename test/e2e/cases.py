@@ -3772,6 +3772,62 @@ add("adaptive_max_pool1d_module_indices", lambda: seq(nn.AdaptiveMaxPool1d(
     3, return_indices=True)), randn((2, 4, 8)))
 add("max_unpool2d_module", _PoolUnpool, randn((2, 3, 6, 4)))
 
+# --- uint8 tensors (computed as i32 of 0..255, wrapped per node) and ------
+# --- bitwise shifts (as ATen's x86 kernel: narrow ints as 32-bit, the
+# --- count modulo the width shifted). ---------------------------------------
+family("uint8")
+
+
+def _bytes(*shapes):
+    return randint(0, 256, *shapes, dtype=torch.uint8)
+
+
+class _Uint8Buffer(nn.Module):
+    """A uint8 buffer (state) read with an input."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer(
+            "table", torch.randint(0, 256, (4, 6), dtype=torch.uint8))
+
+    def forward(self, x):
+        return self.table + x, self.table * 3, self.table
+
+
+for _name, _fn, _inputs in [
+        ("arith", lambda x, y: (x + y, x - y, x * y, x // (y + 1),
+                                x % (y + 1), -x, ~x, x * 200 + 77),
+         _bytes((3, 7), (3, 7))),
+        ("compare_minmax", lambda x, y: (
+            x > y, x <= 128, x == y, torch.maximum(x, y), torch.minimum(x, y),
+            x.clamp(10, 200), x.max(dim=1), x.min(), x.amax(0)),
+         _bytes((3, 7), (3, 7))),
+        ("sort_topk", lambda x: (torch.sort(x, dim=1), x.argsort(dim=0),
+                                 x.topk(3, dim=1)),
+         _bytes((4, 9))),
+        ("conversions", lambda x, f: (
+            x.float() / 3, x.to(torch.int64) - 300, (f * 97).to(torch.uint8),
+            (f * 90 - 40).to(torch.uint8), x.bool(), x + x.to(torch.int8),
+            x.double().sqrt()),
+         concat(_bytes((3, 5)), uniform(0, 2.6, (3, 5)))),
+        ("reductions", lambda x: (x.sum(), x.sum(1), x.sum(0, dtype=torch.uint8),
+                                  x.prod(1), x.cumsum(1), x.float().mean()),
+         _bytes((3, 5))),
+        ("views", lambda x, y: (x.view(-1), x.t(), torch.cat([x, y]),
+                                torch.stack([x, y], 2), x[1:, ::2], x.flip(0)),
+         _bytes((3, 4), (3, 4))),
+        ("shifts_uint8", lambda x, s: (x << s, x >> s, x << 3, x >> 1,
+                                       torch.bitwise_left_shift(x, 9)),
+         concat(_bytes((2, 8)), randint(0, 40, (2, 8), dtype=torch.uint8))),
+        ("shifts_ints", lambda a, b, c: (
+            a << (c % 70), a >> (c % 70), b << (c.to(torch.int32) % 40),
+            b >> 3, a.to(torch.int8) << 5, a.to(torch.int8) >> 1),
+         concat(randint(-1000, 1000, (2, 8)),
+                randint(-1000, 1000, (2, 8), dtype=torch.int32),
+                randint(0, 200, (2, 8))))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+add("buffer", _Uint8Buffer, _bytes((4, 6)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

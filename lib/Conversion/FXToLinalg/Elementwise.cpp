@@ -850,6 +850,40 @@ template <typename OpTy> LogicalResult lowerBitwise(Lowering &l) {
                 });
 }
 
+/// bitwise_left_shift / bitwise_right_shift (`<<`, `>>`), as ATen's CPU
+/// kernel computes them on x86: operands narrower than 32 bits shift as
+/// 32-bit ints (C's promotion) and are truncated back, the count is taken
+/// modulo the width shifted (the hardware masks it: on int32, 1 << 32 is
+/// 1, as eager gives), and right shifts are arithmetic. uint8 values,
+/// computed as i32 of 0..255 (kUint8Attr), shift as ATen's unsigned ones.
+template <bool Left> LogicalResult lowerShift(Lowering &l) {
+  // Parameters as aten::bitwise_left_shift.Tensor names them, at the same
+  // positions in the .Tensor_Scalar and right shift overloads.
+  using P = args::aten::bitwise_left_shift_Tensor;
+  Type r = l.resultElementType();
+  if (!r || !isa<IntegerType>(r) || r.isInteger(1))
+    return l.fail("shifts need integer tensors");
+  return binary(
+      l, l.arg(P::self), l.arg(P::other), {},
+      [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Type type = x.getType();
+        unsigned width = type.getIntOrFloatBitWidth();
+        Type wide = width < 32 ? b.getI32Type() : type;
+        if (width < 32) {
+          x = arith::ExtSIOp::create(b, loc, wide, x);
+          y = arith::ExtSIOp::create(b, loc, wide, y);
+        }
+        Value mask = arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(wide, wide.getIntOrFloatBitWidth() - 1));
+        y = arith::AndIOp::create(b, loc, y, mask);
+        Value v = Left ? arith::ShLIOp::create(b, loc, x, y).getResult()
+                       : arith::ShRSIOp::create(b, loc, x, y).getResult();
+        if (width < 32)
+          v = arith::TruncIOp::create(b, loc, type, v);
+        return v;
+      });
+}
+
 /// masked_fill(self, mask, value): where(mask, value, self).
 LogicalResult lowerMaskedFill(Lowering &l) {
   // Parameters as aten::masked_fill.Scalar names them, at the same positions in
@@ -1535,6 +1569,14 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
               lowerBitwise<arith::OrIOp>);
   addLowering(t, {"aten::bitwise_xor.Tensor", "aten::bitwise_xor.Scalar"},
               lowerBitwise<arith::XOrIOp>);
+  addLowering(t,
+              {"aten::bitwise_left_shift.Tensor",
+               "aten::bitwise_left_shift.Tensor_Scalar"},
+              lowerShift<true>);
+  addLowering(t,
+              {"aten::bitwise_right_shift.Tensor",
+               "aten::bitwise_right_shift.Tensor_Scalar"},
+              lowerShift<false>);
   addLowering(t, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"},
               lowerMaskedFill);
   addLowering(t, {"aten::elu"}, lowerElu);

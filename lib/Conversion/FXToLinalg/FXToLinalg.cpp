@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "Lowering.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
@@ -88,6 +89,67 @@ void reportUnnormalized(Operation *op) {
     reportNode(op, why, false);
 }
 
+/// Whether `type` is a tensor of uint8 (`ui8`) elements.
+bool isUint8Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isUnsignedInteger(8);
+}
+
+/// `type` with uint8 tensors (alone or in a tuple) as i32 tensors, the
+/// type they are computed in (lowering::kUint8Attr); null if none.
+Type retypeUint8(Type type) {
+  // Ranked or not: normalization's expansions may leave a rank unknown.
+  auto isUint8 = [](Type t) {
+    auto tensor = dyn_cast<TensorType>(t);
+    return tensor && tensor.getElementType().isUnsignedInteger(8);
+  };
+  auto retype = [&](Type t) -> Type {
+    if (!isUint8(t))
+      return t;
+    return cast<TensorType>(t).clone(IntegerType::get(t.getContext(), 32));
+  };
+  if (auto tuple = dyn_cast<TupleType>(type)) {
+    if (llvm::none_of(tuple.getTypes(), isUint8))
+      return {};
+    SmallVector<Type> types;
+    for (Type t : tuple.getTypes())
+      types.push_back(retype(t));
+    return TupleType::get(type.getContext(), types);
+  }
+  return isUint8(type) ? retype(type) : Type();
+}
+
+/// An elementwise cast of the integer tensor `v` to `width` bits: zero
+/// extension (uint8 bytes to the i32 they are computed in) or truncation
+/// (back to bytes); marked kUint8Attr when it makes an i32.
+Value castUint8(OpBuilder &b, Location loc, Value v, unsigned width) {
+  auto type = cast<RankedTensorType>(v.getType());
+  Type element = b.getIntegerType(width);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d))
+                        : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, element);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  auto cast = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      "", "", [&](OpBuilder &nb, Location loc, ValueRange args) {
+        Value r =
+            width == 32
+                ? arith::ExtUIOp::create(nb, loc, element, args[0]).getResult()
+                : arith::TruncIOp::create(nb, loc, element, args[0])
+                      .getResult();
+        linalg::YieldOp::create(nb, loc, r);
+      });
+  if (width == 32)
+    cast->setAttr(lowering::kUint8Attr, b.getUnitAttr());
+  return cast.getResult(0);
+}
+
 struct ConvertFXToLinalgPass
     : public mlir::fx::impl::ConvertFXToLinalgBase<ConvertFXToLinalgPass> {
   using Base::Base;
@@ -146,6 +208,16 @@ struct ConvertFXToLinalgPass
     if (!ok)
       return failure();
 
+    // uint8 tensors are computed as i32 (lowering::kUint8Attr): the nodes
+    // that make them are retyped and marked, so that their lowering wraps
+    // their values around to 0..255.
+    for (Operation &op : body)
+      if (auto call = dyn_cast<CallFunctionOp>(op))
+        if (Type retyped = retypeUint8(call.getResult().getType())) {
+          call.getResult().setType(retyped);
+          call->setAttr(lowering::kUint8Attr, UnitAttr::get(ctx));
+        }
+
     // The function: placeholders, then state read as arguments.
     SmallVector<PlaceholderOp> placeholders;
     graph.getPlaceholders(placeholders);
@@ -164,14 +236,25 @@ struct ConvertFXToLinalgPass
         shape[0] = ShapedType::kDynamic;
         type = RankedTensorType::get(shape, type.getElementType());
       }
+      if (isUint8Tensor(type))
+        type = type.clone(IntegerType::get(ctx, 8));
       inputTypes.push_back(type);
     }
     OpBuilder builder(module);
     auto func = func::FuncOp::create(builder, module.getLoc(), entry,
                                      builder.getFunctionType(inputTypes, {}));
     Block *entryBlock = func.addEntryBlock();
-    for (auto [p, arg] : llvm::zip(placeholders, entryBlock->getArguments()))
-      p.getResult().replaceAllUsesWith(arg);
+    for (auto [i, p, arg] :
+         llvm::enumerate(placeholders, entryBlock->getArguments())) {
+      Value v = arg;
+      if (isUint8Tensor(p.getResult().getType())) {
+        // uint8 bytes in, computed as i32; the signature keeps the dtype.
+        OpBuilder b = OpBuilder::atBlockEnd(entryBlock);
+        v = castUint8(b, p.getLoc(), arg, 32);
+        func.setArgAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
+      }
+      p.getResult().replaceAllUsesWith(v);
+    }
 
     llvm::StringMap<Value> stateValues;
     SmallVector<std::string> stateArgs;
@@ -195,8 +278,13 @@ struct ConvertFXToLinalgPass
         }
         Value &v = stateValues[state.getSymName()];
         if (!v) {
+          bool uint8 = isUint8Tensor(state.getType());
           if (weightsAsArguments) {
-            v = entryBlock->addArgument(state.getType(), op.getLoc());
+            Type type = state.getType();
+            if (uint8)
+              type =
+                  cast<RankedTensorType>(type).clone(IntegerType::get(ctx, 8));
+            v = entryBlock->addArgument(type, op.getLoc());
             stateArgs.push_back(state.getSymName().str());
           } else {
             if (!state.getValue()) {
@@ -204,8 +292,25 @@ struct ConvertFXToLinalgPass
                               "weights-as-arguments");
               return failure();
             }
+            TypedAttr value = constantValue(state);
+            if (uint8) {
+              // The same bytes, as the signless i8 arith.constant takes.
+              auto type = cast<RankedTensorType>(value.getType())
+                              .clone(IntegerType::get(ctx, 8));
+              if (auto blob = dyn_cast<DenseResourceElementsAttr>(value))
+                value =
+                    DenseResourceElementsAttr::get(type, blob.getRawHandle());
+              else
+                value = cast<DenseElementsAttr>(value).bitcast(
+                    type.getElementType());
+            }
             OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
-            v = arith::ConstantOp::create(b, op.getLoc(), constantValue(state));
+            v = arith::ConstantOp::create(b, op.getLoc(), value);
+          }
+          if (uint8) {
+            OpBuilder b(ctx);
+            b.setInsertionPointAfterValue(v);
+            v = castUint8(b, op.getLoc(), v, 32);
           }
         }
         getAttr.getResult().replaceAllUsesWith(v);
@@ -288,6 +393,17 @@ struct ConvertFXToLinalgPass
                            << r.getType();
         return failure();
       }
+    // uint8 results go back to bytes; the signature keeps the dtype.
+    SmallVector<unsigned> uint8Results;
+    for (unsigned i = 0; i < results.size(); ++i) {
+      Operation *def = results[i].getDefiningOp();
+      if (!def || !def->hasAttr(lowering::kUint8Attr))
+        continue;
+      builder.setInsertionPoint(output);
+      results[i] = castUint8(builder, output.getLoc(), results[i], 8);
+      uint8Results.push_back(i);
+    }
+    func.walk([](Operation *op) { op->removeAttr(lowering::kUint8Attr); });
     results.append(flags);
     builder.setInsertionPoint(output);
     func::ReturnOp::create(builder, output.getLoc(), results);
@@ -297,6 +413,8 @@ struct ConvertFXToLinalgPass
     output.erase();
     func.setFunctionType(builder.getFunctionType(
         entryBlock->getArgumentTypes(), ValueRange(results).getTypes()));
+    for (unsigned i : uint8Results)
+      func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
     for (auto [i, name] : llvm::enumerate(stateArgs))
       func.setArgAttr(placeholders.size() + i, "fx.state",
                       builder.getStringAttr(name));

@@ -148,6 +148,31 @@ LogicalResult Lowering::fail(const Twine &message) {
   return failure();
 }
 
+Value mlir::fx::lowering::wrapUint8(OpBuilder &b, Location loc, Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isSignlessInteger(32))
+    return v;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d))
+                        : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  auto wrap = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      "", "", [](OpBuilder &nb, Location loc, ValueRange args) {
+        Value mask = arith::ConstantIntOp::create(nb, loc, 255, 32);
+        linalg::YieldOp::create(
+            nb, loc, ValueRange{arith::AndIOp::create(nb, loc, args[0], mask)});
+      });
+  wrap->setAttr(kUint8Attr, b.getUnitAttr());
+  return wrap.getResult(0);
+}
+
 LogicalResult Lowering::replace(Value v) {
   if (!v)
     return fail("lowering produced no value");
@@ -155,6 +180,8 @@ LogicalResult Lowering::replace(Value v) {
     *captured = v;
     return success();
   }
+  if (op->hasAttr(kUint8Attr))
+    v = wrapUint8(b, loc, v);
   b.replaceOp(op, v);
   return success();
 }
@@ -349,8 +376,12 @@ LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
     capturedParts->assign(values.begin(), values.end());
     return success();
   }
+  SmallVector<Value> parts(values);
+  if (op->hasAttr(kUint8Attr))
+    for (Value &part : parts)
+      part = wrapUint8(b, loc, part);
   std::string why;
-  if (failed(replaceByParts(b, op, values, why)))
+  if (failed(replaceByParts(b, op, parts, why)))
     return fail(why);
   return success();
 }

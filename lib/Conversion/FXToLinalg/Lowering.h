@@ -286,6 +286,17 @@ struct ExpandedCall {
 ExpandedCall expandParts(MLIRContext *ctx, ValueRange operands, Attribute args,
                          Attribute kwargs);
 
+/// uint8 tensors are computed as i32 holding 0..255 (convert-fx-to-linalg
+/// retypes them before lowering and marks their nodes, their values and
+/// the ops that make them with this attribute): integer arithmetic mod 2^32
+/// is arithmetic mod 256 once reduced, and comparisons, division, shifts
+/// and conversions of values in 0..255 are those of uint8.
+constexpr StringLiteral kUint8Attr = "fx.uint8";
+/// `v` (an i32 tensor) reduced to 0..255 (`v & 255`), as a uint8 result of
+/// PyTorch wraps around; the op is marked kUint8Attr. Other values as
+/// they are.
+Value wrapUint8(OpBuilder &b, Location loc, Value v);
+
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.
 Value reduceAll(Lowering &l, Value x, Value init,

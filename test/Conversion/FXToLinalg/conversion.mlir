@@ -48,3 +48,53 @@ fx.graph_module @M {
     fx.output (%cat, %r) : tensor<2x4xf32>, tensor<4x2xf32>
   }
 }
+
+// -----
+
+// uint8 tensors are computed as i32 holding 0..255: an input comes in as
+// bytes (i8, its dtype kept as `fx.dtype`) and is zero-extended; every
+// node of a uint8 result wraps its value around (`& 255`: arithmetic mod
+// 2^32 reduced is arithmetic mod 256, and comparisons, division and
+// shifts of 0..255 are uint8's); a uint8 output is truncated back to
+// bytes.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<3xi8> {fx.dtype = "uint8"})
+// CHECK-SAME:    -> (tensor<3xi8> {fx.dtype = "uint8"})
+// CHECK-DAG:     %[[MASK:.*]] = arith.constant 255 : i32
+// CHECK:         %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<3xi8>)
+// CHECK:           arith.extui %{{.*}} : i8 to i32
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[WIDE]], %[[WIDE]] : tensor<3xi32>, tensor<3xi32>)
+// CHECK:           arith.addi
+// CHECK:         %[[WRAP:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<3xi32>)
+// CHECK:           arith.andi %{{.*}}, %[[MASK]] : i32
+// CHECK:         %[[BYTES:.*]] = linalg.generic {{.*}} ins(%[[WRAP]] : tensor<3xi32>)
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+// CHECK:         return %[[BYTES]] : tensor<3xi8>
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3xui8>
+    %r = fx.call_function "aten::add.Tensor"(%x, %x) : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+    fx.output %r : tensor<3xui8>
+  }
+}
+
+// -----
+
+// A uint8 constant: the same bytes as an i8 constant, zero-extended.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         %[[C:.*]] = arith.constant dense<[1, -1, 127]> : tensor<3xi8>
+// CHECK:         linalg.generic {{.*}} ins(%[[C]] : tensor<3xi8>)
+// CHECK:           arith.extui %{{.*}} : i8 to i32
+
+fx.graph_module @M {
+  fx.state buffer @t : tensor<3xui8> = dense<[1, 255, 127]>
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3xi32>
+    %t = fx.get_attr @t : tensor<3xui8>
+    %r = fx.call_function "aten::add.Tensor"(%x, %t) : (tensor<3xi32>, tensor<3xui8>) -> tensor<3xi32>
+    fx.output %r : tensor<3xi32>
+  }
+}

@@ -301,3 +301,29 @@ fx.graph_module @M {
     fx.output (%i, %g) : tensor<3x4xi1>, tensor<3x2xf32>
   }
 }
+
+// -----
+
+// Bitwise shifts as ATen's x86 kernel computes them: the count modulo the
+// width shifted (int32: & 31), right shifts arithmetic; narrower ints
+// shift as 32-bit ones and are truncated back (a constant count is
+// masked when compiling).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic
+// CHECK:           %[[C:.*]] = arith.andi %{{.*}}, %{{.*}} : i32
+// CHECK:           arith.shli %{{.*}}, %[[C]] : i32
+// CHECK:         linalg.generic
+// CHECK:           %[[W:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK:           %[[R:.*]] = arith.shrsi %[[W]], %{{.*}} : i32
+// CHECK:           arith.trunci %[[R]] : i32 to i8
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<4xi32>
+    %b = fx.placeholder "b" : tensor<4xi8>
+    %l = fx.call_function "aten::bitwise_left_shift.Tensor"(%a, %a) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+    %r = fx.call_function "aten::bitwise_right_shift.Tensor_Scalar"(%b, 3) : (tensor<4xi8>) -> tensor<4xi8>
+    fx.output (%l, %r) : tensor<4xi32>, tensor<4xi8>
+  }
+}

@@ -283,16 +283,6 @@ fx.graph_module @M {
   }
 }
 
-// -----
-
-fx.graph_module @M {
-  fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<3xui8>
-    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::add.Tensor': unsigned integer tensors (uint8) are not supported by the compiler}}
-    %r = fx.call_function "aten::add.Tensor"(%x, %x) : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
-    fx.output %r : tensor<3xui8>
-  }
-}
 
 // -----
 
