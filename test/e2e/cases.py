@@ -3828,6 +3828,31 @@ for _name, _fn, _inputs in [
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 add("buffer", _Uint8Buffer, _bytes((4, 6)))
 
+# --- Bool tensors moved around: vectorized copies of bools read and write
+# --- bytes (fx-cpu-byte-bools), not LLVM's packed bits. ----------------------
+family("bool_memory")
+
+
+def _bools(*shapes):
+    return lambda: tuple(torch.rand(s) > 0.5 for s in shapes)
+
+
+for _name, _fn, _inputs in [
+        ("slices_cat", lambda x, y: (x[:, 1:30], x[1:, ::3], torch.cat([x, y]),
+                                     torch.cat([x, y], 1), torch.stack([x, y])),
+         _bools((4, 40), (4, 40))),
+        ("flip_roll_pad", lambda x: (x.flip(1), x.roll(5, 1), F.pad(x, (3, 2)),
+                                     F.pad(x, (1, 1, 2, 0), value=True)),
+         _bools((3, 37))),
+        ("transpose_expand", lambda x, y: (
+            x.t().contiguous(), x.unsqueeze(0).expand(3, -1, -1).contiguous(),
+            x.repeat(2, 3), y.permute(2, 0, 1).contiguous(), ~x, x & x.flip(0)),
+         _bools((16, 24), (5, 6, 33))),
+        ("split_select", lambda x: (*x.split(7, 1), x[2], x.select(1, 9),
+                                    torch.where(x, x.flip(1), ~x)),
+         _bools((6, 50)))]:
+    add(_name, lambda _fn=_fn: lam(_fn), _inputs)
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

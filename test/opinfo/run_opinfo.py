@@ -68,6 +68,13 @@ _NONDETERMINISTIC = re.compile(
     r"fractional_max_pool3d)($|[._])")
 
 
+# The dtypes --dtype takes; a case of another dtype than float32 is named
+# `<op>#<index>@<dtype>`.
+DTYPES = {"float32": torch.float32, "float64": torch.float64,
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16,
+          "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+
+
 def _ops():
     """{case prefix: OpInfo} of the operators that are not skipped."""
     warnings.filterwarnings("ignore")
@@ -78,8 +85,6 @@ def _ops():
                           if op.variant_test_name else "")
         if _NONDETERMINISTIC.search(op.name):
             continue
-        if torch.float32 not in op.supported_dtypes("cpu"):
-            continue
         ops[name] = op
     return ops
 
@@ -87,19 +92,20 @@ def _ops():
 _OPS = None
 
 
-def ops():
+def ops(dtype=torch.float32):
+    """The operators of `dtype` (float32 by default)."""
     global _OPS
     if _OPS is None:
         _OPS = _ops()
-    return _OPS
+    return {name: op for name, op in _OPS.items()
+            if dtype in op.supported_dtypes("cpu")}
 
 
-def samples(op):
+def samples(op, dtype=torch.float32):
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return list(op.sample_inputs("cpu", torch.float32,
-                                     requires_grad=False))
+        return list(op.sample_inputs("cpu", dtype, requires_grad=False))
 
 
 # --- A sample as a module. ---------------------------------------------------
@@ -166,9 +172,11 @@ def make_module(fn, template, count):
 
 def build(name):
     """(module, inputs) for the case `name`."""
+    name, _, dtype_name = name.partition("@")
+    dtype = DTYPES[dtype_name or "float32"]
     prefix, _, index = name.rpartition("#")
-    op = ops()[prefix]
-    sample = samples(op)[int(index)]
+    op = ops(dtype)[prefix]
+    sample = samples(op, dtype)[int(index)]
     tensors = []
     template = _template(((sample.input,) + tuple(sample.args),
                           dict(sample.kwargs)), tensors)
@@ -222,15 +230,17 @@ def run_case(name, compiler_spec):
 
 # --- Main. -------------------------------------------------------------------
 
-def case_names(keywords, limit):
+def case_names(keywords, limit, dtype_name="float32"):
+    dtype = DTYPES[dtype_name]
+    suffix = "" if dtype_name == "float32" else f"@{dtype_name}"
     names = []
-    for prefix, op in ops().items():
+    for prefix, op in ops(dtype).items():
         if keywords and not any(k in prefix for k in keywords):
             continue
-        count = len(samples(op))
+        count = len(samples(op, dtype))
         if limit:
             count = min(count, limit)
-        names += [f"{prefix}#{i}" for i in range(count)]
+        names += [f"{prefix}#{i}{suffix}" for i in range(count)]
     return names
 
 
@@ -282,9 +292,12 @@ def main(argv=None):
     parser.add_argument("--baseline", metavar="FILE")
     parser.add_argument("--write-baseline", metavar="FILE")
     parser.add_argument("--compiler", default=run_e2e.DEFAULT_COMPILER)
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32",
+                        help="the samples' dtype (cases of other dtypes "
+                        "than float32 are named <op>#<index>@<dtype>)")
     args = parser.parse_args(argv)
 
-    names = case_names(args.keywords, args.samples)
+    names = case_names(args.keywords, args.samples, args.dtype)
     if args.list:
         print("\n".join(names))
         return 0

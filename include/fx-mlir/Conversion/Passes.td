@@ -451,6 +451,30 @@ def FXCPUDistinctEmptyTensors
   }];
 }
 
+def FXCPUByteBools : Pass<"fx-cpu-byte-bools", "::mlir::ModuleOp"> {
+  let summary = "Read and write vectors of bools as bytes";
+  let description = [{
+    Runs last in `fx-to-llvm`, on the LLVM dialect. A bool tensor's
+    memory holds one byte per element (PyTorch's and LLVM's layout of a
+    scalar `i1`), but LLVM lays a vector of `i1` out in memory as packed
+    bits: a vectorized copy of bools (`llvm.load ... -> vector<16xi1>`)
+    would read 16 bits where 16 bytes are, so slicing, concatenating or
+    flipping a bool tensor gave wrong elements. This pass rewrites each
+    load and store of an `i1` vector (plain and masked) into one of an
+    `i8` vector and a truncation or zero extension:
+
+    ```mlir
+    %v = llvm.load %p : !llvm.ptr -> vector<16xi1>
+    // becomes
+    %b = llvm.load %p : !llvm.ptr -> vector<16xi8>
+    %v = llvm.trunc %b : vector<16xi8> to vector<16xi1>
+    ```
+
+    Gathers and scatters of bool vectors, which nothing emits today, are
+    reported as an error rather than left to read bits.
+  }];
+}
+
 def FXCPUReadOnlyArguments
     : Pass<"fx-cpu-read-only-arguments", "::mlir::func::FuncOp"> {
   let summary = "Mark the function's tensor arguments as not writable";

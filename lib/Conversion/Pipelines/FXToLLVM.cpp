@@ -64,7 +64,8 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "lower-affine,convert-scf-to-openmp,expand-strided-metadata,"
          "lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
          "convert-vector-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-         "convert-to-llvm,reconcile-unrealized-casts,canonicalize,cse";
+         "convert-to-llvm,reconcile-unrealized-casts,fx-cpu-byte-bools,"
+         "canonicalize,cse";
 }
 
 void mlir::fx::buildFXToLLVMPipeline(OpPassManager &pm,
