@@ -3853,6 +3853,15 @@ for _name, _fn, _inputs in [
          _bools((6, 50)))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 
+# --- atan2 where both arguments are zero (C's values: +-0 or +-pi). --------
+family("atan2_zeros")
+add("signed_zeros", lambda: lam(lambda y, x: (torch.atan2(y, x),
+                                              torch.atan2(y.double(), x))),
+    lambda: (torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, 0.0, -1.0] * 5),
+             torch.tensor([0.0, 0.0, -0.0, -0.0, 0.0, 2.0, -3.0] * 5)))
+add("int_zeros", lambda: lam(lambda y, x: torch.atan2(y, x)),
+    randint(-2, 3, (6, 7), (6, 7)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1197,12 +1197,29 @@ LogicalResult lowerGlu(Lowering &l) {
       }));
 }
 
+/// atan2(y, x), with C's values where both are zero (the vectorized
+/// approximation of math.atan2 gives NaN there): y when x is +0, pi with
+/// y's sign when x is -0.
 LogicalResult lowerAtan2(Lowering &l) {
   using P = args::aten::atan2;
-  return binary(l, l.arg(P::self), l.arg(P::other), {},
-                [](OpBuilder &b, Location loc, Value y, Value x) -> Value {
-                  return math::Atan2Op::create(b, loc, y, x);
-                });
+  return binary(
+      l, l.arg(P::self), l.arg(P::other), {},
+      [](OpBuilder &b, Location loc, Value y, Value x) -> Value {
+        Type t = y.getType();
+        Value zero = constantOf(b, loc, t, 0.0), one = constantOf(b, loc, t, 1);
+        Value atan = math::Atan2Op::create(b, loc, y, x);
+        Value bothZero = arith::AndIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero),
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero));
+        Value xNegative = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OLT,
+            math::CopySignOp::create(b, loc, one, x), zero);
+        Value pi = math::CopySignOp::create(
+            b, loc, constantOf(b, loc, t, 3.14159265358979323846), y);
+        Value atZero = arith::SelectOp::create(b, loc, xNegative, pi, y);
+        return arith::SelectOp::create(b, loc, bothZero, atZero, atan);
+      });
 }
 
 /// addcmul/addcdiv(self, tensor1, tensor2, value): self + value * (tensor1

@@ -26,6 +26,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_CONVERTFXTOLINALG
@@ -119,6 +120,91 @@ Type retypeUint8(Type type) {
   return isUint8(type) ? retype(type) : Type();
 }
 
+/// Whether the operator `target` computes on uint8 tensors (read or made)
+/// as uint8 does when computed as i32 holding 0..255 and its result
+/// wrapped once: ring arithmetic (exact mod 256 once reduced), bitwise
+/// ops, comparisons and selections, conversions, math that converts its
+/// input to float first, reductions that promote first, and moving
+/// elements. An operator that computes on uint8 values in steps that wrap
+/// in eager (a loss or distance subtracting two uint8 tensors before it
+/// clamps or squares, `trapz`) is not, and is reported: an error rather
+/// than a wrong result.
+bool uint8Exact(CallFunctionOp call) {
+  StringRef target = call.getTarget();
+  static const llvm::StringSet<> names = {
+      // Ring arithmetic, bitwise ops, shifts.
+      "add", "sub", "rsub", "mul", "neg", "negative", "square", "pow",
+      "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+      "bitwise_left_shift", "bitwise_right_shift",
+      // Comparisons, selections, division of 0..255.
+      "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "fmax", "fmin",
+      "where", "masked_fill", "floor_divide", "remainder", "fmod", "div",
+      "true_divide", "abs", "absolute", "sign", "sgn", "relu", "logical_and",
+      "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
+      "isposinf", "isneginf", "isreal", "nan_to_num", "zeros_like", "ones_like",
+      "full_like", "empty_like",
+      // Math that converts the input to float first.
+      "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+      "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+      "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
+      "reciprocal", "floor", "ceil", "round", "trunc", "frac", "atan2",
+      "lgamma", "digamma", "sinc", "deg2rad", "rad2deg",
+      // Conversions and copies.
+      "to", "_to_copy", "type_as", "clone", "contiguous", "detach", "alias",
+      // Reductions (promoting first, or exact), sorting, selection.
+      "sum", "nansum", "prod", "max", "min", "amax", "amin", "aminmax",
+      "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
+      "count_nonzero", "sort", "argsort", "msort", "topk", "kthvalue",
+      // Moving elements.
+      "view", "reshape", "_unsafe_view", "view_as", "flatten", "unflatten",
+      "squeeze", "unsqueeze", "permute", "movedim", "transpose", "swapaxes",
+      "t", "expand", "expand_as", "broadcast_to", "repeat", "tile", "slice",
+      "select", "narrow", "split", "split_with_sizes", "tensor_split", "chunk",
+      "unbind", "cat", "concat", "stack", "hstack", "vstack", "dstack",
+      "column_stack", "flip", "fliplr", "flipud", "roll", "rot90",
+      "constant_pad_nd", "pad", "index_select", "gather", "take",
+      "take_along_dim", "index", "diagonal", "diag", "tril", "triu",
+      "atleast_1d", "atleast_2d", "atleast_3d", "unfold", "combinations",
+      "diag_embed", "diagflat", "block_diag", "diagonal_scatter",
+      "slice_scatter", "select_scatter", "index_fill", "index_copy", "scatter",
+      "scatter_add", "new_zeros", "new_ones", "new_full", "new_empty",
+      "meshgrid", "pixel_shuffle", "pixel_unshuffle", "fft_fftshift",
+      "fft_ifftshift", "vsplit", "hsplit", "dsplit", "cartesian_prod",
+      "broadcast_tensors", "real", "conj", "conj_physical", "resolve_neg",
+      "resolve_conj", "positive",
+      // Selection by comparison.
+      "searchsorted", "bucketize", "median", "nanmedian", "isin", "heaviside",
+      "signbit", "relu6",
+      // Sums of products and differences: exact mod 256 as well.
+      "index_add", "kron", "outer", "ger", "matmul", "mm", "bmm", "mv", "dot",
+      "vdot", "inner", "einsum", "linear", "bilinear", "addmm", "addmv",
+      "addbmm", "baddbmm", "addr", "linalg_multi_dot", "trace", "cross",
+      "linalg_cross", "addcmul", "diff", "linalg_vander",
+      // Float math of the converted input.
+      "polygamma", "mvlgamma", "logit", "i0", "xlogy", "float_power", "ldexp",
+      "copysign", "softmax", "log_softmax", "_softmax", "_log_softmax",
+      "logsumexp", "angle"};
+  StringRef name = target;
+  name.consume_front("aten::");
+  name = name.split('.').first;
+  // A clamp's int bounds are cast to uint8 by eager (-5 is 251): exact
+  // only for bounds in 0..255.
+  if (name == "clamp" || name == "clamp_min" || name == "clamp_max")
+    return llvm::all_of(call.getArgs(), [](Attribute a) {
+      auto i = dyn_cast<IntegerAttr>(a);
+      return !i || (i.getInt() >= 0 && i.getInt() <= 255);
+    });
+  // scatter_reduce's sum, prod, amax, amin are; its mean divides a sum
+  // that eager wraps first.
+  if (name == "scatter_reduce")
+    return llvm::none_of(call.getArgs(), [](Attribute a) {
+      auto s = dyn_cast<StringAttr>(a);
+      return s && s.getValue() == "mean";
+    });
+  return names.contains(name) || name.starts_with("special_") ||
+         target == "operator.getitem";
+}
+
 /// An elementwise cast of the integer tensor `v` to `width` bits: zero
 /// extension (uint8 bytes to the i32 they are computed in) or truncation
 /// (back to bytes); marked kUint8Attr when it makes an i32.
@@ -208,9 +294,25 @@ struct ConvertFXToLinalgPass
     if (!ok)
       return failure();
 
-    // uint8 tensors are computed as i32 (lowering::kUint8Attr): the nodes
-    // that make them are retyped and marked, so that their lowering wraps
-    // their values around to 0..255.
+    // uint8 tensors are computed as i32 (lowering::kUint8Attr) by the
+    // operators for which that is exact (uint8Exact); others are reported.
+    for (Operation &op : body) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      if (!call || uint8Exact(call))
+        continue;
+      if (llvm::any_of(call->getOperandTypes(), isUint8Tensor) ||
+          retypeUint8(call.getResult().getType())) {
+        reportNode(&op, "uint8 tensors are compiled for arithmetic, "
+                        "comparisons, bitwise ops, conversions, reductions "
+                        "and moving elements, not for this operator (eager "
+                        "wraps its uint8 steps around)");
+        ok = false;
+      }
+    }
+    if (!ok)
+      return failure();
+    // The nodes that make uint8 tensors are retyped and marked, so that
+    // their lowering wraps their values around to 0..255.
     for (Operation &op : body)
       if (auto call = dyn_cast<CallFunctionOp>(op))
         if (Type retyped = retypeUint8(call.getResult().getType())) {
@@ -362,6 +464,14 @@ struct ConvertFXToLinalgPass
       if (op->hasAttr("fx.check"))
         checkFlags.push_back(op->getResult(0));
     });
+    // Which outputs are uint8, read before folding (a node that converts
+    // a uint8 tensor to int32 without changing its i32 values is a
+    // tensor.cast of it until then, Lowering::replace).
+    llvm::SmallDenseSet<unsigned> uint8Outputs;
+    for (auto [i, v] : llvm::enumerate(output->getOperands()))
+      if (Operation *def = v.getDefiningOp();
+          def && def->hasAttr(lowering::kUint8Attr))
+        uint8Outputs.insert(i);
     output->insertOperands(output->getNumOperands(), checkFlags);
     // Fold what the lowerings built (constant shapes, casts of constants)
     // and drop what nothing uses, as a greedy rewrite does.
@@ -396,8 +506,7 @@ struct ConvertFXToLinalgPass
     // uint8 results go back to bytes; the signature keeps the dtype.
     SmallVector<unsigned> uint8Results;
     for (unsigned i = 0; i < results.size(); ++i) {
-      Operation *def = results[i].getDefiningOp();
-      if (!def || !def->hasAttr(lowering::kUint8Attr))
+      if (!uint8Outputs.contains(i))
         continue;
       builder.setInsertionPoint(output);
       results[i] = castUint8(builder, output.getLoc(), results[i], 8);

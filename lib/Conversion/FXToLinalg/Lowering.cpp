@@ -173,6 +173,19 @@ Value mlir::fx::lowering::wrapUint8(OpBuilder &b, Location loc, Value v) {
   return wrap.getResult(0);
 }
 
+Value mlir::fx::lowering::labelUint8(OpBuilder &b, Location loc, Value v,
+                                     bool uint8) {
+  if (uint8)
+    return wrapUint8(b, loc, v);
+  // Not uint8, but the value a uint8 node made (an int32 conversion that
+  // leaves the i32 values as they are): a value of its own, so that the
+  // output it may become is not taken for uint8.
+  Operation *def = v.getDefiningOp();
+  if (def && def->hasAttr(kUint8Attr) && isa<RankedTensorType>(v.getType()))
+    return tensor::CastOp::create(b, loc, v.getType(), v);
+  return v;
+}
+
 LogicalResult Lowering::replace(Value v) {
   if (!v)
     return fail("lowering produced no value");
@@ -180,8 +193,7 @@ LogicalResult Lowering::replace(Value v) {
     *captured = v;
     return success();
   }
-  if (op->hasAttr(kUint8Attr))
-    v = wrapUint8(b, loc, v);
+  v = labelUint8(b, loc, v, op->hasAttr(kUint8Attr));
   b.replaceOp(op, v);
   return success();
 }
@@ -377,9 +389,8 @@ LogicalResult Lowering::replaceTuple(ArrayRef<Value> values) {
     return success();
   }
   SmallVector<Value> parts(values);
-  if (op->hasAttr(kUint8Attr))
-    for (Value &part : parts)
-      part = wrapUint8(b, loc, part);
+  for (Value &part : parts)
+    part = labelUint8(b, loc, part, op->hasAttr(kUint8Attr));
   std::string why;
   if (failed(replaceByParts(b, op, parts, why)))
     return fail(why);

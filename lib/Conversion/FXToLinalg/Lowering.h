@@ -296,6 +296,10 @@ constexpr StringLiteral kUint8Attr = "fx.uint8";
 /// PyTorch wraps around; the op is marked kUint8Attr. Other values as
 /// they are.
 Value wrapUint8(OpBuilder &b, Location loc, Value v);
+/// The value a node replaced by `v` stands for: `v` wrapped when the node
+/// makes uint8 (`uint8`), else not a uint8 op's value (a cast of it when it
+/// is one), so that outputs are labelled by their nodes' dtypes.
+Value labelUint8(OpBuilder &b, Location loc, Value v, bool uint8);
 
 /// Reduces all elements of the ranked tensor `x` to one scalar of
 /// `init`'s type (elements are converted to it), combining with `fn`.

@@ -346,3 +346,20 @@ fx.graph_module @M {
     fx.output (%r, %ok, %p) : tensor<2x6x5xf32>, tensor<2x6x5xf32>, tensor<6xf32>
   }
 }
+
+// -----
+
+// uint8 tensors are computed as i32 of 0..255, which is exact for
+// arithmetic, comparisons, conversions, reductions and moving elements;
+// an operator whose uint8 steps eager wraps around in between (a loss
+// subtracting two uint8 tensors before it clamps) is refused instead.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<4xui8>
+    %b = fx.placeholder "b" : tensor<4xui8>
+    // expected-error @+1 {{cannot compile call_function 'loss' with target 'aten::margin_ranking_loss': uint8 tensors are compiled for arithmetic, comparisons, bitwise ops, conversions, reductions and moving elements, not for this operator (eager wraps its uint8 steps around)}}
+    %loss = fx.call_function "aten::margin_ranking_loss"(%a, %b, %b, 0.0, 1) : (tensor<4xui8>, tensor<4xui8>, tensor<4xui8>) -> tensor<ui8>
+    fx.output %loss : tensor<ui8>
+  }
+}
