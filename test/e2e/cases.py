@@ -3472,6 +3472,11 @@ for _name, _fn, _inputs in [
         ("frexp_special", lambda x: torch.frexp(torch.cat([
             x, torch.tensor([0.0, -0.0, 1e-40, -3e-39, float("inf")])])),
          _special_values((7,))),
+        # float64: the f64 bit masks are 64-bit constants.
+        ("frexp_f64", lambda x: torch.frexp(torch.cat([
+            x, torch.tensor([0.0, -0.0, 1e-310, -3e-320, float("inf")],
+                            dtype=torch.float64)])),
+         lambda: (torch.randn(9, dtype=torch.float64) * 1e5,)),
         ("nextafter_special", lambda x, y: torch.nextafter(
             torch.cat([x, torch.zeros(2)]), torch.cat([y, torch.tensor(
                 [1.0, -1.0])])), concat(_special_values((6,)), randn((6,))))

@@ -710,7 +710,11 @@ LogicalResult lowerFrexp(Lowering &l) {
         [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
           using FP = arith::CmpFPredicate;
           Type it = fb.bits;
-          auto ic = [&](int64_t k) { return constantOf(b, loc, it, k); };
+          // Exact 64-bit constants (masks of f64 bits), not through a
+          // double as constantOf takes them.
+          auto ic = [&](int64_t k) -> Value {
+            return arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, k));
+          };
           Value scale = constantOf(b, loc, c, std::ldexp(1.0, 54));
           Value zero = constantOf(b, loc, c, 0);
           auto exponentOf = [&](Value f) {
