@@ -154,7 +154,8 @@ bool uint8Exact(CallFunctionOp call) {
       // Reductions (promoting first, or exact), sorting, selection.
       "sum", "nansum", "prod", "max", "min", "amax", "amin", "aminmax",
       "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
-      "count_nonzero", "sort", "argsort", "msort", "topk", "kthvalue",
+      "count_nonzero", "sort", "argsort", "msort", "topk", "kthvalue", "any",
+      "all",
       // Moving elements.
       "view", "reshape", "_unsafe_view", "view_as", "flatten", "unflatten",
       "squeeze", "unsqueeze", "permute", "movedim", "transpose", "swapaxes",

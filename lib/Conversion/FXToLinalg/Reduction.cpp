@@ -285,13 +285,17 @@ LogicalResult lowerAllAny(Lowering &l, bool isAll) {
           return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v[0],
                                        zero);
         });
-  return l.replace(
+  Value result =
       l.reduce(truth, dk->first, dk->second, l.constant(i1, isAll ? 1 : 0),
                [&](OpBuilder &b, Location loc, Value acc, Value v) -> Value {
                  if (isAll)
                    return arith::AndIOp::create(b, loc, acc, v);
                  return arith::OrIOp::create(b, loc, acc, v);
-               }));
+               });
+  // Eager gives bools, except for uint8 inputs: uint8 0 or 1.
+  if (Type r = l.resultElementType(); r && r != i1)
+    result = l.castTensor(result, r);
+  return l.replace(result);
 }
 LogicalResult lowerAll(Lowering &l) { return lowerAllAny(l, true); }
 LogicalResult lowerAny(Lowering &l) { return lowerAllAny(l, false); }
