@@ -3833,6 +3833,11 @@ for _name, _fn, _inputs in [
                 randint(0, 200, (2, 8))))]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
 add("buffer", _Uint8Buffer, _bytes((4, 6)))
+# Of a 0-d int tensor, sum_to_size(()) sums nothing and still promotes to
+# int64, as eager does.
+add("sum_to_size_0d", lambda: lam(lambda x: (
+    x[0, 0].sum_to_size(()), x.int()[1, 2].sum_to_size(()),
+    x.sum_to_size(1, 4))), _bytes((3, 4)))
 
 # --- Bool tensors moved around: vectorized copies of bools read and write
 # --- bytes (fx-cpu-byte-bools), not LLVM's packed bits. ----------------------

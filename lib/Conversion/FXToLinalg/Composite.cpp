@@ -890,8 +890,10 @@ LogicalResult lowerSumToSize(Lowering &l) {
                         .str());
     dims.push_back(d);
   }
+  // Nothing to sum: the tensor itself, in the result's dtype (eager
+  // promotes a 0-d int tensor's to int64).
   if (dims.empty())
-    return l.replace(x);
+    return l.replace(l.castTensor(x, elem));
   Value summed =
       l.lowerCall("aten::sum.dim_IntList",
                   {ref(l, 0), ints(l, dims), l.b.getBoolAttr(true), none(l)},

@@ -177,10 +177,10 @@ bool uint8Exact(CallFunctionOp call) {
       "searchsorted", "bucketize", "median", "nanmedian", "isin", "heaviside",
       "signbit", "relu6",
       // Sums of products and differences: exact mod 256 as well.
-      "index_add", "kron", "outer", "ger", "matmul", "mm", "bmm", "mv", "dot",
-      "vdot", "inner", "einsum", "linear", "bilinear", "addmm", "addmv",
-      "addbmm", "baddbmm", "addr", "linalg_multi_dot", "trace", "cross",
-      "linalg_cross", "addcmul", "diff", "linalg_vander",
+      "sum_to_size", "index_add", "kron", "outer", "ger", "matmul", "mm", "bmm",
+      "mv", "dot", "vdot", "inner", "einsum", "linear", "bilinear", "addmm",
+      "addmv", "addbmm", "baddbmm", "addr", "linalg_multi_dot", "trace",
+      "cross", "linalg_cross", "addcmul", "diff", "linalg_vander",
       // Float math of the converted input.
       "polygamma", "mvlgamma", "logit", "i0", "xlogy", "float_power", "ldexp",
       "copysign", "softmax", "log_softmax", "_softmax", "_log_softmax",
