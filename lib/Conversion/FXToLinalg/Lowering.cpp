@@ -838,20 +838,9 @@ void mlir::fx::lowering::addLowering(llvm::StringMap<LowerFn> &table,
 static const llvm::StringMap<LowerFn> &getTable() {
   static const llvm::StringMap<LowerFn> table = [] {
     llvm::StringMap<LowerFn> t;
-    addElementwiseLowerings(t);
-    addLinearAlgebraLowerings(t);
-    addConvolutionLowerings(t);
-    addReductionLowerings(t);
-    addShapeLowerings(t);
-    addLossLowerings(t);
-    addCompositeLowerings(t);
-    addStatisticsLowerings(t);
-    addFactorizationLowerings(t);
-    addIndexingLowerings(t);
-    addSpecialLowerings(t);
-    addResampleLowerings(t);
-    addFusedLowerings(t);
-    addProbeLowerings(t);
+#define FX_ADD_LOWERINGS(NAME) add##NAME##Lowerings(t);
+    FX_LOWERING_FAMILIES(FX_ADD_LOWERINGS)
+#undef FX_ADD_LOWERINGS
     return t;
   }();
   return table;
@@ -1005,43 +994,21 @@ struct LowerOutput : public OpConversionPattern<OutputOp> {
 };
 } // namespace
 
-#define FX_LOWERING_FAMILY(NAME, ADD)                                          \
+#define FX_DEFINE_LOWERING_FAMILY(NAME)                                        \
   void mlir::fx::populate##NAME##LoweringPatterns(                             \
       RewritePatternSet &patterns, LoweringFailures *failures) {               \
-    patterns.add<FamilyLowering>(patterns.getContext(), #NAME, ADD, failures); \
+    patterns.add<FamilyLowering>(patterns.getContext(), #NAME,                 \
+                                 add##NAME##Lowerings, failures);              \
   }
-FX_LOWERING_FAMILY(Elementwise, addElementwiseLowerings)
-FX_LOWERING_FAMILY(LinearAlgebra, addLinearAlgebraLowerings)
-FX_LOWERING_FAMILY(Convolution, addConvolutionLowerings)
-FX_LOWERING_FAMILY(Reduction, addReductionLowerings)
-FX_LOWERING_FAMILY(Shape, addShapeLowerings)
-FX_LOWERING_FAMILY(Loss, addLossLowerings)
-FX_LOWERING_FAMILY(Composite, addCompositeLowerings)
-FX_LOWERING_FAMILY(Statistics, addStatisticsLowerings)
-FX_LOWERING_FAMILY(Factorization, addFactorizationLowerings)
-FX_LOWERING_FAMILY(Indexing, addIndexingLowerings)
-FX_LOWERING_FAMILY(Special, addSpecialLowerings)
-FX_LOWERING_FAMILY(Resample, addResampleLowerings)
-FX_LOWERING_FAMILY(Fused, addFusedLowerings)
-FX_LOWERING_FAMILY(Probe, addProbeLowerings)
-#undef FX_LOWERING_FAMILY
+FX_LOWERING_FAMILIES(FX_DEFINE_LOWERING_FAMILY)
+#undef FX_DEFINE_LOWERING_FAMILY
 
 void mlir::fx::populateFXToLinalgConversionPatterns(
     RewritePatternSet &patterns, LoweringFailures *failures) {
-  populateElementwiseLoweringPatterns(patterns, failures);
-  populateLinearAlgebraLoweringPatterns(patterns, failures);
-  populateConvolutionLoweringPatterns(patterns, failures);
-  populateReductionLoweringPatterns(patterns, failures);
-  populateShapeLoweringPatterns(patterns, failures);
-  populateLossLoweringPatterns(patterns, failures);
-  populateCompositeLoweringPatterns(patterns, failures);
-  populateStatisticsLoweringPatterns(patterns, failures);
-  populateFactorizationLoweringPatterns(patterns, failures);
-  populateIndexingLoweringPatterns(patterns, failures);
-  populateSpecialLoweringPatterns(patterns, failures);
-  populateResampleLoweringPatterns(patterns, failures);
-  populateFusedLoweringPatterns(patterns, failures);
-  populateProbeLoweringPatterns(patterns, failures);
+#define FX_ADD_LOWERING_FAMILY(NAME)                                           \
+  populate##NAME##LoweringPatterns(patterns, failures);
+  FX_LOWERING_FAMILIES(FX_ADD_LOWERING_FAMILY)
+#undef FX_ADD_LOWERING_FAMILY
   patterns.add<LowerOutput>(patterns.getContext());
 }
 

@@ -26,38 +26,30 @@ using LoweringFailures = llvm::DenseMap<Operation *, std::string>;
 void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
                                           LoweringFailures *failures = nullptr);
 
-/// One family's lowering pattern each (the files of
-/// lib/Conversion/FXToLinalg/ of the same names).
-void populateElementwiseLoweringPatterns(RewritePatternSet &patterns,
-                                         LoweringFailures *failures = nullptr);
-void populateLinearAlgebraLoweringPatterns(
-    RewritePatternSet &patterns, LoweringFailures *failures = nullptr);
-void populateConvolutionLoweringPatterns(RewritePatternSet &patterns,
-                                         LoweringFailures *failures = nullptr);
-void populateReductionLoweringPatterns(RewritePatternSet &patterns,
-                                       LoweringFailures *failures = nullptr);
-void populateShapeLoweringPatterns(RewritePatternSet &patterns,
-                                   LoweringFailures *failures = nullptr);
-void populateLossLoweringPatterns(RewritePatternSet &patterns,
-                                  LoweringFailures *failures = nullptr);
-void populateCompositeLoweringPatterns(RewritePatternSet &patterns,
-                                       LoweringFailures *failures = nullptr);
-void populateStatisticsLoweringPatterns(RewritePatternSet &patterns,
+/// The op families of the lowering, one file of lib/Conversion/FXToLinalg/
+/// each (Fused: fx-fuse's fused ops; Probe: fx-instrument's probes). Each
+/// has `populate<Family>LoweringPatterns(patterns, failures)`, which adds
+/// its one pattern, declared below.
+#define FX_LOWERING_FAMILIES(X)                                                \
+  X(Elementwise)                                                               \
+  X(LinearAlgebra)                                                             \
+  X(Convolution)                                                               \
+  X(Reduction)                                                                 \
+  X(Shape)                                                                     \
+  X(Loss)                                                                      \
+  X(Composite)                                                                 \
+  X(Statistics)                                                                \
+  X(Factorization)                                                             \
+  X(Indexing)                                                                  \
+  X(Special)                                                                   \
+  X(Resample)                                                                  \
+  X(Fused)                                                                     \
+  X(Probe)
+#define FX_DECLARE_LOWERING_FAMILY(NAME)                                       \
+  void populate##NAME##LoweringPatterns(RewritePatternSet &patterns,           \
                                         LoweringFailures *failures = nullptr);
-void populateFactorizationLoweringPatterns(
-    RewritePatternSet &patterns, LoweringFailures *failures = nullptr);
-void populateIndexingLoweringPatterns(RewritePatternSet &patterns,
-                                      LoweringFailures *failures = nullptr);
-void populateSpecialLoweringPatterns(RewritePatternSet &patterns,
-                                     LoweringFailures *failures = nullptr);
-void populateResampleLoweringPatterns(RewritePatternSet &patterns,
-                                      LoweringFailures *failures = nullptr);
-/// Fused ops of fx-fuse (conv/linear with an activation, ...).
-void populateFusedLoweringPatterns(RewritePatternSet &patterns,
-                                   LoweringFailures *failures = nullptr);
-/// fx-instrument's probes.
-void populateProbeLoweringPatterns(RewritePatternSet &patterns,
-                                   LoweringFailures *failures = nullptr);
+FX_LOWERING_FAMILIES(FX_DECLARE_LOWERING_FAMILY)
+#undef FX_DECLARE_LOWERING_FAMILY
 
 /// True if the patterns lower the canonical target `target`.
 bool isLowerableTarget(llvm::StringRef target);
