@@ -210,31 +210,16 @@ bool uint8Exact(CallFunctionOp call) {
 /// extension (uint8 bytes to the i32 they are computed in) or truncation
 /// (back to bytes); marked kUint8Attr when it makes an i32.
 Value castUint8(OpBuilder &b, Location loc, Value v, unsigned width) {
-  auto type = cast<RankedTensorType>(v.getType());
   Type element = b.getIntegerType(width);
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    sizes.push_back(type.isDynamicDim(d)
-                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d))
-                        : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-  Value init = tensor::EmptyOp::create(b, loc, sizes, element);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  auto cast = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
-      ArrayRef<AffineMap>{id, id},
-      SmallVector<utils::IteratorType>(type.getRank(),
-                                       utils::IteratorType::parallel),
-      "", "", [&](OpBuilder &nb, Location loc, ValueRange args) {
-        Value r =
-            width == 32
-                ? arith::ExtUIOp::create(nb, loc, element, args[0]).getResult()
-                : arith::TruncIOp::create(nb, loc, element, args[0])
-                      .getResult();
-        linalg::YieldOp::create(nb, loc, r);
+  Value cast = lowering::mapElements(
+      b, loc, v, element, [&](OpBuilder &nb, Location loc, Value x) -> Value {
+        if (width == 32)
+          return arith::ExtUIOp::create(nb, loc, element, x);
+        return arith::TruncIOp::create(nb, loc, element, x);
       });
   if (width == 32)
-    cast->setAttr(lowering::kUint8Attr, b.getUnitAttr());
-  return cast.getResult(0);
+    cast.getDefiningOp()->setAttr(lowering::kUint8Attr, b.getUnitAttr());
+  return cast;
 }
 
 struct ConvertFXToLinalgPass

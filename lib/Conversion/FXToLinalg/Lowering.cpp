@@ -148,29 +148,40 @@ LogicalResult Lowering::fail(const Twine &message) {
   return failure();
 }
 
-Value mlir::fx::lowering::wrapUint8(OpBuilder &b, Location loc, Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.getElementType().isSignlessInteger(32))
-    return v;
+Value mlir::fx::lowering::mapElements(
+    OpBuilder &b, Location loc, Value v, Type elementType,
+    function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(v.getType());
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     sizes.push_back(type.isDynamicDim(d)
                         ? OpFoldResult(tensor::DimOp::create(b, loc, v, d))
                         : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, sizes, elementType);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  auto wrap = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init},
+  auto map = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
       ArrayRef<AffineMap>{id, id},
       SmallVector<utils::IteratorType>(type.getRank(),
                                        utils::IteratorType::parallel),
-      "", "", [](OpBuilder &nb, Location loc, ValueRange args) {
-        Value mask = arith::ConstantIntOp::create(nb, loc, 255, 32);
-        linalg::YieldOp::create(
-            nb, loc, ValueRange{arith::AndIOp::create(nb, loc, args[0], mask)});
+      "", "", [&](OpBuilder &nb, Location loc, ValueRange args) {
+        linalg::YieldOp::create(nb, loc, fn(nb, loc, args[0]));
       });
-  wrap->setAttr(kUint8Attr, b.getUnitAttr());
-  return wrap.getResult(0);
+  return map.getResult(0);
+}
+
+Value mlir::fx::lowering::wrapUint8(OpBuilder &b, Location loc, Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isSignlessInteger(32))
+    return v;
+  Value wrapped =
+      mapElements(b, loc, v, type.getElementType(),
+                  [](OpBuilder &nb, Location loc, Value x) -> Value {
+                    Value mask = arith::ConstantIntOp::create(nb, loc, 255, 32);
+                    return arith::AndIOp::create(nb, loc, x, mask);
+                  });
+  wrapped.getDefiningOp()->setAttr(kUint8Attr, b.getUnitAttr());
+  return wrapped;
 }
 
 Value mlir::fx::lowering::labelUint8(OpBuilder &b, Location loc, Value v,

@@ -292,6 +292,11 @@ ExpandedCall expandParts(MLIRContext *ctx, ValueRange operands, Attribute args,
 /// is arithmetic mod 256 once reduced, and comparisons, division, shifts
 /// and conversions of values in 0..255 are those of uint8.
 constexpr StringLiteral kUint8Attr = "fx.uint8";
+/// `fn` applied to each element of the ranked tensor `v`, giving a tensor
+/// of `elementType` of its shape (one linalg.generic; usable where no
+/// Lowering is at hand, as in the pass itself).
+Value mapElements(OpBuilder &b, Location loc, Value v, Type elementType,
+                  function_ref<Value(OpBuilder &, Location, Value)> fn);
 /// `v` (an i32 tensor) reduced to 0..255 (`v & 255`), as a uint8 result of
 /// PyTorch wraps around; the op is marked kUint8Attr. Other values as
 /// they are.

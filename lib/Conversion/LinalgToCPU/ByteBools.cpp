@@ -39,6 +39,14 @@ struct ByteBoolsPass
         ops.push_back(op);
     });
     OpBuilder b(&getContext());
+    // The bools a load of bytes `wide` holds replace the load `op` of bits.
+    auto replaceLoad = [&](Operation *op, Value wide) {
+      b.setInsertionPointAfter(op);
+      Value narrow = LLVM::TruncOp::create(b, op->getLoc(),
+                                           op->getResult(0).getType(), wide);
+      op->getResult(0).replaceAllUsesWith(narrow);
+      op->erase();
+    };
     for (Operation *op : ops) {
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
@@ -49,10 +57,7 @@ struct ByteBoolsPass
         auto wide = LLVM::LoadOp::create(
             b, loc, bytes, load.getAddr(), load.getAlignment().value_or(1),
             load.getVolatile_(), load.getNontemporal());
-        b.setInsertionPointAfter(op);
-        auto narrow = LLVM::TruncOp::create(b, loc, load.getType(), wide);
-        load.getResult().replaceAllUsesWith(narrow.getResult());
-        load.erase();
+        replaceLoad(op, wide);
       } else if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
         VectorType bytes = asBytes(store.getValue().getType());
         if (!bytes)
@@ -72,10 +77,7 @@ struct ByteBoolsPass
         auto wide = LLVM::MaskedLoadOp::create(
             b, loc, bytes, load.getData(), load.getMask(), passThru,
             load.getAlignmentAttr(), load.getNontemporalAttr());
-        b.setInsertionPointAfter(op);
-        auto narrow = LLVM::TruncOp::create(b, loc, load.getType(), wide);
-        load.getResult().replaceAllUsesWith(narrow.getResult());
-        load.erase();
+        replaceLoad(op, wide);
       } else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op)) {
         VectorType bytes = asBytes(store.getValue().getType());
         if (!bytes)
