@@ -206,14 +206,18 @@ LogicalResult lowerAtLeast(Lowering &l) {
                      .Case("aten::atleast_2d", 2)
                      .Default(3);
   if (overload == "Sequence") {
-    auto inputs = tensorsOf(l, l.arg(0));
+    static constexpr Param kTensors =
+        sameParam(args::aten::atleast_1d_Sequence::tensors,
+                  args::aten::atleast_2d_Sequence::tensors,
+                  args::aten::atleast_3d_Sequence::tensors);
+    auto inputs = tensorsOf(l, l.arg(kTensors));
     if (!inputs)
       return failure();
     for (Value &t : *inputs)
       t = atLeast(l, t, rank);
     return l.replaceTuple(*inputs);
   }
-  Value x = l.tensor(0u);
+  Value x = l.subject();
   if (!x)
     return failure();
   return l.replace(atLeast(l, x, rank));
@@ -264,11 +268,11 @@ LogicalResult lowerMovedim(Lowering &l) {
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
-  auto listOf = [&](unsigned i) -> std::optional<SmallVector<int64_t>> {
+  auto listOf = [&](Param p) -> std::optional<SmallVector<int64_t>> {
     SmallVector<int64_t> dims;
-    if (auto list = l.intList(i))
+    if (auto list = l.intList(p))
       dims = *list;
-    else if (auto one = l.constInt(i))
+    else if (auto one = l.constInt(p))
       dims = {*one};
     else
       return std::nullopt;
@@ -279,7 +283,7 @@ LogicalResult lowerMovedim(Lowering &l) {
     }
     return dims;
   };
-  auto source = listOf(1), destination = listOf(2);
+  auto source = listOf(P::source), destination = listOf(P::destination);
   if (!source || !destination || source->size() != destination->size())
     return l.fail("source and destination must be constant dims in range, "
                   "as many of one as of the other");
@@ -501,7 +505,10 @@ LogicalResult lowerTrapezoid(Lowering &l) {
     return failure();
   Value width;
   if (withX) {
-    Value x = l.tensor(1u);
+    static constexpr Param kX =
+        sameParam(args::aten::trapz_x::x, args::aten::trapezoid_x::x,
+                  args::aten::cumulative_trapezoid_x::x);
+    Value x = l.tensor(kX);
     if (!x)
       return failure();
     x = l.castTensor(x, elem);
@@ -657,10 +664,10 @@ LogicalResult lowerRoundDecimals(Lowering &l) {
 
 /// An argument as an elementwise input: its tensor, or a Python scalar as
 /// a scalar of `type`.
-Value tensorOrScalar(Lowering &l, unsigned i, Type type) {
-  if (Value v = l.value(l.arg(i)))
+Value tensorOrScalar(Lowering &l, Param p, Type type) {
+  if (Value v = l.value(l.arg(p)))
     return isa<RankedTensorType>(v.getType()) ? v : l.convert(v, type);
-  return l.scalar(l.arg(i), type);
+  return l.scalar(l.arg(p), type);
 }
 
 /// ldexp(self, other): self * 2^other, in the float result type.
@@ -808,7 +815,10 @@ LogicalResult lowerIsin(Lowering &l) {
   if (!x)
     return failure();
   Type xe = cast<RankedTensorType>(x.getType()).getElementType();
-  Value test = l.value(l.arg(1));
+  static constexpr Param kTest =
+      sameParam(args::aten::isin_Tensor_Tensor::test_elements,
+                args::aten::isin_Tensor_Scalar::test_element);
+  Value test = l.value(l.arg(kTest));
   Type te = test && isa<RankedTensorType>(test.getType())
                 ? cast<RankedTensorType>(test.getType()).getElementType()
                 : Type();
@@ -830,7 +840,7 @@ LogicalResult lowerIsin(Lowering &l) {
   };
   Value found;
   if (!te) {
-    Value scalar = l.scalar(l.arg(1), c);
+    Value scalar = l.scalar(l.arg(kTest), c);
     found = l.elementwise({x}, c, i1,
                           [&](OpBuilder &b, Location loc, ValueRange v) {
                             return equal(b, loc, v[0], scalar);
@@ -1126,7 +1136,15 @@ LogicalResult lowerXlog1py(Lowering &l) {
   Type r = l.resultElementType();
   if (!r || !isFloat(r))
     return l.fail("needs a float result");
-  Value x = tensorOrScalar(l, 0, r), y = tensorOrScalar(l, 1, r);
+  using P = args::aten::special_xlog1py;
+  static_assert(
+      sameParam(P::self, args::aten::special_xlog1py_self_scalar::self,
+                args::aten::special_xlog1py_other_scalar::self)
+              .index == 0 &&
+      sameParam(P::other, args::aten::special_xlog1py_self_scalar::other,
+                args::aten::special_xlog1py_other_scalar::other)
+              .index == 1);
+  Value x = tensorOrScalar(l, P::self, r), y = tensorOrScalar(l, P::other, r);
   if (!x || !y)
     return l.fail("needs tensors or numbers");
   return l.replace(l.elementwise(
@@ -1268,12 +1286,12 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
     return l.fail("needs a float tensor, a constant shape and eps");
   SmallVector<Attribute> args = {ref(l, 0), l.arg(P::normalized_shape)};
   SmallVector<Value> operands = {x};
-  for (unsigned i : {2u, 3u}) {
-    if (l.isNone(i)) {
+  for (Param p : {P::weight, P::bias}) {
+    if (l.isNone(p)) {
       args.push_back(none(l));
       continue;
     }
-    Value t = l.tensor(i);
+    Value t = l.tensor(p);
     if (!t)
       return failure();
     args.push_back(ref(l, operands.size()));

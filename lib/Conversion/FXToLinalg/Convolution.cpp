@@ -394,13 +394,44 @@ Value convByTaps(Lowering &l, Value input, Value weight, Value bias,
 /// conv1d/conv2d/conv3d(input, weight, bias, stride, padding, dilation,
 /// groups).
 LogicalResult lowerConv(Lowering &l, int spatial) {
-  Value input = l.tensor(0u), weight = l.tensor(1u);
+  // conv1d..3d and their .padding overloads (padding a string) name and
+  // place their parameters alike.
+  namespace A = args::aten;
+  static constexpr Param kInput =
+      sameParam(A::conv1d::input, A::conv2d::input, A::conv3d::input,
+                A::conv1d_padding::input, A::conv2d_padding::input,
+                A::conv3d_padding::input);
+  static constexpr Param kWeight =
+      sameParam(A::conv1d::weight, A::conv2d::weight, A::conv3d::weight,
+                A::conv1d_padding::weight, A::conv2d_padding::weight,
+                A::conv3d_padding::weight);
+  static constexpr Param kBias =
+      sameParam(A::conv1d::bias, A::conv2d::bias, A::conv3d::bias,
+                A::conv1d_padding::bias, A::conv2d_padding::bias,
+                A::conv3d_padding::bias);
+  static constexpr Param kStride =
+      sameParam(A::conv1d::stride, A::conv2d::stride, A::conv3d::stride,
+                A::conv1d_padding::stride, A::conv2d_padding::stride,
+                A::conv3d_padding::stride);
+  static constexpr Param kPadding =
+      sameParam(A::conv1d::padding, A::conv2d::padding, A::conv3d::padding,
+                A::conv1d_padding::padding, A::conv2d_padding::padding,
+                A::conv3d_padding::padding);
+  static constexpr Param kDilation =
+      sameParam(A::conv1d::dilation, A::conv2d::dilation, A::conv3d::dilation,
+                A::conv1d_padding::dilation, A::conv2d_padding::dilation,
+                A::conv3d_padding::dilation);
+  static constexpr Param kGroups =
+      sameParam(A::conv1d::groups, A::conv2d::groups, A::conv3d::groups,
+                A::conv1d_padding::groups, A::conv2d_padding::groups,
+                A::conv3d_padding::groups);
+  Value input = l.tensor(kInput), weight = l.tensor(kWeight);
   Type elem = l.resultElementType();
   if (!input || !weight || !elem)
     return l.fail("needs typed tensors");
-  Value bias = l.isNone(2u) ? Value() : l.tensor(2u);
-  auto stride = l.intList(3u), dilation = l.intList(5u);
-  auto groups = l.constInt(6u);
+  Value bias = l.isNone(kBias) ? Value() : l.tensor(kBias);
+  auto stride = l.intList(kStride), dilation = l.intList(kDilation);
+  auto groups = l.constInt(kGroups);
   if (!stride || !dilation || !groups || int(stride->size()) != spatial ||
       int(dilation->size()) != spatial)
     return l.fail("stride, dilation and groups must be constants");
@@ -447,7 +478,7 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
       llvm::any_of(*dilation, [](int64_t v) { return v < 1; }))
     return l.fail("stride and dilation must be positive");
   SmallVector<int64_t> lo, hi;
-  if (auto mode = dyn_cast_or_null<StringAttr>(l.arg(4))) {
+  if (auto mode = dyn_cast_or_null<StringAttr>(l.arg(kPadding))) {
     for (int i = 0; i < spatial; ++i) {
       int64_t total = 0;
       if (mode.getValue() == "same")
@@ -458,7 +489,7 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
       hi.push_back(total - total / 2);
     }
   } else {
-    auto padding = l.intList(4u);
+    auto padding = l.intList(kPadding);
     if (!padding || int(padding->size()) != spatial)
       return l.fail("padding must be constants");
     if (llvm::any_of(*padding, [](int64_t v) { return v < 0; }))
@@ -724,12 +755,22 @@ std::optional<SmallVector<Window>> poolWindows(Lowering &l, Value input,
        padding = l.intList(P::padding);
   std::optional<SmallVector<int64_t>> dilation =
       SmallVector<int64_t>(spatial, 1);
-  unsigned ceilIndex = 4;
+  // ceil_mode follows the dilation of max pooling, the padding of average
+  // pooling.
+  namespace A = args::aten;
+  static constexpr Param kMaxCeil = sameParam(
+      P::ceil_mode, A::max_pool1d::ceil_mode, A::max_pool2d::ceil_mode,
+      A::max_pool3d::ceil_mode, A::max_pool2d_with_indices::ceil_mode,
+      A::max_pool3d_with_indices::ceil_mode);
+  static constexpr Param kAvgCeil =
+      sameParam(A::avg_pool1d::ceil_mode, A::avg_pool2d::ceil_mode,
+                A::avg_pool3d::ceil_mode);
+  Param ceilMode = kAvgCeil;
   if (hasDilation) {
     dilation = l.intList(P::dilation);
-    ceilIndex = 5;
+    ceilMode = kMaxCeil;
   }
-  auto ceil = l.constBool(ceilIndex);
+  auto ceil = l.constBool(ceilMode);
   if (!kernel || !stride || !padding || !dilation || !ceil)
     return std::nullopt;
   auto expand = [&](SmallVector<int64_t> v) {
@@ -1206,7 +1247,7 @@ LogicalResult lowerMaxPool3dWithIndices(Lowering &l) {
 }
 
 LogicalResult lowerMaxPool(Lowering &l, int spatial) {
-  Value input = l.tensor(0u);
+  Value input = l.subject();
   Type elem = l.resultElementType();
   if (!input || !elem)
     return l.fail("needs a typed tensor");
@@ -1234,7 +1275,13 @@ LogicalResult lowerMaxPool3d(Lowering &l) { return lowerMaxPool(l, 3); }
 /// avg_pool(self, kernel, stride, padding, ceil_mode, count_include_pad
 /// [, divisor_override]).
 LogicalResult lowerAvgPool(Lowering &l, int spatial) {
-  Value input = l.tensor(0u);
+  namespace A = args::aten;
+  static constexpr Param kCountIncludePad = sameParam(
+      A::avg_pool1d::count_include_pad, A::avg_pool2d::count_include_pad,
+      A::avg_pool3d::count_include_pad);
+  static constexpr Param kDivisorOverride = sameParam(
+      A::avg_pool2d::divisor_override, A::avg_pool3d::divisor_override);
+  Value input = l.subject();
   Type elem = l.resultElementType();
   if (!input || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
@@ -1244,10 +1291,10 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
                           unbatched, storage)))
     return failure();
   auto *wins = &storage;
-  auto includePad = l.constBool(5u);
+  auto includePad = l.constBool(kCountIncludePad);
   std::optional<int64_t> divisorOverride;
-  if (spatial >= 2 && !l.isNone(6u))
-    divisorOverride = l.constInt(6u);
+  if (spatial >= 2 && !l.isNone(kDivisorOverride))
+    divisorOverride = l.constInt(kDivisorOverride);
   if (!includePad)
     return l.fail("count_include_pad must be a constant");
   if (spatial == 1) {

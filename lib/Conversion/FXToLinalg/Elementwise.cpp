@@ -165,10 +165,17 @@ binary(Lowering &l, Attribute lhs, Attribute rhs, Attribute alpha,
       }));
 }
 
+/// The alpha of add/sub/rsub: keyword-only in the .Tensor overloads,
+/// third in the .Scalar ones.
 Attribute alphaOf(Lowering &l) {
-  if (Attribute a = l.kwarg("alpha"))
+  namespace A = args::aten;
+  static constexpr Param kKeyword = sameParam(
+      A::add_Tensor::alpha, A::sub_Tensor::alpha, A::rsub_Tensor::alpha);
+  static constexpr Param kPositional = sameParam(
+      A::add_Scalar::alpha, A::sub_Scalar::alpha, A::rsub_Scalar::alpha);
+  if (Attribute a = l.arg(kKeyword))
     return a;
-  return l.arg(2);
+  return l.arg(kPositional);
 }
 
 LogicalResult lowerAdd(Lowering &l) {
@@ -344,9 +351,10 @@ LogicalResult lowerDiv(Lowering &l) {
   // Parameters as aten::div.Scalar names them, at the same positions in
   // aten::div.Scalar_mode and 4 more.
   using P = args::aten::div_Scalar;
-  Attribute modeAttr = l.kwarg("rounding_mode");
-  if (!modeAttr && l.numArgs() > 2)
-    modeAttr = l.arg(2);
+  static constexpr Param kMode =
+      sameParam(args::aten::div_Tensor_mode::rounding_mode,
+                args::aten::div_Scalar_mode::rounding_mode);
+  Attribute modeAttr = l.arg(kMode);
   StringRef mode = "";
   if (auto s = dyn_cast_or_null<StringAttr>(modeAttr))
     mode = s.getValue();
@@ -534,13 +542,13 @@ LogicalResult lowerNanToNum(Lowering &l) {
   auto floatType = cast<FloatType>(r);
   double largest = llvm::APFloat::getLargest(floatType.getFloatSemantics())
                        .convertToDouble();
-  auto value = [&](unsigned i, double fallback) -> std::optional<double> {
-    if (l.isNone(i))
+  auto value = [&](Param p, double fallback) -> std::optional<double> {
+    if (l.isNone(p))
       return fallback;
-    return l.constFloat(l.arg(i));
+    return l.constFloat(l.arg(p));
   };
-  auto nan = value(1, 0), posinf = value(2, largest),
-       neginf = value(3, -largest);
+  auto nan = value(P::nan, 0), posinf = value(P::posinf, largest),
+       neginf = value(P::neginf, -largest);
   if (!nan || !posinf || !neginf)
     return l.fail("nan, posinf and neginf must be constants");
   return l.replace(l.elementwise(
@@ -662,8 +670,13 @@ LogicalResult lowerFmod(Lowering &l) {
 LogicalResult lowerLogAddExp(Lowering &l, bool base2) {
   if (!isFloat(l.resultElementType()))
     return l.fail("needs float tensors");
+  namespace A = args::aten;
+  static constexpr Param kSelf =
+      sameParam(A::logaddexp::self, A::logaddexp2::self);
+  static constexpr Param kOther =
+      sameParam(A::logaddexp::other, A::logaddexp2::other);
   return binary(
-      l, l.arg(0), l.arg(1), {},
+      l, l.arg(kSelf), l.arg(kOther), {},
       [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
         Type t = x.getType();
         Value m = arith::MaximumFOp::create(b, loc, x, y);
@@ -768,9 +781,8 @@ LogicalResult lowerBitwiseNot(Lowering &l) {
 
 LogicalResult lowerGelu(Lowering &l) {
   StringRef approximate = "none";
-  if (auto s = dyn_cast_or_null<StringAttr>(l.kwarg("approximate")))
-    approximate = s.getValue();
-  else if (auto s = dyn_cast_or_null<StringAttr>(l.arg(1)))
+  if (auto s =
+          dyn_cast_or_null<StringAttr>(l.arg(args::aten::gelu::approximate)))
     approximate = s.getValue();
   bool useTanh = approximate == "tanh";
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -1125,7 +1137,9 @@ LogicalResult lowerLogit(Lowering &l) {
 /// hardshrink(x, lambd): |x| > lambd ? x : 0; softshrink: x shrunk toward
 /// 0 by lambd, 0 inside [-lambd, lambd].
 LogicalResult lowerShrink(Lowering &l, bool soft) {
-  auto lambd = l.constFloat(l.arg(1));
+  static constexpr Param kLambd =
+      sameParam(args::aten::hardshrink::lambd, args::aten::softshrink::lambd);
+  auto lambd = l.constFloat(l.arg(kLambd));
   if (!lambd)
     return l.fail("lambd must be a constant");
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -1225,13 +1239,20 @@ LogicalResult lowerAtan2(Lowering &l) {
 /// addcmul/addcdiv(self, tensor1, tensor2, value): self + value * (tensor1
 /// * or / tensor2).
 LogicalResult lowerAddc(Lowering &l, bool divide) {
-  Value self = l.tensor(0u), t1 = l.tensor(1u), t2 = l.tensor(2u);
+  namespace A = args::aten;
+  static constexpr Param kSelf = sameParam(A::addcmul::self, A::addcdiv::self);
+  static constexpr Param kTensor1 =
+      sameParam(A::addcmul::tensor1, A::addcdiv::tensor1);
+  static constexpr Param kTensor2 =
+      sameParam(A::addcmul::tensor2, A::addcdiv::tensor2);
+  static constexpr Param kValue =
+      sameParam(A::addcmul::value, A::addcdiv::value);
+  Value self = l.tensor(kSelf), t1 = l.tensor(kTensor1),
+        t2 = l.tensor(kTensor2);
   Type r = l.resultElementType();
   if (!self || !t1 || !t2 || !r)
     return l.fail("needs typed tensors");
-  Attribute valueAttr = l.kwarg("value");
-  if (!valueAttr && l.numArgs() > 3)
-    valueAttr = l.arg(3);
+  Attribute valueAttr = l.arg(kValue);
   Value value = valueAttr && !l.isNone(valueAttr)
                     ? l.scalar(valueAttr, r)
                     : constantOf(l.b, l.loc, r, 1);
@@ -1513,14 +1534,17 @@ LogicalResult lowerIntCompare(Lowering &l) {
 /// decided when compiling: a true one is dropped, a false one fails the
 /// compile with the message.
 LogicalResult lowerAssert(Lowering &l) {
-  auto message = dyn_cast_or_null<StringAttr>(l.arg(1));
+  // torch._assert(condition, message) is not a LibTorch operator, so its
+  // parameters are spelled here rather than generated from Targets.def.
+  static constexpr Param kCondition{0, "condition"}, kMessage{1, "message"};
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(kMessage));
   if (!message)
     return l.fail("expected (condition, message)");
   if (!l.op->use_empty())
     return l.fail("its result (None) is used");
-  std::optional<bool> holds = l.constBool(0u);
+  std::optional<bool> holds = l.constBool(kCondition);
   if (!holds) {
-    Value condition = l.scalar(l.arg(0), l.b.getI1Type());
+    Value condition = l.scalar(l.arg(kCondition), l.b.getI1Type());
     if (!condition)
       return l.fail("the condition is not a bool");
     if (std::optional<int64_t> c = getConstantIntValue(condition))

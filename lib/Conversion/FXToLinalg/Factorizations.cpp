@@ -514,7 +514,7 @@ Diagonal diagonalOf(Lowering &l, const LU &f, int64_t count, int64_t n,
 /// det, linalg_det, slogdet, linalg_slogdet, logdet: from the LU of each
 /// matrix; logdet is NaN where the determinant is negative.
 LogicalResult lowerDeterminant(Lowering &l) {
-  Value a = l.tensor(0u);
+  Value a = l.subject();
   Type elem = l.resultElementType(0);
   if (!a || !elem)
     return l.fail("needs a typed tensor");
@@ -547,14 +547,18 @@ LogicalResult lowerDeterminant(Lowering &l) {
 /// False solves X A = B as A^T X^T = B^T. inv(A) and linalg_inv(_ex) solve
 /// A X = I.
 LogicalResult lowerSolve(Lowering &l) {
-  Value a = l.tensor(0u);
+  Value a = l.subject();
   StringRef target = l.target();
   bool inverse = target.contains("inv");
   bool ex = target.ends_with("_ex");
   Type elem = l.resultElementType(0);
   if (!a || !elem || !isFloat(elem))
     return l.fail("needs typed float tensors");
-  Attribute leftAttr = inverse ? Attribute() : l.kwarg("left");
+  static constexpr Param kB =
+      sameParam(args::aten::linalg_solve::B, args::aten::linalg_solve_ex::B);
+  static constexpr Param kLeft = sameParam(args::aten::linalg_solve::left,
+                                           args::aten::linalg_solve_ex::left);
+  Attribute leftAttr = inverse ? Attribute() : l.arg(kLeft);
   auto left = leftAttr ? l.constBool(leftAttr) : std::optional<bool>(true);
   if (!left)
     return l.fail("left must be a constant");
@@ -568,7 +572,7 @@ LogicalResult lowerSolve(Lowering &l) {
   if (inverse) {
     rhs = identity(l, n, elem);
   } else {
-    rhs = l.tensor(1u);
+    rhs = l.tensor(kB);
     if (!rhs)
       return failure();
     auto bType = cast<RankedTensorType>(rhs.getType());
@@ -626,8 +630,11 @@ LogicalResult lowerCholesky(Lowering &l) {
   if (!a || !elem)
     return l.fail("needs a typed tensor");
   StringRef target = l.target();
+  static constexpr Param kUpper =
+      sameParam(args::aten::linalg_cholesky::upper,
+                args::aten::linalg_cholesky_ex::upper);
   Attribute upperAttr =
-      target == "aten::cholesky" ? l.arg(1) : l.kwarg("upper");
+      target == "aten::cholesky" ? l.arg(P::upper) : l.arg(kUpper);
   auto upper = upperAttr && !l.isNone(upperAttr) ? l.constBool(upperAttr)
                                                  : std::optional<bool>(false);
   if (!upper)
@@ -717,17 +724,20 @@ LogicalResult lowerCholesky(Lowering &l) {
 /// pivots): A X = B from A's LU (A^H X = B with adjoint; X A = B, i.e.
 /// A^T X^T = B^T, without left), batch dims broadcast.
 LogicalResult lowerLuSolve(Lowering &l) {
-  bool legacy = l.target() == "aten::lu_solve";
-  Value lu = l.tensor(legacy ? 1u : 0u), pivots = l.tensor(legacy ? 2u : 1u),
-        rhs = l.tensor(legacy ? 0u : 2u);
+  using Legacy = args::aten::lu_solve;
+  using Linalg = args::aten::linalg_lu_solve;
+  bool legacy = l.target() == Legacy::target;
+  Value lu = l.tensor(legacy ? Legacy::LU_data : Linalg::LU),
+        pivots = l.tensor(legacy ? Legacy::LU_pivots : Linalg::pivots),
+        rhs = l.tensor(legacy ? Legacy::self : Linalg::B);
   Type elem = l.resultElementType();
   if (!lu || !pivots || !rhs || !elem || !isFloat(elem))
     return l.fail("needs typed float tensors");
-  auto flag = [&](StringRef name, bool otherwise) -> std::optional<bool> {
-    Attribute a = legacy ? Attribute() : l.kwarg(name);
+  auto flag = [&](Param p, bool otherwise) -> std::optional<bool> {
+    Attribute a = legacy ? Attribute() : l.arg(p);
     return a ? l.constBool(a) : std::optional<bool>(otherwise);
   };
-  auto left = flag("left", true), adjoint = flag("adjoint", false);
+  auto left = flag(Linalg::left, true), adjoint = flag(Linalg::adjoint, false);
   if (!left || !adjoint)
     return l.fail("left and adjoint must be constants");
   bool transposedSystem = *adjoint;
@@ -762,22 +772,21 @@ LogicalResult lowerLuSolve(Lowering &l) {
 /// cholesky_solve(B, L, upper) solves (L L^T) X = B (U^T U with upper) by
 /// two triangular solves; cholesky_inverse(L, upper) is that with B = I.
 LogicalResult lowerCholeskySolve(Lowering &l) {
-  // Parameters as aten::cholesky_inverse names them, at the same positions in
-  // aten::cholesky_solve.
-  using P = args::aten::cholesky_inverse;
-  bool inverse = l.target() == "aten::cholesky_inverse";
-  Value factor = l.tensor(inverse ? 0u : 1u);
+  using Inverse = args::aten::cholesky_inverse;
+  using Solve = args::aten::cholesky_solve;
+  bool inverse = l.target() == Inverse::target;
+  Value factor = l.tensor(inverse ? Inverse::self : Solve::input2);
   Type elem = l.resultElementType();
   if (!factor || !elem || !isFloat(elem))
     return l.fail("needs typed float tensors");
-  auto upper = l.constBool(l.arg(inverse ? 1u : 2u));
+  auto upper = l.constBool(inverse ? Inverse::upper : Solve::upper);
   if (!upper)
     return l.fail("upper must be a constant");
   Value rhs;
   if (inverse) {
     rhs = identity(l, staticDim(factor, rankOf(factor) - 1), elem);
   } else {
-    rhs = l.tensor(P::self);
+    rhs = l.tensor(Solve::self);
     if (!rhs)
       return failure();
   }
@@ -800,21 +809,24 @@ LogicalResult lowerCholeskySolve(Lowering &l) {
 /// triangular_solve(B, A, upper, transpose, unitriangular) -> (X, A):
 /// one triangular solve (X A = B as A^T X^T = B^T without left).
 LogicalResult lowerTriangularSolve(Lowering &l) {
+  using Legacy = args::aten::triangular_solve;
+  using Linalg = args::aten::linalg_solve_triangular;
   bool legacy = l.target() == "aten::triangular_solve";
-  Value a = l.tensor(legacy ? 1u : 0u), rhs = l.tensor(legacy ? 0u : 1u);
+  Value a = legacy ? l.tensor(Legacy::A) : l.tensor(Linalg::self),
+        rhs = legacy ? l.tensor(Legacy::self) : l.tensor(Linalg::B);
   Type elem = l.resultElementType(0);
   if (!a || !rhs || !elem || !isFloat(elem))
     return l.fail("needs typed float tensors");
   std::optional<bool> upper, left = true, transpose = false, unit;
   if (legacy) {
-    upper = l.constBool(l.arg(2u));
-    transpose = l.constBool(l.arg(3u));
-    unit = l.constBool(l.arg(4u));
+    upper = l.constBool(Legacy::upper);
+    transpose = l.constBool(Legacy::transpose);
+    unit = l.constBool(Legacy::unitriangular);
   } else {
-    upper = l.constBool(l.kwarg("upper"));
-    if (Attribute la = l.kwarg("left"))
+    upper = l.constBool(Linalg::upper);
+    if (Attribute la = l.arg(Linalg::left))
       left = l.constBool(la);
-    Attribute ua = l.kwarg("unitriangular");
+    Attribute ua = l.arg(Linalg::unitriangular);
     unit = ua ? l.constBool(ua) : std::optional<bool>(false);
   }
   if (!upper || !left || !transpose || !unit)

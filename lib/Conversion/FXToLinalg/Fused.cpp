@@ -22,8 +22,11 @@ LogicalResult lowerFused(Lowering &l) {
   std::string base = getFusedBaseOp(l.target()).str();
   if (base.empty())
     return l.fail("unknown fused op");
+  // A fused convolution takes its base op's arguments (and kwargs).
+  static constexpr Param kPadding =
+      sameParam(args::aten::conv1d::padding, args::aten::conv2d::padding);
   if ((base == "aten::conv1d" || base == "aten::conv2d") &&
-      isa_and_nonnull<StringAttr>(l.arg(4)))
+      isa_and_nonnull<StringAttr>(l.arg(kPadding)))
     base += ".padding";
   LowerFn fn = lookupLowering(base);
   if (!fn)

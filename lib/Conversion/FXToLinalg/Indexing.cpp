@@ -43,7 +43,10 @@ LogicalResult lowerTensorSplit(Lowering &l) {
   std::optional<int64_t> dim;
   std::string name = target.drop_front(6).split('.').first.str();
   if (target.starts_with("aten::tensor_split")) {
-    dim = l.normDim(l.arg(2), rank);
+    static constexpr Param kDim =
+        sameParam(args::aten::tensor_split_indices::dim,
+                  args::aten::tensor_split_sections::dim);
+    dim = l.normDim(l.arg(kDim), rank);
   } else {
     int64_t least = name == "hsplit" ? 1 : name == "vsplit" ? 2 : 3;
     if (rank < least)
@@ -57,9 +60,19 @@ LogicalResult lowerTensorSplit(Lowering &l) {
   if (ShapedType::isDynamic(n))
     return l.fail("cannot split a dim of dynamic size");
   SmallVector<int64_t> bounds = {0};
-  if (auto indices = l.intList(1u)) {
+  // The second parameter: split indices (the .indices/.array overloads) or
+  // a number of sections (.sections/.int).
+  namespace A = args::aten;
+  static constexpr Param kIndices =
+      sameParam(A::tensor_split_indices::indices, A::hsplit_array::indices,
+                A::vsplit_array::indices, A::dsplit_array::indices);
+  static constexpr Param kSections =
+      sameParam(A::tensor_split_sections::sections, A::hsplit_int_::sections,
+                A::vsplit_int_::sections, A::dsplit_int_::sections);
+  static_assert(kIndices.index == kSections.index);
+  if (auto indices = l.intList(kIndices)) {
     llvm::append_range(bounds, *indices);
-  } else if (auto sections = l.constInt(1u)) {
+  } else if (auto sections = l.constInt(kSections)) {
     if (*sections <= 0)
       return l.fail("the number of sections must be positive");
     if (name != "tensor_split" && n % *sections != 0)
@@ -177,11 +190,11 @@ LogicalResult lowerTakeAlongDim(Lowering &l) {
 
 /// A static bound of a slice of a dim of size `n`: None -> `dflt`,
 /// negative from the end, clamped to [0, n].
-std::optional<int64_t> sliceBound(Lowering &l, unsigned i, int64_t n,
+std::optional<int64_t> sliceBound(Lowering &l, Param p, int64_t n,
                                   int64_t dflt) {
-  if (l.isNone(i))
+  if (l.isNone(p))
     return dflt;
-  auto v = l.constInt(i);
+  auto v = l.constInt(p);
   if (!v)
     return std::nullopt;
   return std::clamp<int64_t>(*v < 0 ? *v + n : *v, 0, n);
@@ -207,15 +220,17 @@ LogicalResult lowerSliceScatter(Lowering &l) {
   bool select = l.target() == "aten::select_scatter";
   int64_t start, step = 1, count;
   if (select) {
-    auto index = l.constInt(3u);
+    auto index = l.constInt(P::index);
     if (!index || *index < -n || *index >= n)
       return l.fail("index must be a constant within the dim");
     start = *index < 0 ? *index + n : *index;
     count = 1;
     src = l.unsqueeze(src, *dim);
   } else {
-    auto first = sliceBound(l, 3, n, 0), last = sliceBound(l, 4, n, n);
-    auto stepValue = l.constInt(5u);
+    using Slice = args::aten::slice_scatter;
+    auto first = sliceBound(l, Slice::start, n, 0),
+         last = sliceBound(l, Slice::end, n, n);
+    auto stepValue = l.constInt(Slice::step);
     if (!first || !last || !stepValue || *stepValue <= 0)
       return l.fail("start, end and a positive step must be constants");
     start = *first;
@@ -566,13 +581,19 @@ LogicalResult lowerScatter(Lowering &l, ScatterKind kind,
   auto dim = l.normDim(l.arg(P::dim), rank);
   if (!dim || rank == 0)
     return l.fail("needs a constant dim and a tensor of rank 1 or more");
-  Value src = l.value(l.arg(3));
+  // The source tensor, or the scalar of scatter.value(_reduce).
+  namespace A = args::aten;
+  static constexpr Param kSource = sameParam(
+      A::scatter_src::src, A::scatter_value::value, A::scatter_reduce::src,
+      A::scatter_value_reduce::value, A::scatter_add::src,
+      A::scatter_reduce_two::src, A::index_add::source);
+  Value src = l.value(l.arg(kSource));
   Value scalar;
   if (!src || !isa<RankedTensorType>(src.getType())) {
     if (kind == ScatterKind::IndexAdd || isReduce(kind) ||
         l.target() == "aten::scatter_add")
       return l.fail("needs a source tensor");
-    scalar = l.scalar(l.arg(3), elem);
+    scalar = l.scalar(l.arg(kSource), elem);
     if (!scalar)
       return l.fail("needs a source tensor or a number");
     src = Value();
@@ -581,9 +602,7 @@ LogicalResult lowerScatter(Lowering &l, ScatterKind kind,
   }
   Value alpha;
   if (kind == ScatterKind::IndexAdd) {
-    Attribute a = l.kwarg("alpha");
-    if (!a && l.numArgs() > 4)
-      a = l.arg(4);
+    Attribute a = l.arg(A::index_add::alpha);
     if (a && !l.isNone(a))
       alpha = l.scalar(a, elem);
     if (rankOf(index) > 1)
@@ -787,8 +806,15 @@ LogicalResult lowerIndexAdd(Lowering &l) {
 /// dims. Indices outside the output are an error (ATen: "Found an invalid
 /// max index"), checked at run time.
 LogicalResult lowerMaxUnpool(Lowering &l, int spatial) {
-  Value self = l.tensor(0u), indices = l.tensor(1u);
-  auto outputSize = l.intList(2u);
+  namespace A = args::aten;
+  static constexpr Param kSelf =
+      sameParam(A::max_unpool2d::self, A::max_unpool3d::self);
+  static constexpr Param kIndices =
+      sameParam(A::max_unpool2d::indices, A::max_unpool3d::indices);
+  static constexpr Param kOutputSize =
+      sameParam(A::max_unpool2d::output_size, A::max_unpool3d::output_size);
+  Value self = l.tensor(kSelf), indices = l.tensor(kIndices);
+  auto outputSize = l.intList(kOutputSize);
   Type elem = l.resultElementType();
   if (!self || !indices || !outputSize || !elem ||
       int(outputSize->size()) != spatial)

@@ -295,7 +295,11 @@ LogicalResult lowerMatmul(Lowering &l) {
   // Parameters as aten::bmm names them, at the same positions in aten::dot and
   // 3 more.
   using P = args::aten::bmm;
-  Value a = l.tensor(P::self), b = l.tensor(1u);
+  // The second factor, named differently by each of the five.
+  namespace A = args::aten;
+  static constexpr Param kOther = sameParam(
+      A::matmul::other, A::mm::mat2, A::bmm::mat2, A::mv::vec, A::dot::tensor);
+  Value a = l.tensor(P::self), b = l.tensor(kOther);
   Type elem = l.resultElementType();
   if (!a || !b || !elem)
     return l.fail("needs typed tensors");
@@ -445,7 +449,14 @@ LogicalResult lowerAddmm(Lowering &l) {
   // addmm(input, mat1, mat2, *, beta=1, alpha=1) = beta input + alpha
   // mat1 @ mat2; the others with their products (addProduct). A beta of 0
   // leaves input out, its NaNs too, as PyTorch does.
-  Value input = l.tensor(P::self), a = l.tensor(1u), b = l.tensor(2u);
+  namespace A = args::aten;
+  static constexpr Param kFirst =
+      sameParam(A::addmm::mat1, A::addbmm::batch1, A::baddbmm::batch1,
+                A::addmv::mat, A::addr::vec1);
+  static constexpr Param kSecond =
+      sameParam(A::addmm::mat2, A::addbmm::batch2, A::baddbmm::batch2,
+                A::addmv::vec, A::addr::vec2);
+  Value input = l.tensor(P::self), a = l.tensor(kFirst), b = l.tensor(kSecond);
   Type elem = l.resultElementType();
   if (!input || !a || !b || !elem)
     return l.fail("needs typed tensors");

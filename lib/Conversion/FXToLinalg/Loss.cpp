@@ -39,24 +39,23 @@ Value reduceLoss(Lowering &l, Value loss, int64_t reduction, Type elem) {
       });
 }
 
-/// The reduction argument at `i` (default mean), when 0, 1 or 2.
-std::optional<int64_t> reductionArg(Lowering &l, unsigned i) {
-  std::optional<int64_t> r = l.numArgs() > i && !l.isNone(i)
-                                 ? l.constInt(i)
-                                 : std::optional<int64_t>(1);
+/// The reduction argument `p` (default mean), when 0, 1 or 2.
+std::optional<int64_t> reductionArg(Lowering &l, Param p) {
+  std::optional<int64_t> r =
+      !l.isNone(p) ? l.constInt(p) : std::optional<int64_t>(1);
   if (!r || *r < 0 || *r > 2)
     return std::nullopt;
   return r;
 }
 
-/// A pointwise loss of the float tensors at `inputs` (broadcast), the
-/// reduction at argument `reductionAt`; `body` gets the elements.
+/// A pointwise loss of the float tensors `inputs` (broadcast), then the
+/// reduction `reductionAt`; `body` gets the elements.
 LogicalResult
-lowerLossOf(Lowering &l, ArrayRef<unsigned> inputs, unsigned reductionAt,
+lowerLossOf(Lowering &l, ArrayRef<Param> inputs, Param reductionAt,
             function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   SmallVector<Value> tensors;
-  for (unsigned i : inputs)
-    tensors.push_back(l.tensor(i));
+  for (Param p : inputs)
+    tensors.push_back(l.tensor(p));
   Type elem = l.resultElementType();
   auto reduction = reductionArg(l, reductionAt);
   if (llvm::is_contained(tensors, Value()) || !elem || !isFloat(elem) ||
@@ -66,22 +65,25 @@ lowerLossOf(Lowering &l, ArrayRef<unsigned> inputs, unsigned reductionAt,
   return l.replace(reduceLoss(l, loss, *reduction, elem));
 }
 
-/// The float argument at `i`, or `otherwise` when it is absent.
-std::optional<double> floatArg(Lowering &l, unsigned i, double otherwise) {
-  if (l.numArgs() <= i || l.isNone(i))
+/// The float argument `p`, or `otherwise` when it is absent.
+std::optional<double> floatArg(Lowering &l, Param p, double otherwise) {
+  if (l.isNone(p))
     return otherwise;
-  return l.constFloat(l.arg(i));
+  return l.constFloat(l.arg(p));
 }
 
-/// A pointwise loss of (self, target), both float, then the reduction at
-/// argument 2; `extra` is the float argument at 3 (beta, delta).
+/// A pointwise loss of P's (self, target), both float, then its
+/// reduction; `fn` also gets the float argument `extra` (beta, delta) or
+/// `extraDefault` without one.
+template <typename P>
 LogicalResult lowerPointwiseLoss(
-    Lowering &l, double extraDefault,
+    Lowering &l, std::optional<Param> extraParam, double extraDefault,
     function_ref<Value(OpBuilder &, Location, Value, Value, double)> fn) {
-  std::optional<double> extra = floatArg(l, 3, extraDefault);
+  std::optional<double> extra =
+      extraParam ? floatArg(l, *extraParam, extraDefault) : extraDefault;
   if (!extra)
     return l.fail("needs float tensors and constant arguments");
-  return lowerLossOf(l, {0, 1}, 2,
+  return lowerLossOf(l, {P::self, P::target_}, P::reduction,
                      [&](OpBuilder &b, Location loc, ValueRange v) {
                        return fn(b, loc, v[0], v[1], *extra);
                      });
@@ -98,24 +100,28 @@ Value constantLike(OpBuilder &b, Location loc, Value like, double v) {
 }
 
 LogicalResult lowerMseLoss(Lowering &l) {
-  return lowerPointwiseLoss(
-      l, 0, [](OpBuilder &b, Location loc, Value x, Value t, double) {
+  return lowerPointwiseLoss<args::aten::mse_loss>(
+      l, std::nullopt, 0,
+      [](OpBuilder &b, Location loc, Value x, Value t, double) {
         Value d = subtract(b, loc, x, t);
         return multiply(b, loc, d, d);
       });
 }
 
 LogicalResult lowerL1Loss(Lowering &l) {
-  return lowerPointwiseLoss(
-      l, 0, [](OpBuilder &b, Location loc, Value x, Value t, double) {
+  return lowerPointwiseLoss<args::aten::l1_loss>(
+      l, std::nullopt, 0,
+      [](OpBuilder &b, Location loc, Value x, Value t, double) {
         return math::AbsFOp::create(b, loc, subtract(b, loc, x, t)).getResult();
       });
 }
 
 /// |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta (beta 0: |d|).
 LogicalResult lowerSmoothL1Loss(Lowering &l) {
-  return lowerPointwiseLoss(
-      l, 1.0, [](OpBuilder &b, Location loc, Value x, Value t, double beta) {
+  using P = args::aten::smooth_l1_loss;
+  return lowerPointwiseLoss<P>(
+      l, P::beta, 1.0,
+      [](OpBuilder &b, Location loc, Value x, Value t, double beta) {
         Value z = math::AbsFOp::create(b, loc, subtract(b, loc, x, t));
         if (beta == 0)
           return z;
@@ -134,8 +140,10 @@ LogicalResult lowerSmoothL1Loss(Lowering &l) {
 
 /// |d| < delta ? 0.5 d^2 : delta (|d| - 0.5 delta).
 LogicalResult lowerHuberLoss(Lowering &l) {
-  return lowerPointwiseLoss(
-      l, 1.0, [](OpBuilder &b, Location loc, Value x, Value t, double delta) {
+  using P = args::aten::huber_loss;
+  return lowerPointwiseLoss<P>(
+      l, P::delta, 1.0,
+      [](OpBuilder &b, Location loc, Value x, Value t, double delta) {
         Value z = math::AbsFOp::create(b, loc, subtract(b, loc, x, t));
         Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                                             z, constantLike(b, loc, z, delta));
@@ -157,7 +165,7 @@ LogicalResult lowerBinaryCrossEntropy(Lowering &l) {
   Value x = l.tensor(P::self), t = l.tensor(P::target_);
   Type elem = l.resultElementType();
   Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
-  auto reduction = reductionArg(l, 3);
+  auto reduction = reductionArg(l, P::reduction);
   if (!x || !t || !elem || !isFloat(elem) || !reduction ||
       (!l.isNone(P::weight) && !weight))
     return l.fail("needs float tensors and a constant reduction");
@@ -195,7 +203,7 @@ LogicalResult lowerBinaryCrossEntropyWithLogits(Lowering &l) {
   Type elem = l.resultElementType();
   Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
   Value posWeight = l.isNone(P::pos_weight) ? Value() : l.tensor(P::pos_weight);
-  auto reduction = reductionArg(l, 4);
+  auto reduction = reductionArg(l, P::reduction);
   if (!x || !t || !elem || !isFloat(elem) || !reduction ||
       (!l.isNone(P::weight) && !weight) ||
       (!l.isNone(P::pos_weight) && !posWeight))
@@ -291,9 +299,9 @@ LogicalResult nllLoss(Lowering &l, Value x, Type elem) {
   using P = args::aten::cross_entropy_loss;
   Value target = l.tensor(P::target_);
   Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
-  auto reduction = reductionArg(l, 3);
-  auto ignore = l.numArgs() > 4 ? l.constInt(P::ignore_index)
-                                : std::optional<int64_t>(-100);
+  auto reduction = reductionArg(l, P::reduction);
+  auto ignore = l.isNone(P::ignore_index) ? std::optional<int64_t>(-100)
+                                          : l.constInt(P::ignore_index);
   if (!x || !target || !reduction || !ignore ||
       (!l.isNone(P::weight) && !weight))
     return l.fail("needs tensors and constant reduction and ignore_index");
@@ -433,13 +441,14 @@ LogicalResult lowerCrossEntropyLoss(Lowering &l) {
 
 /// soft_margin_loss: log1p(exp(-x t)).
 LogicalResult lowerSoftMarginLoss(Lowering &l) {
-  return lowerLossOf(
-      l, {0, 1}, 2, [](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        Value xt = multiply(b, loc, v[0], v[1]);
-        Value e =
-            math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, xt));
-        return math::Log1pOp::create(b, loc, e);
-      });
+  using P = args::aten::soft_margin_loss;
+  return lowerLossOf(l, {P::self, P::target_}, P::reduction,
+                     [](OpBuilder &b, Location loc, ValueRange v) -> Value {
+                       Value xt = multiply(b, loc, v[0], v[1]);
+                       Value e = math::ExpOp::create(
+                           b, loc, arith::NegFOp::create(b, loc, xt));
+                       return math::Log1pOp::create(b, loc, e);
+                     });
 }
 
 /// multi_margin_loss(self, target, p, margin, weight, reduction), as
@@ -452,8 +461,8 @@ LogicalResult lowerMultiMarginLoss(Lowering &l) {
   Value x = l.tensor(P::self), target = l.tensor(P::target_);
   Type elem = l.resultElementType();
   auto p = l.constInt(l.arg(P::p));
-  std::optional<double> margin = floatArg(l, 3, 1.0);
-  auto reduction = reductionArg(l, 5);
+  std::optional<double> margin = floatArg(l, P::margin, 1.0);
+  auto reduction = reductionArg(l, P::reduction);
   if (!x || !target || !elem || !isFloat(elem) || !p || (*p != 1 && *p != 2) ||
       !margin || !reduction)
     return l.fail("needs float input, p 1 or 2, constant margin and "
@@ -528,11 +537,13 @@ LogicalResult lowerMultiMarginLoss(Lowering &l) {
 /// hinge_embedding_loss(self, target, margin, reduction), as ATen:
 /// (t != 1 ? max(margin - x, 0) : 0) + (t != -1 ? x : 0).
 LogicalResult lowerHingeEmbeddingLoss(Lowering &l) {
-  std::optional<double> margin = floatArg(l, 2, 1.0);
+  using P = args::aten::hinge_embedding_loss;
+  std::optional<double> margin = floatArg(l, P::margin, 1.0);
   if (!margin)
     return l.fail("needs a constant margin");
   return lowerLossOf(
-      l, {0, 1}, 3, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+      l, {P::self, P::target_}, P::reduction,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value x = v[0], t = v[1];
         Value zero = constantLike(b, loc, x, 0);
         Value below = subtract(b, loc, constantLike(b, loc, x, *margin), x);
@@ -552,33 +563,35 @@ LogicalResult lowerHingeEmbeddingLoss(Lowering &l) {
 /// margin_ranking_loss(x1, x2, target, margin, reduction):
 /// max(-t (x1 - x2) + margin, 0).
 LogicalResult lowerMarginRankingLoss(Lowering &l) {
-  std::optional<double> margin = floatArg(l, 3, 0.0);
+  using P = args::aten::margin_ranking_loss;
+  std::optional<double> margin = floatArg(l, P::margin, 0.0);
   if (!margin)
     return l.fail("needs a constant margin");
-  return lowerLossOf(
-      l, {0, 1, 2}, 4, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        Value negated = arith::NegFOp::create(b, loc, v[2]);
-        Value difference = subtract(b, loc, v[0], v[1]);
-        Value d = multiply(b, loc, negated, difference);
-        Value shifted =
-            arith::AddFOp::create(b, loc, d, constantLike(b, loc, d, *margin));
-        return arith::MaximumFOp::create(b, loc, shifted,
-                                         constantLike(b, loc, d, 0));
-      });
+  return lowerLossOf(l, {P::input1, P::input2, P::target_}, P::reduction,
+                     [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+                       Value negated = arith::NegFOp::create(b, loc, v[2]);
+                       Value difference = subtract(b, loc, v[0], v[1]);
+                       Value d = multiply(b, loc, negated, difference);
+                       Value shifted = arith::AddFOp::create(
+                           b, loc, d, constantLike(b, loc, d, *margin));
+                       return arith::MaximumFOp::create(
+                           b, loc, shifted, constantLike(b, loc, d, 0));
+                     });
 }
 
 /// kl_div(self, target, reduction, log_target), as ATen: exp(t) (t - x)
 /// for log targets, else xlogy(t, t) - t x (0 where t is 0, NaN where t
 /// is).
 LogicalResult lowerKlDiv(Lowering &l) {
-  // log_target is keyword-only.
-  Attribute logTargetAttr = l.kwarg("log_target");
+  using P = args::aten::kl_div;
+  Attribute logTargetAttr = l.arg(P::log_target);
   std::optional<bool> logTarget =
       logTargetAttr ? l.constBool(logTargetAttr) : std::optional<bool>(false);
   if (!logTarget)
     return l.fail("needs a constant log_target");
   return lowerLossOf(
-      l, {0, 1}, 2, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+      l, {P::self, P::target_}, P::reduction,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value x = v[0], t = v[1];
         if (*logTarget)
           return multiply(b, loc, math::ExpOp::create(b, loc, t),
@@ -599,11 +612,12 @@ LogicalResult lowerPoissonNllLoss(Lowering &l) {
   using P = args::aten::poisson_nll_loss;
   std::optional<bool> logInput = l.constBool(P::log_input),
                       full = l.constBool(P::full);
-  std::optional<double> eps = floatArg(l, 4, 1e-8);
+  std::optional<double> eps = floatArg(l, P::eps, 1e-8);
   if (!logInput || !full || !eps)
     return l.fail("needs constant log_input, full and eps");
   return lowerLossOf(
-      l, {0, 1}, 5, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+      l, {P::input, P::target_}, P::reduction,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value x = v[0], t = v[1], loss;
         if (*logInput) {
           Value rate = math::ExpOp::create(b, loc, x);
@@ -639,8 +653,8 @@ LogicalResult lowerCosineEmbeddingLoss(Lowering &l) {
   Value a = l.tensor(P::input1), b = l.tensor(P::input2),
         target = l.tensor(P::target_);
   Type elem = l.resultElementType();
-  std::optional<double> margin = floatArg(l, 3, 0.0);
-  auto reduction = reductionArg(l, 4);
+  std::optional<double> margin = floatArg(l, P::margin, 0.0);
+  auto reduction = reductionArg(l, P::reduction);
   if (!a || !b || !target || !elem || !isFloat(elem) || !margin || !reduction)
     return l.fail("needs float tensors and constant margin and reduction");
   int64_t last =
@@ -692,9 +706,9 @@ LogicalResult lowerTripletMarginLoss(Lowering &l) {
   Value a = l.tensor(P::anchor), pos = l.tensor(P::positive),
         neg = l.tensor(P::negative);
   Type elem = l.resultElementType();
-  std::optional<double> margin = floatArg(l, 3, 1.0);
+  std::optional<double> margin = floatArg(l, P::margin, 1.0);
   auto swap = l.constBool(P::swap);
-  auto reduction = reductionArg(l, 7);
+  auto reduction = reductionArg(l, P::reduction);
   if (!a || !pos || !neg || !elem || !isFloat(elem) || !margin || !swap ||
       !reduction)
     return l.fail("needs float tensors and constant arguments");

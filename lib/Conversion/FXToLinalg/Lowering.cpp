@@ -43,8 +43,6 @@ Value Lowering::tensor(Attribute a) {
   return {};
 }
 
-Value Lowering::tensor(unsigned i) { return tensor(arg(i)); }
-
 std::optional<int64_t> Lowering::constInt(Attribute a) {
   if (auto b = dyn_cast_or_null<BoolAttr>(a))
     return b.getValue();

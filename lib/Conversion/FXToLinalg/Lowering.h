@@ -36,6 +36,20 @@ struct Param {
   const char *name;
 };
 
+/// `first`, checked at compile time to sit at the position of each of
+/// `others`: the one parameter that a lowering shared by several targets
+/// reads, named for all of them (`sameParam(addmm::mat1, addbmm::batch1)`).
+/// Initialize a constexpr Param with it: a mismatch fails the build.
+/// Not constexpr and never defined: reaching it in a constant expression
+/// is the compile error sameParam reports.
+void sameParamAtDifferentPositions();
+template <typename... Params>
+constexpr Param sameParam(Param first, Params... others) {
+  return ((others.index == first.index) && ...)
+             ? first
+             : (sameParamAtDifferentPositions(), first);
+}
+
 /// The node being lowered, with typed access to its arguments.
 ///
 /// A lowering reads the call it lowers through this class only: its
@@ -73,13 +87,14 @@ public:
   Type resultType() { return callType; }
 
   size_t numArgs() { return callArgs.size(); }
-  /// Positional argument `i` (fx-normalize makes every positional
-  /// parameter explicit).
-  Attribute arg(unsigned i);
+  /// The tensor the call operates on: the first parameter of its schema
+  /// (`self`, `input`, `A`, ...), for lowerings shared by targets that
+  /// name it differently. Records an error and returns null when it is
+  /// not a ranked tensor.
+  Value subject() { return tensor(Param{0, "self"}); }
   /// Keyword-only argument `name`, or null.
   Attribute kwarg(StringRef name);
   bool isNone(Attribute a) { return !a || isa<NoneAttr>(a); }
-  bool isNone(unsigned i) { return isNone(arg(i)); }
   /// The argument of schema parameter `p`: positional, or keyword-only.
   Attribute arg(Param p) {
     return p.index >= 0 ? arg(unsigned(p.index)) : kwarg(p.name);
@@ -88,14 +103,12 @@ public:
 
   /// The lowered value a node reference stands for, or null.
   Value value(Attribute a);
-  /// Argument `i` as a ranked tensor; records an error and returns null
-  /// otherwise.
-  Value tensor(unsigned i);
+  /// A tensor argument as a ranked tensor; records an error and returns
+  /// null otherwise.
   Value tensor(Attribute a);
   Value tensor(Param p) { return tensor(arg(p)); }
   /// An int argument: a literal, or a lowered i64 value.
   std::optional<int64_t> constInt(Attribute a);
-  std::optional<int64_t> constInt(unsigned i) { return constInt(arg(i)); }
   std::optional<int64_t> constInt(Param p) { return constInt(arg(p)); }
   /// An int argument as an index OpFoldResult (literal or value).
   OpFoldResult index(Attribute a);
@@ -103,15 +116,11 @@ public:
   std::optional<SmallVector<OpFoldResult>> indexList(Attribute a);
   /// An int[] argument of literals only.
   std::optional<SmallVector<int64_t>> intList(Attribute a);
-  std::optional<SmallVector<int64_t>> intList(unsigned i) {
-    return intList(arg(i));
-  }
   std::optional<SmallVector<int64_t>> intList(Param p) {
     return intList(arg(p));
   }
   std::optional<double> constFloat(Attribute a);
   std::optional<bool> constBool(Attribute a);
-  std::optional<bool> constBool(unsigned i) { return constBool(arg(i)); }
   std::optional<bool> constBool(Param p) { return constBool(arg(p)); }
   /// A Python scalar (literal or lowered value) as a scalar of type `type`.
   Value scalar(Attribute a, Type type);
@@ -209,6 +218,9 @@ public:
   SmallVector<Value> *capturedParts = nullptr;
 
 private:
+  /// Positional argument `i`. Lowerings read arguments through a Param,
+  /// never by a bare position.
+  Attribute arg(unsigned i);
   Value toTensorValue(Value v);
   std::string callTarget;
   ArrayAttr callArgs;

@@ -64,10 +64,15 @@ Value mlir::fx::lowering::reduceAll(
   return tensor::ExtractOp::create(l.b, l.loc, reduced, ValueRange{});
 }
 
+/// The arguments fx-instrument gives a probe, as `fx_mlir.instrument`'s
+/// functions take them: (id, name, target[, result]). Not LibTorch
+/// operators, so spelled here rather than generated from Targets.def.
+constexpr Param kProbeId{0, "id"}, kProbeResult{3, "result"};
+
 static LogicalResult lowerProbe(Lowering &l) {
   StringRef kind =
       l.target().drop_front(StringRef("fx_mlir.instrument.").size());
-  std::optional<int64_t> id = l.constInt(0u);
+  std::optional<int64_t> id = l.constInt(kProbeId);
   if (!id)
     return l.fail("a probe's first arg is its int id");
   Type i64 = l.b.getI64Type(), f64 = l.b.getF64Type();
@@ -78,7 +83,7 @@ static LogicalResult lowerProbe(Lowering &l) {
     l.b.eraseOp(l.op);
     return success();
   }
-  Value x = l.tensor(3u);
+  Value x = l.tensor(kProbeResult);
   if (!x)
     return failure();
   if (!isFloat(cast<RankedTensorType>(x.getType()).getElementType()))

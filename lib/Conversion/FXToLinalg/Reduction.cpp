@@ -127,14 +127,19 @@ Value normalizeAffine(Lowering &l, Value x, Value mean, Value var, double eps,
 }
 
 LogicalResult lowerSumOrMean(Lowering &l, bool mean) {
-  Value x = l.tensor(0u);
+  // sum.dim_IntList, mean.dim (self, dim, keepdim); sum and mean (self).
+  static constexpr Param kDim =
+      sameParam(args::aten::sum_dim_IntList::dim, args::aten::mean_dim::dim);
+  static constexpr Param kKeepdim = sameParam(
+      args::aten::sum_dim_IntList::keepdim, args::aten::mean_dim::keepdim);
+  Value x = l.subject();
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
   StringRef target = l.target();
   bool full = target == "aten::sum" || target == "aten::mean";
-  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
-  bool keepdim = full ? false : l.constBool(2u).value_or(false);
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(kDim), rankOf(x));
+  bool keepdim = full ? false : l.constBool(kKeepdim).value_or(false);
   if (!dims)
     return l.fail("dims must be constants");
   Value r = sumOver(l, x, *dims, keepdim, elem);
@@ -200,13 +205,18 @@ LogicalResult lowerCountNonzero(Lowering &l) {
 
 /// amax/amin(self, dim=[], keepdim) and max()/min() over everything.
 LogicalResult lowerExtremum(Lowering &l, bool isMax) {
-  Value x = l.tensor(0u);
+  // amax/amin (self, dim, keepdim); max/min (self).
+  static constexpr Param kDim =
+      sameParam(args::aten::amax::dim, args::aten::amin::dim);
+  static constexpr Param kKeepdim =
+      sameParam(args::aten::amax::keepdim, args::aten::amin::keepdim);
+  Value x = l.subject();
   Type elem = l.resultElementType();
   if (!x || !elem)
     return l.fail("needs a typed tensor");
   bool full = l.numArgs() == 1;
-  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
-  bool keepdim = full ? false : l.constBool(2u).value_or(false);
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(kDim), rankOf(x));
+  bool keepdim = full ? false : l.constBool(kKeepdim).value_or(false);
   if (!dims)
     return l.fail("dims must be constants");
   return l.replace(
@@ -236,11 +246,18 @@ Value dropReducedDims(Lowering &l, Value v, ArrayRef<int64_t> dims) {
 /// (one argument), else (self, dim, keepdim).
 std::optional<std::pair<SmallVector<int64_t>, bool>> dimAndKeep(Lowering &l,
                                                                 Value x) {
+  static constexpr Param kDim =
+      sameParam(args::aten::prod_dim_int::dim, args::aten::all_dim::dim,
+                args::aten::any_dim::dim);
+  static constexpr Param kKeepdim =
+      sameParam(args::aten::prod_dim_int::keepdim, args::aten::all_dim::keepdim,
+                args::aten::any_dim::keepdim);
   bool full = l.numArgs() == 1 || l.target() == "aten::prod";
-  auto dims = reducedDims(l, full ? Attribute() : l.arg(1), rankOf(x));
+  auto dims = reducedDims(l, full ? Attribute() : l.arg(kDim), rankOf(x));
   if (!dims)
     return std::nullopt;
-  return std::make_pair(*dims, full ? false : l.constBool(2u).value_or(false));
+  return std::make_pair(*dims,
+                        full ? false : l.constBool(kKeepdim).value_or(false));
 }
 
 /// prod(self[, dim, keepdim]).
@@ -266,7 +283,7 @@ LogicalResult lowerProd(Lowering &l) {
 
 /// all/any(self[, dim, keepdim]): whether every (some) item is nonzero.
 LogicalResult lowerAllAny(Lowering &l, bool isAll) {
-  Value x = l.tensor(0u);
+  Value x = l.subject();
   if (!x)
     return l.fail("needs a tensor");
   auto dk = dimAndKeep(l, x);
@@ -717,17 +734,24 @@ LogicalResult lowerSortLike(Lowering &l) {
   StringRef target = l.target();
   bool topk = target == "aten::topk";
   bool stable = target.ends_with(".stable");
-  auto named = [&](StringRef name, unsigned position) -> Attribute {
-    if (Attribute a = l.kwarg(name))
-      return a;
-    return stable || l.numArgs() <= position ? Attribute() : l.arg(position);
-  };
+  // dim and the order: positional in sort, argsort and topk, keyword-only
+  // in the .stable overloads.
+  namespace A = args::aten;
+  static constexpr Param kDim = sameParam(A::sort::dim, A::argsort::dim);
+  static constexpr Param kDescending =
+      sameParam(A::sort::descending, A::argsort::descending);
+  static constexpr Param kStableDim =
+      sameParam(A::sort_stable::dim, A::argsort_stable::dim);
+  static constexpr Param kStableDescending =
+      sameParam(A::sort_stable::descending, A::argsort_stable::descending);
   int64_t rank = rankOf(x);
-  Attribute dimAttr = named("dim", topk ? 2 : 1);
+  Attribute dimAttr = l.arg(topk ? A::topk::dim : stable ? kStableDim : kDim);
   std::optional<int64_t> dim =
       dimAttr ? l.normDim(dimAttr, std::max<int64_t>(rank, 1))
               : std::optional<int64_t>(rank - 1);
-  Attribute orderAttr = named(topk ? "largest" : "descending", topk ? 3 : 2);
+  Attribute orderAttr = l.arg(topk     ? A::topk::largest
+                              : stable ? kStableDescending
+                                       : kDescending);
   std::optional<bool> order =
       orderAttr ? l.constBool(orderAttr) : std::optional<bool>(topk);
   if (!dim || !order)
@@ -735,7 +759,7 @@ LogicalResult lowerSortLike(Lowering &l) {
   if (rank == 0) {
     // A scalar is its own sort (and topk of k 0 or 1), at index 0.
     if (topk) {
-      auto k = l.constInt(1u);
+      auto k = l.constInt(args::aten::topk::k);
       if (!k || *k < 0 || *k > 1)
         return l.fail("k must be 0 or 1 for a scalar");
     }
@@ -749,7 +773,7 @@ LogicalResult lowerSortLike(Lowering &l) {
     return l.fail("the sorted dim must be static");
   int64_t count = n;
   if (topk) {
-    auto k = l.constInt(1u);
+    auto k = l.constInt(args::aten::topk::k);
     if (!k || *k < 0 || *k > n)
       return l.fail("k must be a constant within the dim");
     count = *k;
@@ -895,12 +919,17 @@ LogicalResult lowerCummin(Lowering &l) {
 
 /// max.dim/min.dim(self, dim, keepdim) -> (values, indices).
 LogicalResult lowerExtremumDim(Lowering &l, bool isMax) {
-  Value x = l.tensor(0u);
+  // max.dim, min.dim (self, dim, keepdim).
+  static constexpr Param kDim =
+      sameParam(args::aten::max_dim::dim, args::aten::min_dim::dim);
+  static constexpr Param kKeepdim =
+      sameParam(args::aten::max_dim::keepdim, args::aten::min_dim::keepdim);
+  Value x = l.subject();
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), rank);
-  auto keepdim = l.constBool(2u);
+  auto dim = l.normDim(l.arg(kDim), rank);
+  auto keepdim = l.constBool(kKeepdim);
   if (!dim || !keepdim)
     return l.fail("dim and keepdim must be constants");
   // A 0-d tensor (dim 0 or -1) is its own extremum, at index 0.
@@ -914,12 +943,16 @@ LogicalResult lowerMinDim(Lowering &l) { return lowerExtremumDim(l, false); }
 
 /// argmax/argmin(self, dim=None, keepdim=False).
 LogicalResult lowerArgExtremum(Lowering &l, bool isMax) {
-  Value x = l.tensor(0u);
+  static constexpr Param kDim =
+      sameParam(args::aten::argmax::dim, args::aten::argmin::dim);
+  static constexpr Param kKeepdim =
+      sameParam(args::aten::argmax::keepdim, args::aten::argmin::keepdim);
+  Value x = l.subject();
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
-  bool keepdim = l.constBool(2u).value_or(false);
-  if (l.isNone(1u)) {
+  bool keepdim = l.constBool(kKeepdim).value_or(false);
+  if (l.isNone(kDim)) {
     SmallVector<OpFoldResult> all = {l.b.getIndexAttr(ShapedType::kDynamic)};
     // Flatten to 1-D.
     Value flat = x;
@@ -940,7 +973,7 @@ LogicalResult lowerArgExtremum(Lowering &l, bool isMax) {
     }
     return l.replace(idx);
   }
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(kDim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   // A 0-d tensor (dim 0 or -1): index 0.
@@ -956,7 +989,25 @@ LogicalResult lowerArgmin(Lowering &l) { return lowerArgExtremum(l, false); }
 /// their overloads: (self, unbiased), .dim (self, dim, unbiased, keepdim),
 /// .correction (self, dim, *, correction, keepdim).
 LogicalResult lowerVarStd(Lowering &l, bool isStd, bool withMean) {
-  Value x = l.tensor(0u);
+  // The overloads of var, std, var_mean and std_mean put their parameters
+  // at the same places.
+  namespace A = args::aten;
+  static constexpr Param kCorrectionDim =
+      sameParam(A::var_correction::dim, A::std_correction::dim,
+                A::var_mean_correction::dim, A::std_mean_correction::dim);
+  static constexpr Param kDim =
+      sameParam(A::var_dim::dim, A::std_dim::dim, A::var_mean_dim::dim,
+                A::std_mean_dim::dim);
+  static constexpr Param kDimUnbiased =
+      sameParam(A::var_dim::unbiased, A::std_dim::unbiased,
+                A::var_mean_dim::unbiased, A::std_mean_dim::unbiased);
+  static constexpr Param kKeepdim =
+      sameParam(A::var_dim::keepdim, A::std_dim::keepdim,
+                A::var_mean_dim::keepdim, A::std_mean_dim::keepdim);
+  static constexpr Param kUnbiased =
+      sameParam(A::var::unbiased, A::std::unbiased, A::var_mean::unbiased,
+                A::std_mean::unbiased);
+  Value x = l.subject();
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
@@ -966,16 +1017,16 @@ LogicalResult lowerVarStd(Lowering &l, bool isStd, bool withMean) {
   bool keepdim = false;
   double correction = 1;
   if (target.ends_with(".correction")) {
-    dimAttr = l.arg(1);
-    if (Attribute c = l.kwarg("correction"); c && !l.isNone(c))
+    dimAttr = l.arg(kCorrectionDim);
+    if (Attribute c = l.arg(A::var_correction::correction); c && !l.isNone(c))
       correction = l.constFloat(c).value_or(1);
-    keepdim = l.constBool(l.kwarg("keepdim")).value_or(false);
+    keepdim = l.constBool(A::var_correction::keepdim).value_or(false);
   } else if (target.ends_with(".dim")) {
-    dimAttr = l.arg(1);
-    correction = l.constBool(2u).value_or(true) ? 1 : 0;
-    keepdim = l.constBool(3u).value_or(false);
+    dimAttr = l.arg(kDim);
+    correction = l.constBool(kDimUnbiased).value_or(true) ? 1 : 0;
+    keepdim = l.constBool(kKeepdim).value_or(false);
   } else {
-    correction = l.constBool(1u).value_or(true) ? 1 : 0;
+    correction = l.constBool(kUnbiased).value_or(true) ? 1 : 0;
   }
   auto dims = reducedDims(l, dimAttr, rank);
   if (!dims)
@@ -1051,12 +1102,14 @@ LogicalResult lowerCosineSimilarity(Lowering &l) {
 
 /// softmax/log_softmax(self, dim, dtype).
 LogicalResult lowerSoftmax(Lowering &l, bool isLog) {
-  Value x = l.tensor(0u);
+  static constexpr Param kDim = sameParam(args::aten::softmax_int_::dim,
+                                          args::aten::log_softmax_int_::dim);
+  Value x = l.subject();
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
   int64_t rank = rankOf(x);
-  auto dim = l.normDim(l.arg(1), rank);
+  auto dim = l.normDim(l.arg(kDim), rank);
   if (!dim)
     return l.fail("dim must be a constant");
   x = l.castTensor(x, elem);
@@ -1175,12 +1228,12 @@ Value vectorView(Lowering &l, Value v, ArrayRef<int64_t> shape) {
       groups);
 }
 
-/// The optional per-channel tensor of argument `i` (weight, bias), null
+/// The optional per-channel tensor of argument `p` (weight, bias), null
 /// when None; sets `bad` when it is given but not a static vector of `c`.
-Value channelVector(Lowering &l, unsigned i, int64_t c, bool &bad) {
-  if (l.isNone(i))
+Value channelVector(Lowering &l, Param p, int64_t c, bool &bad) {
+  if (l.isNone(p))
     return {};
-  Value v = l.tensor(i);
+  Value v = l.tensor(p);
   auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
   if (!type || type.getRank() != 1 || type.getDimSize(0) != c) {
     bad = true;
@@ -1208,8 +1261,8 @@ LogicalResult lowerGroupNorm(Lowering &l) {
   if (g <= 0 || channels % g)
     return l.fail("num_groups must divide the channels");
   bool bad = false;
-  Value weight = channelVector(l, 2, channels, bad);
-  Value bias = channelVector(l, 3, channels, bad);
+  Value weight = channelVector(l, P::weight, channels, bad);
+  Value bias = channelVector(l, P::bias, channels, bad);
   if (bad)
     return l.fail("weight and bias must be vectors of the channels");
   x = l.castTensor(x, elem);
@@ -1260,12 +1313,12 @@ LogicalResult lowerInstanceNorm(Lowering &l) {
     return l.fail("updating running statistics is not supported");
   int64_t channels = type.getDimSize(1);
   bool bad = false;
-  Value weight = channelVector(l, 1, channels, bad);
-  Value bias = channelVector(l, 2, channels, bad);
+  Value weight = channelVector(l, P::weight, channels, bad);
+  Value bias = channelVector(l, P::bias, channels, bad);
   Value runningMean, runningVar;
   if (!*useInputStats) {
-    runningMean = channelVector(l, 3, channels, bad);
-    runningVar = channelVector(l, 4, channels, bad);
+    runningMean = channelVector(l, P::running_mean, channels, bad);
+    runningVar = channelVector(l, P::running_var, channels, bad);
     if (!runningMean || !runningVar)
       bad = true;
   }

@@ -92,7 +92,7 @@ LogicalResult lowerUpsample(Lowering &l) {
               : target.contains("nearest")     ? Mode::Nearest
                                                : Mode::Linear;
   bool vec = target.ends_with(".vec");
-  Value x = l.tensor(0u);
+  Value x = l.subject();
   if (!x)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
@@ -106,19 +106,52 @@ LogicalResult lowerUpsample(Lowering &l) {
     if (type.isDynamicDim(d))
       return l.fail("needs static spatial sizes");
 
+  // The scales: one list `scale_factors` in the .vec overloads, else one
+  // float per spatial dim (`scales`, `scales_h`, `scales_w`, ...).
+  namespace A = args::aten;
+  static constexpr Param kAlignCorners =
+      sameParam(A::upsample_linear1d::align_corners,
+                A::upsample_bilinear2d::align_corners,
+                A::upsample_trilinear3d::align_corners,
+                A::upsample_linear1d_vec::align_corners,
+                A::upsample_bilinear2d_vec::align_corners,
+                A::upsample_trilinear3d_vec::align_corners);
+  static constexpr Param kLinearFactors =
+      sameParam(A::upsample_linear1d_vec::scale_factors,
+                A::upsample_bilinear2d_vec::scale_factors,
+                A::upsample_trilinear3d_vec::scale_factors);
+  static constexpr Param kNearestFactors =
+      sameParam(A::upsample_nearest1d_vec::scale_factors,
+                A::upsample_nearest2d_vec::scale_factors,
+                A::upsample_nearest3d_vec::scale_factors,
+                A::_upsample_nearest_exact1d_vec::scale_factors,
+                A::_upsample_nearest_exact2d_vec::scale_factors,
+                A::_upsample_nearest_exact3d_vec::scale_factors);
+  static constexpr Param kLinearScales[3][3] = {
+      {A::upsample_linear1d::scales},
+      {A::upsample_bilinear2d::scales_h, A::upsample_bilinear2d::scales_w},
+      {A::upsample_trilinear3d::scales_d, A::upsample_trilinear3d::scales_h,
+       A::upsample_trilinear3d::scales_w}};
+  static constexpr Param kNearestScales[3][3] = {
+      {A::upsample_nearest1d::scales},
+      {A::upsample_nearest2d::scales_h, A::upsample_nearest2d::scales_w},
+      {A::upsample_nearest3d::scales_d, A::upsample_nearest3d::scales_h,
+       A::upsample_nearest3d::scales_w}};
   bool alignCorners = false;
-  unsigned scaleArg = 2;
+  Param factorsParam = kNearestFactors;
+  const Param *dimScales = kNearestScales[r - 1];
   if (mode == Mode::Linear) {
-    std::optional<bool> a = l.constBool(2u);
+    std::optional<bool> a = l.constBool(kAlignCorners);
     if (!a)
       return l.fail("align_corners must be a constant");
     alignCorners = *a;
-    scaleArg = 3;
+    factorsParam = kLinearFactors;
+    dimScales = kLinearScales[r - 1];
   }
   // One optional scale per spatial dim.
   SmallVector<std::optional<double>> scales(r);
-  if (vec && !l.isNone(scaleArg)) {
-    auto list = dyn_cast<ListAttr>(l.arg(scaleArg));
+  if (vec && !l.isNone(factorsParam)) {
+    auto list = dyn_cast<ListAttr>(l.arg(factorsParam));
     if (!list || int64_t(list.getElements().size()) != r)
       return l.fail("scale_factors must be a list of one float per dim");
     for (auto [d, item] : llvm::enumerate(list.getElements()))
@@ -126,8 +159,8 @@ LogicalResult lowerUpsample(Lowering &l) {
         return l.fail("scale_factors must be constants");
   } else if (!vec) {
     for (int64_t d = 0; d < r; ++d)
-      if (!l.isNone(scaleArg + d) &&
-          !(scales[d] = l.constFloat(l.arg(scaleArg + d))))
+      if (!l.isNone(dimScales[d]) &&
+          !(scales[d] = l.constFloat(l.arg(dimScales[d]))))
         return l.fail("the scales must be constants");
   }
   // The output sizes: given, computed from the scales as LibTorch does, or

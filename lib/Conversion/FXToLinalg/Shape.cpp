@@ -41,8 +41,10 @@ std::optional<int64_t> sourceDim(Value v, Value x) {
 
 /// view/reshape(self, size) with one -1 allowed.
 LogicalResult lowerReshape(Lowering &l) {
-  Value x = l.tensor(0u);
-  auto sizes = l.indexList(l.arg(1));
+  static constexpr Param kSize =
+      sameParam(args::aten::view::size, args::aten::reshape::shape);
+  Value x = l.subject();
+  auto sizes = l.indexList(l.arg(kSize));
   if (!x || !sizes)
     return l.fail("needs a tensor and a list of sizes");
   int inferred = -1;
@@ -146,13 +148,14 @@ LogicalResult lowerPermute(Lowering &l) {
 }
 
 LogicalResult lowerTranspose(Lowering &l) {
-  Value x = l.tensor(0u);
+  using P = args::aten::transpose_int_;
+  Value x = l.tensor(P::self);
   if (!x)
     return failure();
   int64_t rank = rankOf(x);
   if (rank < 2)
     return l.replace(x);
-  auto a = l.normDim(l.arg(1), rank), b = l.normDim(l.arg(2), rank);
+  auto a = l.normDim(l.arg(P::dim0), rank), b = l.normDim(l.arg(P::dim1), rank);
   if (!a || !b)
     return l.fail("dims must be constants");
   if (*a == *b)
@@ -174,8 +177,8 @@ LogicalResult lowerSqueeze(Lowering &l) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   SmallVector<int64_t> dims;
-  if (l.numArgs() > 1) {
-    auto d = l.normDim(l.arg(1), rank);
+  if (l.target() == args::aten::squeeze_dim::target) {
+    auto d = l.normDim(l.arg(args::aten::squeeze_dim::dim), rank);
     if (!d)
       return l.fail("dim must be a constant");
     if (rank > 0 && type.getDimSize(*d) == 1)
@@ -340,11 +343,12 @@ std::optional<SmallVector<Value>> tensorList(Lowering &l, Attribute a) {
 }
 
 LogicalResult lowerCat(Lowering &l) {
-  auto inputs = tensorList(l, l.arg(0));
+  using P = args::aten::cat;
+  auto inputs = tensorList(l, l.arg(P::tensors));
   Type elem = l.resultElementType();
   if (!inputs || !elem)
     return l.fail("needs a list of typed tensors");
-  auto dim = l.normDim(l.arg(1), rankOf((*inputs)[0]));
+  auto dim = l.normDim(l.arg(P::dim), rankOf((*inputs)[0]));
   if (!dim)
     return l.fail("dim must be a constant");
   return l.replace(concat(l, *inputs, *dim, elem));
@@ -408,17 +412,25 @@ LogicalResult splitInto(Lowering &l, Value x, int64_t dim,
 /// split.Tensor(self, split_size, dim), split_with_sizes / split.sizes
 /// (self, sizes, dim), chunk(self, chunks, dim), unbind.int(self, dim).
 LogicalResult lowerSplit(Lowering &l) {
-  Value x = l.tensor(0u);
+  namespace A = args::aten;
+  // What to split by: a size, sizes or a number of chunks.
+  static constexpr Param kBy =
+      sameParam(A::split_Tensor::split_size, A::split_sizes::split_size,
+                A::split_with_sizes::split_sizes, A::chunk::chunks);
+  static constexpr Param kDim =
+      sameParam(A::split_Tensor::dim, A::split_sizes::dim,
+                A::split_with_sizes::dim, A::chunk::dim);
+  Value x = l.subject();
   if (!x)
     return failure();
   StringRef target = l.target();
   bool unbind = target.starts_with("aten::unbind");
-  auto dim = l.normDim(l.arg(unbind ? 1 : 2), rankOf(x));
+  auto dim = l.normDim(l.arg(unbind ? A::unbind_int_::dim : kDim), rankOf(x));
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = cast<RankedTensorType>(x.getType()).getDimSize(*dim);
   if (!unbind)
-    if (auto sizes = l.intList(1u))
+    if (auto sizes = l.intList(kBy))
       return splitInto(l, x, *dim, *sizes);
   if (ShapedType::isDynamic(n))
     return l.fail("cannot split a dynamic dim into equal pieces");
@@ -430,9 +442,9 @@ LogicalResult lowerSplit(Lowering &l) {
           *dim));
     return l.replaceTuple(results);
   }
-  if (auto sizes = l.intList(1u))
+  if (auto sizes = l.intList(kBy))
     return splitInto(l, x, *dim, *sizes);
-  auto count = l.constInt(1u);
+  auto count = l.constInt(kBy);
   if (!count || *count <= 0)
     return l.fail("split size must be a positive constant");
   if (target == "aten::chunk")
@@ -567,7 +579,10 @@ LogicalResult lowerPixelShuffle(Lowering &l, bool unshuffle) {
   // aten::pixel_unshuffle.
   using P = args::aten::pixel_shuffle;
   Value x = l.tensor(P::self);
-  auto factor = l.constInt(1u);
+  static constexpr Param kFactor =
+      sameParam(args::aten::pixel_shuffle::upscale_factor,
+                args::aten::pixel_unshuffle::downscale_factor);
+  auto factor = l.constInt(kFactor);
   if (!x || !factor || *factor <= 0)
     return l.fail("needs a tensor and a positive constant factor");
   auto type = cast<RankedTensorType>(x.getType());
@@ -766,10 +781,10 @@ LogicalResult lowerDiff(Lowering &l) {
   if (*n == 0)
     return l.replace(l.castTensor(x, elem));
   SmallVector<Value> parts;
-  for (unsigned i : {3u, 0u, 4u}) {
-    if (i != 0 && l.isNone(i))
+  for (Param p : {P::prepend, P::self, P::append}) {
+    if (p.index != P::self.index && l.isNone(p))
       continue;
-    Value part = l.tensor(i);
+    Value part = l.tensor(p);
     if (!part || rankOf(part) != rank)
       return l.fail("prepend and append must be tensors of the input's rank");
     parts.push_back(l.castTensor(part, elem));
@@ -923,8 +938,12 @@ static LogicalResult repeatTensor(Lowering &l, Value x,
 /// tril/triu(self, diagonal): zeros above (tril) or below (triu) the
 /// diagonal of the last two dims.
 LogicalResult lowerTriangle(Lowering &l, bool lower) {
-  Value x = l.tensor(0u);
-  auto diagonal = l.constInt(1u);
+  static constexpr Param kSelf =
+      sameParam(args::aten::tril::self, args::aten::triu::self);
+  static constexpr Param kDiagonal =
+      sameParam(args::aten::tril::diagonal, args::aten::triu::diagonal);
+  Value x = l.tensor(kSelf);
+  auto diagonal = l.constInt(kDiagonal);
   if (!x || !diagonal)
     return l.fail("needs a tensor and a constant diagonal");
   auto type = cast<RankedTensorType>(x.getType());
@@ -1232,9 +1251,9 @@ LogicalResult lowerCross(Lowering &l) {
   if (!resultType || !resultType.hasStaticShape())
     return l.fail("needs a result of static shape");
   int64_t rank = resultType.getRank();
-  Attribute dimAttr = l.target() == "aten::linalg_cross"
-                          ? l.kwarg("dim")
-                          : (l.numArgs() > 2 ? l.arg(2) : Attribute());
+  Attribute dimAttr = l.target() == args::aten::linalg_cross::target
+                          ? l.arg(args::aten::linalg_cross::dim)
+                          : l.arg(P::dim);
   std::optional<int64_t> dim;
   if (dimAttr && !l.isNone(dimAttr))
     dim = l.normDim(dimAttr, rank);
@@ -1621,14 +1640,18 @@ LogicalResult lowerIndexSelect(Lowering &l) {
 /// sorted sequence, NaN values after everything. One generic with a
 /// reduction loop over the sequence (linear in its length per value).
 static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
-  Value values = l.tensor(bucketize ? 0u : 1u);
-  Value sequence = l.tensor(bucketize ? 1u : 0u);
+  using Bucketize = args::aten::bucketize_Tensor;
+  using Search = args::aten::searchsorted_Tensor;
+  Value values = bucketize ? l.tensor(Bucketize::self) : l.tensor(Search::self);
+  Value sequence = bucketize ? l.tensor(Bucketize::boundaries)
+                             : l.tensor(Search::sorted_sequence);
   Type elem = l.resultElementType();
   if (!values || !sequence || !elem)
     return l.fail("needs a tensor of values and a tensor sequence");
-  bool right = l.constBool(l.kwarg("right")).value_or(false);
+  static constexpr Param kRight = sameParam(Bucketize::right, Search::right);
+  bool right = l.constBool(kRight).value_or(false);
   if (!bucketize) {
-    if (Attribute sorter = l.kwarg("sorter"); sorter && !l.isNone(sorter)) {
+    if (Attribute sorter = l.arg(Search::sorter); sorter && !l.isNone(sorter)) {
       // The sequence in sorted order: sequence[sorter].
       Value order = l.value(sorter);
       if (!order || rankOf(sequence) != 1 || rankOf(order) != 1)
@@ -1637,7 +1660,7 @@ static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
       if (!sequence)
         return l.fail("an empty sequence with a sorter");
     }
-    if (auto side = dyn_cast_or_null<StringAttr>(l.kwarg("side")))
+    if (auto side = dyn_cast_or_null<StringAttr>(l.arg(Search::side)))
       right = side.getValue() == "right";
   }
   auto vType = cast<RankedTensorType>(values.getType());
@@ -1786,11 +1809,15 @@ LogicalResult lowerIndexTensor(Lowering &l) {
 
 /// zeros/ones(size, ...), full(size, fill_value, ...).
 LogicalResult lowerFill(Lowering &l, std::optional<double> value) {
+  namespace A = args::aten;
+  static constexpr Param kSize =
+      sameParam(A::zeros::size, A::ones::size, A::full::size);
   Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(0));
+  auto sizes = l.indexList(l.arg(kSize));
   if (!elem || !sizes)
     return l.fail("needs a typed result and a list of sizes");
-  Value v = value ? l.constant(elem, *value) : l.scalar(l.arg(1), elem);
+  Value v = value ? l.constant(elem, *value)
+                  : l.scalar(l.arg(A::full::fill_value), elem);
   if (!v)
     return l.fail("unsupported fill value");
   return l.replace(l.filled(*sizes, v));
@@ -1799,8 +1826,10 @@ LogicalResult lowerZeros(Lowering &l) { return lowerFill(l, 0.0); }
 
 /// new_zeros/new_ones(self, size, ...).
 LogicalResult lowerNewFill(Lowering &l, double value) {
+  static constexpr Param kSize =
+      sameParam(args::aten::new_zeros::size, args::aten::new_ones::size);
   Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(1));
+  auto sizes = l.indexList(l.arg(kSize));
   if (!elem || !sizes)
     return l.fail("needs a typed result and a list of sizes");
   return l.replace(l.filled(*sizes, l.constant(elem, value)));
@@ -1847,13 +1876,18 @@ LogicalResult lowerArange(Lowering &l) {
   Type elem = l.resultElementType();
   StringRef target = l.target();
   std::optional<double> start = 0, end, step = 1;
-  if (target == "aten::arange") {
-    end = l.constFloat(l.arg(0));
+  namespace A = args::aten;
+  if (target == A::arange::target) {
+    end = l.constFloat(l.arg(A::arange::end));
   } else {
-    start = l.constFloat(l.arg(0));
-    end = l.constFloat(l.arg(1));
-    if (target == "aten::arange.start_step")
-      step = l.constFloat(l.arg(2));
+    static constexpr Param kStart =
+        sameParam(A::arange_start::start, A::arange_start_step::start);
+    static constexpr Param kEnd =
+        sameParam(A::arange_start::end, A::arange_start_step::end);
+    start = l.constFloat(l.arg(kStart));
+    end = l.constFloat(l.arg(kEnd));
+    if (target == A::arange_start_step::target)
+      step = l.constFloat(l.arg(A::arange_start_step::step));
   }
   if (!elem || !start || !end || !step || *step == 0)
     return l.fail("arange needs constant bounds");

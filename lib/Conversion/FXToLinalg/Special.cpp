@@ -237,11 +237,13 @@ LogicalResult lowerZeta(Lowering &l) {
   Type r = l.resultElementType();
   if (!r)
     return l.fail("needs a typed result");
+  // special_zeta and its .self_scalar/.other_scalar overloads.
+  using P = args::aten::special_zeta;
   SmallVector<Value> inputs;
-  for (unsigned i : {0u, 1u}) {
-    Value v = l.value(l.arg(i));
+  for (Param p : {P::self, P::other}) {
+    Value v = l.value(l.arg(p));
     if (!v || !isa<RankedTensorType>(v.getType()))
-      v = l.scalar(l.arg(i), l.b.getF64Type());
+      v = l.scalar(l.arg(p), l.b.getF64Type());
     if (!v)
       return l.fail("needs tensors or numbers");
     inputs.push_back(v);
@@ -485,10 +487,10 @@ LogicalResult lowerOrthogonalPolynomial(Lowering &l) {
     return l.fail("needs a typed result");
   Type f64 = l.b.getF64Type();
   SmallVector<Value> inputs;
-  for (unsigned i : {0u, 1u}) {
-    Value v = l.value(l.arg(i));
+  for (Param p : {P::x, P::n}) {
+    Value v = l.value(l.arg(p));
     if (!v || !isa<RankedTensorType>(v.getType()))
-      v = l.scalar(l.arg(i), f64);
+      v = l.scalar(l.arg(p), f64);
     if (!v)
       return l.fail("needs tensors or numbers");
     inputs.push_back(v);
@@ -577,7 +579,7 @@ Value besselK(F64 f, Value x, int nu, bool scaled) {
 }
 
 LogicalResult lowerBesselK(Lowering &l) {
-  Value x = l.tensor(0u);
+  Value x = l.subject();
   if (!x)
     return failure();
   StringRef target = l.target();

@@ -100,8 +100,12 @@ LogicalResult lowerMedian(Lowering &l) {
   int64_t dim = 0;
   bool keepdim = false;
   if (alongDim) {
-    auto d = l.normDim(l.arg(1), std::max<int64_t>(rankOf(x), 1));
-    auto k = l.constBool(2u);
+    static constexpr Param kDim =
+        sameParam(args::aten::median_dim::dim, args::aten::nanmedian_dim::dim);
+    static constexpr Param kKeepdim = sameParam(
+        args::aten::median_dim::keepdim, args::aten::nanmedian_dim::keepdim);
+    auto d = l.normDim(l.arg(kDim), std::max<int64_t>(rankOf(x), 1));
+    auto k = l.constBool(kKeepdim);
     if (!d || !k)
       return l.fail("dim and keepdim must be constants");
     dim = *d;
