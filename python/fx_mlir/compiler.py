@@ -238,44 +238,30 @@ class ModulePathTracer(torch.fx.Tracer):
         return None
 
 
-# Module types fx-normalize expands itself (Normalize.cpp), beside the
-# registry's module aliases.
-_EXPANDED_MODULE_TYPES = ("torch.nn.Identity", "torch.nn.MultiheadAttention",
-                          "torch.nn.Upsample") + tuple(
-    f"torch.nn.{kind}{n}d" for kind in ("AdaptiveMaxPool", "MaxUnpool")
-    for n in (1, 2, 3))  # NormalizePooling.cpp
-
-
 def _registry_names(kind, expanded):
     """The names of the registry's aliases of `kind` ("module_types",
-    "function_names") and `expanded`, or None without a built runtime (or
-    one built before it could tell)."""
+    "function_names") and those fx-normalize expands itself (`expanded`:
+    "expanded_module_types", "expanded_functions"), as the extension lists
+    them; None without a built runtime (or one built before it could
+    tell)."""
     try:
         runtime = _load_runtime()
     except FxMlirError:
         return None
-    if not hasattr(runtime, kind):
+    if not hasattr(runtime, kind) or not hasattr(runtime, expanded):
         return None
-    return frozenset(getattr(runtime, kind)()) | frozenset(expanded)
+    return frozenset(getattr(runtime, kind)()) | frozenset(
+        getattr(runtime, expanded)())
 
 
 def _known_module_types():
     """The torch.nn module types the compiler binds as calls."""
-    return _registry_names("module_types", _EXPANDED_MODULE_TYPES)
-
-
-# torch.nn.functional's functions fx-normalize expands itself
-# (Normalize.cpp), beside the registry's function aliases.
-_EXPANDED_FUNCTIONS = tuple(f"torch.nn.functional.{name}" for name in (
-    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear") + tuple(
-        f"{stem}{n}d{suffix}" for n in (1, 2, 3) for stem, suffix in (
-            ("adaptive_max_pool", ""), ("adaptive_max_pool", "_with_indices"),
-            ("max_unpool", ""))))  # the last three: NormalizePooling.cpp
+    return _registry_names("module_types", "expanded_module_types")
 
 
 def _known_function_names():
     """The call_function targets the compiler binds."""
-    return _registry_names("function_names", _EXPANDED_FUNCTIONS)
+    return _registry_names("function_names", "expanded_functions")
 
 
 _INLINED = {}

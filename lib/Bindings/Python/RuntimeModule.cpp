@@ -9,6 +9,7 @@
 
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Runtime/TorchDTypes.h"
 #include "fx-mlir/Target/Python/ExportPython.h"
@@ -326,6 +327,24 @@ PYBIND11_MODULE(_fx_runtime, m) {
   m.def(
       "module_types", [=] { return aliasNames(mlir::fx::AliasKind::Module); },
       "The module types (`torch.nn.Conv2d`) the target registry binds");
+  m.def(
+      "expanded_module_types",
+      [] {
+        std::vector<std::string> names;
+        for (llvm::StringRef type : mlir::fx::getExpandedModuleTypes())
+          names.push_back(type.str());
+        return names;
+      },
+      "The module types fx-normalize expands into calls itself");
+  m.def(
+      "expanded_functions",
+      [] {
+        std::vector<std::string> names;
+        for (llvm::StringRef name : mlir::fx::getExpandedFunctions())
+          names.push_back(name.str());
+        return names;
+      },
+      "The torch.nn.functional functions fx-normalize rewrites itself");
   m.def(
       "function_names",
       [=] { return aliasNames(mlir::fx::AliasKind::Function); },

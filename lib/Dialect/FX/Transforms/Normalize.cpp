@@ -892,3 +892,41 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
 };
 
 } // namespace
+
+ArrayRef<StringRef> mlir::fx::getExpandedModuleTypes() {
+  // Expanded here (nn.Identity, nn.MultiheadAttention, nn.Upsample) and in
+  // NormalizePooling.cpp (the pooling ones). nn.UpsamplingNearest2d and
+  // nn.UpsamplingBilinear2d are expanded too when a graph holds them, but
+  // are not listed: their forward is one F.interpolate, which the Python
+  // tracer traces into.
+  static const StringRef types[] = {
+      "torch.nn.Identity",          "torch.nn.MultiheadAttention",
+      "torch.nn.Upsample",          "torch.nn.AdaptiveMaxPool1d",
+      "torch.nn.AdaptiveMaxPool2d", "torch.nn.AdaptiveMaxPool3d",
+      "torch.nn.MaxUnpool1d",       "torch.nn.MaxUnpool2d",
+      "torch.nn.MaxUnpool3d"};
+  return types;
+}
+
+ArrayRef<StringRef> mlir::fx::getExpandedFunctions() {
+  static const StringRef names[] = {
+      "torch.nn.functional.interpolate",
+      "torch.nn.functional.upsample",
+      "torch.nn.functional.upsample_nearest",
+      "torch.nn.functional.upsample_bilinear",
+      "torch.nn.functional.adaptive_avg_pool2d",
+      "torch.nn.functional.adaptive_avg_pool3d",
+      "torch.nn.functional.adaptive_max_pool1d",
+      "torch.nn.functional.adaptive_max_pool2d",
+      "torch.nn.functional.adaptive_max_pool3d",
+      "torch.nn.functional.adaptive_max_pool1d_with_indices",
+      "torch.nn.functional.adaptive_max_pool2d_with_indices",
+      "torch.nn.functional.adaptive_max_pool3d_with_indices",
+      "torch.nn.functional._adaptive_max_pool1d",
+      "torch.nn.functional._adaptive_max_pool2d",
+      "torch.nn.functional._adaptive_max_pool3d",
+      "torch.nn.functional.max_unpool1d",
+      "torch.nn.functional.max_unpool2d",
+      "torch.nn.functional.max_unpool3d"};
+  return names;
+}

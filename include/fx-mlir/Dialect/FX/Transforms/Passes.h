@@ -30,6 +30,15 @@ llvm::StringRef getFusedBaseOp(llvm::StringRef target);
 /// The names a fused op's `activation` kwarg may take.
 llvm::ArrayRef<llvm::StringRef> getFusedActivations();
 
+/// The torch.nn module types fx-normalize expands into calls itself
+/// (nn.Identity, nn.MultiheadAttention, the upsampling modules, adaptive
+/// max pooling and max unpooling), beside the registry's module aliases.
+/// The Python package reads this list through the extension.
+llvm::ArrayRef<llvm::StringRef> getExpandedModuleTypes();
+/// The torch.nn.functional functions fx-normalize rewrites itself
+/// (interpolation, adaptive pooling, max unpooling).
+llvm::ArrayRef<llvm::StringRef> getExpandedFunctions();
+
 /// fx-dce on one graph: erases unused pure nodes, last first.
 unsigned eliminateDeadNodes(GraphOp graph);
 /// fx-cse on one graph.
