@@ -99,6 +99,63 @@ def _rebuild(structure, results):
     return tuple(items) if isinstance(structure, tuple) else items
 
 
+def _encoder_layer_forward(layer, src, src_mask=None,
+                           src_key_padding_mask=None, is_causal=False):
+    """nn.TransformerEncoderLayer's forward without its fast path (which
+    branches on the inputs and runs one fused kernel): the same blocks,
+    traced through the layer's own submodules."""
+    x = src
+    if layer.norm_first:
+        x = x + layer._sa_block(layer.norm1(x), src_mask, src_key_padding_mask)
+        x = x + layer._ff_block(layer.norm2(x))
+    else:
+        x = layer.norm1(
+            x + layer._sa_block(x, src_mask, src_key_padding_mask))
+        x = layer.norm2(x + layer._ff_block(x))
+    return x
+
+
+def _encoder_forward(encoder, src, mask=None, src_key_padding_mask=None):
+    """nn.TransformerEncoder's forward without its fast path and nested
+    tensors: each layer in turn, then the final norm."""
+    output = src
+    for layer in encoder.layers:
+        output = layer(output, src_mask=mask,
+                       src_key_padding_mask=src_key_padding_mask)
+    if encoder.norm is not None:
+        output = encoder.norm(output)
+    return output
+
+
+def _transformer_forward(transformer, src, tgt, src_mask=None, tgt_mask=None,
+                         memory_mask=None, src_key_padding_mask=None,
+                         tgt_key_padding_mask=None,
+                         memory_key_padding_mask=None):
+    """nn.Transformer's forward without its checks of the inputs' sizes
+    (Python comparisons of traced sizes; the compiled types check them):
+    the encoder, then the decoder on its memory."""
+    memory = transformer.encoder(src, mask=src_mask,
+                                 src_key_padding_mask=src_key_padding_mask)
+    return transformer.decoder(
+        tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+        tgt_key_padding_mask=tgt_key_padding_mask,
+        memory_key_padding_mask=memory_key_padding_mask)
+
+
+# torch.nn modules whose forward torch.fx cannot trace because it branches
+# on its inputs to pick a fused fast path: the tracer runs these forwards
+# instead, which compute what the slow path computes.
+_REFERENCE_FORWARDS = {
+    torch.nn.TransformerEncoderLayer: _encoder_layer_forward,
+    torch.nn.TransformerEncoder: _encoder_forward,
+    torch.nn.Transformer: _transformer_forward,
+}
+
+
+def _reference_forward(module):
+    return _REFERENCE_FORWARDS.get(type(module))
+
+
 class ModulePathTracer(torch.fx.Tracer):
     """torch.fx's tracer, recording in each node's meta the qualified path
     of the module whose forward created it, so diagnostics can name it.
@@ -138,6 +195,8 @@ class ModulePathTracer(torch.fx.Tracer):
             return False
         if self._known is None or module_type(m) in self._known:
             return True
+        if _reference_forward(m) is not None:
+            return False
         if id(m) not in self._traceable:
             try:
                 torch.fx.Tracer().trace(m)
@@ -147,6 +206,11 @@ class ModulePathTracer(torch.fx.Tracer):
         return not self._traceable[id(m)]
 
     def call_module(self, m, forward, args, kwargs):
+        reference = _reference_forward(m)
+        if reference is not None and not self.is_leaf_module(
+                m, self.path_of_module(m)):
+            def forward(*args, **kwargs):  # noqa: F811 - traced instead
+                return reference(m, *args, **kwargs)
         self._paths.append(self.path_of_module(m))
         try:
             return super().call_module(m, forward, args, kwargs)
@@ -354,18 +418,70 @@ def trace(model, example_inputs=None):
     ModulePathTracer)."""
     tracer = ModulePathTracer(example_inputs)
     try:
-        graph = tracer.trace(model)
+        if _reference_forward(model) is not None:
+            raise TypeError("traced through its reference forward")
+        graph = _trace_with_defaults(tracer, model, example_inputs)
     except Exception:
         # A module the compiler binds whole (nn.InstanceNorm2d, whose
-        # forward branches on the input's rank) is traced as the one
-        # call_module node of a wrapper, as it would be inside a model.
-        if not tracer.is_leaf_module(model, ""):
+        # forward branches on the input's rank), or one the tracer runs a
+        # reference forward of (nn.TransformerEncoderLayer), is traced as
+        # the one call_module node of a wrapper, as it would be inside a
+        # model.
+        if not (tracer.is_leaf_module(model, "")
+                or _reference_forward(model) is not None):
             raise
         wrapper = _whole(model, example_inputs)
         tracer = ModulePathTracer(example_inputs)
         graph = tracer.trace(wrapper)
         return torch.fx.GraphModule(wrapper, graph, type(model).__name__)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _trace_with_defaults(tracer, model, example_inputs):
+    """tracer.trace(model); given fewer example inputs than the forward has
+    parameters, the others take their defaults (nn.TransformerDecoderLayer's
+    masks are None) and are no inputs of the graph."""
+    concrete = {}
+    if example_inputs is not None and isinstance(model, torch.nn.Module):
+        try:
+            parameters = list(inspect.signature(
+                model.forward).parameters.values())
+        except (TypeError, ValueError):
+            parameters = []
+        positional = [p for p in parameters if p.kind in (
+            p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        rest = positional[len(example_inputs):]
+        if rest and all(p.default is not p.empty for p in rest):
+            concrete = {p.name: p.default for p in rest}
+    if not concrete:
+        return tracer.trace(model)
+    graph = tracer.trace(model, concrete_args=concrete)
+    # torch.fx keeps a placeholder of each concrete argument, checked by
+    # an _assert_is_none node (None) or a torch._assert of an == (other
+    # values): the checks go, then the placeholders, the values being fixed.
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    checks = {"_assert_is_none", "_assert", "eq"}
+    for placeholder in placeholders[len(example_inputs):]:
+        dependents, stack = [], [placeholder]
+        while stack:
+            for user in stack.pop().users:
+                if user not in dependents:
+                    dependents.append(user)
+                    stack.append(user)
+        if all(n.op == "call_function"
+               and getattr(n.target, "__name__", "") in checks
+               for n in dependents):
+            for n in sorted(dependents, key=_node_order(graph),
+                            reverse=True):
+                graph.erase_node(n)
+            graph.erase_node(placeholder)
+    return graph
+
+
+def _node_order(graph):
+    """A sort key of a graph's nodes: their position."""
+    position = {n: i for i, n in enumerate(graph.nodes)}
+    return position.__getitem__
 
 
 def _whole(module, example_inputs):

@@ -306,12 +306,23 @@ def test_modules_the_compiler_binds_stay_calls():
 
 
 def test_untraceable_module_compiled_alone_is_wrapped():
-    """nn.ConvTranspose2d's forward does not trace (len() of a proxy):
-    compiled alone, it becomes the one call_module of a wrapper."""
+    """nn.MultiheadAttention's forward does not trace (it branches on its
+    inputs): compiled alone, it becomes the one call_module of a
+    wrapper."""
+    model = nn.MultiheadAttention(8, 2).eval()
+    q, k = torch.randn(3, 2, 8), torch.randn(5, 2, 8)
+    gm = fx_mlir.compiler.trace(model, (q, k, k))
+    assert [n.op for n in gm.graph.nodes] == ["placeholder"] * 3 + [
+        "call_module", "output"]
+    assert gm.module is model
+
+
+def test_optional_output_size_left_out_traces_into_the_call():
+    """nn.ConvTranspose2d's forward traces once its output_size (left out
+    of the example inputs) is its default None: F.conv_transpose2d."""
     model = nn.ConvTranspose2d(3, 4, 3, stride=2).eval()
     gm = fx_mlir.compiler.trace(model, (torch.randn(1, 3, 4, 4),))
-    assert [n.op for n in gm.graph.nodes] == ["placeholder", "call_module",
-                                              "output"]
+    assert [n.op for n in gm.graph.nodes].count("call_function") == 1
     x = torch.randn(2, 3, 6, 5)
     with torch.no_grad():
         torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
@@ -435,3 +446,80 @@ def test_torch_ops_aten_packets_compile_and_export():
     assert torch.ops.aten.add.Scalar in targets
     for g, e in zip(gm(a, b, x), expected):
         torch.testing.assert_close(g, e)
+
+
+def _transformer_cases():
+    """(name, module, example inputs) of the torch.nn transformer modules,
+    whose own forward does not symbolic_trace in PyTorch 1.13."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True)
+    src, tgt = torch.randn(2, 7, 32), torch.randn(2, 5, 32)
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Linear(8, 32)
+            self.encoder = nn.TransformerEncoder(
+                nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 2)
+            self.head = nn.Linear(32, 3)
+
+        def forward(self, x):
+            return self.head(self.encoder(self.embed(x)).mean(1))
+
+    class Masked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.TransformerEncoderLayer(32, 4, 64,
+                                                    batch_first=True)
+
+        def forward(self, x, mask):
+            return self.layer(x, src_mask=mask)
+
+    causal = torch.triu(torch.full((7, 7), float("-inf")), diagonal=1)
+    return [
+        ("encoder_layer", layer, (src,)),
+        ("encoder_layer_norm_first_gelu_seq_first",
+         nn.TransformerEncoderLayer(32, 4, 64, activation="gelu",
+                                    norm_first=True),
+         (src.transpose(0, 1),)),
+        ("encoder_with_norm",
+         nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(32)), (src,)),
+        ("decoder_layer",
+         nn.TransformerDecoderLayer(32, 4, 64, batch_first=True),
+         (tgt, src)),
+        ("decoder",
+         nn.TransformerDecoder(
+             nn.TransformerDecoderLayer(32, 4, 64, batch_first=True), 2),
+         (tgt, src)),
+        ("transformer", nn.Transformer(32, 4, 1, 1, 64, batch_first=True),
+         (src, tgt)),
+        ("inside_a_model", Classifier(), (torch.randn(2, 7, 8),)),
+        ("with_a_mask_input", Masked(), (src, causal)),
+    ]
+
+
+@pytest.mark.parametrize("name,module,inputs", _transformer_cases(),
+                         ids=[case[0] for case in _transformer_cases()])
+def test_transformer_modules_compile_as_they_are(name, module, inputs):
+    """nn.TransformerEncoderLayer/Encoder/DecoderLayer/Decoder/Transformer
+    compile unchanged (the tracer runs their forward's slow path; the
+    masks a caller leaves out are None) and match eager."""
+    module = module.eval()
+    compiled = fx_mlir.compile(module, inputs)
+    with torch.no_grad():
+        expected = module(*inputs)
+    torch.testing.assert_close(compiled(*inputs), expected, rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_left_out_parameters_take_their_defaults():
+    """Example inputs fewer than the forward's parameters: the rest take
+    their defaults and are no inputs of the compiled graph."""
+    class Scaled(nn.Module):
+        def forward(self, x, scale=None, shift=2.0):
+            return x * 3 + shift if scale is None else x * scale
+
+    x = torch.randn(4)
+    compiled = fx_mlir.compile(Scaled(), (x,))
+    assert len(compiled.inputs) == 1
+    torch.testing.assert_close(compiled(x), x * 3 + 2.0)
