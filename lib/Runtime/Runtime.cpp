@@ -195,6 +195,15 @@ std::string cacheKey(StringRef ir, ArrayRef<ExternalBlob> blobs,
          llvm::utohexstr(rest, true, 16);
 }
 
+/// Maps options.cacheAlias to the entry `key` when the entry's code is a
+/// shared object (the runtime core cannot load object code).
+void aliasEntry(const CompileOptions &options, StringRef key) {
+  if (options.cacheAlias.empty() ||
+      !llvm::sys::fs::exists(cacheFilePath(options.cacheDir, key.str(), ".so")))
+    return;
+  writeCacheAlias(options.cacheDir, options.cacheAlias, key.str());
+}
+
 std::string cachePath(StringRef dir, StringRef key, StringRef extension) {
   SmallString<256> path(dir);
   llvm::sys::path::append(path, key + extension);
@@ -1031,6 +1040,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   if (!options.cacheDir.empty() && !options.weightsAsArguments) {
     key = cacheKey(ir, blobs, options, *target);
     if (graph->loadFromCache(options.cacheDir, key)) {
+      aliasEntry(options, key);
       // The cache key's hashing and the object's buffer were the last
       // large allocations: give their memory back.
       malloc_trim(0);
@@ -1076,6 +1086,7 @@ CompiledGraph::compile(StringRef ir, const CompileOptions &options,
   timer.done("link in the JIT");
   if (!key.empty() && !graph->impl->probes.hasSites()) {
     graph->storeInCache(options.cacheDir, key);
+    aliasEntry(options, key);
     timer.done("store in the cache");
   }
   objects.clear();
@@ -1103,9 +1114,6 @@ std::unique_ptr<CompiledGraph> CompiledGraph::load(StringRef path,
   graph->impl->fromCache = true;
   return graph;
 }
-
-/// The header of the code cache's signatures.
-static constexpr const char *kCacheHeader = "fx-mlir-cache 7";
 
 bool CompiledGraph::loadFromCache(StringRef dir, StringRef key) {
   // The code: a shared object, or object code where it was not linked.

@@ -13,6 +13,7 @@ code allocated.
 
 import contextlib
 import dis
+import functools
 import importlib.machinery
 import importlib.util
 import inspect
@@ -31,16 +32,12 @@ from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
 from .fallback import compile_with_fallback, unsupported_node_names
 from .importer import import_graph_module, module_type
 
-_runtime = None
 
 
-def _load_runtime():
-    """The `_fx_runtime` extension: $FX_MLIR_BUILD_DIR/python/fx_mlir, the
-    package's own directory when installed, else the repository's build
-    tree."""
-    global _runtime
-    if _runtime is not None:
-        return _runtime
+def _native_path(name):
+    """The path of the package's native file `name` (`_fx_runtime.so`):
+    in $FX_MLIR_BUILD_DIR/python/fx_mlir, the package's own directory when
+    installed, else the repository's build tree; None if there is none."""
     dirs = []
     if os.environ.get("FX_MLIR_BUILD_DIR"):
         dirs.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "python",
@@ -48,18 +45,41 @@ def _load_runtime():
     dirs.append(_PACKAGE_DIR if _INSTALLED
                 else os.path.join(_REPO_ROOT, "build", "python", "fx_mlir"))
     for d in dirs:
-        path = os.path.join(d, "_fx_runtime.so")
+        path = os.path.join(d, name)
         if os.path.exists(path):
-            loader = importlib.machinery.ExtensionFileLoader(
-                "fx_mlir._fx_runtime", path)
-            spec = importlib.util.spec_from_file_location(
-                "fx_mlir._fx_runtime", path, loader=loader)
-            module = importlib.util.module_from_spec(spec)
-            loader.exec_module(module)
-            _runtime = module
-            return module
-    raise FxMlirError("cannot find _fx_runtime.so; build the project "
-                      "(scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
+            return path
+    return None
+
+
+_extensions = {}
+
+
+def _load_extension(name):
+    """The extension module fx_mlir.`name`, loaded from _native_path."""
+    if name in _extensions:
+        return _extensions[name]
+    path = _native_path(name + ".so")
+    if path is None:
+        raise FxMlirError(f"cannot find {name}.so; build the project "
+                          "(scripts/setup.sh) or set FX_MLIR_BUILD_DIR")
+    loader = importlib.machinery.ExtensionFileLoader(f"fx_mlir.{name}", path)
+    spec = importlib.util.spec_from_file_location(f"fx_mlir.{name}", path,
+                                                  loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    _extensions[name] = module
+    return module
+
+
+def _load_runtime():
+    """The `_fx_runtime` extension: the compiler (it maps LLVM and MLIR)."""
+    return _load_extension("_fx_runtime")
+
+
+def _load_core():
+    """The `_fx_core` extension: the runtime core, which loads cached and
+    ahead-of-time code and gives the importer's tables without LLVM."""
+    return _load_extension("_fx_core")
 
 
 def _parse_structure(text):
@@ -302,20 +322,27 @@ class ModulePathTracer(torch.fx.Tracer):
         return None
 
 
+@functools.lru_cache(maxsize=None)
+def _names():
+    """The registry's names the tracer reads (`_names.json`, which the build
+    generates from the registry with `fx-targets --names-json`), or None
+    without a build."""
+    path = _native_path("_names.json")
+    if path is None:
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def _registry_names(kind, expanded):
     """The names of the registry's aliases of `kind` ("module_types",
     "function_names") and those fx-normalize expands itself (`expanded`:
-    "expanded_module_types", "expanded_functions"), as the extension lists
-    them; None without a built runtime (or one built before it could
-    tell)."""
-    try:
-        runtime = _load_runtime()
-    except FxMlirError:
+    "expanded_module_types", "expanded_functions"); None without a
+    build."""
+    names = _names()
+    if names is None or kind not in names or expanded not in names:
         return None
-    if not hasattr(runtime, kind) or not hasattr(runtime, expanded):
-        return None
-    return frozenset(getattr(runtime, kind)()) | frozenset(
-        getattr(runtime, expanded)())
+    return frozenset(names[kind]) | frozenset(names[expanded])
 
 
 def _known_module_types():
@@ -594,7 +621,7 @@ class _SingleOutputGraph(CompiledGraph):
 def set_num_threads(threads):
     """Sets how many threads compiled graphs run on (OpenMP; by default
     one per core). Like torch.set_num_threads, for this process."""
-    _load_runtime().set_num_threads(int(threads))
+    _load_core().set_num_threads(int(threads))
 
 
 def default_cache_dir():
@@ -655,7 +682,6 @@ def compile(model, example_inputs, dynamic_batch=False,
             return compile_with_fallback(
                 gm, example_inputs, rejected,
                 lambda module, inputs: compile(module, inputs, **options))
-    runtime = _load_runtime()
     if isinstance(model, torch.fx.GraphModule):
         gm = model
     elif isinstance(model, torch.nn.Module):
@@ -696,16 +722,44 @@ def compile(model, example_inputs, dynamic_batch=False,
                           f"{message}") from error
     if cache_dir is None:
         cache_dir = default_cache_dir()
+    target = cpu or os.environ.get("FX_MLIR_CPU") or "host"
+    blob_list = list((blobs or {}).items())
+    # The code cache is looked up by the runtime core first: a hit loads
+    # the code without the compiler (no LLVM, no MLIR in the process).
+    quick_key = ""
+    if cache_dir and not weights_as_arguments:
+        try:
+            core = _load_core()
+            quick_key = core.quick_key(ir, blob_list, _quick_settings(
+                dynamic_batch, target))
+            graph = core.load_cached(cache_dir, quick_key)
+        except (ValueError, RuntimeError):
+            graph = None
+        if graph is not None:
+            return CompiledGraph(graph, len(example_inputs), ir,
+                                 dynamic_batch, target, blobs)
     try:
-        graph = runtime.CompiledGraph(
-            ir, weights_as_arguments, dynamic_batch, cache_dir or "",
-            cpu or os.environ.get("FX_MLIR_CPU") or "host",
-            list((blobs or {}).items()))
+        graph = _load_runtime().CompiledGraph(
+            ir, weights_as_arguments, dynamic_batch, cache_dir or "", target,
+            blob_list, quick_key)
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs), ir, dynamic_batch,
-                         cpu or os.environ.get("FX_MLIR_CPU") or "host",
-                         blobs)
+                         target, blobs)
+
+
+def _quick_settings(dynamic_batch, cpu):
+    """What a quick cache key covers beside the IR and the weights: the
+    options, and the compiler's identity (its extension's path, size and
+    modification time, as the compiler's own key has them), so that a
+    rebuilt compiler does not reach entries an older one wrote."""
+    path = _native_path("_fx_runtime.so") or ""
+    try:
+        status = os.stat(path)
+        identity = f"{path} {status.st_size} {status.st_mtime_ns}"
+    except OSError:
+        identity = path
+    return f"fx_mlir.compile {int(bool(dynamic_batch))} {cpu} {identity}"
 
 
 def load(path):
@@ -715,7 +769,7 @@ def load(path):
     for a file that is not such a library or whose weights file differs
     from the one it was compiled with."""
     try:
-        graph = _load_runtime().CompiledGraph.load(os.fspath(path))
+        graph = _load_core().load_library(os.fspath(path))
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(graph.inputs))

@@ -24,7 +24,7 @@ import torch
 import torch.fx
 import torch.nn.functional as F
 
-from .compiler import _load_runtime
+from .compiler import _load_core
 
 __all__ = ["ACTIVATIONS", "conv1d", "conv2d", "linear", "matmul", "add"]
 
@@ -45,7 +45,7 @@ def _resolve(qualified):
 # Activation name (as fx-fuse-activation writes it) -> the function applied;
 # the list is FusedActivations.def's, read through the extension.
 ACTIVATIONS = {name: _resolve(python)
-               for name, python in _load_runtime().fused_activations()}
+               for name, python in _load_core().fused_activations()}
 
 
 def _activation(activation):

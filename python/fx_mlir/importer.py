@@ -121,9 +121,9 @@ def _call_args(args, kwargs, refs, where):
 def _element_types():
     """torch dtype -> MLIR element type, from the one table the C++ side
     uses too (DTypes.def, read through the extension)."""
-    from .compiler import _load_runtime
+    from .compiler import _load_core
     return {getattr(torch, name): element
-            for name, element, _ in _load_runtime().dtypes()}
+            for name, element, _ in _load_core().dtypes()}
 
 
 def _tensor_type(shape, dtype, where, dynamic=()):

@@ -3,19 +3,65 @@
 // The supported-op reference (build/docs/FX/SupportedTargets.md) is this
 // tool's output: every canonical target of Targets.def with its schema,
 // whether convert-fx-to-linalg lowers it, and the spellings that normalize
-// to it.
+// to it. With --names-json it prints the names the Python package's
+// tracer reads instead (build/python/fx_mlir/_names.json).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 
 using namespace mlir::fx;
 
-int main() {
+/// Prints `{"module_types": [...], "function_names": [...],
+/// "expanded_module_types": [...], "expanded_functions": [...]}`: the names
+/// the Python package's tracer keeps as calls, read before the compiler is
+/// loaded (build/python/fx_mlir/_names.json).
+static int printNamesJson() {
+  auto &os = llvm::outs();
+  auto list = [&](llvm::StringRef key, const std::vector<std::string> &names,
+                  bool last) {
+    os << "  \"" << key << "\": [";
+    for (size_t i = 0; i < names.size(); ++i) {
+      os << (i ? ", " : "") << '"';
+      llvm::printEscapedString(names[i], os);
+      os << '"';
+    }
+    os << "]" << (last ? "\n" : ",\n");
+  };
+  std::vector<std::string> modules, functions, expandedModules,
+      expandedFunctions;
+  for (const auto &alias : TargetRegistry::get().getAliases()) {
+    if (alias->kind == AliasKind::Module)
+      modules.push_back(alias->name);
+    else if (alias->kind == AliasKind::Function)
+      functions.push_back(alias->name);
+  }
+  for (llvm::StringRef type : getExpandedModuleTypes())
+    expandedModules.push_back(type.str());
+  for (llvm::StringRef name : getExpandedFunctions())
+    expandedFunctions.push_back(name.str());
+  os << "{\n";
+  list("module_types", modules, false);
+  list("function_names", functions, false);
+  list("expanded_module_types", expandedModules, false);
+  list("expanded_functions", expandedFunctions, true);
+  os << "}\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && llvm::StringRef(argv[1]) == "--names-json")
+    return printNamesJson();
+  if (argc != 1) {
+    llvm::errs() << "usage: fx-targets [--names-json]\n";
+    return 1;
+  }
   const TargetRegistry &registry = TargetRegistry::get();
   // Aliases per operator name (`aten::add`), in table order.
   std::map<std::string, std::vector<const Alias *>> aliasesOf;

@@ -222,6 +222,40 @@ extern const char *const kLibraryWeights;
 /// The header of a library's signature.
 extern const char *const kLibraryHeader;
 
+/// A weight handed over as memory instead of as hex in the IR text: the
+/// blob of `dense_resource<key>` (raw little-endian elements, `alignment`
+/// bytes aligned), which the IR names but does not define. The memory must
+/// stay valid during the compile (the compiled code keeps a copy).
+struct ExternalBlob {
+  std::string key;
+  const void *data = nullptr;
+  size_t size = 0;
+  size_t alignment = 1;
+};
+
+/// The header of the code cache's signatures (`<key>.meta`).
+extern const char *const kCacheHeader;
+/// `<dir>/<key><extension>`: a file of the cache entry `key`.
+std::string cacheFilePath(const std::string &dir, const std::string &key,
+                          const std::string &extension);
+/// A hash of this CPU as the OS describes it (/proc/cpuinfo's vendor,
+/// model name and flags of the first processor).
+std::string hostFingerprint();
+/// A key for looking up the cache entry of `ir` compiled with `blobs` and
+/// `settings` (the caller's options and the compiler's identity, as text)
+/// on this host, computed without the compiler: the compiler maps it to
+/// the entry's own key (writeCacheAlias) once the entry exists.
+std::string quickCacheKey(std::string_view ir,
+                          const std::vector<ExternalBlob> &blobs,
+                          std::string_view settings);
+/// The entry key the alias `alias` of `dir` names; empty when there is no
+/// such alias or it is malformed (its digest does not match).
+std::string readCacheAlias(const std::string &dir, const std::string &alias);
+/// Writes the alias `alias` -> `key` in `dir` (through a temporary file,
+/// renamed into place); false if it cannot.
+bool writeCacheAlias(const std::string &dir, const std::string &alias,
+                     const std::string &key);
+
 /// Compiled code with its signature: checks inputs and calls it.
 class Executable {
 public:
@@ -238,6 +272,13 @@ public:
   /// side file's digest checked). Null, with why in `error`, if it cannot.
   static std::unique_ptr<Executable> loadLibrary(const std::string &path,
                                                  std::string &error);
+
+  /// Loads the code cache entry `key` of `dir` when its code is a linked
+  /// shared object, each of its files' digests checked against its
+  /// signature first; null for a miss, an entry of object code (which the
+  /// compiler's runtime loads) or any mismatch.
+  static std::unique_ptr<Executable> loadCached(const std::string &dir,
+                                                const std::string &key);
 
   /// Checks `args` without running: count, dtypes, shapes and the index
   /// bounds of inputs that hold indices.

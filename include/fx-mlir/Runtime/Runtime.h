@@ -51,17 +51,11 @@ struct CompileOptions {
   /// must run on this host: AVX2 code on an AVX-512 host does, the other
   /// way round is an error.
   std::string cpu;
-};
-
-/// A weight handed over as memory instead of as hex in the IR text: the
-/// blob of `dense_resource<key>` (raw little-endian elements, `alignment`
-/// bytes aligned), which the IR names but does not define. The memory must
-/// stay valid during the compile (the compiled code keeps a copy).
-struct ExternalBlob {
-  std::string key;
-  const void *data = nullptr;
-  size_t size = 0;
-  size_t alignment = 1;
+  /// A quick key (quickCacheKey) the caller looked the entry up by before
+  /// it could compute the entry's own key: once the entry exists as a
+  /// shared object, an alias maps it to the entry, so that the next lookup
+  /// by it finds the code with the runtime core alone.
+  std::string cacheAlias;
 };
 
 /// What `compileLibrary` writes.

@@ -1,9 +1,10 @@
-//===- RuntimeModule.cpp - fx_mlir._fx_runtime: CompiledGraph for Python --===//
+//===- RuntimeModule.cpp - fx_mlir._fx_runtime: the compiler for Python ---===//
 //
-// The Python face of the runtime: compile fx dialect text, then call the
-// compiled graph on torch.Tensors. Inputs are passed by pointer (no copy
-// for contiguous tensors); outputs become tensors that own the buffers the
-// compiled code allocated.
+// The Python face of the compiler: compile fx dialect text and call the
+// compiled graph on torch.Tensors (TensorCalls.h), run pass pipelines,
+// export graphs, list the registry's names. What needs no compiler (the
+// code cache's hits, ahead-of-time libraries, the dtype and activation
+// tables) is fx_mlir._fx_core's (CoreModule.cpp), which links no LLVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,128 +12,36 @@
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Runtime.h"
-#include "fx-mlir/Runtime/TorchDTypes.h"
 #include "fx-mlir/Target/Python/ExportPython.h"
+
+#include "TensorCalls.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
-#include <torch/csrc/autograd/python_variable.h>
-#include <torch/csrc/utils/pybind.h>
-
-#include <ATen/ATen.h>
-#include <c10/core/ScalarType.h>
-
 namespace py = pybind11;
+using fx_python::BlobList;
+using fx_python::externalBlobs;
+using fx_python::raiseFxMlirError;
 using mlir::fx::CompiledGraph;
 
 namespace {
 
-at::ScalarType scalarType(const std::string &name) {
-  if (auto type = mlir::fx::getTorchScalarType(name))
-    return *type;
-  throw std::runtime_error("unsupported dtype " + name);
-}
-
-void freeAllocation(void *allocation) { std::free(allocation); }
-
-/// Raises fx_mlir.FxMlirError (the Python package's error) with `message`.
-[[noreturn]] void raiseFxMlirError(const std::string &message) {
-  static py::object type = py::module_::import("fx_mlir").attr("FxMlirError");
-  PyErr_SetString(type.ptr(), message.c_str());
-  throw py::error_already_set();
-}
-
-/// A CPU tensor over `r`'s buffer that frees its allocation when the last
-/// reference goes: a storage built directly, without from_blob's
-/// std::function deleter (this is the per-call path).
-at::Tensor ownedTensor(const mlir::fx::OwnedTensor &r) {
-  caffe2::TypeMeta type = caffe2::TypeMeta::fromScalarType(scalarType(r.dtype));
-  int64_t count = 1;
-  for (int64_t size : r.shape)
-    count *= size;
-  c10::DataPtr data(r.data, r.allocation, &freeAllocation,
-                    c10::Device(c10::kCPU));
-  c10::Storage storage(c10::Storage::use_byte_size_t(), count * type.itemsize(),
-                       std::move(data),
-                       /*allocator=*/nullptr, /*resizable=*/false);
-  at::Tensor tensor = at::detail::make_tensor<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), type);
-  tensor.unsafeGetTensorImpl()->set_sizes_contiguous(r.shape);
-  return tensor;
-}
-
-/// The buffers of one call (input descriptions, results, contiguous
-/// copies of strided inputs), kept per thread from call to call so that
-/// the per-call path does not allocate them anew.
-struct Scratch {
-  std::vector<mlir::fx::TensorRef> refs;
-  std::vector<mlir::fx::OwnedTensor> results;
-  std::vector<at::Tensor> copies;
-};
-
-/// This thread's Scratch, or a fresh one when it is in use (a call made
-/// while another runs on this thread).
-class ScratchUse {
-public:
-  ScratchUse() {
-    if (!busy()) {
-      busy() = true;
-      shared = true;
-    }
-  }
-  ~ScratchUse() {
-    if (shared) {
-      get().copies.clear();
-      busy() = false;
-    }
-  }
-  Scratch &get() { return shared ? perThread() : own; }
-
-private:
-  static bool &busy() {
-    thread_local bool value = false;
-    return value;
-  }
-  static Scratch &perThread() {
-    thread_local Scratch scratch;
-    return scratch;
-  }
-  bool shared = false;
-  Scratch own;
-};
-
-/// Weights handed to the compiler as memory: (resource key, tensor).
-using BlobList = std::vector<std::pair<std::string, at::Tensor>>;
-
-/// The blobs of `blobs`' tensors (contiguous CPU tensors the caller keeps
-/// alive while the compiler reads them).
-std::vector<mlir::fx::ExternalBlob> externalBlobs(const BlobList &blobs) {
-  std::vector<mlir::fx::ExternalBlob> result;
-  for (const auto &[key, tensor] : blobs) {
-    if (!tensor.device().is_cpu() || !tensor.is_contiguous() ||
-        tensor.layout() != at::kStrided)
-      throw std::invalid_argument("weight '" + key +
-                                  "': expected a contiguous CPU tensor");
-    result.push_back({key, tensor.data_ptr(), size_t(tensor.nbytes()),
-                      size_t(tensor.element_size())});
-  }
-  return result;
-}
-
 /// A compiled graph callable on tensors.
-class PyCompiledGraph {
+class PyCompiledGraph : public fx_python::TensorCalls<PyCompiledGraph> {
 public:
   PyCompiledGraph(const std::string &ir, bool weightsAsArguments,
                   bool dynamicBatch, const std::string &cacheDir,
-                  const std::string &cpu, const BlobList &blobs) {
+                  const std::string &cpu, const BlobList &blobs,
+                  const std::string &cacheAlias) {
     mlir::fx::CompileOptions options;
     options.weightsAsArguments = weightsAsArguments;
     options.dynamicBatch = dynamicBatch;
     options.cacheDir = cacheDir;
     options.cpu = cpu;
+    options.cacheAlias = cacheAlias;
     std::string error;
     {
       py::gil_scoped_release release;
@@ -142,61 +51,16 @@ public:
       throw std::invalid_argument(error.empty() ? "compilation failed" : error);
   }
 
-  /// A library compileLibrary wrote, loaded with the runtime core.
-  explicit PyCompiledGraph(std::unique_ptr<CompiledGraph> loaded)
-      : graph(std::move(loaded)) {}
-
-  /// The graph called as a Python function of its inputs, for a graph of
-  /// one output: its tensor. Raises fx_mlir.FxMlirError for the wrong
-  /// count or kind of inputs and for what the runtime refuses, as the
-  /// Python wrapper does. This is the per-call path of single-output
-  /// graphs: no Python frame, no list of tensors converted.
-  py::object callArgs(const py::args &args, const py::kwargs &kwargs) {
-    if (!kwargs.empty())
-      raiseFxMlirError(
-          "inputs are passed by position; got the keyword argument '" +
-          py::str(kwargs.begin()->first).cast<std::string>() + "'");
-    size_t expected = graph->getInputs().size();
-    if (args.size() != expected)
-      raiseFxMlirError("expected " + std::to_string(expected) +
-                       " inputs, got " + std::to_string(args.size()));
-    for (size_t i = 0; i < args.size(); ++i)
-      if (!THPVariable_Check(args[i].ptr()))
-        raiseFxMlirError("input " + std::to_string(i) +
-                         ": expected a torch.Tensor, got " +
-                         Py_TYPE(args[i].ptr())->tp_name);
-    ScratchUse use;
-    try {
-      run(use.get(), args.size(), [&](size_t i) -> const at::Tensor & {
-        return THPVariable_Unpack(args[i].ptr());
-      });
-    } catch (const std::invalid_argument &e) {
-      raiseFxMlirError(e.what());
-    }
-    if (use.get().results.size() != 1)
-      raiseFxMlirError("the graph has " +
-                       std::to_string(use.get().results.size()) + " outputs");
-    return py::reinterpret_steal<py::object>(
-        THPVariable_Wrap(ownedTensor(use.get().results[0])));
+  llvm::ArrayRef<mlir::fx::TensorSpec> inputSpecs() const {
+    return graph->getInputs();
   }
-
-  std::vector<at::Tensor> call(const std::vector<at::Tensor> &args) {
-    ScratchUse use;
-    run(use.get(), args.size(),
-        [&](size_t i) -> const at::Tensor & { return args[i]; });
-    std::vector<at::Tensor> outputs;
-    outputs.reserve(use.get().results.size());
-    for (mlir::fx::OwnedTensor &r : use.get().results)
-      outputs.push_back(ownedTensor(r));
-    return outputs;
+  llvm::ArrayRef<mlir::fx::TensorSpec> outputSpecs() const {
+    return graph->getOutputs();
   }
-
-  py::list specs(bool isInput) const {
-    py::list result;
-    auto list = isInput ? graph->getInputs() : graph->getOutputs();
-    for (const auto &spec : list)
-      result.append(py::make_tuple(spec.dtype, spec.shape));
-    return result;
+  bool runRefs(std::vector<mlir::fx::TensorRef> &refs,
+               std::vector<mlir::fx::OwnedTensor> &results,
+               std::string &error) {
+    return graph->run(refs, results, error);
   }
 
   bool fromCache() const { return graph->isFromCache(); }
@@ -206,44 +70,6 @@ public:
   }
 
 private:
-  /// Runs the graph on the tensors `tensor(i)`, i < `count`; the results
-  /// are in `scratch.results`. Throws std::invalid_argument with the
-  /// runtime's message when it refuses the inputs.
-  template <typename Get>
-  void run(Scratch &scratch, size_t count, Get &&tensor) {
-    scratch.refs.resize(count);
-    scratch.copies.clear();
-    scratch.copies.reserve(count);
-    for (size_t i = 0; i < count; ++i) {
-      const at::Tensor *t = &tensor(i);
-      if (!t->device().is_cpu())
-        throw std::invalid_argument("inputs must be CPU tensors");
-      if (t->layout() != at::kStrided || t->is_quantized())
-        throw std::invalid_argument(
-            "input " + std::to_string(i) + ": expected a dense tensor, got " +
-            (t->is_quantized() ? std::string("a quantized")
-                               : "a " + c10::str(t->layout())) +
-            " one");
-      // Contiguous tensors are passed as they are; others are made so.
-      if (!t->is_contiguous()) {
-        scratch.copies.push_back(t->contiguous());
-        t = &scratch.copies.back();
-      }
-      mlir::fx::TensorRef &ref = scratch.refs[i];
-      ref.data = t->data_ptr();
-      ref.dtype = mlir::fx::getTorchDTypeName(t->scalar_type());
-      ref.shape.assign(t->sizes().begin(), t->sizes().end());
-    }
-    std::string error;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = graph->run(scratch.refs, scratch.results, error);
-    }
-    if (!ok)
-      throw std::invalid_argument(error);
-  }
-
   std::unique_ptr<CompiledGraph> graph;
 };
 
@@ -287,8 +113,6 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
 
 PYBIND11_MODULE(_fx_runtime, m) {
   m.doc() = "fx-mlir's JIT runtime: compiled fx graphs callable on tensors";
-  m.def("set_num_threads", &mlir::fx::setNumThreads, py::arg("threads"),
-        "Threads the parallel loops of compiled graphs run on");
   m.def(
       "compile_library",
       [](const std::string &ir, const std::string &path, bool dynamicBatch,
@@ -351,27 +175,6 @@ PYBIND11_MODULE(_fx_runtime, m) {
       "The call_function targets (`torch.nn.functional.relu`) the target "
       "registry binds");
   m.def(
-      "dtypes",
-      [] {
-        std::vector<std::tuple<std::string, std::string, int>> table;
-#define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
-  table.emplace_back(#NAME, ELEMENT_TYPE, BYTES);
-#include "fx-mlir/Dialect/FX/IR/DTypes.def"
-        return table;
-      },
-      "The dtypes the IR holds tensors of (DTypes.def): (torch name, MLIR "
-      "element type, bytes per element)");
-  m.def(
-      "fused_activations",
-      [] {
-        std::vector<std::pair<std::string, std::string>> table;
-#define FX_ACTIVATION(NAME, PYTHON) table.emplace_back(#NAME, PYTHON);
-#include "fx-mlir/Dialect/FX/Transforms/FusedActivations.def"
-        return table;
-      },
-      "The activations fused ops apply (FusedActivations.def): (name, the "
-      "Python function computing it, by qualified name)");
-  m.def(
       "run_pipeline",
       [](const std::string &ir, const std::string &pipeline) {
         std::string errors;
@@ -405,42 +208,13 @@ PYBIND11_MODULE(_fx_runtime, m) {
       py::arg("ir"), py::arg("allowed_modules"), py::arg("graph_module") = "",
       "The script fx-translate --export-python writes for an "
       "fx.graph_module");
-  py::class_<PyCompiledGraph>(m, "CompiledGraph")
-      .def(py::init<const std::string &, bool, bool, const std::string &,
-                    const std::string &, const BlobList &>(),
-           py::arg("ir"), py::arg("weights_as_arguments") = false,
-           py::arg("dynamic_batch") = false, py::arg("cache_dir") = "",
-           py::arg("cpu") = "host", py::arg("blobs") = BlobList())
-      .def_static(
-          "load",
-          [](const std::string &path) {
-            std::string error;
-            std::unique_ptr<CompiledGraph> graph =
-                CompiledGraph::load(path, error);
-            if (!graph)
-              raiseFxMlirError(error);
-            return std::make_unique<PyCompiledGraph>(std::move(graph));
-          },
-          py::arg("path"), "Loads a library compile_library (fx-compile) wrote")
-      .def("__call__", &PyCompiledGraph::call)
-      .def("call_args", &PyCompiledGraph::callArgs,
-           "The graph of one output called on its inputs: its tensor")
-      .def(
-          "call_one",
-          [](PyCompiledGraph &g, const std::vector<at::Tensor> &args) {
-            std::vector<at::Tensor> results = g.call(args);
-            if (results.size() != 1)
-              throw std::invalid_argument("the graph has " +
-                                          std::to_string(results.size()) +
-                                          " outputs, not one");
-            return results.front();
-          },
-          "Calls a graph of one output and returns it")
-      .def_property_readonly(
-          "inputs", [](const PyCompiledGraph &g) { return g.specs(true); })
-      .def_property_readonly(
-          "outputs", [](const PyCompiledGraph &g) { return g.specs(false); })
-      .def_property_readonly("from_cache", &PyCompiledGraph::fromCache)
-      .def_property_readonly("output_structure",
-                             &PyCompiledGraph::outputStructure);
+  py::class_<PyCompiledGraph> compiledGraph(m, "CompiledGraph");
+  compiledGraph.def(
+      py::init<const std::string &, bool, bool, const std::string &,
+               const std::string &, const BlobList &, const std::string &>(),
+      py::arg("ir"), py::arg("weights_as_arguments") = false,
+      py::arg("dynamic_batch") = false, py::arg("cache_dir") = "",
+      py::arg("cpu") = "host", py::arg("blobs") = BlobList(),
+      py::arg("cache_alias") = "");
+  fx_python::defineCalls(compiledGraph);
 }

@@ -1,0 +1,249 @@
+//===- TensorCalls.h - Calling compiled code on torch.Tensors ---*- C++ -*-===//
+//
+// What both Python extensions share: fx_mlir._fx_runtime (the compiler)
+// and fx_mlir._fx_core (the runtime core alone, which loads cached or
+// ahead-of-time code without LLVM). Inputs are passed by pointer (no copy
+// for contiguous tensors); outputs become tensors that own the buffers the
+// compiled code allocated.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_BINDINGS_PYTHON_TENSORCALLS_H
+#define FX_MLIR_BINDINGS_PYTHON_TENSORCALLS_H
+
+#include "fx-mlir/Runtime/Executable.h"
+#include "fx-mlir/Runtime/TorchDTypes.h"
+
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/utils/pybind.h>
+
+#include <ATen/ATen.h>
+#include <c10/core/ScalarType.h>
+
+namespace fx_python {
+
+namespace py = pybind11;
+
+inline at::ScalarType scalarType(const std::string &name) {
+  if (auto type = mlir::fx::getTorchScalarType(name))
+    return *type;
+  throw std::runtime_error("unsupported dtype " + name);
+}
+
+inline void freeAllocation(void *allocation) { std::free(allocation); }
+
+/// Raises fx_mlir.FxMlirError (the Python package's error) with `message`.
+[[noreturn]] inline void raiseFxMlirError(const std::string &message) {
+  static py::object type = py::module_::import("fx_mlir").attr("FxMlirError");
+  PyErr_SetString(type.ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+/// A CPU tensor over `r`'s buffer that frees its allocation when the last
+/// reference goes: a storage built directly, without from_blob's
+/// std::function deleter (this is the per-call path).
+inline at::Tensor ownedTensor(const mlir::fx::OwnedTensor &r) {
+  caffe2::TypeMeta type = caffe2::TypeMeta::fromScalarType(scalarType(r.dtype));
+  int64_t count = 1;
+  for (int64_t size : r.shape)
+    count *= size;
+  c10::DataPtr data(r.data, r.allocation, &freeAllocation,
+                    c10::Device(c10::kCPU));
+  c10::Storage storage(c10::Storage::use_byte_size_t(), count * type.itemsize(),
+                       std::move(data),
+                       /*allocator=*/nullptr, /*resizable=*/false);
+  at::Tensor tensor = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), type);
+  tensor.unsafeGetTensorImpl()->set_sizes_contiguous(r.shape);
+  return tensor;
+}
+
+/// The buffers of one call (input descriptions, results, contiguous
+/// copies of strided inputs), kept per thread from call to call so that
+/// the per-call path does not allocate them anew.
+struct Scratch {
+  std::vector<mlir::fx::TensorRef> refs;
+  std::vector<mlir::fx::OwnedTensor> results;
+  std::vector<at::Tensor> copies;
+};
+
+/// This thread's Scratch, or a fresh one when it is in use (a call made
+/// while another runs on this thread).
+class ScratchUse {
+public:
+  ScratchUse() {
+    if (!busy()) {
+      busy() = true;
+      shared = true;
+    }
+  }
+  ~ScratchUse() {
+    if (shared) {
+      get().copies.clear();
+      busy() = false;
+    }
+  }
+  Scratch &get() { return shared ? perThread() : own; }
+
+private:
+  static bool &busy() {
+    thread_local bool value = false;
+    return value;
+  }
+  static Scratch &perThread() {
+    thread_local Scratch scratch;
+    return scratch;
+  }
+  bool shared = false;
+  Scratch own;
+};
+
+/// Weights handed to the compiler as memory: (resource key, tensor).
+using BlobList = std::vector<std::pair<std::string, at::Tensor>>;
+
+/// The blobs of `blobs`' tensors (contiguous CPU tensors the caller keeps
+/// alive while the compiler reads them).
+inline std::vector<mlir::fx::ExternalBlob>
+externalBlobs(const BlobList &blobs) {
+  std::vector<mlir::fx::ExternalBlob> result;
+  for (const auto &[key, tensor] : blobs) {
+    if (!tensor.device().is_cpu() || !tensor.is_contiguous() ||
+        tensor.layout() != at::kStrided)
+      throw std::invalid_argument("weight '" + key +
+                                  "': expected a contiguous CPU tensor");
+    result.push_back({key, tensor.data_ptr(), size_t(tensor.nbytes()),
+                      size_t(tensor.element_size())});
+  }
+  return result;
+}
+
+/// The calls of a compiled graph on tensors, for `Graph` (CRTP), which
+/// gives inputSpecs(), outputSpecs() (TensorSpec lists) and runRefs(refs,
+/// results, error) (checks the inputs and runs the code).
+template <typename Graph> class TensorCalls {
+public:
+  /// The graph called as a Python function of its inputs, for a graph of
+  /// one output: its tensor. Raises fx_mlir.FxMlirError for the wrong
+  /// count or kind of inputs and for what the runtime refuses, as the
+  /// Python wrapper does. This is the per-call path of single-output
+  /// graphs: no Python frame, no list of tensors converted.
+  py::object callArgs(const py::args &args, const py::kwargs &kwargs) {
+    if (!kwargs.empty())
+      raiseFxMlirError(
+          "inputs are passed by position; got the keyword argument '" +
+          py::str(kwargs.begin()->first).cast<std::string>() + "'");
+    size_t expected = self().inputSpecs().size();
+    if (args.size() != expected)
+      raiseFxMlirError("expected " + std::to_string(expected) +
+                       " inputs, got " + std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!THPVariable_Check(args[i].ptr()))
+        raiseFxMlirError("input " + std::to_string(i) +
+                         ": expected a torch.Tensor, got " +
+                         Py_TYPE(args[i].ptr())->tp_name);
+    ScratchUse use;
+    try {
+      run(use.get(), args.size(), [&](size_t i) -> const at::Tensor & {
+        return THPVariable_Unpack(args[i].ptr());
+      });
+    } catch (const std::invalid_argument &e) {
+      raiseFxMlirError(e.what());
+    }
+    if (use.get().results.size() != 1)
+      raiseFxMlirError("the graph has " +
+                       std::to_string(use.get().results.size()) + " outputs");
+    return py::reinterpret_steal<py::object>(
+        THPVariable_Wrap(ownedTensor(use.get().results[0])));
+  }
+
+  std::vector<at::Tensor> call(const std::vector<at::Tensor> &args) {
+    ScratchUse use;
+    run(use.get(), args.size(),
+        [&](size_t i) -> const at::Tensor & { return args[i]; });
+    std::vector<at::Tensor> outputs;
+    outputs.reserve(use.get().results.size());
+    for (mlir::fx::OwnedTensor &r : use.get().results)
+      outputs.push_back(ownedTensor(r));
+    return outputs;
+  }
+
+  py::list specs(bool isInput) const {
+    py::list result;
+    const auto &list = isInput ? self().inputSpecs() : self().outputSpecs();
+    for (const auto &spec : list)
+      result.append(py::make_tuple(spec.dtype, spec.shape));
+    return result;
+  }
+
+private:
+  /// Runs the graph on the tensors `tensor(i)`, i < `count`; the results
+  /// are in `scratch.results`. Throws std::invalid_argument with the
+  /// runtime's message when it refuses the inputs.
+  template <typename Get>
+  void run(Scratch &scratch, size_t count, Get &&tensor) {
+    scratch.refs.resize(count);
+    scratch.copies.clear();
+    scratch.copies.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const at::Tensor *t = &tensor(i);
+      if (!t->device().is_cpu())
+        throw std::invalid_argument("inputs must be CPU tensors");
+      if (t->layout() != at::kStrided || t->is_quantized())
+        throw std::invalid_argument(
+            "input " + std::to_string(i) + ": expected a dense tensor, got " +
+            (t->is_quantized() ? std::string("a quantized")
+                               : "a " + c10::str(t->layout())) +
+            " one");
+      // Contiguous tensors are passed as they are; others are made so.
+      if (!t->is_contiguous()) {
+        scratch.copies.push_back(t->contiguous());
+        t = &scratch.copies.back();
+      }
+      mlir::fx::TensorRef &ref = scratch.refs[i];
+      ref.data = t->data_ptr();
+      ref.dtype = mlir::fx::getTorchDTypeName(t->scalar_type());
+      ref.shape.assign(t->sizes().begin(), t->sizes().end());
+    }
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = self().runRefs(scratch.refs, scratch.results, error);
+    }
+    if (!ok)
+      throw std::invalid_argument(error);
+  }
+
+  Graph &self() { return static_cast<Graph &>(*this); }
+  const Graph &self() const { return static_cast<const Graph &>(*this); }
+};
+
+/// Defines the Python face of a TensorCalls graph on `c`: called with
+/// tensors (`__call__`, `call_args`, `call_one`), its `inputs` and
+/// `outputs` ((dtype, shape) pairs), `from_cache` and `output_structure`.
+template <typename Graph> void defineCalls(py::class_<Graph> &c) {
+  c.def("__call__", &Graph::call)
+      .def("call_args", &Graph::callArgs,
+           "The graph of one output called on its inputs: its tensor")
+      .def(
+          "call_one",
+          [](Graph &g, const std::vector<at::Tensor> &args) {
+            std::vector<at::Tensor> results = g.call(args);
+            if (results.size() != 1)
+              throw std::invalid_argument("the graph has " +
+                                          std::to_string(results.size()) +
+                                          " outputs, not one");
+            return results.front();
+          },
+          "Calls a graph of one output and returns it")
+      .def_property_readonly("inputs",
+                             [](const Graph &g) { return g.specs(true); })
+      .def_property_readonly("outputs",
+                             [](const Graph &g) { return g.specs(false); })
+      .def_property_readonly("from_cache", &Graph::fromCache)
+      .def_property_readonly("output_structure", &Graph::outputStructure);
+}
+
+} // namespace fx_python
+
+#endif // FX_MLIR_BINDINGS_PYTHON_TENSORCALLS_H
