@@ -9,7 +9,7 @@ ways on the same inputs, per thread count: PyTorch eager (its BLAS and
 oneDNN kernels) and `fx_mlir.compile`'s code. The outputs are compared
 first, so that no time is reported for wrong code; then each side is
 warmed up and timed call by call with time.perf_counter, the sides in
-interleaved rounds, and the median is reported. Compile times (cold and warm on-disk cache) are taken once per
+interleaved rounds, and the median is reported. Trace + import time and compile times (cold and warm on-disk cache) are taken once per
 workload, at the first thread count; peak memory in one more subprocess per
 model and side (`--memory-probe`). bench/README.md says exactly what is
 measured. Results go to <out>/bench.json, bench.md and bench.png.
@@ -236,6 +236,20 @@ def compile_timed(module, inputs, cache_dir):
     return compiled, time.perf_counter() - t0, False
 
 
+def import_seconds(module, inputs):
+    """Seconds fx_mlir takes to trace `module` and import it with the
+    inputs' types (shape propagation included; weights handed over as
+    memory, as compile does), or None if it cannot."""
+    try:
+        t0 = time.perf_counter()
+        gm = fx_mlir.compiler.trace(module, inputs)
+        with torch.no_grad():
+            fx_mlir.import_graph_module(gm, inputs, blobs={})
+        return time.perf_counter() - t0
+    except Exception:  # noqa: BLE001 - an older fx_mlir, or no trace
+        return None
+
+
 def compile_workload(name, eager, module, inputs, rec):
     """Compiles twice into one fresh cache directory (cold, then warm; the
     warm result is checked against eager), recording both times in rec;
@@ -249,6 +263,7 @@ def compile_workload(name, eager, module, inputs, rec):
             log(f"  {name}: compile failed: {rec['error'][:300]}")
             return None
         rec["compile_warm_s"] = None
+        rec["import_s"] = import_seconds(module, inputs)
         if cached:
             try:
                 warm, rec["compile_warm_s"], _ = compile_timed(
@@ -501,7 +516,8 @@ def tables(results):
                           "FAILED: " + rec["error"][:80]])
         if WORKLOADS[name][1].get("model"):
             mem = rec.get("memory", {})
-            models.append([name, rec.get("compile_cold_s"),
+            models.append([name, rec.get("import_s"),
+                           rec.get("compile_cold_s"),
                            rec.get("compile_warm_s"), mem.get("eager_mib"),
                            mem.get("fxmlir_mib"), mem.get("ratio"),
                            mem.get("fxmlir_cold_mib")])
@@ -510,7 +526,8 @@ def tables(results):
 
 SPEED_HEADERS = ["workload", "threads", "eager ms", "fx-mlir ms", "speedup",
                  "notes"]
-MODEL_HEADERS = ["model", "compile s (cold)", "compile s (warm)",
+MODEL_HEADERS = ["model", "trace + import s", "compile s (cold)",
+                 "compile s (warm)",
                  "peak MiB eager", "peak MiB fx-mlir", "memory ratio",
                  "peak MiB fx-mlir, compiled in process"]
 
