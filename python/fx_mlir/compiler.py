@@ -454,14 +454,28 @@ def trace(model, example_inputs=None):
         # reference forward of (nn.TransformerEncoderLayer), is traced as
         # the one call_module node of a wrapper, as it would be inside a
         # model.
-        if not (tracer.is_leaf_module(model, "")
+        varargs = _takes_varargs(model) and example_inputs is not None
+        if not (tracer.is_leaf_module(model, "") or varargs
                 or _reference_forward(model) is not None):
             raise
         wrapper = _whole(model, example_inputs)
         tracer = ModulePathTracer(example_inputs)
+        if varargs:
+            # A forward of *args, which torch.fx cannot trace as the root
+            # on Python 3.11, is traced into as the wrapper's submodule.
+            tracer._traceable[id(model)] = True
         graph = tracer.trace(wrapper)
         return torch.fx.GraphModule(wrapper, graph, type(model).__name__)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _takes_varargs(module):
+    """Whether `module`'s forward takes *args."""
+    try:
+        parameters = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
 def _trace_with_defaults(tracer, model, example_inputs):

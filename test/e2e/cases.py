@@ -3873,6 +3873,43 @@ add("signed_zeros", lambda: lam(lambda y, x: (torch.atan2(y, x),
 add("int_zeros", lambda: lam(lambda y, x: torch.atan2(y, x)),
     randint(-2, 3, (6, 7), (6, 7)))
 
+# --- Integer samples as eager computes them: in their integer types,
+# wrapping, until the formula divides (issue 31's int8 sweep). ------------
+family("integer_wrapping")
+add("trapz_int8_spacings", lambda: lam(lambda y, x: torch.trapz(y, x)),
+    lambda: (torch.tensor([[1, 3, 127, -128], [100, 100, -100, 7]],
+                          dtype=torch.int8),
+             torch.tensor([0, 100, 120, 127], dtype=torch.int8)))
+add("trapz_int8_constant_dx", lambda: lam(
+    lambda y: (torch.trapz(y, dx=2), torch.trapezoid(y, dim=0))),
+    lambda: (torch.tensor([[127, 3, 127], [127, -128, -128]],
+                          dtype=torch.int8),))
+add("cumulative_trapezoid_int8", lambda: lam(
+    lambda y, x: (torch.cumulative_trapezoid(y, x),
+                  torch.cumulative_trapezoid(y, dx=3))),
+    lambda: (torch.tensor([1, 3, 127, -128, 90], dtype=torch.int8),
+             torch.tensor([0, 100, 120, 127, -100], dtype=torch.int8)))
+add("trapz_int32_float_spacings", lambda: lam(
+    lambda y, x: torch.trapz(y, x)),
+    lambda: (torch.tensor([2**30, 2**30, 5], dtype=torch.int32),
+             torch.tensor([0.0, 3.5, 7.0])))
+add("margin_ranking_loss_int8", lambda: lam(
+    lambda a, b, t: (F.margin_ranking_loss(a, b, t, margin=0.5,
+                                           reduction="none"),
+                     F.margin_ranking_loss(a, b, t))),
+    lambda: (torch.tensor([100, -100, 50, -128], dtype=torch.int8),
+             torch.tensor([-100, 100, 5, 1], dtype=torch.int8),
+             torch.tensor([1, -1, 1, -1], dtype=torch.int8)))
+
+# --- polygamma(1, x) (trigamma) as ATen computes it: at the poles of a
+# negative integer x, pi^2 / sin(pi x)^2 of the rounded sin. ---------------
+family("trigamma")
+add("poles_and_values", lambda: lam(
+    lambda x, y: (torch.polygamma(1, x), torch.special.polygamma(1, y),
+                  torch.polygamma(1, y.double()))),
+    lambda: (torch.tensor([0, -1, -2, -7, 3, 7, 100]),
+             torch.tensor([0.5, -1.5, -2.0, 3.25, 1e-3, 40.0, -0.25])))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -523,3 +523,21 @@ def test_left_out_parameters_take_their_defaults():
     compiled = fx_mlir.compile(Scaled(), (x,))
     assert len(compiled.inputs) == 1
     torch.testing.assert_close(compiled(x), x * 3 + 2.0)
+
+
+def test_forward_of_varargs_compiles():
+    """A forward taking *args (which torch.fx cannot trace as the root on
+    Python 3.11) is traced into as a wrapper's submodule."""
+    class Sum(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Linear(4, 4)
+
+        def forward(self, *tensors):
+            return self.scale(sum(tensors))
+
+    torch.manual_seed(0)
+    model, a, b = Sum().eval(), torch.randn(2, 4), torch.randn(2, 4)
+    compiled = fx_mlir.compile(model, (a, b))
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(a, b), model(a, b))

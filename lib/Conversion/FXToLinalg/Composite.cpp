@@ -497,12 +497,40 @@ LogicalResult lowerTrapezoid(Lowering &l) {
   int64_t n = staticDim(y, *dim);
   if (ShapedType::isDynamic(n))
     return l.fail("needs a static size along dim");
-  y = l.castTensor(y, elem);
+  // Integer samples (and spacings) are added (and subtracted, multiplied)
+  // in their integer types, wrapping, as eager's formulas do before they
+  // divide by 2: ATen's trapezoid is ((y[i] + y[i+1]) * dx[i]).sum() / 2
+  // (an integer sum, in int64) with spacings, (y.sum() - (y[0] + y[-1]) *
+  // 0.5) * dx with a constant one; cumulative_trapezoid's terms are
+  // (y[i] + y[i+1]) * dx[i] / 2 and dx / 2 * (y[i] + y[i+1]).
+  auto integerType = [](Value v) {
+    auto t = dyn_cast<IntegerType>(
+        cast<RankedTensorType>(v.getType()).getElementType());
+    return t && t.getWidth() > 1 ? t : IntegerType();
+  };
+  IntegerType yInt = integerType(y);
+  bool cumulative = target.starts_with("aten::cumulative_trapezoid");
+  if (!yInt)
+    y = l.castTensor(y, elem);
   int64_t pieces = std::max<int64_t>(n - 1, 0);
   Value upper = sliceOf(l, y, *dim, std::min<int64_t>(1, n), n);
   Value lower = sliceOf(l, y, *dim, 0, pieces);
   if (!upper || !lower)
     return failure();
+  auto addIn = [&](Value a, Value b, Type t) {
+    return l.elementwise(
+        {a, b}, t, t, [&](OpBuilder &nb, Location loc, ValueRange v) {
+          return isFloat(t)
+                     ? arith::AddFOp::create(nb, loc, v[0], v[1]).getResult()
+                     : arith::AddIOp::create(nb, loc, v[0], v[1]).getResult();
+        });
+  };
+  auto sumAlong = [&](Value v, Type t) {
+    return l.lowerCall(
+        "aten::sum.dim_IntList",
+        {ref(l, 0), ints(l, {*dim}), l.b.getBoolAttr(false), none(l)}, {v},
+        tensorOf(t));
+  };
   Value width;
   if (withX) {
     static constexpr Param kX =
@@ -511,7 +539,9 @@ LogicalResult lowerTrapezoid(Lowering &l) {
     Value x = l.tensor(kX);
     if (!x)
       return failure();
-    x = l.castTensor(x, elem);
+    IntegerType xInt = integerType(x);
+    if (!xInt)
+      x = l.castTensor(x, elem);
     if (rankOf(x) == 1 && rankOf(y) > 1) {
       SmallVector<OpFoldResult> sizes(rankOf(y), l.b.getIndexAttr(1));
       sizes[*dim] = l.dim(x, 0);
@@ -526,12 +556,84 @@ LogicalResult lowerTrapezoid(Lowering &l) {
     Value x0 = sliceOf(l, x, xDim, 0, std::max<int64_t>(m - 1, 0));
     if (!x1 || !x0)
       return failure();
+    Type xType = xInt ? Type(xInt) : elem;
     width = l.elementwise(
-        {x1, x0}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-          return arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
+        {x1, x0}, xType, xType, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return xInt ? arith::SubIOp::create(b, loc, v[0], v[1]).getResult()
+                      : arith::SubFOp::create(b, loc, v[0], v[1]).getResult();
         });
+    if (yInt) {
+      // (y[i] + y[i+1]) in y's type, times the spacing in the promoted
+      // one (the wider integer, or the float result).
+      Value pairs = addIn(upper, lower, yInt);
+      Type product = elem;
+      if (xInt)
+        product = yInt.getWidth() >= xInt.getWidth() ? yInt : xInt;
+      Value terms = l.elementwise(
+          {pairs, width}, product, product,
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            return isFloat(product)
+                       ? arith::MulFOp::create(b, loc, v[0], v[1]).getResult()
+                       : arith::MulIOp::create(b, loc, v[0], v[1]).getResult();
+          });
+      auto halve = [&](Value v) {
+        return l.elementwise(
+            {v}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange w) {
+              return arith::DivFOp::create(b, loc, w[0],
+                                           constantOf(b, loc, elem, 2))
+                  .getResult();
+            });
+      };
+      Value r;
+      if (cumulative) {
+        r = l.lowerCall("aten::cumsum", {ref(l, 0), int64(l, *dim)},
+                        {halve(terms)}, tensorOf(elem));
+      } else {
+        Value total =
+            sumAlong(terms, isFloat(product) ? elem : l.b.getI64Type());
+        r = total ? halve(total) : Value();
+      }
+      return r ? l.replace(r) : failure();
+    }
   }
   Attribute dxAttr = withX ? Attribute() : l.kwarg("dx");
+  if (yInt && !withX) {
+    Value dxValue = dxAttr ? l.scalar(dxAttr, elem) : l.constant(elem, 1);
+    if (!dxValue)
+      return l.fail("dx must be a number");
+    Value r;
+    if (cumulative) {
+      Value pairs = addIn(upper, lower, yInt);
+      Value terms = l.elementwise(
+          {pairs}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+            Value half = arith::DivFOp::create(b, loc, dxValue,
+                                               constantOf(b, loc, elem, 2));
+            return arith::MulFOp::create(b, loc, half, v[0]).getResult();
+          });
+      r = l.lowerCall("aten::cumsum", {ref(l, 0), int64(l, *dim)}, {terms},
+                      tensorOf(elem));
+    } else if (n == 0) {
+      r = sumAlong(l.castTensor(y, elem), elem);
+    } else {
+      Value first = l.squeeze(sliceOf(l, y, *dim, 0, 1), *dim);
+      Value last = l.squeeze(sliceOf(l, y, *dim, n - 1, n), *dim);
+      Value ends = addIn(first, last, yInt);
+      Value total = sumAlong(y, l.b.getI64Type());
+      if (!total)
+        return failure();
+      r = l.elementwise({total, ends}, elem, elem,
+                        [&](OpBuilder &b, Location loc, ValueRange v) {
+                          Value half = arith::MulFOp::create(
+                              b, loc, v[1], constantOf(b, loc, elem, 0.5));
+                          return arith::MulFOp::create(
+                                     b, loc,
+                                     arith::SubFOp::create(b, loc, v[0], half),
+                                     dxValue)
+                              .getResult();
+                        });
+    }
+    return r ? l.replace(r) : failure();
+  }
   Value dx = dxAttr ? l.scalar(dxAttr, elem) : l.constant(elem, 1);
   SmallVector<Value> inputs = {upper, lower};
   if (width)

@@ -567,6 +567,45 @@ LogicalResult lowerMarginRankingLoss(Lowering &l) {
   std::optional<double> margin = floatArg(l, P::margin, 0.0);
   if (!margin)
     return l.fail("needs a constant margin");
+  Value x1 = l.tensor(P::input1), x2 = l.tensor(P::input2),
+        target = l.tensor(P::target_);
+  Type elem = l.resultElementType();
+  auto intType = [](Value v) {
+    auto t = dyn_cast<IntegerType>(
+        cast<RankedTensorType>(v.getType()).getElementType());
+    return t && t.getWidth() > 1 ? t : IntegerType();
+  };
+  if (x1 && x2 && target && elem && isFloat(elem) && intType(x1) &&
+      intType(x2) && intType(target)) {
+    // Integer inputs: eager computes -target * (input1 - input2) in their
+    // integer types (wrapping), and only adding the margin makes floats.
+    auto wider = [](IntegerType a, IntegerType b) {
+      return a.getWidth() >= b.getWidth() ? a : b;
+    };
+    IntegerType inner = wider(intType(x1), intType(x2));
+    IntegerType outer = wider(inner, intType(target));
+    auto reduction = reductionArg(l, P::reduction);
+    if (!reduction)
+      return l.fail("needs a constant reduction");
+    Value difference = l.elementwise(
+        {x1, x2}, inner, inner, [](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::SubIOp::create(b, loc, v[0], v[1]).getResult();
+        });
+    Value loss = l.elementwise(
+        {target, difference}, outer, elem,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value zero =
+              arith::ConstantOp::create(b, loc, b.getIntegerAttr(outer, 0));
+          Value product = arith::MulIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, zero, v[0]), v[1]);
+          Value d = arith::SIToFPOp::create(b, loc, elem, product);
+          Value shifted = arith::AddFOp::create(
+              b, loc, d, constantLike(b, loc, d, *margin));
+          return arith::MaximumFOp::create(b, loc, shifted,
+                                           constantLike(b, loc, d, 0));
+        });
+    return l.replace(reduceLoss(l, loss, *reduction, elem));
+  }
   return lowerLossOf(l, {P::input1, P::input2, P::target_}, P::reduction,
                      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
                        Value negated = arith::NegFOp::create(b, loc, v[2]);

@@ -214,6 +214,79 @@ LogicalResult lowerDigamma(Lowering &l) {
 }
 
 /// polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x).
+/// polygamma(1, x): ATen's calc_trigamma step for step in the result's
+/// float type (float for float32 and integer inputs), so that it agrees
+/// with eager where the function has poles: at a negative integer x, eager
+/// gives pi^2 / sin(pi x)^2 with the rounded sin (1.29e15 at -1 in
+/// float32), not inf. The reflection below 1/2, six steps of the
+/// recurrence, then the asymptotic series, whose bracket C++ evaluates in
+/// double (its constants are double literals). sin is taken in double of
+/// the rounded pi x and rounded back, as sinf computes it.
+LogicalResult lowerTrigamma(Lowering &l, Value x) {
+  Type r = l.resultElementType();
+  if (!r || !isFloat(r))
+    return l.fail("needs a float result");
+  auto t = cast<FloatType>(r);
+  Type f64 = l.b.getF64Type();
+  bool narrow = r != f64;
+  return l.replace(l.elementwise(
+      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        auto c = [&](double k) { return constantOf(b, loc, t, k); };
+        auto add = [&](Value p, Value q) -> Value {
+          return arith::AddFOp::create(b, loc, p, q);
+        };
+        auto sub = [&](Value p, Value q) -> Value {
+          return arith::SubFOp::create(b, loc, p, q);
+        };
+        auto mul = [&](Value p, Value q) -> Value {
+          return arith::MulFOp::create(b, loc, p, q);
+        };
+        auto div = [&](Value p, Value q) -> Value {
+          return arith::DivFOp::create(b, loc, p, q);
+        };
+        auto wide = [&](Value p) -> Value {
+          return narrow ? arith::ExtFOp::create(b, loc, f64, p).getResult() : p;
+        };
+        auto back = [&](Value p) -> Value {
+          return narrow ? arith::TruncFOp::create(b, loc, t, p).getResult() : p;
+        };
+        Value x = v[0];
+        Value pi = c(3.14159265358979323846);
+        Value reflect =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0.5));
+        Value sinPiX =
+            back(math::SinOp::create(b, loc, wide(mul(pi, x))).getResult());
+        Value pole = div(mul(pi, pi), mul(sinPiX, sinPiX));
+        Value result =
+            arith::SelectOp::create(b, loc, reflect, sub(c(0), pole), c(0));
+        Value sign = arith::SelectOp::create(b, loc, reflect, c(-1), c(1));
+        x = arith::SelectOp::create(b, loc, reflect, sub(c(1), x), x);
+        for (int i = 0; i < 6; ++i) {
+          result = add(result, div(c(1), mul(x, x)));
+          x = add(x, c(1));
+        }
+        Value ixx = div(c(1), mul(x, x));
+        auto d = [&](double k) { return constantOf(b, loc, f64, k); };
+        auto dadd = [&](Value p, Value q) -> Value {
+          return arith::AddFOp::create(b, loc, p, q);
+        };
+        auto dsub = [&](Value p, Value q) -> Value {
+          return arith::SubFOp::create(b, loc, p, q);
+        };
+        auto dmul = [&](Value p, Value q) -> Value {
+          return arith::MulFOp::create(b, loc, p, q);
+        };
+        Value wixx = wide(ixx);
+        Value series = dmul(
+            wixx, dsub(d(1. / 6),
+                       dmul(wixx, dsub(d(1. / 30), dmul(wixx, d(1. / 42))))));
+        Value bracket = dadd(wide(add(c(1), div(c(1), mul(c(2), x)))), series);
+        Value term = arith::DivFOp::create(b, loc, bracket, wide(x));
+        result = back(dadd(wide(result), term));
+        return mul(sign, result);
+      }));
+}
+
 LogicalResult lowerPolygamma(Lowering &l) {
   // Parameters as aten::polygamma names them, at the same positions in
   // aten::special_polygamma.
@@ -225,6 +298,8 @@ LogicalResult lowerPolygamma(Lowering &l) {
   if (*n == 0)
     return lowerInF64(l, {x},
                       [](F64 f, ValueRange v) { return digammaOf(f, v[0]); });
+  if (*n == 1)
+    return lowerTrigamma(l, x);
   double factorial = std::tgamma(double(*n) + 1);
   double sign = (*n % 2) ? 1.0 : -1.0;
   return lowerInF64(l, {x}, [&](F64 f, ValueRange v) {

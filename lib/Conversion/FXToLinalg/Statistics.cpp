@@ -401,27 +401,43 @@ LogicalResult lowerCov(Lowering &l) {
   int64_t correction = 1;
   Value fweights, aweights;
   if (!corr) {
-    if (Attribute c = l.kwarg("correction")) {
+    using Cov = args::aten::cov;
+    if (Attribute c = l.arg(Cov::correction)) {
       auto value = l.constInt(c);
       if (!value)
         return l.fail("correction must be a constant");
       correction = *value;
     }
-    for (auto [name, weights] :
-         {std::pair("fweights", &fweights), std::pair("aweights", &aweights)})
-      if (Attribute a = l.kwarg(name); a && !l.isNone(a)) {
+    for (auto [param, weights] : {std::pair(Cov::fweights, &fweights),
+                                  std::pair(Cov::aweights, &aweights)})
+      if (Attribute a = l.arg(param); a && !l.isNone(a)) {
         Value w = l.tensor(a);
         if (!w || rankOf(w) != 1 || staticDim(w, 0) != obs)
-          return l.fail(Twine(name) + " must be a vector of one weight per "
-                                      "observation");
-        *weights = l.castTensor(w, r);
+          return l.fail(Twine(param.name) + " must be a vector of one weight "
+                                            "per observation");
+        *weights = w;
       }
   }
-  auto binary = [&](Value a, Value b, auto fn) {
-    return l.elementwise({a, b}, r, r,
+  // The weights, their total and the normalization are computed in the
+  // weights' type, as eager does (float32 aweights of float64 samples:
+  // in float32); the rest in the result's.
+  Type wt = r;
+  if (aweights)
+    if (Type a = cast<RankedTensorType>(aweights.getType()).getElementType();
+        isFloat(a))
+      wt = a;
+  if (fweights)
+    fweights = l.castTensor(fweights, wt);
+  if (aweights)
+    aweights = l.castTensor(aweights, wt);
+  auto binaryIn = [&](Type t, Value a, Value b, auto fn) {
+    return l.elementwise({a, b}, t, t,
                          [&](OpBuilder &nb, Location loc, ValueRange v) {
                            return fn(nb, loc, v[0], v[1]);
                          });
+  };
+  auto binary = [&](Value a, Value b, auto fn) {
+    return binaryIn(r, a, b, fn);
   };
   auto mulf = [](OpBuilder &b, Location loc, Value p, Value q) -> Value {
     return arith::MulFOp::create(b, loc, p, q);
@@ -432,58 +448,64 @@ LogicalResult lowerCov(Lowering &l) {
   auto subf = [](OpBuilder &b, Location loc, Value p, Value q) -> Value {
     return arith::SubFOp::create(b, loc, p, q);
   };
-  auto sumOver = [&](Value v, ArrayRef<int64_t> dims, bool keep) {
+  auto sumIn = [&](Type t, Value v, ArrayRef<int64_t> dims, bool keep) {
     return l.lowerCall(
         "aten::sum.dim_IntList",
         {ref(l, 0), ints(l, dims), l.b.getBoolAttr(keep), none(l)}, {v},
-        tensorOf(r));
+        tensorOf(t));
   };
-  Value w = fweights && aweights ? binary(fweights, aweights, mulf)
+  Value w = fweights && aweights ? binaryIn(wt, fweights, aweights, mulf)
             : fweights           ? fweights
                                  : aweights;
   // The weights' total and the mean of each variable.
   Value total, mean;
   if (w) {
-    total = sumOver(w, {0}, false);
-    Value weighted = sumOver(binary(x, w, mulf), {1}, true);
+    total = sumIn(wt, w, {0}, false);
+    Value weighted = sumIn(r, binary(x, w, mulf), {1}, true);
     if (!total || !weighted)
       return failure();
     mean = binary(weighted, total, divf);
   } else {
     total = l.filled({}, l.constant(r, double(obs)));
-    mean = sumOver(x, {1}, true);
+    mean = sumIn(r, x, {1}, true);
     if (!mean)
       return failure();
     mean = binary(mean, total, divf);
   }
   // total - correction (* sum(w * aweights) / total with aweights), 0
   // when not positive.
+  Type nt = w ? wt : r;
   Value norm;
   if (w && aweights && correction != 0) {
-    Value both = sumOver(binary(w, aweights, mulf), {0}, false);
+    Value both = sumIn(wt, binaryIn(wt, w, aweights, mulf), {0}, false);
     if (!both)
       return failure();
     norm = l.elementwise(
-        {total, both}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        {total, both}, wt, wt, [&](OpBuilder &b, Location loc, ValueRange v) {
           Value scaled = arith::MulFOp::create(
-              b, loc, constantOf(b, loc, r, double(correction)),
+              b, loc, constantOf(b, loc, wt, double(correction)),
               arith::DivFOp::create(b, loc, v[1], v[0]));
           return arith::SubFOp::create(b, loc, v[0], scaled).getResult();
         });
   } else {
     norm = l.elementwise(
-        {total}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        {total}, nt, nt, [&](OpBuilder &b, Location loc, ValueRange v) {
           return arith::SubFOp::create(
-                     b, loc, v[0], constantOf(b, loc, r, double(correction)))
+                     b, loc, v[0], constantOf(b, loc, nt, double(correction)))
               .getResult();
         });
   }
   norm = l.elementwise(
-      {norm}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+      {norm}, nt, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
         Value positive = arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OGT, v[0], constantOf(b, loc, r, 0));
-        return arith::SelectOp::create(b, loc, positive, v[0],
-                                       constantOf(b, loc, r, 0));
+            b, loc, arith::CmpFPredicate::OGT, v[0], constantOf(b, loc, nt, 0));
+        Value kept = arith::SelectOp::create(b, loc, positive, v[0],
+                                             constantOf(b, loc, nt, 0));
+        if (nt == r)
+          return kept;
+        if (nt.getIntOrFloatBitWidth() < r.getIntOrFloatBitWidth())
+          return arith::ExtFOp::create(b, loc, r, kept);
+        return arith::TruncFOp::create(b, loc, r, kept);
       });
   Value centered = binary(x, mean, subf);
   Value right = l.transpose(w ? binary(centered, w, mulf) : centered, {1, 0});
