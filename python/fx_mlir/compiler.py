@@ -31,6 +31,7 @@ from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
                _serialized)
 from .fallback import compile_with_fallback, unsupported_node_names
 from .importer import import_graph_module, module_type
+from .reference import reference_forward
 
 
 
@@ -119,61 +120,8 @@ def _rebuild(structure, results):
     return tuple(items) if isinstance(structure, tuple) else items
 
 
-def _encoder_layer_forward(layer, src, src_mask=None,
-                           src_key_padding_mask=None, is_causal=False):
-    """nn.TransformerEncoderLayer's forward without its fast path (which
-    branches on the inputs and runs one fused kernel): the same blocks,
-    traced through the layer's own submodules."""
-    x = src
-    if layer.norm_first:
-        x = x + layer._sa_block(layer.norm1(x), src_mask, src_key_padding_mask)
-        x = x + layer._ff_block(layer.norm2(x))
-    else:
-        x = layer.norm1(
-            x + layer._sa_block(x, src_mask, src_key_padding_mask))
-        x = layer.norm2(x + layer._ff_block(x))
-    return x
-
-
-def _encoder_forward(encoder, src, mask=None, src_key_padding_mask=None):
-    """nn.TransformerEncoder's forward without its fast path and nested
-    tensors: each layer in turn, then the final norm."""
-    output = src
-    for layer in encoder.layers:
-        output = layer(output, src_mask=mask,
-                       src_key_padding_mask=src_key_padding_mask)
-    if encoder.norm is not None:
-        output = encoder.norm(output)
-    return output
-
-
-def _transformer_forward(transformer, src, tgt, src_mask=None, tgt_mask=None,
-                         memory_mask=None, src_key_padding_mask=None,
-                         tgt_key_padding_mask=None,
-                         memory_key_padding_mask=None):
-    """nn.Transformer's forward without its checks of the inputs' sizes
-    (Python comparisons of traced sizes; the compiled types check them):
-    the encoder, then the decoder on its memory."""
-    memory = transformer.encoder(src, mask=src_mask,
-                                 src_key_padding_mask=src_key_padding_mask)
-    return transformer.decoder(
-        tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-        tgt_key_padding_mask=tgt_key_padding_mask,
-        memory_key_padding_mask=memory_key_padding_mask)
-
-
-# torch.nn modules whose forward torch.fx cannot trace because it branches
-# on its inputs to pick a fused fast path: the tracer runs these forwards
-# instead, which compute what the slow path computes.
-_REFERENCE_FORWARDS = {
-    torch.nn.TransformerEncoderLayer: _encoder_layer_forward,
-    torch.nn.TransformerEncoder: _encoder_forward,
-    torch.nn.Transformer: _transformer_forward,
-}
-
-
 def _reference_forward(module):
-    return _REFERENCE_FORWARDS.get(type(module))
+    return reference_forward(module)
 
 
 class ModulePathTracer(torch.fx.Tracer):
@@ -297,8 +245,9 @@ class ModulePathTracer(torch.fx.Tracer):
             return self._examples[index]
         if node.op == "get_attr":
             value = self.root
-            for atom in node.target.split("."):
-                value = getattr(value, atom)
+            with _eager_modules():  # the tensors, not the tracer's proxies
+                for atom in node.target.split("."):
+                    value = getattr(value, atom)
             return value
         missing = []
 

@@ -3910,6 +3910,73 @@ add("poles_and_values", lambda: lam(
     lambda: (torch.tensor([0, -1, -2, -7, 3, 7, 100]),
              torch.tensor([0.5, -1.5, -2.0, 3.25, 1e-3, 40.0, -0.25])))
 
+# --- Recurrent modules (nn.RNN/LSTM/GRU and their cells), unrolled over
+# the example's sequence by the tracer's reference forwards. ---------------
+family("recurrent")
+
+
+class _Recurrent(nn.Module):
+    """A recurrent module with its state passed in and every output
+    returned."""
+
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x, h, c):
+        if isinstance(self.rnn, nn.LSTM):
+            out, (h, c) = self.rnn(x, (h, c))
+            return out, h, c
+        out, h = self.rnn(x, h)
+        return out, h + c.sum()
+
+
+class _Tagger(nn.Module):
+    """Embedding, a bidirectional two-layer LSTM, a classifier per step."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(30, 8)
+        self.lstm = nn.LSTM(8, 12, num_layers=2, bidirectional=True,
+                            batch_first=True)
+        self.out = nn.Linear(24, 5)
+
+    def forward(self, tokens):
+        states, _ = self.lstm(self.embed(tokens))
+        return self.out(states)
+
+
+class _Cells(nn.Module):
+    """Each cell stepped twice, by hand."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTMCell(6, 7)
+        self.gru = nn.GRUCell(7, 5)
+        self.rnn = nn.RNNCell(5, 4, nonlinearity="relu")
+
+    def forward(self, x0, x1):
+        h, c = self.lstm(x0)
+        h, c = self.lstm(x1, (h, c))
+        g = self.gru(h)
+        g = self.gru(c, g)
+        return self.rnn(g), self.rnn(g[0])
+
+
+add("lstm_with_state", lambda: _Recurrent(nn.LSTM(5, 6)),
+    randn((9, 2, 5), (1, 2, 6), (1, 2, 6)))
+add("lstm_projection_bidirectional", lambda: _Recurrent(
+    nn.LSTM(5, 6, proj_size=3, num_layers=2, bidirectional=True)),
+    randn((4, 3, 5), (4, 3, 3), (4, 3, 6)))
+add("gru_batch_first_two_layers", lambda: _Recurrent(
+    nn.GRU(5, 6, num_layers=2, batch_first=True)),
+    lambda: (torch.randn(3, 8, 5), torch.randn(2, 3, 6), torch.randn(1)))
+add("rnn_relu_unbatched", lambda: _Recurrent(
+    nn.RNN(5, 6, nonlinearity="relu", bias=False)),
+    lambda: (torch.randn(6, 5), torch.randn(1, 6), torch.randn(2)))
+add("tagger", _Tagger, lambda: (torch.randint(0, 30, (2, 7)),))
+add("cells", _Cells, randn((3, 6), (3, 6)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -359,12 +359,23 @@ def test_python_functionals_are_traced_into():
                                Softsign()(x))
 
 
+class AdaptiveHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.AdaptiveLogSoftmaxWithLoss(4, 10, cutoffs=[5])
+
+    def forward(self, x, target):
+        return self.head(x, target).output
+
+
 def test_untraceable_unknown_module_is_reported_whole():
     """A torch.nn module the compiler does not know whose forward does not
-    trace stays a call, reported by name."""
-    model = nn.Sequential(nn.Linear(4, 4), nn.RNNCell(4, 4))
-    with pytest.raises(fx_mlir.FxMlirError, match="torch.nn.RNNCell"):
-        fx_mlir.compile(model, (torch.randn(2, 4),))
+    trace (nn.AdaptiveLogSoftmaxWithLoss compares sizes in Python) stays a
+    call, reported by name."""
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="torch.nn.AdaptiveLogSoftmaxWithLoss"):
+        fx_mlir.compile(AdaptiveHead().eval(),
+                        (torch.randn(3, 4), torch.tensor([1, 7, 2])))
 
 
 class UpsampleTo(nn.Module):

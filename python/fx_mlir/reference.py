@@ -1,0 +1,203 @@
+"""Reference forwards of torch.nn modules whose own `forward` torch.fx
+cannot trace, written over the modules' own parameters and submodules in
+operations the compiler binds.
+
+The transformer modules branch on their inputs to pick a fused fast path;
+the recurrent ones (nn.RNN, nn.LSTM, nn.GRU and their cells) call one
+opaque `torch._VF` kernel after checks on the inputs. The forwards here
+compute what eager computes (the slow path of the transformers, the
+recurrences step by step), so the tracer runs them instead
+(`ModulePathTracer.call_module`) and the nodes keep the modules' paths.
+A recurrent module is unrolled over the sequence: the example input fixes
+its length, as the compiled types do (`for x_t in x.unbind(0)` takes its
+count from the example value).
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def encoder_layer_forward(layer, src, src_mask=None,
+                          src_key_padding_mask=None, is_causal=False):
+    """nn.TransformerEncoderLayer's forward without its fast path (which
+    branches on the inputs and runs one fused kernel): the same blocks,
+    traced through the layer's own submodules."""
+    x = src
+    if layer.norm_first:
+        x = x + layer._sa_block(layer.norm1(x), src_mask, src_key_padding_mask)
+        x = x + layer._ff_block(layer.norm2(x))
+    else:
+        x = layer.norm1(
+            x + layer._sa_block(x, src_mask, src_key_padding_mask))
+        x = layer.norm2(x + layer._ff_block(x))
+    return x
+
+
+def encoder_forward(encoder, src, mask=None, src_key_padding_mask=None):
+    """nn.TransformerEncoder's forward without its fast path and nested
+    tensors: each layer in turn, then the final norm."""
+    output = src
+    for layer in encoder.layers:
+        output = layer(output, src_mask=mask,
+                       src_key_padding_mask=src_key_padding_mask)
+    if encoder.norm is not None:
+        output = encoder.norm(output)
+    return output
+
+
+def transformer_forward(transformer, src, tgt, src_mask=None, tgt_mask=None,
+                        memory_mask=None, src_key_padding_mask=None,
+                        tgt_key_padding_mask=None,
+                        memory_key_padding_mask=None):
+    """nn.Transformer's forward without its checks of the inputs' sizes
+    (Python comparisons of traced sizes; the compiled types check them):
+    the encoder, then the decoder on its memory."""
+    memory = transformer.encoder(src, mask=src_mask,
+                                 src_key_padding_mask=src_key_padding_mask)
+    return transformer.decoder(
+        tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+        tgt_key_padding_mask=tgt_key_padding_mask,
+        memory_key_padding_mask=memory_key_padding_mask)
+
+
+def _cell_step(mode, x_gates, h, c, w_hh, b_hh, nonlinearity="tanh"):
+    """One step of a recurrent cell of `mode` ("LSTM", "GRU", "RNN"):
+    `x_gates` is the input's projection (x W_ih^T + b_ih), `h` and `c`
+    the state. Returns the new (h, c) (c None but for LSTM), as ATen's
+    lstm_cell, gru_cell and rnn_tanh/relu_cell compute them."""
+    hidden = F.linear(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = (x_gates + hidden).chunk(4, 1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        return torch.sigmoid(o) * torch.tanh(c), c
+    if mode == "GRU":
+        x_r, x_z, x_n = x_gates.chunk(3, 1)
+        h_r, h_z, h_n = hidden.chunk(3, 1)
+        r = torch.sigmoid(x_r + h_r)
+        z = torch.sigmoid(x_z + h_z)
+        n = torch.tanh(x_n + r * h_n)
+        return (1 - z) * n + z * h, None
+    pre = x_gates + hidden
+    return (torch.relu(pre) if nonlinearity == "relu" else torch.tanh(pre),
+            None)
+
+
+def _mode(module):
+    return {nn.LSTM: "LSTM", nn.GRU: "GRU", nn.RNN: "RNN",
+            nn.LSTMCell: "LSTM", nn.GRUCell: "GRU",
+            nn.RNNCell: "RNN"}[type(module)]
+
+
+def rnn_forward(rnn, input, hx=None):
+    """nn.RNN, nn.LSTM and nn.GRU in eval mode (or without dropout), on a
+    tensor (not a PackedSequence): each layer and direction stepped over
+    the sequence, the input's projection computed for all steps at once.
+    Returns (output, h_n), or (output, (h_n, c_n)) for LSTM."""
+    mode = _mode(rnn)
+    if rnn.training and rnn.dropout and rnn.num_layers > 1:
+        raise NotImplementedError("dropout between layers in training mode")
+    unbatched = input.dim() == 2
+    if unbatched:
+        input = input.unsqueeze(1)
+    elif rnn.batch_first:
+        input = input.transpose(0, 1)
+    directions = 2 if rnn.bidirectional else 1
+    real_hidden = rnn.proj_size if getattr(rnn, "proj_size", 0) else \
+        rnn.hidden_size
+    states = rnn.num_layers * directions
+    if hx is None:
+        h0 = input.new_zeros((states, input.size(1), real_hidden))
+        c0 = (input.new_zeros((states, input.size(1), rnn.hidden_size))
+              if mode == "LSTM" else None)
+    else:
+        h0, c0 = hx if mode == "LSTM" else (hx, None)
+        if unbatched:
+            h0 = h0.unsqueeze(1)
+            c0 = c0.unsqueeze(1) if c0 is not None else None
+    h_n, c_n = [], []
+    layer_input = input
+    for layer in range(rnn.num_layers):
+        outputs = []
+        for direction in range(directions):
+            suffix = f"_l{layer}" + ("_reverse" if direction else "")
+            w_ih = getattr(rnn, "weight_ih" + suffix)
+            w_hh = getattr(rnn, "weight_hh" + suffix)
+            b_ih = getattr(rnn, "bias_ih" + suffix) if rnn.bias else None
+            b_hh = getattr(rnn, "bias_hh" + suffix) if rnn.bias else None
+            w_hr = (getattr(rnn, "weight_hr" + suffix)
+                    if getattr(rnn, "proj_size", 0) else None)
+            index = layer * directions + direction
+            h = h0[index]
+            c = c0[index] if c0 is not None else None
+            steps = list(F.linear(layer_input, w_ih, b_ih).unbind(0))
+            if direction:
+                steps.reverse()
+            seen = []
+            for x_gates in steps:
+                h, c = _cell_step(mode, x_gates, h, c, w_hh, b_hh,
+                                  getattr(rnn, "nonlinearity", "tanh"))
+                if w_hr is not None:
+                    h = F.linear(h, w_hr)
+                seen.append(h)
+            if direction:
+                seen.reverse()
+            outputs.append(torch.stack(seen, 0))
+            h_n.append(h)
+            c_n.append(c)
+        layer_input = (torch.cat(outputs, 2) if directions == 2
+                       else outputs[0])
+    output = layer_input
+    h_n = torch.stack(h_n, 0)
+    c_n = torch.stack(c_n, 0) if mode == "LSTM" else None
+    if unbatched:
+        output = output.squeeze(1)
+        h_n = h_n.squeeze(1)
+        c_n = c_n.squeeze(1) if c_n is not None else None
+    elif rnn.batch_first:
+        output = output.transpose(0, 1)
+    return output, ((h_n, c_n) if mode == "LSTM" else h_n)
+
+
+def cell_forward(cell, input, hx=None):
+    """nn.RNNCell, nn.LSTMCell and nn.GRUCell: one step, batched or not.
+    Returns h, or (h, c) for LSTMCell."""
+    mode = _mode(cell)
+    unbatched = input.dim() == 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    if hx is None:
+        h = input.new_zeros((input.size(0), cell.hidden_size))
+        c = h if mode == "LSTM" else None
+    else:
+        h, c = hx if mode == "LSTM" else (hx, None)
+        if unbatched:
+            h = h.unsqueeze(0)
+            c = c.unsqueeze(0) if c is not None else None
+    h, c = _cell_step(mode, F.linear(input, cell.weight_ih, cell.bias_ih), h,
+                      c, cell.weight_hh, cell.bias_hh,
+                      getattr(cell, "nonlinearity", "tanh"))
+    if unbatched:
+        h = h.squeeze(0)
+        c = c.squeeze(0) if c is not None else None
+    return (h, c) if mode == "LSTM" else h
+
+
+# torch.nn modules whose forward torch.fx cannot trace: the tracer runs
+# these forwards instead.
+REFERENCE_FORWARDS = {
+    nn.TransformerEncoderLayer: encoder_layer_forward,
+    nn.TransformerEncoder: encoder_forward,
+    nn.Transformer: transformer_forward,
+    nn.RNN: rnn_forward,
+    nn.LSTM: rnn_forward,
+    nn.GRU: rnn_forward,
+    nn.RNNCell: cell_forward,
+    nn.LSTMCell: cell_forward,
+    nn.GRUCell: cell_forward,
+}
+
+
+def reference_forward(module):
+    """The reference forward of `module`'s type, or None."""
+    return REFERENCE_FORWARDS.get(type(module))
