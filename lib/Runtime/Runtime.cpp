@@ -638,7 +638,8 @@ TensorSpec specOf(Type type, StringRef name) {
 /// The fx.output args as JSON, what the Python package rebuilds outputs
 /// from with no parser of MLIR syntax: an array (the args), a result index
 /// for a node, null for None, {"tuple": [...]}, {"list": [...]},
-/// {"dict": [[key, value], ...]} (string or int keys), and
+/// {"dict": [[key, value], ...]} (string or int keys), a Python number,
+/// bool or string the graph returns as is as {"value": v}, and
 /// {"unsupported": "<attribute>"} for anything else.
 llvm::json::Value structureJSON(Attribute value) {
   auto elements = [](ArrayRef<Attribute> items) {
@@ -651,6 +652,14 @@ llvm::json::Value structureJSON(Attribute value) {
     return int64_t(node.getIndex());
   if (isa<NoneAttr>(value))
     return nullptr;
+  if (auto flag = dyn_cast<BoolAttr>(value))
+    return llvm::json::Object{{"value", flag.getValue()}};
+  if (auto integer = dyn_cast<IntegerAttr>(value))
+    return llvm::json::Object{{"value", integer.getInt()}};
+  if (auto real = dyn_cast<FloatAttr>(value))
+    return llvm::json::Object{{"value", real.getValueAsDouble()}};
+  if (auto text = dyn_cast<StringAttr>(value))
+    return llvm::json::Object{{"value", text.getValue().str()}};
   if (auto array = dyn_cast<ArrayAttr>(value))
     return elements(array.getValue());
   if (auto tuple = dyn_cast<TupleAttr>(value))

@@ -30,6 +30,7 @@ from torch.fx import _symbolic_trace
 from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
                _serialized)
 from .fallback import compile_with_fallback, unsupported_node_names
+from .functionalize import functionalize
 from .importer import import_graph_module, module_type
 from .reference import reference_forward
 
@@ -83,14 +84,26 @@ def _load_core():
     return _load_extension("_fx_core")
 
 
+class _Constant:
+    """A Python value the graph returns as it is (`x.size(0)` with the
+    sizes fixed): not one of the compiled code's results."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 def _parse_structure(text):
     """The fx.output structure, as the runtime gives it (JSON: the output
     node's args, node references as result indices, `{"tuple": [...]}`,
     `{"list": [...]}`, `{"dict": [[key, value], ...]}`), as nested Python
-    tuples/lists/dicts of result indices; None stands for None."""
+    tuples/lists/dicts of result indices; None stands for None, and a
+    number, bool or string the graph returns as is (`{"value": 3}`) for
+    itself (a _Constant)."""
     def value(v):
         if v is None or isinstance(v, int):
             return v
+        if isinstance(v, dict) and "value" in v:
+            return _Constant(v["value"])
         if isinstance(v, list):
             return [value(x) for x in v]
         if isinstance(v, dict) and "tuple" in v:
@@ -112,6 +125,8 @@ def _parse_structure(text):
 def _rebuild(structure, results):
     if isinstance(structure, int):
         return results[structure]
+    if isinstance(structure, _Constant):
+        return structure.value
     if structure is None:
         return None
     if isinstance(structure, dict):
@@ -149,8 +164,9 @@ class ModulePathTracer(torch.fx.Tracer):
     and `x.ndim` are the example input's rank (_ExampleSized), which the
     compiled types fix."""
 
-    def __init__(self, example_inputs=None):
+    def __init__(self, example_inputs=None, static_shapes=False):
         super().__init__()
+        self._static_shapes = static_shapes and example_inputs is not None
         self._paths = []
         self._examples = example_inputs
         self._values = {}
@@ -355,6 +371,16 @@ class _ExampleSized:
             if isinstance(value, torch.Tensor):
                 rank = value.dim()
                 return rank if k == "ndim" else (lambda: rank)
+        # With static shapes (compile without a dynamic batch) the sizes
+        # are the example value's, Python ints: code that computes with
+        # them (`torch.arange(x.shape[1])`, `float(x.size(-1))`,
+        # `range(x.size(0))`) traces, and the graph holds the numbers.
+        if k in ("shape", "size", "numel") and self.tracer._static_shapes:
+            value = self.tracer._example_value(self.node)
+            if isinstance(value, torch.Tensor):
+                if k == "shape":
+                    return value.shape
+                return value.size if k == "size" else value.numel
         return _SizedAttribute(self, k)
 
     def __len__(self):
@@ -388,11 +414,13 @@ class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
 
 
 @_serialized
-def trace(model, example_inputs=None):
+def trace(model, example_inputs=None, static_shapes=False):
     """torch.fx.symbolic_trace with module paths recorded and, given
     example inputs, unpacking of proxies by their example values (see
-    ModulePathTracer)."""
-    tracer = ModulePathTracer(example_inputs)
+    ModulePathTracer); with `static_shapes`, tensors' sizes are the
+    example values' numbers (what fx_mlir.compile does without a dynamic
+    batch)."""
+    tracer = ModulePathTracer(example_inputs, static_shapes)
     try:
         if _reference_forward(model) is not None:
             raise TypeError("traced through its reference forward")
@@ -408,7 +436,7 @@ def trace(model, example_inputs=None):
                 or _reference_forward(model) is not None):
             raise
         wrapper = _whole(model, example_inputs)
-        tracer = ModulePathTracer(example_inputs)
+        tracer = ModulePathTracer(example_inputs, static_shapes)
         if varargs:
             # A forward of *args, which torch.fx cannot trace as the root
             # on Python 3.11, is traced into as the wrapper's submodule.
@@ -499,16 +527,21 @@ class CompiledGraph:
     """A compiled graph: call it with tensors, as the model's forward."""
 
     def __init__(self, graph, num_inputs, ir=None, dynamic_batch=False,
-                 cpu="host", blobs=None):
+                 cpu="host", blobs=None, updated_inputs=()):
         self._graph = graph
         self._num_inputs = num_inputs
+        # The inputs the graph updates in place (functionalize): the code
+        # returns their final values after the output, copied into the
+        # caller's tensors after each call.
+        self._updated = tuple(updated_inputs)
         # What save() compiles again, ahead of time (the weights' tensors
         # are the model's own, or contiguous copies of them).
         self._source = (ir, dynamic_batch, cpu, blobs)
         self._structure = _parse_structure(graph.output_structure)
         # One output returned as is: the runtime hands back the tensor.
         self._call = (graph.call_one if self._structure == 0
-                      and len(graph.outputs) == 1 else None)
+                      and len(graph.outputs) == 1 and not self._updated
+                      else None)
         if self._call is not None and hasattr(graph, "call_args"):
             self._call_args = graph.call_args
             self.__class__ = _SingleOutputGraph
@@ -536,6 +569,9 @@ class CompiledGraph:
         program runs it with the runtime core alone (fx_runtime.h,
         examples/deploy), as `fx-compile` makes them. The graph is compiled
         again for the same CPU target (its object code is not kept)."""
+        if self._updated:
+            raise FxMlirError("a graph that updates its inputs in place "
+                              "cannot be saved as a library")
         ir, dynamic_batch, cpu, blobs = self._source
         if ir is None:
             raise FxMlirError("this graph was loaded from a library: copy "
@@ -560,7 +596,13 @@ class CompiledGraph:
         except TypeError:
             self._check(inputs)
             raise
-        return _rebuild(self._structure, results)
+        if not self._updated:
+            return _rebuild(self._structure, results)
+        output, values = _rebuild(self._structure, results)
+        with torch.no_grad():
+            for index, value in zip(self._updated, values):
+                inputs[index].copy_(value)
+        return output
 
     def _check(self, inputs):
         if len(inputs) != self._num_inputs:
@@ -630,7 +672,8 @@ def compile(model, example_inputs, dynamic_batch=False,
         gm = model if isinstance(model, torch.fx.GraphModule) else None
         if gm is None and isinstance(model, torch.nn.Module):
             try:
-                gm = trace(model, example_inputs)
+                gm = trace(model, example_inputs,
+                           static_shapes=not dynamic_batch)
             except Exception:
                 gm = None  # the error is compile's own, below
         options = dict(weights_as_arguments=weights_as_arguments,
@@ -649,7 +692,8 @@ def compile(model, example_inputs, dynamic_batch=False,
         gm = model
     elif isinstance(model, torch.nn.Module):
         try:
-            gm = trace(model, example_inputs)
+            gm = trace(model, example_inputs,
+                       static_shapes=not dynamic_batch)
         except FxMlirError:
             raise
         except Exception as error:
@@ -662,6 +706,11 @@ def compile(model, example_inputs, dynamic_batch=False,
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")
+    updated = []
+    if _has_inplace(gm):
+        if gm is model:  # the caller's GraphModule stays as it is
+            gm = _copy_graph_module(gm)
+        updated = functionalize(gm)
     try:
         with torch.no_grad():
             # The weights go to the compiler as memory (little-endian,
@@ -700,7 +749,7 @@ def compile(model, example_inputs, dynamic_batch=False,
             graph = None
         if graph is not None:
             return CompiledGraph(graph, len(example_inputs), ir,
-                                 dynamic_batch, target, blobs)
+                                 dynamic_batch, target, blobs, updated)
     try:
         graph = _load_runtime().CompiledGraph(
             ir, weights_as_arguments, dynamic_batch, cache_dir or "", target,
@@ -708,7 +757,33 @@ def compile(model, example_inputs, dynamic_batch=False,
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs), ir, dynamic_batch,
-                         target, blobs)
+                         target, blobs, updated)
+
+
+def _has_inplace(gm):
+    """Whether the graph of `gm` may update a tensor in place."""
+    for node in gm.graph.nodes:
+        if node.op == "call_method" and isinstance(node.target, str) and \
+                node.target.endswith("_") and not node.target.startswith("_"):
+            return True
+        if node.op == "call_function" and (
+                node.kwargs.get("inplace") is True
+                or getattr(node.target, "__name__", "_").endswith("_")
+                and not getattr(node.target, "__name__", "_").startswith("_")):
+            return True
+        if node.op == "call_module" and getattr(
+                gm.get_submodule(node.target), "inplace", False) is True:
+            return True
+    return False
+
+
+def _copy_graph_module(gm):
+    """A GraphModule over `gm`'s modules and parameters with a copy of its
+    graph, which functionalize may then rewrite."""
+    graph = torch.fx.Graph()
+    output = graph.graph_copy(gm.graph, {})
+    graph.output(output)
+    return torch.fx.GraphModule(gm, graph, type(gm).__name__)
 
 
 def _quick_settings(dynamic_batch, cpu):

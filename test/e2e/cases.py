@@ -3977,6 +3977,20 @@ add("rnn_relu_unbatched", lambda: _Recurrent(
 add("tagger", _Tagger, lambda: (torch.randint(0, 30, (2, 7)),))
 add("cells", _Cells, randn((3, 6), (3, 6)))
 
+# --- Sizes as numbers (static shapes) and item(). -------------------------
+family("python_numbers")
+add("arange_of_a_size", lambda: lam(
+    lambda x: x * torch.arange(x.shape[1]) / float(x.size(-1))),
+    randn((3, 5)))
+add("size_returned", lambda: lam(lambda x: (x.relu(), x.size(0), x.dim())),
+    randn((3, 5)))
+add("item_scales", lambda: lam(
+    lambda x: x * x.abs().max().item() - x.argmax().item()),
+    randn((4, 3)))
+add("tensor_of_a_size", lambda: lam(
+    lambda x: x / torch.tensor(x.shape[0], dtype=torch.float32)),
+    randn((6, 2)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

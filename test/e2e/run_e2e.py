@@ -66,9 +66,13 @@ class Mismatch(Exception):
 
 
 def _flatten(value, path="output"):
-    """(path, tensor) pairs of a tensor or a (nested) tuple/list of them."""
+    """(path, tensor) pairs of a tensor or a (nested) tuple/list of them;
+    a Python number or bool (a size the graph returns) as a 0-d tensor of
+    its own type, so that it is compared exactly."""
     if isinstance(value, torch.Tensor):
         return [(path, value)]
+    if isinstance(value, (bool, int, float)):
+        return [(path, torch.tensor(value))]
     if isinstance(value, (tuple, list)):
         pairs = []
         for i, item in enumerate(value):

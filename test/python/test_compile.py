@@ -9,6 +9,7 @@ import sys
 import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "python"))
@@ -552,3 +553,101 @@ def test_forward_of_varargs_compiles():
     compiled = fx_mlir.compile(model, (a, b))
     with torch.no_grad():
         torch.testing.assert_close(compiled(a, b), model(a, b))
+
+
+def _inplace_cases():
+    def add_input(x):
+        x.add_(1)
+        return x * 2
+
+    def update_then_read(x, y):
+        x.mul_(y)
+        y.zero_()
+        return x + y
+
+    def intermediate(x):
+        y = x * 3
+        y.sub_(1).clamp_(min=0)
+        return y + 1
+
+    def fill_and_copy(x, y):
+        x.fill_(2.0)
+        x.copy_(y[0])
+        return x.masked_fill_(y > 0, 0.0)
+
+    def functional_inplace(x):
+        return torch.relu_(F.relu(x, inplace=True) - 1)
+
+    class InplaceReLU(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            return self.act(x) * 2
+
+    return [("add_input", add_input, 1), ("update_then_read",
+                                          update_then_read, 2),
+            ("intermediate", intermediate, 1),
+            ("fill_and_copy", fill_and_copy, 2),
+            ("functional_inplace", functional_inplace, 1),
+            ("module_inplace", InplaceReLU(), 1)]
+
+
+@pytest.mark.parametrize("name,fn,count", _inplace_cases(),
+                         ids=[c[0] for c in _inplace_cases()])
+def test_inplace_updates_match_eager(name, fn, count):
+    """In-place operations compile (made out-of-place, later reads seeing
+    the new value), and an input the graph updates is updated in the
+    caller's tensor after the call, as eager leaves it."""
+    if isinstance(fn, nn.Module):
+        module = fn
+    else:
+        class Lambda(nn.Module):
+            def forward(self, *args):
+                return fn(*args)
+        module = Lambda()
+    torch.manual_seed(0)
+    inputs = [torch.randn(3, 4) for _ in range(count)]
+    compiled = fx_mlir.compile(module, tuple(t.clone() for t in inputs))
+    ours, theirs = ([t.clone() for t in inputs] for _ in range(2))
+    got = compiled(*ours)
+    with torch.no_grad():
+        expected = module(*theirs)
+    torch.testing.assert_close(got, expected)
+    for mine, eager_input in zip(ours, theirs):
+        torch.testing.assert_close(mine, eager_input)
+
+
+def test_inplace_update_of_an_input_view_is_an_error():
+    class ViewUpdate(nn.Module):
+        def forward(self, x):
+            x[0].add_(1)
+            return x * 2
+
+    with pytest.raises(fx_mlir.FxMlirError, match="in-place update of a view"):
+        fx_mlir.compile(ViewUpdate(), (torch.randn(3, 4),))
+
+
+def test_sizes_are_numbers_with_static_shapes():
+    """Without a dynamic batch the sizes are the example's numbers: code
+    computing with them traces, and a size returned is a Python int."""
+    class Sizes(nn.Module):
+        def forward(self, x):
+            steps = torch.arange(x.shape[1])
+            return x * steps / float(x.size(-1)), x.size(0)
+
+    x = torch.randn(3, 4)
+    got = fx_mlir.compile(Sizes(), (x,))(x)
+    expected = Sizes()(x)
+    torch.testing.assert_close(got[0], expected[0])
+    assert got[1] == 3 and isinstance(got[1], int)
+
+
+def test_item_of_a_one_element_tensor():
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * x.abs().max().item() + x.argmin().item()
+
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(fx_mlir.compile(Scale(), (x,))(x), Scale()(x))

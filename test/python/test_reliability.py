@@ -62,13 +62,16 @@ def run(body):
     "check(lambda x, y: torch.cat([x, y]), "
     "torch.randn(3, dtype=torch.complex64), "
     "torch.randn(2, dtype=torch.complex64))",
-], ids=["relu_empty", "matmul_k0", "scalar_tensor", "cat_complex"])
+    # With static shapes a size is a number: torch.tensor of it traces.
+    "check(lambda x: x * torch.tensor(x.size(0)), torch.randn(3))",
+], ids=["relu_empty", "matmul_k0", "scalar_tensor", "cat_complex",
+        "tensor_of_size"])
 def test_compiles_and_matches_eager(body):
     assert run(body) == "match"
 
 
 @pytest.mark.parametrize("body,message", [
-    ("check(lambda x: x * torch.tensor(x.size(0)), torch.randn(3))",
+    ("check(lambda x: x if x.sum() > 0 else -x, torch.randn(3))",
      "cannot trace"),
     ("check(lambda x, y: x * y, torch.randn(3, dtype=torch.complex64), "
      "torch.randn(3, dtype=torch.complex64))",
@@ -76,7 +79,7 @@ def test_compiles_and_matches_eager(body):
     ("check(lambda a, b, c: torch.addmm(a, b, c), torch.randn(3), "
      "torch.randn(3), torch.randn(3))",
      "cannot import M: RuntimeError"),
-], ids=["tensor_of_size", "mul_complex", "addmm_1d"])
+], ids=["data_dependent_branch", "mul_complex", "addmm_1d"])
 def test_raises_a_clear_error(body, message):
     out = run(body)
     assert out.startswith("FxMlirError:") and message in out, out

@@ -1394,6 +1394,26 @@ LogicalResult lowerSizeInt(Lowering &l) {
       l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
 }
 
+/// item(self): the one element of a tensor of one element, as the
+/// Python number the node declares (float, int or bool).
+LogicalResult lowerItem(Lowering &l) {
+  using P = args::aten::item;
+  Value x = l.tensor(P::self);
+  if (!x)
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.hasStaticShape() || type.getNumElements() != 1)
+    return l.fail("item() needs a tensor of exactly one element (of a "
+                  "static shape)");
+  Type result = l.resultType();
+  if (!result.isIntOrFloat())
+    return l.fail("item() needs a declared number type");
+  SmallVector<Value> zeros(type.getRank(), l.indexConst(0));
+  Value element = tensor::ExtractOp::create(l.b, l.loc, x, zeros);
+  return l.replace(element.getType() == result ? element
+                                               : l.convert(element, result));
+}
+
 LogicalResult lowerSize(Lowering &l) {
   using P = args::aten::size;
   Value x = l.tensor(P::self);
@@ -1978,6 +1998,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::triu"}, lowerTriu);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
+  addLowering(t, {"aten::item"}, lowerItem);
   addLowering(t, {"aten::size"}, lowerSize);
   addLowering(t, {"aten::dim"}, lowerDim);
   addLowering(t, {"aten::numel"}, lowerNumel);

@@ -363,3 +363,15 @@ fx.graph_module @M {
     fx.output %loss : tensor<ui8>
   }
 }
+
+// -----
+
+// item() of a tensor of more than one element.
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2xf32>
+    // expected-error @+1 {{cannot compile call_function 'item' with target 'aten::item': item() needs a tensor of exactly one element (of a static shape)}}
+    %item = fx.call_function "aten::item"(%x) : (tensor<2xf32>) -> f64
+    fx.output %item : f64
+  }
+}

@@ -75,3 +75,25 @@ fx.graph_module @M {
     fx.output %x : tensor<4x6xf32>
   }
 }
+
+// -----
+
+// item() reads the one element of a tensor and converts it to the Python
+// number the node declares (a float as f64: the f32 -> f64 -> f32 round
+// trip into the scalar multiplication folds away).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x3xf32>, %[[S:.*]]: tensor<1x1xf32>)
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[E:.*]] = tensor.extract %[[S]][%[[C0]], %[[C0]]] : tensor<1x1xf32>
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf %{{.*}}, %[[E]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %s = fx.placeholder "s" : tensor<1x1xf32>
+    %item = fx.call_function "aten::item"(%s) : (tensor<1x1xf32>) -> f64
+    %mul = fx.call_function "aten::mul.Scalar"(%x, %item) : (tensor<2x3xf32>, f64) -> tensor<2x3xf32>
+    fx.output %mul : tensor<2x3xf32>
+  }
+}

@@ -1,0 +1,161 @@
+"""In-place operations made functional before a graph is compiled.
+
+Compiled code computes values; it does not update tensors in place. A
+traced graph may (`y.add_(1)`, `x.masked_fill_(m, 0)`, `F.relu(x,
+inplace=True)`, `nn.ReLU(inplace=True)` on an input): `functionalize`
+rewrites each such node into its out-of-place form and makes every later
+use of the updated tensor read the new value instead. When the updated
+tensor is one of the graph's inputs, eager changes the caller's tensor: the
+graph then also returns the input's final value, and the compiled function
+copies it into the caller's tensor after each call (CompiledGraph), so the
+caller sees what eager would have left there.
+
+An in-place update of a view (`x[0].add_(1)`, `x.view(-1).zero_()`) changes
+the tensor it views; that is reported as an error naming the node unless
+neither tensor is used afterwards.
+"""
+
+import operator
+
+import torch
+
+from . import FxMlirError
+
+# Methods and functions whose result may share memory with their first
+# argument: an in-place update of their result updates that argument too.
+_VIEW_METHODS = {
+    "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t",
+    "expand", "expand_as", "squeeze", "unsqueeze", "narrow", "select",
+    "unflatten", "flatten", "diagonal", "unfold", "as_strided", "split",
+    "chunk", "unbind", "contiguous", "detach", "swapaxes", "swapdims",
+    "movedim", "moveaxis", "split_with_sizes", "tensor_split", "T", "mT",
+    "H", "mH", "real", "imag", "ravel",
+}
+_VIEW_FUNCTIONS = {
+    operator.getitem, torch.transpose, torch.reshape, torch.flatten,
+    torch.squeeze, torch.unsqueeze, torch.narrow, torch.select, torch.split,
+    torch.chunk, torch.unbind, torch.t, torch.permute, torch.diagonal,
+    torch.detach, torch.swapaxes, torch.swapdims, torch.movedim,
+    torch.moveaxis, torch.tensor_split, torch.ravel,
+}
+
+# torch.nn.functional functions with an `inplace` parameter, and the
+# torch.nn modules with an `inplace` attribute, that update their input.
+_INPLACE_KWARG = "inplace"
+
+
+def _is_view(node):
+    if node.op == "call_method":
+        return node.target in _VIEW_METHODS
+    if node.op == "call_function":
+        return node.target in _VIEW_FUNCTIONS
+    return False
+
+
+def _out_of_place(node, root):
+    """(the out-of-place form of `node` as (op, target, args, kwargs), the
+    updated tensor's node) if `node` updates its first argument in place,
+    else None."""
+    if node.op == "call_method" and isinstance(node.target, str):
+        name = node.target
+        if (name.endswith("_") and not name.startswith("_")
+                and node.args and isinstance(node.args[0], torch.fx.Node)):
+            self = node.args[0]
+            if name == "zero_":
+                return ("call_function", torch.zeros_like, (self,), {}), self
+            if name == "fill_":
+                return ("call_function", torch.full_like,
+                        (self, node.args[1]), {}), self
+            if name == "copy_":
+                return ("call_method", "_fx_mlir_copy",
+                        (self, node.args[1]), {}), self
+            if hasattr(torch.Tensor, name[:-1]):
+                return ("call_method", name[:-1], node.args,
+                        dict(node.kwargs)), self
+        return None
+    if node.op == "call_function":
+        name = getattr(node.target, "__name__", "")
+        first = node.args[0] if node.args else None
+        if not isinstance(first, torch.fx.Node):
+            return None
+        if node.kwargs.get(_INPLACE_KWARG) is True:
+            kwargs = dict(node.kwargs)
+            kwargs[_INPLACE_KWARG] = False
+            return ("call_function", node.target, node.args, kwargs), first
+        if (name.endswith("_") and not name.startswith("_")
+                and getattr(node.target, "__module__", None) in (
+                    "torch", "torch._C._VariableFunctions")
+                and hasattr(torch, name[:-1])):
+            return ("call_function", getattr(torch, name[:-1]), node.args,
+                    dict(node.kwargs)), first
+        return None
+    if node.op == "call_module" and node.args and isinstance(
+            node.args[0], torch.fx.Node):
+        module = root.get_submodule(node.target)
+        if getattr(module, _INPLACE_KWARG, False) is True:
+            return None, node.args[0]  # the module's call stays (see below)
+    return None
+
+
+def functionalize(gm):
+    """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
+    out-of-place ones. Returns the positions of the inputs the graph
+    updates (eager would change the caller's tensors); their final values
+    follow the original output, which becomes `(output, (values, ...))`.
+    Raises FxMlirError for an in-place update of a view whose base is read
+    afterwards or is an input."""
+    graph = gm.graph
+    nodes = list(graph.nodes)
+    order = {n: i for i, n in enumerate(nodes)}
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    # The current value of each input the graph updates.
+    updated = {}
+    for node in nodes:
+        found = _out_of_place(node, gm)
+        if found is None:
+            continue
+        replacement, target = found
+        if _is_view(target):
+            base = target
+            while _is_view(base) and isinstance(base.args[0], torch.fx.Node):
+                base = base.args[0]
+            later = [u for n in (base, target) for u in n.users
+                     if order.get(u, -1) > order[node]]
+            if base.op == "placeholder" or later:
+                raise FxMlirError(
+                    f"cannot compile {node.op} '{node.name}' with target "
+                    f"'{getattr(node.target, '__name__', node.target)}': an "
+                    f"in-place update of a view of '{base.name}', which is "
+                    "read afterwards or is an input, is not supported")
+        if replacement is not None:
+            op, fn, args, kwargs = replacement
+            with graph.inserting_before(node):
+                if fn == "_fx_mlir_copy":
+                    source = graph.call_method("expand_as", (args[1], args[0]))
+                    new = graph.call_method("type_as", (source, args[0]))
+                elif op == "call_method":
+                    new = graph.call_method(fn, args, kwargs)
+                else:
+                    new = graph.call_function(fn, args, kwargs)
+            new.meta = dict(node.meta)
+            node.replace_all_uses_with(new)
+            graph.erase_node(node)
+            order[new] = order[node]
+        else:
+            new = node  # an nn.Module(inplace=True): its result is the value
+        # Later reads of the updated tensor read the new value.
+        for user in list(target.users):
+            if user is not new and order.get(user, -1) > order[new]:
+                user.replace_input_with(target, new)
+        root = target
+        if root.op == "placeholder" or root in updated.values():
+            key = root if root.op == "placeholder" else next(
+                k for k, v in updated.items() if v is root)
+            updated[key] = new
+    if not updated:
+        return []
+    output = next(n for n in graph.nodes if n.op == "output")
+    inputs = [placeholders.index(p) for p in updated]
+    output.args = ((output.args[0], tuple(updated.values())),)
+    gm.recompile()
+    return inputs
