@@ -32,7 +32,7 @@ from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
 from .fallback import compile_with_fallback, unsupported_node_names
 from .functionalize import functionalize
 from .importer import import_graph_module, module_type
-from .reference import reference_forward
+from .reference import REFERENCE_FUNCTIONS, reference_forward
 
 
 
@@ -215,6 +215,13 @@ class ModulePathTracer(torch.fx.Tracer):
         # bind (F.softsign, F.normalize, F.lp_pool2d) is traced into: its
         # body runs on the proxies instead of recording one call; when the
         # body does not trace, its nodes are removed and the call stays.
+        if kind == "call_function" and target in REFERENCE_FUNCTIONS:
+            last = self.graph._root.prev
+            try:
+                return REFERENCE_FUNCTIONS[target](*args, **kwargs)
+            except Exception:  # noqa: BLE001 - keep the call as it was
+                while self.graph._root.prev is not last:
+                    self.graph.erase_node(self.graph._root.prev)
         if kind == "call_function" and self._inlinable(target):
             last = self.graph._root.prev
             try:
@@ -375,6 +382,11 @@ class _ExampleSized:
         # are the example value's, Python ints: code that computes with
         # them (`torch.arange(x.shape[1])`, `float(x.size(-1))`,
         # `range(x.size(0))`) traces, and the graph holds the numbers.
+        # The dtype and device are fixed by the compiled types too.
+        if k in ("dtype", "device", "is_floating_point", "is_complex"):
+            value = self.tracer._example_value(self.node)
+            if isinstance(value, torch.Tensor):
+                return getattr(value, k)
         if k in ("shape", "size", "numel") and self.tracer._static_shapes:
             value = self.tracer._example_value(self.node)
             if isinstance(value, torch.Tensor):

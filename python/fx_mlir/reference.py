@@ -183,6 +183,76 @@ def cell_forward(cell, input, hx=None):
     return (h, c) if mode == "LSTM" else h
 
 
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """F.embedding_bag's forward in operations the compiler binds: the
+    rows gathered (F.embedding), each assigned to its bag (a 2-D input:
+    its row; a 1-D one: the last offset at or before it, by bucketize), and
+    summed (index_add), averaged over the bag's count, or maximized
+    (scatter_reduce amax, an empty bag 0) per bag. Rows of `padding_idx`
+    and, with include_last_offset, rows past the last offset go to a spare
+    bag that is dropped. max_norm (which renormalizes the weight in place)
+    is not supported."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding_bag with max_norm")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"unknown embedding_bag mode {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("per_sample_weights needs mode='sum'")
+    if input.dim() == 2:
+        bags, length = input.shape
+        flat = input.reshape(-1)
+        bag_of = torch.arange(bags).repeat_interleave(length)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    else:
+        flat = input
+        n = input.shape[0]
+        bags = offsets.shape[0] - (1 if include_last_offset else 0)
+        bag_of = torch.bucketize(torch.arange(n), offsets[:bags],
+                                 right=True) - 1
+        if include_last_offset:
+            bag_of = torch.where(torch.arange(n) < offsets[bags], bag_of,
+                                 bags)
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        bag_of = torch.where(flat == padding_idx, bags, bag_of)
+    rows = F.embedding(flat, weight)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(-1)
+    spare = bags + 1
+    zeros = rows.new_zeros((spare, weight.shape[1]))
+    if mode == "max":
+        out = zeros.scatter_reduce(
+            0, bag_of.unsqueeze(-1).expand(rows.shape), rows, "amax",
+            include_self=False)
+    else:
+        out = zeros.index_add(0, bag_of, rows)
+        if mode == "mean":
+            counts = rows.new_zeros((spare,)).index_add(
+                0, bag_of, torch.ones_like(bag_of, dtype=rows.dtype))
+            out = out / counts.clamp(min=1).unsqueeze(-1)
+    return out[:bags]
+
+
+def embedding_bag_forward(module, input, offsets=None,
+                          per_sample_weights=None):
+    """nn.EmbeddingBag: F.embedding_bag with the module's settings."""
+    return embedding_bag(input, module.weight, offsets, module.max_norm,
+                         module.norm_type, module.scale_grad_by_freq,
+                         module.mode, module.sparse, per_sample_weights,
+                         module.include_last_offset, module.padding_idx)
+
+
+# Functions the tracer replaces by a reference (their own bodies call an
+# operator the compiler does not bind).
+REFERENCE_FUNCTIONS = {
+    F.embedding_bag: embedding_bag,
+}
+
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs
 # these forwards instead.
 REFERENCE_FORWARDS = {
@@ -195,6 +265,7 @@ REFERENCE_FORWARDS = {
     nn.RNNCell: cell_forward,
     nn.LSTMCell: cell_forward,
     nn.GRUCell: cell_forward,
+    nn.EmbeddingBag: embedding_bag_forward,
 }
 
 

@@ -3991,6 +3991,41 @@ add("tensor_of_a_size", lambda: lam(
     lambda x: x / torch.tensor(x.shape[0], dtype=torch.float32)),
     randn((6, 2)))
 
+# --- nn.EmbeddingBag and F.embedding_bag (a reference in the tracer). ----
+family("embedding_bag")
+
+
+class _TextClassifier(nn.Module):
+    """PyTorch's text classification tutorial model: EmbeddingBag (mean)
+    over token bags given by offsets, then a linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.EmbeddingBag(50, 8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, text, offsets):
+        return self.fc(self.embedding(text, offsets))
+
+
+_BAG_INDICES = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+_BAG_OFFSETS = torch.tensor([0, 4, 4, 6])
+for _mode in ("sum", "mean", "max"):
+    add(f"offsets_{_mode}", lambda _mode=_mode: nn.EmbeddingBag(
+        10, 3, mode=_mode), lambda: (_BAG_INDICES, _BAG_OFFSETS))
+    add(f"fixed_bags_{_mode}", lambda _mode=_mode: nn.EmbeddingBag(
+        10, 3, mode=_mode, padding_idx=0),
+        lambda: (torch.randint(0, 10, (4, 3)),))
+    add(f"padding_last_offset_{_mode}", lambda _mode=_mode: nn.EmbeddingBag(
+        10, 3, mode=_mode, padding_idx=4, include_last_offset=True),
+        lambda: (_BAG_INDICES, torch.tensor([0, 4, 4, 6, 8])))
+add("per_sample_weights", lambda: lam(
+    lambda i, o, w: F.embedding_bag(i, torch.arange(30.0).reshape(10, 3) / 7,
+                                    o, mode="sum", per_sample_weights=w)),
+    lambda: (_BAG_INDICES, _BAG_OFFSETS, torch.rand(8)))
+add("text_classifier", _TextClassifier,
+    lambda: (torch.randint(0, 50, (20,)), torch.tensor([0, 5, 9, 15])))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}
