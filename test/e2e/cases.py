@@ -4026,6 +4026,17 @@ add("per_sample_weights", lambda: lam(
 add("text_classifier", _TextClassifier,
     lambda: (torch.randint(0, 50, (20,)), torch.tensor([0, 5, 9, 15])))
 
+# --- Bicubic interpolation (LibTorch's separable cubic kernel). ----------
+family("bicubic")
+add("scale_2", lambda: lam(lambda x: F.interpolate(
+    x, scale_factor=2, mode="bicubic")), randn((2, 3, 5, 7)))
+add("size_align_corners", lambda: lam(lambda x: F.interpolate(
+    x, size=(9, 4), mode="bicubic", align_corners=True)), randn((1, 2, 5, 7)))
+add("downscale", lambda: lam(lambda x: F.interpolate(
+    x, scale_factor=0.6, mode="bicubic")), randn((1, 2, 8, 9)))
+add("module_float64", lambda: nn.Upsample(scale_factor=1.5, mode="bicubic"),
+    randn((1, 2, 4, 6), dtype=torch.float64))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

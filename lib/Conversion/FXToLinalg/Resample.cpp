@@ -1,12 +1,12 @@
 //===- Resample.cpp - Upsampling (interpolate) to linalg.generic ----------===//
 //
-// aten::upsample_nearest*d, _upsample_nearest_exact*d and the linear ones
-// (linear1d, bilinear2d, trilinear3d), in their `.vec` and per-dim
-// overloads. Spatial sizes are static, so the source index and weight of
-// every output row and column are computed here, with the formulas and
-// the float precision of LibTorch's CPU kernels (aten/src/ATen/native/
-// UpSample.h), and become constant tables; the generic reads them per
-// output position and gathers from the input with tensor.extract.
+// aten::upsample_nearest*d, _upsample_nearest_exact*d, the linear ones
+// (linear1d, bilinear2d, trilinear3d) and bicubic2d, in their `.vec` and
+// per-dim overloads. Spatial sizes are static, so the source index and weight
+// of every output row and column are computed here, with the formulas and the
+// float precision of LibTorch's CPU kernels (aten/src/ATen/native/ UpSample.h),
+// and become constant tables; the generic reads them per output position and
+// gathers from the input with tensor.extract.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,13 +20,13 @@ using namespace mlir::fx::lowering;
 
 namespace {
 
-enum class Mode { Nearest, NearestExact, Linear };
+enum class Mode { Nearest, NearestExact, Linear, Cubic };
 
 /// The input positions and weights one spatial dim reads, per output
-/// position: one tap (nearest) or two (linear).
+/// position: one tap (nearest), two (linear) or four (cubic).
 struct Taps {
-  SmallVector<int64_t> index[2];
-  SmallVector<double> weight[2];
+  SmallVector<int64_t> index[4];
+  SmallVector<double> weight[4];
 };
 
 /// LibTorch's `compute_scales_value`: 1/scale when a scale is given, else
@@ -83,6 +83,33 @@ Taps linearTaps(int64_t in, int64_t out, bool alignCorners,
   return t;
 }
 
+/// LibTorch's bicubic taps (HelperInterpCubic): the source position
+/// unclamped (`area_pixel_compute_source_index` with cubic), the four
+/// inputs around its floor clamped to the dim, and Keys' cubic
+/// convolution weights with A = -0.75, in the element type's precision.
+template <typename T>
+Taps cubicTaps(int64_t in, int64_t out, bool alignCorners,
+               std::optional<double> scale) {
+  Taps t;
+  T ratio = alignCorners ? (out > 1 ? T(in - 1) / T(out - 1) : T(0))
+                         : scaleValue<T>(scale, in, out);
+  const T a = T(-0.75);
+  auto near = [&](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+  auto far = [&](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
+  for (int64_t o = 0; o < out; ++o) {
+    T real = alignCorners ? T(ratio * T(o))
+                          : T(double(ratio) * (double(o) + 0.5) - 0.5);
+    int64_t i0 = int64_t(std::floor(real));
+    T x = real - T(i0);
+    T w[4] = {far(x + T(1)), near(x), near(T(1) - x), far(T(1) - x + T(1))};
+    for (int k = 0; k < 4; ++k) {
+      t.index[k].push_back(std::clamp<int64_t>(i0 - 1 + k, 0, in - 1));
+      t.weight[k].push_back(double(w[k]));
+    }
+  }
+  return t;
+}
+
 LogicalResult lowerUpsample(Lowering &l) {
   // Parameters as aten::_upsample_nearest_exact1d.vec names them, at the same
   // positions in aten::_upsample_nearest_exact2d.vec and 13 more.
@@ -90,7 +117,10 @@ LogicalResult lowerUpsample(Lowering &l) {
   StringRef target = l.target();
   Mode mode = target.contains("nearest_exact") ? Mode::NearestExact
               : target.contains("nearest")     ? Mode::Nearest
+              : target.contains("bicubic")     ? Mode::Cubic
                                                : Mode::Linear;
+  // Linear and cubic modes weigh their taps; they take align_corners.
+  bool weighted = mode == Mode::Linear || mode == Mode::Cubic;
   bool vec = target.ends_with(".vec");
   Value x = l.subject();
   if (!x)
@@ -102,6 +132,8 @@ LogicalResult lowerUpsample(Lowering &l) {
   int64_t rank = type.getRank(), r = rank - 2;
   if (r < 1 || r > 3)
     return l.fail("needs a 3-D, 4-D or 5-D input");
+  if (mode == Mode::Cubic && r != 2)
+    return l.fail("bicubic interpolation needs a 4-D input");
   for (int64_t d = 2; d < rank; ++d)
     if (type.isDynamicDim(d))
       return l.fail("needs static spatial sizes");
@@ -115,11 +147,13 @@ LogicalResult lowerUpsample(Lowering &l) {
                 A::upsample_trilinear3d::align_corners,
                 A::upsample_linear1d_vec::align_corners,
                 A::upsample_bilinear2d_vec::align_corners,
-                A::upsample_trilinear3d_vec::align_corners);
+                A::upsample_trilinear3d_vec::align_corners,
+                A::upsample_bicubic2d_vec::align_corners);
   static constexpr Param kLinearFactors =
       sameParam(A::upsample_linear1d_vec::scale_factors,
                 A::upsample_bilinear2d_vec::scale_factors,
-                A::upsample_trilinear3d_vec::scale_factors);
+                A::upsample_trilinear3d_vec::scale_factors,
+                A::upsample_bicubic2d_vec::scale_factors);
   static constexpr Param kNearestFactors =
       sameParam(A::upsample_nearest1d_vec::scale_factors,
                 A::upsample_nearest2d_vec::scale_factors,
@@ -140,7 +174,7 @@ LogicalResult lowerUpsample(Lowering &l) {
   bool alignCorners = false;
   Param factorsParam = kNearestFactors;
   const Param *dimScales = kNearestScales[r - 1];
-  if (mode == Mode::Linear) {
+  if (weighted) {
     std::optional<bool> a = l.constBool(kAlignCorners);
     if (!a)
       return l.fail("align_corners must be a constant");
@@ -182,11 +216,15 @@ LogicalResult lowerUpsample(Lowering &l) {
     return l.fail("needs static output sizes, one per spatial dim");
 
   // Per spatial dim: the index tables, and for linear the weight tables.
-  int taps = mode == Mode::Linear ? 2 : 1;
+  int taps = mode == Mode::Cubic ? 4 : mode == Mode::Linear ? 2 : 1;
   SmallVector<Value> tables;
   for (int64_t d = 0; d < r; ++d) {
     int64_t in = type.getDimSize(2 + d), out = outSizes[d];
-    Taps t = mode != Mode::Linear ? nearestTaps(mode, in, out, scales[d])
+    Taps t = !weighted ? nearestTaps(mode, in, out, scales[d])
+             : mode == Mode::Cubic
+                 ? (elem.isF32()
+                        ? cubicTaps<float>(in, out, alignCorners, scales[d])
+                        : cubicTaps<double>(in, out, alignCorners, scales[d]))
              : elem.isF32()
                  ? linearTaps<float>(in, out, alignCorners, scales[d])
                  : linearTaps<double>(in, out, alignCorners, scales[d]);
@@ -196,7 +234,7 @@ LogicalResult lowerUpsample(Lowering &l) {
       tables.push_back(arith::ConstantOp::create(
           l.b, l.loc,
           DenseIntElementsAttr::get(indexType, ArrayRef(t.index[k]))));
-    if (mode == Mode::Linear)
+    if (weighted)
       for (int k = 0; k < taps; ++k) {
         SmallVector<Attribute> w;
         for (double v : t.weight[k])
@@ -212,7 +250,7 @@ LogicalResult lowerUpsample(Lowering &l) {
   Value init = l.empty(sizes, elem);
   MLIRContext *ctx = l.b.getContext();
   // Tables per dim: `taps` index tables, then (linear) `taps` weights.
-  int64_t perDim = mode == Mode::Linear ? 2 * taps : taps;
+  int64_t perDim = weighted ? 2 * taps : taps;
   SmallVector<AffineMap> maps;
   for (int64_t d = 0; d < r; ++d)
     for (int64_t k = 0; k < perDim; ++k)
@@ -237,7 +275,7 @@ LogicalResult lowerUpsample(Lowering &l) {
         at.push_back(index(d, k));
         Value t = interpolate(d + 1);
         at.pop_back();
-        if (mode == Mode::Linear) {
+        if (weighted) {
           t = arith::MulFOp::create(nb, loc, t, v[d * perDim + taps + k]);
           result = result ? arith::AddFOp::create(nb, loc, result, t) : t;
         } else {
@@ -268,6 +306,7 @@ void mlir::fx::lowering::addResampleLowerings(llvm::StringMap<LowerFn> &t) {
                "aten::_upsample_nearest_exact3d.vec",
                "aten::upsample_linear1d.vec", "aten::upsample_linear1d",
                "aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d",
-               "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d"},
+               "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d",
+               "aten::upsample_bicubic2d.vec"},
               lowerUpsample);
 }

@@ -90,3 +90,35 @@ fx.graph_module @M {
     fx.output %up : tensor<1x2x3xf32>
   }
 }
+
+// -----
+
+// Bicubic, scale 2 on 2 rows (align_corners false): four taps per output
+// row, the floor of the source position (-0.25, 0.25, 0.75, 1.25) and its
+// neighbours clamped to the rows; four weight tables (Keys' cubic, A =
+// -0.75). The one column reads itself with weight 1 (its other taps 0).
+// The generic adds the 16 taps' products, rows outermost.
+
+// CHECK-LABEL: func.func @forward
+//   CHECK-DAG: %[[I0:.*]] = arith.constant dense<0> : tensor<4xi64>
+//   CHECK-DAG: %[[I1:.*]] = arith.constant dense<[0, 0, 0, 1]> : tensor<4xi64>
+//   CHECK-DAG: %[[I2:.*]] = arith.constant dense<[0, 1, 1, 1]> : tensor<4xi64>
+//   CHECK-DAG: %[[I3:.*]] = arith.constant dense<1> : tensor<4xi64>
+//   CHECK-DAG: %[[W0:.*]] = arith.constant dense<[-0.03515625, -0.10546875, -0.03515625, -0.10546875]> : tensor<4xf32>
+//   CHECK-DAG: %[[W1:.*]] = arith.constant dense<[0.26171875, 0.87890625, 0.26171875, 0.87890625]> : tensor<4xf32>
+//   CHECK-DAG: %[[W2:.*]] = arith.constant dense<[0.87890625, 0.26171875, 0.87890625, 0.26171875]> : tensor<4xf32>
+//   CHECK-DAG: %[[W3:.*]] = arith.constant dense<[-0.10546875, -0.03515625, -0.10546875, -0.03515625]> : tensor<4xf32>
+//   CHECK-DAG: %[[CI:.*]] = arith.constant dense<0> : tensor<1xi64>
+//   CHECK-DAG: %[[C0:.*]] = arith.constant dense<0.000000e+00> : tensor<1xf32>
+//   CHECK-DAG: %[[C1:.*]] = arith.constant dense<1.000000e+00> : tensor<1xf32>
+//       CHECK: linalg.generic
+//  CHECK-SAME:   ins(%[[I0]], %[[I1]], %[[I2]], %[[I3]], %[[W0]], %[[W1]], %[[W2]], %[[W3]], %[[CI]], %[[CI]], %[[CI]], %[[CI]], %[[C0]], %[[C1]], %[[C0]], %[[C0]] :
+// CHECK-COUNT-16: tensor.extract %arg0
+//       CHECK:   linalg.yield
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x1x2x1xf32>
+    %up = fx.call_function "aten::upsample_bicubic2d.vec"(%x, None, False, [2.0, 1.0]) : (tensor<1x1x2x1xf32>) -> tensor<1x1x4x1xf32>
+    fx.output %up : tensor<1x1x4x1xf32>
+  }
+}
