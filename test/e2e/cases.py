@@ -4037,6 +4037,38 @@ add("downscale", lambda: lam(lambda x: F.interpolate(
 add("module_float64", lambda: nn.Upsample(scale_factor=1.5, mode="bicubic"),
     randn((1, 2, 4, 6), dtype=torch.float64))
 
+# --- Spatial transformers: F.affine_grid and F.grid_sample. ---------------
+family("grid_sample")
+
+
+class _SpatialTransformer(nn.Module):
+    """A localization net predicts theta; the input is resampled on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Linear(3 * 6 * 7, 6)
+
+    def forward(self, x):
+        theta = self.loc(x.flatten(1)).view(-1, 2, 3)
+        grid = F.affine_grid(theta, x.size(), align_corners=False)
+        return F.grid_sample(x, grid, align_corners=False)
+
+
+for _mode in ("bilinear", "nearest"):
+    for _pad in ("zeros", "border", "reflection"):
+        add(f"{_mode}_{_pad}", lambda _mode=_mode, _pad=_pad: lam(
+            lambda x, g: (F.grid_sample(x, g, mode=_mode, padding_mode=_pad,
+                                        align_corners=False),
+                          F.grid_sample(x, g, mode=_mode, padding_mode=_pad,
+                                        align_corners=True))),
+            lambda: (torch.randn(2, 3, 6, 7),
+                     torch.rand(2, 4, 5, 2) * 2.4 - 1.2))
+add("affine_grid", lambda: lam(
+    lambda t: (F.affine_grid(t, (2, 3, 5, 4), align_corners=False),
+               F.affine_grid(t, (2, 3, 1, 4), align_corners=True))),
+    lambda: (torch.randn(2, 2, 3),))
+add("spatial_transformer", _SpatialTransformer, randn((2, 3, 6, 7)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

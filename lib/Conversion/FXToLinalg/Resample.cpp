@@ -294,6 +294,231 @@ LogicalResult lowerUpsample(Lowering &l) {
           .getResult(0));
 }
 
+/// ATen's `linspace_from_neg_one`: `n` points from -1 to 1 (linspace's
+/// two halves, each stepped from its own end, in `T`), scaled by (n - 1)
+/// / n without align_corners; 0 for one point.
+template <typename T>
+SmallVector<double> gridLine(int64_t n, bool alignCorners) {
+  SmallVector<double> line;
+  if (n <= 1) {
+    line.assign(std::max<int64_t>(n, 0), 0.0);
+    return line;
+  }
+  T step = T(2) / T(n - 1);
+  int64_t half = n / 2;
+  for (int64_t i = 0; i < n; ++i) {
+    T v = i < half ? T(-1) + step * T(i) : T(1) - step * T(n - i - 1);
+    if (!alignCorners)
+      v = v * T(n - 1) / T(n);
+    line.push_back(double(v));
+  }
+  return line;
+}
+
+/// affine_grid_generator(theta, size, align_corners), 2-D (theta N x 2 x
+/// 3, size N, C, H, W): grid[n, h, w] = theta[n] @ (x_w, y_h, 1), the
+/// base grid's points from gridLine, the product summed in its order.
+LogicalResult lowerAffineGrid(Lowering &l) {
+  using P = args::aten::affine_grid_generator;
+  Value theta = l.tensor(P::theta);
+  auto size = l.intList(P::size);
+  auto alignCorners = l.constBool(P::align_corners);
+  Type elem = l.resultElementType();
+  if (!theta || !size || !alignCorners || !elem || !isFloat(elem))
+    return l.fail("needs a float theta, a constant size and align_corners");
+  auto tType = cast<RankedTensorType>(theta.getType());
+  if (size->size() != 4 || tType.getRank() != 3 || tType.getDimSize(1) != 2 ||
+      tType.getDimSize(2) != 3)
+    return l.fail("supports 2-D grids: theta of N x 2 x 3 and a size of 4");
+  int64_t h = (*size)[2], w = (*size)[3];
+  theta = l.castTensor(theta, elem);
+  auto table = [&](SmallVector<double> values) {
+    SmallVector<Attribute> items;
+    for (double v : values)
+      items.push_back(FloatAttr::get(elem, v));
+    auto type = RankedTensorType::get({int64_t(values.size())}, elem);
+    return arith::ConstantOp::create(l.b, l.loc,
+                                     DenseElementsAttr::get(type, items))
+        .getResult();
+  };
+  bool f32 = elem.isF32();
+  Value xs = table(f32 ? gridLine<float>(w, *alignCorners)
+                       : gridLine<double>(w, *alignCorners));
+  Value ys = table(f32 ? gridLine<float>(h, *alignCorners)
+                       : gridLine<double>(h, *alignCorners));
+  MLIRContext *ctx = l.b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Iteration (n, h, w, k): x by w, y by h, theta by (n, k).
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d(2)}, ctx),
+                                 AffineMap::get(4, 0, {d(1)}, ctx),
+                                 l.b.getMultiDimIdentityMap(4)};
+  Value init = l.empty({l.dim(theta, 0), l.b.getIndexAttr(h),
+                        l.b.getIndexAttr(w), l.b.getIndexAttr(2)},
+                       elem);
+  auto body = [&](OpBuilder &b, Location loc, ValueRange v) {
+    Value n = linalg::IndexOp::create(b, loc, 0);
+    Value k = linalg::IndexOp::create(b, loc, 3);
+    auto coefficient = [&](int64_t j) -> Value {
+      Value jj = arith::ConstantIndexOp::create(b, loc, j);
+      return tensor::ExtractOp::create(b, loc, theta, ValueRange{n, k, jj});
+    };
+    Value sum = arith::MulFOp::create(b, loc, v[0], coefficient(0));
+    sum = arith::AddFOp::create(
+        b, loc, sum, arith::MulFOp::create(b, loc, v[1], coefficient(1)));
+    sum = arith::AddFOp::create(b, loc, sum, coefficient(2));
+    linalg::YieldOp::create(b, loc, sum);
+  };
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{xs, ys},
+          ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          "", "", body)
+          .getResult(0));
+}
+
+/// grid_sampler(input, grid, mode, padding_mode, align_corners), 2-D
+/// (input N x C x H x W, grid N x Ho x Wo x 2 of (x, y) in [-1, 1]): as
+/// ATen's grid_sampler_2d, bilinear (mode 0) or nearest (1, rounding half
+/// to even) from the source position grid_sampler_compute_source_index
+/// gives (unnormalized; clipped to the border with padding 1, reflected
+/// then clipped with padding 2); taps outside the input read 0.
+LogicalResult lowerGridSampler(Lowering &l) {
+  using P = args::aten::grid_sampler;
+  Value input = l.tensor(P::input), grid = l.tensor(P::grid);
+  auto mode = l.constInt(P::interpolation_mode);
+  auto padding = l.constInt(P::padding_mode);
+  auto alignCorners = l.constBool(P::align_corners);
+  Type elem = l.resultElementType();
+  if (!input || !grid || !mode || !padding || !alignCorners || !elem ||
+      !isFloat(elem))
+    return l.fail("needs float tensors and constant modes");
+  if (*mode != 0 && *mode != 1)
+    return l.fail("supports the bilinear and nearest modes");
+  if (*padding < 0 || *padding > 2)
+    return l.fail("unknown padding mode");
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto gridType = cast<RankedTensorType>(grid.getType());
+  if (inType.getRank() != 4 || gridType.getRank() != 4 ||
+      gridType.getDimSize(3) != 2 || inType.isDynamicDim(2) ||
+      inType.isDynamicDim(3))
+    return l.fail("supports 4-D inputs of static spatial sizes and grids of "
+                  "N x H x W x 2");
+  input = l.castTensor(input, elem);
+  grid = l.castTensor(grid, elem);
+  int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+  Value init = l.empty(
+      {l.dim(input, 0), l.dim(input, 1), l.dim(grid, 1), l.dim(grid, 2)}, elem);
+  bool align = *alignCorners;
+  int64_t pad = *padding;
+  auto body = [&](OpBuilder &b, Location loc, ValueRange) {
+    using FP = arith::CmpFPredicate;
+    auto c = [&](double v) { return constantOf(b, loc, elem, v); };
+    auto add = [&](Value x, Value y) -> Value {
+      return arith::AddFOp::create(b, loc, x, y);
+    };
+    auto sub = [&](Value x, Value y) -> Value {
+      return arith::SubFOp::create(b, loc, x, y);
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return arith::MulFOp::create(b, loc, x, y);
+    };
+    auto div = [&](Value x, Value y) -> Value {
+      return arith::DivFOp::create(b, loc, x, y);
+    };
+    auto clip = [&](Value x, int64_t size) -> Value {
+      return arith::MinimumFOp::create(
+          b, loc, c(double(size - 1)),
+          arith::MaximumFOp::create(b, loc, x, c(0)));
+    };
+    auto reflect = [&](Value x, int64_t twiceLow, int64_t twiceHigh) -> Value {
+      if (twiceLow == twiceHigh)
+        return c(0);
+      double low = double(twiceLow) / 2,
+             span = double(twiceHigh - twiceLow) / 2;
+      Value in = math::AbsFOp::create(b, loc, sub(x, c(low)));
+      Value extra = arith::RemFOp::create(b, loc, in, c(span));
+      Value flips = math::FloorOp::create(b, loc, div(in, c(span)));
+      Value even = arith::CmpFOp::create(
+          b, loc, FP::OEQ, arith::RemFOp::create(b, loc, flips, c(2)), c(0));
+      return arith::SelectOp::create(b, loc, even, add(extra, c(low)),
+                                     add(sub(c(span), extra), c(low)));
+    };
+    auto source = [&](Value coord, int64_t size) -> Value {
+      Value x =
+          align ? mul(div(add(coord, c(1)), c(2)), c(double(size - 1)))
+                : div(sub(mul(add(coord, c(1)), c(double(size))), c(1)), c(2));
+      if (pad == 1)
+        x = clip(x, size);
+      if (pad == 2)
+        x = clip(align ? reflect(x, 0, 2 * (size - 1))
+                       : reflect(x, -1, 2 * size - 1),
+                 size);
+      return x;
+    };
+    Value n = linalg::IndexOp::create(b, loc, 0);
+    Value ch = linalg::IndexOp::create(b, loc, 1);
+    Value oh = linalg::IndexOp::create(b, loc, 2);
+    Value ow = linalg::IndexOp::create(b, loc, 3);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value gx =
+        tensor::ExtractOp::create(b, loc, grid, ValueRange{n, oh, ow, zero});
+    Value gy =
+        tensor::ExtractOp::create(b, loc, grid, ValueRange{n, oh, ow, one});
+    Value ix = source(gx, width), iy = source(gy, height);
+    // The input at (y, x), float coordinates of integral value, or 0
+    // outside it (a NaN coordinate is outside).
+    Type i64 = b.getI64Type();
+    auto at = [&](Value y, Value x) -> Value {
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::AndIOp::create(
+              b, loc, arith::CmpFOp::create(b, loc, FP::OGE, x, c(0)),
+              arith::CmpFOp::create(b, loc, FP::OLE, x, c(double(width - 1)))),
+          arith::AndIOp::create(b, loc,
+                                arith::CmpFOp::create(b, loc, FP::OGE, y, c(0)),
+                                arith::CmpFOp::create(b, loc, FP::OLE, y,
+                                                      c(double(height - 1)))));
+      auto index = [&](Value v, int64_t size) -> Value {
+        Value clamped =
+            clip(arith::SelectOp::create(b, loc, inside, v, c(0)), size);
+        return arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            arith::FPToSIOp::create(b, loc, i64, clamped));
+      };
+      Value value = tensor::ExtractOp::create(
+          b, loc, input, ValueRange{n, ch, index(y, height), index(x, width)});
+      return arith::SelectOp::create(b, loc, inside, value, c(0));
+    };
+    Value result;
+    if (*mode == 1) {
+      result = at(math::RoundEvenOp::create(b, loc, iy),
+                  math::RoundEvenOp::create(b, loc, ix));
+    } else {
+      Value x0 = math::FloorOp::create(b, loc, ix);
+      Value y0 = math::FloorOp::create(b, loc, iy);
+      Value x1 = add(x0, c(1)), y1 = add(y0, c(1));
+      Value nw = mul(sub(x1, ix), sub(y1, iy));
+      Value ne = mul(sub(ix, x0), sub(y1, iy));
+      Value sw = mul(sub(x1, ix), sub(iy, y0));
+      Value se = mul(sub(ix, x0), sub(iy, y0));
+      result = mul(at(y0, x0), nw);
+      result = add(result, mul(at(y0, x1), ne));
+      result = add(result, mul(at(y1, x0), sw));
+      result = add(result, mul(at(y1, x1), se));
+    }
+    linalg::YieldOp::create(b, loc, result);
+  };
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          SmallVector<AffineMap>{l.b.getMultiDimIdentityMap(4)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          "", "", body)
+          .getResult(0));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addResampleLowerings(llvm::StringMap<LowerFn> &t) {
@@ -309,4 +534,6 @@ void mlir::fx::lowering::addResampleLowerings(llvm::StringMap<LowerFn> &t) {
                "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d",
                "aten::upsample_bicubic2d.vec"},
               lowerUpsample);
+  addLowering(t, {"aten::affine_grid_generator"}, lowerAffineGrid);
+  addLowering(t, {"aten::grid_sampler"}, lowerGridSampler);
 }

@@ -122,3 +122,53 @@ fx.graph_module @M {
     fx.output %up : tensor<1x1x4x1xf32>
   }
 }
+
+// -----
+
+// affine_grid_generator: the base grid's x (by w) and y (by h) are
+// constant tables (linspace from -1 to 1, scaled by (n - 1) / n without
+// align_corners: 3 columns give -2/3, 0, 2/3); each point is theta[n, k]
+// applied to (x, y, 1).
+
+// CHECK-LABEL: func.func @forward
+//   CHECK-DAG: %[[XS:.*]] = arith.constant dense<[-0.666666686, 0.000000e+00, 0.666666686]> : tensor<3xf32>
+//   CHECK-DAG: %[[YS:.*]] = arith.constant dense<[-5.000000e-01, 5.000000e-01]> : tensor<2xf32>
+//       CHECK: linalg.generic
+//  CHECK-SAME:   ins(%[[XS]], %[[YS]] : tensor<3xf32>, tensor<2xf32>) outs(%{{.*}} : tensor<4x2x3x2xf32>)
+//       CHECK:   ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+//       CHECK:   %[[T0:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}, %c0]
+//       CHECK:   arith.mulf %[[X]], %[[T0]] : f32
+//       CHECK:   %[[T1:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}, %c1]
+//       CHECK:   arith.mulf %[[Y]], %[[T1]] : f32
+//       CHECK:   %[[T2:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}, %c2]
+//       CHECK:   arith.addf %{{.*}}, %[[T2]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %theta = fx.placeholder "theta" : tensor<4x2x3xf32>
+    %grid = fx.call_function "aten::affine_grid_generator"(%theta, [4, 1, 2, 3], False) : (tensor<4x2x3xf32>) -> tensor<4x2x3x2xf32>
+    fx.output %grid : tensor<4x2x3x2xf32>
+  }
+}
+
+// -----
+
+// grid_sampler, bilinear with zero padding: each output point reads its
+// (x, y) from the grid, unnormalizes it ((g + 1) * size - 1) / 2 and adds
+// the four corners' products, a corner outside the input reading 0.
+
+// CHECK-LABEL: func.func @forward
+//       CHECK: linalg.generic
+//  CHECK-SAME:   outs(%{{.*}} : tensor<1x2x3x4xf32>)
+//       CHECK:   tensor.extract %arg1[%{{.*}}, %{{.*}}, %{{.*}}, %c0]
+//       CHECK:   tensor.extract %arg1[%{{.*}}, %{{.*}}, %{{.*}}, %c1]
+//       CHECK:   math.floor
+// CHECK-COUNT-4: tensor.extract %arg0
+//       CHECK:   linalg.yield
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x5x6xf32>
+    %g = fx.placeholder "g" : tensor<1x3x4x2xf32>
+    %y = fx.call_function "aten::grid_sampler"(%x, %g, 0, 0, False) : (tensor<1x2x5x6xf32>, tensor<1x3x4x2xf32>) -> tensor<1x2x3x4xf32>
+    fx.output %y : tensor<1x2x3x4xf32>
+  }
+}
