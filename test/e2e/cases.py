@@ -4069,6 +4069,18 @@ add("affine_grid", lambda: lam(
     lambda: (torch.randn(2, 2, 3),))
 add("spatial_transformer", _SpatialTransformer, randn((2, 3, 6, 7)))
 
+# --- histc (LibTorch's binning, NaN in the first bin as 1.13 counts it). --
+family("histc")
+add("fixed_range", lambda: lam(lambda x: torch.histc(x, bins=7, min=-2, max=2)),
+    randn((1000,)))
+add("data_range", lambda: lam(lambda x: x.histc(bins=10)), randn((4, 50)))
+add("edges_outside_nan", lambda: lam(
+    lambda x: torch.histc(x, bins=4, min=0, max=1)),
+    lambda: (torch.tensor([0., 0.25, 0.5, 0.75, 1.0, 1.5, -0.1,
+                           float("nan")]),))
+add("constant_data", lambda: lam(lambda x: torch.histc(x, bins=3)),
+    lambda: (torch.full((5,), 2.0),))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -677,8 +677,172 @@ LogicalResult lowerBilinear(Lowering &l) {
 
 } // namespace
 
+/// histc(self, bins, min, max): counts of the elements in `bins` equal
+/// bins over [min, max] (the data's own range when min == max, widened
+/// by 1 each way when that is empty too), as ATen's histogram kernel
+/// bins an element: the interpolated position, corrected by a search of
+/// the neighbouring edges (linspace's, in the element type), the last edge
+/// in the last bin; elements outside are not counted, a NaN is (in the
+/// first bin, as LibTorch 1.13 counts it). The counts are added with
+/// index_add, the uncounted into a spare bin.
+LogicalResult lowerHistc(Lowering &l) {
+  using P = args::aten::histc;
+  Value x = l.tensor(P::self);
+  Type elem = l.resultElementType();
+  auto bins = l.constInt(P::bins);
+  if (!x || !elem || !isFloat(elem) || !bins || *bins <= 0)
+    return l.fail("needs a float tensor and a positive constant bins");
+  auto lo =
+      l.isNone(P::min) ? std::optional<double>(0) : l.constFloat(l.arg(P::min));
+  auto hi =
+      l.isNone(P::max) ? std::optional<double>(0) : l.constFloat(l.arg(P::max));
+  if (!lo || !hi)
+    return l.fail("min and max must be constants");
+  if (*lo > *hi)
+    return l.fail("max must be larger than min");
+  x = l.castTensor(x, elem);
+  int64_t rank = rankOf(x);
+  SmallVector<int64_t> all(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    all[d] = d;
+  // The range: the constants, or the data's min and max.
+  Value left = l.filled({}, l.constant(elem, *lo));
+  Value right = l.filled({}, l.constant(elem, *hi));
+  if (*lo == *hi) {
+    auto extremum = [&](bool isMax) {
+      return l.reduce(
+          x, all, false, l.constant(elem, isMax ? -INFINITY : INFINITY),
+          [&](OpBuilder &b, Location loc, Value acc, Value v) {
+            return isMax
+                       ? arith::MaximumFOp::create(b, loc, acc, v).getResult()
+                       : arith::MinimumFOp::create(b, loc, acc, v).getResult();
+          });
+    };
+    bool empty = false;
+    for (int64_t d = 0; d < rank; ++d)
+      empty |= staticDim(x, d) == 0;
+    if (!empty) {
+      left = extremum(false);
+      right = extremum(true);
+    }
+    // An empty range widens by 1 each way.
+    Value l0 = left;
+    left = l.elementwise(
+        {l0, right}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             v[0], v[1]);
+          return arith::SelectOp::create(
+                     b, loc, same,
+                     arith::SubFOp::create(b, loc, v[0],
+                                           constantOf(b, loc, elem, 1)),
+                     v[0])
+              .getResult();
+        });
+    right = l.elementwise(
+        {l0, right}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             v[0], v[1]);
+          return arith::SelectOp::create(
+                     b, loc, same,
+                     arith::AddFOp::create(b, loc, v[1],
+                                           constantOf(b, loc, elem, 1)),
+                     v[1])
+              .getResult();
+        });
+  }
+  int64_t n = *bins;
+  Type i64 = l.b.getI64Type();
+  // Each element's bin, or n (the spare bin) when it is not counted.
+  Value position = l.elementwise(
+      {x, left, right}, elem, i64,
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        using FP = arith::CmpFPredicate;
+        auto c = [&](double k) { return constantOf(b, loc, elem, k); };
+        Value e = v[0], lo = v[1], hi = v[2];
+        Value inside = arith::AndIOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, FP::OGE, e, lo),
+            arith::CmpFOp::create(b, loc, FP::OLE, e, hi));
+        Value span = arith::SubFOp::create(b, loc, hi, lo);
+        Value scaled = arith::DivFOp::create(
+            b, loc,
+            arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, e, lo),
+                                  c(double(n))),
+            span);
+        Value pos = arith::FPToSIOp::create(
+            b, loc, i64, arith::SelectOp::create(b, loc, inside, scaled, c(0)));
+        // linspace(lo, hi, n + 1)[i], as ATen computes it.
+        Value step = arith::DivFOp::create(b, loc, span, c(double(n)));
+        auto edge = [&](Value i) -> Value {
+          Value fi = arith::SIToFPOp::create(b, loc, elem, i);
+          Value fromLow = arith::AddFOp::create(
+              b, loc, lo, arith::MulFOp::create(b, loc, step, fi));
+          Value back = arith::SubFOp::create(b, loc, c(double(n)), fi);
+          Value fromHigh = arith::SubFOp::create(
+              b, loc, hi, arith::MulFOp::create(b, loc, step, back));
+          Value lowHalf = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, i,
+              arith::ConstantOp::create(b, loc,
+                                        b.getI64IntegerAttr((n + 1) / 2)));
+          return arith::SelectOp::create(b, loc, lowHalf, fromLow, fromHigh);
+        };
+        auto i64c = [&](int64_t k) -> Value {
+          return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(k));
+        };
+        // The edges in [max(0, pos - 1), min(pos + 2, n + 1)) at or below
+        // the element: pos is the window's start plus their count less 1.
+        Value start = arith::MaxSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, pos, i64c(1)), i64c(0));
+        Value end = arith::MinSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, pos, i64c(2)), i64c(n + 1));
+        Value count = i64c(0);
+        for (int k = 0; k < 3; ++k) {
+          Value i = arith::AddIOp::create(b, loc, start, i64c(k));
+          Value within =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, end);
+          Value below = arith::CmpFOp::create(b, loc, FP::OLE, edge(i), e);
+          Value counted = arith::AndIOp::create(b, loc, within, below);
+          count = arith::AddIOp::create(
+              b, loc, count, arith::ExtUIOp::create(b, loc, i64, counted));
+        }
+        pos = arith::SubIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, start, count), i64c(1));
+        // The last edge belongs to the last bin. A NaN is counted in the
+        // first, as LibTorch 1.13's kernel counts it.
+        pos = arith::MinSIOp::create(b, loc, pos, i64c(n - 1));
+        Value nan = arith::CmpFOp::create(b, loc, FP::UNO, e, e);
+        return arith::SelectOp::create(
+            b, loc, nan, i64c(0),
+            arith::SelectOp::create(b, loc, inside, pos, i64c(n)));
+      });
+  Value flat = position;
+  if (rank != 1) {
+    int64_t total = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      total *= staticDim(x, d);
+    if (ShapedType::isDynamic(total) || total < 0)
+      return l.fail("needs a static shape");
+    flat = l.reshape(position, {l.b.getIndexAttr(total)});
+  }
+  Value ones = l.elementwise({flat}, i64, elem,
+                             [&](OpBuilder &b, Location loc, ValueRange) {
+                               return constantOf(b, loc, elem, 1);
+                             });
+  Value zeros = l.filled({l.b.getIndexAttr(n + 1)}, l.constant(elem, 0));
+  Value counts = l.lowerCall("aten::index_add",
+                             {ref(l, 0), int64(l, 0), ref(l, 1), ref(l, 2)},
+                             {zeros, flat, ones}, tensorOf(elem));
+  if (!counts)
+    return failure();
+  return l.replace(tensor::ExtractSliceOp::create(
+      l.b, l.loc, RankedTensorType::get({n}, elem), counts,
+      ArrayRef<OpFoldResult>{l.b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{l.b.getIndexAttr(n)},
+      ArrayRef<OpFoldResult>{l.b.getIndexAttr(1)}));
+}
+
 void mlir::fx::lowering::addStatisticsLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::kthvalue"}, lowerKthvalue);
+  addLowering(t, {"aten::histc"}, lowerHistc);
   addLowering(t,
               {"aten::median", "aten::median.dim", "aten::nanmedian",
                "aten::nanmedian.dim"},

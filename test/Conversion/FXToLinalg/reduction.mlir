@@ -318,3 +318,25 @@ fx.graph_module @M {
     fx.output (%v, %i) : tensor<2x2xf32>, tensor<2x2xi64>
   }
 }
+
+// -----
+
+// histc over a constant range: each element's bin (an int64 tensor, the
+// spare bin 4 for what is not counted), added into 5 counts with
+// index_add's scatter (whose bounds check comes along), of which the
+// first 4 are the result.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<6xf32>) -> (tensor<4xf32>, tensor<i1>)
+//       CHECK:   %[[POS:.*]] = linalg.generic
+//  CHECK-SAME:     outs(%{{.*}} : tensor<6xi64>)
+//       CHECK:     arith.fptosi
+//       CHECK:     arith.cmpf uno
+//       CHECK:   tensor.extract_slice %{{.*}}[0] [4] [1] : tensor<5xf32> to tensor<4xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<6xf32>
+    %h = fx.call_function "aten::histc"(%x, 4, 0.0, 1.0) : (tensor<6xf32>) -> tensor<4xf32>
+    fx.output %h : tensor<4xf32>
+  }
+}
