@@ -4081,6 +4081,17 @@ add("edges_outside_nan", lambda: lam(
 add("constant_data", lambda: lam(lambda x: torch.histc(x, bins=3)),
     lambda: (torch.full((5,), 2.0),))
 
+# --- gcd and lcm (Euclid's loop per element). -----------------------------
+family("gcd_lcm")
+add("int64", lambda: lam(lambda a, b: (torch.gcd(a, b), torch.lcm(a, b))),
+    randint(-60, 60, (50,), (50,)))
+add("int32_broadcast_method", lambda: lam(lambda a, b: (a.gcd(b), a.lcm(b))),
+    randint(-1000, 1000, (5, 10), (10,), dtype=torch.int32))
+add("zeros", lambda: lam(lambda a, b: (torch.gcd(a, b), torch.lcm(a, b))),
+    lambda: (torch.tensor([0, 4, 0, -6]), torch.tensor([0, 0, 3, 4])))
+add("uint8", lambda: lam(lambda a, b: (torch.gcd(a, b), torch.lcm(a, b))),
+    randint(0, 255, (16,), (16,), dtype=torch.uint8))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1308,6 +1308,51 @@ LogicalResult lowerLerp(Lowering &l) {
       }));
 }
 
+/// gcd and lcm of integers, elementwise, as ATen's calc_gcd: Euclid's
+/// loop on the absolute values (`while a != 0: a, b = b % a, a`), and
+/// lcm = |a / gcd * b| (0 when the gcd is).
+LogicalResult lowerGcdLcm(Lowering &l, bool lcm) {
+  using P = args::aten::gcd;
+  static_assert(sameParam(P::self, args::aten::lcm::self).index == 0 &&
+                sameParam(P::other, args::aten::lcm::other).index == 1);
+  Type r = l.resultElementType();
+  if (!r || isFloat(r) || r.isInteger(1))
+    return l.fail("needs integer tensors");
+  return binary(
+      l, l.arg(P::self), l.arg(P::other), {},
+      [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Type t = x.getType();
+        Value zero = constantOf(b, loc, t, 0);
+        Value a = math::AbsIOp::create(b, loc, x);
+        Value c = math::AbsIOp::create(b, loc, y);
+        auto loop = scf::WhileOp::create(
+            b, loc, TypeRange{t, t}, ValueRange{a, c},
+            [&](OpBuilder &nb, Location nloc, ValueRange v) {
+              Value more = arith::CmpIOp::create(
+                  nb, nloc, arith::CmpIPredicate::ne, v[0], zero);
+              scf::ConditionOp::create(nb, nloc, more, v);
+            },
+            [&](OpBuilder &nb, Location nloc, ValueRange v) {
+              Value rest = arith::RemSIOp::create(nb, nloc, v[1], v[0]);
+              scf::YieldOp::create(nb, nloc, ValueRange{rest, v[0]});
+            });
+        Value g = loop.getResult(1);
+        if (!lcm)
+          return g;
+        Value isZero =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g, zero);
+        Value one = constantOf(b, loc, t, 1);
+        Value safe = arith::SelectOp::create(b, loc, isZero, one, g);
+        Value m = math::AbsIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc,
+                                  arith::DivSIOp::create(b, loc, x, safe), y));
+        return arith::SelectOp::create(b, loc, isZero, zero, m);
+      });
+}
+LogicalResult lowerGcd(Lowering &l) { return lowerGcdLcm(l, false); }
+LogicalResult lowerLcm(Lowering &l) { return lowerGcdLcm(l, true); }
+
 /// Python's `%`: the remainder takes the divisor's sign.
 LogicalResult lowerRemainder(Lowering &l) {
   // Parameters as aten::remainder.Scalar names them, at the same positions in
@@ -1627,6 +1672,8 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::mish"}, lowerMish);
   addLowering(t, {"aten::log_sigmoid"}, lowerLogSigmoid);
   addLowering(t, {"aten::prelu"}, lowerPrelu);
+  addLowering(t, {"aten::gcd"}, lowerGcd);
+  addLowering(t, {"aten::lcm"}, lowerLcm);
   addLowering(t,
               {"aten::remainder.Tensor", "aten::remainder.Scalar",
                "aten::remainder.Scalar_Tensor"},

@@ -138,11 +138,11 @@ bool uint8Exact(CallFunctionOp call) {
       "bitwise_left_shift", "bitwise_right_shift",
       // Comparisons, selections, division of 0..255.
       "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "fmax", "fmin",
-      "where", "masked_fill", "floor_divide", "remainder", "fmod", "div",
-      "true_divide", "abs", "absolute", "sign", "sgn", "relu", "logical_and",
-      "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
-      "isposinf", "isneginf", "isreal", "nan_to_num", "zeros_like", "ones_like",
-      "full_like", "empty_like",
+      "where", "masked_fill", "floor_divide", "remainder", "fmod", "div", "gcd",
+      "lcm", "true_divide", "abs", "absolute", "sign", "sgn", "relu",
+      "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
+      "isinf", "isfinite", "isposinf", "isneginf", "isreal", "nan_to_num",
+      "zeros_like", "ones_like", "full_like", "empty_like",
       // Math that converts the input to float first.
       "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",

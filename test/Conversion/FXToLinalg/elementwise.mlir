@@ -327,3 +327,32 @@ fx.graph_module @M {
     fx.output (%l, %r) : tensor<4xi32>, tensor<4xi8>
   }
 }
+
+// -----
+
+// gcd: Euclid's loop (scf.while) on the absolute values inside the
+// elementwise generic; lcm divides by it, 0 where it is 0.
+
+// CHECK-LABEL: func.func @forward(
+//       CHECK:   linalg.generic
+//       CHECK:     math.absi
+//       CHECK:     %[[G:.*]]:2 = scf.while
+//       CHECK:       arith.cmpi ne
+//       CHECK:       scf.condition
+//       CHECK:     } do {
+//       CHECK:       arith.remsi
+//       CHECK:       scf.yield
+//       CHECK:     linalg.yield %[[G]]#1 : i64
+//       CHECK:   linalg.generic
+//       CHECK:     scf.while
+//       CHECK:     arith.divsi
+//       CHECK:     arith.muli
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<4xi64>
+    %b = fx.placeholder "b" : tensor<4xi64>
+    %g = fx.call_function "aten::gcd"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+    %l = fx.call_function "aten::lcm"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+    fx.output (%g, %l) : tensor<4xi64>, tensor<4xi64>
+  }
+}
