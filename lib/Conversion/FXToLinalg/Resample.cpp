@@ -214,6 +214,9 @@ LogicalResult lowerUpsample(Lowering &l) {
   if (int64_t(outSizes.size()) != r ||
       llvm::any_of(outSizes, [](int64_t s) { return s <= 0; }))
     return l.fail("needs static output sizes, one per spatial dim");
+  // Each output size becomes constant tables.
+  if (llvm::any_of(outSizes, [](int64_t s) { return s > (int64_t(1) << 24); }))
+    return l.fail("output sizes must be at most 2^24");
 
   // Per spatial dim: the index tables, and for linear the weight tables.
   int taps = mode == Mode::Cubic ? 4 : mode == Mode::Linear ? 2 : 1;
@@ -331,6 +334,16 @@ LogicalResult lowerAffineGrid(Lowering &l) {
       tType.getDimSize(2) != 3)
     return l.fail("supports 2-D grids: theta of N x 2 x 3 and a size of 4");
   int64_t h = (*size)[2], w = (*size)[3];
+  // The base grid's points become constant tables: sizes PyTorch could
+  // allocate, and the node's declared shape.
+  constexpr int64_t kMaxSide = int64_t(1) << 24;
+  if (h <= 0 || w <= 0 || h > kMaxSide || w > kMaxSide)
+    return l.fail("the grid's height and width must be positive and at most "
+                  "2^24");
+  if (auto declared = dyn_cast<RankedTensorType>(l.resultType());
+      declared && (declared.getRank() != 4 || declared.getDimSize(1) != h ||
+                   declared.getDimSize(2) != w || declared.getDimSize(3) != 2))
+    return l.fail("the declared type does not have the size's shape");
   theta = l.castTensor(theta, elem);
   auto table = [&](SmallVector<double> values) {
     SmallVector<Attribute> items;
