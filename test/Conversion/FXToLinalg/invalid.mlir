@@ -43,14 +43,14 @@ fx.graph_module @M {
 
 // -----
 
-// An aten operator without a lowering (bicubic upsampling).
+// An aten operator without a lowering (a move to another device).
 
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<1x1x2x4xf32>
-    // expected-error @+1 {{cannot compile call_function 'bicubic' with target 'aten::upsample_bicubic2d.vec': the operator has no lowering; run it with the reference interpreter (fx-run --interpret) instead}}
-    %bicubic = fx.call_function "aten::upsample_bicubic2d.vec"(%x, [4, 8], False, None) : (tensor<1x1x2x4xf32>) -> tensor<1x1x4x8xf32>
-    fx.output %bicubic : tensor<1x1x4x8xf32>
+    // expected-error @+1 {{cannot compile call_function 'to' with target 'aten::to.device': the operator has no lowering; run it with the reference interpreter (fx-run --interpret) instead}}
+    %to = fx.call_function "aten::to.device"(%x, "cuda", 6, False, False, None) : (tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
+    fx.output %to : tensor<1x1x2x4xf32>
   }
 }
 
