@@ -4092,6 +4092,19 @@ add("zeros", lambda: lam(lambda a, b: (torch.gcd(a, b), torch.lcm(a, b))),
 add("uint8", lambda: lam(lambda a, b: (torch.gcd(a, b), torch.lcm(a, b))),
     randint(0, 255, (16,), (16,), dtype=torch.uint8))
 
+# --- 3-D transposed convolutions (3-D U-Net decoders). ---------------------
+family("conv_transpose3d")
+add("stride_2", lambda: nn.ConvTranspose3d(3, 4, 2, stride=2),
+    randn((2, 3, 3, 4, 5)))
+add("padding_output_padding_groups", lambda: nn.ConvTranspose3d(
+    4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
+    randn((1, 4, 3, 3, 4)))
+add("dilation_no_bias_unbatched", lambda: nn.ConvTranspose3d(
+    2, 3, (2, 3, 2), dilation=(1, 2, 1), bias=False), randn((2, 3, 4, 3)))
+add("functional", lambda: lam(lambda x, w: F.conv_transpose3d(
+    x, w, stride=(1, 2, 1), padding=(0, 1, 1))),
+    randn((1, 3, 4, 4, 4), (3, 2, 3, 3, 3)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -222,6 +222,7 @@ MODULE_ARGS = {
     "torch.nn.Conv3d": (3, 4, 3), "torch.nn.MaxPool3d": (2,),
     "torch.nn.AvgPool3d": (2,), "torch.nn.AdaptiveAvgPool3d": (1,),
     "torch.nn.ConvTranspose1d": (3, 4, 3), "torch.nn.ConvTranspose2d": (3, 4, 3),
+    "torch.nn.ConvTranspose3d": (3, 4, 3),
     "torch.nn.Unflatten": (1, (2, 2)), "torch.nn.PixelShuffle": (2,),
     "torch.nn.Unfold": (2,), "torch.nn.MultiMarginLoss": (),
     "torch.nn.PixelUnshuffle": (2,), "torch.nn.ChannelShuffle": (2,),

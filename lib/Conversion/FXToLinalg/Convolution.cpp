@@ -544,34 +544,39 @@ LogicalResult lowerConv1d(Lowering &l) { return lowerConv(l, 1); }
 LogicalResult lowerConv2d(Lowering &l) { return lowerConv(l, 2); }
 LogicalResult lowerConv3d(Lowering &l) { return lowerConv(l, 3); }
 
-/// The weight of a transposed conv, (G * Ci, Co, KH, KW), as the weight of
-/// the conv it equals, (G * Co, Ci, KH, KW) flipped in space: a new constant
-/// when the weight is one (so the 2-D schedule sees constant weights), else
-/// one generic.
+/// The weight of a transposed conv, (G * Ci, Co, K...) with 2 or 3 spatial
+/// dims, as the weight of the conv it equals, (G * Co, Ci, K...) flipped
+/// in space: a new constant when the weight is one (so the schedule sees
+/// constant weights), else one generic.
 Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(weight.getType());
   Type elem = type.getElementType();
-  int64_t Ci = type.getDimSize(0) / groups, Co = type.getDimSize(1),
-          KH = type.getDimSize(2), KW = type.getDimSize(3);
-  auto resultType = RankedTensorType::get({groups * Co, Ci, KH, KW}, elem);
+  int64_t spatial = type.getRank() - 2;
+  int64_t Ci = type.getDimSize(0) / groups, Co = type.getDimSize(1);
+  ArrayRef<int64_t> kernel = type.getShape().drop_front(2);
+  int64_t taps = 1;
+  for (int64_t k : kernel)
+    taps *= k;
+  SmallVector<int64_t> shape = {groups * Co, Ci};
+  llvm::append_range(shape, kernel);
+  auto resultType = RankedTensorType::get(shape, elem);
   if (auto constant = weight.getDefiningOp<arith::ConstantOp>()) {
     ArrayRef<char> bytes = fx::getElementsData(constant.getValue());
     unsigned width = elem.getIntOrFloatBitWidth();
     if (!bytes.empty() && width % 8 == 0) {
       int64_t size = width / 8;
       std::vector<char> data(bytes.size());
+      // Tap t of the spatial dims (row-major) reads the flipped tap,
+      // taps - 1 - t.
       for (int64_t g = 0; g < groups; ++g)
         for (int64_t o = 0; o < Co; ++o)
           for (int64_t i = 0; i < Ci; ++i)
-            for (int64_t a = 0; a < KH; ++a)
-              for (int64_t c = 0; c < KW; ++c) {
-                int64_t to = (((g * Co + o) * Ci + i) * KH + a) * KW + c;
-                int64_t from =
-                    (((g * Ci + i) * Co + o) * KH + (KH - 1 - a)) * KW +
-                    (KW - 1 - c);
-                std::memcpy(&data[to * size], &bytes[from * size], size);
-              }
+            for (int64_t t = 0; t < taps; ++t) {
+              int64_t to = ((g * Co + o) * Ci + i) * taps + t;
+              int64_t from = ((g * Ci + i) * Co + o) * taps + (taps - 1 - t);
+              std::memcpy(&data[to * size], &bytes[from * size], size);
+            }
       auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
           ArrayRef<char>(data), alignof(double));
       return arith::ConstantOp::create(
@@ -580,34 +585,39 @@ Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
                                          std::move(blob)));
     }
   }
-  Value w5 = tensor::ExpandShapeOp::create(
-      b, l.loc, RankedTensorType::get({groups, Ci, Co, KH, KW}, elem), weight,
-      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-  Value init =
-      l.empty({b.getIndexAttr(groups), b.getIndexAttr(Co), b.getIndexAttr(Ci),
-               b.getIndexAttr(KH), b.getIndexAttr(KW)},
-              elem);
+  int64_t rank = spatial + 3;
+  SmallVector<int64_t> grouped = {groups, Ci, Co};
+  llvm::append_range(grouped, kernel);
+  SmallVector<ReassociationIndices> groupDims = {{0, 1}};
+  for (int64_t d = 2; d < rank; ++d)
+    groupDims.push_back({d});
+  Value wg = tensor::ExpandShapeOp::create(
+      b, l.loc, RankedTensorType::get(grouped, elem), weight, groupDims);
+  SmallVector<OpFoldResult> initSizes = {
+      b.getIndexAttr(groups), b.getIndexAttr(Co), b.getIndexAttr(Ci)};
+  for (int64_t k : kernel)
+    initSizes.push_back(b.getIndexAttr(k));
+  Value init = l.empty(initSizes, elem);
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(5, 0, {d(0), d(2), d(1), KH - 1 - d(3), KW - 1 - d(4)},
-                     b.getContext()),
-      b.getMultiDimIdentityMap(5)};
+  SmallVector<AffineExpr> read = {d(0), d(2), d(1)};
+  for (int64_t s = 0; s < spatial; ++s)
+    read.push_back(kernel[s] - 1 - d(3 + s));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, read, b.getContext()),
+                                 b.getMultiDimIdentityMap(rank)};
   Value r =
       linalg::GenericOp::create(
-          b, l.loc, TypeRange{init.getType()}, ValueRange{w5}, ValueRange{init},
+          b, l.loc, TypeRange{init.getType()}, ValueRange{wg}, ValueRange{init},
           maps,
-          SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           "", "",
           [](OpBuilder &nb, Location loc, ValueRange v) {
             linalg::YieldOp::create(nb, loc, v[0]);
           })
           .getResult(0);
-  return tensor::CollapseShapeOp::create(
-      b, l.loc, resultType, r,
-      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  return tensor::CollapseShapeOp::create(b, l.loc, resultType, r, groupDims);
 }
 
-/// conv_transpose1d/2d(input, weight, bias, stride, padding,
+/// conv_transpose1d/2d/3d(input, weight, bias, stride, padding,
 /// output_padding, groups, dilation) as the conv it equals: the input
 /// spread out by the stride (zeros between its pixels) and padded by
 /// dilation * (k - 1) - padding (plus output_padding after), convolved at
@@ -615,8 +625,15 @@ Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
 /// the result instead.
 LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
   // Parameters as aten::conv_transpose1d names them, at the same positions in
-  // aten::conv_transpose2d.input.
+  // aten::conv_transpose2d.input and aten::conv_transpose3d.input.
   using P = args::aten::conv_transpose1d;
+  static_assert(sameParam(P::groups, args::aten::conv_transpose2d_input::groups,
+                          args::aten::conv_transpose3d_input::groups)
+                        .index == 6 &&
+                sameParam(P::dilation,
+                          args::aten::conv_transpose2d_input::dilation,
+                          args::aten::conv_transpose3d_input::dilation)
+                        .index == 7);
   Value input = l.tensor(P::input), weight = l.tensor(P::weight);
   Type elem = l.resultElementType();
   if (!input || !weight || !elem || !isFloat(elem))
@@ -662,12 +679,14 @@ LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
   }
   OpBuilder &b = l.b;
   auto inType = cast<RankedTensorType>(input.getType());
+  // The spatial dims computed on: 2 (1-D runs as 2-D) or 3.
+  int dims = std::max(spatial, 2);
   SmallVector<int64_t> padLo, out, start;
   SmallVector<OpFoldResult> full = {l.dim(input, 0), l.dim(input, 1)},
                             offsets(2, b.getIndexAttr(0)),
                             sizes = {l.dim(input, 0), l.dim(input, 1)},
                             strides(2, b.getIndexAttr(1));
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < dims; ++i) {
     int64_t n = inType.getDimSize(2 + i), k = staticDim(weight, 2 + i);
     if (ShapedType::isDynamic(n))
       return l.fail("spatial dims must be static");
@@ -687,24 +706,30 @@ LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
   Value spread = tensor::InsertSliceOp::create(
       b, l.loc, input, l.filled(full, l.constant(elem, 0)), offsets, sizes,
       strides);
-  Value r = conv2d(l, spread, transposedConvWeight(l, weight, *groups), bias,
-                   {1, 1}, {0, 0}, {0, 0}, d, *groups, elem);
+  Value flipped = transposedConvWeight(l, weight, *groups);
+  SmallVector<int64_t> ones(dims, 1), zeros(dims, 0);
+  Value r = dims == 3 ? conv3d(l, spread, flipped, bias, ones, zeros, zeros, d,
+                               *groups, elem)
+                      : conv2d(l, spread, flipped, bias, ones, zeros, zeros, d,
+                               *groups, elem);
   if (!r)
     return l.fail("spatial dims must be static");
   auto rType = cast<RankedTensorType>(r.getType());
-  if (start[0] || start[1] || rType.getDimSize(2) != out[0] ||
-      rType.getDimSize(3) != out[1]) {
-    SmallVector<int64_t> shape = {rType.getDimSize(0), rType.getDimSize(1),
-                                  out[0], out[1]};
+  bool crop = false;
+  for (int i = 0; i < dims; ++i)
+    crop |= start[i] || rType.getDimSize(2 + i) != out[i];
+  if (crop) {
+    SmallVector<int64_t> shape = {rType.getDimSize(0), rType.getDimSize(1)};
+    SmallVector<OpFoldResult> at = {b.getIndexAttr(0), b.getIndexAttr(0)},
+                              extent = {l.dim(r, 0), l.dim(r, 1)};
+    for (int i = 0; i < dims; ++i) {
+      shape.push_back(out[i]);
+      at.push_back(b.getIndexAttr(start[i]));
+      extent.push_back(b.getIndexAttr(out[i]));
+    }
     r = tensor::ExtractSliceOp::create(
-        b, l.loc, RankedTensorType::get(shape, elem), r,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                               b.getIndexAttr(start[0]),
-                               b.getIndexAttr(start[1])},
-        ArrayRef<OpFoldResult>{l.dim(r, 0), l.dim(r, 1), b.getIndexAttr(out[0]),
-                               b.getIndexAttr(out[1])},
-        ArrayRef<OpFoldResult>(
-            SmallVector<OpFoldResult>(4, b.getIndexAttr(1))));
+        b, l.loc, RankedTensorType::get(shape, elem), r, at, extent,
+        SmallVector<OpFoldResult>(dims + 2, b.getIndexAttr(1)));
   }
   if (spatial == 1)
     r = l.squeeze(r, 2);
@@ -718,6 +743,9 @@ LogicalResult lowerConvTranspose1d(Lowering &l) {
 }
 LogicalResult lowerConvTranspose2d(Lowering &l) {
   return lowerConvTranspose(l, 2);
+}
+LogicalResult lowerConvTranspose3d(Lowering &l) {
+  return lowerConvTranspose(l, 3);
 }
 
 /// Pooling geometry of one spatial dim.
@@ -1454,6 +1482,7 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::conv3d", "aten::conv3d.padding"}, lowerConv3d);
   addLowering(t, {"aten::conv_transpose1d"}, lowerConvTranspose1d);
   addLowering(t, {"aten::conv_transpose2d.input"}, lowerConvTranspose2d);
+  addLowering(t, {"aten::conv_transpose3d.input"}, lowerConvTranspose3d);
   addLowering(t, {"aten::max_pool1d"}, lowerMaxPool1d);
   addLowering(t, {"aten::max_pool2d"}, lowerMaxPool2d);
   addLowering(t, {"aten::max_pool3d"}, lowerMaxPool3d);

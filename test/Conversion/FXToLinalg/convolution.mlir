@@ -293,6 +293,30 @@ fx.graph_module @M {
 
 // -----
 
+// conv_transpose3d the same way in three dims: the input spread out by
+// the stride (2 in depth: 5 frames, padded by k - 1 - padding = 0 before
+// and output_padding 1 after; 1 row and column each side in the others),
+// the weight transposed and flipped in all three spatial dims, and the
+// stride-1 3-D conv, a sum over the kernel's depth (2) of 2-D convs.
+
+// CHECK-DAG: #[[$FLIP3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1, -d3 + 1, -d4 + 2, -d5 + 2)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x2x3x4x4xf32>, %[[W:.*]]: tensor<2x3x2x3x3xf32>) -> tensor<1x3x5x4x4xf32>
+// CHECK:         %[[Z:.*]] = linalg.fill {{.*}} -> tensor<1x2x6x6x6xf32>
+// CHECK:         tensor.insert_slice %[[X]] into %[[Z]][0, 0, 0, 1, 1] [1, 2, 3, 4, 4] [1, 1, 2, 1, 1]
+// CHECK:         linalg.generic {indexing_maps = [#[[$FLIP3]],
+// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x3x4x4xf32>
+    %w = fx.placeholder "w" : tensor<2x3x2x3x3xf32>
+    %c = fx.call_function "aten::conv_transpose3d.input"(%x, %w, None, [2, 1, 1], [1, 1, 1], [1, 0, 0], 1, [1, 1, 1]) : (tensor<1x2x3x4x4xf32>, tensor<2x3x2x3x3xf32>) -> tensor<1x3x5x4x4xf32>
+    fx.output %c : tensor<1x3x5x4x4xf32>
+  }
+}
+
+// -----
+
 // A dilated conv whose output is a multiple of the dilation is dh * dw
 // undilated convs, one per output phase, folded into the batch (space to
 // batch): the padded input (N, C, H, W) viewed as (N, C, H/2, 2, W/2, 2)
