@@ -215,6 +215,16 @@ class ModulePathTracer(torch.fx.Tracer):
         # bind (F.softsign, F.normalize, F.lp_pool2d) is traced into: its
         # body runs on the proxies instead of recording one call; when the
         # body does not trace, its nodes are removed and the call stays.
+        # x.new_tensor(data) of constant data is a constant of x's dtype.
+        if (kind == "call_method" and target == "new_tensor" and args
+                and isinstance(args[0], torch.fx.Proxy)
+                and not _holds_proxy((args[1:], kwargs))):
+            example = self._example_value(args[0].node)
+            if isinstance(example, torch.Tensor):
+                options = {"dtype": example.dtype, **kwargs}
+                options.pop("device", None)
+                options.pop("requires_grad", None)
+                return torch.tensor(*args[1:], **options)
         if kind == "call_function" and target in REFERENCE_FUNCTIONS:
             last = self.graph._root.prev
             try:
@@ -399,6 +409,10 @@ class _ExampleSized:
         value = self.tracer._example_value(self.node)
         if isinstance(value, (tuple, list)):
             return len(value)
+        # len() of a tensor is its first size: a number with static shapes.
+        if (isinstance(value, torch.Tensor) and value.dim() > 0
+                and self.tracer._static_shapes):
+            return len(value)
         return super().__len__()
 
     def __iter__(self):
@@ -456,6 +470,17 @@ def trace(model, example_inputs=None, static_shapes=False):
         graph = tracer.trace(wrapper)
         return torch.fx.GraphModule(wrapper, graph, type(model).__name__)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _holds_proxy(value):
+    """Whether `value` (nested tuples, lists and dicts) holds a Proxy."""
+    if isinstance(value, torch.fx.Proxy):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_proxy(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_proxy(v) for v in value.values())
+    return False
 
 
 def _takes_varargs(module):

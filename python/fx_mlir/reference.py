@@ -247,10 +247,23 @@ def embedding_bag_forward(module, input, offsets=None,
                          module.include_last_offset, module.padding_idx)
 
 
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):
+    """F.kl_div with reduction='batchmean' (which the registry does not
+    bind): the sum divided by the batch size, as F.kl_div computes it.
+    Other reductions raise, so that the call is kept as it is."""
+    if reduction != "batchmean" or size_average is not None or \
+            reduce is not None:
+        raise NotImplementedError("bound by the registry")
+    reduced = F.kl_div(input, target, reduction="sum", log_target=log_target)
+    return reduced / input.size()[0] if input.dim() != 0 else reduced
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
-# operator the compiler does not bind).
+# operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
     F.embedding_bag: embedding_bag,
+    F.kl_div: kl_div,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

@@ -4105,6 +4105,18 @@ add("functional", lambda: lam(lambda x, w: F.conv_transpose3d(
     x, w, stride=(1, 2, 1), padding=(0, 1, 1))),
     randn((1, 3, 4, 4, 4), (3, 2, 3, 3, 3)))
 
+# --- More calling forms: repeat_interleave, len(), new_tensor, kl_div's
+# batchmean. -----------------------------------------------------------------
+family("calling_forms")
+add("repeat_interleave", lambda: lam(
+    lambda x: (x.repeat_interleave(2, dim=0), torch.repeat_interleave(x, 3, 1),
+               x.repeat_interleave(2))), randn((3, 4)))
+add("len_and_new_tensor", lambda: lam(
+    lambda x: x * len(x) + x.new_tensor([1.0, 2.0, 3.0, 4.0])), randn((3, 4)))
+add("kl_div_batchmean", lambda: lam(lambda x, t: F.kl_div(
+    x.log_softmax(-1), t.softmax(-1), reduction="batchmean")),
+    randn((4, 5), (4, 5)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1394,6 +1394,70 @@ LogicalResult lowerSizeInt(Lowering &l) {
       l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
 }
 
+/// repeat_interleave(self, repeats, dim): each element along `dim` (of
+/// the flattened tensor without one) `repeats` times in a row: a
+/// broadcast into a new dim after `dim`, collapsed into it.
+LogicalResult lowerRepeatInterleave(Lowering &l) {
+  using P = args::aten::repeat_interleave_self_int;
+  Value x = l.tensor(P::self);
+  auto repeats = l.constInt(P::repeats);
+  Type elem = l.resultElementType();
+  if (!x || !repeats || *repeats < 0 || !elem)
+    return l.fail("needs a tensor and a constant number of repeats >= 0");
+  if (!l.isNone(P::dim) || rankOf(x) != 1) {
+    if (l.isNone(P::dim)) {
+      auto type = cast<RankedTensorType>(x.getType());
+      if (!type.hasStaticShape())
+        return l.fail("flattening needs a static shape");
+      x = l.reshape(x, {l.b.getIndexAttr(type.getNumElements())});
+    }
+  }
+  int64_t rank = std::max<int64_t>(rankOf(x), 1);
+  if (rankOf(x) == 0)
+    x = l.unsqueeze(x, 0);
+  std::optional<int64_t> dim = 0;
+  if (!l.isNone(P::dim))
+    dim = l.normDim(l.arg(P::dim), rank);
+  if (!dim)
+    return l.fail("dim must be a constant");
+  int64_t r = *repeats;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(l.dim(x, d));
+    if (d == *dim)
+      sizes.push_back(l.b.getIndexAttr(r));
+  }
+  Value init =
+      l.empty(sizes, cast<RankedTensorType>(x.getType()).getElementType());
+  MLIRContext *ctx = l.b.getContext();
+  SmallVector<AffineExpr> read;
+  for (int64_t d = 0; d <= rank; ++d)
+    if (d != *dim + 1)
+      read.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, read, ctx),
+                                 l.b.getMultiDimIdentityMap(rank + 1)};
+  Value spread =
+      linalg::GenericOp::create(l.b, l.loc, TypeRange{init.getType()},
+                                ValueRange{x}, ValueRange{init}, maps,
+                                SmallVector<utils::IteratorType>(
+                                    rank + 1, utils::IteratorType::parallel),
+                                "", "",
+                                [](OpBuilder &b, Location loc, ValueRange v) {
+                                  linalg::YieldOp::create(b, loc, v[0]);
+                                })
+          .getResult(0);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d <= rank; ++d) {
+    if (d == *dim + 1)
+      continue;
+    groups.push_back({d});
+    if (d == *dim)
+      groups.back().push_back(d + 1);
+  }
+  Value out = tensor::CollapseShapeOp::create(l.b, l.loc, spread, groups);
+  return l.replace(l.castTensor(out, elem));
+}
+
 /// item(self): the one element of a tensor of one element, as the
 /// Python number the node declares (float, int or bool).
 LogicalResult lowerItem(Lowering &l) {
@@ -1999,6 +2063,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
   addLowering(t, {"aten::item"}, lowerItem);
+  addLowering(t, {"aten::repeat_interleave.self_int"}, lowerRepeatInterleave);
   addLowering(t, {"aten::size"}, lowerSize);
   addLowering(t, {"aten::dim"}, lowerDim);
   addLowering(t, {"aten::numel"}, lowerNumel);

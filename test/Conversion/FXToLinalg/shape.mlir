@@ -635,3 +635,22 @@ fx.graph_module @Unfold {
     fx.output %r : tensor<2x3x4x3xf32>
   }
 }
+
+// -----
+
+// repeat_interleave(x, 3, dim=1): a broadcast into a new dim after dim 1,
+// collapsed into it.
+
+// CHECK-DAG: #[[$DROP:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x4xf32>) -> tensor<2x12xf32>
+//       CHECK:   %[[S:.*]] = linalg.generic {indexing_maps = [#[[$DROP]], #{{.*}}]
+//  CHECK-SAME:     ins(%[[X]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4x3xf32>)
+//       CHECK:   tensor.collapse_shape %[[S]] {{\[\[}}0], [1, 2]] : tensor<2x4x3xf32> into tensor<2x12xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %r = fx.call_function "aten::repeat_interleave.self_int"(%x, 3, 1, output_size=None) : (tensor<2x4xf32>) -> tensor<2x12xf32>
+    fx.output %r : tensor<2x12xf32>
+  }
+}
