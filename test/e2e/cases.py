@@ -4117,6 +4117,21 @@ add("kl_div_batchmean", lambda: lam(lambda x, t: F.kl_div(
     x.log_softmax(-1), t.softmax(-1), reduction="batchmean")),
     randn((4, 5), (4, 5)))
 
+# --- Several index tensors next to each other (`x[i, j]`). ----------------
+family("multi_index")
+add("pairs", lambda: lam(lambda x, i, j: x[i, j]),
+    lambda: (torch.randn(4, 5, 6), torch.tensor([0, 2, -1]),
+             torch.tensor([1, 1, 4])))
+add("arange_rows", lambda: lam(
+    lambda lp, t: -lp[torch.arange(lp.shape[0]), t].mean()),
+    lambda: (torch.randn(6, 10).log_softmax(-1), torch.randint(0, 10, (6,))))
+add("after_slice_broadcast", lambda: lam(lambda x, i, j: x[:, i, j]),
+    lambda: (torch.randn(4, 5, 6), torch.tensor([[0], [2]]),
+             torch.tensor([1, 5, 3])))
+add("three_2d", lambda: lam(lambda x, i, j: x[i, j, j + 1]),
+    lambda: (torch.randn(4, 5, 6), torch.tensor([[0, 1], [2, 3]]),
+             torch.tensor([[1, 1], [4, 0]])))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

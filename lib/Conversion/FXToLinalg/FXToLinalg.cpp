@@ -261,8 +261,8 @@ struct ConvertFXToLinalgPass
         if (call.getTarget() == "operator.getitem") {
           reportNode(&op,
                      "this tensor indexing is not supported (ints, slices, "
-                     "None, `...`, or one int index tensor after full "
-                     "slices are)",
+                     "None, `...`, or int index tensors next to each other "
+                     "after full slices are)",
                      false);
           ok = false;
           continue;

@@ -1864,7 +1864,97 @@ LogicalResult lowerGather(Lowering &l) {
   return l.replace(r);
 }
 
-/// self[indices]: one int index tensor, after Nones (full slices).
+/// self[i_0, ..., i_k-1] on dims first..first+k-1 (k > 1): the indices'
+/// shapes broadcast to B, the result self's dims before `first`, then B,
+/// then self's dims after the indexed ones; each index checked, negatives
+/// wrapped, as one gather.
+Value gatherByMany(Lowering &l, Value self, int64_t first,
+                   ArrayRef<Value> indices) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  int64_t k = indices.size();
+  // The broadcast shape of the indices (numpy's rules; a dynamic dim is
+  // taken as matching).
+  int64_t rb = 0;
+  for (Value index : indices)
+    rb = std::max(rb, rankOf(index));
+  SmallVector<OpFoldResult> bshape(rb, l.b.getIndexAttr(1));
+  SmallVector<int64_t> bstatic(rb, 1);
+  for (Value index : indices) {
+    int64_t ri = rankOf(index);
+    for (int64_t j = 0; j < ri; ++j) {
+      int64_t at = rb - ri + j, size = compose::staticDim(index, j);
+      if (size == 1)
+        continue;
+      if (bstatic[at] != 1 && !ShapedType::isDynamic(size) &&
+          !ShapedType::isDynamic(bstatic[at]) && bstatic[at] != size)
+        return {};
+      bstatic[at] = size;
+      bshape[at] = l.dim(index, j);
+    }
+  }
+  for (int64_t d = 0; d < k; ++d) {
+    if (selfType.getDimSize(first + d) == 0)
+      return {};
+    checkIndexRange(l, self, first + d, indices[d], /*negative=*/true);
+  }
+  int64_t rank = selfType.getRank() - k + rb;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < first; ++d)
+    sizes.push_back(l.dim(self, d));
+  llvm::append_range(sizes, bshape);
+  for (int64_t d = first + k; d < selfType.getRank(); ++d)
+    sizes.push_back(l.dim(self, d));
+  Value init = l.empty(sizes, selfType.getElementType());
+  MLIRContext *ctx = l.b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value index : indices) {
+    int64_t ri = rankOf(index);
+    SmallVector<AffineExpr> exprs;
+    for (int64_t j = 0; j < ri; ++j) {
+      int64_t at = rb - ri + j;
+      exprs.push_back(compose::staticDim(index, j) == 1 && bstatic[at] != 1
+                          ? getAffineConstantExpr(0, ctx)
+                          : getAffineDimExpr(first + at, ctx));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(l.b.getMultiDimIdentityMap(rank));
+  SmallVector<Value> dimSizes;
+  for (int64_t d = 0; d < k; ++d)
+    dimSizes.push_back(l.toIndex(l.dim(self, first + d)));
+  return linalg::GenericOp::create(
+             l.b, l.loc, TypeRange{init.getType()}, indices, ValueRange{init},
+             maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &nb, Location loc, ValueRange v) {
+               Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
+               SmallVector<Value> coords;
+               for (int64_t d = 0; d < first; ++d)
+                 coords.push_back(linalg::IndexOp::create(nb, loc, d));
+               for (int64_t d = 0; d < k; ++d) {
+                 Value i = arith::IndexCastOp::create(nb, loc,
+                                                      nb.getIndexType(), v[d]);
+                 Value below = arith::CmpIOp::create(
+                     nb, loc, arith::CmpIPredicate::slt, i, zero);
+                 i = arith::SelectOp::create(
+                     nb, loc, below,
+                     arith::AddIOp::create(nb, loc, i, dimSizes[d]), i);
+                 coords.push_back(clampIndex(nb, loc, i, dimSizes[d]));
+               }
+               for (int64_t d = first + k; d < selfType.getRank(); ++d)
+                 coords.push_back(linalg::IndexOp::create(nb, loc, d - k + rb));
+               linalg::YieldOp::create(
+                   nb, loc,
+                   tensor::ExtractOp::create(nb, loc, self, coords)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// self[indices]: int index tensors next to each other, after Nones (full
+/// slices).
 LogicalResult lowerIndexTensor(Lowering &l) {
   using P = args::aten::index_Tensor;
   Value self = l.tensor(P::self);
@@ -1872,22 +1962,32 @@ LogicalResult lowerIndexTensor(Lowering &l) {
   if (!self || !list || list.getElements().empty())
     return l.fail("needs a tensor and a list of indices");
   ArrayRef<Attribute> indices = list.getElements();
-  if (!llvm::all_of(indices.drop_back(),
-                    [&](Attribute a) { return l.isNone(a); }) ||
-      l.isNone(indices.back()))
-    return l.fail("only one index tensor, after Nones, is supported");
-  Value index = l.tensor(indices.back());
-  if (!index)
-    return failure();
-  auto elem = cast<RankedTensorType>(index.getType()).getElementType();
-  if (!isa<IntegerType>(elem) || elem.isInteger(1))
-    return l.fail("only int index tensors are supported");
-  int64_t dim = indices.size() - 1;
-  if (dim >= rankOf(self))
+  int64_t first = 0;
+  while (first < int64_t(indices.size()) && l.isNone(indices[first]))
+    ++first;
+  SmallVector<Value> tensors;
+  for (Attribute a : indices.drop_front(first)) {
+    if (l.isNone(a))
+      return l.fail("only index tensors next to each other, after Nones, "
+                    "are supported");
+    Value index = l.tensor(a);
+    if (!index)
+      return failure();
+    auto elem = cast<RankedTensorType>(index.getType()).getElementType();
+    if (!isa<IntegerType>(elem) || elem.isInteger(1))
+      return l.fail("only int index tensors are supported");
+    tensors.push_back(index);
+  }
+  if (tensors.empty())
+    return l.fail("needs an index tensor");
+  if (first + int64_t(tensors.size()) > rankOf(self))
     return l.fail("too many indices");
-  Value r = gatherAlong(l, self, dim, index, /*negative=*/true);
+  Value r = tensors.size() == 1
+                ? gatherAlong(l, self, first, tensors[0], /*negative=*/true)
+                : gatherByMany(l, self, first, tensors);
   if (!r)
-    return l.fail("cannot index an empty dim");
+    return l.fail("cannot index an empty dim, or indices whose shapes do "
+                  "not broadcast");
   return l.replace(r);
 }
 

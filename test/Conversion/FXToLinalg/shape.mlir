@@ -654,3 +654,26 @@ fx.graph_module @M {
     fx.output %r : tensor<2x12xf32>
   }
 }
+
+// -----
+
+// Two index tensors on dims 0 and 1 (`x[i, j]`, shapes 2x1 and 3
+// broadcast to 2x3): one gather, each index wrapped when negative and
+// clamped, and bounds-checked when the call runs.
+
+// CHECK-DAG: #[[$I:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, 0)>
+// CHECK-DAG: #[[$J:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<4x5x6xf32>, %[[I:.*]]: tensor<2x1xi64>, %[[J:.*]]: tensor<3xi64>)
+//       CHECK:   linalg.generic {indexing_maps = [#[[$I]], #[[$J]], #{{.*}}]
+//  CHECK-SAME:     ins(%[[I]], %[[J]] : tensor<2x1xi64>, tensor<3xi64>) outs(%{{.*}} : tensor<2x3x6xf32>)
+//       CHECK:     tensor.extract %[[X]]
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5x6xf32>
+    %i = fx.placeholder "i" : tensor<2x1xi64>
+    %j = fx.placeholder "j" : tensor<3xi64>
+    %g = fx.call_function "aten::index.Tensor"(%x, [%i, %j]) : (tensor<4x5x6xf32>, tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3x6xf32>
+    fx.output %g : tensor<2x3x6xf32>
+  }
+}

@@ -191,24 +191,27 @@ fx.graph @getitem_none {
 
 // -----
 
-// One int tensor index after full slices (`table[idx]`, `x[:, idx]`) is a
-// gather: aten::index.Tensor with None for the dims before it. A bool
-// index (a mask) and an index before an int are left alone.
+// Int tensor indices next to each other after full slices (`table[idx]`,
+// `x[:, idx]`, `x[i, j]`) are a gather: aten::index.Tensor with None for
+// the dims before them. A bool index (a mask) and an index before an int
+// are left alone.
 
 // CHECK-LABEL: fx.graph @getitem_tensor
 // CHECK: %rows = fx.call_function "aten::index.Tensor"(%x, [%i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
 // CHECK: %cols = fx.call_function "aten::index.Tensor"(%x, [None, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
+// CHECK: %pairs = fx.call_function "aten::index.Tensor"(%x, [%i, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xf32>
 fx.graph @getitem_tensor {
   %x = fx.placeholder "x" : tensor<5x4xf32>
   %i = fx.placeholder "i" : tensor<2x3xi64>
   %m = fx.placeholder "m" : tensor<5xi1>
   %rows = fx.call_function "operator.getitem"(%x, %i) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
   %cols = fx.call_function "operator.getitem"(%x, (slice(None, None, None), %i)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
-  // expected-warning @+1 {{(tensor indices are only supported alone, after full slices (`x[idx]`, `x[:, idx]`))}}
+  %pairs = fx.call_function "operator.getitem"(%x, (%i, %i)) : (tensor<5x4xf32>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  // expected-warning @+1 {{(tensor indices are only supported next to each other, after full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`))}}
   %mask = fx.call_function "operator.getitem"(%x, %m) : (tensor<5x4xf32>, tensor<5xi1>) -> tensor<?x4xf32>
-  // expected-warning @+1 {{(tensor indices are only supported alone, after full slices (`x[idx]`, `x[:, idx]`))}}
+  // expected-warning @+1 {{(tensor indices are only supported next to each other, after full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`))}}
   %mixed = fx.call_function "operator.getitem"(%x, (%i, 0)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
-  fx.output (%rows, %cols, %mask, %mixed) : tensor<2x3x4xf32>, tensor<5x2x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>
+  fx.output (%rows, %cols, %pairs, %mask, %mixed) : tensor<2x3x4xf32>, tensor<5x2x3xf32>, tensor<2x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>
 }
 
 // -----

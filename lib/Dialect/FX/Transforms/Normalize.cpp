@@ -73,9 +73,9 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
     items.assign(tuple.getElements().begin(), tuple.getElements().end());
   else
     items.push_back(args[1]);
-  // One int tensor index, after full slices only (`x[idx]`, `x[:, idx]`),
-  // gathers along its dim: aten::index.Tensor with None for the dims
-  // before it.
+  // Int tensor indices after full slices only (`x[idx]`, `x[:, idx]`)
+  // gather along their dims: aten::index.Tensor with None for the dims
+  // before them.
   // `:` (or `::1`): every element of its dim.
   auto isFull = [](Attribute item) {
     auto slice = dyn_cast<SliceAttr>(item);
@@ -97,14 +97,26 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
                ? v
                : Value();
   };
-  if (!items.empty() && tensorIndex(items.back()) &&
-      llvm::all_of(ArrayRef(items).drop_back(), isFull)) {
-    SmallVector<Attribute> indices(items.size() - 1, NoneAttr::get(ctx));
-    indices.push_back(NodeAttr::get(ctx, 1));
+  // Several int tensor indices next to each other, after full slices and
+  // before nothing but full slices (`x[i, j]`, `x[torch.arange(n), y]`,
+  // `x[:, i, j]`), gather by all of them at once, their shapes broadcast.
+  size_t first = 0;
+  while (first < items.size() && isFull(items[first]))
+    ++first;
+  size_t last = first;
+  while (last < items.size() && tensorIndex(items[last]))
+    ++last;
+  if (last > first && llvm::all_of(ArrayRef(items).drop_front(last), isFull)) {
+    SmallVector<Attribute> indices(first, NoneAttr::get(ctx));
+    SmallVector<Value> operands = {self};
+    for (size_t i = first; i < last; ++i) {
+      indices.push_back(NodeAttr::get(ctx, operands.size()));
+      operands.push_back(tensorIndex(items[i]));
+    }
     CallFunctionOp index =
         gb.call(node, node.getNodeName(), "aten::index.Tensor",
                 {NodeAttr::get(ctx, 0), ListAttr::get(ctx, indices)}, {}, {},
-                {self, tensorIndex(items.back())}, node.getResult().getType());
+                operands, node.getResult().getType());
     node.getResult().replaceAllUsesWith(index.getResult());
     node.erase();
     return success();
@@ -120,8 +132,8 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
       // An int node selects; a tensor node is advanced indexing.
       Value v = node.getOperand(cast<NodeAttr>(item).getIndex());
       if (!isa<IntegerType>(v.getType())) {
-        why = "tensor indices are only supported alone, after full slices "
-              "(`x[idx]`, `x[:, idx]`)";
+        why = "tensor indices are only supported next to each other, after "
+              "full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`)";
         return failure();
       }
       ++consumed;
