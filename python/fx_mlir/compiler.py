@@ -405,6 +405,12 @@ class _ExampleSized:
                 return value.size if k == "size" else value.numel
         return _SizedAttribute(self, k)
 
+    def __setitem__(self, key, value):
+        # `x[index] = value`: recorded as operator.setitem (what later
+        # torch.fx records), which functionalize makes out-of-place.
+        self.tracer.create_proxy("call_function", operator.setitem,
+                                 (self, key, value), {})
+
     def __len__(self):
         value = self.tracer._example_value(self.node)
         if isinstance(value, (tuple, list)):
@@ -747,7 +753,7 @@ def compile(model, example_inputs, dynamic_batch=False,
     if _has_inplace(gm):
         if gm is model:  # the caller's GraphModule stays as it is
             gm = _copy_graph_module(gm)
-        updated = functionalize(gm)
+        updated = functionalize(gm, example_inputs)
     try:
         with torch.no_grad():
             # The weights go to the compiler as memory (little-endian,
@@ -802,6 +808,9 @@ def _has_inplace(gm):
     for node in gm.graph.nodes:
         if node.op == "call_method" and isinstance(node.target, str) and \
                 node.target.endswith("_") and not node.target.startswith("_"):
+            return True
+        if (node.op == "call_function" and node.target is operator.setitem
+                or node.op == "call_method" and node.target == "__setitem__"):
             return True
         if node.op == "call_function" and (
                 node.kwargs.get("inplace") is True

@@ -97,21 +97,95 @@ def _out_of_place(node, root):
     return None
 
 
-def functionalize(gm):
-    """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
-    out-of-place ones. Returns the positions of the inputs the graph
-    updates (eager would change the caller's tensors); their final values
-    follow the original output, which becomes `(output, (values, ...))`.
-    Raises FxMlirError for an in-place update of a view whose base is read
-    afterwards or is an input."""
+def _is_setitem(node):
+    """`x[index] = value`: operator.setitem, or Tensor.__setitem__ of a
+    constant tensor given a traced value."""
+    return (node.op == "call_function" and node.target is operator.setitem
+            or node.op == "call_method" and node.target == "__setitem__")
+
+
+def _holds_node(value):
+    if isinstance(value, torch.fx.Node):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_node(v) for v in value)
+    if isinstance(value, slice):
+        return any(_holds_node(v) for v in (value.start, value.stop,
+                                            value.step))
+    return False
+
+
+def _setitem(gm, node, shapes):
+    """The nodes computing `base` after `base[index] = value` (the
+    operator.setitem `node`), inserted before it: the flat positions the
+    index selects, a constant computed here from base's (static) shape,
+    scattered with the value broadcast to them. Returns the last node."""
     graph = gm.graph
+    base, index, value = node.args
+    shape = shapes.get(base)
+    if shape is None:
+        raise FxMlirError(f"cannot compile call_function '{node.name}' with "
+                          "target 'setitem': the shape of the updated tensor "
+                          "is not known")
+    if _holds_node(index):
+        raise FxMlirError(f"cannot compile call_function '{node.name}' with "
+                          "target 'setitem': only indices of ints, slices, "
+                          "None and `...` are supported")
+    positions = torch.arange(int(torch.Size(shape).numel())).reshape(shape)
+    positions = positions[index].reshape(-1)
+    region = torch.empty(shape, device="meta")[index].shape
+    name = f"_fx_mlir_setitem_{node.name}"
+    gm.register_buffer(name, positions)
+    with graph.inserting_before(node):
+        where = graph.get_attr(name)
+        flat = graph.call_method("reshape", (base, -1))
+        if isinstance(value, torch.fx.Node):
+            spread = graph.call_method("expand", (value, tuple(region)))
+            spread = graph.call_method("reshape", (spread, -1))
+            spread = graph.call_method("type_as", (spread, base))
+        else:
+            spread = graph.call_method("new_full",
+                                       (base, (positions.numel(),), value))
+        scattered = graph.call_method("scatter", (flat, 0, where, spread))
+        new = graph.call_method("reshape", (scattered, tuple(shape)))
+    for made in (where, flat, scattered, new):
+        made.meta = dict(node.meta)
+    return new
+
+
+def _shapes(gm, example_inputs):
+    """The shape of every tensor node of `gm` on `example_inputs`."""
+    from torch.fx.passes.shape_prop import ShapeProp
+    with torch.no_grad():
+        ShapeProp(gm).propagate(*[t.clone() if isinstance(t, torch.Tensor)
+                                  else t for t in example_inputs])
+    return {n: tuple(n.meta["tensor_meta"].shape) for n in gm.graph.nodes
+            if hasattr(n.meta.get("tensor_meta"), "shape")}
+
+
+def functionalize(gm, example_inputs=None):
+    """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
+    out-of-place ones; `x[index] = value` (operator.setitem, with an index
+    of ints and slices) needs the example inputs for the shapes. Returns
+    the positions of the inputs the graph updates (eager would change the
+    caller's tensors); their final values follow the original output,
+    which becomes `(output, (values, ...))`. Raises FxMlirError for an
+    in-place update of a view whose base is read afterwards or is an
+    input."""
+    graph = gm.graph
+    shapes = {}
+    if example_inputs is not None and any(map(_is_setitem, graph.nodes)):
+        shapes = _shapes(gm, example_inputs)
     nodes = list(graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     placeholders = [n for n in nodes if n.op == "placeholder"]
     # The current value of each input the graph updates.
     updated = {}
     for node in nodes:
-        found = _out_of_place(node, gm)
+        if _is_setitem(node) and isinstance(node.args[0], torch.fx.Node):
+            found = ("setitem", node.args[0])
+        else:
+            found = _out_of_place(node, gm)
         if found is None:
             continue
         replacement, target = found
@@ -127,7 +201,11 @@ def functionalize(gm):
                     f"'{getattr(node.target, '__name__', node.target)}': an "
                     f"in-place update of a view of '{base.name}', which is "
                     "read afterwards or is an input, is not supported")
-        if replacement is not None:
+        if replacement == "setitem":
+            new = _setitem(gm, node, shapes)
+            order[new] = order[node]
+            graph.erase_node(node)
+        elif replacement is not None:
             op, fn, args, kwargs = replacement
             with graph.inserting_before(node):
                 if fn == "_fx_mlir_copy":
@@ -143,6 +221,8 @@ def functionalize(gm):
             order[new] = order[node]
         else:
             new = node  # an nn.Module(inplace=True): its result is the value
+        if target in shapes:
+            shapes[new] = shapes[target]
         # Later reads of the updated tensor read the new value.
         for user in list(target.users):
             if user is not new and order.get(user, -1) > order[new]:

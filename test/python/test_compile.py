@@ -651,3 +651,59 @@ def test_item_of_a_one_element_tensor():
 
     x = torch.randn(3, 4)
     torch.testing.assert_close(fx_mlir.compile(Scale(), (x,))(x), Scale()(x))
+
+
+def _setitem_cases():
+    def fill_column(x, v):
+        y = x * 2
+        y[:, 0] = 1.0
+        return y * v[1]
+
+    def broadcast_value(x, v):
+        y = x.clone()
+        y[1:3, ::2] = v
+        return y + 1
+
+    def update_input(x, v):
+        x[..., -1] = 0
+        return x.sum(1) + v.sum()
+
+    def into_constant(x, v):
+        m = torch.zeros(4, 4)
+        m[:2, :2] = x[:2, :2] * v[0]
+        return m
+
+    return [("fill_column", fill_column), ("broadcast_value", broadcast_value),
+            ("update_input", update_input), ("into_constant", into_constant)]
+
+
+@pytest.mark.parametrize("name,fn", _setitem_cases(),
+                         ids=[c[0] for c in _setitem_cases()])
+def test_setitem_matches_eager(name, fn):
+    """`x[index] = value` with an index of ints and slices compiles (a
+    scatter into the positions the index selects); an updated input is
+    updated in the caller's tensor."""
+    class Lambda(nn.Module):
+        def forward(self, x, v):
+            return fn(x, v)
+
+    torch.manual_seed(0)
+    inputs = [torch.randn(4, 6), torch.randn(3)]
+    compiled = fx_mlir.compile(Lambda(), tuple(t.clone() for t in inputs))
+    ours, theirs = ([t.clone() for t in inputs] for _ in range(2))
+    got = compiled(*ours)
+    expected = Lambda()(*theirs)
+    torch.testing.assert_close(got, expected)
+    for mine, eager_input in zip(ours, theirs):
+        torch.testing.assert_close(mine, eager_input)
+
+
+def test_setitem_with_a_tensor_index_is_an_error():
+    class Zero(nn.Module):
+        def forward(self, x, i):
+            y = x.clone()
+            y[i] = 0.0
+            return y
+
+    with pytest.raises(fx_mlir.FxMlirError, match="only indices of ints"):
+        fx_mlir.compile(Zero(), (torch.randn(3, 4), torch.tensor([0, 2])))
