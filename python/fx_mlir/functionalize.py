@@ -82,6 +82,8 @@ def _out_of_place(node, root):
             kwargs = dict(node.kwargs)
             kwargs[_INPLACE_KWARG] = False
             return ("call_function", node.target, node.args, kwargs), first
+        if node.target is getattr(torch, "zero_", None):
+            return ("call_function", torch.zeros_like, (first,), {}), first
         if (name.endswith("_") and not name.startswith("_")
                 and getattr(node.target, "__module__", None) in (
                     "torch", "torch._C._VariableFunctions")

@@ -259,11 +259,42 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     return reduced / input.size()[0] if input.dim() != 0 else reduced
 
 
+def tensordot(a, b, dims=2, out=None):
+    """torch.tensordot as ATen computes it: a's free dims and b's free dims
+    around the contracted ones, permuted and reshaped into one matmul.
+    Needs the ranks and sizes (static shapes)."""
+    if out is not None:
+        raise NotImplementedError("tensordot with out=")
+    if isinstance(dims, int):
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    elif isinstance(dims, (tuple, list)) and len(dims) == 2:
+        dims_a, dims_b = dims
+        if isinstance(dims_a, int):
+            dims_a, dims_b = [dims_a], [dims_b]
+        dims_a, dims_b = list(dims_a), list(dims_b)
+    else:
+        raise NotImplementedError("tensordot dims of this form")
+    ra, rb = a.dim(), b.dim()
+    dims_a = [d % ra for d in dims_a]
+    dims_b = [d % rb for d in dims_b]
+    free_a = [d for d in range(ra) if d not in dims_a]
+    free_b = [d for d in range(rb) if d not in dims_b]
+    shape_a, shape_b = a.shape, b.shape
+    size = 1
+    for d in dims_a:
+        size *= shape_a[d]
+    left = a.permute(free_a + dims_a).reshape(-1, size)
+    right = b.permute(dims_b + free_b).reshape(size, -1)
+    return (left @ right).reshape([shape_a[d] for d in free_a]
+                                  + [shape_b[d] for d in free_b])
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
     F.embedding_bag: embedding_bag,
     F.kl_div: kl_div,
+    torch.tensordot: tensordot,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

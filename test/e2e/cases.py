@@ -4113,6 +4113,12 @@ add("repeat_interleave", lambda: lam(
                x.repeat_interleave(2))), randn((3, 4)))
 add("len_and_new_tensor", lambda: lam(
     lambda x: x * len(x) + x.new_tensor([1.0, 2.0, 3.0, 4.0])), randn((3, 4)))
+add("tensordot", lambda: lam(lambda a, b: (
+    torch.tensordot(a, b, dims=([1, 0], [0, 2])),
+    torch.tensordot(a, a.transpose(0, 2), 1))),
+    randn((3, 4, 5), (4, 2, 3)))
+add("zero_", lambda: lam(lambda x: torch.zero_(x.clone()) + x),
+    randn((3, 4)))
 add("kl_div_batchmean", lambda: lam(lambda x, t: F.kl_div(
     x.log_softmax(-1), t.softmax(-1), reduction="batchmean")),
     randn((4, 5), (4, 5)))
