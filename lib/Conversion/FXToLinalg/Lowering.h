@@ -262,6 +262,28 @@ Value buildActivation(OpBuilder &b, Location loc, StringRef name, Value x);
 /// point (Lowering::constant).
 Value constantOf(OpBuilder &b, Location loc, Type type, double v);
 
+/// Float arithmetic for a scalar body at `loc`: constants of type `t`,
+/// and the binary ops (which take their operands' type, so they serve
+/// other float widths too).
+struct FloatOps {
+  OpBuilder &b;
+  Location loc;
+  Type t;
+  Value c(double v) const { return constantOf(b, loc, t, v); }
+  Value add(Value x, Value y) const {
+    return arith::AddFOp::create(b, loc, x, y);
+  }
+  Value sub(Value x, Value y) const {
+    return arith::SubFOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, Value y) const {
+    return arith::MulFOp::create(b, loc, x, y);
+  }
+  Value div(Value x, Value y) const {
+    return arith::DivFOp::create(b, loc, x, y);
+  }
+};
+
 /// Integers compare signed, except bools: False < True, where a signed i1
 /// would read True as -1. `signedPredicate` is one of eq, ne, slt, sle, sgt,
 /// sge; for i1 the matching unsigned one is returned.

@@ -55,14 +55,22 @@ Taps nearestTaps(Mode mode, int64_t in, int64_t out,
   return t;
 }
 
+/// LibTorch's `area_pixel_compute_scale`: the input step per output
+/// position, corner to corner with align_corners.
+template <typename T>
+T areaScale(int64_t in, int64_t out, bool alignCorners,
+            std::optional<double> scale) {
+  return alignCorners ? (out > 1 ? T(in - 1) / T(out - 1) : T(0))
+                      : scaleValue<T>(scale, in, out);
+}
+
 /// `T` is the element type's precision (LibTorch computes the indices and
 /// weights of a float tensor in float).
 template <typename T>
 Taps linearTaps(int64_t in, int64_t out, bool alignCorners,
                 std::optional<double> scale) {
   Taps t;
-  T ratio = alignCorners ? (out > 1 ? T(in - 1) / T(out - 1) : T(0))
-                         : scaleValue<T>(scale, in, out);
+  T ratio = areaScale<T>(in, out, alignCorners, scale);
   for (int64_t o = 0; o < out; ++o) {
     int64_t i0 = o, i1 = o;
     T w1 = 0;
@@ -91,8 +99,7 @@ template <typename T>
 Taps cubicTaps(int64_t in, int64_t out, bool alignCorners,
                std::optional<double> scale) {
   Taps t;
-  T ratio = alignCorners ? (out > 1 ? T(in - 1) / T(out - 1) : T(0))
-                         : scaleValue<T>(scale, in, out);
+  T ratio = areaScale<T>(in, out, alignCorners, scale);
   const T a = T(-0.75);
   auto near = [&](T x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
   auto far = [&](T x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
@@ -426,19 +433,12 @@ LogicalResult lowerGridSampler(Lowering &l) {
   int64_t pad = *padding;
   auto body = [&](OpBuilder &b, Location loc, ValueRange) {
     using FP = arith::CmpFPredicate;
-    auto c = [&](double v) { return constantOf(b, loc, elem, v); };
-    auto add = [&](Value x, Value y) -> Value {
-      return arith::AddFOp::create(b, loc, x, y);
-    };
-    auto sub = [&](Value x, Value y) -> Value {
-      return arith::SubFOp::create(b, loc, x, y);
-    };
-    auto mul = [&](Value x, Value y) -> Value {
-      return arith::MulFOp::create(b, loc, x, y);
-    };
-    auto div = [&](Value x, Value y) -> Value {
-      return arith::DivFOp::create(b, loc, x, y);
-    };
+    FloatOps f{b, loc, elem};
+    auto c = [&](double v) { return f.c(v); };
+    auto add = [&](Value x, Value y) { return f.add(x, y); };
+    auto sub = [&](Value x, Value y) { return f.sub(x, y); };
+    auto mul = [&](Value x, Value y) { return f.mul(x, y); };
+    auto div = [&](Value x, Value y) { return f.div(x, y); };
     auto clip = [&](Value x, int64_t size) -> Value {
       return arith::MinimumFOp::create(
           b, loc, c(double(size - 1)),

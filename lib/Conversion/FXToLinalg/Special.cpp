@@ -226,64 +226,43 @@ LogicalResult lowerTrigamma(Lowering &l, Value x) {
   Type r = l.resultElementType();
   if (!r || !isFloat(r))
     return l.fail("needs a float result");
-  auto t = cast<FloatType>(r);
   Type f64 = l.b.getF64Type();
   bool narrow = r != f64;
   return l.replace(l.elementwise(
       {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        auto c = [&](double k) { return constantOf(b, loc, t, k); };
-        auto add = [&](Value p, Value q) -> Value {
-          return arith::AddFOp::create(b, loc, p, q);
-        };
-        auto sub = [&](Value p, Value q) -> Value {
-          return arith::SubFOp::create(b, loc, p, q);
-        };
-        auto mul = [&](Value p, Value q) -> Value {
-          return arith::MulFOp::create(b, loc, p, q);
-        };
-        auto div = [&](Value p, Value q) -> Value {
-          return arith::DivFOp::create(b, loc, p, q);
-        };
+        FloatOps f{b, loc, r};
+        FloatOps d{b, loc, f64};
         auto wide = [&](Value p) -> Value {
           return narrow ? arith::ExtFOp::create(b, loc, f64, p).getResult() : p;
         };
         auto back = [&](Value p) -> Value {
-          return narrow ? arith::TruncFOp::create(b, loc, t, p).getResult() : p;
+          return narrow ? arith::TruncFOp::create(b, loc, r, p).getResult() : p;
         };
         Value x = v[0];
-        Value pi = c(3.14159265358979323846);
-        Value reflect =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0.5));
+        Value pi = f.c(3.14159265358979323846);
+        Value reflect = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                              x, f.c(0.5));
         Value sinPiX =
-            back(math::SinOp::create(b, loc, wide(mul(pi, x))).getResult());
-        Value pole = div(mul(pi, pi), mul(sinPiX, sinPiX));
-        Value result =
-            arith::SelectOp::create(b, loc, reflect, sub(c(0), pole), c(0));
-        Value sign = arith::SelectOp::create(b, loc, reflect, c(-1), c(1));
-        x = arith::SelectOp::create(b, loc, reflect, sub(c(1), x), x);
+            back(math::SinOp::create(b, loc, wide(f.mul(pi, x))).getResult());
+        Value pole = f.div(f.mul(pi, pi), f.mul(sinPiX, sinPiX));
+        Value result = arith::SelectOp::create(b, loc, reflect,
+                                               f.sub(f.c(0), pole), f.c(0));
+        Value sign = arith::SelectOp::create(b, loc, reflect, f.c(-1), f.c(1));
+        x = arith::SelectOp::create(b, loc, reflect, f.sub(f.c(1), x), x);
         for (int i = 0; i < 6; ++i) {
-          result = add(result, div(c(1), mul(x, x)));
-          x = add(x, c(1));
+          result = f.add(result, f.div(f.c(1), f.mul(x, x)));
+          x = f.add(x, f.c(1));
         }
-        Value ixx = div(c(1), mul(x, x));
-        auto d = [&](double k) { return constantOf(b, loc, f64, k); };
-        auto dadd = [&](Value p, Value q) -> Value {
-          return arith::AddFOp::create(b, loc, p, q);
-        };
-        auto dsub = [&](Value p, Value q) -> Value {
-          return arith::SubFOp::create(b, loc, p, q);
-        };
-        auto dmul = [&](Value p, Value q) -> Value {
-          return arith::MulFOp::create(b, loc, p, q);
-        };
-        Value wixx = wide(ixx);
-        Value series = dmul(
-            wixx, dsub(d(1. / 6),
-                       dmul(wixx, dsub(d(1. / 30), dmul(wixx, d(1. / 42))))));
-        Value bracket = dadd(wide(add(c(1), div(c(1), mul(c(2), x)))), series);
-        Value term = arith::DivFOp::create(b, loc, bracket, wide(x));
-        result = back(dadd(wide(result), term));
-        return mul(sign, result);
+        // The series bracket in double, as C++ evaluates its literals.
+        Value ixx = wide(f.div(f.c(1), f.mul(x, x)));
+        Value series = d.mul(
+            ixx,
+            d.sub(d.c(1. / 6),
+                  d.mul(ixx, d.sub(d.c(1. / 30), d.mul(ixx, d.c(1. / 42))))));
+        Value bracket =
+            d.add(wide(f.add(f.c(1), f.div(f.c(1), f.mul(f.c(2), x)))), series);
+        result = back(d.add(wide(result), d.div(bracket, wide(x))));
+        return f.mul(sign, result);
       }));
 }
 

@@ -725,30 +725,23 @@ LogicalResult lowerHistc(Lowering &l) {
       left = extremum(false);
       right = extremum(true);
     }
-    // An empty range widens by 1 each way.
-    Value l0 = left;
-    left = l.elementwise(
-        {l0, right}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-          Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                             v[0], v[1]);
-          return arith::SelectOp::create(
-                     b, loc, same,
-                     arith::SubFOp::create(b, loc, v[0],
-                                           constantOf(b, loc, elem, 1)),
-                     v[0])
-              .getResult();
-        });
-    right = l.elementwise(
-        {l0, right}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-          Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                             v[0], v[1]);
-          return arith::SelectOp::create(
-                     b, loc, same,
-                     arith::AddFOp::create(b, loc, v[1],
-                                           constantOf(b, loc, elem, 1)),
-                     v[1])
-              .getResult();
-        });
+    // An empty range widens by 1 each way: the end `which` (0: left, 1:
+    // right) moved by `by` when both ends are the same.
+    auto widen = [&](int which, double by) {
+      return l.elementwise({left, right}, elem, elem,
+                           [&](OpBuilder &b, Location loc, ValueRange v) {
+                             FloatOps f{b, loc, elem};
+                             Value same = arith::CmpFOp::create(
+                                 b, loc, arith::CmpFPredicate::OEQ, v[0], v[1]);
+                             return arith::SelectOp::create(
+                                        b, loc, same, f.add(v[which], f.c(by)),
+                                        v[which])
+                                 .getResult();
+                           });
+    };
+    Value widerLeft = widen(0, -1), widerRight = widen(1, 1);
+    left = widerLeft;
+    right = widerRight;
   }
   int64_t n = *bins;
   Type i64 = l.b.getI64Type();
