@@ -177,10 +177,10 @@ class ModulePathTracer(torch.fx.Tracer):
     def is_leaf_module(self, m, qualified_name):
         if not super().is_leaf_module(m, qualified_name):
             return False
+        if self._known is not None and _reference_forward(m) is not None:
+            return False
         if self._known is None or module_type(m) in self._known:
             return True
-        if _reference_forward(m) is not None:
-            return False
         if id(m) not in self._traceable:
             try:
                 torch.fx.Tracer().trace(m)

@@ -289,12 +289,51 @@ def tensordot(a, b, dims=2, out=None):
                                   + [shape_b[d] for d in free_b])
 
 
+def cross_entropy(input, target, weight=None, size_average=None,
+                  ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """F.cross_entropy with label smoothing of class-index targets, as
+    ATen computes it: (1 - e) times the nll loss plus e / C times the
+    smoothing term (the negative log-probabilities summed over the
+    classes, weighted, 0 where the target is ignored; its mean divides by
+    the weights of the targets not ignored, or their count). Without
+    label smoothing (or with probability targets) the call is kept."""
+    if (not label_smoothing or size_average is not None
+            or reduce is not None or target.is_floating_point()):
+        raise NotImplementedError("bound by the registry")
+    class_dim = 1 if input.dim() > 1 else 0
+    classes = input.shape[class_dim]
+    logp = F.log_softmax(input, class_dim)
+    nll = F.nll_loss(logp, target, weight, ignore_index=ignore_index,
+                     reduction=reduction)
+    kept = target != ignore_index
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = classes
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(~kept, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            picked = weight.gather(
+                0, torch.where(kept, target, 0).reshape(-1))
+            total = (picked * kept.reshape(-1)).sum()
+        else:
+            total = kept.sum()
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
     F.embedding_bag: embedding_bag,
     F.kl_div: kl_div,
     torch.tensordot: tensordot,
+    F.cross_entropy: cross_entropy,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs
@@ -313,6 +352,18 @@ REFERENCE_FORWARDS = {
 }
 
 
+def cross_entropy_forward(module, input, target):
+    """nn.CrossEntropyLoss with label smoothing (see cross_entropy)."""
+    return cross_entropy(input, target, module.weight,
+                         ignore_index=module.ignore_index,
+                         reduction=module.reduction,
+                         label_smoothing=module.label_smoothing)
+
+
 def reference_forward(module):
-    """The reference forward of `module`'s type, or None."""
+    """The reference forward of `module`, or None: by its type, and for
+    nn.CrossEntropyLoss only with label smoothing (which the registry's
+    binding of the module does not lower)."""
+    if type(module) is nn.CrossEntropyLoss:
+        return cross_entropy_forward if module.label_smoothing else None
     return REFERENCE_FORWARDS.get(type(module))

@@ -4119,6 +4119,17 @@ add("tensordot", lambda: lam(lambda a, b: (
     randn((3, 4, 5), (4, 2, 3)))
 add("zero_", lambda: lam(lambda x: torch.zero_(x.clone()) + x),
     randn((3, 4)))
+add("cross_entropy_label_smoothing", lambda: lam(
+    lambda x, t, w: (F.cross_entropy(x, t, label_smoothing=0.2),
+                     F.cross_entropy(x, t, weight=w, label_smoothing=0.1,
+                                     reduction="none"),
+                     F.cross_entropy(x, t, weight=w, label_smoothing=0.3,
+                                     reduction="sum"))),
+    lambda: (torch.randn(4, 5), torch.tensor([0, 2, -100, 1]),
+             torch.rand(5)))
+add("cross_entropy_loss_module_label_smoothing",
+    lambda: nn.CrossEntropyLoss(label_smoothing=0.15),
+    lambda: (torch.randn(2, 5, 3), torch.randint(0, 5, (2, 3))))
 add("kl_div_batchmean", lambda: lam(lambda x, t: F.kl_div(
     x.log_softmax(-1), t.softmax(-1), reduction="batchmean")),
     randn((4, 5), (4, 5)))
