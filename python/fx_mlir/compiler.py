@@ -21,6 +21,7 @@ import json
 import operator
 import os
 import sys
+import threading
 import types
 
 import torch
@@ -54,12 +55,24 @@ def _native_path(name):
 
 
 _extensions = {}
+# Loading runs the extension's init, which must run once: threads that
+# compile at once (a cache miss loads the compiler) wait for each other.
+_extensions_lock = threading.Lock()
 
 
 def _load_extension(name):
     """The extension module fx_mlir.`name`, loaded from _native_path."""
     if name in _extensions:
         return _extensions[name]
+    with _extensions_lock:
+        if name not in _extensions:
+            _extensions[name] = _load_extension_file(name)
+    return _extensions[name]
+
+
+def _load_extension_file(name):
+    """Loads and initializes the extension fx_mlir.`name` (once: see
+    _load_extension)."""
     path = _native_path(name + ".so")
     if path is None:
         raise FxMlirError(f"cannot find {name}.so; build the project "
@@ -69,7 +82,6 @@ def _load_extension(name):
                                                   loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
-    _extensions[name] = module
     return module
 
 
