@@ -27,7 +27,8 @@ compare small integers, logs and roots get positive inputs, divisors stay
 away from zero.
 
 Names are `<family>.<name>`; families: elementwise, linalg, conv_pool,
-norm_reduce, shape, attention, graph_module, dynamic, models, ops.
+norm_reduce, shape, attention, graph_module, dynamic, models, ops,
+spellings (spellings.py) and the families of issue 27's sections.
 """
 
 import inspect
@@ -40,6 +41,8 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+
+import spellings
 
 __all__ = ["Case", "Tolerance", "CASES", "CASES_BY_NAME", "FAMILIES"]
 
@@ -4148,6 +4151,14 @@ add("after_slice_broadcast", lambda: lam(lambda x, i, j: x[:, i, j]),
 add("three_2d", lambda: lam(lambda x, i, j: x[i, j, j + 1]),
     lambda: (torch.randn(4, 5, 6), torch.tensor([[0, 1], [2, 3]]),
              torch.tensor([[1, 1], [4, 0]])))
+
+# --- Every spelling of an operator (issue 27.1): torch.*, Tensor methods,
+# --- F.*, torch._C._nn/_special/_linalg, torch.ops.aten packets and
+# --- overloads (spellings.py).
+
+family("spellings")
+for _name, _fn, _inputs in spellings.cases():
+    add(_name, lambda fn=_fn: lam(fn), _inputs)
 
 # --- Registry checks. --------------------------------------------------------
 

@@ -43,3 +43,32 @@ fx.graph @internal_ops {
   %l = fx.call_function "torch.ops.aten._log_softmax"(%v, 1, False) : (tensor<6x4xf32>) -> tensor<6x4xf32>
   fx.output %l : tensor<6x4xf32>
 }
+
+// -----
+
+// ATen's alias operators are the operator they alias, as packets, as
+// overloads in Python's spelling and as the `aten::` names the importer
+// writes for an OpOverload; torch.* bindings that read `reduction=Mean` as
+// 0 say so.
+// CHECK-LABEL: fx.graph @alias_ops
+// CHECK: %s = fx.call_function "aten::sub.Tensor"(%x, %y, alpha=1)
+// CHECK: %a = fx.call_function "aten::asin"(%s)
+// CHECK: %g = fx.call_function "aten::gt.Tensor"(%a, %y)
+// CHECK: %d = fx.call_function "aten::div.Tensor"(%x, %y)
+// CHECK: %e = fx.call_function "aten::expm1"(%x)
+// CHECK: %k = fx.call_function "aten::kl_div"(%x, %y, 0, log_target=False)
+// CHECK: %r = fx.call_function "aten::hardtanh"(%x, 0.0{{.*}}, 6.0{{.*}})
+// CHECK: %n = fx.call_function "aten::linalg_vector_norm"(%x, 2, [1], False, dtype=None)
+fx.graph @alias_ops {
+  %x = fx.placeholder "x" : tensor<4x3xf32>
+  %y = fx.placeholder "y" : tensor<4x3xf32>
+  %s = fx.call_function "aten::subtract.Tensor"(%x, %y) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %a = fx.call_function "torch.ops.aten.arcsin"(%s) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %g = fx.call_function "torch.ops.aten.greater.Tensor"(%a, %y) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xi1>
+  %d = fx.call_function "torch.ops.aten.divide"(%x, %y) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %e = fx.call_function "torch._C._special.special_expm1"(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %k = fx.call_function "torch.kl_div"(%x, %y) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %r = fx.call_function "aten::relu6"(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %n = fx.call_function "torch.ops.aten.norm"(%x, None, [1]) : (tensor<4x3xf32>) -> tensor<4xf32>
+  fx.output (%g, %d, %e, %k, %r, %n) : tensor<4x3xi1>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4xf32>
+}

@@ -787,6 +787,20 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
     return nullptr;
   }
   std::vector<const Alias *> candidates = lookupAliases(kind, name);
+  // An overload of an ATen alias operator (`aten::subtract.Tensor`,
+  // `torch.ops.aten.arcsin.default`) binds as its packet
+  // (`torch.ops.aten.subtract`) does: the alias's overloads take the same
+  // arguments as the operator's.
+  if (candidates.empty() && kind == AliasKind::Function) {
+    StringRef rest = name, ns, op;
+    if (rest.consume_front("torch.ops."))
+      std::tie(ns, op) = rest.split('.');
+    else if (rest.contains("::"))
+      std::tie(ns, op) = rest.split("::");
+    op = op.split('.').first;
+    if (!ns.empty() && !op.empty())
+      candidates = lookupAliases(kind, ("torch.ops." + ns + "." + op).str());
+  }
   if (candidates.empty()) {
     why = "unsupported " + stringifyAliasKind(kind).str() + " '" + name + "'";
     return nullptr;
