@@ -31,7 +31,7 @@ from torch.fx import _symbolic_trace
 from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
                _serialized)
 from .fallback import compile_with_fallback, unsupported_node_names
-from .functionalize import functionalize
+from .functionalize import functionalize, updates_in_place
 from .importer import import_graph_module, module_type
 from .reference import REFERENCE_FUNCTIONS, reference_forward
 
@@ -831,6 +831,8 @@ def _has_inplace(gm):
             return True
         if node.op == "call_module" and getattr(
                 gm.get_submodule(node.target), "inplace", False) is True:
+            return True
+        if node.op == "call_function" and updates_in_place(node.target):
             return True
     return False
 

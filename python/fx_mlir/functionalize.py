@@ -78,6 +78,9 @@ def _out_of_place(node, root):
         first = node.args[0] if node.args else None
         if not isinstance(first, torch.fx.Node):
             return None
+        aten = _aten_out_of_place(node, first)
+        if aten is not None:
+            return aten, first
         if node.kwargs.get(_INPLACE_KWARG) is True:
             kwargs = dict(node.kwargs)
             kwargs[_INPLACE_KWARG] = False
@@ -97,6 +100,55 @@ def _out_of_place(node, root):
         if getattr(module, _INPLACE_KWARG, False) is True:
             return None, node.args[0]  # the module's call stays (see below)
     return None
+
+
+def updates_in_place(target):
+    """Whether `target`, an ATen OpOverload or packet (`aten.fill_.Scalar`,
+    `aten.sub_`), updates its first argument in place (its schema marks
+    it `Tensor(a!)`)."""
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        schemas = [getattr(target, o)._schema for o in target.overloads()]
+    elif isinstance(target, torch._ops.OpOverload):
+        schemas = [target._schema]
+    else:
+        return False
+    def writes(schema):
+        info = schema.arguments[0].alias_info if schema.arguments else None
+        return (info is not None and info.is_write
+                and not schema.arguments[0].kwarg_only)
+    return bool(schemas) and all(writes(s) for s in schemas)
+
+
+def _aten_out_of_place(node, first):
+    """The out-of-place call (op, target, args, kwargs) of a call of an
+    in-place ATen operator (`torch.ops.aten.sub_.Tensor(x, y)` is
+    `torch.ops.aten.sub.Tensor(x, y)` and updates x), or None."""
+    target = node.target
+    if not updates_in_place(target):
+        return None
+    packet_name = (target._schema.name if isinstance(
+        target, torch._ops.OpOverload) else target._qualified_op_name)
+    base = packet_name.split("::")[-1]
+    if base.endswith("_"):
+        base = base[:-1]
+    if base == "zero":
+        return ("call_function", torch.zeros_like, (first,), {})
+    if base == "fill":
+        return ("call_function", torch.full_like,
+                (first, node.args[1]), {})
+    if base == "copy":
+        return ("call_method", "_fx_mlir_copy", (first, node.args[1]), {})
+    try:
+        packet = getattr(torch.ops.aten, base)
+    except (AttributeError, RuntimeError):
+        return None
+    if isinstance(target, torch._ops.OpOverload):
+        overload = target._overloadname
+        if overload not in packet.overloads():
+            return None
+        return ("call_function", getattr(packet, overload), node.args,
+                dict(node.kwargs))
+    return ("call_function", packet, node.args, dict(node.kwargs))
 
 
 def _is_setitem(node):

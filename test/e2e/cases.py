@@ -4160,6 +4160,46 @@ family("spellings")
 for _name, _fn, _inputs in spellings.cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
 
+# --- Training steps (issue 27.3): make_fx of a function that calls
+# --- torch.autograd.grad is a graph of backward operators (gelu_backward,
+# --- _log_softmax_backward_data, mse_loss_backward, ...) and of in-place
+# --- ATen calls on fresh tensors (fill_, sub_), which functionalize
+# --- makes out-of-place.
+
+family("training_steps")
+
+
+def _training_step(activations, normalize):
+    """A step of a one-layer model: the loss and the weight's gradient."""
+    def step(x, w, t):
+        w = w.detach().requires_grad_(True)
+        h = x @ w
+        for activation in activations:
+            h = activation(h)
+        loss = F.mse_loss(normalize(h, 1), t)
+        grad, = torch.autograd.grad(loss, [w])
+        return loss.detach(), grad
+    return step
+
+
+def _traced_step(step, shapes):
+    from torch.fx.experimental.proxy_tensor import make_fx
+    return lambda: make_fx(step)(*(torch.randn(s) for s in shapes))
+
+
+for _name, _activations, _normalize in [
+        ("gelu_silu_log_softmax", (F.gelu, F.silu), torch.log_softmax),
+        ("tanh_sigmoid_softmax", (torch.tanh, torch.sigmoid), torch.softmax),
+        ("leaky_elu_softplus", (lambda h: F.leaky_relu(h, 0.1), F.elu,
+                                F.softplus), torch.log_softmax),
+        ("hardswish_mish_relu6", (F.hardswish, F.mish, F.relu6,
+                                  F.hardsigmoid), torch.softmax),
+        ("gelu_tanh_selu_relu", (lambda h: F.gelu(h, approximate="tanh"),
+                                 F.selu, F.relu), torch.log_softmax)]:
+    add(_name, _traced_step(_training_step(_activations, _normalize),
+                            ((4, 5), (5, 3), (4, 3))),
+        randn((4, 5), (5, 3), (4, 3)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

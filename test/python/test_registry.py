@@ -185,7 +185,8 @@ def check_value(value, kind):
 DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
            "requires_grad", "return_indices", "mode", "output_size",
            "half_to_float", "size_average", "reduce", "reduction_mode",
-           "compute_mode_name", "norm_mode"}
+           "compute_mode_name", "norm_mode",
+           "memory_format"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.

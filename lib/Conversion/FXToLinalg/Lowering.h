@@ -246,6 +246,7 @@ void addStatisticsLowerings(llvm::StringMap<LowerFn> &table);
 void addFactorizationLowerings(llvm::StringMap<LowerFn> &table);
 void addIndexingLowerings(llvm::StringMap<LowerFn> &table);
 void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
+void addBackwardLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

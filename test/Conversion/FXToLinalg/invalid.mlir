@@ -375,3 +375,28 @@ fx.graph_module @M {
     fx.output %item : f64
   }
 }
+
+// -----
+
+// A backward operator's arguments out of its domain.
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<3xf32>
+    %x = fx.placeholder "x" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'b' with target 'aten::gelu_backward': approximate must be 'none' or 'tanh'}}
+    %b = fx.call_function "aten::gelu_backward"(%g, %x, approximate="erf") : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    fx.output %b : tensor<3xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<3xf32>
+    %x = fx.placeholder "x" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'm' with target 'aten::mse_loss_backward': reduction must be 0, 1 or 2}}
+    %m = fx.call_function "aten::mse_loss_backward"(%g, %x, %x, 3) : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    fx.output %m : tensor<3xf32>
+  }
+}

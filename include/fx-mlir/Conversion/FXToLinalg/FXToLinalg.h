@@ -42,6 +42,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Factorization)                                                             \
   X(Indexing)                                                                  \
   X(Special)                                                                   \
+  X(Backward)                                                                  \
   X(Resample)                                                                  \
   X(Fused)                                                                     \
   X(Probe)
