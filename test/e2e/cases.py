@@ -4200,6 +4200,40 @@ for _name, _activations, _normalize in [
                             ((4, 5), (5, 3), (4, 3))),
         randn((4, 5), (5, 3), (4, 3)))
 
+
+def _classifier_step(x, w, g, t):
+    """Cross-entropy through a layer norm with an affine weight: make_fx
+    gives nll_loss_forward/backward, native_layer_norm(_backward)."""
+    w = w.detach().requires_grad_(True)
+    g = g.detach().requires_grad_(True)
+    h = F.layer_norm(x @ w, (3,), g)
+    loss = F.cross_entropy(h, t)
+    gw, gg = torch.autograd.grad(loss, [w, g])
+    return loss.detach(), gw, gg
+
+
+def _classifier_traced():
+    from torch.fx.experimental.proxy_tensor import make_fx
+    inputs = (torch.randn(4, 5), torch.randn(5, 3), torch.rand(3) + 0.5,
+              torch.randint(0, 3, (4,)))
+    return _FixedTargets(make_fx(_classifier_step)(*inputs), inputs[3])
+
+
+class _FixedTargets(nn.Module):
+    """The traced step with its class targets as a buffer."""
+
+    def __init__(self, step, targets):
+        super().__init__()
+        self.step = step
+        self.register_buffer("targets", targets)
+
+    def forward(self, x, w, g):
+        return self.step(x, w, g, self.targets)
+
+
+add("cross_entropy_layer_norm", _classifier_traced,
+    lambda: (torch.randn(4, 5), torch.randn(5, 3), torch.rand(3) + 0.5))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

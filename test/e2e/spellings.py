@@ -362,6 +362,39 @@ OPERATORS = [
      lambda f, g, x: f(g, x.softmax(1), 1, torch.float32)),
     ("_log_softmax_backward_data", R2,
      lambda f, g, x: f(g, x.log_softmax(1), 0, torch.float32)),
+    # ATen's general forms (GeneralForms.cpp).
+    ("convolution", _randn((1, 2, 7, 7), (3, 2, 3, 3), (3,)),
+     lambda f, x, w, b: f(x, w, b, [2, 1], [1, 0], [1, 1], False, [0, 0], 1)),
+    ("convolution", _randn((1, 4, 9), (4, 1, 3)),
+     lambda f, x, w: f(x, w, None, [1], [2], [2], False, [0], 4), "grouped_1d"),
+    ("convolution", _randn((1, 2, 4, 4), (2, 3, 3, 3)),
+     lambda f, x, w: f(x, w, None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1),
+     "transposed"),
+    ("_convolution", _randn((1, 2, 3, 4, 4), (3, 2, 2, 2, 2)),
+     lambda f, x, w: f(x, w, None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False,
+                       [0, 0, 0], 1, False, False, True, True)),
+    ("native_batch_norm", _randn((2, 3, 5), (3,), (3,)),
+     lambda f, x, w, b: f(x, w, b, torch.zeros(3), torch.ones(3), False, 0.1,
+                          1e-5)),
+    ("native_batch_norm", _randn((4, 3, 2, 2), (3,), (3,)),
+     lambda f, x, w, b: f(x, w, b, None, None, True, 0.1, 1e-5), "training"),
+    ("nll_loss_forward", _pair(_randn((4, 5)), lambda: (
+        torch.tensor([0, 4, -100, 2]),)),
+     lambda f, x, t: f(x, t, None, 1, -100)),
+    ("nll_loss_forward", _pair(_randn((4, 5), (5,)), lambda: (
+        torch.tensor([0, 4, 1, 2]),)),
+     lambda f, x, w, t: f(x, t, w, 2, 1), "weighted_sum"),
+    ("nll_loss_backward", _pair(_randn((4, 5), (5,)), lambda: (
+        torch.tensor([0, 4, -100, 2]),)),
+     lambda f, x, w, t: f(torch.tensor(0.7), x, t, w, 1, -100,
+                          torch.tensor(1.9))),
+    ("nll_loss_backward", _pair(_randn((4, 5), (4,)), lambda: (
+        torch.tensor([0, 4, 1, 2]),)),
+     lambda f, x, g, t: f(g, x, t, None, 0, 1, torch.tensor(0.0)), "none"),
+    ("native_layer_norm_backward", _randn((2, 3, 4), (2, 3, 4), (4,)),
+     lambda f, g, x, w: f(g, x, [4], x.mean(-1, True),
+                          (x.var(-1, False, True) + 1e-5).rsqrt(), w, w,
+                          [True, True, True])),
 ]
 
 # Which overload of a packet the `overload` form calls: the first of these

@@ -247,6 +247,7 @@ void addFactorizationLowerings(llvm::StringMap<LowerFn> &table);
 void addIndexingLowerings(llvm::StringMap<LowerFn> &table);
 void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
 void addBackwardLowerings(llvm::StringMap<LowerFn> &table);
+void addGeneralFormLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 

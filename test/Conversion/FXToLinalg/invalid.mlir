@@ -400,3 +400,19 @@ fx.graph_module @M {
     fx.output %m : tensor<3xf32>
   }
 }
+
+// -----
+
+// native_batch_norm in training with running statistics would update them
+// in place.
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %m = fx.placeholder "m" : tensor<3xf32>
+    // expected-error @+1 {{training with running statistics updates them in place}}
+    %b = fx.call_function "aten::native_batch_norm"(%x, None, None, %m, %m, True, 0.1, 1.0e-05) : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>>
+    // expected-error @+1 {{its inputs could not be lowered}}
+    %o = fx.call_function "operator.getitem"(%b, 0) : (tuple<tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>>) -> tensor<2x3xf32>
+    fx.output %o : tensor<2x3xf32>
+  }
+}

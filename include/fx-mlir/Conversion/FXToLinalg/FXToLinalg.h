@@ -43,6 +43,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Indexing)                                                                  \
   X(Special)                                                                   \
   X(Backward)                                                                  \
+  X(GeneralForm)                                                               \
   X(Resample)                                                                  \
   X(Fused)                                                                     \
   X(Probe)

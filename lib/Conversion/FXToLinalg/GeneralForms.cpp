@@ -1,0 +1,400 @@
+//===- GeneralForms.cpp - ATen's general forms of specific operators -----===//
+//
+// The operators ATen's decompositions and make_fx graphs call where a
+// user's code calls a specific one: `convolution` and `_convolution` (one
+// operator for every conv and transposed conv, by rank and a flag),
+// `native_batch_norm` (batch_norm with its saved statistics),
+// `nll_loss_forward` (the loss with its total weight), and the backward
+// operators that need those: `nll_loss_backward`,
+// `native_layer_norm_backward`. Each is computed through the lowerings of
+// the specific operators (Lowering::lowerCall).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compose.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+using namespace mlir::fx::lowering::compose;
+
+namespace {
+
+/// An optional tensor argument: a reference to it in `operands` (appended),
+/// or None.
+LogicalResult optionalTensor(Lowering &l, Param p,
+                             SmallVectorImpl<Attribute> &args,
+                             SmallVectorImpl<Value> &operands) {
+  if (l.isNone(p)) {
+    args.push_back(none(l));
+    return success();
+  }
+  Value t = l.tensor(p);
+  if (!t)
+    return failure();
+  args.push_back(ref(l, operands.size()));
+  operands.push_back(t);
+  return success();
+}
+
+/// convolution(input, weight, bias, stride, padding, dilation, transposed,
+/// output_padding, groups) and _convolution (the same and cuDNN flags): the
+/// conv{1,2,3}d or conv_transpose{1,2,3}d of the input's rank.
+LogicalResult lowerConvolution(Lowering &l) {
+  namespace A = args::aten;
+  using P = A::convolution;
+  constexpr Param input = sameParam(P::input, A::_convolution::input,
+                                    A::_convolution_deprecated::input);
+  constexpr Param weight = sameParam(P::weight, A::_convolution::weight,
+                                     A::_convolution_deprecated::weight);
+  constexpr Param bias = sameParam(P::bias, A::_convolution::bias,
+                                   A::_convolution_deprecated::bias);
+  constexpr Param stride = sameParam(P::stride, A::_convolution::stride,
+                                     A::_convolution_deprecated::stride);
+  constexpr Param padding = sameParam(P::padding, A::_convolution::padding,
+                                      A::_convolution_deprecated::padding);
+  constexpr Param dilation = sameParam(P::dilation, A::_convolution::dilation,
+                                       A::_convolution_deprecated::dilation);
+  constexpr Param transposed =
+      sameParam(P::transposed, A::_convolution::transposed,
+                A::_convolution_deprecated::transposed);
+  constexpr Param outputPadding =
+      sameParam(P::output_padding, A::_convolution::output_padding,
+                A::_convolution_deprecated::output_padding);
+  constexpr Param groups = sameParam(P::groups, A::_convolution::groups,
+                                     A::_convolution_deprecated::groups);
+  Value x = l.tensor(input), w = l.tensor(weight);
+  Type elem = l.resultElementType();
+  std::optional<bool> isTransposed = l.constBool(transposed);
+  if (!x || !w || !elem)
+    return failure();
+  if (!isTransposed)
+    return l.fail("transposed must be a constant");
+  int64_t spatial = rankOf(x) - 2;
+  if (spatial < 1 || spatial > 3)
+    return l.fail("needs an input of 3 to 5 dims (batched 1-3d)");
+  SmallVector<Attribute> args = {ref(l, 0), ref(l, 1)};
+  SmallVector<Value> operands = {x, w};
+  if (failed(optionalTensor(l, bias, args, operands)))
+    return failure();
+  std::string target;
+  if (*isTransposed) {
+    target = "aten::conv_transpose" + std::to_string(spatial) + "d";
+    if (spatial > 1)
+      target += ".input";
+    args.append({l.arg(stride), l.arg(padding), l.arg(outputPadding),
+                 l.arg(groups), l.arg(dilation)});
+  } else {
+    target = "aten::conv" + std::to_string(spatial) + "d";
+    args.append(
+        {l.arg(stride), l.arg(padding), l.arg(dilation), l.arg(groups)});
+  }
+  Value out = l.lowerCall(target, args, operands, tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
+/// native_batch_norm(input, weight, bias, running_mean, running_var,
+/// training, momentum, eps) -> (out, save_mean, save_invstd). Inference
+/// (training=False) saves nothing (empty tensors, as ATen's CPU kernel);
+/// training without running statistics saves the batch's mean and
+/// 1/sqrt(biased var + eps). Training with running statistics updates them
+/// in place, which a functional graph cannot: refused.
+LogicalResult lowerNativeBatchNorm(Lowering &l) {
+  using P = args::aten::native_batch_norm;
+  Value x = l.tensor(P::input);
+  Type elem = l.resultElementType(0);
+  std::optional<bool> training = l.constBool(P::training);
+  std::optional<double> eps = l.constFloat(l.arg(P::eps));
+  if (!x || !elem || !isFloat(elem) || !training || !eps)
+    return l.fail("needs a float input and constant training and eps");
+  bool stats = !l.isNone(P::running_mean) || !l.isNone(P::running_var);
+  if (*training && stats)
+    return l.fail("training with running statistics updates them in place; "
+                  "export the model in eval mode or without "
+                  "track_running_stats");
+  if (rankOf(x) < 2)
+    return l.fail("needs a batched input");
+  SmallVector<Attribute> args = {ref(l, 0)};
+  SmallVector<Value> operands = {x};
+  for (Param p : {P::weight, P::bias, P::running_mean, P::running_var})
+    if (failed(optionalTensor(l, p, args, operands)))
+      return failure();
+  if (!*training) {
+    args.append({l.b.getBoolAttr(false), l.arg(P::momentum), l.arg(P::eps),
+                 l.b.getBoolAttr(false)});
+    Value out = l.lowerCall("aten::batch_norm", args, operands, tensorOf(elem));
+    if (!out)
+      return failure();
+    Value empty = l.empty({l.b.getIndexAttr(0)}, elem);
+    return l.replaceTuple({out, empty, empty});
+  }
+  // The batch's statistics over every dim but the channels (dim 1).
+  SmallVector<int64_t> dims = {0};
+  for (int64_t d = 2; d < rankOf(x); ++d)
+    dims.push_back(d);
+  Value xf = l.castTensor(x, elem);
+  Value count = l.countOver(xf, dims, elem);
+  auto meanOf = [&](Value v) -> Value {
+    Value sum =
+        l.lowerCall("aten::sum.dim_IntList",
+                    {ref(l, 0), ints(l, dims), l.b.getBoolAttr(false), none(l)},
+                    {v}, tensorOf(elem));
+    if (!sum)
+      return {};
+    return l.elementwise(
+        {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange w) {
+          return FloatOps{b, loc, w[0].getType()}.div(w[0], w[1]);
+        });
+  };
+  Value mean = meanOf(xf);
+  if (!mean)
+    return failure();
+  // (x - mean)^2 with the mean broadcast along dim 1.
+  Value meanColumn = mean;
+  for (int64_t d = 2; d < rankOf(x); ++d)
+    meanColumn = l.unsqueeze(meanColumn, d - 1);
+  meanColumn = l.unsqueeze(meanColumn, 0);
+  Value squares = l.elementwise({xf, meanColumn}, elem, elem,
+                                [](OpBuilder &b, Location loc, ValueRange v) {
+                                  FloatOps f{b, loc, v[0].getType()};
+                                  Value d = f.sub(v[0], v[1]);
+                                  return f.mul(d, d);
+                                });
+  Value variance = meanOf(squares);
+  if (!variance)
+    return failure();
+  Value invstd = l.elementwise(
+      {variance}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return math::RsqrtOp::create(
+                   b, loc,
+                   arith::AddFOp::create(b, loc, v[0],
+                                         constantOf(b, loc, elem, *eps)))
+            .getResult();
+      });
+  // (x - mean) invstd weight + bias, the statistics broadcast along dim 1.
+  Value invstdColumn = invstd;
+  for (int64_t d = 2; d < rankOf(x); ++d)
+    invstdColumn = l.unsqueeze(invstdColumn, d - 1);
+  invstdColumn = l.unsqueeze(invstdColumn, 0);
+  SmallVector<Value> parts = {xf, meanColumn, invstdColumn};
+  for (Param p : {P::weight, P::bias}) {
+    if (l.isNone(p))
+      continue;
+    Value column = l.tensor(p);
+    if (!column)
+      return failure();
+    for (int64_t d = 2; d < rankOf(x); ++d)
+      column = l.unsqueeze(column, d - 1);
+    parts.push_back(l.unsqueeze(column, 0));
+  }
+  bool weighted = !l.isNone(P::weight), biased = !l.isNone(P::bias);
+  Value out = l.elementwise(parts, elem, elem,
+                            [&](OpBuilder &b, Location loc, ValueRange v) {
+                              FloatOps f{b, loc, elem};
+                              Value y = f.mul(f.sub(v[0], v[1]), v[2]);
+                              unsigned next = 3;
+                              if (weighted)
+                                y = f.mul(y, v[next++]);
+                              if (biased)
+                                y = f.add(y, v[next]);
+                              return y;
+                            });
+  return l.replaceTuple({out, mean, invstd});
+}
+
+/// The class ids 0..C-1 as an int64 vector.
+Value classIds(Lowering &l, int64_t classes) {
+  return l.lowerCall("aten::arange", {int64(l, classes)}, {},
+                     tensorOf(l.b.getI64Type()));
+}
+
+/// nll_loss_forward(self, target, weight, reduction, ignore_index) ->
+/// (output, total_weight): the loss, and the weights of the counted
+/// targets summed (0 without a reduction, as ATen).
+LogicalResult lowerNllLossForward(Lowering &l) {
+  using P = args::aten::nll_loss_forward;
+  Value x = l.tensor(P::self), t = l.tensor(P::target_);
+  Type elem = l.resultElementType(0);
+  std::optional<int64_t> reduction = l.constInt(P::reduction);
+  if (!x || !t || !elem || !isFloat(elem) || !reduction)
+    return l.fail("needs a float input, a target and a constant reduction");
+  SmallVector<Attribute> args = {ref(l, 0), ref(l, 1)};
+  SmallVector<Value> operands = {x, t};
+  if (failed(optionalTensor(l, P::weight, args, operands)))
+    return failure();
+  SmallVector<Attribute> lossArgs = args;
+  lossArgs.append({l.arg(P::reduction), l.arg(P::ignore_index)});
+  Value out = l.lowerCall("aten::nll_loss", lossArgs, operands, tensorOf(elem));
+  if (!out)
+    return failure();
+  // The total weight is the summed loss of an input of -1 everywhere.
+  Value total;
+  if (*reduction == 0) {
+    total = l.filled({}, l.constant(elem, 0));
+  } else {
+    operands[0] = l.filled(l.dims(x), l.constant(elem, -1));
+    SmallVector<Attribute> totalArgs = args;
+    totalArgs.append({int64(l, 2), l.arg(P::ignore_index)});
+    total = l.lowerCall("aten::nll_loss", totalArgs, operands, tensorOf(elem));
+    if (!total)
+      return failure();
+  }
+  return l.replaceTuple({out, total});
+}
+
+/// nll_loss_backward(grad, self, target, weight, reduction, ignore_index,
+/// total_weight): -weight[c] * grad at (i, target[i]) for the counted
+/// targets, over total_weight for the mean; 0 elsewhere.
+LogicalResult lowerNllLossBackward(Lowering &l) {
+  using P = args::aten::nll_loss_backward;
+  Value g = l.tensor(P::grad_output), x = l.tensor(P::self),
+        t = l.tensor(P::target_), total = l.tensor(P::total_weight);
+  Type elem = l.resultElementType();
+  std::optional<int64_t> reduction = l.constInt(P::reduction);
+  std::optional<int64_t> ignore = l.constInt(P::ignore_index);
+  if (!g || !x || !t || !total || !elem || !isFloat(elem) || !reduction ||
+      !ignore)
+    return l.fail("needs float tensors and constant reduction and "
+                  "ignore_index");
+  if (rankOf(x) > 2)
+    return l.fail("needs an input of (N, C) or (C) (nll_loss2d's backward "
+                  "is not supported)");
+  int64_t classes = staticDim(x, rankOf(x) - 1);
+  if (ShapedType::isDynamic(classes))
+    return l.fail("needs a static class count");
+  Value ids = classIds(l, classes);
+  if (!ids)
+    return failure();
+  // target as a column (N, 1) against the class ids (C): the one-hot mask.
+  Value column = rankOf(t) == 1 ? l.unsqueeze(t, 1) : t;
+  if (*reduction == 0 && rankOf(g) == 1)
+    g = l.unsqueeze(g, 1);
+  SmallVector<Value> inputs = {column, ids, g, total};
+  bool weighted = !l.isNone(P::weight);
+  if (weighted) {
+    Value w = l.tensor(P::weight);
+    if (!w)
+      return failure();
+    inputs.push_back(w);
+  }
+  Type i64 = l.b.getI64Type();
+  Value ignoreValue = l.constant(i64, double(*ignore));
+  bool mean = *reduction == 1;
+  Value grad = l.elementwise(
+      {inputs[0], inputs[1]}, i64, l.b.getI1Type(),
+      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+        Value hit =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0], v[1]);
+        Value counted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              v[0], ignoreValue);
+        return arith::AndIOp::create(b, loc, hit, counted);
+      });
+  SmallVector<Value> parts = {grad, g, total};
+  if (weighted)
+    parts.push_back(inputs[4]);
+  Value result = l.elementwise(
+      parts, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        FloatOps f{b, loc, elem};
+        Value value = f.sub(f.c(0), v[1]);
+        if (weighted)
+          value = f.mul(value, v[3]);
+        if (mean)
+          value = f.div(value, v[2]);
+        // v[0] is the mask as 0 or 1.
+        Value on = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                         v[0], f.c(0));
+        return arith::SelectOp::create(b, loc, on, value, f.c(0)).getResult();
+      });
+  if (rankOf(x) == 1 && rankOf(result) == 2)
+    result = l.squeeze(result, 0);
+  return l.replace(result);
+}
+
+/// native_layer_norm_backward(grad_out, input, normalized_shape, mean,
+/// rstd, weight, bias, output_mask) -> (grad_input, grad_weight,
+/// grad_bias), with N the normalized element count and x̂ = (x - mean) rstd:
+///   grad_input  = rstd / N (N g - sum(g) - x̂ sum(g x̂)), g = grad_out weight
+///   grad_weight = sum over the batch dims of grad_out x̂
+///   grad_bias   = sum over the batch dims of grad_out
+/// (all three computed whatever the mask: a masked one is not read).
+LogicalResult lowerNativeLayerNormBackward(Lowering &l) {
+  using P = args::aten::native_layer_norm_backward;
+  Value gOut = l.tensor(P::grad_out), x = l.tensor(P::input),
+        mean = l.tensor(P::mean), rstd = l.tensor(P::rstd);
+  // The result is no typed tuple when the mask leaves parts out (None):
+  // the input's type is the gradient's.
+  Type elem = x ? cast<RankedTensorType>(x.getType()).getElementType() : Type();
+  auto shape = l.intList(P::normalized_shape);
+  if (!gOut || !x || !mean || !rstd || !elem || !isFloat(elem) || !shape ||
+      int64_t(shape->size()) > rankOf(x))
+    return l.fail("needs float tensors and a constant normalized_shape");
+  int64_t rank = rankOf(x), axis = rank - int64_t(shape->size());
+  SmallVector<int64_t> normDims, batchDims;
+  for (int64_t d = 0; d < rank; ++d)
+    (d >= axis ? normDims : batchDims).push_back(d);
+  int64_t n = 1;
+  for (int64_t s : *shape)
+    n *= s;
+  auto sumOver = [&](Value v, ArrayRef<int64_t> dims, bool keepdim) -> Value {
+    if (dims.empty())
+      return v;
+    return l.lowerCall(
+        "aten::sum.dim_IntList",
+        {ref(l, 0), ints(l, dims), l.b.getBoolAttr(keepdim), none(l)}, {v},
+        tensorOf(elem));
+  };
+  auto map = [&](ArrayRef<Value> in,
+                 function_ref<Value(FloatOps, ValueRange)> body) {
+    return l.elementwise(in, elem, elem,
+                         [&](OpBuilder &b, Location loc, ValueRange v) {
+                           return body(FloatOps{b, loc, elem}, v);
+                         });
+  };
+  Value xHat = map({x, mean, rstd}, [](FloatOps f, ValueRange v) {
+    return f.mul(f.sub(v[0], v[1]), v[2]);
+  });
+  Value g = gOut;
+  if (!l.isNone(P::weight)) {
+    Value w = l.tensor(P::weight);
+    if (!w)
+      return failure();
+    g = map({gOut, w},
+            [](FloatOps f, ValueRange v) { return f.mul(v[0], v[1]); });
+  } else {
+    g = l.castTensor(gOut, elem);
+  }
+  Value sumG = sumOver(g, normDims, true);
+  Value gx = map({g, xHat},
+                 [](FloatOps f, ValueRange v) { return f.mul(v[0], v[1]); });
+  Value sumGx = sumOver(gx, normDims, true);
+  if (!sumG || !sumGx)
+    return failure();
+  Value gradInput =
+      map({g, sumG, xHat, sumGx, rstd}, [&](FloatOps f, ValueRange v) {
+        Value inner =
+            f.sub(f.sub(f.mul(f.c(double(n)), v[0]), v[1]), f.mul(v[2], v[3]));
+        return f.mul(f.div(v[4], f.c(double(n))), inner);
+      });
+  Value gradWeight =
+      sumOver(map({gOut, xHat},
+                  [](FloatOps f, ValueRange v) { return f.mul(v[0], v[1]); }),
+              batchDims, false);
+  Value gradBias = sumOver(l.castTensor(gOut, elem), batchDims, false);
+  if (!gradWeight || !gradBias)
+    return failure();
+  return l.replaceTuple({gradInput, gradWeight, gradBias});
+}
+
+} // namespace
+
+void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t,
+              {"aten::convolution", "aten::_convolution",
+               "aten::_convolution.deprecated"},
+              lowerConvolution);
+  addLowering(t, {"aten::native_batch_norm"}, lowerNativeBatchNorm);
+  addLowering(t, {"aten::nll_loss_forward"}, lowerNllLossForward);
+  addLowering(t, {"aten::nll_loss_backward"}, lowerNllLossBackward);
+  addLowering(t, {"aten::native_layer_norm_backward"},
+              lowerNativeLayerNormBackward);
+}

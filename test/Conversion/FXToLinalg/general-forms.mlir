@@ -1,0 +1,35 @@
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
+
+// ATen's general forms (GeneralForms.cpp) lower through the specific
+// operators: aten::convolution of a 4-d input that is not transposed is
+// conv2d (a linalg convolution), transposed it is conv_transpose2d.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}}strides = dense<[2, 1]> : vector<2xi64>
+// CHECK-NOT:     fx.call_function
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x7x7xf32>
+    %w = fx.placeholder "w" : tensor<3x2x3x3xf32>
+    %c = fx.call_function "aten::convolution"(%x, %w, None, [2, 1], [1, 0], [1, 1], False, [0, 0], 1) : (tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x5xf32>
+    fx.output %c : tensor<1x3x4x5xf32>
+  }
+}
+
+// -----
+
+// nll_loss_forward: the loss and the total weight of the counted targets
+// (the summed loss of an input of -1s): two reductions over the batch.
+// CHECK-LABEL: func.func @forward(
+// CHECK:         iterator_types = ["reduction"]
+// CHECK-NOT:     fx.call_function
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5xf32>
+    %t = fx.placeholder "t" : tensor<4xi64>
+    %n = fx.call_function "aten::nll_loss_forward"(%x, %t, None, 1, -100) : (tensor<4x5xf32>, tensor<4xi64>) -> tuple<tensor<f32>, tensor<f32>>
+    %l = fx.call_function "operator.getitem"(%n, 0) : (tuple<tensor<f32>, tensor<f32>>) -> tensor<f32>
+    %w = fx.call_function "operator.getitem"(%n, 1) : (tuple<tensor<f32>, tensor<f32>>) -> tensor<f32>
+    fx.output (%l, %w) : tensor<f32>, tensor<f32>
+  }
+}
