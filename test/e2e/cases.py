@@ -4231,6 +4231,36 @@ class _FixedTargets(nn.Module):
         return self.step(x, w, g, self.targets)
 
 
+def _conv_step(conv, pool):
+    """A conv layer's weight and bias gradients through relu and max
+    pooling: make_fx gives convolution(_backward), max_pool*d_with_indices
+    (_backward) and threshold_backward."""
+    def step(x, w, b):
+        w = w.detach().requires_grad_(True)
+        b = b.detach().requires_grad_(True)
+        y = pool(F.relu(conv(x, w, b)))
+        return torch.autograd.grad(y.square().mean(), [w, b])
+    return step
+
+
+for _name, _conv, _pool, _shapes in [
+        ("conv2d_stride_pad_maxpool",
+         lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1),
+         lambda y: F.max_pool2d(y, 2), ((2, 2, 9, 9), (3, 2, 3, 3), (3,))),
+        ("conv2d_dilated_odd",
+         lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), dilation=2),
+         lambda y: F.max_pool2d(y, 3, 2, 1), ((1, 3, 10, 9), (4, 3, 3, 2),
+                                              (4,))),
+        ("conv1d_maxpool1d",
+         lambda x, w, b: F.conv1d(x, w, b, stride=3, padding=2),
+         lambda y: F.max_pool1d(y, 2), ((2, 2, 17), (3, 2, 4), (3,))),
+        ("conv3d_maxpool3d",
+         lambda x, w, b: F.conv3d(x, w, b, padding=1),
+         lambda y: F.max_pool3d(y, 2), ((1, 2, 4, 5, 4), (2, 2, 3, 3, 3),
+                                        (2,)))]:
+    add(_name, _traced_step(_conv_step(_conv, _pool), _shapes),
+        randn(*_shapes))
+
 add("cross_entropy_layer_norm", _classifier_traced,
     lambda: (torch.randn(4, 5), torch.randn(5, 3), torch.rand(3) + 0.5))
 

@@ -7,7 +7,8 @@
 // `nll_loss_forward` (the loss with its total weight), and the backward
 // operators that need those: `nll_loss_backward`,
 // `native_layer_norm_backward`. Each is computed through the lowerings of
-// the specific operators (Lowering::lowerCall).
+// the specific operators (Lowering::lowerCall), as are the backward ops of
+// convolution and max pooling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -385,6 +386,137 @@ LogicalResult lowerNativeLayerNormBackward(Lowering &l) {
   return l.replaceTuple({gradInput, gradWeight, gradBias});
 }
 
+/// convolution_backward(grad_output, input, weight, bias_sizes, stride,
+/// padding, dilation, transposed, output_padding, groups, output_mask)
+/// -> (grad_input, grad_weight, grad_bias) of a (not transposed) conv:
+///   grad_input  = conv_transpose(grad_output, weight) with the output
+///                 padding that gives back the input's size;
+///   grad_weight = conv(input^T, grad_output^T) with stride and dilation
+///                 swapped, cut to the kernel (one group only);
+///   grad_bias   = grad_output summed over every dim but the channels.
+/// All three are computed whatever the mask (a masked one is not read).
+LogicalResult lowerConvolutionBackward(Lowering &l) {
+  using P = args::aten::convolution_backward;
+  Value g = l.tensor(P::grad_output), x = l.tensor(P::input),
+        w = l.tensor(P::weight);
+  std::optional<bool> transposed = l.constBool(P::transposed);
+  std::optional<int64_t> groups = l.constInt(P::groups);
+  auto stride = l.intList(P::stride), padding = l.intList(P::padding),
+       dilation = l.intList(P::dilation);
+  if (!g || !x || !w || !transposed || !groups || !stride || !padding ||
+      !dilation)
+    return l.fail("needs tensors and constant conv parameters");
+  if (*transposed)
+    return l.fail("the backward of a transposed convolution is not "
+                  "supported");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  int64_t spatial = rankOf(x) - 2;
+  if (!isFloat(elem) || spatial < 1 || spatial > 3 ||
+      int64_t(stride->size()) != spatial ||
+      int64_t(padding->size()) != spatial ||
+      int64_t(dilation->size()) != spatial)
+    return l.fail("needs a float batched 1-3d conv with a stride, padding "
+                  "and dilation per spatial dim");
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto gType = cast<RankedTensorType>(g.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (!xType.hasStaticShape() || !gType.hasStaticShape() ||
+      !wType.hasStaticShape())
+    return l.fail("needs static shapes");
+  std::string dims = std::to_string(spatial) + "d";
+  // grad_input: the transposed conv, its output padding the rows the
+  // forward's stride skipped at the end.
+  SmallVector<int64_t> outputPadding;
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = xType.getDimSize(2 + i), out = gType.getDimSize(2 + i),
+            k = wType.getDimSize(2 + i);
+    int64_t made = (out - 1) * (*stride)[i] - 2 * (*padding)[i] +
+                   (*dilation)[i] * (k - 1) + 1;
+    outputPadding.push_back(in - made);
+  }
+  Value gradInput = l.lowerCall(
+      "aten::conv_transpose" + dims + (spatial > 1 ? ".input" : ""),
+      {ref(l, 0), ref(l, 1), none(l), ints(l, *stride), ints(l, *padding),
+       ints(l, outputPadding), int64(l, *groups), ints(l, *dilation)},
+      {g, w}, tensorOf(elem));
+  if (!gradInput)
+    return failure();
+  // grad_weight: channels as the batch, the batch as the channels.
+  if (*groups != 1)
+    return l.fail("the weight's gradient of a grouped convolution is not "
+                  "supported");
+  auto swap01 = [&](Value v) {
+    return l.lowerCall("aten::transpose.int",
+                       {ref(l, 0), int64(l, 0), int64(l, 1)}, {v},
+                       tensorOf(elem));
+  };
+  Value xT = swap01(x), gT = swap01(g);
+  if (!xT || !gT)
+    return failure();
+  Value full = l.lowerCall("aten::conv" + dims,
+                           {ref(l, 0), ref(l, 1), none(l), ints(l, *dilation),
+                            ints(l, *padding), ints(l, *stride), int64(l, 1)},
+                           {xT, gT}, tensorOf(elem));
+  Value gradWeight = full ? swap01(full) : Value();
+  for (int64_t i = 0; gradWeight && i < spatial; ++i)
+    gradWeight = sliceOf(l, gradWeight, 2 + i, 0, wType.getDimSize(2 + i));
+  if (!gradWeight)
+    return failure();
+  SmallVector<int64_t> sumDims = {0};
+  for (int64_t d = 2; d < rankOf(g); ++d)
+    sumDims.push_back(d);
+  Value gradBias = l.lowerCall(
+      "aten::sum.dim_IntList",
+      {ref(l, 0), ints(l, sumDims), l.b.getBoolAttr(false), none(l)}, {g},
+      tensorOf(elem));
+  if (!gradBias)
+    return failure();
+  return l.replaceTuple({gradInput, gradWeight, gradBias});
+}
+
+/// max_pool{2,3}d_with_indices_backward(grad_output, self, ..., indices):
+/// each window's gradient added at the position its maximum came from
+/// (indices into the flattened spatial dims): a scatter_add per plane.
+LogicalResult lowerMaxPoolBackward(Lowering &l) {
+  using P = args::aten::max_pool2d_with_indices_backward;
+  using P3 = args::aten::max_pool3d_with_indices_backward;
+  constexpr Param grad = sameParam(P::grad_output, P3::grad_output);
+  constexpr Param self = sameParam(P::self, P3::self);
+  constexpr Param indices = sameParam(P::indices, P3::indices);
+  Value g = l.tensor(grad), x = l.tensor(self), idx = l.tensor(indices);
+  if (!g || !x || !idx)
+    return failure();
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t spatial = l.target() == P::target ? 2 : 3;
+  int64_t lead = xType.getRank() - spatial;
+  if (!xType.hasStaticShape() ||
+      !cast<RankedTensorType>(g.getType()).hasStaticShape() || lead < 0)
+    return l.fail("needs static shapes");
+  // (lead dims..., flattened spatial dims) views of all three.
+  auto planes = [&](Value v) {
+    auto shape = cast<RankedTensorType>(v.getType()).getShape();
+    SmallVector<int64_t> sizes(shape.begin(), shape.begin() + lead);
+    sizes.push_back(-1);
+    Type e = cast<RankedTensorType>(v.getType()).getElementType();
+    return l.lowerCall("aten::reshape", {ref(l, 0), ints(l, sizes)}, {v},
+                       tensorOf(e));
+  };
+  Value zeros = l.filled(l.dims(x), l.constant(elem, 0));
+  Value flatZeros = planes(zeros), flatIdx = planes(idx), flatG = planes(g);
+  if (!flatZeros || !flatIdx || !flatG)
+    return failure();
+  Value sum = l.lowerCall("aten::scatter_add",
+                          {ref(l, 0), int64(l, lead), ref(l, 1), ref(l, 2)},
+                          {flatZeros, flatIdx, flatG}, tensorOf(elem));
+  if (!sum)
+    return failure();
+  Value out =
+      l.lowerCall("aten::reshape", {ref(l, 0), ints(l, xType.getShape())},
+                  {sum}, tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
 } // namespace
 
 void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
@@ -397,4 +529,9 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::nll_loss_backward"}, lowerNllLossBackward);
   addLowering(t, {"aten::native_layer_norm_backward"},
               lowerNativeLayerNormBackward);
+  addLowering(t, {"aten::convolution_backward"}, lowerConvolutionBackward);
+  addLowering(t,
+              {"aten::max_pool2d_with_indices_backward",
+               "aten::max_pool3d_with_indices_backward"},
+              lowerMaxPoolBackward);
 }

@@ -33,3 +33,21 @@ fx.graph_module @M {
     fx.output (%l, %w) : tensor<f32>, tensor<f32>
   }
 }
+
+// -----
+
+// max_pool2d_with_indices_backward: each gradient added where its window's
+// maximum was, a scatter_add over the flattened planes.
+// CHECK-LABEL: func.func @forward(
+// CHECK:         tensor.collapse_shape
+// CHECK:         scf.for
+// CHECK-NOT:     fx.call_function
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<1x2x2x2xf32>
+    %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
+    %i = fx.placeholder "i" : tensor<1x2x2x2xi64>
+    %b = fx.call_function "aten::max_pool2d_with_indices_backward"(%g, %x, [2, 2], [2, 2], [0, 0], [1, 1], False, %i) : (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4x4xf32>
+    fx.output %b : tensor<1x2x4x4xf32>
+  }
+}
