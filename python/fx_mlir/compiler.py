@@ -31,7 +31,8 @@ from torch.fx import _symbolic_trace
 from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
                _serialized)
 from .fallback import compile_with_fallback, unsupported_node_names
-from .functionalize import functionalize, updates_in_place
+from .functionalize import (functionalize, updates_in_place,
+                            _INPLACE_OPERATORS)
 from .importer import import_graph_module, module_type
 from .reference import REFERENCE_FUNCTIONS, reference_forward
 
@@ -416,6 +417,53 @@ class _ExampleSized:
                     return value.shape
                 return value.size if k == "size" else value.numel
         return _SizedAttribute(self, k)
+
+    # `x += y` updates the tensor x in place (Tensor.__iadd__), which
+    # torch.fx 1.13's proxies record as `x = x + y`: the caller's tensor
+    # would keep its value. A tensor's in-place operator is recorded as
+    # operator.iadd (...), which functionalize makes out-of-place and an
+    # update of x; a number's (`n += 1` of a size) stays `n = n + 1`.
+    def _inplace(self, other, inplace, plain):
+        if isinstance(self.tracer._example_value(self.node), torch.Tensor):
+            return self.tracer.create_proxy("call_function", inplace,
+                                            (self, other), {})
+        return plain(self, other)
+
+    def __iadd__(self, other):
+        return self._inplace(other, operator.iadd, operator.add)
+
+    def __isub__(self, other):
+        return self._inplace(other, operator.isub, operator.sub)
+
+    def __imul__(self, other):
+        return self._inplace(other, operator.imul, operator.mul)
+
+    def __itruediv__(self, other):
+        return self._inplace(other, operator.itruediv, operator.truediv)
+
+    def __ifloordiv__(self, other):
+        return self._inplace(other, operator.ifloordiv, operator.floordiv)
+
+    def __imod__(self, other):
+        return self._inplace(other, operator.imod, operator.mod)
+
+    def __ipow__(self, other):
+        return self._inplace(other, operator.ipow, operator.pow)
+
+    def __iand__(self, other):
+        return self._inplace(other, operator.iand, operator.and_)
+
+    def __ior__(self, other):
+        return self._inplace(other, operator.ior, operator.or_)
+
+    def __ixor__(self, other):
+        return self._inplace(other, operator.ixor, operator.xor)
+
+    def __ilshift__(self, other):
+        return self._inplace(other, operator.ilshift, operator.lshift)
+
+    def __irshift__(self, other):
+        return self._inplace(other, operator.irshift, operator.rshift)
 
     def __setitem__(self, key, value):
         # `x[index] = value`: recorded as operator.setitem (what later
@@ -832,7 +880,9 @@ def _has_inplace(gm):
         if node.op == "call_module" and getattr(
                 gm.get_submodule(node.target), "inplace", False) is True:
             return True
-        if node.op == "call_function" and updates_in_place(node.target):
+        if node.op == "call_function" and (
+                updates_in_place(node.target)
+                or node.target in _INPLACE_OPERATORS):
             return True
     return False
 

@@ -44,6 +44,18 @@ _VIEW_FUNCTIONS = {
 _INPLACE_KWARG = "inplace"
 
 
+# Python's in-place operators (`x += y` on a tensor, as fx_mlir's tracer
+# records it) and the operators they update their left operand with.
+_INPLACE_OPERATORS = {
+    operator.iadd: operator.add, operator.isub: operator.sub,
+    operator.imul: operator.mul, operator.itruediv: operator.truediv,
+    operator.ifloordiv: operator.floordiv, operator.imod: operator.mod,
+    operator.ipow: operator.pow, operator.iand: operator.and_,
+    operator.ior: operator.or_, operator.ixor: operator.xor,
+    operator.ilshift: operator.lshift, operator.irshift: operator.rshift,
+}
+
+
 def _is_view(node):
     if node.op == "call_method":
         return node.target in _VIEW_METHODS
@@ -81,6 +93,9 @@ def _out_of_place(node, root):
         aten = _aten_out_of_place(node, first)
         if aten is not None:
             return aten, first
+        if node.target in _INPLACE_OPERATORS:
+            return ("call_function", _INPLACE_OPERATORS[node.target],
+                    node.args, {}), first
         if node.kwargs.get(_INPLACE_KWARG) is True:
             kwargs = dict(node.kwargs)
             kwargs[_INPLACE_KWARG] = False
@@ -292,4 +307,18 @@ def functionalize(gm, example_inputs=None):
     inputs = [placeholders.index(p) for p in updated]
     output.args = ((output.args[0], tuple(updated.values())),)
     gm.recompile()
+    if example_inputs is not None:
+        # An update that changes an input's shape (`x.unsqueeze_(0)`)
+        # cannot be written back into the caller's tensor.
+        final = _shapes(gm, example_inputs)
+        for index, (placeholder, value) in zip(inputs, updated.items()):
+            example = example_inputs[index]
+            if (isinstance(example, torch.Tensor) and value in final
+                    and final[value] != tuple(example.shape)):
+                raise FxMlirError(
+                    f"cannot compile {value.op} '{value.name}': it updates "
+                    f"input '{placeholder.name}' in place to shape "
+                    f"{list(final[value])} from {list(example.shape)}; "
+                    "an in-place update that changes an input's shape is "
+                    "not supported")
     return inputs

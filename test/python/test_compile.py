@@ -586,8 +586,26 @@ def _inplace_cases():
         def forward(self, x):
             return self.act(x) * 2
 
+    def operators(x, y):
+        # Python's in-place operators on tensors update them (x -= y is
+        # Tensor.__isub__), aliases included; on a number they rebind.
+        alias = x
+        x -= y[0]
+        x *= 3
+        y /= 2
+        n = 2
+        n += 1
+        return alias + n
+
+    def aten_inplace(x, y):
+        z = torch.ops.aten.empty_like.default(x)
+        torch.ops.aten.fill_.Scalar(z, 1.0)
+        torch.ops.aten.sub_.Tensor(z, y)
+        return torch.ops.aten.mul_.Tensor(x, z)
+
     return [("add_input", add_input, 1), ("update_then_read",
                                           update_then_read, 2),
+            ("operators", operators, 2), ("aten_inplace", aten_inplace, 2),
             ("intermediate", intermediate, 1),
             ("fill_and_copy", fill_and_copy, 2),
             ("functional_inplace", functional_inplace, 1),
@@ -627,6 +645,17 @@ def test_inplace_update_of_an_input_view_is_an_error():
 
     with pytest.raises(fx_mlir.FxMlirError, match="in-place update of a view"):
         fx_mlir.compile(ViewUpdate(), (torch.randn(3, 4),))
+
+
+def test_inplace_update_changing_an_input_shape_is_an_error():
+    class Unsqueeze(nn.Module):
+        def forward(self, x):
+            x.unsqueeze_(0)
+            return x + 1
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="updates input 'x' in place to shape"):
+        fx_mlir.compile(Unsqueeze(), (torch.randn(3, 4),))
 
 
 def test_sizes_are_numbers_with_static_shapes():
