@@ -360,6 +360,9 @@ OPERATORS = [
      lambda f, g, x, y: f(g, x, y, 0), "none"),
     ("_softmax_backward_data", R2,
      lambda f, g, x: f(g, x.softmax(1), 1, torch.float32)),
+    ("_softmax", R1, lambda f, x: f(x, 1, False)),
+    ("_log_softmax", R1, lambda f, x: f(x, 0, False)),
+    ("_to_copy", R1, lambda f, x: f(x, dtype=torch.float64)),
     ("_log_softmax_backward_data", R2,
      lambda f, g, x: f(g, x.log_softmax(1), 0, torch.float32)),
     # ATen's general forms (GeneralForms.cpp).

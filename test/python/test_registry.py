@@ -186,7 +186,7 @@ DROPPED = {"inplace", "_stacklevel", "max_norm", "norm_type", "out",
            "requires_grad", "return_indices", "mode", "output_size",
            "half_to_float", "size_average", "reduce", "reduction_mode",
            "compute_mode_name", "norm_mode",
-           "memory_format"}
+           "memory_format", "layout", "device", "pin_memory"}
 
 # Constructor arguments of a small instance of every module type the table
 # names.
