@@ -196,10 +196,14 @@ def _setitem(gm, node, shapes):
         raise FxMlirError(f"cannot compile call_function '{node.name}' with "
                           "target 'setitem': the shape of the updated tensor "
                           "is not known")
+    filled = _setitem_by_tensor(graph, node, shape, shapes)
+    if filled is not None:
+        return filled
     if _holds_node(index):
         raise FxMlirError(f"cannot compile call_function '{node.name}' with "
                           "target 'setitem': only indices of ints, slices, "
-                          "None and `...` are supported")
+                          "None and `...`, or one bool mask or int index "
+                          "tensor with a single value, are supported")
     positions = torch.arange(int(torch.Size(shape).numel())).reshape(shape)
     positions = positions[index].reshape(-1)
     region = torch.empty(shape, device="meta")[index].shape
@@ -219,6 +223,53 @@ def _setitem(gm, node, shapes):
         new = graph.call_method("reshape", (scattered, tuple(shape)))
     for made in (where, flat, scattered, new):
         made.meta = dict(node.meta)
+    return new
+
+
+def _setitem_by_tensor(graph, node, shape, shapes):
+    """`base[mask] = v` (a bool mask over base's leading dims) and
+    `base[i] = v` (int indices into dim 0) with one value `v` (a number or
+    a one-element tensor): base.masked_fill(mask, v) and
+    base.index_fill(0, i, v), inserted before `node`. None for other
+    indices; a tensor of several values is an error (the count a mask
+    selects depends on the data)."""
+    base, index, value = node.args
+    if not isinstance(index, torch.fx.Node):
+        return None
+    meta = index.meta.get("tensor_meta")
+    dtype = getattr(meta, "dtype", None)
+    if dtype is None or index not in shapes:
+        return None
+    mask = dtype == torch.bool
+    if not mask and (dtype.is_floating_point or dtype.is_complex):
+        return None
+    if isinstance(value, torch.fx.Node):
+        count = shapes.get(value)
+        if count is None or int(torch.Size(count).numel()) != 1:
+            raise FxMlirError(
+                f"cannot compile call_function '{node.name}' with target "
+                "'setitem': a tensor index assigns one value (a number or "
+                "a one-element tensor) here; a tensor of values is not "
+                "supported")
+        value_node = value
+    else:
+        value_node = None
+    index_shape = shapes[index]
+    if mask and tuple(index_shape) != tuple(shape[:len(index_shape)]):
+        return None
+    with graph.inserting_before(node):
+        fill = value
+        if value_node is not None:
+            fill = graph.call_method("reshape", (value_node, ()))
+        if mask:
+            m = index
+            for _ in range(len(shape) - len(index_shape)):
+                m = graph.call_method("unsqueeze", (m, -1))
+            new = graph.call_method("masked_fill", (base, m, fill))
+        else:
+            flat = graph.call_method("reshape", (index, -1))
+            new = graph.call_method("index_fill", (base, 0, flat, fill))
+    new.meta = dict(node.meta)
     return new
 
 

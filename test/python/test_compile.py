@@ -702,8 +702,26 @@ def _setitem_cases():
         m[:2, :2] = x[:2, :2] * v[0]
         return m
 
+    def mask_number(x, v):
+        y = x.clone()
+        y[y < 0] = 0.5
+        return y
+
+    def mask_rows_tensor_value(x, v):
+        # A mask over the leading dim, a one-element tensor as the value.
+        x[x.sum(1) > 0] = v[1]
+        return x * 2
+
+    def int_indices(x, v):
+        y = x * 1
+        y[torch.tensor([0, -1, 2])] = -3.0
+        return y
+
     return [("fill_column", fill_column), ("broadcast_value", broadcast_value),
-            ("update_input", update_input), ("into_constant", into_constant)]
+            ("update_input", update_input), ("into_constant", into_constant),
+            ("mask_number", mask_number),
+            ("mask_rows_tensor_value", mask_rows_tensor_value),
+            ("int_indices", int_indices)]
 
 
 @pytest.mark.parametrize("name,fn", _setitem_cases(),
@@ -727,12 +745,13 @@ def test_setitem_matches_eager(name, fn):
         torch.testing.assert_close(mine, eager_input)
 
 
-def test_setitem_with_a_tensor_index_is_an_error():
-    class Zero(nn.Module):
+def test_setitem_of_several_values_by_a_tensor_index_is_an_error():
+    class Rows(nn.Module):
         def forward(self, x, i):
             y = x.clone()
-            y[i] = 0.0
+            y[i] = torch.ones(2, 4)
             return y
 
-    with pytest.raises(fx_mlir.FxMlirError, match="only indices of ints"):
-        fx_mlir.compile(Zero(), (torch.randn(3, 4), torch.tensor([0, 2])))
+    with pytest.raises(fx_mlir.FxMlirError, match="a tensor of values is "
+                       "not supported"):
+        fx_mlir.compile(Rows(), (torch.randn(3, 4), torch.tensor([0, 2])))
