@@ -4261,6 +4261,9 @@ for _name, _conv, _pool, _shapes in [
     add(_name, _traced_step(_conv_step(_conv, _pool), _shapes),
         randn(*_shapes))
 
+add("prims_convert_element_type", lambda: lam(
+    lambda x: torch.ops.prims.convert_element_type(x * 3, torch.int32)),
+    randn((3, 5)))
 add("cross_entropy_layer_norm", _classifier_traced,
     lambda: (torch.randn(4, 5), torch.randn(5, 3), torch.rand(3) + 0.5))
 

@@ -517,6 +517,130 @@ LogicalResult lowerMaxPoolBackward(Lowering &l) {
   return out ? l.replace(out) : failure();
 }
 
+/// index_put(self, indices, values, accumulate) with one index tensor, the
+/// other indices None: an int vector of positions along its dim is
+/// index_copy (index_add when accumulating) of the values broadcast to the
+/// selected region, negative positions counted from the end; a bool mask
+/// over the leading dims with one value is masked_fill. Other index
+/// combinations, and a mask with several values (whose count depends on
+/// the data), are refused.
+LogicalResult lowerIndexPut(Lowering &l) {
+  using P = args::aten::index_put;
+  static_assert(
+      sameParam(P::self, args::aten::index_put_hacked_twin::self).index == 0 &&
+      sameParam(P::indices, args::aten::index_put_hacked_twin::indices).index ==
+          1 &&
+      sameParam(P::values, args::aten::index_put_hacked_twin::values).index ==
+          2 &&
+      sameParam(P::accumulate, args::aten::index_put_hacked_twin::accumulate)
+              .index == 3);
+  Value x = l.tensor(P::self), values = l.tensor(P::values);
+  std::optional<bool> accumulate = l.constBool(P::accumulate);
+  if (!x || !values || !accumulate)
+    return l.fail("needs tensors and a constant accumulate");
+  ArrayRef<Attribute> indices;
+  if (auto list = dyn_cast_or_null<ListAttr>(l.arg(P::indices)))
+    indices = list.getElements();
+  else if (auto tuple = dyn_cast_or_null<TupleAttr>(l.arg(P::indices)))
+    indices = tuple.getElements();
+  int64_t dim = -1;
+  for (auto [i, a] : llvm::enumerate(indices)) {
+    if (l.isNone(a))
+      continue;
+    if (dim >= 0)
+      return l.fail("more than one index tensor is not supported");
+    dim = i;
+  }
+  if (dim < 0)
+    return l.fail("needs an index tensor");
+  Value index = l.tensor(indices[dim]);
+  if (!index)
+    return failure();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  Type elem = xType.getElementType();
+  if (indexType.getElementType().isInteger(1)) {
+    if (dim != 0 || *accumulate)
+      return l.fail("a bool mask is supported first and without "
+                    "accumulate");
+    if (indexType.getRank() > xType.getRank() ||
+        indexType.getShape() !=
+            xType.getShape().take_front(indexType.getRank()) ||
+        !indexType.hasStaticShape())
+      return l.fail("a bool mask must have the leading (static) shape of "
+                    "the tensor");
+    auto valuesType = cast<RankedTensorType>(values.getType());
+    if (!valuesType.hasStaticShape() || valuesType.getNumElements() != 1)
+      return l.fail("a bool mask assigns one value here; a tensor of values "
+                    "(whose count depends on the data) is not supported");
+    Value mask = index;
+    for (int64_t d = indexType.getRank(); d < xType.getRank(); ++d)
+      mask = l.unsqueeze(mask, d);
+    Value scalar = l.reshape(values, {});
+    Value out = l.lowerCall("aten::masked_fill.Tensor",
+                            {ref(l, 0), ref(l, 1), ref(l, 2)},
+                            {x, mask, scalar}, tensorOf(elem));
+    return out ? l.replace(out) : failure();
+  }
+  if (indexType.getRank() != 1 || !xType.hasStaticShape())
+    return l.fail("an int index must be a vector into a static shape");
+  // Negative positions count from the end of the dim.
+  Type i64 = l.b.getI64Type();
+  int64_t size = xType.getDimSize(dim);
+  Value positions = l.elementwise(
+      {index}, i64, i64, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value zero = constantOf(b, loc, i64, 0);
+        Value negative = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, v[0], zero);
+        Value wrapped =
+            arith::AddIOp::create(b, loc, v[0], constantOf(b, loc, i64, size));
+        return arith::SelectOp::create(b, loc, negative, wrapped, v[0])
+            .getResult();
+      });
+  SmallVector<int64_t> region(xType.getShape());
+  region[dim] = indexType.getDimSize(0);
+  if (ShapedType::isDynamic(region[dim]))
+    return l.fail("needs a static index count");
+  Value source = l.lowerCall("aten::expand", {ref(l, 0), ints(l, region)},
+                             {values}, tensorOf(elem));
+  if (!source)
+    return failure();
+  source = l.castTensor(source, elem);
+  Value out = l.lowerCall(*accumulate ? "aten::index_add" : "aten::index_copy",
+                          {ref(l, 0), int64(l, dim), ref(l, 1), ref(l, 2)},
+                          {x, positions, source}, tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
+/// native_dropout(input, p, train) outside training: the input and a mask
+/// of ones. Training (random) is refused.
+LogicalResult lowerNativeDropout(Lowering &l) {
+  using P = args::aten::native_dropout;
+  Value x = l.tensor(P::input);
+  if (!x)
+    return failure();
+  std::optional<bool> train = l.constBool(P::train);
+  if (!train || *train)
+    return l.fail("dropout in training is random; compile the model in "
+                  "eval mode");
+  Value ones = l.filled(l.dims(x), l.constant(l.b.getI1Type(), 1));
+  return l.replaceTuple({x, ones});
+}
+
+/// copy(self, src): src broadcast to self's shape in self's dtype.
+LogicalResult lowerCopy(Lowering &l) {
+  using P = args::aten::copy;
+  Value x = l.tensor(P::self), src = l.tensor(P::src);
+  if (!x || !src)
+    return failure();
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  if (rankOf(src) > rankOf(x))
+    return l.fail("the source has more dims than the tensor");
+  return l.replace(
+      l.elementwise({x, src}, elem, elem,
+                    [](OpBuilder &, Location, ValueRange v) { return v[1]; }));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
@@ -530,6 +654,10 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::native_layer_norm_backward"},
               lowerNativeLayerNormBackward);
   addLowering(t, {"aten::convolution_backward"}, lowerConvolutionBackward);
+  addLowering(t, {"aten::index_put", "aten::index_put.hacked_twin"},
+              lowerIndexPut);
+  addLowering(t, {"aten::native_dropout"}, lowerNativeDropout);
+  addLowering(t, {"aten::copy"}, lowerCopy);
   addLowering(t,
               {"aten::max_pool2d_with_indices_backward",
                "aten::max_pool3d_with_indices_backward"},

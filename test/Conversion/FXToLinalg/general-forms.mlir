@@ -51,3 +51,21 @@ fx.graph_module @M {
     fx.output %b : tensor<1x2x4x4xf32>
   }
 }
+
+// -----
+
+// index_put with a bool mask over the leading dims and one value is
+// masked_fill: one select per element, no scatter.
+// CHECK-LABEL: func.func @forward(
+// CHECK:         linalg.generic
+// CHECK:           arith.select
+// CHECK-NOT:     scf.for
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x5xf32>
+    %m = fx.placeholder "m" : tensor<3xi1>
+    %v = fx.placeholder "v" : tensor<f32>
+    %p = fx.call_function "aten::index_put"(%x, [%m], %v, False) : (tensor<3x5xf32>, tensor<3xi1>, tensor<f32>) -> tensor<3x5xf32>
+    fx.output %p : tensor<3x5xf32>
+  }
+}

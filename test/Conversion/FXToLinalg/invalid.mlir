@@ -416,3 +416,18 @@ fx.graph_module @M {
     fx.output %o : tensor<2x3xf32>
   }
 }
+
+// -----
+
+// index_put by a bool mask of several values: their count depends on the
+// data.
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x5xf32>
+    %m = fx.placeholder "m" : tensor<3x5xi1>
+    %v = fx.placeholder "v" : tensor<4xf32>
+    // expected-error @+1 {{a tensor of values (whose count depends on the data) is not supported}}
+    %p = fx.call_function "aten::index_put"(%x, [%m], %v, False) : (tensor<3x5xf32>, tensor<3x5xi1>, tensor<4xf32>) -> tensor<3x5xf32>
+    fx.output %p : tensor<3x5xf32>
+  }
+}
