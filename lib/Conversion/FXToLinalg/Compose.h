@@ -111,6 +111,50 @@ inline LogicalResult lowerScalarsAsVectors(Lowering &l, unsigned dimArg) {
   return v ? l.replace(l.reshape(v, {})) : failure();
 }
 
+/// The mean of the float tensor `x` (of element type `elem`) over `dims`
+/// and 1 / sqrt(its biased variance + eps), both with the reduced dims
+/// kept as size 1: the statistics layer and batch norms save.
+struct Moments {
+  Value mean, rstd;
+};
+inline std::optional<Moments> momentsOver(Lowering &l, Value x,
+                                          ArrayRef<int64_t> dims, double eps,
+                                          Type elem) {
+  auto meanOf = [&](Value v) -> Value {
+    Value sum =
+        l.lowerCall("aten::sum.dim_IntList",
+                    {ref(l, 0), ints(l, dims), l.b.getBoolAttr(true), none(l)},
+                    {v}, tensorOf(elem));
+    if (!sum)
+      return {};
+    Value count = l.countOver(v, dims, elem);
+    return l.elementwise(
+        {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange w) {
+          return arith::DivFOp::create(b, loc, w[0], w[1]).getResult();
+        });
+  };
+  Value mean = meanOf(x);
+  if (!mean)
+    return std::nullopt;
+  Value squares = l.elementwise(
+      {x, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
+        return arith::MulFOp::create(b, loc, d, d).getResult();
+      });
+  Value variance = meanOf(squares);
+  if (!variance)
+    return std::nullopt;
+  Value rstd = l.elementwise(
+      {variance}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        return math::RsqrtOp::create(
+                   b, loc,
+                   arith::AddFOp::create(b, loc, v[0],
+                                         constantOf(b, loc, elem, eps)))
+            .getResult();
+      });
+  return Moments{mean, rstd};
+}
+
 } // namespace mlir::fx::lowering::compose
 
 #endif // FX_MLIR_LIB_CONVERSION_FXTOLINALG_COMPOSE_H

@@ -1406,40 +1406,10 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
   SmallVector<int64_t> dims;
   for (int64_t d = rankOf(x) - shape->size(); d < rankOf(x); ++d)
     dims.push_back(d);
-  Value xf = l.castTensor(x, elem);
-  auto meanOf = [&](Value v) -> Value {
-    Value sum =
-        l.lowerCall("aten::sum.dim_IntList",
-                    {ref(l, 0), ints(l, dims), l.b.getBoolAttr(true), none(l)},
-                    {v}, tensorOf(elem));
-    if (!sum)
-      return {};
-    Value count = l.countOver(v, dims, elem);
-    return l.elementwise(
-        {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange w) {
-          return arith::DivFOp::create(b, loc, w[0], w[1]).getResult();
-        });
-  };
-  Value mean = meanOf(xf);
-  if (!mean)
+  auto moments = momentsOver(l, l.castTensor(x, elem), dims, *eps, elem);
+  if (!moments)
     return failure();
-  Value squares = l.elementwise(
-      {xf, mean}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
-        Value d = arith::SubFOp::create(b, loc, v[0], v[1]);
-        return arith::MulFOp::create(b, loc, d, d).getResult();
-      });
-  Value variance = meanOf(squares);
-  if (!variance)
-    return failure();
-  Value rstd = l.elementwise(
-      {variance}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-        return math::RsqrtOp::create(
-                   b, loc,
-                   arith::AddFOp::create(b, loc, v[0],
-                                         constantOf(b, loc, elem, *eps)))
-            .getResult();
-      });
-  return l.replaceTuple({out, mean, rstd});
+  return l.replaceTuple({out, moments->mean, moments->rstd});
 }
 
 } // namespace

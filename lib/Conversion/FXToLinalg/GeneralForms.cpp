@@ -129,55 +129,16 @@ LogicalResult lowerNativeBatchNorm(Lowering &l) {
     Value empty = l.empty({l.b.getIndexAttr(0)}, elem);
     return l.replaceTuple({out, empty, empty});
   }
-  // The batch's statistics over every dim but the channels (dim 1).
+  // The batch's statistics over every dim but the channels (dim 1), kept
+  // as (1, C, 1, ...) for the normalization and saved as (C).
   SmallVector<int64_t> dims = {0};
   for (int64_t d = 2; d < rankOf(x); ++d)
     dims.push_back(d);
   Value xf = l.castTensor(x, elem);
-  Value count = l.countOver(xf, dims, elem);
-  auto meanOf = [&](Value v) -> Value {
-    Value sum =
-        l.lowerCall("aten::sum.dim_IntList",
-                    {ref(l, 0), ints(l, dims), l.b.getBoolAttr(false), none(l)},
-                    {v}, tensorOf(elem));
-    if (!sum)
-      return {};
-    return l.elementwise(
-        {sum, count}, elem, elem, [](OpBuilder &b, Location loc, ValueRange w) {
-          return FloatOps{b, loc, w[0].getType()}.div(w[0], w[1]);
-        });
-  };
-  Value mean = meanOf(xf);
-  if (!mean)
+  auto moments = momentsOver(l, xf, dims, *eps, elem);
+  if (!moments)
     return failure();
-  // (x - mean)^2 with the mean broadcast along dim 1.
-  Value meanColumn = mean;
-  for (int64_t d = 2; d < rankOf(x); ++d)
-    meanColumn = l.unsqueeze(meanColumn, d - 1);
-  meanColumn = l.unsqueeze(meanColumn, 0);
-  Value squares = l.elementwise({xf, meanColumn}, elem, elem,
-                                [](OpBuilder &b, Location loc, ValueRange v) {
-                                  FloatOps f{b, loc, v[0].getType()};
-                                  Value d = f.sub(v[0], v[1]);
-                                  return f.mul(d, d);
-                                });
-  Value variance = meanOf(squares);
-  if (!variance)
-    return failure();
-  Value invstd = l.elementwise(
-      {variance}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
-        return math::RsqrtOp::create(
-                   b, loc,
-                   arith::AddFOp::create(b, loc, v[0],
-                                         constantOf(b, loc, elem, *eps)))
-            .getResult();
-      });
-  // (x - mean) invstd weight + bias, the statistics broadcast along dim 1.
-  Value invstdColumn = invstd;
-  for (int64_t d = 2; d < rankOf(x); ++d)
-    invstdColumn = l.unsqueeze(invstdColumn, d - 1);
-  invstdColumn = l.unsqueeze(invstdColumn, 0);
-  SmallVector<Value> parts = {xf, meanColumn, invstdColumn};
+  SmallVector<Value> parts = {xf, moments->mean, moments->rstd};
   for (Param p : {P::weight, P::bias}) {
     if (l.isNone(p))
       continue;
@@ -200,7 +161,9 @@ LogicalResult lowerNativeBatchNorm(Lowering &l) {
                                 y = f.add(y, v[next]);
                               return y;
                             });
-  return l.replaceTuple({out, mean, invstd});
+  SmallVector<OpFoldResult> channels = {l.dim(x, 1)};
+  return l.replaceTuple({out, l.reshape(moments->mean, channels),
+                         l.reshape(moments->rstd, channels)});
 }
 
 /// The class ids 0..C-1 as an int64 vector.
