@@ -604,6 +604,69 @@ LogicalResult lowerCopy(Lowering &l) {
                     [](OpBuilder &, Location, ValueRange v) { return v[1]; }));
 }
 
+/// native_group_norm(input, weight, bias, N, C, HxW, group, eps) ->
+/// (out, mean, rstd): group_norm, and each (sample, group)'s statistics
+/// as (N, group).
+LogicalResult lowerNativeGroupNorm(Lowering &l) {
+  using P = args::aten::native_group_norm;
+  Value x = l.tensor(P::input);
+  std::optional<int64_t> groups = l.constInt(P::group);
+  std::optional<double> eps = l.constFloat(l.arg(P::eps));
+  if (!x || !groups || !eps || *groups < 1)
+    return l.fail("needs a tensor and constant group and eps");
+  auto type = cast<RankedTensorType>(x.getType());
+  Type elem = type.getElementType();
+  if (!isFloat(elem) || type.getRank() < 2 || !type.hasStaticShape() ||
+      type.getDimSize(1) % *groups)
+    return l.fail("needs a static float tensor whose channels the groups "
+                  "divide");
+  SmallVector<Attribute> args = {ref(l, 0), int64(l, *groups)};
+  SmallVector<Value> operands = {x};
+  for (Param p : {P::weight, P::bias})
+    if (failed(optionalTensor(l, p, args, operands)))
+      return failure();
+  args.append({l.arg(P::eps), l.b.getBoolAttr(false)});
+  Value out = l.lowerCall("aten::group_norm", args, operands, tensorOf(elem));
+  if (!out)
+    return failure();
+  int64_t n = type.getDimSize(0);
+  Value grouped =
+      l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {n, *groups, -1})}, {x},
+                  tensorOf(elem));
+  if (!grouped)
+    return failure();
+  auto moments = momentsOver(l, grouped, {2}, *eps, elem);
+  if (!moments)
+    return failure();
+  SmallVector<OpFoldResult> saved = {l.b.getIndexAttr(n),
+                                     l.b.getIndexAttr(*groups)};
+  return l.replaceTuple(
+      {out, l.reshape(moments->mean, saved), l.reshape(moments->rstd, saved)});
+}
+
+/// rrelu(self, lower, upper, training) outside training: leaky_relu with
+/// the slope (lower + upper) / 2. Training draws random slopes: refused.
+LogicalResult lowerRrelu(Lowering &l) {
+  using P = args::aten::rrelu;
+  std::optional<bool> training = l.constBool(P::training);
+  std::optional<double> lower = l.constFloat(l.arg(P::lower)),
+                        upper = l.constFloat(l.arg(P::upper));
+  Value x = l.tensor(P::self);
+  if (!x)
+    return failure();
+  if (!training || *training)
+    return l.fail("rrelu in training draws random slopes; compile the model "
+                  "in eval mode");
+  if (!lower || !upper)
+    return l.fail("lower and upper must be constants");
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Value out =
+      l.lowerCall("aten::leaky_relu",
+                  {ref(l, 0), l.b.getF64FloatAttr((*lower + *upper) / 2)}, {x},
+                  tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
 } // namespace
 
 void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
@@ -621,6 +684,8 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
               lowerIndexPut);
   addLowering(t, {"aten::native_dropout"}, lowerNativeDropout);
   addLowering(t, {"aten::copy"}, lowerCopy);
+  addLowering(t, {"aten::native_group_norm"}, lowerNativeGroupNorm);
+  addLowering(t, {"aten::rrelu"}, lowerRrelu);
   addLowering(t,
               {"aten::max_pool2d_with_indices_backward",
                "aten::max_pool3d_with_indices_backward"},
