@@ -4261,6 +4261,18 @@ for _name, _conv, _pool, _shapes in [
     add(_name, _traced_step(_conv_step(_conv, _pool), _shapes),
         randn(*_shapes))
 
+def _embedding_step(w, x, t):
+    """An embedding's gradient (embedding_dense_backward, padding row 0)."""
+    w = w.detach().requires_grad_(True)
+    ids = (x.abs() * 3).long().clamp(max=5)
+    y = F.embedding(ids, w, padding_idx=0).sum(1)
+    grad, = torch.autograd.grad(F.mse_loss(y, t), [w])
+    return grad
+
+
+add("embedding_padding", _traced_step(_embedding_step,
+                                      ((6, 4), (3, 5), (3, 4))),
+    randn((6, 4), (3, 5), (3, 4)))
 add("prims_convert_element_type", lambda: lam(
     lambda x: torch.ops.prims.convert_element_type(x * 3, torch.int32)),
     randn((3, 5)))

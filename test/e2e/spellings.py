@@ -374,6 +374,12 @@ OPERATORS = [
      lambda f, x, w, b: f(x, w, b, 2, 4, 6, 2, 1e-5)),
     ("rrelu", R1, lambda f, x: f(x, 0.1, 0.3, False)),
     ("type", R1, lambda f, x: f(x, torch.float64)),
+    ("embedding_dense_backward", _pair(_randn((2, 3, 4)), lambda: (
+        torch.tensor([[0, 5, 2], [5, 5, 1]]),)),
+     lambda f, g, i: f(g, i, 6, -1, False)),
+    ("embedding_dense_backward", _pair(_randn((2, 3, 4)), lambda: (
+        torch.tensor([[0, 5, 2], [5, 5, 1]]),)),
+     lambda f, g, i: f(g, i, 7, 5, False), "padding_idx"),
     ("_softmax", R1, lambda f, x: f(x, 1, False)),
     ("_log_softmax", R1, lambda f, x: f(x, 0, False)),
     ("_to_copy", R1, lambda f, x: f(x, dtype=torch.float64)),

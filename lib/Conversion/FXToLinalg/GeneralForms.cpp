@@ -667,6 +667,54 @@ LogicalResult lowerRrelu(Lowering &l) {
   return out ? l.replace(out) : failure();
 }
 
+/// embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
+/// scale_grad_by_freq): each gradient row added to the weight row its
+/// index names (index_add into zeros), rows of padding_idx left out.
+/// Scaling by frequency is refused.
+LogicalResult lowerEmbeddingDenseBackward(Lowering &l) {
+  using P = args::aten::embedding_dense_backward;
+  Value g = l.tensor(P::grad_output), idx = l.tensor(P::indices);
+  std::optional<int64_t> rows = l.constInt(P::num_weights),
+                         padding = l.constInt(P::padding_idx);
+  std::optional<bool> scale = l.constBool(P::scale_grad_by_freq);
+  if (!g || !idx || !rows || !padding || !scale)
+    return l.fail("needs tensors and constant sizes and flags");
+  if (*scale)
+    return l.fail("scale_grad_by_freq is not supported");
+  auto gType = cast<RankedTensorType>(g.getType());
+  Type elem = gType.getElementType();
+  int64_t width = gType.getDimSize(gType.getRank() - 1);
+  if (!isFloat(elem) || ShapedType::isDynamic(width))
+    return l.fail("needs a float gradient with a static last dim");
+  Value flatIdx = flattened(l, idx);
+  Value flatG = l.lowerCall("aten::reshape", {ref(l, 0), ints(l, {-1, width})},
+                            {g}, tensorOf(elem));
+  if (!flatIdx || !flatG)
+    return failure();
+  if (*padding >= 0) {
+    // Rows of padding_idx contribute nothing.
+    Type i64 = l.b.getI64Type();
+    Value column = l.unsqueeze(flatIdx, 1);
+    Value pad = l.constant(i64, double(*padding));
+    flatG = l.elementwise(
+        {flatG, column}, elem, elem,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          // v[1] is the index converted to the float compute type.
+          Value isPad =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v[1],
+                                    arith::SIToFPOp::create(b, loc, elem, pad));
+          return arith::SelectOp::create(b, loc, isPad,
+                                         constantOf(b, loc, elem, 0), v[0]);
+        });
+  }
+  Value zeros = l.filled({l.b.getIndexAttr(*rows), l.b.getIndexAttr(width)},
+                         l.constant(elem, 0));
+  Value out = l.lowerCall("aten::index_add",
+                          {ref(l, 0), int64(l, 0), ref(l, 1), ref(l, 2)},
+                          {zeros, flatIdx, flatG}, tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
 } // namespace
 
 void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
@@ -686,6 +734,8 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::copy"}, lowerCopy);
   addLowering(t, {"aten::native_group_norm"}, lowerNativeGroupNorm);
   addLowering(t, {"aten::rrelu"}, lowerRrelu);
+  addLowering(t, {"aten::embedding_dense_backward"},
+              lowerEmbeddingDenseBackward);
   addLowering(t,
               {"aten::max_pool2d_with_indices_backward",
                "aten::max_pool3d_with_indices_backward"},
