@@ -73,14 +73,9 @@ def _out_of_place(node, root):
         if (name.endswith("_") and not name.startswith("_")
                 and node.args and isinstance(node.args[0], torch.fx.Node)):
             self = node.args[0]
-            if name == "zero_":
-                return ("call_function", torch.zeros_like, (self,), {}), self
-            if name == "fill_":
-                return ("call_function", torch.full_like,
-                        (self, node.args[1]), {}), self
-            if name == "copy_":
-                return ("call_method", "_fx_mlir_copy",
-                        (self, node.args[1]), {}), self
+            special = _overwrite(name[:-1], node)
+            if special is not None:
+                return special, self
             if hasattr(torch.Tensor, name[:-1]):
                 return ("call_method", name[:-1], node.args,
                         dict(node.kwargs)), self
@@ -90,7 +85,7 @@ def _out_of_place(node, root):
         first = node.args[0] if node.args else None
         if not isinstance(first, torch.fx.Node):
             return None
-        aten = _aten_out_of_place(node, first)
+        aten = _aten_out_of_place(node)
         if aten is not None:
             return aten, first
         if node.target in _INPLACE_OPERATORS:
@@ -134,7 +129,21 @@ def updates_in_place(target):
     return bool(schemas) and all(writes(s) for s in schemas)
 
 
-def _aten_out_of_place(node, first):
+def _overwrite(base, node):
+    """The out-of-place call of the in-place operators that overwrite their
+    tensor (`zero_`, `fill_`, `copy_`, whose out-of-place names are other
+    operators), by the name without the `_`; None for the others."""
+    first = node.args[0]
+    if base == "zero":
+        return ("call_function", torch.zeros_like, (first,), {})
+    if base == "fill":
+        return ("call_function", torch.full_like, (first, node.args[1]), {})
+    if base == "copy":
+        return ("call_method", "_fx_mlir_copy", (first, node.args[1]), {})
+    return None
+
+
+def _aten_out_of_place(node):
     """The out-of-place call (op, target, args, kwargs) of a call of an
     in-place ATen operator (`torch.ops.aten.sub_.Tensor(x, y)` is
     `torch.ops.aten.sub.Tensor(x, y)` and updates x), or None."""
@@ -146,13 +155,9 @@ def _aten_out_of_place(node, first):
     base = packet_name.split("::")[-1]
     if base.endswith("_"):
         base = base[:-1]
-    if base == "zero":
-        return ("call_function", torch.zeros_like, (first,), {})
-    if base == "fill":
-        return ("call_function", torch.full_like,
-                (first, node.args[1]), {})
-    if base == "copy":
-        return ("call_method", "_fx_mlir_copy", (first, node.args[1]), {})
+    special = _overwrite(base, node)
+    if special is not None:
+        return special
     try:
         packet = getattr(torch.ops.aten, base)
     except (AttributeError, RuntimeError):
