@@ -639,7 +639,9 @@ TensorSpec specOf(Type type, StringRef name) {
 /// from with no parser of MLIR syntax: an array (the args), a result index
 /// for a node, null for None, {"tuple": [...]}, {"list": [...]},
 /// {"dict": [[key, value], ...]} (string or int keys), a Python number,
-/// bool or string the graph returns as is as {"value": v}, and
+/// bool or string the graph returns as is as {"value": v} (a float as
+/// {"float": "<%.17g>"}, which keeps 10.0 a float and inf and nan
+/// readable, a complex as {"complex": [re, im]} of such strings), and
 /// {"unsupported": "<attribute>"} for anything else.
 llvm::json::Value structureJSON(Attribute value) {
   auto elements = [](ArrayRef<Attribute> items) {
@@ -656,8 +658,18 @@ llvm::json::Value structureJSON(Attribute value) {
     return llvm::json::Object{{"value", flag.getValue()}};
   if (auto integer = dyn_cast<IntegerAttr>(value))
     return llvm::json::Object{{"value", integer.getInt()}};
+  auto floatText = [](double v) {
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%.17g", v);
+    return text;
+  };
   if (auto real = dyn_cast<FloatAttr>(value))
-    return llvm::json::Object{{"value", real.getValueAsDouble()}};
+    return llvm::json::Object{{"float", floatText(real.getValueAsDouble())}};
+  if (auto complex = dyn_cast<ComplexAttr>(value))
+    return llvm::json::Object{
+        {"complex",
+         llvm::json::Array{floatText(complex.getReal().convertToDouble()),
+                           floatText(complex.getImag().convertToDouble())}}};
   if (auto text = dyn_cast<StringAttr>(value))
     return llvm::json::Object{{"value", text.getValue().str()}};
   if (auto array = dyn_cast<ArrayAttr>(value))

@@ -110,13 +110,18 @@ def _parse_structure(text):
     node's args, node references as result indices, `{"tuple": [...]}`,
     `{"list": [...]}`, `{"dict": [[key, value], ...]}`), as nested Python
     tuples/lists/dicts of result indices; None stands for None, and a
-    number, bool or string the graph returns as is (`{"value": 3}`) for
-    itself (a _Constant)."""
+    number, bool or string the graph returns as is (`{"value": 3}`,
+    `{"float": "10"}`, `{"complex": ["1", "-2"]}`) for itself (a
+    _Constant)."""
     def value(v):
         if v is None or isinstance(v, int):
             return v
         if isinstance(v, dict) and "value" in v:
             return _Constant(v["value"])
+        if isinstance(v, dict) and "float" in v:
+            return _Constant(float(v["float"]))
+        if isinstance(v, dict) and "complex" in v:
+            return _Constant(complex(*map(float, v["complex"])))
         if isinstance(v, list):
             return [value(x) for x in v]
         if isinstance(v, dict) and "tuple" in v:

@@ -755,3 +755,21 @@ def test_setitem_of_several_values_by_a_tensor_index_is_an_error():
     with pytest.raises(fx_mlir.FxMlirError, match="a tensor of values is "
                        "not supported"):
         fx_mlir.compile(Rows(), (torch.randn(3, 4), torch.tensor([0, 2])))
+
+
+class NumberOutputs(nn.Module):
+    """Python numbers computed from sizes next to a tensor: a float whose
+    value is integral stays a float, an int an int."""
+
+    def forward(self, x):
+        return (x + 1, x.size(1) * 2.5, x.size(0), x.size(0) / 1,
+                x.size(1) * 1e308 * 10)
+
+
+def test_number_outputs_keep_their_python_type():
+    x = torch.randn(3, 4)
+    expected = NumberOutputs()(x)
+    got = fx_mlir.compile(NumberOutputs(), (x,))(x)
+    torch.testing.assert_close(got[0], expected[0])
+    for g, e in zip(got[1:], expected[1:]):
+        assert type(g) is type(e) and g == e, (g, e)
