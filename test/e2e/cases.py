@@ -42,6 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+import complex_numbers
 import spellings
 
 __all__ = ["Case", "Tolerance", "CASES", "CASES_BY_NAME", "FAMILIES"]
@@ -4158,6 +4159,14 @@ add("three_2d", lambda: lam(lambda x, i, j: x[i, j, j + 1]),
 
 family("spellings")
 for _name, _fn, _inputs in spellings.cases():
+    add(_name, lambda fn=_fn: lam(fn), _inputs)
+
+# --- Complex numbers (issue 27.4): arithmetic, functions, parts,
+# --- comparisons, reductions and products of complex64 and complex128
+# --- tensors (complex_numbers.py).
+
+family("complex")
+for _name, _fn, _inputs in complex_numbers.cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
 
 # --- Training steps (issue 27.3): make_fx of a function that calls

@@ -773,3 +773,21 @@ def test_number_outputs_keep_their_python_type():
     torch.testing.assert_close(got[0], expected[0])
     for g, e in zip(got[1:], expected[1:]):
         assert type(g) is type(e) and g == e, (g, e)
+
+
+class Dots(nn.Module):
+    def forward(self, a, b):
+        return torch.vdot(a, b), torch.dot(a, b), torch.matmul(a, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_dot_products(dtype):
+    """dot, vdot and 1-D matmul of complex vectors against the sums of
+    products eager computes: eager's own torch.dot/vdot call OpenBLAS
+    0.3.21's cdotu/cdotc, which return 0 on this project's machines, so
+    they are no reference (test/e2e/complex_numbers.py)."""
+    a, b = torch.randn(7, dtype=dtype), torch.randn(7, dtype=dtype)
+    vdot, dot, matmul = fx_mlir.compile(Dots(), (a, b))(a, b)
+    torch.testing.assert_close(vdot, (a.conj() * b).sum())
+    torch.testing.assert_close(dot, (a * b).sum())
+    torch.testing.assert_close(matmul, (a * b).sum())

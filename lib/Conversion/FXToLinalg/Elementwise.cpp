@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
@@ -1467,7 +1469,11 @@ LogicalResult lowerWhere(Lowering &l) {
         Value cond = v[0];
         if (!cond.getType().isInteger(1)) {
           Type t = cond.getType();
-          cond = isFloat(t)
+          cond = isa<ComplexType>(t)
+                     ? complex::NotEqualOp::create(b, loc, cond,
+                                                   constantOf(b, loc, t, 0))
+                           .getResult()
+                 : isFloat(t)
                      ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
                                              cond, constantOf(b, loc, t, 0))
                            .getResult()

@@ -2,6 +2,7 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -116,6 +117,16 @@ std::optional<bool> Lowering::constBool(Attribute a) {
 }
 
 Value Lowering::scalar(Attribute a, Type type) {
+  if (auto c = dyn_cast_or_null<ComplexAttr>(a)) {
+    auto complex = dyn_cast<ComplexType>(type);
+    if (!complex)
+      return {};
+    Type part = complex.getElementType();
+    return complex::ConstantOp::create(
+        b, loc, complex,
+        b.getArrayAttr({b.getFloatAttr(part, c.getReal().convertToDouble()),
+                        b.getFloatAttr(part, c.getImag().convertToDouble())}));
+  }
   if (auto f = dyn_cast_or_null<FloatAttr>(a))
     return isFloat(type)
                ? constant(type, f.getValueAsDouble())
@@ -482,6 +493,12 @@ Value mlir::fx::lowering::constantOf(OpBuilder &b, Location loc, Type type,
     return arith::ConstantIndexOp::create(b, loc, int64_t(v));
   if (type.isInteger(1))
     return arith::ConstantOp::create(b, loc, b.getBoolAttr(v != 0));
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    Type part = complex.getElementType();
+    return complex::ConstantOp::create(
+        b, loc, complex,
+        b.getArrayAttr({b.getFloatAttr(part, v), b.getFloatAttr(part, 0)}));
+  }
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, int64_t(v)));
 }
 
@@ -501,10 +518,35 @@ Value Lowering::toIndex(OpFoldResult v) {
 
 /// Converts a scalar as torch's `to(dtype)` does: floats truncate toward
 /// zero into ints, anything nonzero is true.
+/// Complex numbers: a real value becomes the real part (imaginary part 0),
+/// a complex one keeps its real part when made real (as `.real`; PyTorch
+/// warns that it discards the imaginary part) and is true when either part
+/// is nonzero.
 static Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
     return v;
+  auto fromComplex = dyn_cast<ComplexType>(from);
+  if (auto toComplex = dyn_cast<ComplexType>(to)) {
+    Type part = toComplex.getElementType();
+    Value re = v, im;
+    if (fromComplex) {
+      re = complex::ReOp::create(b, loc, v);
+      im = castScalar(b, loc, complex::ImOp::create(b, loc, v), part);
+    } else {
+      im = arith::ConstantOp::create(b, loc, b.getFloatAttr(part, 0));
+    }
+    return complex::CreateOp::create(b, loc, to, castScalar(b, loc, re, part),
+                                     im);
+  }
+  if (fromComplex) {
+    Value re = complex::ReOp::create(b, loc, v);
+    if (!to.isInteger(1))
+      return castScalar(b, loc, re, to);
+    Value im = complex::ImOp::create(b, loc, v);
+    return arith::OrIOp::create(b, loc, castScalar(b, loc, re, to),
+                                castScalar(b, loc, im, to));
+  }
   if (to.isIndex() || from.isIndex())
     return arith::IndexCastOp::create(b, loc, to, v);
   if (to.isInteger(1)) {
@@ -879,25 +921,35 @@ bool movesElementsOnly(StringRef target) {
                                     names.contains(target.split('.').first));
 }
 
-/// Why the compiler cannot take `op`'s element types, or "" when it can:
-/// unsigned integers anywhere, complex numbers beyond moving elements.
-StringRef unsupportedElements(CallFunctionOp op) {
-  auto types =
-      llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes());
-  auto any = [&](auto pred) {
-    return llvm::any_of(types, [&](Type type) {
-      auto shaped = dyn_cast<ShapedType>(type);
-      return shaped && pred(shaped.getElementType());
-    });
+/// Whether any of `op`'s operand or result tensors has elements matching
+/// `pred` (tuples looked into).
+template <typename Pred> bool anyElement(CallFunctionOp op, Pred pred) {
+  std::function<bool(Type)> matches = [&](Type type) {
+    if (auto tuple = dyn_cast<TupleType>(type))
+      return llvm::any_of(tuple.getTypes(), matches);
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && pred(shaped.getElementType());
   };
-  if (any([](Type e) { return e.isUnsignedInteger(); }))
+  return llvm::any_of(op->getOperandTypes(), matches) ||
+         llvm::any_of(op->getResultTypes(), matches);
+}
+
+/// Why the compiler cannot take `op`'s element types, or "" when it can:
+/// unsigned integers anywhere.
+StringRef unsupportedElements(CallFunctionOp op) {
+  if (anyElement(op, [](Type e) { return e.isUnsignedInteger(); }))
     return "unsigned integer tensors (uint8) are not supported by the "
            "compiler";
-  if (any([](Type e) { return isa<ComplexType>(e); }) &&
-      !movesElementsOnly(op.getTarget()))
-    return "complex tensors are not supported by the compiler beyond "
-           "moving their elements (cat, views, slices)";
   return "";
+}
+
+/// The lowering of `op` when it has complex tensors: the target's own when
+/// it only moves elements, else its complex form (Complex.cpp); null when
+/// there is none.
+LowerFn complexLowering(CallFunctionOp op, LowerFn own) {
+  if (movesElementsOnly(op.getTarget()))
+    return own;
+  return lookupComplexLowering(op.getTarget());
 }
 
 /// A node whose results are all tensors of no elements (a pad, glu or
@@ -965,12 +1017,17 @@ public:
         return fail("its inputs could not be lowered");
     if (StringRef why = unsupportedElements(op); !why.empty())
       return fail(why);
+    LowerFn lower = it->second;
+    if (anyElement(op, [](Type e) { return isa<ComplexType>(e); }) &&
+        !(lower = complexLowering(op, lower)))
+      return fail("complex tensors are not supported by '" + op.getTarget() +
+                  "' in the compiler");
     ExpandedCall call = expandParts(op.getContext(), adaptor.getOperands(),
                                     op.getArgs(), op.getKwargs());
     Lowering lowering(op, op.getTarget(), cast<ArrayAttr>(call.args),
                       cast<DictAttr>(call.kwargs), call.operands,
                       op.getResult().getType(), rewriter);
-    if (succeeded(lowerToEmpty(lowering)) || succeeded(it->second(lowering)))
+    if (succeeded(lowerToEmpty(lowering)) || succeeded(lower(lowering)))
       return success();
     return fail(lowering.error.empty()
                     ? StringRef("cannot lower these arguments")

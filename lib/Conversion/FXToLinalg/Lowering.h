@@ -248,11 +248,16 @@ void addIndexingLowerings(llvm::StringMap<LowerFn> &table);
 void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
 void addBackwardLowerings(llvm::StringMap<LowerFn> &table);
 void addGeneralFormLowerings(llvm::StringMap<LowerFn> &table);
+void addComplexLowerings(llvm::StringMap<LowerFn> &table);
 
 bool isFloat(Type t);
 
 /// The lowering registered for the canonical target `name`, or null.
 LowerFn lookupLowering(StringRef name);
+/// The lowering of the canonical target `name` on complex tensors
+/// (Complex.cpp), or null: the conversion uses it in place of the target's
+/// own for a node with a complex operand or result.
+LowerFn lookupComplexLowering(StringRef name);
 
 /// The scalar activation `name` of a fused op (`relu`, `relu6`, `gelu`,
 /// `gelu_tanh`, `silu`, `sigmoid`, `tanh`, `hardswish`) applied to the

@@ -12,7 +12,8 @@
 //      inside), fx-cpu-shorten-buffer-lifetimes,
 //      fx-cpu-plan-workspace
 //   6. convert-linalg-to-loops     scf loops
-//   7. lowering of scf, affine, memref, math, arith, func, cf to LLVM
+//   7. lowering of scf, affine, memref, complex (to arith and math on the
+//      parts), math, arith, func, cf to LLVM
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,7 +64,8 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "scf-forall-to-parallel,func.func(convert-linalg-to-loops),"
          "lower-affine,convert-scf-to-openmp,expand-strided-metadata,"
          "lower-affine,finalize-memref-to-llvm,convert-scf-to-cf,"
-         "convert-vector-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+         "convert-vector-to-llvm,convert-complex-to-standard,"
+         "convert-math-to-llvm,convert-math-to-libm,"
          "convert-to-llvm,reconcile-unrealized-casts,fx-cpu-byte-bools,"
          "canonicalize,cse";
 }

@@ -277,8 +277,8 @@ fx.graph_module @M {
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<3xcomplex<f32>>
-    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::mul.Tensor': complex tensors are not supported by the compiler beyond moving their elements}}
-    %r = fx.call_function "aten::mul.Tensor"(%x, %x) : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::atan': complex tensors are not supported by 'aten::atan' in the compiler}}
+    %r = fx.call_function "aten::atan"(%x) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
     fx.output %r : tensor<3xcomplex<f32>>
   }
 }
@@ -313,15 +313,15 @@ fx.graph_module @M {
 
 // -----
 
-// conj is the tensor itself only on real tensors (Composite.cpp): on a
-// complex one it is refused, never computed as the identity.
+// imag needs a complex tensor (PyTorch: "imag is not implemented for
+// tensors with non-complex dtypes").
 
 fx.graph_module @M {
   fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<3xcomplex<f32>>
-    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::conj': complex tensors are not supported by the compiler beyond moving their elements}}
-    %r = fx.call_function "aten::conj"(%x) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
-    fx.output %r : tensor<3xcomplex<f32>>
+    %x = fx.placeholder "x" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'r' with target 'aten::imag': needs a complex tensor}}
+    %r = fx.call_function "aten::imag"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+    fx.output %r : tensor<3xf32>
   }
 }
 

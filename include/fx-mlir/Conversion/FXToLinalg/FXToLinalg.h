@@ -44,6 +44,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Special)                                                                   \
   X(Backward)                                                                  \
   X(GeneralForm)                                                               \
+  X(Complex)                                                                   \
   X(Resample)                                                                  \
   X(Fused)                                                                     \
   X(Probe)

@@ -641,7 +641,7 @@ bool Binder::accepts(const ArgType &type, Attribute value, bool element) {
   case ArgKind::Str:
     return isa<StringAttr>(value);
   case ArgKind::Scalar:
-    return isa<IntegerAttr, FloatAttr, BoolAttr>(value);
+    return isa<IntegerAttr, FloatAttr, BoolAttr, ComplexAttr>(value);
   case ArgKind::ScalarType:
     return isa<DTypeAttr>(value);
   case ArgKind::MemoryFormat:
