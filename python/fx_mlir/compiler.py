@@ -415,20 +415,13 @@ class _ExampleSized:
             value = self.tracer._example_value(self.node)
             if isinstance(value, torch.Tensor):
                 return getattr(value, k)
-        # Attributes that are operators on the tensor (`x.real`, `x.T`):
-        # recorded as those calls, not as getattr nodes.
-        if k in ("real", "imag", "T", "mT"):
+        # A tensor's parts (`x.real`, `x.imag`): recorded as torch.real
+        # and torch.imag calls, not as getattr nodes.
+        if k in ("real", "imag"):
             value = self.tracer._example_value(self.node)
             if isinstance(value, torch.Tensor):
-                if k in ("real", "imag"):
-                    return self.tracer.create_proxy(
-                        "call_function", getattr(torch, k), (self,), {})
-                if k == "T":
-                    dims = tuple(reversed(range(value.dim())))
-                    return self.tracer.create_proxy(
-                        "call_method", "permute", (self, *dims), {})
                 return self.tracer.create_proxy(
-                    "call_method", "transpose", (self, -2, -1), {})
+                    "call_function", getattr(torch, k), (self,), {})
         if k in ("shape", "size", "numel") and self.tracer._static_shapes:
             value = self.tracer._example_value(self.node)
             if isinstance(value, torch.Tensor):

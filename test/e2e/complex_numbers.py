@@ -109,6 +109,23 @@ CASES = [
     ("zeros_like_plus", lambda x: torch.zeros_like(x) + x, _complex((3, 4))),
     ("full_like_complex", lambda x: torch.full_like(x, 2 - 1j) * x,
      _complex((3, 4))),
+    # Element moves, fills and factories of complex dtype.
+    ("flip_roll", lambda x: (x.flip(0), x.roll(1, 1)), _complex((3, 4))),
+    ("tril_triu", lambda x: (x.tril(), x.triu(1)), _complex((4, 4))),
+    ("pad_constant", lambda x: torch.nn.functional.pad(x, (1, 2)),
+     _complex((3, 4))),
+    ("gather_index_select",
+     lambda x: (x.gather(1, torch.tensor([[0, 3], [1, 1], [2, 0]])),
+                x.index_select(0, torch.tensor([2, 0]))), _complex((3, 4))),
+    ("masked_fill", lambda x: x.masked_fill(x.real > 0.7, 1 - 1j),
+     _complex((3, 4))),
+    ("diagonal_diag_embed", lambda x: (x.diagonal(), torch.diag_embed(x)),
+     _complex((3, 3))),
+    ("factories", lambda x: (x + torch.zeros(3, 4, dtype=C64)
+                             + torch.eye(3, 4, dtype=C64)
+                             + torch.full((4,), 1 + 2j)), _complex((3, 4))),
+    ("repeat_tile", lambda x: (x.repeat(2, 1), x.tile((1, 2))),
+     _complex((2, 3))),
     # Reductions and products.
     ("sum", lambda x: (x.sum(), x.sum(1), x.sum((0, 1), keepdim=True)),
      _complex((3, 4))),

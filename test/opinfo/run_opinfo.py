@@ -72,7 +72,8 @@ _NONDETERMINISTIC = re.compile(
 # `<op>#<index>@<dtype>`.
 DTYPES = {"float32": torch.float32, "float64": torch.float64,
           "int64": torch.int64, "int32": torch.int32, "int16": torch.int16,
-          "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
+          "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool,
+          "complex64": torch.complex64, "complex128": torch.complex128}
 
 
 def _ops():

@@ -791,3 +791,23 @@ def test_complex_dot_products(dtype):
     torch.testing.assert_close(vdot, (a.conj() * b).sum())
     torch.testing.assert_close(dot, (a * b).sum())
     torch.testing.assert_close(matmul, (a * b).sum())
+
+
+class ComplexState(nn.Module):
+    """Complex buffers: a tensor and a 0-d one, read by get_attr (LLVM
+    has no constants of complex elements: they are float pairs made
+    complex in the function)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.randn(3, 4, dtype=torch.complex64))
+        self.register_buffer("s", torch.randn((), dtype=torch.complex64))
+
+    def forward(self, x):
+        return x * self.w + self.s
+
+
+def test_complex_state():
+    torch.manual_seed(0)
+    model, x = ComplexState(), torch.randn(3, 4, dtype=torch.complex64)
+    torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))

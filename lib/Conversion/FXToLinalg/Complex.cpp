@@ -336,31 +336,7 @@ LogicalResult lowerViewAsComplex(Lowering &l) {
   int64_t rank = type.getRank();
   if (rank == 0 || type.getDimSize(rank - 1) != 2)
     return l.fail("needs a last dim of size 2");
-  SmallVector<OpFoldResult> sizes = l.dims(x);
-  sizes.pop_back();
-  Value init = l.empty(sizes, r);
-  MLIRContext *ctx = l.b.getContext();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    exprs.push_back(getAffineDimExpr(d, ctx));
-  auto part = [&](int64_t which) {
-    SmallVector<AffineExpr> e = exprs;
-    e.push_back(getAffineConstantExpr(which, ctx));
-    return AffineMap::get(rank - 1, 0, e, ctx);
-  };
-  SmallVector<AffineMap> maps = {part(0), part(1),
-                                 l.b.getMultiDimIdentityMap(rank - 1)};
-  SmallVector<utils::IteratorType> iterators(rank - 1,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      l.b, l.loc, TypeRange{init.getType()}, ValueRange{x, x}, ValueRange{init},
-      maps, iterators, "", "",
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        linalg::YieldOp::create(
-            b, loc,
-            ValueRange{complex::CreateOp::create(b, loc, r, args[0], args[1])});
-      });
-  return l.replace(generic.getResult(0));
+  return l.replace(complexFromParts(l.b, l.loc, x, r));
 }
 
 //===----------------------------------------------------------------------===//
@@ -543,7 +519,7 @@ LogicalResult lowerProduct(Lowering &l) {
 
 /// Targets whose own lowering is right on complex tensors once scalars
 /// convert and constants build as complex numbers (Lowering.cpp): they
-/// select, fill or convert elements and do no arithmetic.
+/// select, fill, gather or convert elements and do no arithmetic on them.
 LogicalResult lowerAsReal(Lowering &l) {
   LowerFn own = lookupLowering(l.target());
   return own ? own(l) : l.fail("no lowering");
@@ -605,11 +581,57 @@ static const llvm::StringMap<LowerFn> &complexTable() {
                  "aten::where.ScalarOther", "aten::where.Scalar",
                  "aten::to.dtype", "aten::to.other", "aten::to.device",
                  "aten::_to_copy", "aten::type_as", "aten::zeros_like",
-                 "aten::ones_like", "aten::full_like"},
+                 "aten::ones_like", "aten::full_like", "aten::zeros",
+                 "aten::ones", "aten::full", "aten::new_zeros",
+                 "aten::new_ones", "aten::new_full", "aten::eye",
+                 "aten::eye.m", "aten::flip", "aten::roll", "aten::repeat",
+                 "aten::tile", "aten::tril", "aten::triu", "aten::expand_as",
+                 "aten::constant_pad_nd", "aten::gather",
+                 "aten::index_select", "aten::masked_fill.Scalar",
+                 "aten::masked_fill.Tensor", "aten::diag_embed",
+                 "aten::diagonal", "aten::diag", "aten::rot90", "aten::pad",
+                 "aten::unfold", "aten::view_as", "aten::meshgrid.indexing",
+                 "aten::take", "aten::block_diag", "aten::im2col"},
                 lowerAsReal);
     return t;
   }();
   return table;
+}
+
+Value mlir::fx::lowering::complexFromParts(OpBuilder &b, Location loc,
+                                           Value parts, ComplexType type) {
+  auto partsType = cast<RankedTensorType>(parts.getType());
+  int64_t rank = partsType.getRank() - 1;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(
+        partsType.isDynamicDim(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, parts, d).getResult())
+            : OpFoldResult(b.getIndexAttr(partsType.getDimSize(d))));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  auto part = [&](int64_t which) {
+    SmallVector<AffineExpr> e = exprs;
+    e.push_back(getAffineConstantExpr(which, ctx));
+    return AffineMap::get(rank, 0, e, ctx);
+  };
+  SmallVector<AffineMap> maps = {part(0), part(1),
+                                 b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{parts, parts},
+      ValueRange{init}, maps, iterators, "", "",
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nloc,
+            ValueRange{
+                complex::CreateOp::create(nb, nloc, type, args[0], args[1])});
+      });
+  return generic.getResult(0);
 }
 
 LowerFn mlir::fx::lowering::lookupComplexLowering(StringRef name) {

@@ -68,6 +68,27 @@ TypedAttr constantValue(StateOp state) {
   return DenseElementsAttr::get(type, bools);
 }
 
+/// The complex constant `value` as a tensor of its parts (a last dim of 2:
+/// real, imaginary), the bytes of a blob unchanged; null for an attribute
+/// of another kind.
+TypedAttr complexAsParts(TypedAttr value, ComplexType complex) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.push_back(2);
+  auto partsType = RankedTensorType::get(shape, complex.getElementType());
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(value))
+    return DenseResourceElementsAttr::get(partsType, blob.getRawHandle());
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return {};
+  SmallVector<APFloat> parts;
+  for (std::complex<APFloat> c : dense.getValues<std::complex<APFloat>>()) {
+    parts.push_back(c.real());
+    parts.push_back(c.imag());
+  }
+  return DenseElementsAttr::get(partsType, parts);
+}
+
 /// Reports a node that cannot be compiled; `interpretable` adds the hint
 /// that the reference interpreter runs it.
 void reportNode(Operation *op, const Twine &reason, bool interpretable = true) {
@@ -394,7 +415,21 @@ struct ConvertFXToLinalgPass
                     type.getElementType());
             }
             OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
-            v = arith::ConstantOp::create(b, op.getLoc(), value);
+            if (auto complex = dyn_cast<ComplexType>(
+                    cast<ShapedType>(value.getType()).getElementType())) {
+              // LLVM has no constants of complex elements: the same bytes
+              // as float pairs, made complex where the function starts.
+              TypedAttr parts = complexAsParts(value, complex);
+              if (!parts) {
+                reportNode(&op, "cannot read this complex state");
+                return failure();
+              }
+              v = lowering::complexFromParts(
+                  b, op.getLoc(),
+                  arith::ConstantOp::create(b, op.getLoc(), parts), complex);
+            } else {
+              v = arith::ConstantOp::create(b, op.getLoc(), value);
+            }
           }
           if (uint8) {
             OpBuilder b(ctx);

@@ -968,7 +968,8 @@ static LogicalResult lowerToEmpty(Lowering &l) {
   for (Type t : types) {
     auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !llvm::is_contained(tensor.getShape(), 0) ||
-        !tensor.getElementType().isSignlessIntOrFloat())
+        !(tensor.getElementType().isSignlessIntOrFloat() ||
+          isa<ComplexType>(tensor.getElementType())))
       return failure();
     SmallVector<OpFoldResult> sizes;
     for (int64_t size : tensor.getShape()) {

@@ -254,6 +254,10 @@ bool isFloat(Type t);
 
 /// The lowering registered for the canonical target `name`, or null.
 LowerFn lookupLowering(StringRef name);
+/// The complex tensor whose elements are the pairs (real, imaginary) of
+/// the last dim (of size 2) of the float tensor `parts`: view_as_complex.
+Value complexFromParts(OpBuilder &b, Location loc, Value parts,
+                       ComplexType type);
 /// The lowering of the canonical target `name` on complex tensors
 /// (Complex.cpp), or null: the conversion uses it in place of the target's
 /// own for a node with a complex operand or result.

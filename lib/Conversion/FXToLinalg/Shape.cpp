@@ -971,8 +971,7 @@ LogicalResult lowerTriangle(Lowering &l, bool lower) {
                 nb, loc,
                 lower ? arith::CmpIPredicate::sle : arith::CmpIPredicate::sge,
                 diff, kv);
-            Value zero =
-                arith::ConstantOp::create(nb, loc, nb.getZeroAttr(elem));
+            Value zero = constantOf(nb, loc, elem, 0);
             linalg::YieldOp::create(
                 nb, loc,
                 arith::SelectOp::create(nb, loc, keep, v[0], zero).getResult());
