@@ -34,6 +34,7 @@ from .fallback import compile_with_fallback, unsupported_node_names
 from .functionalize import (functionalize, updates_in_place,
                             _INPLACE_OPERATORS)
 from .importer import import_graph_module, module_type
+from .specialize import SpecializedGraph, bind_numbers, is_number
 from .reference import REFERENCE_FUNCTIONS, reference_forward
 
 
@@ -517,18 +518,55 @@ class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
     pass
 
 
+def _compile_specialized(model, example_inputs, options):
+    """compile() of a model with Python numbers among its inputs: a
+    SpecializedGraph (fx_mlir.specialize), whose code for given numbers is
+    the model traced with them as constants (concrete arguments, so that
+    `range(n)` traces too), compiled for the tensor inputs."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
+                        f"got {type(model).__name__}")
+    positions = [i for i, v in enumerate(example_inputs) if is_number(v)]
+    tensors = tuple(v for v in example_inputs if not is_number(v))
+
+    def compile_for(numbers):
+        inputs = list(example_inputs)
+        for i, n in zip(positions, numbers):
+            inputs[i] = n
+        if isinstance(model, torch.fx.GraphModule):
+            gm = bind_numbers(model, inputs)
+        else:
+            try:
+                gm = trace(model, tuple(inputs),
+                           static_shapes=not options["dynamic_batch"],
+                           specialize_numbers=True)
+            except FxMlirError:
+                raise
+            except Exception as error:
+                raise FxMlirError(
+                    f"cannot trace {type(model).__name__} with torch.fx: "
+                    f"{type(error).__name__}: {error}".strip()) from error
+        return compile(gm, tensors, **options)
+
+    return SpecializedGraph(compile_for, example_inputs)
+
+
 @_serialized
-def trace(model, example_inputs=None, static_shapes=False):
+def trace(model, example_inputs=None, static_shapes=False,
+          specialize_numbers=False):
     """torch.fx.symbolic_trace with module paths recorded and, given
     example inputs, unpacking of proxies by their example values (see
     ModulePathTracer); with `static_shapes`, tensors' sizes are the
     example values' numbers (what fx_mlir.compile does without a dynamic
-    batch)."""
+    batch). With `specialize_numbers`, the inputs whose examples are
+    Python numbers are those numbers (concrete arguments): the graph has
+    no placeholder for them."""
     tracer = ModulePathTracer(example_inputs, static_shapes)
     try:
         if _reference_forward(model) is not None:
             raise TypeError("traced through its reference forward")
-        graph = _trace_with_defaults(tracer, model, example_inputs)
+        graph = _trace_with_defaults(tracer, model, example_inputs,
+                                     specialize_numbers)
     except Exception:
         # A module the compiler binds whole (nn.InstanceNorm2d, whose
         # forward branches on the input's rank), or one the tracer runs a
@@ -570,11 +608,15 @@ def _takes_varargs(module):
     return any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
-def _trace_with_defaults(tracer, model, example_inputs):
+def _trace_with_defaults(tracer, model, example_inputs,
+                         specialize_numbers=False):
     """tracer.trace(model); given fewer example inputs than the forward has
     parameters, the others take their defaults (nn.TransformerDecoderLayer's
-    masks are None) and are no inputs of the graph."""
+    masks are None) and are no inputs of the graph; with
+    `specialize_numbers`, neither are the inputs given as Python numbers,
+    which are those numbers."""
     concrete = {}
+    fixed = set()  # placeholder positions of concrete arguments
     if example_inputs is not None and isinstance(model, torch.nn.Module):
         try:
             parameters = list(inspect.signature(
@@ -586,6 +628,12 @@ def _trace_with_defaults(tracer, model, example_inputs):
         rest = positional[len(example_inputs):]
         if rest and all(p.default is not p.empty for p in rest):
             concrete = {p.name: p.default for p in rest}
+            fixed.update(range(len(example_inputs), len(positional)))
+        if specialize_numbers:
+            for i, (p, value) in enumerate(zip(positional, example_inputs)):
+                if is_number(value):
+                    concrete[p.name] = value
+                    fixed.add(i)
     if not concrete:
         return tracer.trace(model)
     graph = tracer.trace(model, concrete_args=concrete)
@@ -594,7 +642,7 @@ def _trace_with_defaults(tracer, model, example_inputs):
     # values): the checks go, then the placeholders, the values being fixed.
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     checks = {"_assert_is_none", "_assert", "eq"}
-    for placeholder in placeholders[len(example_inputs):]:
+    for placeholder in [p for i, p in enumerate(placeholders) if i in fixed]:
         dependents, stack = [], [placeholder]
         while stack:
             for user in stack.pop().users:
@@ -780,6 +828,12 @@ def compile(model, example_inputs, dynamic_batch=False,
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
+    if any(is_number(v) for v in example_inputs):
+        return _compile_specialized(
+            model, example_inputs, dict(
+                dynamic_batch=dynamic_batch,
+                weights_as_arguments=weights_as_arguments,
+                cache_dir=cache_dir, cpu=cpu, fallback=fallback))
     if fallback:
         if dynamic_batch:
             raise FxMlirError("fallback=True needs static shapes "

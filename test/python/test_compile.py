@@ -811,3 +811,45 @@ def test_complex_state():
     torch.manual_seed(0)
     model, x = ComplexState(), torch.randn(3, 4, dtype=torch.complex64)
     torch.testing.assert_close(fx_mlir.compile(model, (x,))(x), model(x))
+
+
+class NumberInputs(nn.Module):
+    """Python numbers as inputs: arithmetic with tensors, a loop count, a
+    shape, a flag."""
+
+    def forward(self, x, n: int, scale: float, flag: bool):
+        for _ in range(n):
+            x = x * scale + 1
+        y = x.reshape(n, -1) if flag else x
+        return y, n * 2, scale / 2
+
+
+def test_number_inputs_are_specialized():
+    model = NumberInputs()
+    x = torch.randn(2, 6)
+    compiled = fx_mlir.compile(model, (x, 3, 0.5, True))
+    for args in [(x, 3, 0.5, True), (x, 2, 1.5, True), (x, 4, 0.25, False),
+                 (x, 3, 0.5, True)]:
+        got, expected = compiled(*args), model(*args)
+        torch.testing.assert_close(got[0], expected[0])
+        assert got[1:] == expected[1:]
+    # One compilation per distinct tuple of numbers, kept.
+    assert compiled.specializations == [(3, 0.5, True), (2, 1.5, True),
+                                        (4, 0.25, False)]
+    # The compiled code's inputs are the tensors.
+    assert len(compiled.inputs) == 1
+    with pytest.raises(fx_mlir.FxMlirError, match="input 1 was compiled as "
+                       "a Python number, got Tensor"):
+        compiled(x, torch.tensor(3), 0.5, True)
+
+
+def test_number_inputs_of_a_graph_module():
+    """A GraphModule's number placeholders take the call's numbers as
+    constants; 2 and 2.0 are different specializations."""
+    gm = torch.fx.symbolic_trace(lambda x, k: x * k + k)
+    x = torch.randn(4)
+    compiled = fx_mlir.compile(gm, (x, 2))
+    torch.testing.assert_close(compiled(x, 2), x * 2 + 2)
+    torch.testing.assert_close(compiled(x, 2.5), x * 2.5 + 2.5)
+    assert compiled(x, 2.0).dtype == torch.float32
+    assert len(compiled.specializations) == 3
