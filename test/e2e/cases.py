@@ -4288,6 +4288,41 @@ add("prims_convert_element_type", lambda: lam(
 add("cross_entropy_layer_norm", _classifier_traced,
     lambda: (torch.randn(4, 5), torch.randn(5, 3), torch.rand(3) + 0.5))
 
+
+
+def _bn_pool_step(x, w, gamma, fc):
+    """Conv, training-mode batch norm, relu, average pooling (padded,
+    ceil mode, pad excluded), adaptive pooling and a linear head: make_fx
+    gives native_batch_norm_backward, avg_pool2d_backward, _reshape_alias
+    and an uninitialized uint8 tensor (empty.memory_format)."""
+    w, gamma, fc = (t.detach().requires_grad_(True) for t in (w, gamma, fc))
+    h = F.conv2d(x, w, padding=1)
+    h = F.relu(F.batch_norm(h, None, None, gamma.abs() + 0.5, None,
+                            training=True))
+    h = F.avg_pool2d(h, 3, 2, padding=1, ceil_mode=True,
+                     count_include_pad=False)
+    loss = (F.adaptive_avg_pool2d(h, 1).flatten(1) @ fc).pow(2).mean()
+    return (loss.detach(),) + torch.autograd.grad(loss, [w, gamma, fc])
+
+
+def _bn_eval_pool3d_step(x, mean, var, weight):
+    """Evaluation-mode batch norm with running statistics and avg_pool3d
+    with a divisor: the backward's eval formula and the 3-D gather."""
+    x, weight = x.detach().requires_grad_(True), \
+        weight.detach().requires_grad_(True)
+    h = F.batch_norm(x, mean, var.abs() + 0.5, weight, None, training=False)
+    h = F.avg_pool3d(torch.tanh(h), 2, 1, divisor_override=3)
+    loss = (h * h).sum()
+    return (loss.detach(),) + torch.autograd.grad(loss, [x, weight])
+
+
+add("conv_batch_norm_avg_pool", _traced_step(
+    _bn_pool_step, ((2, 3, 9, 9), (4, 3, 3, 3), (4,), (4, 5))),
+    randn((2, 3, 9, 9), (4, 3, 3, 3), (4,), (4, 5)))
+add("batch_norm_eval_avg_pool3d", _traced_step(
+    _bn_eval_pool3d_step, ((2, 3, 4, 5, 4), (3,), (3,), (3,))),
+    randn((2, 3, 4, 5, 4), (3,), (3,), (3,)))
+
 # --- Registry checks. --------------------------------------------------------
 
 CASES_BY_NAME = {case.name: case for case in CASES}

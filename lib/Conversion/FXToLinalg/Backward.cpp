@@ -6,9 +6,13 @@
 // (`make_fx` of a function that calls `torch.autograd.grad`). Each is the
 // elementwise formula of ATen's CPU kernel for it, on the incoming gradient
 // and the forward's input or result; the softmax ones add one reduction.
+// The backward of batch norm is per-channel sums and one elementwise
+// formula; the backward of average pooling is a gather: each input
+// element sums the (divided) gradients of the windows it lies in.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compose.h"
 #include "Lowering.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -19,6 +23,7 @@
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
+using compose::rankOf;
 
 namespace {
 
@@ -364,6 +369,265 @@ LogicalResult lowerSoftmaxBackward(Lowering &l) {
       }));
 }
 
+/// native_batch_norm_backward(grad_out, input, weight, running_mean,
+/// running_var, save_mean, save_invstd, train, eps, output_mask) ->
+/// (grad_input, grad_weight, grad_bias), with per-channel (dim 1) sums
+/// over the M elements of a channel, x̄ = x - mean, G = sum(g),
+/// D = sum(g x̄) and w the weight (1 when None):
+///   train: grad_input = (g - G / M - x̄ invstd² D / M) invstd w, with
+///          the saved mean and invstd
+///   eval:  grad_input = g invstd w, with the running mean and
+///          invstd = 1 / sqrt(running_var + eps)
+///   grad_weight = D invstd, grad_bias = G
+/// (all three computed whatever the mask: a masked one is not read).
+LogicalResult lowerNativeBatchNormBackward(Lowering &l) {
+  using P = args::aten::native_batch_norm_backward;
+  Value g = l.tensor(P::grad_out), x = l.tensor(P::input);
+  auto train = l.constBool(P::train);
+  auto eps = l.constFloat(l.arg(P::eps));
+  Type elem = x ? cast<RankedTensorType>(x.getType()).getElementType() : Type();
+  if (!g || !x || !train || !eps || !elem || !isFloat(elem) || rankOf(x) < 2)
+    return l.fail("needs float tensors of at least 2 dims and constant "
+                  "train and eps");
+  Param meanParam = *train ? P::save_mean : P::running_mean;
+  Param varParam = *train ? P::save_invstd : P::running_var;
+  if (l.isNone(meanParam) || l.isNone(varParam))
+    return l.fail(*train ? "training needs the saved mean and invstd"
+                         : "evaluation needs the running mean and var");
+  Value mean = l.tensor(meanParam), stat = l.tensor(varParam);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  if (!mean || !stat || (!l.isNone(P::weight) && !weight))
+    return failure();
+  int64_t rank = rankOf(x);
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1)
+      dims.push_back(d);
+  auto perChannel = [&](Value v) { return l.keepDims(v, dims, rank); };
+  auto map = [&](ArrayRef<Value> in,
+                 function_ref<Value(FloatOps, ValueRange)> body) {
+    return l.elementwise(in, elem, elem,
+                         [&](OpBuilder &b, Location loc, ValueRange v) {
+                           return body(FloatOps{b, loc, elem}, v);
+                         });
+  };
+  auto sum = [&](Value v) {
+    return l.reduce(v, dims, /*keepdim=*/false, l.constant(elem, 0),
+                    [](OpBuilder &b, Location loc, Value acc, Value e) {
+                      return arith::AddFOp::create(b, loc, acc, e);
+                    });
+  };
+  Value invstd =
+      *train
+          ? l.castTensor(stat, elem)
+          : map({stat}, [&](FloatOps f, ValueRange v) -> Value {
+              return math::RsqrtOp::create(f.b, f.loc, f.add(v[0], f.c(*eps)));
+            });
+  Value centered = map({x, perChannel(mean)}, [](FloatOps f, ValueRange v) {
+    return f.sub(v[0], v[1]);
+  });
+  Value gradSum = sum(l.castTensor(g, elem));
+  Value dot = sum(map({g, centered}, [](FloatOps f, ValueRange v) {
+    return f.mul(v[0], v[1]);
+  }));
+  Value scale =
+      weight ? map({invstd, weight},
+                   [](FloatOps f, ValueRange v) { return f.mul(v[0], v[1]); })
+             : invstd;
+  Value gradInput;
+  if (*train) {
+    Value count = l.countOver(x, dims, elem);
+    gradInput =
+        map({g, perChannel(gradSum), centered, perChannel(invstd),
+             perChannel(dot), perChannel(scale)},
+            [&](FloatOps f, ValueRange v) {
+              Value meanGrad = f.div(v[1], count);
+              Value projection =
+                  f.div(f.mul(f.mul(v[2], f.mul(v[3], v[3])), v[4]), count);
+              return f.mul(f.sub(f.sub(v[0], meanGrad), projection), v[5]);
+            });
+  } else {
+    gradInput = map({g, perChannel(scale)},
+                    [](FloatOps f, ValueRange v) { return f.mul(v[0], v[1]); });
+  }
+  Value gradWeight = map({dot, invstd}, [](FloatOps f, ValueRange v) {
+    return f.mul(v[0], v[1]);
+  });
+  return l.replaceTuple({gradInput, gradWeight, gradSum});
+}
+
+/// avg_pool2d/3d_backward(grad_output, self, kernel_size, stride,
+/// padding, ceil_mode, count_include_pad, divisor_override): the gradient
+/// divided by each window's divisor (as the forward's, ATen's formula),
+/// then gathered: input position i of a dim takes output o where
+/// i + padding - o stride lies in [0, kernel), summed over the kernel
+/// offsets (a reduction of one linalg.generic reading the divided
+/// gradient with tensor.extract).
+LogicalResult lowerAvgPoolBackward(Lowering &l) {
+  static constexpr Param kGrad =
+      sameParam(args::aten::avg_pool2d_backward::grad_output,
+                args::aten::avg_pool3d_backward::grad_output);
+  static constexpr Param kSelf =
+      sameParam(args::aten::avg_pool2d_backward::self,
+                args::aten::avg_pool3d_backward::self);
+  static constexpr Param kKernel =
+      sameParam(args::aten::avg_pool2d_backward::kernel_size,
+                args::aten::avg_pool3d_backward::kernel_size);
+  static constexpr Param kStride =
+      sameParam(args::aten::avg_pool2d_backward::stride,
+                args::aten::avg_pool3d_backward::stride);
+  static constexpr Param kPadding =
+      sameParam(args::aten::avg_pool2d_backward::padding,
+                args::aten::avg_pool3d_backward::padding);
+  static constexpr Param kIncludePad =
+      sameParam(args::aten::avg_pool2d_backward::count_include_pad,
+                args::aten::avg_pool3d_backward::count_include_pad);
+  static constexpr Param kDivisor =
+      sameParam(args::aten::avg_pool2d_backward::divisor_override,
+                args::aten::avg_pool3d_backward::divisor_override);
+  int64_t spatial = l.target() == "aten::avg_pool2d_backward" ? 2 : 3;
+  Value g = l.tensor(kGrad), x = l.tensor(kSelf);
+  auto kernel = l.intList(kKernel), stride = l.intList(kStride),
+       padding = l.intList(kPadding);
+  auto includePad = l.constBool(kIncludePad);
+  std::optional<int64_t> divisor;
+  if (!l.isNone(kDivisor) && !(divisor = l.constInt(kDivisor)))
+    return l.fail("divisor_override must be a constant");
+  Type elem = x ? cast<RankedTensorType>(x.getType()).getElementType() : Type();
+  if (!g || !x || !kernel || !stride || !padding || !includePad || !elem ||
+      !isFloat(elem))
+    return l.fail("needs float tensors and constant pooling parameters");
+  auto expand = [&](SmallVector<int64_t> &v, int64_t fallback) {
+    if (v.empty())
+      v.assign(spatial, fallback);
+    else if (v.size() == 1)
+      v.assign(spatial, v[0]);
+  };
+  expand(*padding, 0);
+  if (stride->empty())
+    *stride = *kernel;
+  expand(*stride, 1);
+  expand(*kernel, 1);
+  if (int64_t(kernel->size()) != spatial ||
+      int64_t(stride->size()) != spatial ||
+      int64_t(padding->size()) != spatial || (divisor && *divisor == 0))
+    return l.fail("pooling parameters must be constants that PyTorch "
+                  "accepts");
+  bool unbatched = rankOf(x) == spatial + 1;
+  if (unbatched) {
+    x = l.unsqueeze(x, 0);
+    g = l.unsqueeze(g, 0);
+  }
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto gType = cast<RankedTensorType>(g.getType());
+  if (xType.getRank() != spatial + 2 || gType.getRank() != spatial + 2)
+    return l.fail("operands of the wrong rank");
+  SmallVector<int64_t> in, out;
+  for (int64_t d = 0; d < spatial; ++d) {
+    in.push_back(xType.getDimSize(d + 2));
+    out.push_back(gType.getDimSize(d + 2));
+    if (ShapedType::isDynamic(in.back()) || ShapedType::isDynamic(out.back()))
+      return l.fail("needs static spatial sizes");
+    if ((*kernel)[d] <= 0 || (*stride)[d] <= 0 || (*padding)[d] < 0)
+      return l.fail("pooling parameters must be constants that PyTorch "
+                    "accepts");
+  }
+  // The divisors of the output positions, row-major.
+  auto extent = [&](int64_t d, int64_t o) {
+    int64_t start = o * (*stride)[d] - (*padding)[d];
+    int64_t end = std::min(start + (*kernel)[d], in[d] + (*padding)[d]);
+    if (!*includePad) {
+      start = std::max<int64_t>(start, 0);
+      end = std::min(end, in[d]);
+    }
+    return end - start;
+  };
+  int64_t positions = 1;
+  for (int64_t o : out)
+    positions *= o;
+  SmallVector<Attribute> divisors;
+  for (int64_t p = 0; p < positions; ++p) {
+    int64_t count = 1, rest = p;
+    for (int64_t d = spatial - 1; d >= 0; --d) {
+      count *= extent(d, rest % out[d]);
+      rest /= out[d];
+    }
+    divisors.push_back(
+        FloatAttr::get(elem, double(divisor ? *divisor : count)));
+  }
+  Value table = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(RankedTensorType::get(out, elem), divisors));
+  Value divided = l.elementwise(
+      {g, table}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+      });
+  // Loops: the input's dims, then the kernel offsets (reductions); a
+  // tensor of the kernel's shape gives their bounds.
+  int64_t rank = spatial + 2, loops = rank + spatial;
+  MLIRContext *ctx = l.b.getContext();
+  Value bounds = l.empty(llvm::map_to_vector(*kernel,
+                                             [&](int64_t k) -> OpFoldResult {
+                                               return l.b.getIndexAttr(k);
+                                             }),
+                         elem);
+  SmallVector<AffineExpr> kernelExprs, outExprs;
+  for (int64_t d = 0; d < spatial; ++d)
+    kernelExprs.push_back(getAffineDimExpr(rank + d, ctx));
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  for (int64_t d = rank; d < loops; ++d)
+    iterators[d] = utils::IteratorType::reduction;
+  Value init = l.filled(l.dims(x), l.constant(elem, 0));
+  auto generic = linalg::GenericOp::create(
+      l.b, l.loc, TypeRange{init.getType()}, ValueRange{bounds},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(loops, 0, kernelExprs, ctx),
+                          AffineMap::get(loops, 0, outExprs, ctx)},
+      iterators, "", "", [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto index = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(b, loc, v).getResult();
+        };
+        Value valid = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+        SmallVector<Value> at = {linalg::IndexOp::create(b, loc, 0),
+                                 linalg::IndexOp::create(b, loc, 1)};
+        for (int64_t d = 0; d < spatial; ++d) {
+          Value i = linalg::IndexOp::create(b, loc, d + 2);
+          Value k = linalg::IndexOp::create(b, loc, rank + d);
+          // t = i + padding - k: o = t / stride when t >= 0, t divides
+          // evenly and o < out.
+          Value t = arith::SubIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, i, index((*padding)[d])),
+              k);
+          Value o = arith::DivSIOp::create(b, loc, t, index((*stride)[d]));
+          Value r = arith::RemSIOp::create(b, loc, t, index((*stride)[d]));
+          Value ok = arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, t,
+                                    index(0)),
+              arith::AndIOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r,
+                                        index(0)),
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, o,
+                                        index(out[d]))));
+          valid = arith::AndIOp::create(b, loc, valid, ok);
+          at.push_back(arith::SelectOp::create(b, loc, ok, o, index(0)));
+        }
+        Value read = tensor::ExtractOp::create(b, loc, divided, at);
+        Value zero = constantOf(b, loc, elem, 0);
+        Value term = arith::SelectOp::create(b, loc, valid, read, zero);
+        linalg::YieldOp::create(
+            b, loc, ValueRange{arith::AddFOp::create(b, loc, args[1], term)});
+      });
+  Value result = generic.getResult(0);
+  if (unbatched)
+    result = l.squeeze(result, 0);
+  return l.replace(result);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addBackwardLowerings(llvm::StringMap<LowerFn> &t) {
@@ -385,4 +649,8 @@ void mlir::fx::lowering::addBackwardLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(
       t, {"aten::_softmax_backward_data", "aten::_log_softmax_backward_data"},
       lowerSoftmaxBackward);
+  addLowering(t, {"aten::native_batch_norm_backward"},
+              lowerNativeBatchNormBackward);
+  addLowering(t, {"aten::avg_pool2d_backward", "aten::avg_pool3d_backward"},
+              lowerAvgPoolBackward);
 }

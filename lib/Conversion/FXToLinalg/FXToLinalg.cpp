@@ -164,7 +164,8 @@ bool uint8Exact(CallFunctionOp call) {
       "lcm", "true_divide", "abs", "absolute", "sign", "sgn", "relu",
       "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
       "isinf", "isfinite", "isposinf", "isneginf", "isreal", "nan_to_num",
-      "zeros_like", "ones_like", "full_like", "empty_like",
+      "zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones",
+      "full", "empty", "scalar_tensor", "eye",
       // Math that converts the input to float first.
       "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",

@@ -715,6 +715,20 @@ LogicalResult lowerEmbeddingDenseBackward(Lowering &l) {
   return out ? l.replace(out) : failure();
 }
 
+/// _reshape_alias(self, size, stride): the view make_fx records for a
+/// reshape that needs no copy, whose strides are those of `self`'s
+/// storage; its elements are reshape(self, size)'s, which tensors of
+/// value semantics compute without strides.
+LogicalResult lowerReshapeAlias(Lowering &l) {
+  using P = args::aten::_reshape_alias;
+  Value x = l.tensor(P::self);
+  if (!x)
+    return failure();
+  Value v = l.lowerCall("aten::reshape", {ref(l, 0), l.arg(P::size)}, {x},
+                        l.resultType());
+  return v ? l.replace(v) : failure();
+}
+
 } // namespace
 
 void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
@@ -740,4 +754,5 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::max_pool2d_with_indices_backward",
                "aten::max_pool3d_with_indices_backward"},
               lowerMaxPoolBackward);
+  addLowering(t, {"aten::_reshape_alias"}, lowerReshapeAlias);
 }

@@ -52,3 +52,63 @@ fx.graph_module @M {
     fx.output (%s, %m) : tensor<3x5xf32>, tensor<3x5xf32>
   }
 }
+
+// -----
+
+// avg_pool2d_backward (kernel 2, stride 2): the gradient divided by the
+// window sizes (a constant table), then gathered: input row h takes output
+// row (h - k) / 2 for the kernel offset k when that divides evenly and is
+// in range, summed over the offsets (reduction loops 4 and 5).
+// _reshape_alias is the reshape.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[G:.*]]: tensor<1x1x2x2xf32>
+// CHECK:         %[[TABLE:.*]] = arith.constant dense<4.000000e+00> : tensor<2x2xf32>
+// CHECK:         %[[DIV:.*]] = linalg.generic {{.*}} ins(%[[G]], %[[TABLE]] : tensor<1x1x2x2xf32>, tensor<2x2xf32>)
+// CHECK:           arith.divf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:           %[[H:.*]] = linalg.index 2 : index
+// CHECK:           %[[K:.*]] = linalg.index 4 : index
+// CHECK:           %[[T:.*]] = arith.subi %[[H]], %[[K]] : index
+// CHECK:           arith.divsi %[[T]]
+// CHECK:           arith.remsi %[[T]]
+// CHECK:           %[[READ:.*]] = tensor.extract %[[DIV]]
+// CHECK:           %[[TERM:.*]] = arith.select %{{.*}}, %[[READ]], %{{.*}} : f32
+// CHECK:           arith.addf %{{.*}}, %[[TERM]] : f32
+// CHECK:         tensor.collapse_shape
+// CHECK:         tensor.expand_shape {{.*}} output_shape [4, 4]
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<1x1x2x2xf32>
+    %x = fx.placeholder "x" : tensor<1x1x4x4xf32>
+    %p = fx.call_function "aten::avg_pool2d_backward"(%g, %x, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x1x2x2xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+    %a = fx.call_function "aten::_reshape_alias"(%p, [4, 4], [4, 1]) : (tensor<1x1x4x4xf32>) -> tensor<4x4xf32>
+    fx.output %a : tensor<4x4xf32>
+  }
+}
+
+// -----
+
+// native_batch_norm_backward in training: per-channel sums of the gradient
+// and of gradient * (x - mean) over dims 0, 2, 3 (reductions to 3
+// elements), then one elementwise formula over the input.
+// CHECK-LABEL: func.func @forward(
+// CHECK-COUNT-2: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x4x4xf32>)
+// CHECK:           arith.divf
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<3xf32>)
+// CHECK:           arith.mulf
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<2x3x4x4xf32>
+    %x = fx.placeholder "x" : tensor<2x3x4x4xf32>
+    %w = fx.placeholder "w" : tensor<3xf32>
+    %m = fx.placeholder "m" : tensor<3xf32>
+    %s = fx.placeholder "s" : tensor<3xf32>
+    %r = fx.call_function "aten::native_batch_norm_backward"(%g, %x, %w, None, None, %m, %s, True, 1.0e-05, [True, True, True]) : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>
+    %gi = fx.call_function "operator.getitem"(%r, 0) : (tuple<tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>) -> tensor<2x3x4x4xf32>
+    %gw = fx.call_function "operator.getitem"(%r, 1) : (tuple<tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>) -> tensor<3xf32>
+    fx.output (%gi, %gw) : tensor<2x3x4x4xf32>, tensor<3xf32>
+  }
+}
