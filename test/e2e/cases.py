@@ -43,6 +43,7 @@ import torch.nn.functional as F
 import torchvision
 
 import complex_numbers
+import op_forms
 import spellings
 
 __all__ = ["Case", "Tolerance", "CASES", "CASES_BY_NAME", "FAMILIES"]
@@ -4167,6 +4168,13 @@ for _name, _fn, _inputs in spellings.cases():
 
 family("complex")
 for _name, _fn, _inputs in complex_numbers.cases():
+    add(_name, lambda fn=_fn: lam(fn), _inputs)
+
+# --- Calling forms beyond the common one (issue 27): cross-entropy with
+# --- probability targets and label smoothing (op_forms.py).
+
+family("cross_entropy")
+for _name, _fn, _inputs in op_forms.cross_entropy_cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
 
 # --- Training steps (issue 27.3): make_fx of a function that calls

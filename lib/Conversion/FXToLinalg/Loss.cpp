@@ -412,31 +412,184 @@ LogicalResult lowerNllLoss(Lowering &l) {
   return nllLoss(l, l.tensor(P::self), elem);
 }
 
+/// -(logp * target [* weight]) summed over the classes (dim 1): the loss
+/// of each element for probability targets, and (target 1) the smoothing
+/// term of class-index targets. `weight` (C, or null) broadcasts along
+/// dim 1.
+Value classSum(Lowering &l, Value logp, Value target, Value weight, Type elem) {
+  int64_t rank = cast<RankedTensorType>(logp.getType()).getRank();
+  SmallVector<Value> inputs = {logp};
+  if (target)
+    inputs.push_back(target);
+  int weightSlot = -1;
+  if (weight) {
+    SmallVector<int64_t> others;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != 1)
+        others.push_back(d);
+    weightSlot = inputs.size();
+    inputs.push_back(l.keepDims(weight, others, rank));
+  }
+  Value products = l.elementwise(
+      inputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value p = v[0];
+        if (target)
+          p = arith::MulFOp::create(b, loc, p, v[1]);
+        if (weightSlot >= 0)
+          p = arith::MulFOp::create(b, loc, p, v[weightSlot]);
+        return arith::NegFOp::create(b, loc, p).getResult();
+      });
+  return l.reduce(products, {1}, false, l.constant(elem, 0),
+                  [](OpBuilder &b, Location loc, Value acc, Value v) {
+                    return arith::AddFOp::create(b, loc, acc, v).getResult();
+                  });
+}
+
+/// The sum of all elements of `v`.
+Value sumAll(Lowering &l, Value v, Type elem) {
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  return l.reduce(v, llvm::to_vector(llvm::seq<int64_t>(0, rank)), false,
+                  l.constant(elem, 0),
+                  [](OpBuilder &b, Location loc, Value acc, Value e) {
+                    return arith::AddFOp::create(b, loc, acc, e).getResult();
+                  });
+}
+
 /// cross_entropy_loss(self, target, weight, reduction, ignore_index,
-/// label_smoothing) with class-index targets and no smoothing: nll_loss of
-/// log_softmax(self, 1).
+/// label_smoothing) as ATen composes it, with logp = log_softmax(self, 1)
+/// and C classes:
+///  - class-index targets: nll_loss(logp, target, weight, reduction,
+///    ignore_index); with smoothing ls, (1 - ls) times that plus ls / C
+///    times the smoothing term -sum_c(logp w_c) (0 where the target is
+///    ignored), reduced: summed, or for the mean divided by the number
+///    of targets not ignored (by the sum of their classes' weights with a
+///    weight);
+///  - probability targets (the input's shape): t' = t (1 - ls) + ls / C,
+///    -sum_c(logp t' w_c) per element, summed, or for the mean divided by
+///    the number of elements per class (numel / C).
 LogicalResult lowerCrossEntropyLoss(Lowering &l) {
   using P = args::aten::cross_entropy_loss;
   Value x = l.tensor(P::self), target = l.tensor(P::target_);
   Type elem = l.resultElementType();
   if (!x || !target || !elem || !isFloat(elem))
     return l.fail("needs a float input and a target");
-  if (!isa<IntegerType>(
-          cast<RankedTensorType>(target.getType()).getElementType()))
-    return l.fail("targets of class probabilities are not supported");
-  if (l.numArgs() > 5 && !l.isNone(P::label_smoothing) &&
-      l.constFloat(l.arg(P::label_smoothing)).value_or(1) != 0)
-    return l.fail("label smoothing is not supported");
+  auto smoothing = l.numArgs() > 5 && !l.isNone(P::label_smoothing)
+                       ? l.constFloat(l.arg(P::label_smoothing))
+                       : std::optional<double>(0.0);
+  auto reduction = reductionArg(l, P::reduction);
+  auto ignore = l.isNone(P::ignore_index) ? std::optional<int64_t>(-100)
+                                          : l.constInt(P::ignore_index);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  if (!smoothing || !reduction || !ignore || (!l.isNone(P::weight) && !weight))
+    return l.fail("needs a constant reduction, ignore_index and "
+                  "label_smoothing");
   bool unbatched = cast<RankedTensorType>(x.getType()).getRank() == 1;
   x = l.castTensor(x, elem);
   if (unbatched)
     x = l.unsqueeze(x, 0);
-  if (!cast<RankedTensorType>(x.getType()).hasStaticShape())
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!xType.hasStaticShape() || xType.getRank() < 2)
     return l.fail("needs a static shape");
+  int64_t classes = xType.getDimSize(1);
+  if (weight)
+    weight = l.castTensor(weight, elem);
   Value logp = logSoftmaxDim1(l, x, elem);
+  bool indexTargets = isa<IntegerType>(
+      cast<RankedTensorType>(target.getType()).getElementType());
+
+  if (!indexTargets) {
+    target = l.castTensor(target, elem);
+    if (unbatched)
+      target = l.unsqueeze(target, 0);
+    if (cast<RankedTensorType>(target.getType()).getShape() != xType.getShape())
+      return l.fail("probability targets must have the input's shape");
+    if (*smoothing != 0) {
+      double keep = 1 - *smoothing, spread = *smoothing / double(classes);
+      target = l.elementwise(
+          {target}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+            FloatOps f{b, loc, elem};
+            return f.add(f.mul(v[0], f.c(keep)), f.c(spread));
+          });
+    }
+    Value loss = classSum(l, logp, target, weight, elem);
+    if (*reduction == 0)
+      return l.replace(unbatched ? l.squeeze(loss, 0) : loss);
+    Value total = sumAll(l, loss, elem);
+    if (*reduction == 2)
+      return l.replace(total);
+    double perClass =
+        double(xType.getNumElements() / std::max<int64_t>(classes, 1));
+    return l.replace(l.elementwise(
+        {total}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::DivFOp::create(b, loc, v[0],
+                                       constantOf(b, loc, elem, perClass))
+              .getResult();
+        }));
+  }
+
+  // Class indices: nll_loss of logp (nllLoss reads the node's target,
+  // weight, reduction and ignore_index, at the same positions).
+  Value nll;
+  l.captured = &nll;
+  LogicalResult done = nllLoss(l, unbatched ? l.squeeze(logp, 0) : logp, elem);
+  l.captured = nullptr;
+  if (failed(done) || !nll)
+    return failure();
+  if (*smoothing == 0)
+    return l.replace(nll);
   if (unbatched)
-    logp = l.squeeze(logp, 0);
-  return nllLoss(l, logp, elem);
+    target = l.unsqueeze(target, 0);
+  Value ignored = l.elementwise(
+      {target}, cast<RankedTensorType>(target.getType()).getElementType(),
+      l.b.getI1Type(), [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value i = constantOf(b, loc, v[0].getType(), double(*ignore));
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0], i)
+            .getResult();
+      });
+  Value term = classSum(l, logp, Value(), weight, elem);
+  term = l.elementwise(
+      {ignored, term}, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value on = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                         v[0], constantOf(b, loc, elem, 0));
+        return arith::SelectOp::create(b, loc, on, constantOf(b, loc, elem, 0),
+                                       v[1])
+            .getResult();
+      });
+  if (*reduction == 1) {
+    // The denominator: the weights of the targets' classes (1 each
+    // without a weight), 0 where ignored.
+    Type index = cast<RankedTensorType>(target.getType()).getElementType();
+    Value cSize = l.indexConst(classes);
+    Value counted = l.elementwise(
+        {target}, index, elem,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          Value skip =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0],
+                                    constantOf(b, loc, index, double(*ignore)));
+          Value w = constantOf(b, loc, elem, 1);
+          if (weight)
+            w = tensor::ExtractOp::create(b, loc, weight,
+                                          clampedIndex(b, loc, v[0], cSize));
+          return arith::SelectOp::create(b, loc, skip,
+                                         constantOf(b, loc, elem, 0), w);
+        });
+    Value num = sumAll(l, term, elem), den = sumAll(l, counted, elem);
+    term = l.elementwise(
+        {num, den}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
+          return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
+        });
+  } else if (*reduction == 2) {
+    term = sumAll(l, term, elem);
+  } else if (unbatched) {
+    term = l.squeeze(term, 0);
+  }
+  double keep = 1 - *smoothing, spread = *smoothing / double(classes);
+  return l.replace(l.elementwise(
+      {nll, term}, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        FloatOps f{b, loc, elem};
+        return f.add(f.mul(v[0], f.c(keep)), f.mul(v[1], f.c(spread)));
+      }));
 }
 
 /// soft_margin_loss: log1p(exp(-x t)).

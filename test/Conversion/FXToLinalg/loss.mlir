@@ -127,3 +127,32 @@ fx.graph_module @MultiMargin {
     fx.output %r : tensor<4xf32>
   }
 }
+
+// -----
+
+// cross_entropy_loss with probability targets and label smoothing 0.2 over
+// 5 classes: t' = 0.8 t + 0.04, -logp t' summed over the classes, then
+// over the batch, divided by the 4 elements per class (the mean).
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x5xf32>, %[[P:.*]]: tensor<4x5xf32>)
+// CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-DAG:     %[[KEEP:.*]] = arith.constant 8.000000e-01 : f32
+// CHECK-DAG:     %[[SPREAD:.*]] = arith.constant 4.000000e-02 : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<4x5xf32>)
+// CHECK:           %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[KEEP]] : f32
+// CHECK:           arith.addf %[[SCALED]], %[[SPREAD]] : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf
+// CHECK:           arith.negf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction"]
+// CHECK:         linalg.generic
+// CHECK:           arith.divf %{{.*}}, %[[FOUR]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x5xf32>
+    %p = fx.placeholder "p" : tensor<4x5xf32>
+    %r = fx.call_function "aten::cross_entropy_loss"(%x, %p, None, 1, -100, 0.2) : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<f32>
+    fx.output %r : tensor<f32>
+  }
+}
