@@ -202,6 +202,8 @@ def _setitem(gm, node, shapes):
                           "target 'setitem': the shape of the updated tensor "
                           "is not known")
     filled = _setitem_by_tensor(graph, node, shape, shapes)
+    if filled is None:
+        filled = _setitem_by_index_tensors(graph, node)
     if filled is not None:
         return filled
     if _holds_node(index):
@@ -250,6 +252,9 @@ def _setitem_by_tensor(graph, node, shape, shapes):
         return None
     if isinstance(value, torch.fx.Node):
         count = shapes.get(value)
+        if not mask and count is not None and \
+                int(torch.Size(count).numel()) != 1:
+            return None  # several values: index_put
         if count is None or int(torch.Size(count).numel()) != 1:
             raise FxMlirError(
                 f"cannot compile call_function '{node.name}' with target "
@@ -274,6 +279,31 @@ def _setitem_by_tensor(graph, node, shape, shapes):
         else:
             flat = graph.call_method("reshape", (index, -1))
             new = graph.call_method("index_fill", (base, 0, flat, fill))
+    new.meta = dict(node.meta)
+    return new
+
+
+def _setitem_by_index_tensors(graph, node):
+    """`base[i, j] = v` with int index tensors for consecutive leading
+    dims (and `base[i] = values`): base.index_put((i, j), v), inserted
+    before `node` (a number `v` as a 0-d tensor of base's dtype). None for
+    other indices."""
+    base, index, value = node.args
+    items = index if isinstance(index, tuple) else (index,)
+
+    def int_tensor(item):
+        if not isinstance(item, torch.fx.Node):
+            return False
+        dtype = getattr(item.meta.get("tensor_meta"), "dtype", None)
+        return dtype is not None and not dtype.is_floating_point and \
+            not dtype.is_complex and dtype != torch.bool
+    if not items or not all(int_tensor(i) for i in items):
+        return None
+    with graph.inserting_before(node):
+        values = value
+        if not isinstance(value, torch.fx.Node):
+            values = graph.call_method("new_full", (base, (), value))
+        new = graph.call_method("index_put", (base, tuple(items), values))
     new.meta = dict(node.meta)
     return new
 

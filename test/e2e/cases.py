@@ -4171,10 +4171,15 @@ for _name, _fn, _inputs in complex_numbers.cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
 
 # --- Calling forms beyond the common one (issue 27): cross-entropy with
-# --- probability targets and label smoothing (op_forms.py).
+# --- probability targets and label smoothing, index_put and assignment
+# --- with several index tensors, masked_scatter (op_forms.py).
 
 family("cross_entropy")
 for _name, _fn, _inputs in op_forms.cross_entropy_cases():
+    add(_name, lambda fn=_fn: lam(fn), _inputs)
+
+family("indexing_forms")
+for _name, _fn, _inputs in op_forms.indexing_cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
 
 # --- Training steps (issue 27.3): make_fx of a function that calls

@@ -71,3 +71,56 @@ def _cross_entropy_reduced(reduction):
            lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1,
                                         reduction=reduction, ignore_index=2),
            _logits_and_classes(2, 5, 3, 3))
+
+
+def _assign_pairs(x, v):
+    y = x.clone()
+    y[torch.tensor([0, 2, -1]), torch.tensor([1, -1, 0])] = v
+    return y
+
+
+def _assign_rows(x, v):
+    y = x.clone()
+    y[torch.tensor([2, 0])] = v
+    return y
+
+
+def _assign_number(x):
+    y = x.clone()
+    y[torch.tensor([0, 2]), torch.tensor([3, 3]), torch.tensor([1])] = 2.5
+    return y
+
+
+def indexing_cases():
+    yield ("index_put_two_indices",
+           lambda x, v: torch.index_put(
+               x, (torch.tensor([0, 2]), torch.tensor([1, 3])), v),
+           lambda: (torch.randn(3, 4, 5), torch.randn(2, 5)))
+    yield ("index_put_accumulate_duplicates",
+           lambda x, v: x.index_put(
+               (torch.tensor([0, 0, 2]), torch.tensor([1, 1, 3])), v,
+               accumulate=True),
+           lambda: (torch.randn(3, 4, 5), torch.randn(5)))
+    yield ("index_put_three_broadcast",
+           lambda x: x.index_put(
+               (torch.tensor([0, 2]), torch.tensor([1]), torch.tensor([4, 0])),
+               torch.tensor(1.0)),
+           lambda: (torch.randn(3, 4, 5),))
+    yield ("setitem_index_pairs", _assign_pairs,
+           lambda: (torch.randn(3, 4, 5), torch.randn(5)))
+    yield ("setitem_rows_of_values", _assign_rows,
+           lambda: (torch.randn(3, 4), torch.randn(2, 4)))
+    yield ("setitem_three_indices_number", _assign_number,
+           lambda: (torch.randn(3, 4, 5),))
+    yield ("masked_scatter",
+           lambda x, m, s: x.masked_scatter(m, s),
+           lambda: (torch.randn(3, 4), torch.rand(3, 4) > 0.5,
+                    torch.randn(12)))
+    yield ("masked_scatter_broadcast_mask",
+           lambda x, m, s: torch.masked_scatter(x, m, s),
+           lambda: (torch.randn(3, 4), torch.rand(4) > 0.5,
+                    torch.randn(2, 7)))
+    yield ("masked_scatter_int",
+           lambda x, m, s: x.masked_scatter(m, s),
+           lambda: (torch.arange(12).reshape(3, 4), torch.rand(3, 4) > 0.5,
+                    torch.arange(100, 112)))

@@ -487,6 +487,94 @@ LogicalResult lowerMaxPoolBackward(Lowering &l) {
 /// over the leading dims with one value is masked_fill. Other index
 /// combinations, and a mask with several values (whose count depends on
 /// the data), are refused.
+/// index_put with index vectors for the consecutive dims `indexed`
+/// (x[i, j] = v): the dims they index are collapsed into one, indexed by
+/// the row-major position sum_k i_k stride_k (each i_k wrapped when
+/// negative and checked against its own dim, as eager's IndexError), and
+/// the one-index form below runs on the collapsed tensor.
+LogicalResult lowerIndexPutSeveral(Lowering &l, Value x, Value values,
+                                   bool accumulate, ArrayRef<Attribute> indices,
+                                   ArrayRef<int64_t> indexed) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t first = indexed.front(), count = indexed.size();
+  if (indexed.back() - first + 1 != count)
+    return l.fail("index tensors must index consecutive dims");
+  if (!xType.hasStaticShape())
+    return l.fail("needs a static shape");
+  // The index vectors, of one length (a length of 1 broadcasts).
+  SmallVector<Value> vectors;
+  int64_t length = 1;
+  for (int64_t d : indexed) {
+    Value v = l.tensor(indices[d]);
+    if (!v)
+      return failure();
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || !isa<IntegerType>(t.getElementType()) ||
+        t.getElementType().isInteger(1) || t.isDynamicDim(0))
+      return l.fail("several index tensors must be int vectors of static "
+                    "length");
+    if (t.getDimSize(0) != 1) {
+      if (length != 1 && length != t.getDimSize(0))
+        return l.fail("the index vectors must have one length");
+      length = t.getDimSize(0);
+    }
+    vectors.push_back(v);
+  }
+  Type i64 = l.b.getI64Type();
+  SmallVector<int64_t> strides(count, 1);
+  for (int64_t k = count - 2; k >= 0; --k)
+    strides[k] = strides[k + 1] * xType.getDimSize(first + k + 1);
+  for (int64_t k = 0; k < count; ++k)
+    checkIndexRange(l, x, first + k, vectors[k], /*negative=*/true);
+  Value linear = l.elementwise(
+      vectors, i64, i64, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value sum = constantOf(b, loc, i64, 0);
+        for (int64_t k = 0; k < count; ++k) {
+          Value size = constantOf(b, loc, i64, xType.getDimSize(first + k));
+          Value negative =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[k],
+                                    constantOf(b, loc, i64, 0));
+          Value position = arith::SelectOp::create(
+              b, loc, negative, arith::AddIOp::create(b, loc, v[k], size),
+              v[k]);
+          sum = arith::AddIOp::create(
+              b, loc, sum,
+              arith::MulIOp::create(b, loc, position,
+                                    constantOf(b, loc, i64, strides[k])));
+        }
+        return sum;
+      });
+  // The tensor with the indexed dims collapsed, the values expanded to
+  // the region they fill (the indexed dims replaced by the length).
+  SmallVector<OpFoldResult> collapsed;
+  SmallVector<int64_t> region;
+  for (int64_t d = 0; d < xType.getRank(); ++d) {
+    if (d > first && d < first + count)
+      continue;
+    int64_t size = xType.getDimSize(d);
+    if (d == first) {
+      size = 1;
+      for (int64_t k = 0; k < count; ++k)
+        size *= xType.getDimSize(first + k);
+    }
+    collapsed.push_back(l.b.getIndexAttr(size));
+    region.push_back(d == first ? length : size);
+  }
+  Type elem = xType.getElementType();
+  Value source = l.lowerCall("aten::expand", {ref(l, 0), ints(l, region)},
+                             {values}, tensorOf(elem));
+  if (!source)
+    return failure();
+  source = l.castTensor(source, elem);
+  Value out =
+      l.lowerCall(accumulate ? "aten::index_add" : "aten::index_copy",
+                  {ref(l, 0), int64(l, first), ref(l, 1), ref(l, 2)},
+                  {l.reshape(x, collapsed), linear, source}, tensorOf(elem));
+  if (!out)
+    return failure();
+  return l.replace(l.reshape(out, l.dims(x)));
+}
+
 LogicalResult lowerIndexPut(Lowering &l) {
   using P = args::aten::index_put;
   static_assert(
@@ -506,16 +594,15 @@ LogicalResult lowerIndexPut(Lowering &l) {
     indices = list.getElements();
   else if (auto tuple = dyn_cast_or_null<TupleAttr>(l.arg(P::indices)))
     indices = tuple.getElements();
-  int64_t dim = -1;
-  for (auto [i, a] : llvm::enumerate(indices)) {
-    if (l.isNone(a))
-      continue;
-    if (dim >= 0)
-      return l.fail("more than one index tensor is not supported");
-    dim = i;
-  }
-  if (dim < 0)
+  SmallVector<int64_t> indexed;
+  for (auto [i, a] : llvm::enumerate(indices))
+    if (!l.isNone(a))
+      indexed.push_back(i);
+  if (indexed.empty())
     return l.fail("needs an index tensor");
+  if (indexed.size() > 1)
+    return lowerIndexPutSeveral(l, x, values, *accumulate, indices, indexed);
+  int64_t dim = indexed.front();
   Value index = l.tensor(indices[dim]);
   if (!index)
     return failure();

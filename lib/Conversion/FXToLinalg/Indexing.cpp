@@ -884,9 +884,75 @@ LogicalResult lowerMaxUnpool(Lowering &l, int spatial) {
 LogicalResult lowerMaxUnpool2d(Lowering &l) { return lowerMaxUnpool(l, 2); }
 LogicalResult lowerMaxUnpool3d(Lowering &l) { return lowerMaxUnpool(l, 3); }
 
+/// masked_scatter(self, mask, source): the elements of `self` where the
+/// mask (broadcast to self's shape) is true, in row-major order, replaced
+/// by the source's first elements in order. Element i takes source
+/// element cumsum(mask)[i] - 1; a mask selecting more elements than the
+/// source has fails the call, as eager's RuntimeError.
+LogicalResult lowerMaskedScatter(Lowering &l) {
+  using P = args::aten::masked_scatter;
+  Value x = l.tensor(P::self), mask = l.tensor(P::mask),
+        source = l.tensor(P::source);
+  if (!x || !mask || !source)
+    return failure();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Type elem = xType.getElementType();
+  if (!xType.hasStaticShape() || !sourceType.hasStaticShape() ||
+      !cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1))
+    return l.fail("needs static shapes and a bool mask");
+  Value full =
+      l.lowerCall("aten::expand", {ref(l, 0), ints(l, xType.getShape())},
+                  {mask}, tensorOf(l.b.getI1Type()));
+  if (!full)
+    return failure();
+  int64_t n = xType.getNumElements(), m = sourceType.getNumElements();
+  SmallVector<OpFoldResult> flat = {l.b.getIndexAttr(n)};
+  Value flatMask = l.reshape(full, flat);
+  Type i64 = l.b.getI64Type();
+  Value counts = l.lowerCall("aten::cumsum", {ref(l, 0), int64(l, 0)},
+                             {l.castTensor(flatMask, i64)}, tensorOf(i64));
+  if (!counts)
+    return failure();
+  l.check(l.elementwise({counts}, i64, l.b.getI1Type(),
+                        [&](OpBuilder &b, Location loc, ValueRange v) {
+                          return arith::CmpIOp::create(
+                                     b, loc, arith::CmpIPredicate::sgt, v[0],
+                                     constantOf(b, loc, i64, m))
+                              .getResult();
+                        }),
+          "masked_scatter: the mask selects more elements than the source "
+          "has");
+  Value flatX = l.reshape(x, flat);
+  if (m == 0)
+    return l.replace(x); // nothing can be selected (else the check fails)
+  Value flatSource =
+      l.castTensor(l.reshape(source, {l.b.getIndexAttr(m)}), elem);
+  Value size = l.indexConst(m);
+  AffineMap id = l.b.getMultiDimIdentityMap(1);
+  Value out =
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{flatX.getType()},
+          ValueRange{flatX, flatMask, counts}, ValueRange{l.empty(flat, elem)},
+          ArrayRef<AffineMap>{id, id, id, id},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel}, "", "",
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            Value k =
+                arith::SubIOp::create(b, loc, v[2], constantOf(b, loc, i64, 1));
+            Value taken = tensor::ExtractOp::create(
+                b, loc, flatSource, clampedIndex(b, loc, k, size));
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::SelectOp::create(b, loc, v[1], taken, v[0])});
+          })
+          .getResult(0);
+  return l.replace(l.reshape(out, l.dims(x)));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addIndexingLowerings(llvm::StringMap<LowerFn> &t) {
+  addLowering(t, {"aten::masked_scatter"}, lowerMaskedScatter);
   addLowering(t,
               {"aten::tensor_split.sections", "aten::tensor_split.indices",
                "aten::hsplit.int", "aten::hsplit.array", "aten::vsplit.int",

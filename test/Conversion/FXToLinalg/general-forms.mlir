@@ -69,3 +69,52 @@ fx.graph_module @M {
     fx.output %p : tensor<3x5xf32>
   }
 }
+
+// -----
+
+// index_put with two index vectors (x[i, j] = v): each is wrapped when
+// negative and bounded by its own dim (the inputs' bounds the runtime
+// checks: [-3, 3) and [-4, 4)), the position is i * 4 + j, and the
+// one-index form runs on the tensor collapsed to 12 elements.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      fx.index_bounds = [{hi = 3 : i64, input = 1 : i64, lo = -3 : i64, node = "r"}, {hi = 4 : i64, input = 2 : i64, lo = -4 : i64, node = "r"}]
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2xi64>, tensor<2xi64>)
+// CHECK:           %[[I:.*]] = arith.select
+// CHECK:           %[[ROW:.*]] = arith.muli %[[I]], %{{.*}} : i64
+// CHECK:           %[[J:.*]] = arith.select
+// CHECK:           arith.addi %[[ROW]], %[[J]] : i64
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK:         tensor.expand_shape %{{.*}} output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %i = fx.placeholder "i" : tensor<2xi64>
+    %j = fx.placeholder "j" : tensor<2xi64>
+    %v = fx.placeholder "v" : tensor<2xf32>
+    %r = fx.call_function "aten::index_put"(%x, [%i, %j], %v, False) : (tensor<3x4xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+    fx.output %r : tensor<3x4xf32>
+  }
+}
+
+// -----
+
+// masked_scatter: the mask flattened, its running count (cumsum) checked
+// against the source's 12 elements (a run-time check), and element i
+// taking source element count[i] - 1 where the mask is set.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      fx.checks = [{{.*}}{message = "masked_scatter: the mask selects more elements than the source has", node = "r"}
+// CHECK:         arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
+// CHECK:         linalg.generic
+// CHECK:         ^bb0(%[[X:.*]]: f32, %[[ON:.*]]: i1, %[[COUNT:.*]]: i64, %{{.*}}: f32):
+// CHECK:           %[[K:.*]] = arith.subi %[[COUNT]], %{{.*}} : i64
+// CHECK:           %[[TAKEN:.*]] = tensor.extract
+// CHECK:           arith.select %[[ON]], %[[TAKEN]], %[[X]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<3x4xf32>
+    %m = fx.placeholder "m" : tensor<3x4xi1>
+    %s = fx.placeholder "s" : tensor<12xf32>
+    %r = fx.call_function "aten::masked_scatter"(%x, %m, %s) : (tensor<3x4xf32>, tensor<3x4xi1>, tensor<12xf32>) -> tensor<3x4xf32>
+    fx.output %r : tensor<3x4xf32>
+  }
+}
