@@ -4329,6 +4329,21 @@ def _bn_eval_pool3d_step(x, mean, var, weight):
     return (loss.detach(),) + torch.autograd.grad(loss, [x, weight])
 
 
+def _adaptive_pool_step(x, w):
+    """Gradients through adaptive average pooling to (2, 3) and to (2, 1,
+    3): make_fx gives _adaptive_avg_pool2d/3d and their backwards."""
+    x = x.detach().requires_grad_(True)
+    h = x * w
+    two = F.adaptive_avg_pool2d(h, (2, 3))
+    three = F.adaptive_avg_pool3d(h.unsqueeze(2).expand(2, 3, 4, 5, 7),
+                                  (2, 1, 3))
+    loss = (two * two).sum() + three.tanh().sum()
+    return (loss.detach(),) + torch.autograd.grad(loss, [x])
+
+
+add("adaptive_avg_pool_2d_3d", _traced_step(
+    _adaptive_pool_step, ((2, 3, 5, 7), (7,))),
+    randn((2, 3, 5, 7), (7,)))
 add("conv_batch_norm_avg_pool", _traced_step(
     _bn_pool_step, ((2, 3, 9, 9), (4, 3, 3, 3), (4,), (4, 5))),
     randn((2, 3, 9, 9), (4, 3, 3, 3), (4,), (4, 5)))

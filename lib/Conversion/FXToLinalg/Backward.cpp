@@ -628,6 +628,87 @@ LogicalResult lowerAvgPoolBackward(Lowering &l) {
   return l.replace(result);
 }
 
+/// _adaptive_avg_pool2d/3d_backward(grad_output, self): each output
+/// element's gradient spread evenly over its adaptive window (start
+/// floor(o in / out), end ceil((o + 1) in / out)): grad_input = the
+/// gradient contracted with one averaging matrix A_d[o, i] per spatial
+/// dim (1 / window size inside the window, else 0), in one linalg.generic
+/// reducing over the output positions.
+LogicalResult lowerAdaptiveAvgPoolBackward(Lowering &l) {
+  static constexpr Param kGrad =
+      sameParam(args::aten::_adaptive_avg_pool2d_backward::grad_output,
+                args::aten::_adaptive_avg_pool3d_backward::grad_output);
+  static constexpr Param kSelf =
+      sameParam(args::aten::_adaptive_avg_pool2d_backward::self,
+                args::aten::_adaptive_avg_pool3d_backward::self);
+  int64_t spatial = l.target() == "aten::_adaptive_avg_pool2d_backward" ? 2 : 3;
+  Value g = l.tensor(kGrad), x = l.tensor(kSelf);
+  Type elem = x ? cast<RankedTensorType>(x.getType()).getElementType() : Type();
+  if (!g || !x || !elem || !isFloat(elem))
+    return l.fail("needs float tensors");
+  bool unbatched = rankOf(x) == spatial + 1;
+  if (unbatched) {
+    x = l.unsqueeze(x, 0);
+    g = l.unsqueeze(g, 0);
+  }
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto gType = cast<RankedTensorType>(g.getType());
+  if (xType.getRank() != spatial + 2 || gType.getRank() != spatial + 2)
+    return l.fail("operands of the wrong rank");
+  int64_t rank = spatial + 2, loops = rank + spatial;
+  MLIRContext *ctx = l.b.getContext();
+  SmallVector<Value> inputs = {l.castTensor(g, elem)};
+  SmallVector<AffineExpr> gExprs = {getAffineDimExpr(0, ctx),
+                                    getAffineDimExpr(1, ctx)};
+  SmallVector<AffineMap> maps;
+  for (int64_t d = 0; d < spatial; ++d)
+    gExprs.push_back(getAffineDimExpr(rank + d, ctx));
+  maps.push_back(AffineMap::get(loops, 0, gExprs, ctx));
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t in = xType.getDimSize(d + 2), out = gType.getDimSize(d + 2);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out) || out == 0)
+      return l.fail("needs static spatial sizes");
+    SmallVector<Attribute> weights;
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t start = (o * in) / out, end = ((o + 1) * in + out - 1) / out;
+      for (int64_t i = 0; i < in; ++i)
+        weights.push_back(FloatAttr::get(
+            elem, i >= start && i < end ? 1.0 / double(end - start) : 0.0));
+    }
+    inputs.push_back(arith::ConstantOp::create(
+        l.b, l.loc,
+        DenseElementsAttr::get(RankedTensorType::get({out, in}, elem),
+                               weights)));
+    maps.push_back(AffineMap::get(
+        loops, 0,
+        {getAffineDimExpr(rank + d, ctx), getAffineDimExpr(d + 2, ctx)}, ctx));
+  }
+  maps.push_back(AffineMap::get(
+      loops, 0,
+      llvm::map_to_vector(llvm::seq<int64_t>(0, rank),
+                          [&](int64_t d) { return getAffineDimExpr(d, ctx); }),
+      ctx));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::parallel);
+  for (int64_t d = rank; d < loops; ++d)
+    iterators[d] = utils::IteratorType::reduction;
+  Value init = l.filled(l.dims(x), l.constant(elem, 0));
+  auto generic = linalg::GenericOp::create(
+      l.b, l.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, "", "", [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value term = args[0];
+        for (int64_t d = 0; d < spatial; ++d)
+          term = arith::MulFOp::create(b, loc, term, args[1 + d]);
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::AddFOp::create(b, loc, args.back(), term)});
+      });
+  Value result = generic.getResult(0);
+  if (unbatched)
+    result = l.squeeze(result, 0);
+  return l.replace(result);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addBackwardLowerings(llvm::StringMap<LowerFn> &t) {
@@ -653,4 +734,8 @@ void mlir::fx::lowering::addBackwardLowerings(llvm::StringMap<LowerFn> &t) {
               lowerNativeBatchNormBackward);
   addLowering(t, {"aten::avg_pool2d_backward", "aten::avg_pool3d_backward"},
               lowerAvgPoolBackward);
+  addLowering(t,
+              {"aten::_adaptive_avg_pool2d_backward",
+               "aten::_adaptive_avg_pool3d_backward"},
+              lowerAdaptiveAvgPoolBackward);
 }

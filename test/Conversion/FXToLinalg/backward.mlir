@@ -112,3 +112,27 @@ fx.graph_module @M {
     fx.output (%gi, %gw) : tensor<2x3x4x4xf32>, tensor<3xf32>
   }
 }
+
+// -----
+
+// _adaptive_avg_pool2d_backward from 3x5 to 2x2: the gradient contracted
+// with one averaging matrix per spatial dim (rows 0..1 of 3 and the
+// overlapping windows 0..2, 2..4 of 5), reducing over the output
+// positions (loops 4 and 5).
+// CHECK-DAG:   #[[A:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d2)>
+// CHECK-DAG:   #[[B:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d5, d3)>
+// CHECK-LABEL: func.func @forward(
+// CHECK-DAG:     arith.constant dense<{{\[\[}}5.000000e-01, 5.000000e-01, 0.000000e+00], [0.000000e+00, 5.000000e-01, 5.000000e-01]]> : tensor<2x3xf32>
+// CHECK-DAG:     arith.constant dense<{{\[\[}}0.333333343, 0.333333343, 0.333333343, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.333333343, 0.333333343, 0.333333343]]> : tensor<2x5xf32>
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[A]], #[[B]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK:           arith.mulf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<1x2x2x2xf32>
+    %x = fx.placeholder "x" : tensor<1x2x3x5xf32>
+    %r = fx.call_function "aten::_adaptive_avg_pool2d_backward"(%g, %x) : (tensor<1x2x2x2xf32>, tensor<1x2x3x5xf32>) -> tensor<1x2x3x5xf32>
+    fx.output %r : tensor<1x2x3x5xf32>
+  }
+}
