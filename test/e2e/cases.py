@@ -4341,6 +4341,20 @@ def _adaptive_pool_step(x, w):
     return (loss.detach(),) + torch.autograd.grad(loss, [x])
 
 
+def _grouped_conv_step(x, w, b, d):
+    """The input, weight and bias gradients of a grouped 2-D conv (stride,
+    padding) and a depthwise dilated 1-D conv: convolution_backward of
+    groups 2 and 4."""
+    x, w, b, d = (t.detach().requires_grad_(True) for t in (x, w, b, d))
+    y = F.conv2d(x, w, b, stride=2, padding=1, groups=2)
+    z = F.conv1d(y.flatten(2), d, padding=2, dilation=2, groups=6)
+    loss = (y.tanh() * y).sum() + (z * z).mean()
+    return (loss.detach(),) + torch.autograd.grad(loss, [x, w, b, d])
+
+
+add("grouped_conv_weight_grad", _traced_step(
+    _grouped_conv_step, ((2, 4, 7, 7), (6, 2, 3, 3), (6,), (12, 1, 3))),
+    randn((2, 4, 7, 7), (6, 2, 3, 3), (6,), (12, 1, 3)))
 add("adaptive_avg_pool_2d_3d", _traced_step(
     _adaptive_pool_step, ((2, 3, 5, 7), (7,))),
     randn((2, 3, 5, 7), (7,)))

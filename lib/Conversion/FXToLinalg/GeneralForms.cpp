@@ -404,25 +404,53 @@ LogicalResult lowerConvolutionBackward(Lowering &l) {
       {g, w}, tensorOf(elem));
   if (!gradInput)
     return failure();
-  // grad_weight: channels as the batch, the batch as the channels.
-  if (*groups != 1)
-    return l.fail("the weight's gradient of a grouped convolution is not "
-                  "supported");
+  // grad_weight: channels as the batch, the batch as the channels; of a
+  // grouped conv, each group's input and gradient channels apart, the
+  // groups' weight gradients concatenated along dim 0.
   auto swap01 = [&](Value v) {
     return l.lowerCall("aten::transpose.int",
                        {ref(l, 0), int64(l, 0), int64(l, 1)}, {v},
                        tensorOf(elem));
   };
-  Value xT = swap01(x), gT = swap01(g);
-  if (!xT || !gT)
-    return failure();
-  Value full = l.lowerCall("aten::conv" + dims,
-                           {ref(l, 0), ref(l, 1), none(l), ints(l, *dilation),
-                            ints(l, *padding), ints(l, *stride), int64(l, 1)},
-                           {xT, gT}, tensorOf(elem));
-  Value gradWeight = full ? swap01(full) : Value();
-  for (int64_t i = 0; gradWeight && i < spatial; ++i)
-    gradWeight = sliceOf(l, gradWeight, 2 + i, 0, wType.getDimSize(2 + i));
+  auto weightGrad = [&](Value input, Value grad) -> Value {
+    Value xT = swap01(input), gT = swap01(grad);
+    if (!xT || !gT)
+      return {};
+    Value full = l.lowerCall("aten::conv" + dims,
+                             {ref(l, 0), ref(l, 1), none(l), ints(l, *dilation),
+                              ints(l, *padding), ints(l, *stride), int64(l, 1)},
+                             {xT, gT}, tensorOf(elem));
+    Value grad01 = full ? swap01(full) : Value();
+    for (int64_t i = 0; grad01 && i < spatial; ++i)
+      grad01 = sliceOf(l, grad01, 2 + i, 0, wType.getDimSize(2 + i));
+    return grad01;
+  };
+  int64_t inPerGroup = xType.getDimSize(1) / *groups,
+          outPerGroup = gType.getDimSize(1) / *groups;
+  if (*groups < 1 || xType.getDimSize(1) % *groups ||
+      gType.getDimSize(1) % *groups)
+    return l.fail("the groups must divide the channels");
+  SmallVector<Value> parts;
+  for (int64_t group = 0; group < *groups; ++group) {
+    Value input = x, grad = g;
+    if (*groups > 1) {
+      input = sliceOf(l, x, 1, group * inPerGroup, (group + 1) * inPerGroup);
+      grad = sliceOf(l, g, 1, group * outPerGroup, (group + 1) * outPerGroup);
+    }
+    Value part = input && grad ? weightGrad(input, grad) : Value();
+    if (!part)
+      return failure();
+    parts.push_back(part);
+  }
+  Value gradWeight = parts.front();
+  if (parts.size() > 1) {
+    SmallVector<Attribute> refs;
+    for (unsigned i = 0; i < parts.size(); ++i)
+      refs.push_back(ref(l, i));
+    gradWeight = l.lowerCall("aten::cat",
+                             {ListAttr::get(contextOf(l), refs), int64(l, 0)},
+                             parts, tensorOf(elem));
+  }
   if (!gradWeight)
     return failure();
   SmallVector<int64_t> sumDims = {0};

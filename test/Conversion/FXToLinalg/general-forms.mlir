@@ -118,3 +118,30 @@ fx.graph_module @M {
     fx.output %r : tensor<3x4xf32>
   }
 }
+
+// -----
+
+// The weight's gradient of a grouped convolution (groups 2): each group's
+// input channel and gradient channels apart (extract_slice), one conv per
+// group with the batch as the channels, the two groups' gradients
+// inserted at rows 0 and 2 of the 4x1x3x3 result.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[G:.*]]: tensor<1x4x3x3xf32>, %[[X:.*]]: tensor<1x2x5x5xf32>
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 1, 5, 5]
+// CHECK:         tensor.extract_slice %[[G]][0, 0, 0, 0] [1, 2, 3, 3]
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK:         tensor.extract_slice %[[X]][0, 1, 0, 0] [1, 1, 5, 5]
+// CHECK:         tensor.extract_slice %[[G]][0, 2, 0, 0] [1, 2, 3, 3]
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK:         %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [2, 1, 3, 3]
+// CHECK:         tensor.insert_slice %{{.*}} into %[[FIRST]][%{{.*}}, 0, 0, 0] [2, 1, 3, 3]
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<1x4x3x3xf32>
+    %x = fx.placeholder "x" : tensor<1x2x5x5xf32>
+    %w = fx.placeholder "w" : tensor<4x1x3x3xf32>
+    %r = fx.call_function "aten::convolution_backward"(%g, %x, %w, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 2, [True, True, True]) : (tensor<1x4x3x3xf32>, tensor<1x2x5x5xf32>, tensor<4x1x3x3xf32>) -> tuple<tensor<1x2x5x5xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>>
+    %gw = fx.call_function "operator.getitem"(%r, 1) : (tuple<tensor<1x2x5x5xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>>) -> tensor<4x1x3x3xf32>
+    fx.output %gw : tensor<4x1x3x3xf32>
+  }
+}
