@@ -641,17 +641,23 @@ TensorSpec specOf(Type type, StringRef name) {
 /// {"dict": [[key, value], ...]} (string or int keys), a Python number,
 /// bool or string the graph returns as is as {"value": v} (a float as
 /// {"float": "<%.17g>"}, which keeps 10.0 a float and inf and nan
-/// readable, a complex as {"complex": [re, im]} of such strings), and
+/// readable, a complex as {"complex": [re, im]} of such strings),
+/// {"number": i} for a node whose result i is in `numbers` (a number the
+/// graph computes, returned as a 0-d tensor), and
 /// {"unsupported": "<attribute>"} for anything else.
-llvm::json::Value structureJSON(Attribute value) {
-  auto elements = [](ArrayRef<Attribute> items) {
+llvm::json::Value structureJSON(Attribute value,
+                                const llvm::SmallDenseSet<unsigned> &numbers) {
+  auto elements = [&](ArrayRef<Attribute> items) {
     llvm::json::Array array;
     for (Attribute item : items)
-      array.push_back(structureJSON(item));
+      array.push_back(structureJSON(item, numbers));
     return array;
   };
-  if (auto node = dyn_cast<NodeAttr>(value))
+  if (auto node = dyn_cast<NodeAttr>(value)) {
+    if (numbers.contains(node.getIndex()))
+      return llvm::json::Object{{"number", int64_t(node.getIndex())}};
     return int64_t(node.getIndex());
+  }
   if (isa<NoneAttr>(value))
     return nullptr;
   if (auto flag = dyn_cast<BoolAttr>(value))
@@ -689,7 +695,7 @@ llvm::json::Value structureJSON(Attribute value) {
       else
         break;
       pairs.push_back(
-          llvm::json::Array{std::move(jsonKey), structureJSON(item)});
+          llvm::json::Array{std::move(jsonKey), structureJSON(item, numbers)});
     }
     if (pairs.size() == dict.getKeys().size())
       return llvm::json::Object{{"dict", std::move(pairs)}};
@@ -926,8 +932,14 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
     }
   }
   if (auto structure = func->getAttr("fx.output")) {
+    // Results marked fx.number (0-d tensors of a number the graph
+    // returns) are {"number": i}: the Python package returns their value.
+    llvm::SmallDenseSet<unsigned> numbers;
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (func.getResultAttr(i, "fx.number"))
+        numbers.insert(i);
     llvm::raw_string_ostream os(code.outputStructure);
-    os << structureJSON(structure);
+    os << structureJSON(structure, numbers);
   }
 
   // Stage 2: to LLVM.

@@ -106,6 +106,14 @@ class _Constant:
         self.value = value
 
 
+class _Number:
+    """Result `index`, a 0-d tensor of a number the graph computes (a size
+    of a dynamic dim, int(t)): returned as the Python number."""
+
+    def __init__(self, index):
+        self.index = index
+
+
 def _parse_structure(text):
     """The fx.output structure, as the runtime gives it (JSON: the output
     node's args, node references as result indices, `{"tuple": [...]}`,
@@ -113,10 +121,13 @@ def _parse_structure(text):
     tuples/lists/dicts of result indices; None stands for None, and a
     number, bool or string the graph returns as is (`{"value": 3}`,
     `{"float": "10"}`, `{"complex": ["1", "-2"]}`) for itself (a
-    _Constant)."""
+    _Constant), and `{"number": i}` for result i, a 0-d tensor of a number
+    the graph computes (a _Number)."""
     def value(v):
         if v is None or isinstance(v, int):
             return v
+        if isinstance(v, dict) and "number" in v:
+            return _Number(v["number"])
         if isinstance(v, dict) and "value" in v:
             return _Constant(v["value"])
         if isinstance(v, dict) and "float" in v:
@@ -146,6 +157,8 @@ def _rebuild(structure, results):
         return results[structure]
     if isinstance(structure, _Constant):
         return structure.value
+    if isinstance(structure, _Number):
+        return results[structure.index].item()
     if structure is None:
         return None
     if isinstance(structure, dict):

@@ -4352,6 +4352,21 @@ def _grouped_conv_step(x, w, b, d):
     return (loss.detach(),) + torch.autograd.grad(loss, [x, w, b, d])
 
 
+def _segmentation_step(x, w):
+    """Per-pixel cross-entropy with class weights and an ignored pixel
+    (targets a constant of the step): make_fx gives nll_loss2d_forward,
+    nll_loss2d_backward and lift_fresh_copy."""
+    w = w.detach().requires_grad_(True)
+    targets = torch.tensor([[[0, 1, 2], [2, 1, -100]], [[1, 1, 0], [0, 2, 2]]])
+    logits = F.conv2d(x, w, padding=1)
+    loss = F.cross_entropy(logits, targets,
+                           weight=torch.tensor([0.5, 1.0, 2.0]))
+    return (loss.detach(),) + torch.autograd.grad(loss, [w])
+
+
+add("segmentation_cross_entropy", _traced_step(
+    _segmentation_step, ((2, 4, 2, 3), (3, 4, 3, 3))),
+    randn((2, 4, 2, 3), (3, 4, 3, 3)))
 add("grouped_conv_weight_grad", _traced_step(
     _grouped_conv_step, ((2, 4, 7, 7), (6, 2, 3, 3), (6,), (12, 1, 3))),
     randn((2, 4, 7, 7), (6, 2, 3, 3), (6,), (12, 1, 3)))

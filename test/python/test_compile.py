@@ -853,3 +853,40 @@ def test_number_inputs_of_a_graph_module():
     torch.testing.assert_close(compiled(x, 2.5), x * 2.5 + 2.5)
     assert compiled(x, 2.0).dtype == torch.float32
     assert len(compiled.specializations) == 3
+
+
+class ComputedSizes(nn.Module):
+    """Numbers the compiled code computes from a dynamic batch."""
+
+    def forward(self, x):
+        return x.relu(), x.size(0), x.size(0) * 2, x.numel()
+
+
+class TensorToNumber(nn.Module):
+    """int/float/bool of a one-element tensor (TorchScript's Int.Tensor,
+    Float.Tensor, Bool.Tensor), computed by the compiled code."""
+
+    def forward(self, t):
+        return (t * 2, torch.ops.aten.Int.Tensor(t),
+                torch.ops.aten.Float.Tensor(t), torch.ops.aten.Bool.Tensor(t))
+
+
+def _same_numbers(got, expected):
+    torch.testing.assert_close(got[0], expected[0])
+    for g, e in zip(got[1:], expected[1:]):
+        assert type(g) is type(e) and g == e, (g, e)
+
+
+def test_numbers_computed_by_the_code_are_returned_as_numbers():
+    model = ComputedSizes()
+    compiled = fx_mlir.compile(model, (torch.randn(3, 4),),
+                               dynamic_batch=True)
+    for batch in (3, 5):
+        x = torch.randn(batch, 4)
+        _same_numbers(compiled(x), model(x))
+    model = TensorToNumber()
+    t = torch.tensor([2.75])
+    compiled = fx_mlir.compile(model, (t,))
+    for value in (2.75, -1.5, 0.0):
+        t = torch.tensor([value])
+        _same_numbers(compiled(t), model(t))

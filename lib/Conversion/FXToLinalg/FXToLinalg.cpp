@@ -519,13 +519,29 @@ struct ConvertFXToLinalgPass
       }
       results.push_back(r);
     }
-    for (Value r : results)
-      if (!isa<RankedTensorType>(r.getType())) {
-        output.emitError() << "cannot compile the output: only tensors can "
-                              "be returned, got "
+    // A number the graph returns (x.size(1) of a dynamic dim, int(t)) is
+    // returned as a 0-d tensor marked fx.number: the runtime gives it back
+    // as a Python number.
+    SmallVector<unsigned> numberResults;
+    for (auto [i, r] : llvm::enumerate(results)) {
+      if (isa<RankedTensorType>(r.getType()))
+        continue;
+      if (!r.getType().isIntOrIndexOrFloat()) {
+        output.emitError() << "cannot compile the output: only tensors and "
+                              "numbers can be returned, got "
                            << r.getType();
         return failure();
       }
+      builder.setInsertionPoint(output);
+      Value number = r;
+      if (number.getType().isIndex())
+        number = arith::IndexCastOp::create(builder, output.getLoc(),
+                                            builder.getI64Type(), number);
+      r = tensor::FromElementsOp::create(
+          builder, output.getLoc(), RankedTensorType::get({}, number.getType()),
+          number);
+      numberResults.push_back(i);
+    }
     // uint8 results go back to bytes; the signature keeps the dtype.
     SmallVector<unsigned> uint8Results;
     for (unsigned i = 0; i < results.size(); ++i) {
@@ -547,6 +563,8 @@ struct ConvertFXToLinalgPass
         entryBlock->getArgumentTypes(), ValueRange(results).getTypes()));
     for (unsigned i : uint8Results)
       func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
+    for (unsigned i : numberResults)
+      func.setResultAttr(i, "fx.number", builder.getUnitAttr());
     for (auto [i, name] : llvm::enumerate(stateArgs))
       func.setArgAttr(placeholders.size() + i, "fx.state",
                       builder.getStringAttr(name));

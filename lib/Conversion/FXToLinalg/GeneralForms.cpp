@@ -206,9 +206,10 @@ LogicalResult lowerNllLossForward(Lowering &l) {
   return l.replaceTuple({out, total});
 }
 
-/// nll_loss_backward(grad, self, target, weight, reduction, ignore_index,
-/// total_weight): -weight[c] * grad at (i, target[i]) for the counted
-/// targets, over total_weight for the mean; 0 elsewhere.
+/// nll_loss_backward and nll_loss2d_backward(grad, self, target, weight,
+/// reduction, ignore_index, total_weight): -weight[c] * grad at the class
+/// target[i] of each counted target (along dim 1 of (N, C, d1, ...)), over
+/// total_weight for the mean; 0 elsewhere.
 LogicalResult lowerNllLossBackward(Lowering &l) {
   using P = args::aten::nll_loss_backward;
   Value g = l.tensor(P::grad_output), x = l.tensor(P::self),
@@ -220,18 +221,29 @@ LogicalResult lowerNllLossBackward(Lowering &l) {
       !ignore)
     return l.fail("needs float tensors and constant reduction and "
                   "ignore_index");
-  if (rankOf(x) > 2)
-    return l.fail("needs an input of (N, C) or (C) (nll_loss2d's backward "
-                  "is not supported)");
-  int64_t classes = staticDim(x, rankOf(x) - 1);
-  if (ShapedType::isDynamic(classes))
-    return l.fail("needs a static class count");
+  // The classes are dim 1 of (N, C, d1, ...) and dim 0 of (C).
+  int64_t rank = rankOf(x), classDim = rank == 1 ? 0 : 1;
+  int64_t classes = staticDim(x, classDim);
+  if (ShapedType::isDynamic(classes) ||
+      rankOf(t) != std::max<int64_t>(rank - 1, 0))
+    return l.fail("needs a static class count and a target of the input's "
+                  "shape without the classes");
+  // Class-indexed vectors (the ids, the weight) as (C, 1, ...) against
+  // the trailing dims.
+  auto alongClasses = [&](Value v) {
+    SmallVector<OpFoldResult> sizes = {l.b.getIndexAttr(classes)};
+    for (int64_t d = classDim + 1; d < rank; ++d)
+      sizes.push_back(l.b.getIndexAttr(1));
+    return sizes.size() == 1 ? v : l.reshape(v, sizes);
+  };
   Value ids = classIds(l, classes);
   if (!ids)
     return failure();
-  // target as a column (N, 1) against the class ids (C): the one-hot mask.
-  Value column = rankOf(t) == 1 ? l.unsqueeze(t, 1) : t;
-  if (*reduction == 0 && rankOf(g) == 1)
+  ids = alongClasses(ids);
+  // The target with a unit class dim against the class ids: the one-hot
+  // mask.
+  Value column = rank >= 2 ? l.unsqueeze(t, 1) : t;
+  if (*reduction == 0 && rank >= 2)
     g = l.unsqueeze(g, 1);
   SmallVector<Value> inputs = {column, ids, g, total};
   bool weighted = !l.isNone(P::weight);
@@ -239,7 +251,7 @@ LogicalResult lowerNllLossBackward(Lowering &l) {
     Value w = l.tensor(P::weight);
     if (!w)
       return failure();
-    inputs.push_back(w);
+    inputs.push_back(alongClasses(w));
   }
   Type i64 = l.b.getI64Type();
   Value ignoreValue = l.constant(i64, double(*ignore));
@@ -852,8 +864,10 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
                "aten::_convolution.deprecated"},
               lowerConvolution);
   addLowering(t, {"aten::native_batch_norm"}, lowerNativeBatchNorm);
-  addLowering(t, {"aten::nll_loss_forward"}, lowerNllLossForward);
-  addLowering(t, {"aten::nll_loss_backward"}, lowerNllLossBackward);
+  addLowering(t, {"aten::nll_loss_forward", "aten::nll_loss2d_forward"},
+              lowerNllLossForward);
+  addLowering(t, {"aten::nll_loss_backward", "aten::nll_loss2d_backward"},
+              lowerNllLossBackward);
   addLowering(t, {"aten::native_layer_norm_backward"},
               lowerNativeLayerNormBackward);
   addLowering(t, {"aten::convolution_backward"}, lowerConvolutionBackward);

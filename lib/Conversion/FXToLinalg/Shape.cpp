@@ -1459,7 +1459,11 @@ LogicalResult lowerRepeatInterleave(Lowering &l) {
 
 /// item(self): the one element of a tensor of one element, as the
 /// Python number the node declares (float, int or bool).
+/// item(), and Int/Float/Bool of a one-element tensor (TorchScript's
+/// int(t), float(t), bool(t)): its element as the declared number type.
 LogicalResult lowerItem(Lowering &l) {
+  // Parameters as aten::item names them, at the same positions in
+  // aten::Int.Tensor and 2 more.
   using P = args::aten::item;
   Value x = l.tensor(P::self);
   if (!x)
@@ -2161,7 +2165,10 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::triu"}, lowerTriu);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
-  addLowering(t, {"aten::item"}, lowerItem);
+  addLowering(t,
+              {"aten::item", "aten::Int.Tensor", "aten::Float.Tensor",
+               "aten::Bool.Tensor"},
+              lowerItem);
   addLowering(t, {"aten::repeat_interleave.self_int"}, lowerRepeatInterleave);
   addLowering(t, {"aten::size"}, lowerSize);
   addLowering(t, {"aten::dim"}, lowerDim);

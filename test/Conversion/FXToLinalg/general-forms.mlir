@@ -145,3 +145,26 @@ fx.graph_module @M {
     fx.output %gw : tensor<4x1x3x3xf32>
   }
 }
+
+// -----
+
+// nll_loss2d_backward: the class ids as (3, 1, 1) and the target with a
+// unit class dim (2, 1, 4, 5) broadcast to the one-hot mask of the input's
+// shape, ignored targets (-100) left out.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      %[[T:[^:]*]]: tensor<2x4x5xi64>
+// CHECK:         %[[IDS:.*]] = tensor.expand_shape %{{.*}} output_shape [3, 1, 1] : tensor<3xi64> into tensor<3x1x1xi64>
+// CHECK:         %[[COLUMN:.*]] = tensor.expand_shape %[[T]] {{.*}} output_shape [2, 1, 4, 5]
+// CHECK:         linalg.generic {{.*}} ins(%[[COLUMN]], %[[IDS]] : tensor<2x1x4x5xi64>, tensor<3x1x1xi64>) outs(%{{.*}} : tensor<2x3x4x5xi1>)
+// CHECK:           arith.cmpi eq
+// CHECK:           arith.cmpi ne, %{{.*}}, %{{.*}} : i64
+fx.graph_module @M {
+  fx.graph @forward {
+    %g = fx.placeholder "g" : tensor<f32>
+    %x = fx.placeholder "x" : tensor<2x3x4x5xf32>
+    %t = fx.placeholder "t" : tensor<2x4x5xi64>
+    %w = fx.placeholder "w" : tensor<f32>
+    %r = fx.call_function "aten::nll_loss2d_backward"(%g, %x, %t, None, 1, -100, %w) : (tensor<f32>, tensor<2x3x4x5xf32>, tensor<2x4x5xi64>, tensor<f32>) -> tensor<2x3x4x5xf32>
+    fx.output %r : tensor<2x3x4x5xf32>
+  }
+}

@@ -138,19 +138,6 @@ fx.graph_module @M {
 
 // -----
 
-// Only tensors can be returned.
-
-fx.graph_module @M {
-  fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<2x4xf32>
-    %size = fx.call_function "aten::size.int"(%x, 0) : (tensor<2x4xf32>) -> i64
-    // expected-error @+1 {{cannot compile the output: only tensors can be returned, got 'i64'}}
-    fx.output %size : i64
-  }
-}
-
-// -----
-
 // A graph module without a forward graph is already rejected by the
 // verifier, before the pass runs.
 

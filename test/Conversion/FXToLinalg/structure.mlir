@@ -143,3 +143,25 @@ fx.graph_module @M {
     fx.output %d : tensor<4xi64>
   }
 }
+
+// -----
+
+// A number the graph returns (the size of a dynamic dim) is returned as a
+// 0-d tensor marked fx.number, which the runtime gives back as a Python
+// int.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<i64> {fx.number})
+// CHECK:         %[[DIM:.*]] = tensor.dim
+// CHECK:         %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK:         %[[T:.*]] = tensor.from_elements %[[N]] : tensor<i64>
+// CHECK:         return %{{.*}}, %[[T]] : tensor<?x4xf32>, tensor<i64>
+// ARGS-LABEL: func.func @main(
+// DYN-LABEL: func.func @forward(
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x4xf32>
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x4xf32>) -> i64
+    %r = fx.call_function "aten::relu"(%x) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    fx.output (%r, %n) : tensor<?x4xf32>, i64
+  }
+}
