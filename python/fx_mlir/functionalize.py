@@ -56,6 +56,12 @@ _INPLACE_OPERATORS = {
 }
 
 
+# The meta key marking the nodes functionalize makes for an updated
+# tensor's new value: a tensor of its own, whatever op makes it (a reshape
+# of a scatter), never a view of the tensor it replaces.
+_FRESH = "fx_mlir_fresh"
+
+
 def _is_view(node):
     if node.op == "call_method":
         return node.target in _VIEW_METHODS
@@ -230,6 +236,7 @@ def _setitem(gm, node, shapes):
         new = graph.call_method("reshape", (scattered, tuple(shape)))
     for made in (where, flat, scattered, new):
         made.meta = dict(node.meta)
+    new.meta[_FRESH] = True
     return new
 
 
@@ -318,6 +325,115 @@ def _shapes(gm, example_inputs):
             if hasattr(n.meta.get("tensor_meta"), "shape")}
 
 
+def _view_update_blocker(chain, node, order, shapes):
+    """Why the update `node` of the view chain[0] (chain: the views from it
+    up to their base, chain[-1]) cannot be made out-of-place, or "": each
+    view must be one `_unview` inverts, with known shapes, and no other
+    view of the base may be read after the update (it would keep the old
+    values, where eager's aliases see the new ones)."""
+    for view in chain[:-1]:
+        if _unview_kind(view, shapes) is None:
+            return (f"through '{view.name}' "
+                    f"({getattr(view.target, '__name__', view.target)}) "
+                    "is not supported")
+    base, on_chain = chain[-1], set(chain)
+    # The other views of the base made before the update.
+    aliases, seen, stack = [], set(), [base]
+    while stack:
+        current = stack.pop()
+        for user in current.users:
+            if (_is_view(user) and user.args and user.args[0] is current
+                    and user not in seen):
+                seen.add(user)
+                stack.append(user)
+                if user not in on_chain and order.get(user, -1) < order[node]:
+                    aliases.append(user)
+    for alias in aliases:
+        if any(order.get(u, -1) > order[node] for u in alias.users):
+            return (f"is not supported while its other view "
+                    f"'{alias.name}' is read afterwards")
+    return ""
+
+
+def _unview_kind(view, shapes):
+    """How `_unview` writes back into the base of `view`: "reshape",
+    "transpose", "permute", "index" (the getitem index), or None when it
+    cannot (or the shapes are unknown)."""
+    parent = view.args[0]
+    if parent not in shapes or view not in shapes:
+        return None
+    name = view.target if view.op == "call_method" else getattr(
+        view.target, "__name__", "")
+    if name in ("view", "view_as", "reshape", "reshape_as", "flatten",
+                "unflatten", "squeeze", "unsqueeze", "contiguous", "detach",
+                "ravel"):
+        return "reshape"
+    if name in ("transpose", "swapaxes", "swapdims", "t"):
+        return "transpose"
+    if name == "permute":
+        return "permute"
+    if name in ("narrow", "select"):
+        return "index"
+    if name == "getitem":
+        items = view.args[1] if isinstance(view.args[1], tuple) else (
+            view.args[1],)
+        simple = all(i is None or i is Ellipsis or isinstance(i, (int, slice))
+                     for i in items)
+        if simple and not any(isinstance(i, torch.fx.Node) or (
+                isinstance(i, slice) and any(isinstance(p, torch.fx.Node)
+                                             for p in (i.start, i.stop,
+                                                       i.step)))
+                for i in items):
+            return "index"
+    return None
+
+
+def _unview(gm, view, parent, value, shapes, after):
+    """Nodes (inserted after `after`) computing `parent` with its view
+    `view` replaced by `value`; the last is the new parent."""
+    graph = gm.graph
+    kind = _unview_kind(view, shapes)
+    rank = len(shapes[parent])
+    args = list(view.args[1:])
+    made = []
+    with graph.inserting_after(after):
+        if kind == "reshape":
+            made.append(graph.call_method("reshape",
+                                          (value, tuple(shapes[parent]))))
+        elif kind == "transpose":
+            dims = (0, 1) if not args else tuple(args[:2])
+            made.append(graph.call_method("transpose", (value, *dims)))
+        elif kind == "permute":
+            dims = args[0] if len(args) == 1 and isinstance(
+                args[0], (tuple, list)) else args
+            dims = [d % rank for d in dims]
+            inverse = [dims.index(i) for i in range(rank)]
+            made.append(graph.call_method("permute", (value, *inverse)))
+        else:
+            name = view.target if view.op == "call_method" else getattr(
+                view.target, "__name__", "")
+            if name == "narrow":
+                dim, start, length = args
+                index = (slice(None),) * (dim % rank) + (
+                    slice(start, start + length),)
+            elif name == "select":
+                dim, i = args
+                index = (slice(None),) * (dim % rank) + (i,)
+            else:
+                index = view.args[1]
+            assign = graph.call_function(operator.setitem,
+                                         (parent, index, value))
+            new = _setitem(gm, assign, shapes)
+            graph.erase_node(assign)
+            made.append(new)
+    for m in made:
+        m.meta = dict(view.meta)
+        m.meta[_FRESH] = True
+        if parent in shapes:
+            shapes[m] = shapes[parent]
+    return made
+
+
 def functionalize(gm, example_inputs=None):
     """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
     out-of-place ones; `x[index] = value` (operator.setitem, with an index
@@ -329,7 +445,7 @@ def functionalize(gm, example_inputs=None):
     input."""
     graph = gm.graph
     shapes = {}
-    if example_inputs is not None and any(map(_is_setitem, graph.nodes)):
+    if example_inputs is not None:
         shapes = _shapes(gm, example_inputs)
     nodes = list(graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
@@ -344,18 +460,21 @@ def functionalize(gm, example_inputs=None):
         if found is None:
             continue
         replacement, target = found
-        if _is_view(target):
-            base = target
-            while _is_view(base) and isinstance(base.args[0], torch.fx.Node):
-                base = base.args[0]
-            later = [u for n in (base, target) for u in n.users
-                     if order.get(u, -1) > order[node]]
-            if base.op == "placeholder" or later:
+        # An update of a view (x[1:3].mul_(2), x.view(-1).add_(1)) updates
+        # its base: the chain of views from the base to the updated one.
+        chain = [target]
+        while (_is_view(chain[-1]) and chain[-1].args
+               and isinstance(chain[-1].args[0], torch.fx.Node)
+               and not chain[-1].meta.get(_FRESH)):
+            chain.append(chain[-1].args[0])
+        if len(chain) > 1:
+            why = _view_update_blocker(chain, node, order, shapes)
+            if why:
                 raise FxMlirError(
                     f"cannot compile {node.op} '{node.name}' with target "
                     f"'{getattr(node.target, '__name__', node.target)}': an "
-                    f"in-place update of a view of '{base.name}', which is "
-                    "read afterwards or is an input, is not supported")
+                    f"in-place update of a view of '{chain[-1].name}' "
+                    f"{why}")
         if replacement == "setitem":
             new = _setitem(gm, node, shapes)
             order[new] = order[node]
@@ -378,10 +497,24 @@ def functionalize(gm, example_inputs=None):
             new = node  # an nn.Module(inplace=True): its result is the value
         if target in shapes:
             shapes[new] = shapes[target]
-        # Later reads of the updated tensor read the new value.
-        for user in list(target.users):
-            if user is not new and order.get(user, -1) > order[new]:
-                user.replace_input_with(target, new)
+        # The views' bases take the update, up to the chain's base: each
+        # (old, new) pair, the updated view first.
+        versions = [(target, new)]
+        for view in chain[:-1]:
+            parent = view.args[0]
+            made = _unview(gm, view, parent, versions[-1][1], shapes,
+                           versions[-1][1])
+            for m in made:
+                order[m] = order[new]
+            versions.append((parent, made[-1]))
+        # Later reads of the updated tensors read their new values.
+        for old_value, new_value in versions:
+            for user in list(old_value.users):
+                if user is not new_value and user not in (
+                        v for _, v in versions) and \
+                        order.get(user, -1) > order[new]:
+                    user.replace_input_with(old_value, new_value)
+        target, new = versions[-1]
         root = target
         if root.op == "placeholder" or root in updated.values():
             key = root if root.op == "placeholder" else next(

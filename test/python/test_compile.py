@@ -603,8 +603,37 @@ def _inplace_cases():
         torch.ops.aten.sub_.Tensor(z, y)
         return torch.ops.aten.mul_.Tensor(x, z)
 
+    # Updates through views reach their base (an input: the caller's
+    # tensor), through slices, select, narrow, reshapes and transposes.
+    def slice_copy(x, y):
+        x[1:3].copy_(y[:2])
+        return x
+
+    def flat_view(x, y):
+        v = x.view(12)
+        v.mul_(2)
+        return x + y
+
+    def row_of_transpose(x):
+        x.t()[1].add_(1)
+        x[:, 0].zero_()
+        return x * 2
+
+    def chain_on_intermediate(x, y):
+        h = x * 1
+        h.narrow(0, 1, 1).fill_(3.0)
+        h.select(1, 2).mul_(y[0, 2])
+        h.permute(1, 0)[0:2].sub_(1)
+        h[0][1:3] = 7.0
+        h[2] = 1.0
+        h[2][0:2].add_(x[0, :2])
+        return h, x
+
     return [("add_input", add_input, 1), ("update_then_read",
                                           update_then_read, 2),
+            ("slice_copy", slice_copy, 2), ("flat_view", flat_view, 2),
+            ("row_of_transpose", row_of_transpose, 1),
+            ("chain_on_intermediate", chain_on_intermediate, 2),
             ("operators", operators, 2), ("aten_inplace", aten_inplace, 2),
             ("intermediate", intermediate, 1),
             ("fill_and_copy", fill_and_copy, 2),
@@ -637,14 +666,27 @@ def test_inplace_updates_match_eager(name, fn, count):
         torch.testing.assert_close(mine, eager_input)
 
 
-def test_inplace_update_of_an_input_view_is_an_error():
-    class ViewUpdate(nn.Module):
+def test_inplace_update_of_a_view_with_a_stale_alias_is_an_error():
+    """Another view of the base read after the update would keep the old
+    values, where eager's sees the new ones: an error, not a wrong
+    result. So is an update through a view that cannot be written back
+    (diagonal)."""
+    class StaleAlias(nn.Module):
         def forward(self, x):
-            x[0].add_(1)
-            return x * 2
+            row = x[0]
+            x.view(12).add_(1)
+            return row * 2
 
-    with pytest.raises(fx_mlir.FxMlirError, match="in-place update of a view"):
-        fx_mlir.compile(ViewUpdate(), (torch.randn(3, 4),))
+    class ThroughDiagonal(nn.Module):
+        def forward(self, x):
+            x.diagonal().mul_(2)
+            return x
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="other view 'getitem' is read afterwards"):
+        fx_mlir.compile(StaleAlias(), (torch.randn(3, 4),))
+    with pytest.raises(fx_mlir.FxMlirError, match="through 'diagonal'"):
+        fx_mlir.compile(ThroughDiagonal(), (torch.randn(3, 4),))
 
 
 def test_inplace_update_changing_an_input_shape_is_an_error():
@@ -745,16 +787,28 @@ def test_setitem_matches_eager(name, fn):
         torch.testing.assert_close(mine, eager_input)
 
 
-def test_setitem_of_several_values_by_a_tensor_index_is_an_error():
+def test_setitem_of_several_values_by_tensor_indices():
+    """x[i] = rows and x[i, j] = values: index_put. By a bool mask, the
+    count of values depends on the data: an error."""
     class Rows(nn.Module):
         def forward(self, x, i):
             y = x.clone()
             y[i] = torch.ones(2, 4)
+            y[i, i + 1] = torch.tensor([5.0, 6.0])
             return y
 
+    class Masked(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y[x > 0] = torch.ones(3)
+            return y
+
+    x, i = torch.randn(3, 4), torch.tensor([0, 2])
+    torch.testing.assert_close(fx_mlir.compile(Rows(), (x, i))(x, i),
+                               Rows()(x, i))
     with pytest.raises(fx_mlir.FxMlirError, match="a tensor of values is "
                        "not supported"):
-        fx_mlir.compile(Rows(), (torch.randn(3, 4), torch.tensor([0, 2])))
+        fx_mlir.compile(Masked(), (torch.eye(3, 4),))
 
 
 class NumberOutputs(nn.Module):
