@@ -211,6 +211,11 @@ class ModulePathTracer(torch.fx.Tracer):
             return False
         if self._known is not None and _reference_forward(m) is not None:
             return False
+        # A conv padding by reflection, replication or wrapping (the
+        # registry binds zero padding) is traced into: F.pad, then the conv.
+        if (isinstance(m, torch.nn.modules.conv._ConvNd)
+                and getattr(m, "padding_mode", "zeros") != "zeros"):
+            return False
         if self._known is None or module_type(m) in self._known:
             return True
         if id(m) not in self._traceable:

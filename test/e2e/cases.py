@@ -1202,6 +1202,11 @@ add("reflection_pad2d", lambda: seq(nn.ReflectionPad2d((1, 2, 3, 0))),
     batched((3, 5, 6)), batch_sizes=(1, 2))
 add("replication_pad1d", lambda: seq(nn.ReplicationPad1d((3, 1))),
     randn((2, 3, 7)))
+add("conv_padding_modes", lambda: seq(
+    nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect"),
+    nn.Conv2d(4, 4, 3, padding=(2, 1), padding_mode="replicate"),
+    nn.Conv2d(4, 2, 3, padding=1, padding_mode="circular")),
+    randn((2, 3, 7, 9)))
 
 
 @fn_case("pad_modes", randn((2, 3, 5, 6)))
