@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
@@ -255,9 +256,42 @@ struct ConvertFXToLinalgPass
       modules[1].emitError("convert-fx-to-linalg: expected one graph module");
       return signalPassFailure();
     }
+    // The nodes by location, to name them in the verifier's messages.
+    llvm::DenseMap<Location, std::string> nodes;
+    getOperation().walk([&](CallFunctionOp call) {
+      nodes[call.getLoc()] = ("call_function " + getNodeLabel(call) +
+                              " with target '" + call.getTarget() + "'")
+                                 .str();
+    });
     for (GraphModuleOp module : modules)
       if (failed(convert(module)))
         return signalPassFailure();
+    if (failed(verifyLowered(nodes)))
+      return signalPassFailure();
+  }
+
+  /// Verifies what the lowerings built. A lowering given operand types
+  /// its operator does not take (a float index, bitwise ops of floats: a
+  /// graph eager would reject, written by hand) can build invalid IR; the
+  /// verifier's message is then reported as the node's error, naming it.
+  LogicalResult
+  verifyLowered(const llvm::DenseMap<Location, std::string> &nodes) {
+    bool reporting = false;
+    ScopedDiagnosticHandler handler(
+        &getContext(), [&](Diagnostic &diag) -> LogicalResult {
+          auto it = nodes.find(diag.getLocation());
+          if (reporting || diag.getSeverity() != DiagnosticSeverity::Error ||
+              it == nodes.end())
+            return failure(); // to the next handler, as it is
+          reporting = true;
+          emitError(diag.getLocation())
+              << "cannot compile " << it->second
+              << ": its operands' types do not fit the operator (" << diag.str()
+              << ")";
+          reporting = false;
+          return success();
+        });
+    return verify(getOperation());
   }
 
   LogicalResult convert(GraphModuleOp module) {
