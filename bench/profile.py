@@ -20,7 +20,6 @@ torchvision.models builder (regnet_x_400mf, resnext50_32x4d, ...) on one
 """
 
 import argparse
-import copy
 import operator
 import os
 import sys
@@ -108,18 +107,8 @@ def with_constants(piece, values):
     """A copy of the GraphModule `piece` whose non-tensor inputs (sizes an
     earlier piece computed) are the constants in `values`; it takes only
     the tensors."""
-    graph = copy.deepcopy(piece.graph)
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    for node, value in zip(placeholders, values):
-        if isinstance(value, torch.Tensor):
-            continue
-        for user in list(node.users):
-            user.args = torch.fx.node.map_arg(
-                user.args, lambda n: value if n is node else n)
-            user.kwargs = torch.fx.node.map_arg(
-                user.kwargs, lambda n: value if n is node else n)
-        graph.erase_node(node)
-    return torch.fx.GraphModule(piece, graph)
+    return fx_mlir.specialize.bind_numbers(
+        piece, values, bound=lambda v: not isinstance(v, torch.Tensor))
 
 
 def describe(sub):

@@ -536,6 +536,23 @@ class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
     pass
 
 
+def _trace_for_compile(model, example_inputs, dynamic_batch,
+                       specialize_numbers=False):
+    """trace() as compile() uses it: static shapes unless the batch is
+    dynamic, and torch.fx's own failures (a Proxy where a value is needed:
+    torch.tensor(x.size(0)), data-dependent control flow) as one
+    FxMlirError for the user to see, not a crash in our stack."""
+    try:
+        return trace(model, example_inputs, static_shapes=not dynamic_batch,
+                     specialize_numbers=specialize_numbers)
+    except FxMlirError:
+        raise
+    except Exception as error:
+        raise FxMlirError(
+            f"cannot trace {type(model).__name__} with torch.fx: "
+            f"{type(error).__name__}: {error}".strip()) from error
+
+
 def _compile_specialized(model, example_inputs, options):
     """compile() of a model with Python numbers among its inputs: a
     SpecializedGraph (fx_mlir.specialize), whose code for given numbers is
@@ -554,16 +571,9 @@ def _compile_specialized(model, example_inputs, options):
         if isinstance(model, torch.fx.GraphModule):
             gm = bind_numbers(model, inputs)
         else:
-            try:
-                gm = trace(model, tuple(inputs),
-                           static_shapes=not options["dynamic_batch"],
-                           specialize_numbers=True)
-            except FxMlirError:
-                raise
-            except Exception as error:
-                raise FxMlirError(
-                    f"cannot trace {type(model).__name__} with torch.fx: "
-                    f"{type(error).__name__}: {error}".strip()) from error
+            gm = _trace_for_compile(model, tuple(inputs),
+                                    options["dynamic_batch"],
+                                    specialize_numbers=True)
         return compile(gm, tensors, **options)
 
     return SpecializedGraph(compile_for, example_inputs)
@@ -878,18 +888,7 @@ def compile(model, example_inputs, dynamic_batch=False,
     if isinstance(model, torch.fx.GraphModule):
         gm = model
     elif isinstance(model, torch.nn.Module):
-        try:
-            gm = trace(model, example_inputs,
-                       static_shapes=not dynamic_batch)
-        except FxMlirError:
-            raise
-        except Exception as error:
-            # torch.fx's own failures (a Proxy where a value is needed:
-            # torch.tensor(x.size(0)), data-dependent control flow) are
-            # the user's to see as one error, not a crash in our stack.
-            raise FxMlirError(
-                f"cannot trace {type(model).__name__} with torch.fx: "
-                f"{type(error).__name__}: {error}".strip()) from error
+        gm = _trace_for_compile(model, example_inputs, dynamic_batch)
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")

@@ -29,14 +29,15 @@ def _key(numbers):
     return tuple((type(n), n) for n in numbers)
 
 
-def bind_numbers(gm, example_inputs):
+def bind_numbers(gm, example_inputs, bound=is_number):
     """`gm` (a GraphModule whose placeholders take `example_inputs`) with
-    the placeholders of number inputs replaced by their values, in a
-    copy; the tensor inputs are then the placeholders, in order."""
+    the placeholders of the inputs `bound` picks (Python numbers) replaced
+    by their values, in a copy; the other inputs are then the
+    placeholders, in order."""
     gm = torch.fx.GraphModule(gm, _copy_graph(gm.graph), gm.__class__.__name__)
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for node, value in zip(placeholders, example_inputs):
-        if not is_number(value):
+        if not bound(value):
             continue
         for user in list(node.users):
             user.args = torch.fx.node.map_arg(
