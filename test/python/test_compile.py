@@ -944,3 +944,15 @@ def test_numbers_computed_by_the_code_are_returned_as_numbers():
     for value in (2.75, -1.5, 0.0):
         t = torch.tensor([value])
         _same_numbers(compiled(t), model(t))
+
+
+def test_data_sized_results_are_a_clear_error():
+    """masked_select, nonzero, bincount: the size of the result is a count
+    of the data, which no static type holds: an error that says so."""
+    class Select(nn.Module):
+        def forward(self, x):
+            return torch.masked_select(x, x > 0), torch.nonzero(x)
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="the size of its result depends on the values"):
+        fx_mlir.compile(Select(), (torch.randn(3, 4),))

@@ -1009,8 +1009,12 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
   } else {
     firstNameOfTensor[impl] = path;
     at::Tensor contiguous = tensor.detach().contiguous();
-    ArrayRef<char> bytes(static_cast<const char *>(contiguous.data_ptr()),
-                         contiguous.nbytes());
+    // A tensor of no elements may have no storage (a null data pointer,
+    // which memcpy must not be given even for 0 bytes).
+    static const char none = 0;
+    const char *data = static_cast<const char *>(contiguous.data_ptr());
+    ArrayRef<char> bytes(contiguous.nbytes() && data ? data : &none,
+                         contiguous.nbytes() && data ? contiguous.nbytes() : 0);
     auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
         bytes, contiguous.element_size());
     auto value = DenseResourceElementsAttr::get(type, path, std::move(blob));

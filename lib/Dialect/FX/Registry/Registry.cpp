@@ -5,6 +5,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -803,6 +804,20 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
   }
   if (candidates.empty()) {
     why = "unsupported " + stringifyAliasKind(kind).str() + " '" + name + "'";
+    // Operators whose result's size is the count of something in the
+    // data: no static type holds it.
+    SmallVector<StringRef> parts;
+    StringRef(name).split(parts, '.');
+    StringRef last = parts.back();
+    if (last == "default" && parts.size() > 1)
+      last = parts[parts.size() - 2];
+    static const llvm::StringSet<> dataSized = {
+        "masked_select",      "nonzero",  "argwhere",     "bincount", "unique",
+        "unique_consecutive", "_unique2", "nonzero_numpy"};
+    if (dataSized.contains(last))
+      why += ": the size of its result depends on the values of its "
+             "input, which compiled code of static types cannot return "
+             "(fx_mlir.compile(..., fallback=True) runs it in PyTorch)";
     return nullptr;
   }
   std::vector<std::string> reasons;
