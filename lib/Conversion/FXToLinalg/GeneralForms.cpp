@@ -228,6 +228,11 @@ LogicalResult lowerNllLossBackward(Lowering &l) {
       rankOf(t) != std::max<int64_t>(rank - 1, 0))
     return l.fail("needs a static class count and a target of the input's "
                   "shape without the classes");
+  // The gradient of the loss: the target's shape without a reduction, a
+  // 0-d tensor with one.
+  if (rankOf(g) != (*reduction == 0 ? rankOf(t) : 0))
+    return l.fail("needs a grad_output of the target's shape (reduction "
+                  "'none') or a 0-d grad_output (mean, sum)");
   // Class-indexed vectors (the ids, the weight) as (C, 1, ...) against
   // the trailing dims.
   auto alongClasses = [&](Value v) {

@@ -839,6 +839,7 @@ Value Lowering::pad(Value input, ArrayRef<OpFoldResult> low,
 
 Value Lowering::unsqueeze(Value input, int64_t d) {
   auto type = cast<RankedTensorType>(input.getType());
+  assert(d >= 0 && d <= type.getRank() && "unsqueeze: dim out of range");
   SmallVector<OpFoldResult> sizes = dims(input);
   sizes.insert(sizes.begin() + d, b.getIndexAttr(1));
   SmallVector<int64_t> shape(type.getShape());

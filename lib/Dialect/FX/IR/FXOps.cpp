@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
 
@@ -1045,12 +1046,18 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (!module)
     return success();
   Operation *target = tables.lookupSymbolIn(module, getTargetAttr());
-  if (!target || isa<GraphOp>(target))
+  if (!target || (isa<GraphOp>(target) &&
+                  cast<GraphOp>(target).getSymName() == "forward"))
     return emitOpError() << "get_attr " << getNodeLabel(*this) << " refers to '"
                          << getTarget()
-                         << "', which is not a parameter, buffer, constant "
-                            "or submodule of graph module '"
+                         << "', which is not a parameter, buffer, constant, "
+                            "submodule or graph (other than 'forward') of "
+                            "graph module '"
                          << module.getSymName() << "'";
+  if (isa<GraphOp>(target) && !isa<AnyType>(getType()))
+    return emitOpError() << "get_attr " << getNodeLabel(*this)
+                         << " of graph '" << getTarget()
+                         << "' must have type !fx.any";
   if (auto state = dyn_cast<StateOp>(target)) {
     Type type = getType();
     if (!isa<AnyType>(type) && type != state.getType())
@@ -1112,6 +1119,13 @@ void CallFunctionOp::print(OpAsmPrinter &p) {
   printCall(p, *this);
 }
 LogicalResult CallFunctionOp::verify() { return verifyNodeCommon(*this); }
+
+LogicalResult CallFunctionOp::verifySymbolUses(SymbolTableCollection &tables) {
+  // A higher-order call's graphs are symbols of the graph module.
+  if (!isControlFlowTarget(getTarget()) || !getEnclosingGraphModule(*this))
+    return success();
+  return success(succeeded(getControlFlowCall(*this, /*emit=*/true, &tables)));
+}
 
 ParseResult CallMethodOp::parse(OpAsmParser &parser, OperationState &result) {
   std::string target;

@@ -197,8 +197,10 @@ def FX_GetAttrOp : FX_ValueNodeOp<"get_attr", [Pure,
   let summary = "Reads module state or a submodule (FX `get_attr` node)";
   let description = [{
     Fetches an attribute of the module hierarchy by qualified name: a
-    parameter, buffer or tensor constant declared by `fx.state`, or a
-    submodule. When the target is state, the result type must be the
+    parameter, buffer or tensor constant declared by `fx.state`, a
+    submodule, or another graph of the graph module (a branch or body of
+    a control-flow call, which FX holds as a GraphModule submodule; typed
+    `!fx.any`). When the target is state, the result type must be the
     state's type (or `!fx.any`).
 
     ```mlir
@@ -209,7 +211,8 @@ def FX_GetAttrOp : FX_ValueNodeOp<"get_attr", [Pure,
   let results = (outs AnyType:$result);
 }
 
-def FX_CallFunctionOp : FX_CallOp<"call_function"> {
+def FX_CallFunctionOp : FX_CallOp<"call_function",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Calls a free function (FX `call_function` node)";
   let description = [{
     Calls a Python function by its qualified name (`torch.relu`,
@@ -220,6 +223,34 @@ def FX_CallFunctionOp : FX_CallOp<"call_function"> {
     ```mlir
     %cat = fx.call_function "torch.cat"([%a, %b], dim=1) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x8xf32>
     %item = fx.call_function "operator.getitem"(%split, 0) : (!fx.any) -> tensor<1x2xf32>
+    ```
+
+    **Control flow** is a call of a higher-order target, as in PyTorch 2's
+    FX: its branches and bodies are other `fx.graph`s of the graph module,
+    passed as `fx.get_attr` nodes of those graphs; it returns a tuple.
+
+    - `torch.ops.higher_order.cond(pred, true_graph, false_graph,
+      (operands...))`: the predicate is a bool or int (or a 0-d tensor of
+      one); both graphs take the operands and return a tuple of the
+      result's element types.
+    - `torch.ops.higher_order.while_loop(cond_graph, body_graph,
+      (carried...), (additional...))`: both graphs take the carried and
+      the additional values; the cond graph returns the predicate, the body
+      the next carried values.
+    - `fx_mlir.for_loop(count, body_graph, (carried...), (additional...))`:
+      `for i in range(count)`; the body takes `i` (an int), the carried and
+      the additional values and returns the next carried values.
+
+    The verifier checks the args, that each graph's placeholders fit what
+    the call passes and its results what the call returns, and that a
+    carried value keeps its type across iterations (a dim that changes is
+    dynamic in the body's input type).
+
+    ```mlir
+    %true_graph_0 = fx.get_attr @true_graph_0 : !fx.any
+    %false_graph_0 = fx.get_attr @false_graph_0 : !fx.any
+    %cond = fx.call_function "torch.ops.higher_order.cond"(%pred, %true_graph_0, %false_graph_0, (%x,)) : (i1, !fx.any, !fx.any, tensor<4xf32>) -> tuple<tensor<4xf32>>
+    %getitem = fx.call_function "operator.getitem"(%cond, 0) : (tuple<tensor<4xf32>>) -> tensor<4xf32>
     ```
   }];
   let arguments = (ins StrAttr:$node_name, StrAttr:$target, ArrayAttr:$args,
