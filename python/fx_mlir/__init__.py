@@ -23,7 +23,7 @@ import threading
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
            "import_graph_module", "export_python", "export_graph_module",
            "compile", "load", "set_num_threads", "transform",
-           "replace_pattern"]
+           "replace_pattern", "import_torchscript", "ScriptedRouteWarning"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -100,4 +100,5 @@ from .importer import import_graph_module  # noqa: E402
 from .exporter import export_python, export_graph_module  # noqa: E402
 from .compiler import compile, load, set_num_threads  # noqa: E402,F401
 from .transform import transform, replace_pattern  # noqa: E402
+from .scripting import import_torchscript, ScriptedRouteWarning  # noqa: E402,F401
 from . import fused, instrument  # noqa: E402,F401

@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import types
+import warnings
 
 import torch
 import torch.fx
@@ -36,6 +37,8 @@ from .functionalize import (functionalize, updates_in_place,
 from .importer import import_graph_module, module_type
 from .specialize import SpecializedGraph, bind_numbers, is_number
 from .reference import REFERENCE_FUNCTIONS, reference_forward
+from .scripting import (ScriptedRouteWarning, grown_batch,
+                        import_torchscript, script)
 
 
 
@@ -715,7 +718,11 @@ def _whole(module, example_inputs):
 
 
 class CompiledGraph:
-    """A compiled graph: call it with tensors, as the model's forward."""
+    """A compiled graph: call it with tensors, as the model's forward.
+    `route` says how the model became a graph: "torch.fx" (traced) or
+    "torch.jit.script" (scripted, for its control flow)."""
+
+    route = "torch.fx"
 
     def __init__(self, graph, num_inputs, ir=None, dynamic_batch=False,
                  cpu="host", blobs=None, updated_inputs=()):
@@ -885,10 +892,20 @@ def compile(model, example_inputs, dynamic_batch=False,
             return compile_with_fallback(
                 gm, example_inputs, rejected,
                 lambda module, inputs: compile(module, inputs, **options))
+    options = dict(dynamic_batch=dynamic_batch,
+                   weights_as_arguments=weights_as_arguments,
+                   cache_dir=cache_dir, cpu=cpu)
     if isinstance(model, torch.fx.GraphModule):
         gm = model
+    elif isinstance(model, torch.jit.ScriptModule):
+        return _compile_scripted(model, example_inputs, None, options)
     elif isinstance(model, torch.nn.Module):
-        gm = _trace_for_compile(model, example_inputs, dynamic_batch)
+        try:
+            gm = _trace_for_compile(model, example_inputs, dynamic_batch)
+        except FxMlirError as trace_error:
+            # Data-dependent control flow: TorchScript captures it.
+            return _compile_scripted(model, example_inputs, trace_error,
+                                     options)
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")
@@ -918,6 +935,39 @@ def compile(model, example_inputs, dynamic_batch=False,
             message += f" ({first_line(error.__cause__)})"
         raise FxMlirError(f"cannot import {type(model).__name__}: "
                           f"{message}") from error
+    return _compile_ir(ir, example_inputs, blobs, updated, **options)
+
+
+def _compile_scripted(model, example_inputs, trace_error, options):
+    """compile() through torch.jit.script: `model` (a ScriptModule, or a
+    module torch.fx could not trace, `trace_error`) scripted, imported by
+    the TorchScript importer with its control flow, and compiled. A module
+    compiled this way has `route` "torch.jit.script", and a
+    ScriptedRouteWarning says why when torch.fx failed first."""
+    try:
+        scripted = script(model)
+    except FxMlirError as script_error:
+        if trace_error is None:
+            raise
+        raise FxMlirError(f"{trace_error}; {script_error}") from trace_error
+    if trace_error is not None:
+        warnings.warn(
+            f"fx_mlir.compile: {trace_error}; compiled "
+            f"{type(model).__name__} through torch.jit.script instead",
+            ScriptedRouteWarning, stacklevel=3)
+    more = grown_batch(example_inputs) if options["dynamic_batch"] else None
+    with torch.no_grad():
+        ir = import_torchscript(scripted, example_inputs,
+                                type(model).__name__, more)
+    compiled = _compile_ir(ir, example_inputs, None, (), **options)
+    compiled.route = "torch.jit.script"
+    return compiled
+
+
+def _compile_ir(ir, example_inputs, blobs, updated, dynamic_batch,
+                weights_as_arguments, cache_dir, cpu):
+    """The code of fx IR `ir` for `example_inputs`' types, from the cache
+    or compiled (compile()'s last step)."""
     if cache_dir is None:
         cache_dir = default_cache_dir()
     target = cpu or os.environ.get("FX_MLIR_CPU") or "host"

@@ -13,6 +13,7 @@ PYTHON_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 
 PRELUDE = """
 import torch, torch.nn as nn, fx_mlir
+torch.manual_seed(0)  # the same inputs on every run
 class Fn(nn.Module):
     def __init__(self, fn):
         super().__init__()
@@ -287,7 +288,9 @@ def test_singular_and_indefinite_matrices_raise():
                                        2), (a, a[0]), cache_dir="")
         chol = fx_mlir.compile(module(lambda a: torch.linalg.cholesky(a), 1),
                                (a @ a.mT,), cache_dir="")
-        torch.testing.assert_close(inv(a), torch.linalg.inv(a))
+        # Another algorithm than LAPACK's: its rounding, not its bits.
+        torch.testing.assert_close(inv(a), torch.linalg.inv(a), rtol=1e-4,
+                                   atol=1e-5)
         print("info", inv_ex(singular)[1].tolist(),
               torch.linalg.inv_ex(singular)[1].tolist())
         print(outcomes(lambda: inv(singular), lambda: solve(singular, a[0]),

@@ -13,6 +13,7 @@
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Target/Python/ExportPython.h"
+#include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
 
 #include "TensorCalls.h"
 
@@ -20,6 +21,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace py = pybind11;
 using fx_python::BlobList;
@@ -109,6 +111,49 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
   return text;
 }
 
+/// The fx IR of the TorchScript archive `data` (torch.jit.save's bytes),
+/// run on `inputs` to type its nodes (fx-translate --import-torchscript);
+/// raises FxMlirError with the importer's errors.
+std::string importTorchScriptArchive(
+    const std::string &data, const std::vector<at::Tensor> &inputs,
+    const std::string &name,
+    const std::optional<std::vector<at::Tensor>> &moreInputs) {
+  std::string errors, text;
+  {
+    py::gil_scoped_release release;
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    context.loadDialect<mlir::fx::FXDialect>();
+    llvm::raw_string_ostream diagnostics(errors);
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+        return mlir::success();
+      if (!errors.empty())
+        diagnostics << "\n";
+      diagnostics << d.getLocation() << ": error: " << d;
+      return mlir::success();
+    });
+    mlir::fx::TorchScriptImportOptions options;
+    options.exampleInputs = &inputs;
+    if (moreInputs)
+      options.moreExampleInputs = &*moreInputs;
+    options.graphModuleName = name;
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
+                                                   /*RequiresNullTerminator=*/false);
+    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::fx::importTorchScript(
+        buffer->getMemBufferRef(), &context, options);
+    if (module) {
+      llvm::raw_string_ostream os(text);
+      module->print(os);
+      errors.clear();
+    } else if (errors.empty()) {
+      errors = "the TorchScript module does not import";
+    }
+  }
+  if (!errors.empty())
+    raiseFxMlirError(errors);
+  return text;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_fx_runtime, m) {
@@ -174,6 +219,13 @@ PYBIND11_MODULE(_fx_runtime, m) {
       [=] { return aliasNames(mlir::fx::AliasKind::Function); },
       "The call_function targets (`torch.nn.functional.relu`) the target "
       "registry binds");
+  m.def("import_torchscript", &importTorchScriptArchive, py::arg("data"),
+        py::arg("inputs"), py::arg("name") = "",
+        py::arg("more_inputs") = std::nullopt,
+        "The fx IR of a TorchScript archive (torch.jit.save's bytes), its "
+        "graph run on the example inputs to type every node, as "
+        "fx-translate --import-torchscript; control flow becomes graphs "
+        "of the graph module");
   m.def(
       "run_pipeline",
       [](const std::string &ir, const std::string &pipeline) {

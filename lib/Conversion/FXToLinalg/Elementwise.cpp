@@ -1580,6 +1580,53 @@ LogicalResult lowerIntCompare(Lowering &l) {
   return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
 }
 
+/// `a and b`, `a or b` on bools (aten::__and__.bool, aten::__or__.bool).
+template <typename OpTy>
+LogicalResult lowerBoolBinary(Lowering &l) {
+  static constexpr Param kA{0, "a"}, kB{1, "b"};
+  Type i1 = l.b.getI1Type();
+  Value x = l.scalar(l.arg(kA), i1), y = l.scalar(l.arg(kB), i1);
+  if (!x || !y)
+    return l.fail("needs bool operands");
+  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
+}
+
+/// `not a` on a bool (aten::__not__).
+LogicalResult lowerBoolNot(Lowering &l) {
+  static constexpr Param kSelf{0, "self"};
+  Type i1 = l.b.getI1Type();
+  Value x = l.scalar(l.arg(kSelf), i1);
+  if (!x)
+    return l.fail("needs a bool operand");
+  return l.replace(
+      l.b.createOrFold<arith::XOrIOp>(l.loc, x, l.constant(i1, 1)));
+}
+
+/// `raise Error(message)` of scripted code (prim::RaiseException): a
+/// run-time check that fails wherever it is reached, with the message.
+LogicalResult lowerRaise(Lowering &l) {
+  static constexpr Param kMsg{0, "msg"}, kCls{1, "cls"};
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(kMsg));
+  if (!message)
+    return l.fail("expected a message");
+  std::string text = message.getValue().str();
+  // `builtins.ValueError` -> `ValueError: message`, as Python prints it.
+  if (auto cls = dyn_cast_or_null<StringAttr>(l.arg(kCls)))
+    text = (cls.getValue().contains('.') ? cls.getValue().rsplit('.').second
+                                           : cls.getValue())
+               .str() +
+           ": " + text;
+  Type i1 = l.b.getI1Type();
+  Value raised = tensor::FromElementsOp::create(
+      l.b, l.loc, RankedTensorType::get({}, i1), l.constant(i1, 1));
+  l.check(raised, text);
+  for (Operation *user : llvm::make_early_inc_range(l.op->getUsers()))
+    if (!user->hasTrait<OpTrait::IsTerminator>())
+      return l.fail("its result is used");
+  l.b.eraseOp(l.op);
+  return success();
+}
+
 /// `torch._assert(condition, message)`, as ViT checks its input's rank and
 /// size. Compiled code has no way to raise, so the condition must be
 /// decided when compiling: a true one is dropped, a false one fails the
@@ -1782,7 +1829,11 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
   addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
   addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
+  addLowering(t, {"aten::__and__.bool"}, lowerBoolBinary<arith::AndIOp>);
+  addLowering(t, {"aten::__or__.bool"}, lowerBoolBinary<arith::OrIOp>);
+  addLowering(t, {"aten::__not__"}, lowerBoolNot);
   addLowering(t, {"torch._assert"}, lowerAssert);
+  addLowering(t, {"prim::RaiseException"}, lowerRaise);
 }
 
 Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,

@@ -302,9 +302,20 @@ struct ConvertFXToLinalgPass
       return module.emitError("graph module has no 'forward' graph");
     Block &body = graph.getBody().front();
 
+    // Control flow becomes scf ops holding copies of its graphs' nodes.
+    if (failed(lowering::inlineControlFlow(module, graph)))
+      return failure();
+    // The nodes, in the graph and in those regions.
+    SmallVector<Operation *> nodeOps;
+    graph.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<NodeOpInterface>(op))
+        nodeOps.push_back(op);
+    });
+
     // Every call must have a lowering before anything changes.
     bool ok = true;
-    for (Operation &op : body) {
+    for (Operation *nodeOp : nodeOps) {
+      Operation &op = *nodeOp;
       if (auto call = dyn_cast<CallFunctionOp>(op)) {
         // getitem of a tuple or list is taken apart with its producer;
         // getitem of a tensor is fx-normalize's to expand.
@@ -339,13 +350,13 @@ struct ConvertFXToLinalgPass
 
     // uint8 tensors are computed as i32 (lowering::kUint8Attr) by the
     // operators for which that is exact (uint8Exact); others are reported.
-    for (Operation &op : body) {
-      auto call = dyn_cast<CallFunctionOp>(op);
+    for (Operation *nodeOp : nodeOps) {
+      auto call = dyn_cast<CallFunctionOp>(nodeOp);
       if (!call || uint8Exact(call))
         continue;
       if (llvm::any_of(call->getOperandTypes(), isUint8Tensor) ||
           retypeUint8(call.getResult().getType())) {
-        reportNode(&op, "uint8 tensors are compiled for arithmetic, "
+        reportNode(call, "uint8 tensors are compiled for arithmetic, "
                         "comparisons, bitwise ops, conversions, reductions "
                         "and moving elements, not for this operator (eager "
                         "wraps its uint8 steps around)");
@@ -356,8 +367,8 @@ struct ConvertFXToLinalgPass
       return failure();
     // The nodes that make uint8 tensors are retyped and marked, so that
     // their lowering wraps their values around to 0..255.
-    for (Operation &op : body)
-      if (auto call = dyn_cast<CallFunctionOp>(op))
+    for (Operation *nodeOp : nodeOps)
+      if (auto call = dyn_cast<CallFunctionOp>(nodeOp))
         if (Type retyped = retypeUint8(call.getResult().getType())) {
           call.getResult().setType(retyped);
           call->setAttr(lowering::kUint8Attr, UnitAttr::get(ctx));
@@ -503,19 +514,21 @@ struct ConvertFXToLinalgPass
         });
     if (failed(applyPartialConversion(func, target, std::move(patterns))))
       return failure();
-    for (Operation &op : *entryBlock) {
+    func.walk([&](Operation *op) {
       if (!isa<NodeOpInterface>(op) || isa<OutputOp>(op))
-        continue;
-      auto reason = failures.find(&op);
-      reportNode(&op, reason != failures.end()
-                          ? StringRef(reason->second)
-                          : StringRef("its inputs could not be lowered"));
+        return;
+      auto reason = failures.find(op);
+      reportNode(op, reason != failures.end()
+                         ? StringRef(reason->second)
+                         : StringRef("its inputs could not be lowered"));
       ok = false;
-    }
+    });
     if (!ok)
       return failure();
     // The flags of run-time checks (Lowering::check) follow the outputs
     // among its operands, which keeps them alive until they are returned.
+    if (failed(lowering::hoistChecks(func)))
+      return failure();
     SmallVector<Value> checkFlags;
     func.walk([&](Operation *op) {
       if (op->hasAttr("fx.check"))

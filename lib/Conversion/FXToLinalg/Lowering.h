@@ -24,6 +24,10 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/StringMap.h"
 
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
 namespace mlir::fx::lowering {
 
 /// A parameter of a canonical target's schema: its position among the
@@ -249,6 +253,17 @@ void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
 void addBackwardLowerings(llvm::StringMap<LowerFn> &table);
 void addGeneralFormLowerings(llvm::StringMap<LowerFn> &table);
 void addComplexLowerings(llvm::StringMap<LowerFn> &table);
+
+/// Turns the control-flow calls of `graph` (ControlFlow.h) into scf ops
+/// whose regions hold copies of their graphs' nodes (ControlFlow.cpp),
+/// for the node patterns to lower there; reports a call it cannot.
+LogicalResult inlineControlFlow(GraphModuleOp module, GraphOp graph);
+
+/// Carries the flags of run-time checks made inside scf.if and scf.for
+/// (Lowering::check) out to the function's body, where the flags of
+/// checks are returned: an extra result of each if, an extra iteration
+/// argument (or of all iterations) of each loop.
+LogicalResult hoistChecks(func::FuncOp func);
 
 bool isFloat(Type t);
 

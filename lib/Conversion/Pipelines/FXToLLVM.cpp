@@ -49,6 +49,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "loop-invariant-subset-hoisting,canonicalize,cse,"
          "func.func(fx-cpu-read-only-arguments),"
          "one-shot-bufferize{bufferize-function-boundaries "
+         "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
          "expand-realloc{emit-deallocs=false},canonicalize,"
          "ownership-based-buffer-deallocation,canonicalize,"

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
+#include "Importer.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
@@ -416,70 +417,9 @@ private:
   llvm::StringRef file;
 };
 
-/// Reads an archive straight from the input buffer (no copy of the file)
-/// and remembers how many bytes each read wrote at which address. LibTorch
-/// reads a stored (uncompressed) record into the allocation its tensor's
-/// storage then owns, so the bytes read at a storage's address are the
-/// bytes its record really holds: the pickle's declared storage size is
-/// checked against that, exactly, before a byte of it is used.
-class RecordingReader : public caffe2::serialize::ReadAdapterInterface {
-public:
-  explicit RecordingReader(llvm::StringRef data) : data(data) {}
+} // namespace
 
-  size_t size() const override { return data.size(); }
-
-  size_t read(uint64_t pos, void *buf, size_t n,
-              const char * /*what*/) const override {
-    if (pos >= data.size())
-      return 0;
-    size_t count = std::min<uint64_t>(n, data.size() - pos);
-    std::memcpy(buf, data.data() + pos, count);
-    std::lock_guard<std::mutex> lock(mutex);
-    bytesReadAt[buf] = count;
-    return count;
-  }
-
-  /// The bytes the last read into `address` wrote, if one did.
-  std::optional<size_t> bytesAt(const void *address) const {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = bytesReadAt.find(address);
-    if (it == bytesReadAt.end())
-      return std::nullopt;
-    return it->second;
-  }
-
-private:
-  llvm::StringRef data;
-  mutable std::mutex mutex;
-  mutable std::unordered_map<const void *, size_t> bytesReadAt;
-};
-
-/// Thrown (and caught at the import entry) once a diagnostic is emitted.
-struct ImportFailure {};
-
-/// What FX holds for one TorchScript value.
-struct FxValue {
-  enum Kind { Node, Constant, List, Tuple, Module, State } kind = Constant;
-  mlir::Value node;              // Node
-  Attribute constant;            // Constant
-  std::vector<FxValue> elements; // List, Tuple
-  std::string path;              // Module, State: qualified name
-  torch::jit::Module module{};   // Module
-  bool isParameter = false;      // State
-
-  static FxValue ofNode(mlir::Value v) {
-    FxValue r;
-    r.kind = Node;
-    r.node = v;
-    return r;
-  }
-  static FxValue ofConstant(Attribute a) {
-    FxValue r;
-    r.kind = Constant;
-    r.constant = a;
-    return r;
-  }
-};
+namespace mlir::fx::torchscript {
 
 std::string join(llvm::StringRef prefix, llvm::StringRef name) {
   return prefix.empty() ? name.str() : (prefix + "." + name).str();
@@ -541,76 +481,9 @@ std::string sanitizeName(llvm::StringRef name) {
   return out;
 }
 
-class Importer {
-public:
-  Importer(MLIRContext *ctx, llvm::StringRef fileName,
-           const TorchScriptImportOptions &options,
-           const RecordingReader &reader)
-      : ctx(ctx), builder(ctx), fileName(fileName.str()), options(options),
-        reader(reader) {}
+} // namespace mlir::fx::torchscript
 
-  OwningOpRef<ModuleOp> run(torch::jit::Module &root);
-
-private:
-  // --- Diagnostics ---------------------------------------------------------
-  Location sourceLoc(const torch::jit::Node *node);
-  Location nodeLoc(llvm::StringRef name, const torch::jit::Node *node);
-  [[noreturn]] void fail(const torch::jit::Node *node, const llvm::Twine &msg);
-
-  // --- Values --------------------------------------------------------------
-  Type typeOf(const c10::TypePtr &type);
-  Type typeOf(const c10::IValue &value);
-  Type typeOf(const torch::jit::Value *value);
-  void evaluate(torch::jit::Node *node, bool runMethod = false);
-  FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
-                     const c10::TypePtr &realType = nullptr);
-  Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
-                  const torch::jit::Node *node);
-  mlir::Value asNode(const FxValue &value, const torch::jit::Node *node);
-  std::string uniqueName(llvm::StringRef base);
-  mlir::Value stateNode(const std::string &path, const torch::jit::Node *node);
-  mlir::Value getitem(mlir::Value of, int64_t index, Type type,
-                      const torch::jit::Node *node);
-
-  // --- Graph walk ----------------------------------------------------------
-  bool isLeaf(const torch::jit::Module &module);
-  void importBlock(torch::jit::Block *block);
-  void importNode(torch::jit::Node *node);
-  void importCall(torch::jit::Node *node, const std::string &target,
-                  std::vector<FxValue> args,
-                  std::vector<std::pair<std::string, FxValue>> kwargs,
-                  bool isModule);
-  std::vector<FxValue> inlineMethod(const FxValue &self,
-                                    const std::string &method,
-                                    std::vector<FxValue> args,
-                                    torch::jit::Node *call);
-
-  // --- State ---------------------------------------------------------------
-  void declareState(const std::string &path, const at::Tensor &tensor,
-                    StateKind kind);
-  void declareModule(const std::string &path, const torch::jit::Module &module);
-
-  MLIRContext *ctx;
-  OpBuilder builder;
-  std::string fileName;
-  const TorchScriptImportOptions &options;
-  const RecordingReader &reader;
-
-  GraphModuleOp graphModule;
-  GraphOp graphOp;
-  std::map<const torch::jit::Value *, FxValue> values;
-  /// With example inputs: the value every TorchScript value takes, from
-  /// running the graph on them (what ShapeProp does for an FX graph).
-  std::map<const torch::jit::Value *, c10::IValue> concrete;
-  llvm::StringMap<unsigned> nameCounts;
-  std::vector<std::string> modulePathStack{""};
-  llvm::StringMap<mlir::Value> stateNodes; // get_attr node per state path
-  llvm::StringSet<> declaredState, declaredModules;
-  std::map<const c10::TensorImpl *, std::string> firstNameOfTensor;
-  unsigned tensorConstants = 0;
-};
-
-} // namespace
+using namespace mlir::fx::torchscript;
 
 //===----------------------------------------------------------------------===//
 // Diagnostics
@@ -702,6 +575,9 @@ Type Importer::typeOf(const c10::IValue &value) {
 }
 
 Type Importer::typeOf(const torch::jit::Value *value) {
+  auto joined = joinedTypes.find(value);
+  if (joined != joinedTypes.end())
+    return joined->second;
   auto it = concrete.find(value);
   if (it != concrete.end())
     return typeOf(it->second);
@@ -710,13 +586,17 @@ Type Importer::typeOf(const torch::jit::Value *value) {
 
 void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
   using namespace torch::jit;
-  if (concrete.empty())
+  // Inside control flow, the simulation (ImportControlFlow.cpp) ran it.
+  if (concrete.empty() || (controlDepth && !simulating))
     return;
   std::vector<c10::IValue> inputs;
   for (const torch::jit::Value *input : node->inputs()) {
     auto it = concrete.find(input);
-    if (it == concrete.end())
+    if (it == concrete.end()) {
+      for (const torch::jit::Value *output : node->outputs())
+        concrete.erase(output);
       return;
+    }
     inputs.push_back(it->second);
   }
   std::vector<c10::IValue> outputs;
@@ -757,9 +637,18 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
       node->getOperation()(stack);
       outputs.assign(stack.end() - node->outputs().size(), stack.end());
     } else {
+      for (const torch::jit::Value *output : node->outputs())
+        concrete.erase(output);
       return;
     }
   } catch (const std::exception &error) {
+    // A branch not taken runs only to find its types: what fails there is
+    // not the model's error (it may check what the branch taken excludes).
+    if (speculative) {
+      for (const torch::jit::Value *output : node->outputs())
+        concrete.erase(output);
+      return;
+    }
     // LibTorch's message may hold a TorchScript traceback; its last line
     // says what went wrong.
     llvm::StringRef message = error.what();
@@ -951,7 +840,7 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
   if (!declaredState.insert(path).second)
     return;
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPoint(graphOp);
+  builder.setInsertionPoint(forwardGraph);
   Type element = elementType(ctx, tensor.scalar_type());
   if (!element)
     fail(nullptr, "state '" + path + "' has dtype " +
@@ -1028,7 +917,7 @@ void Importer::declareModule(const std::string &path,
     return;
   {
     OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(graphOp);
+    builder.setInsertionPoint(forwardGraph);
     // Hyperparameters: the module's plain attributes (scripted modules keep
     // their constructor constants; traced ones keep none).
     SmallVector<Attribute> keys, hparams;
@@ -1330,11 +1219,10 @@ void Importer::importNode(torch::jit::Node *node) {
       values[node->outputs()[i]] = results[i];
     return;
   }
-  if (kind == prim::If || kind == prim::Loop)
-    fail(node, "control flow (" + std::string(kind.toQualString()) +
-                   ") cannot be represented in an FX graph; trace the "
-                   "module with torch.jit.trace, or script only the parts "
-                   "without data-dependent control flow");
+  if (kind == prim::If)
+    return importIf(node);
+  if (kind == prim::Loop)
+    return importLoop(node);
   if (kind == prim::CallFunction || kind == prim::PythonOp)
     fail(node, "calls a function (" + std::string(kind.toQualString()) +
                    ") that FX cannot represent as a target");
@@ -1396,6 +1284,7 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   // finds them.
   auto graph = GraphOp::create(builder, fileLoc, "forward");
   graphOp = graph;
+  forwardGraph = graph;
 
   auto forward = root.find_method("forward");
   if (!forward) {
@@ -1425,7 +1314,56 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
                               typeOf(input), nodeName, nodeName, Attribute());
     values[input] = FxValue::ofNode(placeholder.getResult());
   }
-  if (!options.inputTypes.empty()) {
+  if (options.exampleInputs) {
+    const std::vector<at::Tensor> &examples = *options.exampleInputs;
+    if (examples.size() + 1 != tsGraph->inputs().size()) {
+      emitError(fileLoc) << "forward takes " << tsGraph->inputs().size() - 1
+                         << " inputs, " << examples.size()
+                         << " example inputs were given";
+      return nullptr;
+    }
+    concrete[tsGraph->inputs()[0]] = root._ivalue();
+    at::manual_seed(0);
+    for (size_t i = 0; i < examples.size(); ++i) {
+      Type type = typeOf(c10::IValue(examples[i]));
+      if (!isa<RankedTensorType>(type)) {
+        emitError(fileLoc) << "example input " << i
+                           << " has a dtype the fx dialect does not hold";
+        return nullptr;
+      }
+      // A copy: a model that updates its input in place changes the copy.
+      concrete[tsGraph->inputs()[i + 1]] = examples[i].clone();
+      values[tsGraph->inputs()[i + 1]].node.setType(type);
+    }
+    if (const std::vector<at::Tensor> *more = options.moreExampleInputs) {
+      // Each value's type joined over a run on each set of examples: the
+      // dims that follow the inputs' sizes are dynamic.
+      if (more->size() != examples.size()) {
+        emitError(fileLoc) << "the second set of example inputs has "
+                           << more->size() << " tensors, the first "
+                           << examples.size();
+        return nullptr;
+      }
+      auto runOn = [&](const std::vector<at::Tensor> &set) {
+        for (size_t i = 0; i < set.size(); ++i) {
+          concrete[tsGraph->inputs()[i + 1]] = set[i].clone();
+          joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue(set[i])));
+        }
+        simulateBlock(tsGraph->block());
+      };
+      try {
+        runOn(*more);
+        runOn(examples);
+      } catch (ImportFailure &) {
+        return nullptr;
+      }
+      for (size_t i = 0; i < examples.size(); ++i) {
+        concrete[tsGraph->inputs()[i + 1]] = examples[i].clone();
+        values[tsGraph->inputs()[i + 1]].node.setType(
+            typeOf(tsGraph->inputs()[i + 1]));
+      }
+    }
+  } else if (!options.inputTypes.empty()) {
     if (options.inputTypes.size() + 1 != tsGraph->inputs().size()) {
       emitError(fileLoc) << "forward takes " << tsGraph->inputs().size() - 1
                          << " inputs, " << options.inputTypes.size()

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace at {
+class Tensor;
+} // namespace at
+
 namespace mlir::fx {
 
 /// What the importer keeps as fx.call_module and what it inlines, as
@@ -42,12 +46,23 @@ struct TorchScriptImportOptions {
   /// (a saved archive keeps none); otherwise types are those the archive
   /// records, mostly `!fx.any`.
   std::vector<std::string> inputTypes;
+  /// Example inputs (instead of `inputTypes`): the graph is run on these
+  /// tensors, so that control flow that depends on the data (a loop's
+  /// trip count, the branch an `if` takes) runs as the caller's inputs make
+  /// it. Not owned.
+  const std::vector<at::Tensor> *exampleInputs = nullptr;
+  /// More example inputs of other sizes (with `exampleInputs`): the graph
+  /// is run on each set as well, and a dim that differs between the runs
+  /// is dynamic in the types (a batch dim: `fx_mlir.compile` with
+  /// `dynamic_batch` passes the examples with one more row). Not owned.
+  const std::vector<at::Tensor> *moreExampleInputs = nullptr;
 };
 
 /// Imports the TorchScript archive in `buffer` (its identifier names it in
 /// diagnostics). Returns null after emitting an error that names the node,
 /// its source location and module path, for archives LibTorch cannot load
-/// and for constructs FX cannot represent (control flow, custom classes).
+/// and for constructs FX cannot represent (custom classes, a loop whose
+/// carried value changes rank).
 OwningOpRef<ModuleOp>
 importTorchScript(llvm::MemoryBufferRef buffer, MLIRContext *context,
                   const TorchScriptImportOptions &options = {});

@@ -17,6 +17,7 @@
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -731,8 +732,10 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       if (gb.isErased(op))
         continue;
       // The package's own functions (fused ops, probes) are canonical.
+      // So are control-flow calls (their graphs are normalized as graphs).
       if (auto call = dyn_cast<CallFunctionOp>(op);
-          call && call.getTarget().starts_with("fx_mlir."))
+          call && (call.getTarget().starts_with("fx_mlir.") ||
+                   isControlFlowTarget(call.getTarget())))
         continue;
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);

@@ -1,0 +1,613 @@
+//===- ImportControlFlow.cpp - prim::If and prim::Loop to fx control flow -===//
+//
+// A prim::If becomes `torch.ops.higher_order.cond`, a prim::Loop
+// `fx_mlir.for_loop` (a `for i in range(n)`: its condition is always
+// true) or `torch.ops.higher_order.while_loop` (a `while`, and a `for`
+// that breaks, which TorchScript turns into a while loop counting its
+// iterations itself). Their blocks become graphs of the graph module,
+// whose placeholders are the block's inputs and then the nodes the block
+// reads from outside (ControlFlow.h).
+//
+// Types: with example inputs, the node is first run on them (simulate):
+// both branches of an If (the one not taken speculatively, on copies of
+// what it reads, its failures ignored) and every iteration of a loop;
+// each value gets the type of all the values it took, joined, so a dim
+// that changes across iterations or between branches is dynamic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXTypes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::torchscript;
+
+namespace {
+
+/// How many iterations a loop may take on the example inputs.
+constexpr int64_t kMaxSimulatedIterations = 1'000'000;
+
+/// `a` and `b` joined: equal types, or tensors of one rank and dtype with
+/// the dims that differ dynamic; null if they differ otherwise.
+Type joinTypes(Type a, Type b) {
+  if (!a || a == b)
+    return b;
+  if (!b)
+    return a;
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  if (!ta || !tb || ta.getElementType() != tb.getElementType() ||
+      ta.getRank() != tb.getRank())
+    return {};
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(ta.getShape(), tb.getShape()))
+    shape.push_back(x == y ? x : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, ta.getElementType());
+}
+
+/// Whether `value` is the constant `true`.
+bool isConstantTrue(const torch::jit::Value *value) {
+  auto constant = torch::jit::toIValue(value);
+  return constant && constant->isBool() && constant->toBool();
+}
+
+/// The TorchScript name of a value, for messages.
+std::string valueName(const torch::jit::Value *value) {
+  return "%" + value->debugName();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Simulation: the types of the values inside control flow
+//===----------------------------------------------------------------------===//
+
+void Importer::joinType(const torch::jit::Value *value, Type type) {
+  if (!type)
+    return;
+  Type &joined = joinedTypes[value];
+  if (conflicting.count(value))
+    return;
+  Type result = joinTypes(joined, type);
+  if (!result) {
+    conflicting.insert(value);
+    joined = AnyType::get(ctx);
+    return;
+  }
+  joined = result;
+}
+
+void Importer::simulate(torch::jit::Node *node) {
+  if (concrete.empty())
+    return;
+  bool wasSimulating = simulating;
+  simulating = true;
+  if (node->kind() == c10::prim::If)
+    simulateIf(node);
+  else if (node->kind() == c10::prim::Loop)
+    simulateLoop(node);
+  else if (node->kind() == c10::prim::CallMethod)
+    simulateMethod(node);
+  else
+    evaluate(node);
+  for (const torch::jit::Value *output : node->outputs()) {
+    auto it = concrete.find(output);
+    if (it != concrete.end())
+      joinType(output, typeOf(it->second));
+  }
+  simulating = wasSimulating;
+}
+
+void Importer::simulateBlock(torch::jit::Block *block) {
+  for (torch::jit::Node *node : block->nodes())
+    simulate(node);
+}
+
+void Importer::simulateMethod(torch::jit::Node *node) {
+  auto self = concrete.find(node->input(0));
+  if (self == concrete.end() || !self->second.isObject()) {
+    for (const torch::jit::Value *output : node->outputs())
+      concrete.erase(output);
+    return;
+  }
+  torch::jit::Module module(self->second.toObject());
+  const std::string &method = node->s(c10::attr::name);
+  // A leaf module's forward is one call_module node: run it whole. A
+  // method the import walks into is simulated node by node.
+  auto found = module.find_method(method);
+  if ((method == "forward" && isLeaf(module)) || !found) {
+    evaluate(node, /*runMethod=*/true);
+    return;
+  }
+  std::shared_ptr<torch::jit::Graph> graph = found->graph();
+  if (graph->inputs().size() != node->inputs().size()) {
+    evaluate(node, /*runMethod=*/true);
+    return;
+  }
+  for (size_t i = 0; i < node->inputs().size(); ++i) {
+    auto it = concrete.find(node->input(i));
+    if (it == concrete.end())
+      concrete.erase(graph->inputs()[i]);
+    else
+      concrete[graph->inputs()[i]] = it->second;
+  }
+  simulateBlock(graph->block());
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    auto it = concrete.find(graph->outputs()[i]);
+    if (it == concrete.end())
+      concrete.erase(node->outputs()[i]);
+    else
+      concrete[node->outputs()[i]] = it->second;
+  }
+}
+
+void Importer::simulateIf(torch::jit::Node *node) {
+  auto erase = [&] {
+    for (const torch::jit::Value *output : node->outputs())
+      concrete.erase(output);
+  };
+  auto pred = concrete.find(node->input(0));
+  if (pred == concrete.end() || !(pred->second.isBool() || pred->second.isInt()))
+    return erase();
+  bool taken = pred->second.isBool() ? pred->second.toBool()
+                                     : pred->second.toInt() != 0;
+  torch::jit::Block *takenBlock = node->blocks()[taken ? 0 : 1];
+  torch::jit::Block *otherBlock = node->blocks()[taken ? 1 : 0];
+
+  // The other branch, on copies of the tensors it reads (it may update
+  // them in place), its failures ignored.
+  std::vector<std::pair<const torch::jit::Value *, c10::IValue>> saved;
+  for (torch::jit::Value *v : capturedValues(node)) {
+    auto it = concrete.find(v);
+    if (it == concrete.end() || !it->second.isTensor())
+      continue;
+    saved.emplace_back(v, it->second);
+    it->second = it->second.toTensor().clone();
+  }
+  ++speculative;
+  simulateBlock(otherBlock);
+  --speculative;
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    auto it = concrete.find(otherBlock->outputs()[i]);
+    if (it != concrete.end())
+      joinType(node->outputs()[i], typeOf(it->second));
+  }
+  for (auto &[v, value] : saved)
+    concrete[v] = value;
+
+  simulateBlock(takenBlock);
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    auto it = concrete.find(takenBlock->outputs()[i]);
+    if (it == concrete.end())
+      concrete.erase(node->outputs()[i]);
+    else
+      concrete[node->outputs()[i]] = it->second;
+  }
+}
+
+void Importer::simulateLoop(torch::jit::Node *node) {
+  auto erase = [&] {
+    for (const torch::jit::Value *output : node->outputs())
+      concrete.erase(output);
+  };
+  std::vector<c10::IValue> inputs;
+  for (const torch::jit::Value *input : node->inputs()) {
+    auto it = concrete.find(input);
+    if (it == concrete.end())
+      return erase();
+    inputs.push_back(it->second);
+  }
+  if (!inputs[0].isInt() || !inputs[1].isBool())
+    return erase();
+  torch::jit::Block *body = node->blocks()[0];
+  int64_t trips = inputs[0].toInt(), i = 0;
+  bool go = inputs[1].toBool();
+  std::vector<c10::IValue> carried(inputs.begin() + 2, inputs.end());
+  for (; i < trips && go; ++i) {
+    if (i == kMaxSimulatedIterations) {
+      if (speculative)
+        return erase();
+      fail(node, "the loop does not end within " +
+                     std::to_string(kMaxSimulatedIterations) +
+                     " iterations on the example inputs");
+    }
+    concrete[body->inputs()[0]] = c10::IValue(i);
+    for (size_t j = 0; j < carried.size(); ++j) {
+      concrete[body->inputs()[j + 1]] = carried[j];
+      joinType(body->inputs()[j + 1], typeOf(carried[j]));
+    }
+    joinType(body->inputs()[0], typeOf(c10::IValue(i)));
+    simulateBlock(body);
+    auto next = concrete.find(body->outputs()[0]);
+    if (next == concrete.end() || !next->second.isBool())
+      return erase();
+    go = next->second.toBool();
+    for (size_t j = 0; j < carried.size(); ++j) {
+      auto it = concrete.find(body->outputs()[j + 1]);
+      if (it == concrete.end())
+        return erase();
+      carried[j] = it->second;
+    }
+  }
+  int64_t &runs = loopRuns[node];
+  runs = std::max(runs, i);
+  // The body's inputs take the values the last iteration returns too: a
+  // carried value's type covers all of them.
+  for (size_t j = 0; j < carried.size(); ++j) {
+    joinType(body->inputs()[j + 1], typeOf(carried[j]));
+    concrete[node->outputs()[j]] = carried[j];
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Graphs from blocks
+//===----------------------------------------------------------------------===//
+
+std::vector<torch::jit::Value *>
+Importer::capturedValues(torch::jit::Node *node) {
+  std::vector<torch::jit::Value *> result;
+  std::set<torch::jit::Value *> seen;
+  auto inside = [&](torch::jit::Value *v) {
+    for (torch::jit::Block *b = v->node()->owningBlock(); b;
+         b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
+      if (b->owningNode() == node)
+        return true;
+    return false;
+  };
+  auto consider = [&](torch::jit::Value *v) {
+    if (!inside(v) && seen.insert(v).second)
+      result.push_back(v);
+  };
+  std::function<void(torch::jit::Block *)> walk = [&](torch::jit::Block *b) {
+    for (torch::jit::Node *n : b->nodes()) {
+      for (torch::jit::Value *v : n->inputs())
+        consider(v);
+      for (torch::jit::Block *nested : n->blocks())
+        walk(nested);
+    }
+    for (torch::jit::Value *v : b->outputs())
+      consider(v);
+  };
+  for (torch::jit::Block *b : node->blocks())
+    walk(b);
+  return result;
+}
+
+SmallVector<mlir::Value>
+Importer::outerNodes(ArrayRef<torch::jit::Value *> captured,
+                     torch::jit::Node *node) {
+  SmallVector<mlir::Value> result;
+  std::function<void(const FxValue &)> collect = [&](const FxValue &v) {
+    if (v.kind == FxValue::Node && !llvm::is_contained(result, v.node))
+      result.push_back(v.node);
+    for (const FxValue &element : v.elements)
+      collect(element);
+  };
+  for (torch::jit::Value *v : captured) {
+    auto it = values.find(v);
+    if (it == values.end())
+      fail(node, "uses " + valueName(v) + ", which was not imported");
+    collect(it->second);
+  }
+  return result;
+}
+
+mlir::Value Importer::graphNode(const std::string &graph,
+                                torch::jit::Node *node) {
+  return GetAttrOp::create(builder, nodeLoc(graph, node), AnyType::get(ctx),
+                           graph, graph)
+      .getResult();
+}
+
+Attribute Importer::controlFlowArg(const FxValue &value,
+                                   SmallVectorImpl<mlir::Value> &inputs,
+                                   torch::jit::Node *node,
+                                   const llvm::Twine &what) {
+  if (value.kind == FxValue::Constant &&
+      isa<BoolAttr, IntegerAttr, FloatAttr>(value.constant))
+    return value.constant;
+  if (value.kind == FxValue::Node || value.kind == FxValue::State)
+    return toArg(value, inputs, node);
+  fail(node, what + " is " +
+                 (value.kind == FxValue::Constant ? "a constant of a kind"
+                  : value.kind == FxValue::Module ? "a module"
+                                                  : "a list or tuple") +
+                 " that a control-flow call cannot pass (tensors, bools, "
+                 "ints and floats can)");
+}
+
+std::string Importer::importSubgraph(
+    StringRef base, ArrayRef<Leading> leading, ArrayRef<mlir::Value> outer,
+    torch::jit::Block *block,
+    function_ref<std::vector<FxValue>(ArrayRef<mlir::Value>)> results,
+    torch::jit::Node *node) {
+  // The graph's name, as PyTorch 2 names them (`true_graph_0`).
+  std::string name;
+  do {
+    name = (base + "_" + Twine(graphCounts[base]++)).str();
+  } while (nameCounts.count(name) ||
+           lookupModuleSymbol(graphModule, StringRef(name)));
+  name = uniqueName(name);
+
+  OpBuilder::InsertionGuard guard(builder);
+  GraphOp parent = graphOp;
+  llvm::StringMap<mlir::Value> parentStateNodes = std::move(stateNodes);
+  stateNodes.clear();
+  builder.setInsertionPointToEnd(&graphModule.getBody().front());
+  auto graph = GraphOp::create(builder, nodeLoc(name, node), name);
+  graphOp = graph;
+  builder.setInsertionPointToEnd(&graph.getBody().front());
+
+  SmallVector<mlir::Value> placeholders;
+  for (const Leading &l : leading) {
+    std::string phName = uniqueName(l.name);
+    auto ph = PlaceholderOp::create(builder, nodeLoc(phName, node), l.type,
+                                    phName, phName, Attribute());
+    placeholders.push_back(ph.getResult());
+    if (l.value)
+      values[l.value] = FxValue::ofNode(ph.getResult());
+  }
+  // The nodes the block reads from outside, under their own names.
+  llvm::DenseMap<mlir::Value, mlir::Value> inner;
+  for (mlir::Value v : outer) {
+    std::string phName = "input";
+    if (auto named = v.getDefiningOp<NodeOpInterface>())
+      phName = named.getNodeName().str();
+    auto ph = PlaceholderOp::create(builder, nodeLoc(phName, node),
+                                    v.getType(), phName, phName, Attribute());
+    inner[v] = ph.getResult();
+    placeholders.push_back(ph.getResult());
+  }
+  // What the TorchScript values defined outside hold, seen from inside.
+  std::function<bool(FxValue &)> substitute = [&](FxValue &v) {
+    bool changed = false;
+    if (v.kind == FxValue::Node) {
+      auto it = inner.find(v.node);
+      if (it != inner.end()) {
+        v.node = it->second;
+        changed = true;
+      }
+    }
+    for (FxValue &element : v.elements)
+      changed |= substitute(element);
+    return changed;
+  };
+  std::vector<std::pair<const torch::jit::Value *, FxValue>> replaced;
+  for (auto &[key, value] : values) {
+    FxValue copy = value;
+    if (substitute(copy)) {
+      replaced.emplace_back(key, value);
+      value = copy;
+    }
+  }
+
+  ++controlDepth;
+  if (block)
+    importBlock(block);
+  --controlDepth;
+
+  SmallVector<mlir::Value> inputs;
+  SmallVector<Attribute> elements;
+  std::vector<FxValue> returned = results(placeholders);
+  for (auto [i, value] : llvm::enumerate(returned))
+    elements.push_back(controlFlowArg(
+        value, inputs, node,
+        "value " + Twine(i) + " that graph '" + name + "' returns"));
+  OutputOp::create(builder, nodeLoc("output", node), "output",
+                   builder.getArrayAttr({TupleAttr::get(ctx, elements)}),
+                   inputs);
+
+  for (auto &[key, value] : replaced)
+    values[key] = value;
+  stateNodes = std::move(parentStateNodes);
+  graphOp = parent;
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// prim::If
+//===----------------------------------------------------------------------===//
+
+void Importer::importIf(torch::jit::Node *node) {
+  if (!controlDepth && !simulating)
+    simulate(node);
+  auto predIt = values.find(node->input(0));
+  if (predIt == values.end())
+    fail(node, "uses " + valueName(node->input(0)) + ", which was not imported");
+  FxValue pred = predIt->second;
+  // A predicate known when importing (TorchScript folds most of them):
+  // the branch taken, in line.
+  if (pred.kind == FxValue::Constant &&
+      isa<BoolAttr, IntegerAttr>(pred.constant)) {
+    bool taken = isa<BoolAttr>(pred.constant)
+                     ? cast<BoolAttr>(pred.constant).getValue()
+                     : cast<IntegerAttr>(pred.constant).getInt() != 0;
+    torch::jit::Block *block = node->blocks()[taken ? 0 : 1];
+    importBlock(block);
+    for (size_t i = 0; i < node->outputs().size(); ++i)
+      values[node->outputs()[i]] = values.at(block->outputs()[i]);
+    return;
+  }
+  SmallVector<Type> resultTypes;
+  for (const torch::jit::Value *output : node->outputs()) {
+    if (conflicting.count(output))
+      fail(node, "its branches give " + valueName(output) +
+                     " values of different ranks or dtypes, which one "
+                     "result of a control-flow call cannot hold");
+    resultTypes.push_back(typeOf(output));
+  }
+  std::vector<torch::jit::Value *> captured = capturedValues(node);
+  SmallVector<mlir::Value> outer = outerNodes(captured, node);
+  std::string names[2];
+  for (int b = 0; b < 2; ++b) {
+    torch::jit::Block *block = node->blocks()[b];
+    names[b] = importSubgraph(
+        b == 0 ? "true_graph" : "false_graph", {}, outer, block,
+        [&](ArrayRef<mlir::Value>) {
+          std::vector<FxValue> results;
+          for (torch::jit::Value *v : block->outputs())
+            results.push_back(values.at(v));
+          return results;
+        },
+        node);
+  }
+
+  SmallVector<mlir::Value> inputs;
+  SmallVector<Attribute> operands;
+  Attribute predArg = controlFlowArg(pred, inputs, node, "the predicate");
+  mlir::Value trueNode = graphNode(names[0], node);
+  mlir::Value falseNode = graphNode(names[1], node);
+  Attribute trueArg = toArg(FxValue::ofNode(trueNode), inputs, node);
+  Attribute falseArg = toArg(FxValue::ofNode(falseNode), inputs, node);
+  for (mlir::Value v : outer)
+    operands.push_back(toArg(FxValue::ofNode(v), inputs, node));
+  std::string name = uniqueName("cond");
+  auto call = CallFunctionOp::create(
+      builder, nodeLoc(name, node), TupleType::get(ctx, resultTypes), name,
+      kCondTarget,
+      builder.getArrayAttr(
+          {predArg, trueArg, falseArg, TupleAttr::get(ctx, operands)}),
+      DictAttr::get(ctx), inputs);
+  for (size_t i = 0; i < node->outputs().size(); ++i)
+    values[node->outputs()[i]] = FxValue::ofNode(
+        getitem(call.getResult(), i, resultTypes[i], node));
+}
+
+//===----------------------------------------------------------------------===//
+// prim::Loop
+//===----------------------------------------------------------------------===//
+
+void Importer::importLoop(torch::jit::Node *node) {
+  if (!controlDepth && !simulating)
+    simulate(node);
+  torch::jit::Block *body = node->blocks()[0];
+  auto input = [&](size_t i) -> FxValue {
+    auto it = values.find(node->input(i));
+    if (it == values.end())
+      fail(node,
+           "uses " + valueName(node->input(i)) + ", which was not imported");
+    return it->second;
+  };
+  FxValue trips = input(0), initialCond = input(1);
+  auto maxTrips = trips.kind == FxValue::Constant
+                      ? dyn_cast<IntegerAttr>(trips.constant)
+                      : IntegerAttr();
+  bool unbounded = maxTrips && !isa<BoolAttr>(trips.constant) &&
+                   maxTrips.getInt() == std::numeric_limits<int64_t>::max();
+  bool counted = isConstantTrue(node->input(1)) &&
+                 isConstantTrue(body->outputs()[0]);
+  if (counted && unbounded)
+    fail(node, "the loop never ends (`while True` without a break)");
+  if (!counted && !unbounded)
+    fail(node, "a loop with both a trip count and a condition is not "
+               "supported (TorchScript makes a `for` that breaks a while "
+               "loop)");
+  if (!counted && body->inputs()[0]->hasUses())
+    fail(node, "a while loop that reads TorchScript's own iteration number "
+               "is not supported");
+
+  // The carried values' types: joined over the iterations.
+  size_t numCarried = node->inputs().size() - 2;
+  SmallVector<Type> carriedTypes;
+  bool shapeChanges = false;
+  for (size_t j = 0; j < numCarried; ++j) {
+    const torch::jit::Value *v = body->inputs()[j + 1];
+    if (conflicting.count(v))
+      fail(node, "the loop-carried value " + valueName(v) +
+                     " changes rank or dtype across iterations, which a "
+                     "compiled loop cannot carry");
+    carriedTypes.push_back(typeOf(v));
+    shapeChanges |= carriedTypes.back() != typeOf(node->input(j + 2));
+  }
+  if (!concrete.empty()) {
+    int64_t runs = loopRuns.count(node) ? loopRuns[node] : 0;
+    if (runs == 0)
+      fail(node, "the loop does not run on the example inputs, so the types "
+                 "of its body are not known; give example inputs on which "
+                 "it runs");
+    if (shapeChanges && runs < 2)
+      fail(node, "a loop-carried value changes shape, and the loop runs "
+                 "once on the example inputs; give example inputs on which "
+                 "it runs at least twice, so that the dims that change are "
+                 "known");
+  }
+
+  std::vector<torch::jit::Value *> captured = capturedValues(node);
+  SmallVector<mlir::Value> outer = outerNodes(captured, node);
+  SmallVector<Leading> leading;
+  if (counted)
+    leading.push_back({body->inputs()[0], "i", builder.getI64Type()});
+  else
+    leading.push_back({nullptr, "go", builder.getI1Type()});
+  for (size_t j = 0; j < numCarried; ++j) {
+    // TorchScript's uniquing suffix dropped (`h.11` -> `h`).
+    std::string debugName = body->inputs()[j + 1]->debugName();
+    auto [stem, suffix] = StringRef(debugName).rsplit('.');
+    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) &&
+        !stem.empty())
+      debugName = stem.str();
+    leading.push_back({body->inputs()[j + 1], debugName, carriedTypes[j]});
+  }
+  std::string condName;
+  if (!counted) {
+    // The cond graph takes what the body takes and returns the condition.
+    SmallVector<Leading> unbound(leading);
+    for (Leading &l : unbound)
+      l.value = nullptr;
+    condName = importSubgraph(
+        "cond_graph", unbound, outer, nullptr,
+        [&](ArrayRef<mlir::Value> placeholders) {
+          return std::vector<FxValue>{FxValue::ofNode(placeholders[0])};
+        },
+        node);
+  }
+
+  std::string bodyName = importSubgraph(
+      "body_graph", leading, outer, body,
+      [&](ArrayRef<mlir::Value>) {
+        std::vector<FxValue> results;
+        for (size_t k = counted ? 1 : 0; k < body->outputs().size(); ++k)
+          results.push_back(values.at(body->outputs()[k]));
+        return results;
+      },
+      node);
+  SmallVector<mlir::Value> inputs;
+  SmallVector<Attribute> carried, additional;
+  SmallVector<Type> resultTypes;
+  if (!counted) {
+    carried.push_back(
+        controlFlowArg(initialCond, inputs, node, "the loop's condition"));
+    resultTypes.push_back(builder.getI1Type());
+  }
+  Attribute first =
+      counted ? controlFlowArg(trips, inputs, node, "the trip count")
+              : toArg(FxValue::ofNode(graphNode(condName, node)), inputs, node);
+  Attribute bodyArg =
+      toArg(FxValue::ofNode(graphNode(bodyName, node)), inputs, node);
+  for (size_t j = 0; j < numCarried; ++j) {
+    carried.push_back(controlFlowArg(input(j + 2), inputs, node,
+                                     "the initial value of " +
+                                         valueName(body->inputs()[j + 1])));
+    resultTypes.push_back(carriedTypes[j]);
+  }
+  for (mlir::Value v : outer)
+    additional.push_back(toArg(FxValue::ofNode(v), inputs, node));
+  std::string name = uniqueName(counted ? "for_loop" : "while_loop");
+  auto call = CallFunctionOp::create(
+      builder, nodeLoc(name, node), TupleType::get(ctx, resultTypes), name,
+      counted ? kForLoopTarget : kWhileLoopTarget,
+      builder.getArrayAttr({first, bodyArg, TupleAttr::get(ctx, carried),
+                            TupleAttr::get(ctx, additional)}),
+      DictAttr::get(ctx), inputs);
+  unsigned offset = counted ? 0 : 1;
+  for (size_t j = 0; j < numCarried; ++j)
+    values[node->outputs()[j]] = FxValue::ofNode(
+        getitem(call.getResult(), j + offset, carriedTypes[j], node));
+}

@@ -1,0 +1,244 @@
+//===- Importer.h - The TorchScript importer's walk -------------*- C++ -*-===//
+//
+// The state of one TorchScript import (ImportTorchScript.cpp): what FX
+// holds for every TorchScript value, and the walk over the graph of
+// `forward`. Control flow (prim::If, prim::Loop) is imported by
+// ImportControlFlow.cpp into graphs of the graph module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H
+#define FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H
+
+#include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/api/module.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+namespace mlir::fx::torchscript {
+
+/// Reads an archive straight from the input buffer (no copy of the file)
+/// and remembers how many bytes each read wrote at which address. LibTorch
+/// reads a stored (uncompressed) record into the allocation its tensor's
+/// storage then owns, so the bytes read at a storage's address are the
+/// bytes its record really holds: the pickle's declared storage size is
+/// checked against that, exactly, before a byte of it is used.
+class RecordingReader : public caffe2::serialize::ReadAdapterInterface {
+public:
+  explicit RecordingReader(llvm::StringRef data) : data(data) {}
+
+  size_t size() const override { return data.size(); }
+
+  size_t read(uint64_t pos, void *buf, size_t n,
+              const char * /*what*/) const override {
+    if (pos >= data.size())
+      return 0;
+    size_t count = std::min<uint64_t>(n, data.size() - pos);
+    std::memcpy(buf, data.data() + pos, count);
+    std::lock_guard<std::mutex> lock(mutex);
+    bytesReadAt[buf] = count;
+    return count;
+  }
+
+  /// The bytes the last read into `address` wrote, if one did.
+  std::optional<size_t> bytesAt(const void *address) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = bytesReadAt.find(address);
+    if (it == bytesReadAt.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+private:
+  llvm::StringRef data;
+  mutable std::mutex mutex;
+  mutable std::unordered_map<const void *, size_t> bytesReadAt;
+};
+
+/// Thrown (and caught at the import entry) once a diagnostic is emitted.
+struct ImportFailure {};
+
+/// What FX holds for one TorchScript value.
+struct FxValue {
+  enum Kind { Node, Constant, List, Tuple, Module, State } kind = Constant;
+  mlir::Value node;              // Node
+  Attribute constant;            // Constant
+  std::vector<FxValue> elements; // List, Tuple
+  std::string path;              // Module, State: qualified name
+  torch::jit::Module module{};   // Module
+  bool isParameter = false;      // State
+
+  static FxValue ofNode(mlir::Value v) {
+    FxValue r;
+    r.kind = Node;
+    r.node = v;
+    return r;
+  }
+  static FxValue ofConstant(Attribute a) {
+    FxValue r;
+    r.kind = Constant;
+    r.constant = a;
+    return r;
+  }
+};
+
+
+std::string join(llvm::StringRef prefix, llvm::StringRef name);
+
+/// `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d` ->
+/// `torch.nn.Conv2d`; `__torch__.Block` -> `Block`.
+std::string pythonTypeName(const torch::jit::Module &module);
+
+llvm::StringRef className(llvm::StringRef qualified);
+
+/// FX's dtype names for c10 scalar types (DTypes.def); "" for the others.
+llvm::StringRef dtypeName(c10::ScalarType type);
+
+Type elementType(MLIRContext *ctx, c10::ScalarType type);
+
+/// A Python-identifier node name from a TorchScript debug name or op name:
+/// `x.1` -> `x`, `layer1.0.conv1` -> `layer1_0_conv1`, `aten::relu` -> `relu`.
+std::string sanitizeName(llvm::StringRef name);
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, llvm::StringRef fileName,
+           const TorchScriptImportOptions &options,
+           const RecordingReader &reader)
+      : ctx(ctx), builder(ctx), fileName(fileName.str()), options(options),
+        reader(reader) {}
+
+  OwningOpRef<ModuleOp> run(torch::jit::Module &root);
+
+private:
+  // --- Diagnostics ---------------------------------------------------------
+  Location sourceLoc(const torch::jit::Node *node);
+  Location nodeLoc(llvm::StringRef name, const torch::jit::Node *node);
+  [[noreturn]] void fail(const torch::jit::Node *node, const llvm::Twine &msg);
+
+  // --- Values --------------------------------------------------------------
+  Type typeOf(const c10::TypePtr &type);
+  Type typeOf(const c10::IValue &value);
+  Type typeOf(const torch::jit::Value *value);
+  void evaluate(torch::jit::Node *node, bool runMethod = false);
+  FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
+                     const c10::TypePtr &realType = nullptr);
+  Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
+                  const torch::jit::Node *node);
+  mlir::Value asNode(const FxValue &value, const torch::jit::Node *node);
+  std::string uniqueName(llvm::StringRef base);
+  mlir::Value stateNode(const std::string &path, const torch::jit::Node *node);
+  mlir::Value getitem(mlir::Value of, int64_t index, Type type,
+                      const torch::jit::Node *node);
+
+  // --- Graph walk ----------------------------------------------------------
+  bool isLeaf(const torch::jit::Module &module);
+  void importBlock(torch::jit::Block *block);
+  void importNode(torch::jit::Node *node);
+  void importCall(torch::jit::Node *node, const std::string &target,
+                  std::vector<FxValue> args,
+                  std::vector<std::pair<std::string, FxValue>> kwargs,
+                  bool isModule);
+  std::vector<FxValue> inlineMethod(const FxValue &self,
+                                    const std::string &method,
+                                    std::vector<FxValue> args,
+                                    torch::jit::Node *call);
+
+  // --- State ---------------------------------------------------------------
+  void declareState(const std::string &path, const at::Tensor &tensor,
+                    StateKind kind);
+  void declareModule(const std::string &path, const torch::jit::Module &module);
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  std::string fileName;
+  const TorchScriptImportOptions &options;
+  const RecordingReader &reader;
+
+  GraphModuleOp graphModule;
+  GraphOp graphOp;
+  std::map<const torch::jit::Value *, FxValue> values;
+  /// With example inputs: the value every TorchScript value takes, from
+  /// running the graph on them (what ShapeProp does for an FX graph).
+  std::map<const torch::jit::Value *, c10::IValue> concrete;
+  llvm::StringMap<unsigned> nameCounts;
+  std::vector<std::string> modulePathStack{""};
+  llvm::StringMap<mlir::Value> stateNodes; // get_attr node per state path
+  llvm::StringSet<> declaredState, declaredModules;
+  std::map<const c10::TensorImpl *, std::string> firstNameOfTensor;
+  unsigned tensorConstants = 0;
+
+  // --- Control flow (ImportControlFlow.cpp) ---------------------------------
+  // prim::If and prim::Loop become higher-order calls (ControlFlow.h) whose
+  // branches and bodies are graphs of the graph module. With example
+  // inputs, a control-flow node is first run on them (simulate): every
+  // branch (the one not taken speculatively, on copies of its inputs) and
+  // every iteration, and each value inside gets the type of all the
+  // values it took, joined (a dim that differs is dynamic).
+public:
+  /// A leading placeholder of a graph made from a block: bound to
+  /// `value` when given.
+  struct Leading {
+    const torch::jit::Value *value;
+    std::string name;
+    Type type;
+  };
+
+private:
+  void importIf(torch::jit::Node *node);
+  void importLoop(torch::jit::Node *node);
+  void simulate(torch::jit::Node *node);
+  void simulateBlock(torch::jit::Block *block);
+  void simulateIf(torch::jit::Node *node);
+  void simulateLoop(torch::jit::Node *node);
+  void simulateMethod(torch::jit::Node *node);
+  void joinType(const torch::jit::Value *value, Type type);
+  /// The values `node`'s blocks use that are defined outside it, in order.
+  std::vector<torch::jit::Value *> capturedValues(torch::jit::Node *node);
+  /// The nodes those values hold (inside lists and tuples too), in order.
+  SmallVector<mlir::Value> outerNodes(llvm::ArrayRef<torch::jit::Value *> values,
+                                      torch::jit::Node *node);
+  /// Imports `block` (if any) as a new graph named after `base`: its
+  /// placeholders are `leading` then one per node of `outer`; it returns
+  /// the tuple `results` gives once the block is imported.
+  std::string importSubgraph(
+      llvm::StringRef base, llvm::ArrayRef<Leading> leading,
+      llvm::ArrayRef<mlir::Value> outer, torch::jit::Block *block,
+      llvm::function_ref<std::vector<FxValue>(llvm::ArrayRef<mlir::Value>)>
+          results,
+      torch::jit::Node *node);
+  /// A node or a bool/int/float constant a control-flow call can pass.
+  Attribute controlFlowArg(const FxValue &value,
+                           SmallVectorImpl<mlir::Value> &inputs,
+                           torch::jit::Node *node, const llvm::Twine &what);
+  mlir::Value graphNode(const std::string &graph, torch::jit::Node *node);
+
+  GraphOp forwardGraph;
+  /// Each value's type joined over the values it took when simulated.
+  std::map<const torch::jit::Value *, Type> joinedTypes;
+  /// Values that took values of different ranks or dtypes.
+  std::set<const torch::jit::Value *> conflicting;
+  /// The iterations each loop ran when simulated (the most of any run).
+  std::map<const torch::jit::Node *, int64_t> loopRuns;
+  llvm::StringMap<unsigned> graphCounts;
+  int speculative = 0;
+  int controlDepth = 0;
+  bool simulating = false;
+};
+
+} // namespace mlir::fx::torchscript
+
+#endif // FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H

@@ -1,0 +1,88 @@
+"""Modules with data-dependent control flow, through TorchScript.
+
+torch.fx's symbolic_trace cannot follow `if x.sum() > 0:` or a loop over
+a size known only at run time. torch.jit.script captures such code, with
+prim::If and prim::Loop blocks; the C++ importer (fx-translate
+--import-torchscript) turns those into fx control flow: higher-order calls
+(`torch.ops.higher_order.cond`, `torch.ops.higher_order.while_loop`,
+`fx_mlir.for_loop`) whose branches and bodies are graphs of the graph
+module (docs/ControlFlow.md).
+
+`import_torchscript` gives that IR; `fx_mlir.compile` takes this route by
+itself for a module torch.fx cannot trace, and says so with a warning.
+"""
+
+import io
+import os
+import warnings
+
+import torch
+
+from . import FxMlirError
+
+
+class ScriptedRouteWarning(UserWarning):
+    """fx_mlir.compile compiled a module through torch.jit.script because
+    torch.fx could not trace it."""
+
+
+def script(model):
+    """torch.jit.script(model), or FxMlirError saying why it cannot be
+    scripted; a ScriptModule is returned as it is."""
+    if isinstance(model, torch.jit.ScriptModule):
+        return model
+    try:
+        return torch.jit.script(model)
+    except Exception as error:
+        lines = [line for line in str(error).strip().splitlines()
+                 if line.strip()]
+        raise FxMlirError(
+            f"cannot script {type(model).__name__} with torch.jit.script: "
+            f"{type(error).__name__}: {lines[0] if lines else ''}") from error
+
+
+def _archive(module_or_path):
+    """The bytes of a TorchScript archive: a path's file, or a module
+    scripted (if it is not a ScriptModule) and saved."""
+    if isinstance(module_or_path, (str, os.PathLike)):
+        with open(module_or_path, "rb") as f:
+            return f.read(), os.path.splitext(
+                os.path.basename(os.fspath(module_or_path)))[0]
+    module = script(module_or_path)
+    buffer = io.BytesIO()
+    torch.jit.save(module, buffer)
+    name = getattr(module, "original_name", None) or type(module).__name__
+    return buffer.getvalue(), name
+
+
+def import_torchscript(module_or_path, example_inputs, name=None,
+                       more_example_inputs=None):
+    """The fx IR (text) of a TorchScript module: a ScriptModule, an
+    nn.Module (scripted here) or the path of a `.pt` archive, its graph
+    run on `example_inputs` (a tuple of tensors) to type every node,
+    control flow included (both branches of an `if`, every iteration of
+    a loop). With `more_example_inputs` (tensors of other sizes), the
+    graph runs on those too and the dims that differ are dynamic. Raises
+    FxMlirError naming the TorchScript node, its source location and its
+    module for what cannot be imported."""
+    from .compiler import _load_runtime
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    for i, t in enumerate(example_inputs):
+        if not isinstance(t, torch.Tensor):
+            raise FxMlirError(f"example input {i}: expected a torch.Tensor, "
+                              f"got {type(t).__name__}")
+    data, default_name = _archive(module_or_path)
+    more = None if more_example_inputs is None else [
+        t.detach() for t in more_example_inputs]
+    return _load_runtime().import_torchscript(
+        data, [t.detach() for t in example_inputs],
+        name or default_name, more)
+
+
+def grown_batch(example_inputs):
+    """The example inputs with one row more in dim 0 (the first row
+    again): a second run of a scripted graph on these shows which dims
+    follow the batch."""
+    return tuple(torch.cat([t, t[:1]]) if t.dim() > 0 else t
+                 for t in example_inputs)
