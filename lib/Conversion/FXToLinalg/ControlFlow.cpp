@@ -212,11 +212,13 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
     body.getPlaceholders(placeholders);
     unsigned offset = cf->kind == ControlFlowCall::ForLoop ? 1 : 0;
     SmallVector<Type> carriedTypes;
+    bool shapeChanges = false;
     for (auto [i, v] : llvm::enumerate(carried)) {
       Type t = placeholders[offset + i].getResult().getType();
       if (isa<AnyType>(t))
         t = v.getType();
       carriedTypes.push_back(t);
+      shapeChanges |= t != v.getType();
       carried[i] = castTo(b, loc, v, t);
     }
     auto yieldCarried = [&](Block *block, ArrayRef<Value> next) {
@@ -226,8 +228,47 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
         yielded.push_back(castTo(inner, loc, v, t));
       scf::YieldOp::create(inner, loc, yielded);
     };
-    if (cf->kind == ControlFlowCall::ForLoop) {
-      Type i64 = b.getI64Type();
+    Type i64 = b.getI64Type();
+    if (cf->kind == ControlFlowCall::ForLoop && shapeChanges) {
+      // A counted loop whose carried value changes shape (a sequence grown
+      // by torch.cat) is a while loop counting its iterations: scf.for's
+      // canonicalization would fold the cast of its initial value into the
+      // loop, as if the shape did not change.
+      Value count = cf->operand ? cf->operand
+                                : materialize(b, loc, cf->constant);
+      if (count.getType() != i64)
+        return fail(call, "the trip count must be an int");
+      SmallVector<Type> types = {i64};
+      llvm::append_range(types, carriedTypes);
+      SmallVector<Value> inits = {
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0))};
+      llvm::append_range(inits, carried);
+      auto whileOp = scf::WhileOp::create(b, loc, types, inits);
+      SmallVector<Location> locs(types.size(), loc);
+      Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+      Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+      OpBuilder head = OpBuilder::atBlockEnd(before);
+      Value more = arith::CmpIOp::create(head, loc, arith::CmpIPredicate::slt,
+                                         before->getArgument(0), count);
+      scf::ConditionOp::create(head, loc, more, before->getArguments());
+      SmallVector<Value> inputs(after->getArguments());
+      llvm::append_range(inputs, additional);
+      FailureOr<SmallVector<Value>> out =
+          cloneGraph(body, after, inputs, anchor, loc);
+      if (failed(out))
+        return fail(call, "the body does not return a tuple");
+      OpBuilder tail = OpBuilder::atBlockEnd(after);
+      SmallVector<Value> next = {arith::AddIOp::create(
+          tail, loc, after->getArgument(0),
+          arith::ConstantOp::create(tail, loc, tail.getI64IntegerAttr(1)))};
+      for (auto [v, t] : llvm::zip(*out, carriedTypes))
+        next.push_back(castTo(tail, loc, v, t));
+      scf::YieldOp::create(tail, loc, next);
+      bodies.push_back(after);
+      results.assign(whileOp.getResults().begin() + 1,
+                     whileOp.getResults().end());
+      b.setInsertionPointAfter(whileOp);
+    } else if (cf->kind == ControlFlowCall::ForLoop) {
       Value count = cf->operand ? cf->operand
                                 : materialize(b, loc, cf->constant);
       if (count.getType() != i64)
@@ -385,6 +426,40 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
         forOp->erase();
         flag = newFor->getResults().back();
         inner = newFor;
+      } else if (auto whileOp = dyn_cast<scf::WhileOp>(parent)) {
+        // A carried value more: whether any iteration raised it, in the
+        // condition's region or in the body's.
+        b.setInsertionPoint(whileOp);
+        SmallVector<Type> types(whileOp.getResultTypes());
+        types.push_back(i1);
+        SmallVector<Value> inits(whileOp.getInits());
+        inits.push_back(
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+        auto newWhile = scf::WhileOp::create(b, whileOp.getLoc(), types, inits);
+        bool inBefore = region == &whileOp.getBefore();
+        Block *before = &whileOp.getBefore().front();
+        Block *after = &whileOp.getAfter().front();
+        Value accBefore = before->addArgument(i1, loc);
+        Value accAfter = after->addArgument(i1, loc);
+        newWhile.getBefore().takeBody(whileOp.getBefore());
+        newWhile.getAfter().takeBody(whileOp.getAfter());
+        auto condition = cast<scf::ConditionOp>(before->getTerminator());
+        OpBuilder c(condition);
+        condition->insertOperands(
+            condition->getNumOperands(),
+            inBefore ? arith::OrIOp::create(c, loc, accBefore, flag)
+                     : accBefore);
+        auto yield = cast<scf::YieldOp>(after->getTerminator());
+        OpBuilder y(yield);
+        yield->insertOperands(yield->getNumOperands(),
+                              inBefore ? accAfter
+                                       : arith::OrIOp::create(y, loc,
+                                                              accAfter, flag));
+        whileOp->replaceAllUsesWith(
+            newWhile->getResults().take_front(whileOp->getNumResults()));
+        whileOp->erase();
+        flag = newWhile->getResults().back();
+        inner = newWhile;
       } else {
         return check->emitError()
                << "cannot compile node '"

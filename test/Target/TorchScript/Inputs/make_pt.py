@@ -109,7 +109,60 @@ def trace(module, *inputs):
     return torch.jit.trace(module.eval(), inputs, check_trace=False)
 
 
+class Loops(nn.Module):
+    """Control flow of every kind TorchScript has: a for loop over a size
+    carrying a tuple, a while loop, a for loop that breaks (TorchScript's
+    while loop with its own counter), an if inside a loop, an early
+    return, and a raise."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.dim() != 2:
+            raise ValueError("expected a matrix")
+        h = torch.zeros(x.size(1))
+        c = torch.zeros(x.size(1))
+        for i in range(x.size(0)):
+            h, c = torch.tanh(self.cell(x[i]) + h), c + h
+            if bool(h.sum() > 0):
+                c = c * 0.5
+        y = h
+        while bool(y.abs().max() > 0.1):
+            y = y * 0.5
+        for j in range(10):
+            if j == 3:
+                break
+            y = y + 1
+        if bool(c.sum() > 100):
+            return y
+        return y + c
+
+
+class Grows(nn.Module):
+    """A sequence grown by torch.cat: its carried length is dynamic."""
+
+    def forward(self, x):
+        seq = x[:1]
+        for i in range(x.size(0) - 1):
+            seq = torch.cat([seq, seq[-1:] + x[i + 1:i + 2]], 0)
+        return seq
+
+
+class RankChange(nn.Module):
+    """A carried value whose rank changes: not representable."""
+
+    def forward(self, x):
+        for i in range(3):
+            x = x.unsqueeze(0)
+        return x
+
+
 save("block", trace(Block(), torch.randn(2, 3, 8, 8)))
+save("loops", torch.jit.script(Loops()))
+save("grows", torch.jit.script(Grows()))
+save("rank_change", torch.jit.script(RankChange()))
 save("control_flow", torch.jit.script(ControlFlow()))
 save("custom_class", torch.jit.script(CustomClass()))
 save("scripted", torch.jit.script(Scripted().eval()))
