@@ -109,6 +109,31 @@ def _encoder():
     return layer, UnrolledEncoderLayer(layer).eval(), (x,)
 
 
+class RNNLoop(nn.Module):
+    """A recurrent cell stepped over its input sequence in a Python loop
+    (data-dependent control flow: the trip count is the input's length)."""
+
+    def __init__(self, hidden=64):
+        super().__init__()
+        self.ih = nn.Linear(hidden, hidden)
+        self.hh = nn.Linear(hidden, hidden)
+        self.hidden = hidden
+
+    def forward(self, xs):
+        h = torch.zeros(xs.size(1), self.hidden)
+        for t in range(xs.size(0)):
+            h = torch.tanh(self.ih(xs[t]) + self.hh(h))
+        return h
+
+
+def _rnn():
+    # Compiled from torch.jit.script (its loop one scf loop), not traced
+    # by torch.fx (which unrolls the 100 steps); compared with eager and
+    # with the same module scripted (frozen TorchScript).
+    model = RNNLoop().eval()
+    return model, torch.jit.script(model), (torch.randn(100, 1, 64),)
+
+
 def _add16():
     # Eager is the bare `x + y`, without nn.Module.__call__.
     return (lambda x, y: x + y), Add(), (torch.randn(16), torch.randn(16))
@@ -132,6 +157,7 @@ WORKLOADS = {
     "mobilenet_v2_b1": (_model(torchvision.models.mobilenet_v2, 1, 3, 224,
                                224), {"model": True}),
     "encoder_s128": (_encoder, {"model": True}),
+    "rnn_cell_h64_s100": (_rnn, {"model": True, "torchscript": True}),
     "add16": (_add16, {}),
 }
 
@@ -242,6 +268,10 @@ def import_seconds(module, inputs):
     memory, as compile does), or None if it cannot."""
     try:
         t0 = time.perf_counter()
+        if isinstance(module, torch.jit.ScriptModule):
+            with torch.no_grad():
+                fx_mlir.import_torchscript(module, inputs)
+            return time.perf_counter() - t0
         gm = fx_mlir.compiler.trace(module, inputs)
         with torch.no_grad():
             fx_mlir.import_graph_module(gm, inputs, blobs={})

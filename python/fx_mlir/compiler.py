@@ -956,10 +956,17 @@ def _compile_scripted(model, example_inputs, trace_error, options):
             f"{type(model).__name__} through torch.jit.script instead",
             ScriptedRouteWarning, stacklevel=3)
     more = grown_batch(example_inputs) if options["dynamic_batch"] else None
-    with torch.no_grad():
-        ir = import_torchscript(scripted, example_inputs,
-                                type(model).__name__, more)
-    compiled = _compile_ir(ir, example_inputs, None, (), **options)
+    try:
+        with torch.no_grad():
+            ir = import_torchscript(scripted, example_inputs,
+                                    type(model).__name__, more)
+        compiled = _compile_ir(ir, example_inputs, None, (), **options)
+    except FxMlirError as error:
+        if trace_error is None:
+            raise
+        raise FxMlirError(
+            f"{error} (compiling {type(model).__name__} through "
+            f"torch.jit.script: {trace_error})") from error
     compiled.route = "torch.jit.script"
     return compiled
 

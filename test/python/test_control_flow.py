@@ -1,0 +1,291 @@
+"""Data-dependent control flow (issue 28, docs/ControlFlow.md): modules
+torch.fx cannot trace are scripted, imported with their control flow as
+graphs of the graph module, compiled to scf loops and branches, and
+compared with eager."""
+
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+
+import fx_mlir
+
+torch.manual_seed(0)
+
+
+class DataBranch(nn.Module):
+    """An `if` on tensor data selecting different ops."""
+
+    def forward(self, x):
+        if x.sum() > 0:
+            y = torch.relu(x) + 1
+        else:
+            y = torch.sigmoid(x) * 2
+        return y
+
+
+class SizeLoop(nn.Module):
+    """A loop over range(x.size(0)), carrying a tuple."""
+
+    def forward(self, x):
+        h = torch.zeros(x.size(1))
+        c = torch.ones(x.size(1))
+        for i in range(x.size(0)):
+            h, c = torch.tanh(x[i] + h), c * 0.5 + h
+        return h, c
+
+
+class Newton(nn.Module):
+    """A while loop iterating to a tolerance: Newton steps for sqrt(a)."""
+
+    def forward(self, a):
+        x = a
+        while bool((x * x - a).abs().max() > 1e-5):
+            x = 0.5 * (x + a / x)
+        return x
+
+
+class LoopInIf(nn.Module):
+    def forward(self, x):
+        if bool(x.mean() > 0):
+            for i in range(3):
+                x = x * 0.5 + 1
+        else:
+            x = -x
+        return x
+
+
+class IfInLoop(nn.Module):
+    def forward(self, x):
+        total = torch.zeros_like(x[0])
+        for i in range(x.size(0)):
+            if bool(x[i].sum() > 0):
+                total = total + x[i]
+            else:
+                total = total - 2 * x[i]
+        return total
+
+
+class EarlyReturn(nn.Module):
+    def forward(self, x):
+        if bool(x.max() > 2.0):
+            return x.clamp(max=2.0)
+        y = x * 3
+        return y - 1
+
+
+class Breaks(nn.Module):
+    """A `for` that breaks: TorchScript makes it a while loop."""
+
+    def forward(self, x):
+        for i in range(10):
+            if bool(x.sum() > 20):
+                break
+            x = x + 1
+        return x
+
+
+class RNNCell(nn.Module):
+    """A recurrent cell stepped over a sequence of run-time length."""
+
+    def __init__(self, inputs=8, hidden=16):
+        super().__init__()
+        self.ih = nn.Linear(inputs, hidden)
+        self.hh = nn.Linear(hidden, hidden)
+        self.hidden = hidden
+
+    def forward(self, xs):
+        h = torch.zeros(xs.size(1), self.hidden)
+        for t in range(xs.size(0)):
+            h = torch.tanh(self.ih(xs[t]) + self.hh(h))
+        return h
+
+
+class GreedyDecode(nn.Module):
+    """Greedy decoding growing its output with torch.cat."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(12, 8)
+        self.out = nn.Linear(8, 12)
+
+    def forward(self, tokens):
+        seq = tokens
+        for i in range(6):
+            logits = self.out(self.emb(seq[:, -1]))
+            nxt = logits.argmax(-1, keepdim=True)
+            seq = torch.cat([seq, nxt], 1)
+        return seq
+
+
+class Gate(nn.Module):
+    def forward(self, x):
+        if bool(x.abs().mean() > 0.5):
+            return x * 2
+        return x
+
+
+class WithGate(nn.Module):
+    """Control flow inside a submodule of an otherwise traceable model."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.gate = Gate()
+
+    def forward(self, x):
+        return torch.relu(self.gate(self.fc(x)))
+
+
+CASES = [
+    ("data_branch_true", DataBranch, lambda: (torch.rand(4, 3),)),
+    ("data_branch_false", DataBranch, lambda: (-torch.rand(4, 3),)),
+    ("size_loop", SizeLoop, lambda: (torch.randn(5, 3),)),
+    ("newton", Newton, lambda: (torch.rand(6) * 4 + 0.5,)),
+    ("loop_in_if", LoopInIf, lambda: (torch.rand(3, 2),)),
+    ("loop_in_if_else", LoopInIf, lambda: (-torch.rand(3, 2),)),
+    ("if_in_loop", IfInLoop, lambda: (torch.randn(7, 3),)),
+    ("early_return", EarlyReturn, lambda: (torch.rand(4) * 3,)),
+    ("early_return_other", EarlyReturn, lambda: (torch.rand(4),)),
+    ("breaks", Breaks, lambda: (torch.rand(4),)),
+    ("rnn_cell", RNNCell, lambda: (torch.randn(9, 2, 8),)),
+    ("greedy_decode", GreedyDecode, lambda: (torch.tensor([[1], [5]]),)),
+    ("submodule", WithGate, lambda: (torch.randn(3, 4),)),
+]
+
+
+@pytest.mark.parametrize("name,cls,make", CASES, ids=[c[0] for c in CASES])
+def test_scripted_route_matches_eager(name, cls, make):
+    model = cls().eval()
+    inputs = make()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = fx_mlir.compile(model, inputs, cache_dir="")
+    with torch.no_grad():
+        expected = model(*inputs)
+    torch.testing.assert_close(compiled(*inputs), expected)
+    if compiled.route == "torch.jit.script":
+        # The user is told why torch.fx was not used.
+        assert any(issubclass(w.category, fx_mlir.ScriptedRouteWarning)
+                   for w in caught)
+    # The script route gives the same results when taken directly.
+    scripted = fx_mlir.compile(torch.jit.script(model), inputs,
+                               cache_dir="")
+    assert scripted.route == "torch.jit.script"
+    torch.testing.assert_close(scripted(*inputs), expected)
+
+
+def test_data_branch_runs_the_branch_the_data_selects():
+    """One compiled module, both branches taken at run time."""
+    model = DataBranch()
+    compiled = fx_mlir.compile(model, (torch.rand(4, 3),), cache_dir="")
+    for x in (torch.rand(4, 3), -torch.rand(4, 3), torch.randn(4, 3)):
+        torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_while_loop_runs_as_many_iterations_as_the_data_needs():
+    model = Newton()
+    compiled = fx_mlir.compile(model, (torch.rand(6) + 1,), cache_dir="")
+    for scale in (0.5, 2.0, 8.0):
+        a = torch.rand(6) * scale + 0.5
+        torch.testing.assert_close(compiled(a), model(a))
+
+
+def test_rnn_over_sequences_of_run_time_length():
+    """dynamic_batch: the sequence length (dim 0) is dynamic, and so is
+    the loop's trip count."""
+    model = RNNCell().eval()
+    compiled = fx_mlir.compile(model, (torch.randn(5, 2, 8),),
+                               dynamic_batch=True, cache_dir="")
+    with torch.no_grad():
+        for steps in (1, 5, 17):
+            xs = torch.randn(steps, 2, 8)
+            torch.testing.assert_close(compiled(xs), model(xs))
+
+
+def test_size_loop_with_a_dynamic_batch():
+    model = SizeLoop()
+    compiled = fx_mlir.compile(torch.jit.script(model),
+                               (torch.randn(5, 3),), dynamic_batch=True,
+                               cache_dir="")
+    for rows in (2, 5, 9):
+        x = torch.randn(rows, 3)
+        torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_raise_in_a_branch_is_a_run_time_error():
+    class Checked(nn.Module):
+        def forward(self, x):
+            if bool(x.sum() > 100):
+                raise ValueError("too large")
+            return x + 1
+
+    compiled = fx_mlir.compile(Checked(), (torch.rand(3),), cache_dir="")
+    torch.testing.assert_close(compiled(torch.ones(3)), torch.ones(3) + 1)
+    with pytest.raises(fx_mlir.FxMlirError, match="ValueError: too large"):
+        compiled(torch.full((3,), 50.0))
+
+
+def test_embedding_index_checked_inside_the_loop():
+    model = GreedyDecode()
+    compiled = fx_mlir.compile(model, (torch.tensor([[1], [5]]),),
+                               cache_dir="")
+    with pytest.raises(fx_mlir.FxMlirError, match="index out of range"):
+        compiled(torch.tensor([[1], [50]]))
+
+
+def test_import_torchscript_from_module_and_path(tmp_path):
+    model = torch.jit.script(SizeLoop())
+    path = tmp_path / "loop.pt"
+    model.save(str(path))
+    for source in (model, str(path)):
+        ir = fx_mlir.import_torchscript(source, (torch.randn(5, 3),))
+        assert '"fx_mlir.for_loop"' in ir
+        assert "fx.graph @body_graph_0" in ir
+
+
+def test_carried_rank_change_is_a_clear_error():
+    class Unsqueezes(nn.Module):
+        def forward(self, x):
+            for i in range(x.size(0)):
+                x = x.unsqueeze(0)
+            return x
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="changes rank or dtype across iterations"):
+        fx_mlir.compile(torch.jit.script(Unsqueezes()), (torch.randn(2),),
+                        cache_dir="")
+
+
+def test_untraceable_and_unscriptable_names_both_failures():
+    class Neither(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return torch.from_numpy(x.numpy() * 2)  # no TorchScript
+            return x
+
+    with pytest.raises(fx_mlir.FxMlirError) as info:
+        fx_mlir.compile(Neither(), (torch.randn(3),), cache_dir="")
+    assert "cannot trace" in str(info.value)
+    assert "cannot script" in str(info.value)
+
+
+def test_scripted_compile_error_says_which_route():
+    class Dicts(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return {1: x}[1]  # scripts, does not compile
+            return x
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="through torch.jit.script.*cannot trace"):
+        fx_mlir.compile(Dicts(), (torch.randn(3),), cache_dir="")
+
+
+def test_traceable_module_keeps_the_fx_route():
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fx_mlir.ScriptedRouteWarning)
+        compiled = fx_mlir.compile(model, (torch.randn(2, 4),), cache_dir="")
+    assert compiled.route == "torch.fx"
