@@ -168,16 +168,31 @@ def resolve_module_type(name, allowed_modules=()):
     return obj
 
 
+# The control-flow targets of the IR -> their runnable functions
+# (fx_mlir/control_flow.py; a script the exporter writes needs fx_mlir
+# importable for them).
+_CONTROL_FLOW = {
+    "torch.ops.higher_order.cond": "fx_mlir.control_flow.cond",
+    "torch.ops.higher_order.while_loop": "fx_mlir.control_flow.while_loop",
+    "fx_mlir.for_loop": "fx_mlir.control_flow.for_loop",
+}
+
+
 def resolve_function(name, allowed_modules=()):
     """The object a call_function target names: an operator overload for
     `namespace::op.overload` (`aten::add.Tensor`), else a qualified name
     inside the known packages, `allowed_modules` or an imported module.
-    Nothing is called."""
+    Nothing is called. The control-flow targets are the runnable
+    functions of fx_mlir.control_flow."""
+    name = _CONTROL_FLOW.get(name, name) if isinstance(name, str) else name
     if isinstance(name, str) and "::" in name:
         namespace, _, op = name.partition("::")
         op, _, overload = op.partition(".")
-        if not all(is_identifier(p) and not _is_dunder(p)
-                   for p in (namespace, op, overload or "default")):
+        # An operator may be a dunder (`aten::__and__.bool`): only an
+        # OpOverload found by these names is taken, and nothing is called.
+        if not all(is_identifier(p) for p in (namespace, op,
+                                              overload or "default")) or \
+                _is_dunder(namespace) or _is_dunder(overload or "default"):
             raise RebuildError(f"operator {_show(name)} is not "
                                f"'namespace::name[.overload]'")
         try:
@@ -484,7 +499,44 @@ def _node(graph, nodes, entry, allowed):
     if created.name != name:
         raise RebuildError(f"{what}: torch.fx renamed it "
                            f"{_show(created.name)}")
+    if isinstance(entry.get("type"), str):
+        created.meta["fx_mlir_type"] = entry["type"]
     nodes[name] = created
+
+
+def _graphs(root, entries, allowed):
+    """The other graphs of the description (branches and bodies of control
+    flow), each a GraphModule submodule of `root` named by its graph; a
+    graph that reads another is built after it."""
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and is_identifier(e.get("name"))
+            and isinstance(e.get("nodes"), list) for e in entries):
+        raise RebuildError("malformed graphs")
+    names = {e["name"] for e in entries}
+    pending = list(entries)
+    while pending:
+        ready = [e for e in pending
+                 if not any(n.get("op") == "get_attr"
+                            and n.get("target") in names
+                            and not hasattr(root, n.get("target"))
+                            for n in e["nodes"])]
+        if not ready:
+            raise RebuildError(f"graph {_show(pending[0]['name'])} reads a "
+                               f"graph that reads it back")
+        for entry in ready:
+            name = entry["name"]
+            if hasattr(root, name):
+                raise RebuildError(f"graph {_show(name)}: the name is taken")
+            graph = torch.fx.Graph()
+            nodes = {}
+            for node in entry["nodes"]:
+                _node(graph, nodes, node, allowed)
+            try:
+                graph.lint()
+                setattr(root, name, torch.fx.GraphModule(root, graph, name))
+            except Exception as error:
+                raise RebuildError(f"graph {_show(name)}: {error}") from None
+            pending.remove(entry)
 
 
 def rebuild(description, allowed_modules=()):
@@ -524,6 +576,7 @@ def rebuild(description, allowed_modules=()):
         _state(root, entry)
     _drop_unlisted_state(root, [e["path"] for e in submodules],
                          {e["path"] for e in states})
+    _graphs(root, description.get("graphs", []), allowed)
     graph = torch.fx.Graph()
     nodes = {}
     for entry in entries:
@@ -535,4 +588,23 @@ def rebuild(description, allowed_modules=()):
         raise RebuildError(f"graph module {_show(class_name)}: "
                            f"{error}") from None
     graph_module.training = bool(description.get("training", False))
+    graph_names = [e["name"] for e in description.get("graphs", [])]
+    if graph_names:
+        # torch.fx copies what forward reads; the module state and the
+        # submodules that only branches and bodies read are copied too,
+        # and every graph is a submodule, in the IR's order.
+        for name, child in root.named_children():
+            if not hasattr(graph_module, name):
+                graph_module.add_submodule(name, child)
+        for entry in states:
+            path = entry["path"]
+            if "." not in path and not hasattr(graph_module, path):
+                value = getattr(root, path)
+                if path in root._parameters:
+                    graph_module.register_parameter(path, value)
+                elif path in root._buffers:
+                    graph_module.register_buffer(path, value)
+                else:
+                    setattr(graph_module, path, value)
+        graph_module._fx_mlir_graph_order = graph_names
     return graph_module

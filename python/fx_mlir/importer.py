@@ -235,6 +235,10 @@ def _module_path(node):
 
 
 def _node_type(node):
+    # A node of a graph module exported from IR keeps the IR's type.
+    if isinstance(node.meta.get("fx_mlir_type"), str) and \
+            "tensor_meta" not in node.meta:
+        return node.meta["fx_mlir_type"]
     meta = node.meta.get("tensor_meta")
     where = f"node '{node.name}'"
     dyn = _DYNAMIC.get(node.name, [])
@@ -305,6 +309,12 @@ def function_name(fn):
             raise ImportError_(f"call_function target {fn!r}: its operator "
                                f"name '{name}' names another object")
         return name
+    from .control_flow import NAMES as control_flow_names
+    try:
+        if fn in control_flow_names:
+            return control_flow_names[fn]
+    except TypeError:  # an unhashable callable
+        pass
     if isinstance(fn, torch._ops.OpOverloadPacket):
         # `torch.ops.aten.mm`: every overload, the one the args fit is
         # chosen when the call is bound (as the packet does when called).
@@ -463,71 +473,11 @@ def _state_value(name, tensor, resources, blobs):
 
 
 @_serialized
-def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
-                        blobs=None):
-    """Returns the fx dialect text of the GraphModule `gm`.
-
-    The weights are `dense_resource` blobs in the text's resource section
-    (hex); with `blobs`, a dict, they are put there instead (key -> the
-    contiguous tensor holding the blob's bytes) and the text only names
-    them: fx_mlir.compile hands them to the compiler as memory, which
-    spares writing and parsing the hex of every weight.
-
-    With `example_inputs` (a tuple of tensors) the nodes get the types
-    torch.fx's ShapeProp computes; without, `!fx.any`. Raises ImportError_
-    naming the node when an arg holds something FX values do not cover.
-    """
-    if not isinstance(gm, torch.fx.GraphModule):
-        raise TypeError(f"expected a torch.fx.GraphModule, got "
-                        f"{type(gm).__name__}")
-    global _DYNAMIC
-    _DYNAMIC = {}
-    if example_inputs is not None:
-        if dynamic_batch:
-            _DYNAMIC = _batch_dependent_dims(gm, example_inputs)
-        _propagate(gm, example_inputs)
-    name = name or type(gm).__name__
-    lines = [f"fx.graph_module {_symbol(name)}"
-             f"{' training' if gm.training else ''} {{"]
-    resources = []
-    first_name = {}
-    for prefix, mod in gm.named_modules(remove_duplicate=False):
-        tables = [("parameter", mod._parameters), ("buffer", mod._buffers)]
-        for kind, table in tables:
-            for field, t in table.items():
-                if t is None:
-                    continue
-                qual = f"{prefix}.{field}" if prefix else field
-                head = (f"  fx.state {kind} {_symbol(qual)} : "
-                        f"{_tensor_type(t.shape, t.dtype, repr(qual))} = ")
-                if id(t) in first_name:
-                    if first_name[id(t)] != qual:
-                        lines.append(head + _symbol(first_name[id(t)]))
-                    continue
-                first_name[id(t)] = qual
-                lines.append(head + _state_value(qual, t, resources, blobs))
-    # Plain tensor attributes read by get_attr (`_tensor_constant0`).
-    for node in gm.graph.nodes:
-        if node.op != "get_attr":
-            continue
-        owner, _, field = node.target.rpartition(".")
-        obj = gm.get_submodule(owner) if owner else gm
-        t = getattr(obj, field, None)
-        if (isinstance(t, torch.Tensor) and field not in obj._parameters
-                and field not in obj._buffers and id(t) not in first_name):
-            first_name[id(t)] = node.target
-            lines.append(f"  fx.state constant {_symbol(node.target)} : "
-                         f"{_tensor_type(t.shape, t.dtype, node.name)} = "
-                         + _state_value(node.target, t, resources, blobs))
-    for path, mod in gm.named_modules():
-        if path:
-            hp = hyperparameters(mod)
-            lines.append(f"  fx.submodule {_symbol(path)} "
-                         f"{_mlir_str(module_type(mod))}"
-                         f"{_call_args((), hp, [], repr(path))}"
-                         + (" training" if mod.training else ""))
-    lines.append("  fx.graph @forward {")
-    for node in gm.graph.nodes:
+def _graph_lines(graph_name, graph, lines):
+    """Appends the fx.graph `graph_name` of the torch.fx `graph` to
+    `lines`."""
+    lines.append(f"  fx.graph {_symbol(graph_name)} {{")
+    for node in graph.nodes:
         refs = []
         where = f"node '{node.name}' ({node.op} {node.target})"
         if node.op == "placeholder":
@@ -562,7 +512,115 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
         if path:
             op += f" loc({_mlir_str(node.name)}({_mlir_str(path)}))"
         lines.append(f"    %{node.name} = {op}")
-    lines += ["  }", "}"]
+    lines.append("  }")
+
+
+def _graph_submodules(gm):
+    """The GraphModule submodules of `gm` its graphs read with get_attr
+    (the branches and bodies of control flow), by name, in the order the
+    graphs first read them: each is a graph of the graph module."""
+    found = {}
+    pending = [gm]
+    while pending:
+        owner = pending.pop(0)
+        for node in owner.graph.nodes:
+            if node.op != "get_attr" or node.target in found or \
+                    "." in node.target:
+                continue
+            sub = getattr(gm, node.target, None)
+            if not isinstance(sub, torch.fx.GraphModule):
+                sub = getattr(owner, node.target, None)
+            if isinstance(sub, torch.fx.GraphModule) and sub is not gm:
+                found[node.target] = sub
+                pending.append(sub)
+    # A module exported from IR lists its graphs in the IR's order.
+    order = getattr(gm, "_fx_mlir_graph_order", None)
+    if isinstance(order, (list, tuple)) and set(order) == set(found):
+        found = {name: found[name] for name in order}
+    return found
+
+
+def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
+                        blobs=None):
+    """Returns the fx dialect text of the GraphModule `gm`.
+
+    The weights are `dense_resource` blobs in the text's resource section
+    (hex); with `blobs`, a dict, they are put there instead (key -> the
+    contiguous tensor holding the blob's bytes) and the text only names
+    them: fx_mlir.compile hands them to the compiler as memory, which
+    spares writing and parsing the hex of every weight.
+
+    With `example_inputs` (a tuple of tensors) the nodes get the types
+    torch.fx's ShapeProp computes; without, `!fx.any`. Raises ImportError_
+    naming the node when an arg holds something FX values do not cover.
+    """
+    if not isinstance(gm, torch.fx.GraphModule):
+        raise TypeError(f"expected a torch.fx.GraphModule, got "
+                        f"{type(gm).__name__}")
+    global _DYNAMIC
+    _DYNAMIC = {}
+    if example_inputs is not None:
+        if dynamic_batch:
+            _DYNAMIC = _batch_dependent_dims(gm, example_inputs)
+        _propagate(gm, example_inputs)
+    name = name or type(gm).__name__
+    graph_modules = _graph_submodules(gm)
+
+    def in_graph_module(path):
+        head = path.split(".", 1)[0]
+        return head in graph_modules
+    lines = [f"fx.graph_module {_symbol(name)}"
+             f"{' training' if gm.training else ''} {{"]
+    resources = []
+    first_name = {}
+    for prefix, mod in gm.named_modules(remove_duplicate=False):
+        if in_graph_module(prefix):
+            continue
+        tables = [("parameter", mod._parameters), ("buffer", mod._buffers)]
+        for kind, table in tables:
+            for field, t in table.items():
+                if t is None:
+                    continue
+                qual = f"{prefix}.{field}" if prefix else field
+                head = (f"  fx.state {kind} {_symbol(qual)} : "
+                        f"{_tensor_type(t.shape, t.dtype, repr(qual))} = ")
+                if id(t) in first_name:
+                    if first_name[id(t)] != qual:
+                        lines.append(head + _symbol(first_name[id(t)]))
+                    continue
+                first_name[id(t)] = qual
+                lines.append(head + _state_value(qual, t, resources, blobs))
+    # Plain tensor attributes read by get_attr (`_tensor_constant0`).
+    for node in [n for _, g in [("forward", gm)] + list(graph_modules.items())
+                 for n in g.graph.nodes]:
+        if node.op != "get_attr" or node.target in graph_modules:
+            continue
+        owner, _, field = node.target.rpartition(".")
+        obj = gm.get_submodule(owner) if owner else gm
+        t = getattr(obj, field, None)
+        if (isinstance(t, torch.Tensor) and field not in obj._parameters
+                and field not in obj._buffers and id(t) not in first_name):
+            first_name[id(t)] = node.target
+            lines.append(f"  fx.state constant {_symbol(node.target)} : "
+                         f"{_tensor_type(t.shape, t.dtype, node.name)} = "
+                         + _state_value(node.target, t, resources, blobs))
+    seen_modules = set()
+    for path, mod in gm.named_modules(remove_duplicate=False):
+        # A module shared by paths is declared once, at its first path
+        # outside the graphs of control flow.
+        if in_graph_module(path) or id(mod) in seen_modules:
+            continue
+        seen_modules.add(id(mod))
+        if path:
+            hp = hyperparameters(mod)
+            lines.append(f"  fx.submodule {_symbol(path)} "
+                         f"{_mlir_str(module_type(mod))}"
+                         f"{_call_args((), hp, [], repr(path))}"
+                         + (" training" if mod.training else ""))
+    for graph_name, graph in [("forward", gm.graph)] + [
+            (n, m.graph) for n, m in graph_modules.items()]:
+        _graph_lines(graph_name, graph, lines)
+    lines.append("}")
     if not resources:
         return "\n".join(lines) + "\n"
     # The blobs (most of the text for a real model) are copied once, by

@@ -137,8 +137,9 @@ std::string importTorchScriptArchive(
     if (moreInputs)
       options.moreExampleInputs = &*moreInputs;
     options.graphModuleName = name;
-    auto buffer = llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
-                                                   /*RequiresNullTerminator=*/false);
+    auto buffer =
+        llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
+                                         /*RequiresNullTerminator=*/false);
     mlir::OwningOpRef<mlir::ModuleOp> module = mlir::fx::importTorchScript(
         buffer->getMemBufferRef(), &context, options);
     if (module) {

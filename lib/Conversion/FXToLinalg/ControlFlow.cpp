@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
 #include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
+#include "Lowering.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,11 +39,10 @@ private:
   /// Copies `graph`'s nodes to the end of `dest`, its placeholders bound
   /// to `inputs`; returns what it returns (constants materialized).
   FailureOr<SmallVector<Value>> cloneGraph(GraphOp graph, Block *dest,
-                                           ValueRange inputs,
-                                           Operation *anchor, Location loc);
+                                           ValueRange inputs, Operation *anchor,
+                                           Location loc);
   LogicalResult fail(Operation *op, const Twine &message) {
-    op->emitError() << "cannot compile " << getNodeLabel(op) << ": "
-                    << message;
+    op->emitError() << "cannot compile " << getNodeLabel(op) << ": " << message;
     return failure();
   }
 
@@ -182,13 +181,11 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
   SmallVector<Block *> bodies;
 
   if (cf->kind == ControlFlowCall::Cond) {
-    Value pred = truth(b, loc,
-                       cf->operand ? cf->operand
-                                   : materialize(b, loc, cf->constant));
+    Value pred = truth(
+        b, loc, cf->operand ? cf->operand : materialize(b, loc, cf->constant));
     auto ifOp = scf::IfOp::create(b, loc, cf->resultTypes, pred,
                                   /*withElseRegion=*/true);
-    for (auto [region, graph] :
-         llvm::zip(ifOp->getRegions(), cf->graphs)) {
+    for (auto [region, graph] : llvm::zip(ifOp->getRegions(), cf->graphs)) {
       Block *block = &region.front();
       if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
         block->back().erase();
@@ -234,8 +231,8 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
       // by torch.cat) is a while loop counting its iterations: scf.for's
       // canonicalization would fold the cast of its initial value into the
       // loop, as if the shape did not change.
-      Value count = cf->operand ? cf->operand
-                                : materialize(b, loc, cf->constant);
+      Value count =
+          cf->operand ? cf->operand : materialize(b, loc, cf->constant);
       if (count.getType() != i64)
         return fail(call, "the trip count must be an int");
       SmallVector<Type> types = {i64};
@@ -269,8 +266,8 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
                      whileOp.getResults().end());
       b.setInsertionPointAfter(whileOp);
     } else if (cf->kind == ControlFlowCall::ForLoop) {
-      Value count = cf->operand ? cf->operand
-                                : materialize(b, loc, cf->constant);
+      Value count =
+          cf->operand ? cf->operand : materialize(b, loc, cf->constant);
       if (count.getType() != i64)
         return fail(call, "the trip count must be an int");
       Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
@@ -338,7 +335,7 @@ LogicalResult ControlFlowInliner::inlineCall(CallFunctionOp call,
 } // namespace
 
 LogicalResult mlir::fx::lowering::inlineControlFlow(GraphModuleOp module,
-                                                     GraphOp graph) {
+                                                    GraphOp graph) {
   ControlFlowInliner inliner(module);
   if (failed(inliner.run(graph.getBody().front(), nullptr)))
     return failure();
@@ -378,8 +375,8 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
     Type i1 = b.getI1Type();
     b.setInsertionPointAfter(check);
     // The flag as a bool, carried out of each op it is nested in.
-    Value flag = tensor::ExtractOp::create(b, loc, check->getResult(0),
-                                           ValueRange{});
+    Value flag =
+        tensor::ExtractOp::create(b, loc, check->getResult(0), ValueRange{});
     Operation *inner = flag.getDefiningOp();
     while (inner->getParentOp() != func) {
       Operation *parent = inner->getParentOp();
@@ -389,9 +386,9 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
         b.setInsertionPoint(ifOp);
         SmallVector<Type> types(ifOp.getResultTypes());
         types.push_back(i1);
-        auto newIf = scf::IfOp::create(b, ifOp.getLoc(), types,
-                                       ifOp.getCondition(),
-                                       /*withElseRegion=*/true);
+        auto newIf =
+            scf::IfOp::create(b, ifOp.getLoc(), types, ifOp.getCondition(),
+                              /*withElseRegion=*/true);
         bool inThen = region == &ifOp.getThenRegion();
         newIf.getThenRegion().takeBody(ifOp.getThenRegion());
         newIf.getElseRegion().takeBody(ifOp.getElseRegion());
@@ -399,7 +396,8 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
         appendYield(inThen ? newIf.getThenRegion() : newIf.getElseRegion(),
                     flag);
         OpBuilder o(other.front().getTerminator());
-        appendYield(other, arith::ConstantOp::create(o, loc, o.getBoolAttr(false)));
+        appendYield(other,
+                    arith::ConstantOp::create(o, loc, o.getBoolAttr(false)));
         ifOp->replaceAllUsesWith(
             newIf->getResults().take_front(ifOp->getNumResults()));
         ifOp->erase();
@@ -451,10 +449,9 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
                      : accBefore);
         auto yield = cast<scf::YieldOp>(after->getTerminator());
         OpBuilder y(yield);
-        yield->insertOperands(yield->getNumOperands(),
-                              inBefore ? accAfter
-                                       : arith::OrIOp::create(y, loc,
-                                                              accAfter, flag));
+        yield->insertOperands(
+            yield->getNumOperands(),
+            inBefore ? accAfter : arith::OrIOp::create(y, loc, accAfter, flag));
         whileOp->replaceAllUsesWith(
             newWhile->getResults().take_front(whileOp->getNumResults()));
         whileOp->erase();

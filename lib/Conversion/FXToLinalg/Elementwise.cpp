@@ -1581,11 +1581,11 @@ LogicalResult lowerIntCompare(Lowering &l) {
 }
 
 /// `a and b`, `a or b` on bools (aten::__and__.bool, aten::__or__.bool).
-template <typename OpTy>
-LogicalResult lowerBoolBinary(Lowering &l) {
-  static constexpr Param kA{0, "a"}, kB{1, "b"};
+template <typename OpTy> LogicalResult lowerBoolBinary(Lowering &l) {
+  // Parameters as aten::__and__.bool names them, as aten::__or__.bool.
+  using P = args::aten::__and___bool_;
   Type i1 = l.b.getI1Type();
-  Value x = l.scalar(l.arg(kA), i1), y = l.scalar(l.arg(kB), i1);
+  Value x = l.scalar(l.arg(P::a), i1), y = l.scalar(l.arg(P::b), i1);
   if (!x || !y)
     return l.fail("needs bool operands");
   return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
@@ -1593,9 +1593,9 @@ LogicalResult lowerBoolBinary(Lowering &l) {
 
 /// `not a` on a bool (aten::__not__).
 LogicalResult lowerBoolNot(Lowering &l) {
-  static constexpr Param kSelf{0, "self"};
+  using P = args::aten::__not__;
   Type i1 = l.b.getI1Type();
-  Value x = l.scalar(l.arg(kSelf), i1);
+  Value x = l.scalar(l.arg(P::self), i1);
   if (!x)
     return l.fail("needs a bool operand");
   return l.replace(
@@ -1605,15 +1605,15 @@ LogicalResult lowerBoolNot(Lowering &l) {
 /// `raise Error(message)` of scripted code (prim::RaiseException): a
 /// run-time check that fails wherever it is reached, with the message.
 LogicalResult lowerRaise(Lowering &l) {
-  static constexpr Param kMsg{0, "msg"}, kCls{1, "cls"};
-  auto message = dyn_cast_or_null<StringAttr>(l.arg(kMsg));
+  using P = args::prim::RaiseException;
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(P::msg));
   if (!message)
     return l.fail("expected a message");
   std::string text = message.getValue().str();
   // `builtins.ValueError` -> `ValueError: message`, as Python prints it.
-  if (auto cls = dyn_cast_or_null<StringAttr>(l.arg(kCls)))
+  if (auto cls = dyn_cast_or_null<StringAttr>(l.arg(P::cls)))
     text = (cls.getValue().contains('.') ? cls.getValue().rsplit('.').second
-                                           : cls.getValue())
+                                         : cls.getValue())
                .str() +
            ": " + text;
   Type i1 = l.b.getI1Type();

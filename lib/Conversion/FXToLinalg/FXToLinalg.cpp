@@ -357,9 +357,9 @@ struct ConvertFXToLinalgPass
       if (llvm::any_of(call->getOperandTypes(), isUint8Tensor) ||
           retypeUint8(call.getResult().getType())) {
         reportNode(call, "uint8 tensors are compiled for arithmetic, "
-                        "comparisons, bitwise ops, conversions, reductions "
-                        "and moving elements, not for this operator (eager "
-                        "wraps its uint8 steps around)");
+                         "comparisons, bitwise ops, conversions, reductions "
+                         "and moving elements, not for this operator (eager "
+                         "wraps its uint8 steps around)");
         ok = false;
       }
     }

@@ -429,6 +429,16 @@ LogicalResult JsonExporter::writeNode(NodeOpInterface node) {
   os << ", \"kwargs\": ";
   if (failed(writeValue(node.getKwargs(), op)))
     return failure();
+  // The node's type, as the IR prints it: the importer types the node
+  // with it again (an exact round trip), where nothing else types it.
+  if (op->getNumResults() == 1 && !isa<AnyType>(op->getResult(0).getType())) {
+    std::string type;
+    llvm::raw_string_ostream typeOs(type);
+    op->getResult(0).getType().print(typeOs);
+    os << ", \"type\": ";
+    if (failed(writeString(type, op)))
+      return failure();
+  }
   os << '}';
   return success();
 }
@@ -443,6 +453,20 @@ LogicalResult JsonExporter::exportGraphModule(GraphModuleOp module) {
                                 << "' has no fx.graph @forward to export";
   if (failed(checkNames(module, graph)))
     return failure();
+  // The other graphs (the branches and bodies of control flow) are
+  // GraphModule submodules named by their symbols.
+  SmallVector<GraphOp> graphs;
+  for (auto other : module.getOps<GraphOp>()) {
+    if (other == graph)
+      continue;
+    if (!isIdentifier(other.getSymName()))
+      return other.emitOpError()
+             << "graph name " << pythonStrRepr(other.getSymName())
+             << " is not a Python identifier";
+    if (failed(checkNames(module, other)))
+      return failure();
+    graphs.push_back(other);
+  }
 
   auto writeList = [&](StringRef key, auto ops, auto write) {
     os << ",\n \"" << key << "\": [";
@@ -466,6 +490,18 @@ LogicalResult JsonExporter::exportGraphModule(GraphModuleOp module) {
                        [&](StateOp op) { return writeState(op); })) ||
       failed(writeList("nodes", graph.getOps<NodeOpInterface>(),
                        [&](NodeOpInterface op) { return writeNode(op); })))
+    return failure();
+  if (!graphs.empty() && failed(writeList("graphs", graphs, [&](GraphOp other) {
+        os << "{\"name\": ";
+        if (failed(writeString(other.getSymName(), other)))
+          return failure();
+        if (failed(
+                writeList("nodes", other.getOps<NodeOpInterface>(),
+                          [&](NodeOpInterface op) { return writeNode(op); })))
+          return failure();
+        os << '}';
+        return success();
+      })))
     return failure();
   os << "}\n";
   return success();

@@ -154,10 +154,11 @@ void Importer::simulateIf(torch::jit::Node *node) {
       concrete.erase(output);
   };
   auto pred = concrete.find(node->input(0));
-  if (pred == concrete.end() || !(pred->second.isBool() || pred->second.isInt()))
+  if (pred == concrete.end() ||
+      !(pred->second.isBool() || pred->second.isInt()))
     return erase();
-  bool taken = pred->second.isBool() ? pred->second.toBool()
-                                     : pred->second.toInt() != 0;
+  bool taken =
+      pred->second.isBool() ? pred->second.toBool() : pred->second.toInt() != 0;
   torch::jit::Block *takenBlock = node->blocks()[taken ? 0 : 1];
   torch::jit::Block *otherBlock = node->blocks()[taken ? 1 : 0];
 
@@ -360,8 +361,8 @@ std::string Importer::importSubgraph(
     std::string phName = "input";
     if (auto named = v.getDefiningOp<NodeOpInterface>())
       phName = named.getNodeName().str();
-    auto ph = PlaceholderOp::create(builder, nodeLoc(phName, node),
-                                    v.getType(), phName, phName, Attribute());
+    auto ph = PlaceholderOp::create(builder, nodeLoc(phName, node), v.getType(),
+                                    phName, phName, Attribute());
     inner[v] = ph.getResult();
     placeholders.push_back(ph.getResult());
   }
@@ -397,9 +398,9 @@ std::string Importer::importSubgraph(
   SmallVector<Attribute> elements;
   std::vector<FxValue> returned = results(placeholders);
   for (auto [i, value] : llvm::enumerate(returned))
-    elements.push_back(controlFlowArg(
-        value, inputs, node,
-        "value " + Twine(i) + " that graph '" + name + "' returns"));
+    elements.push_back(controlFlowArg(value, inputs, node,
+                                      "value " + Twine(i) + " that graph '" +
+                                          name + "' returns"));
   OutputOp::create(builder, nodeLoc("output", node), "output",
                    builder.getArrayAttr({TupleAttr::get(ctx, elements)}),
                    inputs);
@@ -420,7 +421,8 @@ void Importer::importIf(torch::jit::Node *node) {
     simulate(node);
   auto predIt = values.find(node->input(0));
   if (predIt == values.end())
-    fail(node, "uses " + valueName(node->input(0)) + ", which was not imported");
+    fail(node,
+         "uses " + valueName(node->input(0)) + ", which was not imported");
   FxValue pred = predIt->second;
   // A predicate known when importing (TorchScript folds most of them):
   // the branch taken, in line.
@@ -476,8 +478,8 @@ void Importer::importIf(torch::jit::Node *node) {
           {predArg, trueArg, falseArg, TupleAttr::get(ctx, operands)}),
       DictAttr::get(ctx), inputs);
   for (size_t i = 0; i < node->outputs().size(); ++i)
-    values[node->outputs()[i]] = FxValue::ofNode(
-        getitem(call.getResult(), i, resultTypes[i], node));
+    values[node->outputs()[i]] =
+        FxValue::ofNode(getitem(call.getResult(), i, resultTypes[i], node));
 }
 
 //===----------------------------------------------------------------------===//
@@ -501,8 +503,8 @@ void Importer::importLoop(torch::jit::Node *node) {
                       : IntegerAttr();
   bool unbounded = maxTrips && !isa<BoolAttr>(trips.constant) &&
                    maxTrips.getInt() == std::numeric_limits<int64_t>::max();
-  bool counted = isConstantTrue(node->input(1)) &&
-                 isConstantTrue(body->outputs()[0]);
+  bool counted =
+      isConstantTrue(node->input(1)) && isConstantTrue(body->outputs()[0]);
   if (counted && unbounded)
     fail(node, "the loop never ends (`while True` without a break)");
   if (!counted && !unbounded)
@@ -550,8 +552,7 @@ void Importer::importLoop(torch::jit::Node *node) {
     // TorchScript's uniquing suffix dropped (`h.11` -> `h`).
     std::string debugName = body->inputs()[j + 1]->debugName();
     auto [stem, suffix] = StringRef(debugName).rsplit('.');
-    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) &&
-        !stem.empty())
+    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !stem.empty())
       debugName = stem.str();
     leading.push_back({body->inputs()[j + 1], debugName, carriedTypes[j]});
   }

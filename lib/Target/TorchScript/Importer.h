@@ -10,9 +10,9 @@
 #ifndef FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H
 #define FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H
 
-#include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -20,8 +20,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <caffe2/serialize/read_adapter_interface.h>
-#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
 
 #include <map>
 #include <mutex>
@@ -94,7 +94,6 @@ struct FxValue {
     return r;
   }
 };
-
 
 std::string join(llvm::StringRef prefix, llvm::StringRef name);
 
@@ -209,8 +208,9 @@ private:
   /// The values `node`'s blocks use that are defined outside it, in order.
   std::vector<torch::jit::Value *> capturedValues(torch::jit::Node *node);
   /// The nodes those values hold (inside lists and tuples too), in order.
-  SmallVector<mlir::Value> outerNodes(llvm::ArrayRef<torch::jit::Value *> values,
-                                      torch::jit::Node *node);
+  SmallVector<mlir::Value>
+  outerNodes(llvm::ArrayRef<torch::jit::Value *> values,
+             torch::jit::Node *node);
   /// Imports `block` (if any) as a new graph named after `base`: its
   /// placeholders are `leading` then one per node of `outer`; it returns
   /// the tuple `results` gives once the block is imported.

@@ -338,7 +338,7 @@ fx.graph @g {
 fx.graph_module @M {
   fx.state parameter @"fc.weight" : tensor<4x8xf32>
   fx.graph @forward {
-    // expected-error @+1 {{'fx.get_attr' op get_attr 'w' refers to 'fc.bias', which is not a parameter, buffer, constant or submodule of graph module 'M'}}
+    // expected-error @+1 {{'fx.get_attr' op get_attr 'w' refers to 'fc.bias', which is not a parameter, buffer, constant, submodule or graph (other than 'forward') of graph module 'M'}}
     %w = fx.get_attr @"fc.bias" : tensor<4xf32>
     fx.output %w : tensor<4xf32>
   }
@@ -346,10 +346,11 @@ fx.graph_module @M {
 
 // -----
 
+// Another graph may be read (control flow's branches), `forward` not.
 fx.graph_module @M {
   fx.graph @forward {
-    // expected-error @+1 {{'fx.get_attr' op get_attr 'g' refers to 'helper', which is not a parameter, buffer, constant or submodule of graph module 'M'}}
-    %g = fx.get_attr @helper : !fx.any
+    // expected-error @+1 {{'fx.get_attr' op get_attr 'g' refers to 'forward', which is not a parameter, buffer, constant, submodule or graph (other than 'forward') of graph module 'M'}}
+    %g = fx.get_attr @forward : !fx.any
     fx.output %g : !fx.any
   }
   fx.graph @helper {

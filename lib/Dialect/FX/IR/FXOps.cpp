@@ -1046,8 +1046,8 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (!module)
     return success();
   Operation *target = tables.lookupSymbolIn(module, getTargetAttr());
-  if (!target || (isa<GraphOp>(target) &&
-                  cast<GraphOp>(target).getSymName() == "forward"))
+  if (!target ||
+      (isa<GraphOp>(target) && cast<GraphOp>(target).getSymName() == "forward"))
     return emitOpError() << "get_attr " << getNodeLabel(*this) << " refers to '"
                          << getTarget()
                          << "', which is not a parameter, buffer, constant, "
@@ -1055,9 +1055,8 @@ LogicalResult GetAttrOp::verifySymbolUses(SymbolTableCollection &tables) {
                             "graph module '"
                          << module.getSymName() << "'";
   if (isa<GraphOp>(target) && !isa<AnyType>(getType()))
-    return emitOpError() << "get_attr " << getNodeLabel(*this)
-                         << " of graph '" << getTarget()
-                         << "' must have type !fx.any";
+    return emitOpError() << "get_attr " << getNodeLabel(*this) << " of graph '"
+                         << getTarget() << "' must have type !fx.any";
   if (auto state = dyn_cast<StateOp>(target)) {
     Type type = getType();
     if (!isa<AnyType>(type) && type != state.getType())

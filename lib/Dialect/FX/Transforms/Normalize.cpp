@@ -11,13 +11,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormalizeSpecial.h"
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
-#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

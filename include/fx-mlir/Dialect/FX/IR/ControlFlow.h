@@ -80,8 +80,7 @@ FailureOr<SmallVector<OpFoldResult>> getGraphResults(GraphOp graph);
 Type getValueType(OpFoldResult value);
 
 /// The graph a `get_attr` node names, or null.
-GraphOp getReferencedGraph(Value node,
-                           SymbolTableCollection *tables = nullptr);
+GraphOp getReferencedGraph(Value node, SymbolTableCollection *tables = nullptr);
 
 } // namespace mlir::fx
 
