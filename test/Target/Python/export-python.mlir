@@ -9,7 +9,8 @@
 // RUN: %python -c "import runpy; gm = runpy.run_path('%t.py')['graph_module']; print(gm.code); print(dict(gm.named_buffers())); print(gm.fc.weight is gm.tied.weight, gm.fc.training, gm.drop.training, gm.tied.bias, gm.mask)" | FileCheck %s --check-prefix=RUN-PY
 
 // The description: one submodule, state tensor or node per line; names
-// are JSON strings, values tagged by kind.
+// are JSON strings, values tagged by kind; a node's type as the IR prints
+// it (the importer types the node with it again).
 // JSON:      {"format": "fx-mlir.graph_module", "version": 1,
 // JSON-NEXT:  "name": "Net", "training": true,
 // JSON-NEXT:  "submodules": [
@@ -23,16 +24,16 @@
 // JSON-NEXT:   {"path": "steps", "kind": "buffer", "dtype": "int64", "shape": [], "data": "BwAAAAAAAAA="},
 // JSON-NEXT:   {"path": "mask", "kind": "constant", "dtype": "bool", "shape": [3], "data": "AQAB"}],
 // JSON-NEXT:  "nodes": [
-// JSON-NEXT:   {"op": "placeholder", "name": "x", "target": "x", "args": {"tuple": []}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "placeholder", "name": "scale", "target": "scale", "args": {"tuple": [{"float": "2.5"}]}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_module", "name": "fc", "target": "fc", "args": {"tuple": [{"node": "x"}]}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_module", "name": "tied", "target": "tied", "args": {"tuple": [{"node": "fc"}]}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_method", "name": "clamp", "target": "clamp", "args": {"tuple": [{"node": "tied"}]}, "kwargs": {"dict": {{\[\[}}"min", {"float": "-inf"}], ["max", {"complex": ["inf", "-0.0"]}]]}},
-// JSON-NEXT:   {"op": "get_attr", "name": "steps", "target": "steps", "args": {"tuple": []}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "get_attr", "name": "mask", "target": "mask", "args": {"tuple": []}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_module", "name": "drop", "target": "drop", "args": {"tuple": [{"node": "mask"}]}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_function", "name": "mul", "target": "operator.mul", "args": {"tuple": [{"node": "clamp"}, {"node": "scale"}]}, "kwargs": {"dict": []}},
-// JSON-NEXT:   {"op": "call_function", "name": "sum_1", "target": "torch.sum", "args": {"tuple": [{"node": "mul"}]}, "kwargs": {"dict": {{\[\[}}"dim", {"tuple": [0, -1]}], ["dtype", {"dtype": "float64"}]]}},
+// JSON-NEXT:   {"op": "placeholder", "name": "x", "target": "x", "args": {"tuple": []}, "kwargs": {"dict": []}, "type": "tensor<1x2xf32>"},
+// JSON-NEXT:   {"op": "placeholder", "name": "scale", "target": "scale", "args": {"tuple": [{"float": "2.5"}]}, "kwargs": {"dict": []}, "type": "f64"},
+// JSON-NEXT:   {"op": "call_module", "name": "fc", "target": "fc", "args": {"tuple": [{"node": "x"}]}, "kwargs": {"dict": []}, "type": "tensor<1x2xf32>"},
+// JSON-NEXT:   {"op": "call_module", "name": "tied", "target": "tied", "args": {"tuple": [{"node": "fc"}]}, "kwargs": {"dict": []}, "type": "tensor<1x2xf32>"},
+// JSON-NEXT:   {"op": "call_method", "name": "clamp", "target": "clamp", "args": {"tuple": [{"node": "tied"}]}, "kwargs": {"dict": {{\[\[}}"min", {"float": "-inf"}], ["max", {"complex": ["inf", "-0.0"]}]]}, "type": "tensor<1x2xf32>"},
+// JSON-NEXT:   {"op": "get_attr", "name": "steps", "target": "steps", "args": {"tuple": []}, "kwargs": {"dict": []}, "type": "tensor<i64>"},
+// JSON-NEXT:   {"op": "get_attr", "name": "mask", "target": "mask", "args": {"tuple": []}, "kwargs": {"dict": []}, "type": "tensor<3xi1>"},
+// JSON-NEXT:   {"op": "call_module", "name": "drop", "target": "drop", "args": {"tuple": [{"node": "mask"}]}, "kwargs": {"dict": []}, "type": "tensor<3xi1>"},
+// JSON-NEXT:   {"op": "call_function", "name": "mul", "target": "operator.mul", "args": {"tuple": [{"node": "clamp"}, {"node": "scale"}]}, "kwargs": {"dict": []}, "type": "tensor<1x2xf32>"},
+// JSON-NEXT:   {"op": "call_function", "name": "sum_1", "target": "torch.sum", "args": {"tuple": [{"node": "mul"}]}, "kwargs": {"dict": {{\[\[}}"dim", {"tuple": [0, -1]}], ["dtype", {"dtype": "float64"}]]}, "type": "tensor<f64>"},
 // JSON-NEXT:   {"op": "output", "name": "output", "target": "output", "args": {"tuple": [{"tuple": [{"node": "sum_1"}, {"list": [{"node": "steps"}, {"node": "drop"}]}, {"dict": {{\[\[}}"x", {"node": "x"}]]}]}]}, "kwargs": {"dict": []}}]}
 
 // The script: the loader, then the description as one raw string.
