@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Interpreter/Interpreter.h"
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
@@ -884,6 +885,11 @@ Interpreter::run(ArrayRef<c10::IValue> inputs) {
   c10::NoGradGuard noGrad;
   values.clear();
   llvm::scope_exit clearValues([&] { values.clear(); });
+  return runGraph(graph, inputs);
+}
+
+FailureOr<std::vector<c10::IValue>>
+Interpreter::runGraph(GraphOp graph, ArrayRef<c10::IValue> inputs) {
   Block &body = graph.getBody().front();
   // Values are dropped after their last use, as torch.fx.Interpreter's
   // garbage_collect_values does.
@@ -912,7 +918,8 @@ Interpreter::run(ArrayRef<c10::IValue> inputs) {
     for (Value value : lastUses.lookup(&node))
       values.erase(value);
   }
-  graph.emitError() << "interpreter: graph 'forward' has no fx.output node";
+  graph.emitError() << "interpreter: graph '" << graph.getSymName()
+                    << "' has no fx.output node";
   return failure();
 }
 
@@ -937,7 +944,12 @@ Interpreter::runNode(Operation &node, ArrayRef<c10::IValue> inputs,
     }
     result = placeholder(op, std::move(input));
   } else if (auto op = dyn_cast<GetAttrOp>(&node)) {
-    result = getAttr(op);
+    // A graph (a branch or body of control flow) is named; the call that
+    // reads it runs it.
+    if (isa_and_nonnull<GraphOp>(module.lookupTarget(op.getTarget())))
+      result = c10::IValue(op.getTarget().str());
+    else
+      result = getAttr(op);
   } else if (isa<CallFunctionOp, CallMethodOp, CallModuleOp>(&node)) {
     std::vector<c10::IValue> args;
     Kwargs kwargs;
@@ -970,8 +982,7 @@ Interpreter::runNode(Operation &node, ArrayRef<c10::IValue> inputs,
     outputs = std::move(*flat);
     return success();
   } else {
-    emitNodeError(&node) << "'" << node.getName()
-                         << "' is not an FX node of graph 'forward'";
+    emitNodeError(&node) << "'" << node.getName() << "' is not an FX node";
     return failure();
   }
   if (failed(result))
@@ -1174,6 +1185,8 @@ FailureOr<c10::IValue> Interpreter::callFunction(CallFunctionOp op,
     return getAttribute(op, args, kwargs);
   if (target == "torch._assert")
     return checkAssert(op, args, kwargs);
+  if (isControlFlowTarget(target))
+    return callControlFlow(op, args);
   if (target.starts_with("fx_mlir.fused."))
     return callFused(op, args, kwargs);
   if (isProbeTarget(target))

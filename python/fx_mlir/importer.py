@@ -472,7 +472,6 @@ def _state_value(name, tensor, resources, blobs):
     return f"dense_resource<{_name_or_str(name)}>"
 
 
-@_serialized
 def _graph_lines(graph_name, graph, lines):
     """Appends the fx.graph `graph_name` of the torch.fx `graph` to
     `lines`."""
@@ -540,6 +539,7 @@ def _graph_submodules(gm):
     return found
 
 
+@_serialized
 def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                         blobs=None):
     """Returns the fx dialect text of the GraphModule `gm`.

@@ -170,6 +170,15 @@ protected:
 private:
   using Kwargs = std::vector<std::pair<std::string, c10::IValue>>;
 
+  /// Runs `graph` (forward, or a branch or body of control flow) on
+  /// `inputs`, one per placeholder; the flattened output.
+  FailureOr<std::vector<c10::IValue>>
+  runGraph(GraphOp graph, llvm::ArrayRef<c10::IValue> inputs);
+  /// A control-flow call (ControlFlow.h): its graphs run by runGraph, in a
+  /// C++ `if`, `for` or `while`; the results as a tuple.
+  FailureOr<c10::IValue> callControlFlow(CallFunctionOp op,
+                                         llvm::ArrayRef<c10::IValue> args);
+
   /// Runs `fn`, turning a C++ exception into a diagnostic on `op`.
   LogicalResult guarded(Operation *op, llvm::function_ref<LogicalResult()> fn);
   /// Runs one node, storing its value.
