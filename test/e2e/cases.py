@@ -43,6 +43,7 @@ import torch.nn.functional as F
 import torchvision
 
 import complex_numbers
+import control_flow
 import op_forms
 import spellings
 
@@ -4186,6 +4187,14 @@ for _name, _fn, _inputs in op_forms.cross_entropy_cases():
 family("indexing_forms")
 for _name, _fn, _inputs in op_forms.indexing_cases():
     add(_name, lambda fn=_fn: lam(fn), _inputs)
+
+# --- Data-dependent control flow (issue 28): modules torch.fx cannot
+# --- trace, compiled through torch.jit.script with their branches and
+# --- loops (control_flow.py).
+
+family("control_flow")
+for _name, _model, _inputs, _batches in control_flow.cases():
+    add(_name, _model, _inputs, batch_sizes=_batches)
 
 # --- Training steps (issue 27.3): make_fx of a function that calls
 # --- torch.autograd.grad is a graph of backward operators (gelu_backward,

@@ -230,6 +230,9 @@ def run_case(name, compiler_spec):
 def _quiet_eager_warnings():
     """Silences a warning eager PyTorch prints for some cases (not ours)."""
     warnings.filterwarnings("ignore", message="Using padding='same'")
+    # The control_flow family is compiled through torch.jit.script, which
+    # compile() says once per case.
+    warnings.filterwarnings("ignore", message="fx_mlir.compile: cannot trace")
 
 
 def _load_runner(spec):
