@@ -75,6 +75,17 @@ private:
   std::unique_ptr<CompiledGraph> graph;
 };
 
+/// A diagnostic handler keeping the first error in `errors`, with its
+/// location.
+std::function<mlir::LogicalResult(mlir::Diagnostic &)>
+firstError(std::string &errors) {
+  return [&errors](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error && errors.empty())
+      llvm::raw_string_ostream(errors) << d.getLocation() << ": error: " << d;
+    return mlir::success();
+  };
+}
+
 /// The JSON description (`fx-translate --export-fx-json`) of the
 /// fx.graph_module `name` (the only one when empty) of `ir`, or, with
 /// `script`, the script `--export-python` writes, allowing `allowed`'s
@@ -87,12 +98,7 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
     py::gil_scoped_release release;
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
     context.loadDialect<mlir::fx::FXDialect>();
-    llvm::raw_string_ostream diagnostics(errors);
-    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      if (d.getSeverity() == mlir::DiagnosticSeverity::Error && errors.empty())
-        diagnostics << d.getLocation() << ": error: " << d;
-      return mlir::success();
-    });
+    mlir::ScopedDiagnosticHandler handler(&context, firstError(errors));
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::parseSourceString<mlir::ModuleOp>(
             ir, mlir::ParserConfig(&context), "<stdin>");
@@ -123,15 +129,7 @@ std::string importTorchScriptArchive(
     py::gil_scoped_release release;
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
     context.loadDialect<mlir::fx::FXDialect>();
-    llvm::raw_string_ostream diagnostics(errors);
-    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
-        return mlir::success();
-      if (!errors.empty())
-        diagnostics << "\n";
-      diagnostics << d.getLocation() << ": error: " << d;
-      return mlir::success();
-    });
+    mlir::ScopedDiagnosticHandler handler(&context, firstError(errors));
     mlir::fx::TorchScriptImportOptions options;
     options.exampleInputs = &inputs;
     if (moreInputs)

@@ -1525,14 +1525,17 @@ LogicalResult lowerPassThrough(Lowering &l) {
 // Folded as they are built: sizes of static shapes are constants, and
 // `torch._assert` needs its condition decided when compiling.
 
-template <typename OpTy> LogicalResult lowerIntBinary(Lowering &l) {
+/// A binary op on Python ints (`Width` 64) or bools (`Width` 1:
+/// aten::__and__.bool, aten::__or__.bool).
+template <typename OpTy, unsigned Width = 64>
+LogicalResult lowerIntBinary(Lowering &l) {
   // Parameters as aten::add.int names them, at the same positions in
-  // aten::floordiv.int and 2 more.
+  // aten::floordiv.int, aten::__and__.bool and more.
   using P = args::aten::add_int_;
-  Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
+  Type type = l.b.getIntegerType(Width);
+  Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
   if (!x || !y)
-    return l.fail("needs int operands");
+    return l.fail(Width == 1 ? "needs bool operands" : "needs int operands");
   return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
 }
 
@@ -1578,17 +1581,6 @@ LogicalResult lowerIntCompare(Lowering &l) {
   if (!x || !y)
     return l.fail("needs int operands");
   return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
-}
-
-/// `a and b`, `a or b` on bools (aten::__and__.bool, aten::__or__.bool).
-template <typename OpTy> LogicalResult lowerBoolBinary(Lowering &l) {
-  // Parameters as aten::__and__.bool names them, as aten::__or__.bool.
-  using P = args::aten::__and___bool_;
-  Type i1 = l.b.getI1Type();
-  Value x = l.scalar(l.arg(P::a), i1), y = l.scalar(l.arg(P::b), i1);
-  if (!x || !y)
-    return l.fail("needs bool operands");
-  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
 }
 
 /// `not a` on a bool (aten::__not__).
@@ -1829,8 +1821,8 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
   addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
   addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
-  addLowering(t, {"aten::__and__.bool"}, lowerBoolBinary<arith::AndIOp>);
-  addLowering(t, {"aten::__or__.bool"}, lowerBoolBinary<arith::OrIOp>);
+  addLowering(t, {"aten::__and__.bool"}, lowerIntBinary<arith::AndIOp, 1>);
+  addLowering(t, {"aten::__or__.bool"}, lowerIntBinary<arith::OrIOp, 1>);
   addLowering(t, {"aten::__not__"}, lowerBoolNot);
   addLowering(t, {"torch._assert"}, lowerAssert);
   addLowering(t, {"prim::RaiseException"}, lowerRaise);
