@@ -386,6 +386,9 @@ def _submodule(root, entry, allowed):
         raise RebuildError(f"{what}: cannot build {entry['type']} from "
                            f"{hparams}: {error}") from None
     module.training = bool(entry.get("training", False))
+    # The hyperparameters as the IR spells them (which and in what order):
+    # importing the module again writes them the same way.
+    module._fx_mlir_hparams = dict(hparams)
     owner, field = _owner(root, path)
     setattr(owner, field, module)
 

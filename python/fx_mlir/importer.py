@@ -514,6 +514,17 @@ def _graph_lines(graph_name, graph, lines):
     lines.append("  }")
 
 
+def _same(a, b):
+    """Whether two hyperparameter values are equal (tuples and lists
+    alike, as a constructor takes them)."""
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - values that do not compare
+        return False
+
+
 def _graph_submodules(gm):
     """The GraphModule submodules of `gm` its graphs read with get_attr
     (the branches and bodies of control flow), by name, in the order the
@@ -613,6 +624,12 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
         seen_modules.add(id(mod))
         if path:
             hp = hyperparameters(mod)
+            # A module rebuilt from IR keeps the IR's spelling of its
+            # hyperparameters, while they still hold.
+            spelled = getattr(mod, "_fx_mlir_hparams", None)
+            if isinstance(spelled, dict) and all(
+                    _same(spelled[k], hp[k]) for k in spelled.keys() & hp):
+                hp = spelled
             lines.append(f"  fx.submodule {_symbol(path)} "
                          f"{_mlir_str(module_type(mod))}"
                          f"{_call_args((), hp, [], repr(path))}"

@@ -3,6 +3,8 @@ torch.fx cannot trace, which fx_mlir.compile scripts and compiles with
 their branches and loops. `cases()` yields `(name, make_model, inputs,
 batch_sizes)`; `inputs(batch)` takes the batch for dynamic-batch cases."""
 
+from typing import List
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -83,6 +85,27 @@ class BreakEarly(nn.Module):
         return x
 
 
+class IterRows(nn.Module):
+    """`for row in x`: TorchScript loops over len(x)."""
+
+    def forward(self, x):
+        s = torch.zeros(x.size(1))
+        for row in x:
+            s = s + row * row
+        return s
+
+
+class SkipEven(nn.Module):
+    """`continue` in a for loop."""
+
+    def forward(self, x):
+        for i in range(x.size(0)):
+            if i % 2 == 0:
+                continue
+            x = x + i
+        return x
+
+
 class EarlyReturn(nn.Module):
     def forward(self, x):
         if bool(x.abs().max() > 3):
@@ -116,6 +139,35 @@ class ElmanLoop(nn.Module):
         for t in range(xs.size(0)):
             h = torch.tanh(self.ih(xs[t]) + self.hh(h))
         return h
+
+
+class StackedOutputs(nn.Module):
+    """An RNN collecting every step's state in a list, stacked after the
+    loop (the list is carried as one growing tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ih = nn.Linear(6, 8)
+        self.hh = nn.Linear(8, 8)
+
+    def forward(self, xs):
+        h = torch.zeros(xs.size(1), 8)
+        outs: List[torch.Tensor] = []
+        for t in range(xs.size(0)):
+            h = torch.tanh(self.ih(xs[t]) + self.hh(h))
+            outs.append(h)
+        return torch.stack(outs), torch.cat(outs), h
+
+
+class WhileCollect(nn.Module):
+    """A while loop appending to a list, read with len() afterwards."""
+
+    def forward(self, x):
+        parts: List[torch.Tensor] = []
+        while bool(x.sum() < 20):
+            x = x + 1
+            parts.append(x * 2)
+        return torch.stack(parts).sum(0), len(parts)
 
 
 class Greedy(nn.Module):
@@ -172,9 +224,15 @@ def cases():
     yield "loop_in_if_pos", LoopInIf, lambda: (torch.rand(2, 3),), ()
     yield "loop_in_if_neg", LoopInIf, lambda: (-torch.rand(2, 3),), ()
     yield "break_early", BreakEarly, lambda: (torch.rand(4),), ()
+    yield "iterate_rows", IterRows, _randn(5, 3), ()
+    yield "continue", SkipEven, _randn(6), ()
     yield "early_return", EarlyReturn, lambda: (torch.randn(5) * 3,), ()
     yield "gru_loop", GRULoop, _randn(5, 2, 6), ()
     yield "elman_dynamic", ElmanLoop, (lambda b: (torch.randn(b, 3, 6),)), \
         (5, 2, 11)
+    yield "stacked_outputs", StackedOutputs, _randn(5, 2, 6), ()
+    yield "stacked_outputs_dynamic", StackedOutputs, \
+        (lambda b: (torch.randn(b, 2, 6),)), (4, 1, 7)
+    yield "while_collect", WhileCollect, lambda: (torch.rand(4),), ()
     yield "greedy_decode", Greedy, lambda: (torch.tensor([[1], [7], [3]]),), ()
     yield "gated_submodule", GatedMLP, _randn(3, 8), ()

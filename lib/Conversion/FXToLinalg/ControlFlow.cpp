@@ -464,8 +464,9 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
                        ? info.getAs<StringAttr>("node").getValue()
                        : StringRef("?"))
                << "': it checks its operands at run time (index bounds, a "
-                  "division by zero, a raise), which a compiled while loop "
-                  "does not support yet";
+                  "division by zero, a raise) inside '"
+               << parent->getName()
+               << "', whose flag cannot be carried out of it";
       }
     }
     b.setInsertionPointAfter(inner);

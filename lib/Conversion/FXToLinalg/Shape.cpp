@@ -1393,6 +1393,18 @@ LogicalResult lowerSizeInt(Lowering &l) {
       l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, *dim))));
 }
 
+/// `len(t)`: the size of dim 0 (a 0-d tensor has no length).
+LogicalResult lowerLen(Lowering &l) {
+  using P = args::aten::len_Tensor;
+  Value x = l.tensor(P::t);
+  if (!x)
+    return failure();
+  if (rankOf(x) == 0)
+    return l.fail("len() of a 0-d tensor");
+  return l.replace(l.b.createOrFold<arith::IndexCastOp>(
+      l.loc, l.b.getI64Type(), l.toIndex(l.dim(x, 0))));
+}
+
 /// repeat_interleave(self, repeats, dim): each element along `dim` (of
 /// the flattened tensor without one) `repeats` times in a row: a
 /// broadcast into a new dim after `dim`, collapsed into it.
@@ -2172,6 +2184,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::repeat_interleave.self_int"}, lowerRepeatInterleave);
   addLowering(t, {"aten::size"}, lowerSize);
   addLowering(t, {"aten::dim"}, lowerDim);
+  addLowering(t, {"aten::len.Tensor"}, lowerLen);
   addLowering(t, {"aten::numel"}, lowerNumel);
   addLowering(t, {"aten::embedding"}, lowerEmbedding);
   addLowering(t, {"aten::index_select"}, lowerIndexSelect);

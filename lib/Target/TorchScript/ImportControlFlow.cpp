@@ -352,7 +352,9 @@ std::string Importer::importSubgraph(
     auto ph = PlaceholderOp::create(builder, nodeLoc(phName, node), l.type,
                                     phName, phName, Attribute());
     placeholders.push_back(ph.getResult());
-    if (l.value)
+    if (l.value && l.accumulates)
+      accumulating[l.value] = ph.getResult();
+    else if (l.value)
       values[l.value] = FxValue::ofNode(ph.getResult());
   }
   // The nodes the block reads from outside, under their own names.
@@ -410,6 +412,107 @@ std::string Importer::importSubgraph(
   stateNodes = std::move(parentStateNodes);
   graphOp = parent;
   return name;
+}
+
+mlir::Value
+Importer::callNode(StringRef base, StringRef target, ArrayRef<FxValue> args,
+                   Type type, torch::jit::Node *node,
+                   ArrayRef<std::pair<std::string, FxValue>> kwargs) {
+  SmallVector<mlir::Value> inputs;
+  SmallVector<Attribute> argAttrs, keys, kwargValues;
+  for (const FxValue &arg : args)
+    argAttrs.push_back(toArg(arg, inputs, node));
+  for (auto &[key, value] : kwargs) {
+    keys.push_back(builder.getStringAttr(key));
+    kwargValues.push_back(toArg(value, inputs, node));
+  }
+  std::string name = uniqueName(base);
+  return CallFunctionOp::create(builder, nodeLoc(name, node), type, name,
+                                target, builder.getArrayAttr(argAttrs),
+                                DictAttr::get(ctx, keys, kwargValues), inputs)
+      .getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Lists a loop appends to
+//===----------------------------------------------------------------------===//
+//
+// `outs.append(h)` in a loop body, `torch.stack(outs)` after it: the list
+// is carried as one tensor whose rows are its elements, starting empty
+// (`aten::zeros` of 0 rows) and growing by a row per append (`cat` of the
+// row unsqueezed). After the loop, torch.stack(list) (dim 0) is that
+// tensor, torch.cat(list) (dim 0) it flattened, len(list) its size.
+
+bool Importer::importAccumulated(torch::jit::Node *node) {
+  using namespace torch::jit;
+  if (node->inputs().empty())
+    return false;
+  const torch::jit::Value *list = node->input(0);
+  if (node->kind() == aten::append && node->inputs().size() == 2) {
+    auto it = accumulating.find(list);
+    if (it == accumulating.end())
+      return false;
+    auto rowType = dyn_cast<RankedTensorType>(typeOf(node->input(1)));
+    auto accType = cast<RankedTensorType>(it->second.getType());
+    if (!rowType || rowType.getShape() != accType.getShape().drop_front())
+      fail(node, "appends tensors whose shape changes across iterations, "
+                 "which one stacked tensor cannot hold");
+    SmallVector<int64_t> rowShape = {1};
+    llvm::append_range(rowShape, rowType.getShape());
+    FxValue zero = FxValue::ofConstant(builder.getI64IntegerAttr(0));
+    mlir::Value row = callNode(
+        "unsqueeze", "aten::unsqueeze", {values.at(node->input(1)), zero},
+        RankedTensorType::get(rowShape, rowType.getElementType()), node);
+    FxValue pair;
+    pair.kind = FxValue::List;
+    pair.elements = {FxValue::ofNode(it->second), FxValue::ofNode(row)};
+    it->second = callNode("cat", "aten::cat", {pair, zero}, accType, node);
+    return true;
+  }
+  auto found = values.find(list);
+  if (found == values.end() || found->second.kind != FxValue::Stacked)
+    return false;
+  mlir::Value stacked = found->second.node;
+  auto constantDim = [&](size_t i) -> std::optional<int64_t> {
+    auto it = values.find(node->input(i));
+    if (it == values.end() || it->second.kind != FxValue::Constant)
+      return std::nullopt;
+    auto attr = dyn_cast<IntegerAttr>(it->second.constant);
+    return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+  };
+  if (node->kind() == aten::stack && node->inputs().size() == 2) {
+    if (constantDim(1) != 0)
+      fail(node, "stacks a list a loop appended to along a dim other than "
+                 "0, which is not supported");
+    values[node->output()] = FxValue::ofNode(stacked);
+    return true;
+  }
+  if (node->kind() == aten::cat && node->inputs().size() == 2) {
+    if (constantDim(1) != 0)
+      fail(node, "concatenates a list a loop appended to along a dim other "
+                 "than 0, which is not supported");
+    auto type = cast<RankedTensorType>(stacked.getType());
+    if (type.getRank() < 2)
+      fail(node, "concatenates a list of 0-d tensors");
+    SmallVector<int64_t> shape = {ShapedType::kDynamic};
+    llvm::append_range(shape, type.getShape().drop_front(2));
+    values[node->output()] = FxValue::ofNode(
+        callNode("flatten", "aten::flatten.using_ints",
+                 {FxValue::ofNode(stacked),
+                  FxValue::ofConstant(builder.getI64IntegerAttr(0)),
+                  FxValue::ofConstant(builder.getI64IntegerAttr(1))},
+                 RankedTensorType::get(shape, type.getElementType()), node));
+    return true;
+  }
+  if (node->kind() == aten::len) {
+    values[node->output()] = FxValue::ofNode(
+        callNode("len", "aten::size.int",
+                 {FxValue::ofNode(stacked),
+                  FxValue::ofConstant(builder.getI64IntegerAttr(0))},
+                 builder.getI64Type(), node));
+    return true;
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -543,6 +646,46 @@ void Importer::importLoop(torch::jit::Node *node) {
 
   std::vector<torch::jit::Value *> captured = capturedValues(node);
   SmallVector<mlir::Value> outer = outerNodes(captured, node);
+
+  // Lists of tensors the body appends to, and reads no other way: carried
+  // as stacked tensors (importAccumulated).
+  auto inside = [&](torch::jit::Node *n) {
+    for (torch::jit::Block *b = n->owningBlock(); b;
+         b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
+      if (b->owningNode() == node)
+        return true;
+    return false;
+  };
+  std::vector<torch::jit::Value *> appended;
+  SmallVector<Type> stackedTypes;
+  for (torch::jit::Node *n : body->nodes()) {
+    if (n->kind() != c10::aten::append || n->inputs().size() != 2)
+      continue;
+    torch::jit::Value *list = n->input(0);
+    auto it = values.find(list);
+    if (inside(list->node()) || it == values.end() ||
+        it->second.kind != FxValue::List || !it->second.elements.empty() ||
+        llvm::is_contained(appended, list))
+      continue;
+    for (const torch::jit::Use &use : list->uses())
+      if (inside(use.user) &&
+          !(use.user->kind() == c10::aten::append && use.offset == 0 &&
+            use.user->owningBlock() == body))
+        fail(use.user, "reads the list " + valueName(list) +
+                           " that its loop appends to, which a compiled "
+                           "loop cannot carry (it carries the appended "
+                           "tensors as one)");
+    auto rowType = dyn_cast<RankedTensorType>(typeOf(n->input(1)));
+    if (!rowType || !rowType.hasStaticShape())
+      fail(n, "appends tensors of unknown or changing shape to " +
+                  valueName(list));
+    SmallVector<int64_t> shape = {ShapedType::kDynamic};
+    llvm::append_range(shape, rowType.getShape());
+    appended.push_back(list);
+    stackedTypes.push_back(
+        RankedTensorType::get(shape, rowType.getElementType()));
+  }
+
   SmallVector<Leading> leading;
   if (counted)
     leading.push_back({body->inputs()[0], "i", builder.getI64Type()});
@@ -556,12 +699,21 @@ void Importer::importLoop(torch::jit::Node *node) {
       debugName = stem.str();
     leading.push_back({body->inputs()[j + 1], debugName, carriedTypes[j]});
   }
+  for (auto [list, type] : llvm::zip(appended, stackedTypes)) {
+    std::string debugName = list->debugName();
+    auto [stem, suffix] = StringRef(debugName).rsplit('.');
+    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !stem.empty())
+      debugName = stem.str();
+    leading.push_back({list, debugName, type, /*accumulates=*/true});
+  }
   std::string condName;
   if (!counted) {
     // The cond graph takes what the body takes and returns the condition.
     SmallVector<Leading> unbound(leading);
-    for (Leading &l : unbound)
+    for (Leading &l : unbound) {
       l.value = nullptr;
+      l.accumulates = false;
+    }
     condName = importSubgraph(
         "cond_graph", unbound, outer, nullptr,
         [&](ArrayRef<mlir::Value> placeholders) {
@@ -576,9 +728,13 @@ void Importer::importLoop(torch::jit::Node *node) {
         std::vector<FxValue> results;
         for (size_t k = counted ? 1 : 0; k < body->outputs().size(); ++k)
           results.push_back(values.at(body->outputs()[k]));
+        for (torch::jit::Value *list : appended)
+          results.push_back(FxValue::ofNode(accumulating.at(list)));
         return results;
       },
       node);
+  for (torch::jit::Value *list : appended)
+    accumulating.erase(list);
   SmallVector<mlir::Value> inputs;
   SmallVector<Attribute> carried, additional;
   SmallVector<Type> resultTypes;
@@ -598,6 +754,24 @@ void Importer::importLoop(torch::jit::Node *node) {
                                          valueName(body->inputs()[j + 1])));
     resultTypes.push_back(carriedTypes[j]);
   }
+  for (auto [list, type] : llvm::zip(appended, stackedTypes)) {
+    // The stacked list starts with no rows.
+    auto stackedType = cast<RankedTensorType>(type);
+    SmallVector<int64_t> shape(stackedType.getShape());
+    shape[0] = 0;
+    FxValue size;
+    size.kind = FxValue::List;
+    for (int64_t d : shape)
+      size.elements.push_back(
+          FxValue::ofConstant(builder.getI64IntegerAttr(d)));
+    StringRef dtype = getElementDTypeName(stackedType.getElementType());
+    mlir::Value empty = callNode(
+        "zeros", "aten::zeros", {size},
+        RankedTensorType::get(shape, stackedType.getElementType()), node,
+        {{"dtype", FxValue::ofConstant(DTypeAttr::get(ctx, dtype))}});
+    carried.push_back(toArg(FxValue::ofNode(empty), inputs, node));
+    resultTypes.push_back(type);
+  }
   for (mlir::Value v : outer)
     additional.push_back(toArg(FxValue::ofNode(v), inputs, node));
   std::string name = uniqueName(counted ? "for_loop" : "while_loop");
@@ -611,4 +785,11 @@ void Importer::importLoop(torch::jit::Node *node) {
   for (size_t j = 0; j < numCarried; ++j)
     values[node->outputs()[j]] = FxValue::ofNode(
         getitem(call.getResult(), j + offset, carriedTypes[j], node));
+  for (auto [k, list] : llvm::enumerate(appended)) {
+    FxValue stacked;
+    stacked.kind = FxValue::Stacked;
+    stacked.node = getitem(call.getResult(), offset + numCarried + k,
+                           stackedTypes[k], node);
+    values[list] = stacked;
+  }
 }

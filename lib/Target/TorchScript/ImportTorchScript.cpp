@@ -1024,6 +1024,10 @@ Attribute Importer::toArg(const FxValue &value,
   case FxValue::Module:
     fail(node, "module '" + value.path +
                    "' is used as a value, which FX cannot represent");
+  case FxValue::Stacked:
+    fail(node, "reads a list of tensors a loop appended to other than by "
+               "torch.stack(list), torch.cat(list) or len(list), which a "
+               "compiled loop cannot carry");
   }
   llvm_unreachable("covered switch");
 }
@@ -1293,6 +1297,8 @@ void Importer::importNode(torch::jit::Node *node) {
   };
   NodeKind kind = node->kind();
   evaluate(node);
+  if (importAccumulated(node))
+    return;
 
   if (kind == prim::Constant) {
     auto value = toIValue(node->output());

@@ -73,8 +73,11 @@ struct ImportFailure {};
 
 /// What FX holds for one TorchScript value.
 struct FxValue {
-  enum Kind { Node, Constant, List, Tuple, Module, State } kind = Constant;
-  mlir::Value node;              // Node
+  /// Stacked: a list of tensors a loop appended to, held as one tensor
+  /// whose rows are the elements (`node`; ImportControlFlow.cpp).
+  enum Kind { Node, Constant, List, Tuple, Module, State, Stacked };
+  Kind kind = Constant;
+  mlir::Value node;              // Node, Stacked
   Attribute constant;            // Constant
   std::vector<FxValue> elements; // List, Tuple
   std::string path;              // Module, State: qualified name
@@ -194,6 +197,9 @@ public:
     const torch::jit::Value *value;
     std::string name;
     Type type;
+    /// `value` is a list the block appends to: the placeholder is the
+    /// stacked tensor it starts from (see `accumulating`).
+    bool accumulates = false;
   };
 
 private:
@@ -225,6 +231,14 @@ private:
                            SmallVectorImpl<mlir::Value> &inputs,
                            torch::jit::Node *node, const llvm::Twine &what);
   mlir::Value graphNode(const std::string &graph, torch::jit::Node *node);
+  /// A call node of `target` with node or constant `args`, typed `type`.
+  mlir::Value
+  callNode(llvm::StringRef base, llvm::StringRef target,
+           llvm::ArrayRef<FxValue> args, Type type, torch::jit::Node *node,
+           llvm::ArrayRef<std::pair<std::string, FxValue>> kwargs = {});
+  /// Imports `node` if it appends to, or reads, a list a loop accumulates
+  /// (`outs.append(h)` in the body, `torch.stack(outs)` after it).
+  bool importAccumulated(torch::jit::Node *node);
 
   GraphOp forwardGraph;
   /// Each value's type joined over the values it took when simulated.
@@ -234,6 +248,9 @@ private:
   /// The iterations each loop ran when simulated (the most of any run).
   std::map<const torch::jit::Node *, int64_t> loopRuns;
   llvm::StringMap<unsigned> graphCounts;
+  /// The lists the loop bodies being imported append to: the list's
+  /// TorchScript value -> the stacked tensor so far, in the body's graph.
+  std::map<const torch::jit::Value *, mlir::Value> accumulating;
   int speculative = 0;
   int controlDepth = 0;
   bool simulating = false;

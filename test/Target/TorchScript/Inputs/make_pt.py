@@ -4,6 +4,7 @@ must reject. Run by lit at test time (nothing binary is checked in)."""
 
 import os
 import sys
+from typing import List
 
 import torch
 import torch.nn as nn
@@ -150,6 +151,16 @@ class Grows(nn.Module):
         return seq
 
 
+class Collect(nn.Module):
+    """A list of tensors appended to in a loop and stacked after it."""
+
+    def forward(self, x):
+        outs: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            outs.append(torch.relu(x[i]))
+        return torch.stack(outs), len(outs)
+
+
 class RankChange(nn.Module):
     """A carried value whose rank changes: not representable."""
 
@@ -163,6 +174,7 @@ save("block", trace(Block(), torch.randn(2, 3, 8, 8)))
 save("loops", torch.jit.script(Loops()))
 save("grows", torch.jit.script(Grows()))
 save("rank_change", torch.jit.script(RankChange()))
+save("collect", torch.jit.script(Collect()))
 save("control_flow", torch.jit.script(ControlFlow()))
 save("custom_class", torch.jit.script(CustomClass()))
 save("scripted", torch.jit.script(Scripted().eval()))
