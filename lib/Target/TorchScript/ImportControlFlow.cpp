@@ -112,11 +112,8 @@ void Importer::simulateBlock(torch::jit::Block *block) {
 
 void Importer::simulateMethod(torch::jit::Node *node) {
   auto self = concrete.find(node->input(0));
-  if (self == concrete.end() || !self->second.isObject()) {
-    for (const torch::jit::Value *output : node->outputs())
-      concrete.erase(output);
-    return;
-  }
+  if (self == concrete.end() || !self->second.isObject())
+    return forgetOutputs(node);
   torch::jit::Module module(self->second.toObject());
   const std::string &method = node->s(c10::attr::name);
   // A leaf module's forward is one call_module node: run it whole. A
@@ -149,14 +146,10 @@ void Importer::simulateMethod(torch::jit::Node *node) {
 }
 
 void Importer::simulateIf(torch::jit::Node *node) {
-  auto erase = [&] {
-    for (const torch::jit::Value *output : node->outputs())
-      concrete.erase(output);
-  };
   auto pred = concrete.find(node->input(0));
   if (pred == concrete.end() ||
       !(pred->second.isBool() || pred->second.isInt()))
-    return erase();
+    return forgetOutputs(node);
   bool taken =
       pred->second.isBool() ? pred->second.toBool() : pred->second.toInt() != 0;
   torch::jit::Block *takenBlock = node->blocks()[taken ? 0 : 1];
@@ -194,19 +187,15 @@ void Importer::simulateIf(torch::jit::Node *node) {
 }
 
 void Importer::simulateLoop(torch::jit::Node *node) {
-  auto erase = [&] {
-    for (const torch::jit::Value *output : node->outputs())
-      concrete.erase(output);
-  };
   std::vector<c10::IValue> inputs;
   for (const torch::jit::Value *input : node->inputs()) {
     auto it = concrete.find(input);
     if (it == concrete.end())
-      return erase();
+      return forgetOutputs(node);
     inputs.push_back(it->second);
   }
   if (!inputs[0].isInt() || !inputs[1].isBool())
-    return erase();
+    return forgetOutputs(node);
   torch::jit::Block *body = node->blocks()[0];
   int64_t trips = inputs[0].toInt(), i = 0;
   bool go = inputs[1].toBool();
@@ -214,7 +203,7 @@ void Importer::simulateLoop(torch::jit::Node *node) {
   for (; i < trips && go; ++i) {
     if (i == kMaxSimulatedIterations) {
       if (speculative)
-        return erase();
+        return forgetOutputs(node);
       fail(node, "the loop does not end within " +
                      std::to_string(kMaxSimulatedIterations) +
                      " iterations on the example inputs");
@@ -228,12 +217,12 @@ void Importer::simulateLoop(torch::jit::Node *node) {
     simulateBlock(body);
     auto next = concrete.find(body->outputs()[0]);
     if (next == concrete.end() || !next->second.isBool())
-      return erase();
+      return forgetOutputs(node);
     go = next->second.toBool();
     for (size_t j = 0; j < carried.size(); ++j) {
       auto it = concrete.find(body->outputs()[j + 1]);
       if (it == concrete.end())
-        return erase();
+        return forgetOutputs(node);
       carried[j] = it->second;
     }
   }
@@ -419,17 +408,10 @@ Importer::callNode(StringRef base, StringRef target, ArrayRef<FxValue> args,
                    Type type, torch::jit::Node *node,
                    ArrayRef<std::pair<std::string, FxValue>> kwargs) {
   SmallVector<mlir::Value> inputs;
-  SmallVector<Attribute> argAttrs, keys, kwargValues;
-  for (const FxValue &arg : args)
-    argAttrs.push_back(toArg(arg, inputs, node));
-  for (auto &[key, value] : kwargs) {
-    keys.push_back(builder.getStringAttr(key));
-    kwargValues.push_back(toArg(value, inputs, node));
-  }
+  auto [argAttr, kwargAttr] = callArgs(args, kwargs, inputs, node);
   std::string name = uniqueName(base);
   return CallFunctionOp::create(builder, nodeLoc(name, node), type, name,
-                                target, builder.getArrayAttr(argAttrs),
-                                DictAttr::get(ctx, keys, kwargValues), inputs)
+                                target, argAttr, kwargAttr, inputs)
       .getResult();
 }
 
@@ -692,19 +674,13 @@ void Importer::importLoop(torch::jit::Node *node) {
   else
     leading.push_back({nullptr, "go", builder.getI1Type()});
   for (size_t j = 0; j < numCarried; ++j) {
-    // TorchScript's uniquing suffix dropped (`h.11` -> `h`).
-    std::string debugName = body->inputs()[j + 1]->debugName();
-    auto [stem, suffix] = StringRef(debugName).rsplit('.');
-    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !stem.empty())
-      debugName = stem.str();
-    leading.push_back({body->inputs()[j + 1], debugName, carriedTypes[j]});
+    leading.push_back({body->inputs()[j + 1],
+                       dropUniquingSuffix(body->inputs()[j + 1]->debugName()),
+                       carriedTypes[j]});
   }
   for (auto [list, type] : llvm::zip(appended, stackedTypes)) {
-    std::string debugName = list->debugName();
-    auto [stem, suffix] = StringRef(debugName).rsplit('.');
-    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !stem.empty())
-      debugName = stem.str();
-    leading.push_back({list, debugName, type, /*accumulates=*/true});
+    leading.push_back({list, dropUniquingSuffix(list->debugName()), type,
+                       /*accumulates=*/true});
   }
   std::string condName;
   if (!counted) {

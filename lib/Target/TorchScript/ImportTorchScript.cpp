@@ -481,6 +481,13 @@ std::string sanitizeName(llvm::StringRef name) {
   return out;
 }
 
+std::string dropUniquingSuffix(llvm::StringRef debugName) {
+  auto [base, suffix] = debugName.rsplit('.');
+  if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !base.empty())
+    return base.str();
+  return debugName.str();
+}
+
 } // namespace mlir::fx::torchscript
 
 using namespace mlir::fx::torchscript;
@@ -592,11 +599,8 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
   std::vector<c10::IValue> inputs;
   for (const torch::jit::Value *input : node->inputs()) {
     auto it = concrete.find(input);
-    if (it == concrete.end()) {
-      for (const torch::jit::Value *output : node->outputs())
-        concrete.erase(output);
-      return;
-    }
+    if (it == concrete.end())
+      return forgetOutputs(node);
     inputs.push_back(it->second);
   }
   std::vector<c10::IValue> outputs;
@@ -637,18 +641,13 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
       node->getOperation()(stack);
       outputs.assign(stack.end() - node->outputs().size(), stack.end());
     } else {
-      for (const torch::jit::Value *output : node->outputs())
-        concrete.erase(output);
-      return;
+      return forgetOutputs(node);
     }
   } catch (const std::exception &error) {
     // A branch not taken runs only to find its types: what fails there is
     // not the model's error (it may check what the branch taken excludes).
-    if (speculative) {
-      for (const torch::jit::Value *output : node->outputs())
-        concrete.erase(output);
-      return;
-    }
+    if (speculative)
+      return forgetOutputs(node);
     // LibTorch's message may hold a TorchScript traceback; its last line
     // says what went wrong.
     llvm::StringRef message = error.what();
@@ -669,6 +668,11 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
 
   for (size_t i = 0; i < outputs.size() && i < node->outputs().size(); ++i)
     concrete[node->outputs()[i]] = outputs[i];
+}
+
+void Importer::forgetOutputs(const torch::jit::Node *node) {
+  for (const torch::jit::Value *output : node->outputs())
+    concrete.erase(output);
 }
 
 FxValue Importer::constantOf(const c10::IValue &value,
@@ -1199,11 +1203,9 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
          !llvm::is_contained(containers, className(type));
 }
 
-void Importer::importCall(torch::jit::Node *node, const std::string &target,
-                          std::vector<FxValue> args,
-                          std::vector<std::pair<std::string, FxValue>> kwargs,
-                          bool isModule) {
-  SmallVector<mlir::Value> inputs;
+std::pair<ArrayAttr, DictAttr> Importer::callArgs(
+    ArrayRef<FxValue> args, ArrayRef<std::pair<std::string, FxValue>> kwargs,
+    SmallVectorImpl<mlir::Value> &inputs, const torch::jit::Node *node) {
   SmallVector<Attribute> argAttrs, keys, kwargValues;
   for (const FxValue &arg : args)
     argAttrs.push_back(toArg(arg, inputs, node));
@@ -1211,6 +1213,16 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
     keys.push_back(builder.getStringAttr(key));
     kwargValues.push_back(toArg(value, inputs, node));
   }
+  return {builder.getArrayAttr(argAttrs),
+          DictAttr::get(ctx, keys, kwargValues)};
+}
+
+void Importer::importCall(torch::jit::Node *node, const std::string &target,
+                          std::vector<FxValue> args,
+                          std::vector<std::pair<std::string, FxValue>> kwargs,
+                          bool isModule) {
+  SmallVector<mlir::Value> inputs;
+  auto [argAttr, kwargAttr] = callArgs(args, kwargs, inputs, node);
   std::string base =
       isModule ? target : std::string(node->kind().toUnqualString());
   std::string name = uniqueName(base);
@@ -1226,16 +1238,13 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
   Location loc = nodeLoc(name, node);
   mlir::Value result;
   if (isModule)
-    result = CallModuleOp::create(builder, loc, type, name, target,
-                                  builder.getArrayAttr(argAttrs),
-                                  DictAttr::get(ctx, keys, kwargValues), inputs)
+    result = CallModuleOp::create(builder, loc, type, name, target, argAttr,
+                                  kwargAttr, inputs)
                  .getResult();
   else
-    result =
-        CallFunctionOp::create(builder, loc, type, name, target,
-                               builder.getArrayAttr(argAttrs),
-                               DictAttr::get(ctx, keys, kwargValues), inputs)
-            .getResult();
+    result = CallFunctionOp::create(builder, loc, type, name, target, argAttr,
+                                    kwargAttr, inputs)
+                 .getResult();
   if (node->outputs().size() == 1) {
     values[node->output()] = FxValue::ofNode(result);
     return;
@@ -1514,15 +1523,11 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   values[tsGraph->inputs()[0]] = self;
   for (size_t i = 1; i < tsGraph->inputs().size(); ++i) {
     torch::jit::Value *input = tsGraph->inputs()[i];
-    // Drop TorchScript's uniquing suffix (`x.1`). debugName() returns a
-    // string by value: kept alive here (a StringRef to the temporary read
-    // freed stack memory; found by the sanitizer build).
-    std::string debugNameStorage = input->debugName();
-    llvm::StringRef debugName = debugNameStorage;
-    auto [base, suffix] = debugName.rsplit('.');
-    if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit) && !base.empty())
-      debugName = base;
-    std::string nodeName = uniqueName(debugName);
+    // debugName() returns a string by value: kept alive here (a StringRef
+    // to the temporary read freed stack memory; found by the sanitizer
+    // build).
+    std::string debugName = input->debugName();
+    std::string nodeName = uniqueName(dropUniquingSuffix(debugName));
     auto placeholder =
         PlaceholderOp::create(builder, nodeLoc(nodeName, nullptr),
                               typeOf(input), nodeName, nodeName, Attribute());

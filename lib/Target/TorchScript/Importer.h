@@ -115,6 +115,9 @@ Type elementType(MLIRContext *ctx, c10::ScalarType type);
 /// `x.1` -> `x`, `layer1.0.conv1` -> `layer1_0_conv1`, `aten::relu` -> `relu`.
 std::string sanitizeName(llvm::StringRef name);
 
+/// A TorchScript debug name without its uniquing suffix: `x.1` -> `x`.
+std::string dropUniquingSuffix(llvm::StringRef debugName);
+
 class Importer {
 public:
   Importer(MLIRContext *ctx, llvm::StringRef fileName,
@@ -145,6 +148,14 @@ private:
   mlir::Value stateNode(const std::string &path, const torch::jit::Node *node);
   mlir::Value getitem(mlir::Value of, int64_t index, Type type,
                       const torch::jit::Node *node);
+  /// The args and kwargs of a call node, their node references indexing
+  /// `inputs`.
+  std::pair<ArrayAttr, DictAttr>
+  callArgs(llvm::ArrayRef<FxValue> args,
+           llvm::ArrayRef<std::pair<std::string, FxValue>> kwargs,
+           SmallVectorImpl<mlir::Value> &inputs, const torch::jit::Node *node);
+  /// Forgets the example values of `node`'s outputs (it did not run).
+  void forgetOutputs(const torch::jit::Node *node);
 
   // --- Graph walk ----------------------------------------------------------
   bool isLeaf(const torch::jit::Module &module);
