@@ -18,6 +18,7 @@ torch.
 
 import base64
 import importlib
+import inspect
 import keyword
 import math
 import re
@@ -161,11 +162,26 @@ def resolve_module_type(name, allowed_modules=()):
             part.startswith("_") for part in name.split(".")):
         raise RebuildError(f"module type {_show(name)} is private to "
                            f"{name.split('.')[0]}")
-    obj = _lookup(name, packages, "module type")
+    try:
+        obj = _lookup(name, packages, "module type")
+    except RebuildError:
+        # The IR's name of a module torch 1.13 keeps elsewhere.
+        moved = [name.replace(new, old, 1) for new, old in _MOVED
+                 if name.startswith(new)]
+        if not moved:
+            raise
+        obj = _lookup(moved[0], packages, "module type")
     if not (isinstance(obj, type) and issubclass(obj, torch.nn.Module)):
         raise RebuildError(f"module type {_show(name)} is not a subclass of "
                            f"torch.nn.Module")
     return obj
+
+
+# torch.ao.nn.intrinsic.quantized (torch's home for the fused quantized
+# modules since 2.0, the name the IR uses) is torch.nn.intrinsic.quantized
+# in torch 1.13.
+_MOVED = (("torch.ao.nn.intrinsic.quantized.",
+           "torch.nn.intrinsic.quantized."),)
 
 
 # The control-flow targets of the IR -> their runnable functions
@@ -335,8 +351,57 @@ def _owner(root, path):
     return module, field
 
 
+# A quantized dtype -> the dtype of its integers (its int_repr()).
+_QUANTIZED = {torch.quint8: torch.uint8, torch.qint8: torch.int8,
+              torch.qint32: torch.int32}
+
+
+def _number(value, kind, what):
+    if type(value) is not kind and not (kind is float and type(value) is int):
+        raise RebuildError(f"{what} is not a{'n' if kind is int else ''} "
+                           f"{kind.__name__}")
+    return kind(value)
+
+
+def _quantized(integers, dtype, qparams, what):
+    """The quantized tensor of `integers` (its int_repr()) and the JSON
+    `qparams`: {"scale", "zero_point"} per tensor, {"scales",
+    "zero_points", "axis"} per channel."""
+    if not isinstance(qparams, dict):
+        raise RebuildError(f"{what}: {dtype} data without qparams")
+    try:
+        if "scales" in qparams:
+            axis = _number(qparams.get("axis"), int, f"{what}: the axis")
+            scales, zero_points = qparams.get("scales"), \
+                qparams.get("zero_points")
+            if not (isinstance(scales, list) and isinstance(zero_points, list)
+                    and 0 <= axis < integers.dim()
+                    and len(scales) == len(zero_points)
+                    == integers.shape[axis]):
+                raise RebuildError(f"{what}: the per-channel qparams do not "
+                                   f"fit {tuple(integers.shape)}")
+            scales = torch.tensor([_number(v, float, f"{what}: a scale")
+                                   for v in scales], dtype=torch.float64)
+            zero_points = torch.tensor(
+                [_number(v, int, f"{what}: a zero point")
+                 for v in zero_points], dtype=torch.int64)
+            return torch._make_per_channel_quantized_tensor(
+                integers, scales, zero_points, axis)
+        scale = _number(qparams.get("scale"), float, f"{what}: the scale")
+        zero_point = _number(qparams.get("zero_point"), int,
+                             f"{what}: the zero point")
+        return torch._make_per_tensor_quantized_tensor(integers, scale,
+                                                       zero_point)
+    except RuntimeError as error:
+        raise RebuildError(f"{what}: cannot quantize: {error}") from None
+
+
 def _tensor(entry, what):
     dtype = _named(torch.dtype, entry.get("dtype"))
+    if dtype in _QUANTIZED:
+        integers = _tensor(dict(entry, dtype=str(_QUANTIZED[dtype])[6:]),
+                           what)
+        return _quantized(integers, dtype, entry.get("qparams"), what)
     shape = _int_list(entry.get("shape"), f"{what}: the shape")
     if any(d < 0 for d in shape):
         raise RebuildError(f"{what}: negative size in {shape}")
@@ -368,6 +433,51 @@ def _tensor(entry, what):
     return torch.frombuffer(raw, dtype=dtype).reshape(shape)
 
 
+def _quantized_arguments(module_type, hparams, what):
+    """The constructor arguments and the attributes set after it of a
+    quantized module: a static quantized module's output `scale` and
+    `zero_point`, when its constructor does not take them, are attributes;
+    a reference module's weight_qparams names its qscheme
+    (`per_channel_affine`)."""
+    arguments, attributes = dict(hparams), {}
+    try:
+        params = inspect.signature(module_type.__init__).parameters
+    except (TypeError, ValueError):
+        return arguments, attributes
+    if callable(getattr(module_type, "set_weight_bias", None)):
+        for key in ("scale", "zero_point"):
+            if key in arguments and key not in params:
+                attributes[key] = arguments.pop(key)
+    if "weight" in params and "scale" in params:
+        # A quantized norm takes its weight and bias tensors, which the IR
+        # holds as state (and the hyperparameters as bools).
+        for key in ("weight", "bias"):
+            if isinstance(arguments.get(key), bool):
+                arguments[key] = None
+    qparams = arguments.get("weight_qparams")
+    if isinstance(qparams, dict) and isinstance(qparams.get("qscheme"), str):
+        try:
+            qscheme = _named(torch.qscheme, qparams["qscheme"])
+        except RebuildError as error:
+            raise RebuildError(f"{what}: {error}") from None
+        arguments["weight_qparams"] = dict(qparams, qscheme=qscheme)
+    return arguments, attributes
+
+
+def _construct(module_type, arguments):
+    """module_type(**arguments); a fused module of torch.ao.nn.intrinsic
+    (`ConvReLU2d(conv, relu)`, a torch.nn.Sequential) is built empty and
+    gets its children as the submodules under its path."""
+    fused = getattr(sys.modules.get("torch.ao.nn.intrinsic.modules.fused"),
+                    "_FusedModule", None)
+    if fused is not None and issubclass(module_type, fused) and \
+            not arguments:
+        module = module_type.__new__(module_type)
+        torch.nn.Sequential.__init__(module)
+        return module
+    return module_type(**arguments)
+
+
 def _submodule(root, entry, allowed):
     path = _check_path(entry.get("path"), "submodule")
     what = f"submodule {_show(path)}"
@@ -380,20 +490,24 @@ def _submodule(root, entry, allowed):
             is_identifier(key) for key in hparams):
         raise RebuildError(f"{what}: the hyperparameters are not keyword "
                            f"arguments")
+    spelled = dict(hparams)
+    arguments, attributes = _quantized_arguments(module_type, hparams, what)
     try:
-        module = module_type(**hparams)
+        module = _construct(module_type, arguments)
     except Exception as error:
         raise RebuildError(f"{what}: cannot build {entry['type']} from "
                            f"{hparams}: {error}") from None
+    for key, value in attributes.items():
+        setattr(module, key, value)
     module.training = bool(entry.get("training", False))
     # The hyperparameters as the IR spells them (which and in what order):
     # importing the module again writes them the same way.
-    module._fx_mlir_hparams = dict(hparams)
+    module._fx_mlir_hparams = spelled
     owner, field = _owner(root, path)
     setattr(owner, field, module)
 
 
-def _state(root, entry):
+def _state(root, entry, packed):
     path = _check_path(entry.get("path"), "state")
     what = f"state {_show(path)}"
     kind = entry.get("kind")
@@ -408,6 +522,13 @@ def _state(root, entry):
     else:
         value = _tensor(entry, what)
     owner, field = _owner(root, path)
+    if field in ("weight", "bias") and kind == "parameter" and \
+            callable(getattr(owner, "set_weight_bias", None)):
+        # A quantized module's packed weight and bias: given to it through
+        # set_weight_bias once both are known.
+        packed.setdefault(path.rpartition(".")[0], (owner, {}))[1][field] = \
+            value
+        return
     owner._buffers.pop(field, None)
     owner.__dict__.pop(field, None)
     if kind == "parameter":
@@ -575,8 +696,18 @@ def rebuild(description, allowed_modules=()):
         raise RebuildError("malformed description")
     for entry in submodules:
         _submodule(root, entry, allowed)
+    packed = {}
     for entry in states:
-        _state(root, entry)
+        _state(root, entry, packed)
+    for path, (owner, values) in packed.items():
+        if "weight" not in values:
+            raise RebuildError(f"submodule {_show(path)}: a packed bias "
+                               f"without a weight")
+        try:
+            owner.set_weight_bias(values["weight"], values.get("bias"))
+        except Exception as error:
+            raise RebuildError(f"submodule {_show(path)}: cannot pack its "
+                               f"weight and bias: {error}") from None
     _drop_unlisted_state(root, [e["path"] for e in submodules],
                          {e["path"] for e in states})
     _graphs(root, description.get("graphs", []), allowed)

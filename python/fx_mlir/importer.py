@@ -126,13 +126,61 @@ def _element_types():
             for name, element, _ in _load_core().dtypes()}
 
 
-def _tensor_type(shape, dtype, where, dynamic=()):
-    element = _element_types().get(dtype)
+# torch's quantized dtypes -> the storage type of their MLIR quant type.
+_QUANT_STORAGE = {torch.quint8: "u8", torch.qint8: "i8", torch.qint32: "i32"}
+
+
+def _qparams(tensor):
+    """The quantization parameters of a quantized tensor, as ShapeProp's
+    TensorMetadata records them."""
+    qscheme = tensor.qscheme()
+    if qscheme == torch.per_tensor_affine:
+        return {"qscheme": qscheme, "scale": tensor.q_scale(),
+                "zero_point": tensor.q_zero_point()}
+    if qscheme == torch.per_channel_affine:
+        return {"qscheme": qscheme,
+                "scale": tensor.q_per_channel_scales().tolist(),
+                "zero_point": tensor.q_per_channel_zero_points().tolist(),
+                "axis": tensor.q_per_channel_axis()}
+    return {"qscheme": qscheme}
+
+
+def _quant_element(dtype, qparams, where):
+    """`!quant.uniform<u8:f32, 0.0123:128>` (per tensor) or
+    `!quant.uniform<i8:f32:0, {0.1:0,0.2:0}>` (per channel): scales are
+    Python's shortest repr of the double, which MLIR reads back exactly."""
+    storage = _QUANT_STORAGE.get(dtype)
+    qscheme = qparams.get("qscheme")
+    if storage is None or qscheme not in (torch.per_tensor_affine,
+                                          torch.per_channel_affine):
+        raise ImportError_(f"{where}: unsupported quantized tensor {dtype} "
+                           f"with qscheme {qscheme}")
+    if qscheme == torch.per_tensor_affine:
+        return (f"!quant.uniform<{storage}:f32, "
+                f"{_float(float(qparams['scale']))}:"
+                f"{int(qparams['zero_point'])}>")
+    pairs = ",".join(f"{_float(float(s))}:{int(z)}" for s, z in
+                     zip(qparams["scale"], qparams["zero_point"]))
+    return (f"!quant.uniform<{storage}:f32:{int(qparams['axis'])}, "
+            f"{{{pairs}}}>")
+
+
+def _tensor_type(shape, dtype, where, dynamic=(), qparams=None):
+    if dtype in _QUANT_STORAGE or qparams:
+        element = _quant_element(dtype, qparams or {}, where)
+    else:
+        element = _element_types().get(dtype)
     if element is None:
         raise ImportError_(f"{where}: unsupported tensor dtype {dtype}")
     return ("tensor<" + "".join("?x" if i in dynamic else f"{d}x"
                                 for i, d in enumerate(shape))
             + element + ">")
+
+
+def _state_type(tensor, where):
+    """The type of a parameter, buffer or constant."""
+    return _tensor_type(tensor.shape, tensor.dtype, where, (),
+                        _qparams(tensor) if tensor.is_quantized else None)
 
 
 # Node name -> dims that follow the batch size (import with dynamic_batch),
@@ -244,12 +292,12 @@ def _node_type(node):
     dyn = _DYNAMIC.get(node.name, [])
     if isinstance(meta, TensorMetadata):
         return _tensor_type(meta.shape, meta.dtype, where,
-                            dyn[0] if dyn else ())
+                            dyn[0] if dyn else (), meta.qparams)
     if (isinstance(meta, (tuple, list)) and meta
             and all(isinstance(m, TensorMetadata) for m in meta)):
         return "tuple<" + ", ".join(
             _tensor_type(m.shape, m.dtype, where,
-                         dyn[i] if i < len(dyn) else ())
+                         dyn[i] if i < len(dyn) else (), m.qparams)
             for i, m in enumerate(meta)) + ">"
     return {int: "i64", float: "f64", bool: "i1"}.get(node.meta.get("type"),
                                                       "!fx.any")
@@ -347,13 +395,110 @@ def function_name(fn):
                        f"qualified name (tried {', '.join(candidates)})")
 
 
+# The public homes of torch's quantized and fused modules, by the names
+# the IR spells them with. torch 1.13 keeps the intrinsic quantized modules
+# in torch.nn.intrinsic (torch.ao.nn.intrinsic since 2.0).
+_QUANTIZED_NAMESPACES = {
+    "torch.ao.nn.quantized": "torch.ao.nn.quantized",
+    "torch.ao.nn.quantized.dynamic": "torch.ao.nn.quantized.dynamic",
+    "torch.ao.nn.intrinsic.quantized": "torch.nn.intrinsic.quantized",
+    "torch.ao.nn.intrinsic.quantized.dynamic":
+        "torch.nn.intrinsic.quantized.dynamic",
+    "torch.ao.nn.quantized.reference": "torch.ao.nn.quantized.reference",
+    "torch.ao.nn.intrinsic": "torch.ao.nn.intrinsic",
+}
+
+
+def _quantized_module_type(cls):
+    """`torch.ao.nn.quantized.Conv2d`, `torch.ao.nn.intrinsic.quantized.
+    ConvReLU2d`...: the namespace of _QUANTIZED_NAMESPACES whose attribute
+    of the class's name is the class, or None."""
+    if not cls.__module__.startswith(("torch.ao.nn.", "torch.nn.")):
+        return None
+    for name, legacy in _QUANTIZED_NAMESPACES.items():
+        for home in dict.fromkeys((name, legacy)):
+            try:
+                namespace = importlib.import_module(home)
+            except ImportError:
+                continue
+            if getattr(namespace, cls.__name__, None) is cls:
+                return f"{name}.{cls.__name__}"
+    return None
+
+
 def module_type(module):
-    """`torch.nn.Conv2d` for torch.nn classes, else module.qualname."""
+    """`torch.nn.Conv2d` for torch.nn classes, the public name of torch's
+    quantized and fused modules (`torch.ao.nn.quantized.Linear`), else
+    module.qualname."""
     cls = type(module)
     if cls.__module__.startswith("torch.nn.") and getattr(
             nn, cls.__name__, None) is cls:
         return "torch.nn." + cls.__name__
-    return cls.__module__ + "." + cls.__qualname__
+    return (_quantized_module_type(cls)
+            or cls.__module__ + "." + cls.__qualname__)
+
+
+def _packed_weight_bias(module):
+    """(weight, bias) of a quantized module that keeps them packed
+    (torch.ao.nn.quantized Conv*, ConvTranspose*, Linear, their fused and
+    dynamic forms) and takes them back through set_weight_bias; else
+    None. A quantized Embedding's weight is given too, for its import to
+    fail on its qparams (float zero points, which no MLIR quant type
+    holds) rather than be lost."""
+    if callable(getattr(module, "_weight_bias", None)) and \
+            callable(getattr(module, "set_weight_bias", None)):
+        return module._weight_bias()
+    if callable(getattr(module, "set_weight", None)) and \
+            callable(getattr(module, "weight", None)):
+        return module.weight(), None
+    return None
+
+
+def _quantized_arguments(module, params):
+    """Constructor arguments of torch's quantized modules they do not keep
+    under their own name, or not as the constructor took them: a packed
+    module's `bias` (Linear's `bias_`) as a bool and Linear's weight
+    `dtype`; `scale`, `zero_point` (and Quantize's `dtype`) kept as
+    buffers, as numbers; a quantized norm's `weight` tensor as a bool, as
+    `bias` is; a reference module's `weight_qparams` (its qscheme by name:
+    `per_channel_affine`); and the output `scale` and `zero_point` a
+    static quantized module keeps as attributes without its constructor
+    taking them (set back as attributes when rebuilt)."""
+    name = module_type(module)
+    if not name.startswith(("torch.ao.nn.quantized.",
+                            "torch.ao.nn.intrinsic.quantized.")):
+        return {}
+    values = {}
+    packed = _packed_weight_bias(module)
+    if packed is not None:
+        for key in ("bias", "bias_"):
+            if key in params:
+                values[key] = packed[1] is not None
+    if "dtype" in params and params["dtype"].default is not None:
+        dtype = packed[0].dtype if packed is not None else \
+            getattr(module, "dtype", None)
+        if isinstance(dtype, torch.dtype):
+            values["dtype"] = dtype
+    if "weight" in params and "scale" in params:
+        values["weight"] = getattr(module, "weight", None) is not None
+    if hasattr(module, "weight_qscheme") and "weight_qparams" in params:
+        qparams = {"qscheme": str(module.weight_qscheme).rpartition(".")[2],
+                   "dtype": module.weight_dtype}
+        if isinstance(getattr(module, "weight_scale", None), torch.Tensor):
+            qparams["scale"] = module.weight_scale.tolist()
+            qparams["zero_point"] = module.weight_zero_point.tolist()
+            if module.weight_qscheme == torch.per_channel_affine:
+                qparams["axis"] = int(module.weight_axis)
+        values["weight_qparams"] = qparams
+    static = not any(f".{kind}." in name for kind in ("dynamic", "reference"))
+    for key, kind in (("scale", float), ("zero_point", int)):
+        value = getattr(module, key, None)
+        if key in params and isinstance(value, torch.Tensor) and \
+                value.numel() == 1:
+            values[key] = kind(value)
+        elif key not in params and static and type(value) is kind:
+            values[key] = value
+    return values
 
 
 def _rnn_arguments(module):
@@ -422,6 +567,8 @@ def hyperparameters(module):
         params = inspect.signature(type(module).__init__).parameters
     except (TypeError, ValueError):
         params = {}
+    quantized = _quantized_arguments(module, params)
+    derived.update(quantized)
     candidates = {}
     for key, param in list(params.items())[1:]:
         if key in derived:
@@ -431,6 +578,9 @@ def hyperparameters(module):
             candidates[key] = getattr(module, key)
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
         candidates.update(derived)  # taken through **kwargs
+    # What no parameter takes: a quantized module's output scale.
+    candidates.update((key, quantized[key]) for key in quantized
+                      if key not in params)
     values = {}
     for key, v in candidates.items():
         if key == "bias" and (v is None or isinstance(v, torch.Tensor)):
@@ -448,6 +598,8 @@ def _blob(tensor):
     u32 alignment + the raw little-endian data. NumPy has no bfloat16: its
     bits go out as the int16 they fill."""
     tensor = tensor.detach().cpu().contiguous()
+    if tensor.is_quantized:  # its integers; the type holds the qparams
+        tensor = tensor.int_repr()
     if tensor.dtype == torch.bfloat16:
         tensor = tensor.view(torch.int16)
     array = tensor.numpy()
@@ -464,6 +616,8 @@ def _state_value(name, tensor, resources, blobs):
         return "dense<>"
     if blobs is not None:
         data = tensor.detach().cpu().contiguous()
+        if data.is_quantized:
+            data = data.int_repr()
         if data.dtype == torch.bfloat16:
             data = data.view(torch.int16)
         blobs[name] = data
@@ -584,17 +738,30 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
              f"{' training' if gm.training else ''} {{"]
     resources = []
     first_name = {}
+    # A quantized module's packed weight and bias are its parameters
+    # `weight` and `bias` (rebuilt through set_weight_bias); the module
+    # that packs them (Linear's `_packed_params`) is its own business.
+    packed = {}
     for prefix, mod in gm.named_modules(remove_duplicate=False):
-        if in_graph_module(prefix):
+        weight_bias = _packed_weight_bias(mod)
+        if weight_bias is not None and prefix:
+            packed[prefix] = dict(zip(("weight", "bias"), weight_bias))
+
+    def inside_packed(path):
+        return any(path == f"{p}._packed_params"
+                   or path.startswith(f"{p}._packed_params.") for p in packed)
+    for prefix, mod in gm.named_modules(remove_duplicate=False):
+        if in_graph_module(prefix) or inside_packed(prefix):
             continue
-        tables = [("parameter", mod._parameters), ("buffer", mod._buffers)]
+        tables = [("parameter", packed.get(prefix, mod._parameters)),
+                  ("buffer", {} if prefix in packed else mod._buffers)]
         for kind, table in tables:
             for field, t in table.items():
                 if t is None:
                     continue
                 qual = f"{prefix}.{field}" if prefix else field
                 head = (f"  fx.state {kind} {_symbol(qual)} : "
-                        f"{_tensor_type(t.shape, t.dtype, repr(qual))} = ")
+                        f"{_state_type(t, repr(qual))} = ")
                 if id(t) in first_name:
                     if first_name[id(t)] != qual:
                         lines.append(head + _symbol(first_name[id(t)]))
@@ -613,13 +780,14 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                 and field not in obj._buffers and id(t) not in first_name):
             first_name[id(t)] = node.target
             lines.append(f"  fx.state constant {_symbol(node.target)} : "
-                         f"{_tensor_type(t.shape, t.dtype, node.name)} = "
+                         f"{_state_type(t, node.name)} = "
                          + _state_value(node.target, t, resources, blobs))
     seen_modules = set()
     for path, mod in gm.named_modules(remove_duplicate=False):
         # A module shared by paths is declared once, at its first path
         # outside the graphs of control flow.
-        if in_graph_module(path) or id(mod) in seen_modules:
+        if in_graph_module(path) or inside_packed(path) or \
+                id(mod) in seen_modules:
             continue
         seen_modules.add(id(mod))
         if path:

@@ -16,6 +16,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -131,7 +132,7 @@ static FailureOr<std::string> tensorBytes(StateOp state, ElementsAttr value) {
              << "'" << state.getSymName() << "': the resource '"
              << resource.getRawHandle().getKey() << "' holds no data";
     ArrayRef<char> data = blob->getData();
-    Type element = type.getElementType();
+    Type element = getStorageElementType(type.getElementType());
     int64_t width;
     if (auto complex = dyn_cast<ComplexType>(element))
       width = 2 * complex.getElementType().getIntOrFloatBitWidth() / 8;
@@ -180,6 +181,7 @@ private:
   LogicalResult writeValue(Attribute value, Operation *op);
   LogicalResult writeSubmodule(SubmoduleOp submodule);
   LogicalResult writeState(StateOp state);
+  void writeQParams(Type elementType);
   LogicalResult writeNode(NodeOpInterface node);
 
   raw_ostream &os;
@@ -383,6 +385,25 @@ LogicalResult JsonExporter::writeSubmodule(SubmoduleOp submodule) {
   return success();
 }
 
+/// The scale(s), zero point(s) and axis of a quantized state tensor, as
+/// `"qparams"`: torch keeps them in the tensor, the IR in its type.
+void JsonExporter::writeQParams(Type elementType) {
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(elementType)) {
+    os << ", \"qparams\": {\"scale\": " << pythonFloatRepr(perTensor.getScale())
+       << ", \"zero_point\": " << perTensor.getZeroPoint() << '}';
+    return;
+  }
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(elementType);
+  if (!perAxis)
+    return;
+  os << ", \"qparams\": {\"scales\": [";
+  llvm::interleaveComma(perAxis.getScales(), os,
+                        [&](double s) { os << pythonFloatRepr(s); });
+  os << "], \"zero_points\": [";
+  llvm::interleaveComma(perAxis.getZeroPoints(), os);
+  os << "], \"axis\": " << perAxis.getQuantizedDimension() << '}';
+}
+
 LogicalResult JsonExporter::writeState(StateOp state) {
   os << "{\"path\": ";
   if (failed(writeString(state.getSymName(), state)))
@@ -397,13 +418,17 @@ LogicalResult JsonExporter::writeState(StateOp state) {
   }
   auto type = dyn_cast<RankedTensorType>(state.getType());
   StringRef dtype = type ? getElementDTypeName(type.getElementType()) : "";
+  if (type && dtype.empty())
+    dtype = getQuantizedDTypeName(type.getElementType());
   if (dtype.empty())
     return state.emitOpError()
            << "'" << state.getSymName() << "' of type " << state.getType()
            << " is not a tensor torch can hold";
   os << ", \"dtype\": \"" << dtype << "\", \"shape\": [";
   llvm::interleaveComma(type.getShape(), os);
-  os << "], \"data\": \"";
+  os << "]";
+  writeQParams(type.getElementType());
+  os << ", \"data\": \"";
   if (auto value = state.getValueAttr()) {
     FailureOr<std::string> bytes = tensorBytes(state, value);
     if (failed(bytes))

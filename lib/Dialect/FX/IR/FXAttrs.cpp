@@ -4,6 +4,7 @@
 
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -252,6 +253,41 @@ StringRef mlir::fx::getElementDTypeName(Type elementType) {
     if (spelling == text)
       return dtype;
   return "";
+}
+
+StringRef mlir::fx::getQuantizedDTypeName(Type elementType) {
+  auto quantized = dyn_cast<quant::QuantizedType>(elementType);
+  if (!quantized ||
+      !isa<quant::UniformQuantizedType, quant::UniformQuantizedPerAxisType>(
+          quantized) ||
+      !quantized.getExpressedType().isF32())
+    return "";
+  unsigned width = quantized.getStorageTypeIntegralWidth();
+  // torch's quantized dtypes use the full range of their storage type.
+  if (quantized.getStorageTypeMin() !=
+          quant::QuantizedType::getDefaultMinimumForInteger(
+              quantized.isSigned(), width) ||
+      quantized.getStorageTypeMax() !=
+          quant::QuantizedType::getDefaultMaximumForInteger(
+              quantized.isSigned(), width))
+    return "";
+  if (!quantized.isSigned() && width == 8)
+    return "quint8";
+  if (quantized.isSigned() && width == 8)
+    return "qint8";
+  if (quantized.isSigned() && width == 32)
+    return "qint32";
+  return "";
+}
+
+Type mlir::fx::getStorageElementType(Type elementType) {
+  auto quantized = dyn_cast<quant::QuantizedType>(elementType);
+  if (!quantized)
+    return elementType;
+  unsigned width = quantized.getStorageTypeIntegralWidth();
+  return IntegerType::get(elementType.getContext(), width,
+                          quantized.isSigned() ? IntegerType::Signless
+                                               : IntegerType::Unsigned);
 }
 
 ArrayRef<char> mlir::fx::getElementsData(Attribute value) {

@@ -37,6 +37,17 @@ Type getDTypeElementType(MLIRContext *ctx, StringRef name);
 /// getDTypeElementType), or "" if torch has no such dtype.
 StringRef getElementDTypeName(Type elementType);
 
+/// torch's quantized dtype of tensors of the quant dialect's element type
+/// `elementType` (`!quant.uniform<u8:f32, ...>` is quint8, i8 storage
+/// qint8, i32 storage qint32), per tensor or per channel; "" for any
+/// other type.
+StringRef getQuantizedDTypeName(Type elementType);
+
+/// The element type tensors of `elementType` are stored as: the storage
+/// type (ui8, i8, i32) of a quantized element type, `elementType` itself
+/// otherwise.
+Type getStorageElementType(Type elementType);
+
 /// The raw bytes of a tensor constant held as a resource blob or as
 /// dense elements that are not a splat; empty for anything else.
 ArrayRef<char> getElementsData(Attribute value);

@@ -3,6 +3,7 @@
 #ifndef FX_MLIR_DIALECT_FX_IR_FXDIALECT_H
 #define FX_MLIR_DIALECT_FX_IR_FXDIALECT_H
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Dialect.h"
 
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h.inc"

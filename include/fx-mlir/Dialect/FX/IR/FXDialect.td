@@ -49,6 +49,9 @@ def FX_Dialect : Dialect {
     the qualified path of the module the node came from, so diagnostics
     point at the FX node.
   }];
+  // Quantized tensors (torch.quint8/qint8/qint32) are builtin tensors of the
+  // quant dialect's `!quant.uniform` element types.
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let extraClassDeclaration = [{

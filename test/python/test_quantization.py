@@ -1,0 +1,315 @@
+"""FX graph-mode quantized models (prepare_fx + convert_fx, and
+convert_to_reference_fx) through the fx dialect and back.
+
+Quantized tensors are typed with MLIR's quant element types
+(`!quant.uniform<u8:f32, SCALE:ZP>`, per channel `!quant.uniform<i8:f32:0,
+{S0:Z0,...}>`); quantized modules keep their public type
+(`torch.ao.nn.quantized.Conv2d`), their constructor arguments plus the
+output scale and zero point, and their unpacked weight and bias as state.
+The GraphModule rebuilt from the IR runs on PyTorch's quantized engine and
+gives the converted model's outputs bit for bit; importing it again gives
+the same text.
+"""
+
+import json
+import re
+
+import pytest
+import torch
+import torch.ao.nn.quantized as nnq
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.ao.quantization import (default_dynamic_qconfig,
+                                   get_default_qconfig,
+                                   get_default_qconfig_mapping, QConfigMapping)
+from torch.ao.quantization.quantize_fx import (convert_fx,
+                                               convert_to_reference_fx,
+                                               prepare_fx)
+
+import fx_mlir
+from fx_mlir._rebuild import RebuildError, rebuild
+
+ENGINE = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
+          else "qnnpack")
+
+
+@pytest.fixture(autouse=True)
+def quantized_engine():
+    previous = torch.backends.quantized.engine
+    torch.backends.quantized.engine = ENGINE
+    yield
+    torch.backends.quantized.engine = previous
+
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(4, 4, 1)
+        self.fc = nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        y = self.pool(F.relu(self.bn(self.conv(x))))
+        z = self.conv2(y)
+        y = torch.cat([y + z, z], 1)
+        return self.fc(torch.flatten(y, 1))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 8)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Linear(8, 3, bias=False)
+
+    def forward(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def _inputs(model, seed):
+    torch.manual_seed(seed)
+    return (torch.randn(2, 3, 8, 8) if isinstance(model, ConvNet)
+            else torch.randn(4, 6),)
+
+
+def _quantize(model_type, qconfig_mapping, reference=False):
+    torch.manual_seed(0)
+    model = model_type().eval()
+    with torch.no_grad():
+        if isinstance(model, ConvNet):  # a BatchNorm that does something
+            model.bn.running_mean.uniform_(-0.5, 0.5)
+            model.bn.running_var.uniform_(0.5, 2.0)
+        prepared = prepare_fx(model, qconfig_mapping, _inputs(model, 0))
+        for seed in range(3):
+            prepared(*_inputs(model, 100 + seed))
+    convert = convert_to_reference_fx if reference else convert_fx
+    return convert(prepared), _inputs(model, 0)
+
+
+def _description(ir):
+    """The exporter's JSON description of `ir` (quantized state as its
+    dtype, int_repr() bytes and "qparams")."""
+    from fx_mlir.compiler import _load_runtime
+    return json.loads(_load_runtime().export_fx_json(ir))
+
+
+def _assert_round_trip(converted, example, back):
+    for seed in (1, 2):
+        inputs = _inputs_like(example, seed)
+        expected, actual = converted(*inputs), back(*inputs)
+        assert expected.dtype == actual.dtype == torch.float32
+        assert torch.equal(expected, actual)
+
+
+def _inputs_like(example, seed):
+    torch.manual_seed(seed)
+    return tuple(torch.randn_like(t) for t in example)
+
+
+CASES = {
+    # name: (model, qconfig mapping, reference mode)
+    "convnet": (ConvNet, lambda: get_default_qconfig_mapping(ENGINE), False),
+    "convnet_per_tensor": (ConvNet, lambda: QConfigMapping().set_global(
+        get_default_qconfig("qnnpack")), False),
+    "mlp": (MLP, lambda: get_default_qconfig_mapping(ENGINE), False),
+    "mlp_dynamic": (MLP, lambda: QConfigMapping()
+                    .set_object_type(nn.Linear, default_dynamic_qconfig)
+                    .set_object_type(nn.ReLU, default_dynamic_qconfig), False),
+    "convnet_reference": (ConvNet, lambda: get_default_qconfig_mapping(
+        ENGINE), True),
+}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def case(request):
+    model_type, mapping, reference = CASES[request.param]
+    previous = torch.backends.quantized.engine
+    torch.backends.quantized.engine = ENGINE
+    try:
+        converted, example = _quantize(model_type, mapping(), reference)
+        ir = fx_mlir.import_graph_module(converted, example)
+    finally:
+        torch.backends.quantized.engine = previous
+    return request.param, converted, example, ir
+
+
+# --- Import. -----------------------------------------------------------------
+
+UINT8 = r"!quant\.uniform<u8:f32, [0-9.e-]+:\d+>"
+PER_CHANNEL = r"!quant\.uniform<i8:f32:0, \{[0-9.e-]+:0(,[0-9.e-]+:0)*\}>"
+PER_TENSOR_I8 = r"!quant\.uniform<i8:f32, [0-9.e-]+:0>"
+CONV = (r"in_channels=3, out_channels=4, kernel_size=\(3, 3\), "
+        r"stride=\(1, 1\), padding=\(1, 1\), dilation=\(1, 1\), groups=1, "
+        r"bias=True, padding_mode=\"zeros\"")
+EXPECTED = {
+    "convnet": [
+        r'fx.submodule @conv "torch.ao.nn.intrinsic.quantized.ConvReLU2d"\('
+        + CONV + r", scale=[0-9.e-]+, zero_point=0\)",
+        r'fx.submodule @conv2 "torch.ao.nn.quantized.Conv2d"\(',
+        r'fx.submodule @fc "torch.ao.nn.quantized.Linear"\(in_features=128, '
+        r"out_features=5, bias_=True, dtype=torch.qint8, scale=[0-9.e-]+, "
+        r"zero_point=\d+\)",
+        r"fx.state parameter @conv.weight : tensor<4x3x3x3x" + PER_CHANNEL
+        + ">",
+        r"fx.state parameter @conv.bias : tensor<4xf32>",
+        r"fx.state parameter @fc.weight : tensor<5x128x" + PER_CHANNEL + ">",
+        r'fx.call_function "torch.quantize_per_tensor"\(%x, '
+        r"%\w+, %\w+, torch.quint8\) .* -> tensor<2x3x8x8x" + UINT8 + ">",
+        r'fx.call_function "torch.ops.quantized.add"\(',
+        r'fx.call_method "dequantize"\(%fc\) : \(tensor<2x5x' + UINT8
+        + r">\) -> tensor<2x5xf32>",
+    ],
+    "convnet_per_tensor": [
+        r"fx.state parameter @conv.weight : tensor<4x3x3x3x" + PER_TENSOR_I8
+        + ">",
+        r"fx.state parameter @fc.weight : tensor<5x128x" + PER_TENSOR_I8
+        + ">",
+    ],
+    "mlp": [
+        r'fx.submodule @fc1 "torch.ao.nn.intrinsic.quantized.LinearReLU"\('
+        r"in_features=6, out_features=8, bias=True, dtype=torch.qint8, "
+        r"scale=[0-9.e-]+, zero_point=0\)",
+        r'fx.submodule @fc2 "torch.ao.nn.quantized.Linear"\(in_features=8, '
+        r"out_features=3, bias_=False, dtype=torch.qint8, scale=",
+        r"fx.state parameter @fc1.weight : tensor<8x6x" + PER_CHANNEL + ">",
+    ],
+    "mlp_dynamic": [
+        r'fx.submodule @fc1 "torch.ao.nn.intrinsic.quantized.dynamic.'
+        r'LinearReLU"\(in_features=6, out_features=8, bias=True, '
+        r"dtype=torch.qint8\)",
+        r'fx.submodule @fc2 "torch.ao.nn.quantized.dynamic.Linear"\('
+        r"in_features=8, out_features=3, bias_=False, dtype=torch.qint8\)",
+        r"fx.state parameter @fc1.weight : tensor<8x6x" + PER_TENSOR_I8
+        + ">",
+        r"fx.state parameter @fc1.bias : tensor<8xf32>",
+    ],
+    "convnet_reference": [
+        r'fx.submodule @conv "torch.ao.nn.intrinsic.ConvReLU2d"\(\)',
+        r'fx.submodule @conv.0 "torch.ao.nn.quantized.reference.Conv2d"\('
+        + CONV + r', weight_qparams=\{"qscheme": "per_channel_affine", '
+        r'"dtype": torch.qint8, "scale": \[[0-9.e, -]+\], '
+        r'"zero_point": \[0, 0, 0, 0\], "axis": 0\}\)',
+        r'fx.submodule @fc "torch.ao.nn.quantized.reference.Linear"\(',
+        r"fx.state parameter @conv.0.weight : tensor<4x3x3x3xf32>",
+        r"fx.state buffer @conv.0.weight_scale : tensor<4xf32>",
+        r'fx.call_method "dequantize"\(%quantize_per_tensor\) : \(tensor<'
+        r"2x3x8x8x" + UINT8 + r">\) -> tensor<2x3x8x8xf32>",
+    ],
+}
+
+
+def test_import(case):
+    name, converted, _, ir = case
+    for pattern in EXPECTED[name]:
+        assert re.search(pattern, ir), pattern
+    assert "_packed_params" not in ir
+
+
+def test_scale_spelling():
+    """A scale reads back as the very double it was."""
+    from fx_mlir.importer import _quant_element
+    for scale in (1e-05, 0.1, 2.0, 1.5e-10, 0.0075185392051935):
+        text = _quant_element(torch.quint8, {
+            "qscheme": torch.per_tensor_affine, "scale": scale,
+            "zero_point": 3}, "")
+        spelled = re.fullmatch(r"!quant\.uniform<u8:f32, (.*):3>", text)[1]
+        assert re.fullmatch(r"\d+\.\d+(e-?\d+)?", spelled), spelled
+        assert float(spelled) == scale
+
+
+# --- Export: the Python loader on the description the exporter writes. -----
+
+def test_rebuild(case):
+    name, converted, example, ir = case
+    back = rebuild(_description(ir))
+    _assert_round_trip(converted, example, back)
+    assert fx_mlir.import_graph_module(back, example, name="GraphModule") \
+        == ir
+
+
+def test_rebuild_rejects_bad_qparams():
+    converted, example = _quantize(MLP, get_default_qconfig_mapping(ENGINE))
+    ir = fx_mlir.import_graph_module(converted, example)
+    description = _description(ir)
+    entry = next(e for e in description["state"]
+                 if e["path"] == "fc1.weight")
+    entry["qparams"] = {"scales": [0.1], "zero_points": [0], "axis": 0}
+    with pytest.raises(RebuildError, match="fc1.weight"):
+        rebuild(description)
+    entry.pop("qparams")
+    with pytest.raises(RebuildError, match="without qparams"):
+        rebuild(description)
+
+
+# --- Export end to end (the C++ exporter writes quantized state). ----------
+
+def test_export(case):
+    name, converted, example, ir = case
+    back = fx_mlir.export_graph_module(ir)
+    _assert_round_trip(converted, example, back)
+    assert fx_mlir.import_graph_module(back, example, name="GraphModule") \
+        == ir
+
+
+# --- torch.ao.nn.quantized modules FX mode does not make. -------------------
+
+def _quantized(shape):
+    torch.manual_seed(3)
+    return torch.quantize_per_tensor(torch.randn(shape), 0.05, 128,
+                                     torch.quint8)
+
+
+MODULES = {
+    "conv1d": lambda: nnq.Conv1d(3, 4, 3, stride=2),
+    "conv_transpose2d": lambda: nnq.ConvTranspose2d(3, 4, 3, stride=2),
+    "batch_norm2d": lambda: nnq.BatchNorm2d(3),
+    "leaky_relu": lambda: nnq.LeakyReLU(0.02, 5, 0.1),
+    "hardswish": lambda: nnq.Hardswish(0.02, 5),
+    "layer_norm": lambda: nnq.LayerNorm([4], nn.Parameter(torch.randn(4)),
+                                        nn.Parameter(torch.randn(4)), 0.03,
+                                        7),
+    "quantize": lambda: nnq.Quantize(0.1, 3, torch.quint8),
+    "dequantize": lambda: nnq.DeQuantize(),
+}
+SHAPES = {"conv1d": (1, 3, 9), "conv_transpose2d": (1, 3, 5, 5),
+          "batch_norm2d": (1, 3, 4, 4), "layer_norm": (2, 3, 4)}
+
+
+class _Holder(nn.Module):
+    def __init__(self, module):
+        super().__init__()
+        self.m = module
+
+    def forward(self, x):
+        return self.m(x)
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_module(name):
+    torch.manual_seed(0)
+    gm = torch.fx.symbolic_trace(_Holder(MODULES[name]()).eval())
+    x = _quantized(SHAPES.get(name, (2, 3)))
+    if name == "quantize":
+        x = x.dequantize()
+    ir = fx_mlir.import_graph_module(gm, (x,), name="GraphModule")
+    back = rebuild(_description(ir))
+    expected, actual = gm(x), back(x)
+    assert expected.dtype == actual.dtype
+    if expected.is_quantized:
+        assert (expected.q_scale(), expected.q_zero_point()) == \
+            (actual.q_scale(), actual.q_zero_point())
+        expected, actual = expected.int_repr(), actual.int_repr()
+    assert torch.equal(expected, actual)
+    assert fx_mlir.import_graph_module(back, (x,)) == ir
+
+
+def test_embedding_is_refused():
+    """A quantized Embedding's weight has float zero points, which no MLIR
+    quant type holds."""
+    gm = torch.fx.symbolic_trace(_Holder(nnq.Embedding(10, 4)))
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="'m.weight'.*per_channel_affine_float_qparams"):
+        fx_mlir.import_graph_module(gm, (torch.tensor([1, 2]),))
