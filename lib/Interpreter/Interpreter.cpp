@@ -18,6 +18,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -765,6 +766,24 @@ bool fillFromDense(at::Tensor &tensor, DenseElementsAttr dense,
   return ok;
 }
 
+/// The quantized tensor of the storage integers `storage` when
+/// `elementType` is a quant type, else `storage` itself.
+at::Tensor quantizedFromStorage(const at::Tensor &storage, Type elementType) {
+  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(elementType))
+    return at::_make_per_tensor_quantized_tensor(storage, uniform.getScale(),
+                                                 uniform.getZeroPoint());
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(elementType);
+  if (!perAxis)
+    return storage;
+  std::vector<double> scales(perAxis.getScales().begin(),
+                             perAxis.getScales().end());
+  std::vector<int64_t> zeroPoints(perAxis.getZeroPoints().begin(),
+                                  perAxis.getZeroPoints().end());
+  return at::_make_per_channel_quantized_tensor(
+      storage, at::tensor(scales, at::kDouble),
+      at::tensor(zeroPoints, at::kLong), perAxis.getQuantizedDimension());
+}
+
 /// The tensor `state` holds, in its dtype and shape; nullopt with `why`
 /// when it cannot be decoded.
 std::optional<at::Tensor> decodeState(StateOp state, std::string &why) {
@@ -773,7 +792,9 @@ std::optional<at::Tensor> decodeState(StateOp state, std::string &why) {
     why = "does not have a static tensor type";
     return std::nullopt;
   }
-  StringRef dtypeName = getElementDTypeName(type.getElementType());
+  // A quantized tensor's blob holds its storage integers.
+  Type elementType = type.getElementType();
+  StringRef dtypeName = getElementDTypeName(getStorageElementType(elementType));
   std::optional<c10::ScalarType> dtype =
       dtypeName.empty() ? std::nullopt : getScalarType(dtypeName);
   if (!dtype) {
@@ -806,7 +827,7 @@ std::optional<at::Tensor> decodeState(StateOp state, std::string &why) {
     }
     if (!data.empty())
       std::memcpy(tensor.data_ptr(), data.data(), data.size());
-    return tensor;
+    return quantizedFromStorage(tensor, elementType);
   }
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     if (!fillFromDense(tensor, dense, why))

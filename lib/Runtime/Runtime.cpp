@@ -629,7 +629,8 @@ TensorSpec specOf(Type type, StringRef name) {
   TensorSpec spec;
   spec.name = name.str();
   auto tensor = cast<RankedTensorType>(type);
-  spec.dtype = getElementDTypeName(tensor.getElementType()).str();
+  spec.dtype =
+      getElementDTypeName(getStorageElementType(tensor.getElementType())).str();
   for (int64_t d : tensor.getShape())
     spec.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   return spec;
@@ -828,8 +829,8 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
       auto type = dyn_cast<RankedTensorType>(state.getType());
       if (!type)
         return;
-      size_t elementSize =
-          getDTypeSize(getElementDTypeName(type.getElementType()));
+      size_t elementSize = getDTypeSize(
+          getElementDTypeName(getStorageElementType(type.getElementType())));
       StateBuffer buffer;
       buffer.shape.assign(type.getShape().begin(), type.getShape().end());
       size_t bytes = elementSize * type.getNumElements();

@@ -313,3 +313,66 @@ def test_embedding_is_refused():
     with pytest.raises(fx_mlir.FxMlirError,
                        match="'m.weight'.*per_channel_affine_float_qparams"):
         fx_mlir.import_graph_module(gm, (torch.tensor([1, 2]),))
+
+
+# --- Compiled: reference form, lowered; compared with the quantized engine.
+
+def _output_scale(converted):
+    """The scale of the quantized tensor the model's last dequantize reads."""
+    nodes = list(converted.graph.nodes)
+    last = [n for n in nodes if n.op == "call_method"
+            and n.target == "dequantize"][-1].args[0]
+    if last.op == "call_module":
+        return converted.get_submodule(last.target).scale
+    raise AssertionError(f"unexpected producer {last}")
+
+
+@pytest.mark.parametrize("model_type,qconfig", [
+    (MLP, "default"), (ConvNet, "default"), (ConvNet, "per_tensor")])
+def test_compile_matches_the_quantized_engine(model_type, qconfig):
+    mapping = (get_default_qconfig_mapping(ENGINE) if qconfig == "default"
+               else QConfigMapping().set_global(get_default_qconfig("qnnpack")))
+    converted, example = _quantize(model_type, mapping)
+    compiled = fx_mlir.compile(converted, example)
+    scale = _output_scale(converted)
+    equal = total = 0
+    for seed in (5, 6, 7):
+        inputs = _inputs(model_type(), seed)
+        expected, actual = converted(*inputs), compiled(*inputs)
+        assert actual.dtype == torch.float32
+        assert actual.shape == expected.shape
+        steps = ((expected - actual).abs() / scale).round()
+        # One quantization step where the engine's int32 accumulation and
+        # our f32 computation round a value on either side of a half step.
+        assert steps.max() <= 1, steps.max()
+        equal += int((steps == 0).sum())
+        total += steps.numel()
+    assert equal >= 0.9 * total, (equal, total)
+
+
+def test_quantize_and_dequantize_are_exact():
+    class QDQ(nn.Module):
+        def forward(self, x):
+            q = torch.quantize_per_tensor(x, 0.037, 131, torch.quint8)
+            s = torch.quantize_per_tensor(x, 0.011, -3, torch.qint8)
+            return q.dequantize(), s.dequantize(), q.int_repr(), s.int_repr()
+
+    gm = torch.fx.symbolic_trace(QDQ())
+    torch.manual_seed(0)
+    x = torch.randn(3, 17) * 4
+    x[0, :4] = torch.tensor([0.0185, -0.0185, 1e9, -1e9])
+    compiled = fx_mlir.compile(gm, (x,))
+    for expected, actual in zip(gm(x), compiled(x)):
+        assert expected.dtype == actual.dtype
+        assert torch.equal(expected, actual), (expected, actual)
+
+
+def test_quantized_input_is_refused():
+    class Identity(nn.Module):
+        def forward(self, q):
+            return q.dequantize()
+
+    gm = torch.fx.symbolic_trace(Identity())
+    q = torch.quantize_per_tensor(torch.randn(4), 0.1, 3, torch.quint8)
+    with pytest.raises(fx_mlir.FxMlirError, match="quantized inputs"):
+        fx_mlir.compile(gm, (q,))

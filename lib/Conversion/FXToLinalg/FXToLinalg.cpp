@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -113,6 +114,20 @@ void reportUnnormalized(Operation *op) {
     reportNode(op, why, false);
 }
 
+/// A tensor of quantized elements as the tensor of signless integers it is
+/// computed as (i8 for quint8 and qint8, i32 for qint32); null for any
+/// other type.
+Type storageTensorType(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  if (!tensor)
+    return {};
+  auto quantized = dyn_cast<quant::QuantizedType>(tensor.getElementType());
+  if (!quantized)
+    return {};
+  return tensor.clone(IntegerType::get(
+      type.getContext(), quantized.getStorageTypeIntegralWidth()));
+}
+
 /// Whether `type` is a tensor of uint8 (`ui8`) elements.
 bool isUint8Tensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -175,6 +190,7 @@ bool uint8Exact(CallFunctionOp call) {
       "lgamma", "digamma", "sinc", "deg2rad", "rad2deg",
       // Conversions and copies.
       "to", "_to_copy", "type_as", "clone", "contiguous", "detach", "alias",
+      "int_repr",
       // Reductions (promoting first, or exact), sorting, selection.
       "sum", "nansum", "prod", "max", "min", "amax", "amin", "aminmax",
       "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
@@ -374,6 +390,23 @@ struct ConvertFXToLinalgPass
           call->setAttr(lowering::kUint8Attr, UnitAttr::get(ctx));
         }
 
+    // Quantized tensors are computed as their storage integers; the calls
+    // that read one keep its quant type (lowering::kQuantTypeAttr).
+    for (Operation *nodeOp : nodeOps) {
+      auto call = dyn_cast<CallFunctionOp>(nodeOp);
+      if (!call)
+        continue;
+      if (call.getNumOperands())
+        if (auto t = dyn_cast<TensorType>(call.getOperand(0).getType());
+            t && isa<quant::QuantizedType>(t.getElementType()))
+          call->setAttr(lowering::kQuantTypeAttr,
+                        TypeAttr::get(t.getElementType()));
+    }
+    for (Operation *nodeOp : nodeOps)
+      if (auto call = dyn_cast<CallFunctionOp>(nodeOp))
+        if (Type storage = storageTensorType(call.getResult().getType()))
+          call.getResult().setType(storage);
+
     // The function: placeholders, then state read as arguments.
     SmallVector<PlaceholderOp> placeholders;
     graph.getPlaceholders(placeholders);
@@ -394,6 +427,12 @@ struct ConvertFXToLinalgPass
       }
       if (isUint8Tensor(type))
         type = type.clone(IntegerType::get(ctx, 8));
+      if (storageTensorType(type)) {
+        p.emitError() << "cannot compile placeholder " << getNodeLabel(p)
+                      << ": quantized inputs are not supported; pass the "
+                         "float tensor and quantize it in the graph";
+        return failure();
+      }
       inputTypes.push_back(type);
     }
     OpBuilder builder(module);
@@ -433,6 +472,27 @@ struct ConvertFXToLinalgPass
           return failure();
         }
         Value &v = stateValues[state.getSymName()];
+        if (!v && storageTensorType(state.getType())) {
+          // Quantized state (a quantized module's weight): its storage
+          // integers, the bytes the blob holds.
+          auto type =
+              cast<RankedTensorType>(storageTensorType(state.getType()));
+          if (weightsAsArguments) {
+            v = entryBlock->addArgument(type, op.getLoc());
+            stateArgs.push_back(state.getSymName().str());
+          } else {
+            auto blob = dyn_cast_or_null<DenseResourceElementsAttr>(
+                state.getValueAttr());
+            if (!blob) {
+              reportNode(&op, "quantized state must be a dense_resource blob");
+              return failure();
+            }
+            OpBuilder b = OpBuilder::atBlockBegin(entryBlock);
+            v = arith::ConstantOp::create(
+                b, op.getLoc(),
+                DenseResourceElementsAttr::get(type, blob.getRawHandle()));
+          }
+        }
         if (!v) {
           bool uint8 = isUint8Tensor(state.getType());
           if (weightsAsArguments) {

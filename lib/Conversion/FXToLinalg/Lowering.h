@@ -253,6 +253,7 @@ void addSpecialLowerings(llvm::StringMap<LowerFn> &table);
 void addBackwardLowerings(llvm::StringMap<LowerFn> &table);
 void addGeneralFormLowerings(llvm::StringMap<LowerFn> &table);
 void addComplexLowerings(llvm::StringMap<LowerFn> &table);
+void addQuantizeLowerings(llvm::StringMap<LowerFn> &table);
 
 /// Turns the control-flow calls of `graph` (ControlFlow.h) into scf ops
 /// whose regions hold copies of their graphs' nodes (ControlFlow.cpp),
@@ -352,6 +353,11 @@ ExpandedCall expandParts(MLIRContext *ctx, ValueRange operands, Attribute args,
 /// is arithmetic mod 256 once reduced, and comparisons, division, shifts
 /// and conversions of values in 0..255 are those of uint8.
 constexpr StringLiteral kUint8Attr = "fx.uint8";
+/// On a call whose first operand was a quantized tensor (dequantize,
+/// int_repr): that operand's `!quant.uniform` element type. Quantized
+/// tensors are computed as their storage integers (i8, i32), which no
+/// longer say their scale, zero point or signedness.
+constexpr StringLiteral kQuantTypeAttr = "fx.quant_type";
 /// `fn` applied to each element of the ranked tensor `v`, giving a tensor
 /// of `elementType` of its shape (one linalg.generic; usable where no
 /// Lowering is at hand, as in the pass itself).

@@ -46,6 +46,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(GeneralForm)                                                               \
   X(Complex)                                                                   \
   X(Resample)                                                                  \
+  X(Quantize)                                                                  \
   X(Fused)                                                                     \
   X(Probe)
 #define FX_DECLARE_LOWERING_FAMILY(NAME)                                       \

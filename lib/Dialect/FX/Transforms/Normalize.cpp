@@ -737,6 +737,11 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
           call && (call.getTarget().starts_with("fx_mlir.") ||
                    isControlFlowTarget(call.getTarget())))
         continue;
+      // torch.ops.quantized.* read their scale and zero point from the
+      // result's type, after this loop (NormalizeQuant.cpp).
+      if (auto call = dyn_cast<CallFunctionOp>(op);
+          call && call.getTarget().starts_with("torch.ops.quantized."))
+        continue;
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);
       if (succeeded(handled))
@@ -763,6 +768,26 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       diag << "fx-normalize: " << node.getOpcode() << " " << getNodeLabel(op)
            << " with target '" << node.getTargetName() << "' is not supported ("
            << why << ")";
+      if (strict)
+        ok = false;
+    }
+    // Quantized tensors are read and made only by the quantization
+    // operators (NormalizeQuant.cpp).
+    // (A fresh list: each rewrite erases only the node it rewrites. The
+    // builder's erased set is not asked: a new node may have an erased
+    // one's address.)
+    for (Operation *op : getCallNodes(graph)) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      if (!call)
+        continue;
+      std::string why;
+      if (succeeded(writeQuantizedInReferenceForm(gb, call, why)) ||
+          why.empty())
+        continue;
+      auto diag = strict ? op->emitError() : op->emitWarning();
+      diag << "fx-normalize: call_function " << getNodeLabel(op)
+           << " with target '" << call.getTarget()
+           << "' on quantized tensors is not supported (" << why << ")";
       if (strict)
         ok = false;
     }
@@ -822,6 +847,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
                                std::string &why) {
     MLIRContext *ctx = op->getContext();
     if (succeeded(rewritePoolingCall(gb, op, why)) || !why.empty())
+      return success(why.empty());
+    if (succeeded(rewriteQuantizedModule(gb, op, why)) || !why.empty())
       return success(why.empty());
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();

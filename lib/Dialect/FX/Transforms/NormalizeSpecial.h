@@ -23,6 +23,23 @@ namespace mlir::fx {
 LogicalResult rewritePoolingCall(GraphBuilder &gb, Operation *op,
                                  std::string &why);
 
+/// A call of a quantized module (torch.ao.nn.quantized.Conv2d, ...) in
+/// reference form: dequantize, the float operator on its dequantized
+/// weight, quantize_per_tensor to the result's type (NormalizeQuant.cpp).
+/// Succeeds when it rewrote `op`; fails with `why` empty when `op` is not
+/// one, with `why` set when it is but cannot be rewritten.
+LogicalResult rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
+                                     std::string &why);
+
+/// A canonical call that reads or makes quantized tensors in reference
+/// form: its quantized operands dequantized, the float operator
+/// (`quantized::add` is `aten::add.Tensor`), its result quantized to its
+/// type. Fails with `why` empty when the call touches no quantized
+/// tensor or is one of the quantization operators themselves.
+LogicalResult writeQuantizedInReferenceForm(GraphBuilder &gb,
+                                            CallFunctionOp call,
+                                            std::string &why);
+
 } // namespace mlir::fx
 
 #endif // FX_MLIR_LIB_DIALECT_FX_TRANSFORMS_NORMALIZESPECIAL_H

@@ -1,0 +1,360 @@
+//===- NormalizeQuant.cpp - Quantized computations in reference form ------===//
+//
+// fx-normalize writes every computation on quantized tensors (tensors of
+// `!quant.uniform` elements) in reference form, the form PyTorch's
+// reference quantized modules define them by: the quantized operands
+// dequantized, the float operator, the result quantized to its type's
+// scale and zero point. So only three operators ever touch quantized
+// tensors (aten::quantize_per_tensor, aten::quantize_per_channel,
+// aten::dequantize) and every float operator keeps its one lowering.
+//
+// - The quantized modules of converted FX models (torch.ao.nn.quantized
+//   Conv1d/2d/3d and Linear, the fused ConvReLU/LinearReLU of
+//   torch.ao.nn.intrinsic.quantized, the quantized activations, Quantize,
+//   DeQuantize) become dequantize -> float operator (their unpacked
+//   weight dequantized) -> [relu] -> quantize_per_tensor.
+// - `torch.ops.quantized.add/add_relu/mul/mul_relu/cat` (bound by the
+//   registry) become the float operator between the same pair.
+// - Any other operator given quantized tensors (max pooling, flatten,
+//   cat, relu of a quantized tensor: PyTorch runs them on the integers)
+//   gets its operands dequantized and its result quantized to the type
+//   the graph gives it.
+//
+// Scales and zero points come from the IR's types, which the importer
+// took from the example run: the types are the truth here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormalizeSpecial.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+bool isQuantizedTensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && isa<quant::QuantizedType>(tensor.getElementType());
+}
+
+/// `type` holding the floats its quantized elements stand for.
+Type expressedType(Type type) {
+  auto tensor = cast<TensorType>(type);
+  return tensor.clone(
+      cast<quant::QuantizedType>(tensor.getElementType()).getExpressedType());
+}
+
+/// A dequantize node of `v`, before `before`.
+Value dequantize(GraphBuilder &gb, Operation *before, Value v, StringRef base) {
+  MLIRContext *ctx = gb.getContext();
+  return gb
+      .call(before, gb.uniqueName((base + "_dequantize").str()),
+            "aten::dequantize.self", {NodeAttr::get(ctx, 0)}, {}, {}, {v},
+            expressedType(v.getType()))
+      .getResult();
+}
+
+/// A node quantizing the float tensor `v` to the per-tensor quantized
+/// tensor type `type` (its scale, zero point and dtype), named `name`;
+/// null with `why` set for any other type.
+Value quantizeTo(GraphBuilder &gb, Operation *before, Value v, Type type,
+                 StringRef name, std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  auto tensor = cast<TensorType>(type);
+  auto uniform = dyn_cast<quant::UniformQuantizedType>(tensor.getElementType());
+  StringRef dtype = getQuantizedDTypeName(tensor.getElementType());
+  if (!uniform || dtype.empty()) {
+    why = "a result quantized per channel or to a type torch has no dtype "
+          "of is not supported";
+    return {};
+  }
+  SmallVector<Attribute> args = {
+      NodeAttr::get(ctx, 0),
+      FloatAttr::get(Float64Type::get(ctx), uniform.getScale()),
+      IntegerAttr::get(IntegerType::get(ctx, 64), uniform.getZeroPoint()),
+      DTypeAttr::get(ctx, dtype)};
+  return gb
+      .call(before, name, "aten::quantize_per_tensor", args, {}, {}, {v}, type)
+      .getResult();
+}
+
+/// A float call `target(args)` on `values` of result type `type`, before
+/// `before`.
+Value floatCall(GraphBuilder &gb, Operation *before, StringRef name,
+                StringRef target, ArrayRef<Attribute> args,
+                ArrayRef<Value> values, Type type) {
+  return gb
+      .call(before, gb.uniqueName(name), target, args, {}, {}, values, type)
+      .getResult();
+}
+
+/// Replaces `node` (of quantized result type) by `floatResult` quantized
+/// to that type, relu'd first when `relu`.
+LogicalResult finish(GraphBuilder &gb, Operation *node, Value floatResult,
+                     bool relu, std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  auto nodeOp = cast<NodeOpInterface>(node);
+  Type type = node->getResult(0).getType();
+  std::string name = nodeOp.getNodeName().str();
+  if (relu)
+    floatResult = floatCall(gb, node, name + "_relu", "aten::relu",
+                            {NodeAttr::get(ctx, 0)}, {floatResult},
+                            floatResult.getType());
+  if (!isQuantizedTensor(type)) {
+    node->getResult(0).replaceAllUsesWith(floatResult);
+    gb.erase(node);
+    return success();
+  }
+  // The node's own name goes to the quantize that stands for it.
+  Value q = quantizeTo(gb, node, floatResult, type,
+                       gb.uniqueName(name + "_quantize"), why);
+  if (!q)
+    return failure();
+  node->getResult(0).replaceAllUsesWith(q);
+  gb.erase(node);
+  setNodeName(q.getDefiningOp(), name);
+  return success();
+}
+
+/// The float operator a quantized module computes, whether a relu
+/// follows it, and whether it reads a weight (and bias) of its own.
+struct QuantizedModule {
+  StringRef floatTarget;
+  bool relu = false;
+  bool hasWeight = true;
+};
+
+std::optional<QuantizedModule> quantizedModule(StringRef type) {
+  return llvm::StringSwitch<std::optional<QuantizedModule>>(type)
+      .Case("torch.ao.nn.quantized.Conv1d", QuantizedModule{"aten::conv1d"})
+      .Case("torch.ao.nn.quantized.Conv2d", QuantizedModule{"aten::conv2d"})
+      .Case("torch.ao.nn.quantized.Conv3d", QuantizedModule{"aten::conv3d"})
+      .Case("torch.ao.nn.intrinsic.quantized.ConvReLU1d",
+            QuantizedModule{"aten::conv1d", true})
+      .Case("torch.ao.nn.intrinsic.quantized.ConvReLU2d",
+            QuantizedModule{"aten::conv2d", true})
+      .Case("torch.ao.nn.intrinsic.quantized.ConvReLU3d",
+            QuantizedModule{"aten::conv3d", true})
+      .Case("torch.ao.nn.quantized.Linear", QuantizedModule{"aten::linear"})
+      .Case("torch.ao.nn.intrinsic.quantized.LinearReLU",
+            QuantizedModule{"aten::linear", true})
+      .Case("torch.ao.nn.quantized.ReLU6",
+            QuantizedModule{"aten::relu6", false, false})
+      .Case("torch.ao.nn.quantized.Hardswish",
+            QuantizedModule{"aten::hardswish", false, false})
+      .Case("torch.ao.nn.quantized.Sigmoid",
+            QuantizedModule{"aten::sigmoid", false, false})
+      .Case("torch.ao.nn.quantized.LeakyReLU",
+            QuantizedModule{"aten::leaky_relu", false, false})
+      .Case("torch.ao.nn.quantized.ELU",
+            QuantizedModule{"aten::elu", false, false})
+      .Case("torch.ao.nn.quantized.Quantize", QuantizedModule{"", false, false})
+      .Case("torch.ao.nn.quantized.DeQuantize",
+            QuantizedModule{"", false, false})
+      .Default(std::nullopt);
+}
+
+LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
+                                    SubmoduleOp module,
+                                    const QuantizedModule &kind,
+                                    std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  if (call.getNumOperands() != 1 || call.getArgs().size() != 1 ||
+      !call.getKwargs().empty() || !isa<NodeAttr>(call.getArgs()[0])) {
+    why = "a quantized module takes one tensor";
+    return failure();
+  }
+  Value x = call.getOperand(0);
+  std::string name = call.getNodeName().str();
+  StringRef type = module.getModuleType();
+  // Quantize: the float input quantized to the result's type.
+  if (type.ends_with(".Quantize")) {
+    return finish(gb, call, x, false, why);
+  }
+  if (!isQuantizedTensor(x.getType())) {
+    why = "its input is not a quantized tensor";
+    return failure();
+  }
+  Value xf = dequantize(gb, call, x, name);
+  if (type.ends_with(".DeQuantize"))
+    return finish(gb, call, xf, false, why);
+  if (!isQuantizedTensor(call.getResult().getType())) {
+    why = "its result is not a quantized tensor";
+    return failure();
+  }
+  DictAttr hp = module.getHparams();
+  Type floatType = expressedType(call.getResult().getType());
+  auto ref = [&](unsigned i) { return NodeAttr::get(ctx, i); };
+  auto hparam = [&](StringRef key, Attribute fallback) {
+    Attribute a = hp.lookup(key);
+    return a ? a : fallback;
+  };
+  Value result;
+  if (kind.hasWeight) {
+    std::string path = module.getSymName().str();
+    auto module_ = call->getParentOfType<GraphModuleOp>();
+    if (!lookupState(module_, path + ".weight")) {
+      why = "its weight '" + path + ".weight' is not module state";
+      return failure();
+    }
+    Value w = gb.readState(path + ".weight", call);
+    if (!isQuantizedTensor(w.getType())) {
+      why = "its weight is not a quantized tensor";
+      return failure();
+    }
+    Value wf = dequantize(gb, call, w, name + "_weight");
+    SmallVector<Value> values = {xf, wf};
+    Attribute bias = NoneAttr::get(ctx);
+    if (lookupState(module_, path + ".bias")) {
+      values.push_back(gb.readState(path + ".bias", call));
+      bias = ref(2);
+    }
+    SmallVector<Attribute> args = {ref(0), ref(1), bias};
+    if (kind.floatTarget != "aten::linear") {
+      if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
+          mode && mode.getValue() != "zeros") {
+        why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
+        return failure();
+      }
+      for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
+        Attribute a = hp.lookup(key);
+        if (!a) {
+          why = ("its hyperparameter '" + key + "' is missing").str();
+          return failure();
+        }
+        args.push_back(a);
+      }
+    }
+    result = floatCall(gb, call, name + "_float", kind.floatTarget, args,
+                       values, floatType);
+  } else {
+    SmallVector<Attribute> args = {ref(0)};
+    if (kind.floatTarget == "aten::leaky_relu")
+      args.push_back(hparam("negative_slope",
+                            FloatAttr::get(Float64Type::get(ctx), 0.01)));
+    if (kind.floatTarget == "aten::elu")
+      args.push_back(
+          hparam("alpha", FloatAttr::get(Float64Type::get(ctx), 1.0)));
+    result = floatCall(gb, call, name + "_float", kind.floatTarget, args, {xf},
+                       floatType);
+  }
+  return finish(gb, call, result, kind.relu, why);
+}
+
+} // namespace
+
+LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
+                                               std::string &why) {
+  auto call = dyn_cast<CallModuleOp>(op);
+  if (!call)
+    return failure();
+  auto module = dyn_cast_or_null<SubmoduleOp>(lookupModuleSymbol(
+      op->getParentOfType<GraphModuleOp>(), call.getTargetAttr().getAttr()));
+  if (!module)
+    return failure();
+  StringRef type = module.getModuleType();
+  std::optional<QuantizedModule> kind = quantizedModule(type);
+  if (!kind) {
+    if (type.starts_with("torch.ao.nn.quantized.") ||
+        type.starts_with("torch.ao.nn.intrinsic.quantized."))
+      why = "this quantized module is not supported yet";
+    return failure();
+  }
+  if (failed(expandQuantizedModule(gb, call, module, *kind, why))) {
+    if (why.empty())
+      why = "cannot expand it";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
+                                                      CallFunctionOp call,
+                                                      std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  StringRef target = call.getTarget();
+  if (target == "aten::quantize_per_tensor" ||
+      target == "aten::quantize_per_channel" ||
+      target == "aten::dequantize.self" || target == "aten::int_repr" ||
+      target == "aten::size" || target == "aten::size.int" ||
+      target == "aten::dim" || target == "operator.getitem")
+    return failure();
+  Type resultType = call.getResult().getType();
+  bool touches = isQuantizedTensor(resultType) ||
+                 llvm::any_of(call->getOperandTypes(), isQuantizedTensor);
+  if (!touches)
+    return failure();
+  // torch.ops.quantized.*: the float operator; their scale and zero point
+  // (literals, or 0-d tensors read by get_attr, which the registry cannot
+  // bind) are the result's type's.
+  StringRef quantizedOp = target;
+  if (quantizedOp.consume_front("torch.ops.quantized."))
+    quantizedOp.consume_back(".default");
+  else if (!quantizedOp.consume_front("quantized::"))
+    quantizedOp = "";
+  std::optional<std::pair<StringRef, bool>> floatOp =
+      llvm::StringSwitch<std::optional<std::pair<StringRef, bool>>>(quantizedOp)
+          .Case("add", {{"aten::add.Tensor", false}})
+          .Case("add_relu", {{"aten::add.Tensor", true}})
+          .Case("mul", {{"aten::mul.Tensor", false}})
+          .Case("mul_relu", {{"aten::mul.Tensor", true}})
+          .Case("cat", {{"aten::cat", false}})
+          .Default(std::nullopt);
+  if (!floatOp && !target.contains("::"))
+    return failure(); // not canonical: the lowering reports it
+  if (floatOp && (call.getArgs().size() < 2 || !call.getKwargs().empty())) {
+    why = "expected its operands and dim as positional arguments";
+    return failure();
+  }
+  std::string name = call.getNodeName().str();
+  // quantize_per_tensor with its qparams as 0-d tensors (FX's converted
+  // models read them with get_attr): the literals of its result's type.
+  if (target == "aten::quantize_per_tensor.tensor_qparams") {
+    return finish(gb, call, call.getOperand(0), false, why);
+  }
+  if (isa<TupleType>(resultType)) {
+    why = "an operator returning several quantized tensors is not supported";
+    return failure();
+  }
+  // The quantized operands, dequantized once each.
+  llvm::DenseMap<Value, Value> dequantized;
+  SmallVector<Value> operands;
+  for (Value v : call->getOperands()) {
+    if (!isQuantizedTensor(v.getType())) {
+      operands.push_back(v);
+      continue;
+    }
+    Value &f = dequantized[v];
+    if (!f)
+      f = dequantize(gb, call, v, name);
+    operands.push_back(f);
+  }
+  Type floatType =
+      isQuantizedTensor(resultType) ? expressedType(resultType) : resultType;
+  CallFunctionOp floatCallOp;
+  ArrayAttr args = call.getArgs();
+  if (floatOp) {
+    SmallVector<Attribute> floatArgs;
+    if (floatOp->first == "aten::cat")
+      floatArgs = {args[0], args[1]};
+    else
+      floatArgs = {args[0], args[1],
+                   IntegerAttr::get(IntegerType::get(ctx, 64), 1)};
+    if (floatOp->first == "aten::mul.Tensor")
+      floatArgs.pop_back();
+    floatCallOp = gb.call(call, gb.uniqueName(name + "_float"), floatOp->first,
+                          floatArgs, {}, {}, operands, floatType);
+  } else {
+    SmallVector<Attribute> keys(call.getKwargs().getKeys());
+    SmallVector<Attribute> values(call.getKwargs().getValues());
+    floatCallOp = gb.call(call, gb.uniqueName(name + "_float"), target,
+                          args.getValue(), keys, values, operands, floatType);
+  }
+  return finish(gb, call, floatCallOp.getResult(), floatOp && floatOp->second,
+                why);
+}

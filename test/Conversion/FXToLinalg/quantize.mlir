@@ -1,0 +1,53 @@
+// RUN: fx-opt %s --convert-fx-to-linalg | FileCheck %s
+//
+// Quantized tensors are computed as their storage integers (i8 for quint8
+// and qint8). quantize_per_tensor: clamp(zero_point + roundeven(x *
+// (1/scale)), qmin, qmax) in f32, as ATen's quantize_val; dequantize:
+// (q - zero_point) * scale, quint8 read unsigned, per channel with each
+// channel's scale and zero point; int_repr of quint8 is the uint8 tensor
+// (computed as i32, as uint8 tensors are). A quantized weight is its blob
+// of storage integers.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<2x3xf32>)
+// CHECK: arith.constant dense_resource<w> : tensor<2x3xi8>
+// CHECK: linalg.generic
+// CHECK:   arith.mulf
+// CHECK:   math.roundeven
+// CHECK:   arith.addf
+// CHECK:   arith.maximumf
+// CHECK:   arith.minimumf
+// CHECK:   arith.fptosi {{.*}} : f32 to i64
+// CHECK:   arith.maxsi
+// CHECK:   arith.minsi
+// CHECK:   arith.trunci {{.*}} : i64 to i8
+// CHECK: -> tensor<2x3xi8>
+// CHECK: linalg.generic
+// CHECK:   arith.uitofp {{.*}} : i8 to f32
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// CHECK: linalg.generic
+// CHECK:   arith.sitofp {{.*}} : i8 to f32
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// CHECK: linalg.generic
+// CHECK:   arith.extui {{.*}} : i8 to i32
+fx.graph_module @Quantize {
+  fx.state parameter @w : tensor<2x3x!quant.uniform<i8:f32:0, {0.25:0, 0.125:3}>> = dense_resource<w>
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %w = fx.get_attr @w : tensor<2x3x!quant.uniform<i8:f32:0, {0.25:0, 0.125:3}>>
+    %q = fx.call_function "aten::quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<u8:f32, 0.1:128>>
+    %d = fx.call_function "aten::dequantize.self"(%q) : (tensor<2x3x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<2x3xf32>
+    %dw = fx.call_function "aten::dequantize.self"(%w) : (tensor<2x3x!quant.uniform<i8:f32:0, {0.25:0, 0.125:3}>>) -> tensor<2x3xf32>
+    %r = fx.call_function "aten::int_repr"(%q) : (tensor<2x3x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<2x3xui8>
+    fx.output (%d, %dw, %r) : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xui8>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x010000000102FF80007F"
+    }
+  }
+#-}
