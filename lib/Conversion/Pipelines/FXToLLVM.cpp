@@ -2,7 +2,8 @@
 //
 // fx graph module -> LLVM dialect, one registered pipeline. The stages
 // (docs/Pipeline.md shows the IR after each):
-//   1. fx-normalize                canonical aten calls
+//   1. fx-normalize, fx-fold-quant canonical aten calls (quantized weights
+//                                  dequantized at compile time)
 //   2. convert-fx-to-linalg        func.func on tensors (linalg/tensor/math)
 //   3. canonicalize, fx-cpu-strategy (records how each conv and
 //      contraction is computed), fx-cpu-schedule (applies it: tiles and
@@ -31,7 +32,7 @@ std::string
 mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
   std::string text;
   if (options.normalize)
-    text += "fx-normalize,";
+    text += "fx-normalize,fx-fold-quant,";
   text += llvm::formatv("convert-fx-to-linalg{{entry={0} "
                         "weights-as-arguments={1} dynamic-batch={2}}",
                         options.entry.getValue(),

@@ -232,6 +232,36 @@ def FXFoldBatchNorm : Pass<"fx-fold-batchnorm"> {
   }];
 }
 
+def FXFoldQuant : Pass<"fx-fold-quant"> {
+  let summary = "Fold quantize/dequantize pairs and dequantize known weights";
+  let description = [{
+    Runs on graphs in the reference form fx-normalize writes quantized
+    computations in (docs/Quantization.md):
+
+    - `aten::dequantize.self` of quantized module state with a value (a
+      quantized module's weight) becomes a `get_attr` of a new float
+      parameter `<state>_dequantized` holding the dequantized weight,
+      computed as the lowering computes it, `(q - zero_point) * scale` in
+      f32: the weight is dequantized once, at compile time;
+    - `aten::quantize_per_tensor(aten::dequantize.self(a), ...)` to the
+      type `a` already has is `a`: quantizing exactly the values a
+      dequantize made gives back its integers.
+
+    State and get_attr nodes nothing reads any more are erased.
+
+    ```mlir
+    %w = fx.get_attr @"fc.weight" : tensor<3x4x!quant.uniform<i8:f32, 1.000000e-01>>
+    %w_f = fx.call_function "aten::dequantize.self"(%w) : (...) -> tensor<3x4xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %w_f = fx.get_attr @"fc.weight_dequantized" : tensor<3x4xf32>
+    ```
+  }];
+}
+
 def FXFuseActivation : Pass<"fx-fuse-activation"> {
   let summary = "Fuse conv/linear/matmul/add with the activation that follows";
   let description = [{

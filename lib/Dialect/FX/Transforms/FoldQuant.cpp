@@ -1,0 +1,151 @@
+//===- FoldQuant.cpp - The fx-fold-quant pass -----------------------------===//
+//
+// Quantized computations in reference form (NormalizeQuant.cpp) read their
+// weights through a dequantize: this pass dequantizes known weights once,
+// at compile time, and drops quantize(dequantize(a)) pairs that give back
+// `a`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXFOLDQUANT
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+using namespace mlir::fx;
+
+namespace {
+
+/// The floats the quantized state `state` stands for, computed as the
+/// lowering of aten::dequantize computes them ((q - zero_point) * scale in
+/// f32); nullopt when its value is not a blob of its storage integers.
+std::optional<std::vector<double>> dequantizeState(StateOp state) {
+  auto type = dyn_cast<RankedTensorType>(state.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  auto quantized = dyn_cast<quant::QuantizedType>(type.getElementType());
+  if (!quantized)
+    return std::nullopt;
+  ArrayRef<char> data = getElementsData(state.getValueAttr());
+  unsigned width = quantized.getStorageTypeIntegralWidth();
+  int64_t count = type.getNumElements();
+  if ((width != 8 && width != 32) ||
+      int64_t(data.size()) != count * (width / 8))
+    return std::nullopt;
+  auto storage = [&](int64_t i) -> int64_t {
+    if (width == 32) {
+      int32_t v;
+      std::memcpy(&v, data.data() + 4 * i, 4);
+      return v;
+    }
+    return quantized.isSigned() ? int64_t(int8_t(data[i]))
+                                : int64_t(uint8_t(data[i]));
+  };
+  // The scale and zero point of element i: per tensor, or by the index
+  // along the quantized dim.
+  std::vector<float> scales, zeroPoints;
+  int64_t inner = 1, channels = 1;
+  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(quantized)) {
+    scales.push_back(float(uniform.getScale()));
+    zeroPoints.push_back(float(uniform.getZeroPoint()));
+  } else if (auto perAxis =
+                 dyn_cast<quant::UniformQuantizedPerAxisType>(quantized)) {
+    int64_t axis = perAxis.getQuantizedDimension();
+    if (axis < 0 || axis >= type.getRank() ||
+        type.getDimSize(axis) != int64_t(perAxis.getScales().size()))
+      return std::nullopt;
+    for (auto [s, z] :
+         llvm::zip(perAxis.getScales(), perAxis.getZeroPoints())) {
+      scales.push_back(float(s));
+      zeroPoints.push_back(float(z));
+    }
+    channels = type.getDimSize(axis);
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+  } else {
+    return std::nullopt;
+  }
+  std::vector<double> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t c = channels == 1 ? 0 : (i / inner) % channels;
+    float centered = float(storage(i)) - zeroPoints[c];
+    values[i] = double(centered * scales[c]);
+  }
+  return values;
+}
+
+struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
+  void runOnOperation() override {
+    getOperation()->walk([&](GraphModuleOp module) {
+      bool changed = false;
+      module.walk([&](GraphOp graph) { changed |= fold(module, graph); });
+      if (changed)
+        eraseUnusedStateAndSubmodules(module);
+    });
+  }
+
+  bool fold(GraphModuleOp module, GraphOp graph) {
+    GraphBuilder gb(graph);
+    bool changed = false;
+    llvm::StringMap<std::string> dequantized; // state -> its float copy
+    for (Operation *op : getCallNodes(graph)) {
+      auto call = dyn_cast<CallFunctionOp>(op);
+      if (!call || call.getNumOperands() != 1)
+        continue;
+      Value input = call.getOperand(0);
+      if (call.getTarget() == "aten::quantize_per_tensor") {
+        auto dq = input.getDefiningOp<CallFunctionOp>();
+        if (dq && dq.getTarget() == "aten::dequantize.self" &&
+            dq.getNumOperands() == 1 &&
+            dq.getOperand(0).getType() == call.getResult().getType()) {
+          call.getResult().replaceAllUsesWith(dq.getOperand(0));
+          call.erase();
+          if (dq->use_empty())
+            dq.erase();
+          changed = true;
+        }
+        continue;
+      }
+      if (call.getTarget() != "aten::dequantize.self")
+        continue;
+      auto read = input.getDefiningOp<GetAttrOp>();
+      if (!read)
+        continue;
+      StateOp state = lookupState(module, read.getTarget());
+      if (!state)
+        continue;
+      std::string &name = dequantized[state.getSymName()];
+      if (name.empty()) {
+        std::optional<std::vector<double>> values = dequantizeState(state);
+        if (!values)
+          continue;
+        auto type = cast<RankedTensorType>(call.getResult().getType());
+        if (!type.getElementType().isF32() || !type.hasStaticShape())
+          continue;
+        name = addFloatState(module, state,
+                             (state.getSymName() + "_dequantized").str(), type,
+                             *values);
+      }
+      Value floats = gb.readState(name, call);
+      call.getResult().replaceAllUsesWith(floats);
+      call.erase();
+      if (read->use_empty())
+        read.erase();
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+} // namespace
