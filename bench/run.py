@@ -134,6 +134,34 @@ def _rnn():
     return model, torch.jit.script(model), (torch.randn(100, 1, 64),)
 
 
+def _int8(factory, *shape, engine=None):
+    """A model from FX graph-mode quantization (prepare_fx with the default
+    qconfig of the CPU's quantized engine, calibrated on four random
+    batches, convert_fx): eager is PyTorch's quantized engine running it.
+    Its output step (the scale of the final dequantize's input) bounds the
+    check: the compiled output is within a few steps of the engine's
+    (docs/Quantization.md)."""
+    def build():
+        from torch.ao.quantization import get_default_qconfig_mapping
+        from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+        engines = torch.backends.quantized.supported_engines
+        chosen = engine or ("onednn" if "onednn" in engines else "qnnpack")
+        torch.backends.quantized.engine = chosen
+        model = factory().eval()
+        inputs = (torch.randn(*shape),)
+        prepared = prepare_fx(model, get_default_qconfig_mapping(chosen),
+                              inputs)
+        with torch.no_grad():
+            for _ in range(4):
+                prepared(torch.randn(*shape))
+        converted = convert_fx(prepared).eval()
+        final = [n for n in converted.graph.nodes if n.op == "output"][0]
+        source = final.args[0].args[0]
+        converted._bench_step = converted.get_submodule(source.target).scale
+        return converted, converted, inputs
+    return build
+
+
 def _add16():
     # Eager is the bare `x + y`, without nn.Module.__call__.
     return (lambda x, y: x + y), Add(), (torch.randn(16), torch.randn(16))
@@ -156,6 +184,14 @@ WORKLOADS = {
                     {"model": True}),
     "mobilenet_v2_b1": (_model(torchvision.models.mobilenet_v2, 1, 3, 224,
                                224), {"model": True}),
+    "resnet18_int8_b1": (_int8(lambda: torchvision.models.quantization.
+                               resnet18(weights=None, quantize=False),
+                               1, 3, 224, 224), {"model": True}),
+    "mobilenet_v2_int8_b1": (_int8(lambda: torchvision.models.quantization.
+                                   mobilenet_v2(weights=None,
+                                                quantize=False),
+                                   1, 3, 224, 224),
+                             {"model": True}),
     "encoder_s128": (_encoder, {"model": True}),
     "rnn_cell_h64_s100": (_rnn, {"model": True, "torchscript": True}),
     "add16": (_add16, {}),
@@ -301,7 +337,8 @@ def compile_workload(name, eager, module, inputs, rec):
                 with torch.no_grad():
                     rec["warm_rel_error"] = rel_error(warm(*inputs),
                                                       eager(*inputs))[1]
-                if rec["warm_rel_error"] > TOLERANCE:
+                if rec["warm_rel_error"] > TOLERANCE and not hasattr(
+                        eager, "_bench_step"):
                     log(f"  {name}: WRONG RESULT from the warm cache")
             except Exception as e:
                 rec["compile_warm_error"] = error_text(e)
@@ -316,6 +353,16 @@ def check_compiled(name, compiled, eager, inputs, row):
                                                            eager(*inputs))
         log(f"  {name}: max abs error {row['max_abs_error']:.3g} "
             f"(relative {row['rel_error']:.3g})")
+        step = getattr(eager, "_bench_step", None)
+        if step is not None:
+            # A quantized model: within 8 output steps of the engine's.
+            row["error_steps"] = row["max_abs_error"] / step
+            if row["error_steps"] > 8:
+                row["error"] = (f"wrong result: {row['error_steps']:.3g} "
+                                f"quantization steps from the engine's")
+                log(f"  {name}: WRONG RESULT, not timed")
+                return False
+            return True
         if row["rel_error"] > TOLERANCE:
             row["error"] = (f"wrong result: relative error "
                             f"{row['rel_error']:.3g} > {TOLERANCE}")

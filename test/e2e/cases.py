@@ -44,6 +44,7 @@ import torchvision
 
 import complex_numbers
 import control_flow
+import quantized
 import op_forms
 import spellings
 
@@ -4195,6 +4196,15 @@ for _name, _fn, _inputs in op_forms.indexing_cases():
 family("control_flow")
 for _name, _model, _inputs, _batches in control_flow.cases():
     add(_name, _model, _inputs, batch_sizes=_batches)
+
+# --- Quantized models (issue 29): converted FX models against PyTorch's
+# --- quantized engine, outputs in quantization steps (quantized.py).
+
+family("quantized")
+for _name, _model, _inputs, _steps in quantized.cases():
+    add(_name, _model, _inputs, tolerance=Tolerance(
+        0.0, _steps, f"the output counts quantization steps: within "
+        f"{_steps} of the engine's (docs/Quantization.md)"))
 
 # --- Training steps (issue 27.3): make_fx of a function that calls
 # --- torch.autograd.grad is a graph of backward operators (gelu_backward,

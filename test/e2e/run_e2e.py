@@ -164,8 +164,28 @@ def _clone(inputs):
     return tuple(t.clone() for t in inputs)
 
 
+def _snapshot(value):
+    """A copy of a state_dict value: tensors cloned; a quantized module's
+    packed-params entries (tuples of tensors, dtypes) copied as they are."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_snapshot(v) for v in value)
+    return value
+
+
+def _same_state(a, b):
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return _same_tensor(a, b)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(map(_same_state, a, b))
+    return type(a) is type(b) and a == b
+
+
 def _same_tensor(a, b):
     """Bitwise-equal values (NaNs equal), dtype and shape."""
+    if a.is_quantized or b.is_quantized:
+        return a.is_quantized == b.is_quantized and torch.equal(a, b)
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.is_floating_point():
@@ -191,7 +211,7 @@ def run_case(name, compiler_spec):
         model = case.make_model()
         if any(m.training for m in model.modules()):
             raise RuntimeError("the model is in training mode")
-        state = {k: v.clone() for k, v in model.state_dict().items()}
+        state = {k: _snapshot(v) for k, v in model.state_dict().items()}
         compiled = None
         for run, (seed, batch) in enumerate(case.runs()):
             where = "" if batch is None else f" (batch {batch})"
@@ -216,7 +236,7 @@ def run_case(name, compiler_spec):
         stage = "checking the model"
         after = model.state_dict()
         if after.keys() != state.keys() or not all(
-                _same_tensor(state[k], after[k]) for k in state) or any(
+                _same_state(state[k], after[k]) for k in state) or any(
                 m.training for m in model.modules()):
             raise RuntimeError("compiling or running modified the model")
     except Exception as error:  # noqa: BLE001 - every failure is reported

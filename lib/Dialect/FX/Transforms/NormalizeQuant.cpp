@@ -258,6 +258,17 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
   if (!module)
     return failure();
   StringRef type = module.getModuleType();
+  // Quantized dropout outside training passes its input on.
+  if (type == "torch.ao.nn.quantized.Dropout" && call.getNumOperands() == 1 &&
+      call.getArgs().size() == 1 && isa<NodeAttr>(call.getArgs()[0])) {
+    if (module.getTraining()) {
+      why = "quantized dropout in training mode is not supported";
+      return failure();
+    }
+    call.getResult().replaceAllUsesWith(call.getOperand(0));
+    gb.erase(call);
+    return success();
+  }
   std::optional<QuantizedModule> kind = quantizedModule(type);
   if (!kind) {
     if (type.starts_with("torch.ao.nn.quantized.") ||

@@ -1,0 +1,151 @@
+"""Quantized models (issue 29, docs/Quantization.md): FX graph-mode
+quantization (prepare_fx, calibration on seeded random data, convert_fx or
+convert_to_reference_fx) of small models and torchvision's quantizable
+definitions, each compared with PyTorch's quantized engine.
+
+The converted GraphModule is the model compiled. Its output (the float a
+final dequantize makes) is divided by the output's quantization step, so
+the suite's absolute tolerance counts steps: the accuracy contract is one
+step where our f32 computation and the engine's int32 accumulation round a
+value on either side of a half step, and a few more in deep models where
+such a step feeds the next layers. `cases()` yields `(name, make_model,
+inputs, steps)`.
+"""
+
+import torch
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+from torch.ao.quantization import (QConfigMapping,
+                                   get_default_qconfig,
+                                   get_default_qconfig_mapping)
+from torch.ao.quantization.quantize_fx import (convert_fx,
+                                               convert_to_reference_fx,
+                                               prepare_fx)
+
+ENGINE = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
+          else "qnnpack")
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.fc2 = nn.Linear(32, 32)
+        self.fc3 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+
+class AddCat(nn.Module):
+    """Quantized add, add_relu (add then relu), mul and cat."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(3, 8, 1)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(24, 4)
+
+    def forward(self, x):
+        a, b = self.conv1(x), self.conv2(x)
+        s = F.relu(a + b)
+        y = torch.cat([s, a * b, torch.max_pool2d(a, 1)], 1)
+        return self.fc(torch.flatten(self.pool(y), 1))
+
+
+class ConvBlocks(nn.Module):
+    """conv+bn+relu (fused to ConvReLU2d), max pooling, a strided and a
+    grouped conv, hardtanh-clamped activations, flatten, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=4)
+        self.conv3 = nn.Conv2d(8, 4, 1)
+        self.fc = nn.Linear(4 * 4 * 4, 6)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = F.max_pool2d(y, 2)
+        y = F.relu6(self.conv2(y))
+        y = self.conv3(y)
+        return self.fc(torch.flatten(y, 1))
+
+
+def _in_steps(converted):
+    """`converted` with its output divided by the output's quantization
+    step (the scale of the quantized tensor the final dequantize reads)."""
+    graph = converted.graph
+    output = next(n for n in graph.nodes if n.op == "output")
+    final = output.args[0]
+    assert final.op == "call_method" and final.target == "dequantize"
+    source = final.args[0]
+    if source.op == "call_module":
+        scale = converted.get_submodule(source.target).scale
+    else:  # a quantize_per_tensor reading its scale with get_attr
+        scale = float(getattr(converted, source.args[1].target))
+    with graph.inserting_before(output):
+        steps = graph.call_function(torch.div, (final, float(scale)))
+    output.args = (steps,)
+    converted.recompile()
+    return converted
+
+
+def _quantized(make, inputs, mapping, reference=False):
+    """A factory: the float model `make()` prepared with `mapping`,
+    calibrated on four seeded random batches like `inputs()`, converted."""
+    def build():
+        torch.backends.quantized.engine = ENGINE
+        model = make().eval()
+        example = inputs()
+        prepared = prepare_fx(model, mapping(), example)
+        generator = torch.Generator().manual_seed(1)
+        with torch.no_grad():
+            for _ in range(4):
+                prepared(*(torch.randn(t.shape, generator=generator)
+                           for t in example))
+        convert = convert_to_reference_fx if reference else convert_fx
+        return _in_steps(convert(prepared)).eval()
+    return build
+
+
+def _default():
+    return get_default_qconfig_mapping(ENGINE)
+
+
+def _per_tensor():
+    return QConfigMapping().set_global(get_default_qconfig("qnnpack"))
+
+
+def cases():
+    def image(size):
+        return lambda: (torch.randn(1, 3, size, size),)
+
+    def rows(n, width):
+        return lambda: (torch.randn(n, width),)
+
+    yield ("mlp", _quantized(MLP, rows(4, 16), _default), rows(4, 16), 1)
+    yield ("mlp_per_tensor", _quantized(MLP, rows(4, 16), _per_tensor),
+           rows(4, 16), 1)
+    yield ("conv_blocks", _quantized(ConvBlocks, image(16), _default),
+           image(16), 1)
+    yield ("conv_blocks_per_tensor",
+           _quantized(ConvBlocks, image(16), _per_tensor), image(16), 1)
+    yield ("add_mul_cat", _quantized(AddCat, image(12), _default),
+           image(12), 1)
+
+    def resnet18():
+        return torchvision.models.quantization.resnet18(weights=None,
+                                                        quantize=False)
+
+    def mobilenet_v2():
+        return torchvision.models.quantization.mobilenet_v2(weights=None,
+                                                            quantize=False)
+    yield ("resnet18", _quantized(resnet18, image(64), _default), image(64),
+           4)
+    yield ("mobilenet_v2", _quantized(mobilenet_v2, image(64), _default),
+           image(64), 4)
