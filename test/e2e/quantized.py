@@ -137,6 +137,11 @@ def cases():
            _quantized(ConvBlocks, image(16), _per_tensor), image(16), 1)
     yield ("add_mul_cat", _quantized(AddCat, image(12), _default),
            image(12), 1)
+    yield ("conv_blocks_reference",
+           _quantized(ConvBlocks, image(16), _default, reference=True),
+           image(16), 1)
+    yield ("mlp_reference", _quantized(MLP, rows(4, 16), _default,
+                                       reference=True), rows(4, 16), 1)
 
     def resnet18():
         return torchvision.models.quantization.resnet18(weights=None,

@@ -376,3 +376,25 @@ def test_quantized_input_is_refused():
     q = torch.quantize_per_tensor(torch.randn(4), 0.1, 3, torch.quint8)
     with pytest.raises(fx_mlir.FxMlirError, match="quantized inputs"):
         fx_mlir.compile(gm, (q,))
+
+
+@pytest.mark.parametrize("model_type", [MLP, ConvNet])
+def test_compile_reference_mode(model_type):
+    """convert_to_reference_fx: quantize/dequantize pairs around float
+    operators, the reference modules' weights quantized and dequantized
+    (computed once at compile time). The reference model computes in
+    float between its quantize nodes, as the compiled code does."""
+    converted, example = _quantize(model_type, get_default_qconfig_mapping(
+        ENGINE), reference=True)
+    ir = fx_mlir.import_graph_module(converted, example)
+    assert "torch.ao.nn.quantized.reference.Linear" in ir
+    compiled = fx_mlir.compile(converted, example)
+    last = [n for n in converted.graph.nodes
+            if n.op == "call_function" and n.target == torch.quantize_per_tensor][-1]
+    scale = float(getattr(converted, last.args[1].target))
+    for seed in (5, 6):
+        inputs = _inputs(model_type(), seed)
+        expected, actual = converted(*inputs), compiled(*inputs)
+        steps = ((expected - actual).abs() / scale).round()
+        assert steps.max() <= 1, steps.max()
+        assert (steps == 0).float().mean() >= 0.9

@@ -32,6 +32,8 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fx;
 
@@ -246,6 +248,147 @@ LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
   return finish(gb, call, result, kind.relu, why);
 }
 
+/// The numbers of a scalar-or-list qparam of a reference module (`scale`,
+/// `zero_point`): one per channel, or one for all.
+std::optional<std::vector<double>> qparamNumbers(Attribute a) {
+  std::vector<double> numbers;
+  auto number = [&](Attribute x) {
+    if (auto f = dyn_cast<FloatAttr>(x))
+      numbers.push_back(f.getValueAsDouble());
+    else if (auto i = dyn_cast<IntegerAttr>(x))
+      numbers.push_back(double(i.getInt()));
+    else
+      return false;
+    return true;
+  };
+  if (auto list = dyn_cast_or_null<ListAttr>(a)) {
+    for (Attribute x : list.getElements())
+      if (!number(x))
+        return std::nullopt;
+  } else if (!a || !number(a)) {
+    return std::nullopt;
+  }
+  return numbers;
+}
+
+/// A reference quantized module (torch.ao.nn.quantized.reference.Linear,
+/// Conv1d/2d/3d): the float operator on its weight quantized and
+/// dequantized as its `weight_qparams` say, which is a constant: computed
+/// here, as ATen's quantize_per_tensor/per_channel and dequantize compute
+/// it (in f32), into the float parameter `<path>.weight_reference`.
+LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
+                                    SubmoduleOp module, StringRef floatTarget,
+                                    bool relu, std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  auto graphModule = call->getParentOfType<GraphModuleOp>();
+  std::string path = module.getSymName().str();
+  StateOp weight = lookupState(graphModule, path + ".weight");
+  std::optional<std::vector<double>> values;
+  if (weight)
+    values = readFloatState(weight);
+  auto type = weight ? dyn_cast<RankedTensorType>(weight.getType())
+                     : RankedTensorType();
+  if (!values || !type || !type.getElementType().isF32()) {
+    why = "its float weight '" + path + ".weight' is not known";
+    return failure();
+  }
+  auto qparams =
+      dyn_cast_or_null<DictAttr>(module.getHparams().lookup("weight_qparams"));
+  if (!qparams) {
+    why = "it has no weight_qparams";
+    return failure();
+  }
+  auto scheme = dyn_cast_or_null<StringAttr>(qparams.lookup("qscheme"));
+  auto dtype = dyn_cast_or_null<DTypeAttr>(qparams.lookup("dtype"));
+  std::optional<std::vector<double>> scales =
+      qparamNumbers(qparams.lookup("scale"));
+  std::optional<std::vector<double>> zeroPoints =
+      qparamNumbers(qparams.lookup("zero_point"));
+  int64_t lo, hi;
+  if (dtype && dtype.getName() == "qint8")
+    lo = -128, hi = 127;
+  else if (dtype && dtype.getName() == "quint8")
+    lo = 0, hi = 255;
+  else {
+    why = "its weight dtype is not qint8 or quint8";
+    return failure();
+  }
+  bool perChannel = scheme && scheme.getValue() == "per_channel_affine";
+  if (!scheme || !scales || !zeroPoints ||
+      scales->size() != zeroPoints->size() ||
+      (!perChannel &&
+       (scheme.getValue() != "per_tensor_affine" || scales->size() != 1))) {
+    why = "its weight_qparams are not affine per tensor or per channel";
+    return failure();
+  }
+  int64_t axis = 0, inner = 1, channels = 1;
+  if (perChannel) {
+    auto a = dyn_cast_or_null<IntegerAttr>(qparams.lookup("axis"));
+    axis = a ? a.getInt() : -1;
+    if (axis < 0 || axis >= type.getRank() ||
+        type.getDimSize(axis) != int64_t(scales->size())) {
+      why = "its per-channel weight_qparams do not fit its weight";
+      return failure();
+    }
+    channels = type.getDimSize(axis);
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+  }
+  std::vector<double> reference(values->size());
+  for (size_t i = 0; i < values->size(); ++i) {
+    int64_t c = channels == 1 ? 0 : (int64_t(i) / inner) % channels;
+    float scale = float((*scales)[c]);
+    float zeroPoint = float((*zeroPoints)[c]);
+    float inverse = 1.0f / scale;
+    float q = std::nearbyint(float((*values)[i]) * inverse) + zeroPoint;
+    q = std::min(std::max(q, float(lo)), float(hi));
+    reference[i] = double((q - zeroPoint) * scale);
+  }
+  std::string name = addFloatState(graphModule, weight,
+                                   path + ".weight_reference", type, reference);
+  Value w = gb.readState(name, call);
+  Value x = call.getOperand(0);
+  SmallVector<Value> values_ = {x, w};
+  Attribute bias = NoneAttr::get(ctx);
+  if (lookupState(graphModule, path + ".bias")) {
+    values_.push_back(gb.readState(path + ".bias", call));
+    bias = NodeAttr::get(ctx, 2);
+  }
+  SmallVector<Attribute> args = {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1),
+                                 bias};
+  if (floatTarget != "aten::linear") {
+    DictAttr hp = module.getHparams();
+    if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
+        mode && mode.getValue() != "zeros") {
+      why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
+      return failure();
+    }
+    for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
+      Attribute a = hp.lookup(key);
+      if (!a) {
+        why = ("its hyperparameter '" + key + "' is missing").str();
+        return failure();
+      }
+      args.push_back(a);
+    }
+  }
+  std::string node = call.getNodeName().str();
+  Value result =
+      gb.call(call, relu ? gb.uniqueName(node + "_float") : node, floatTarget,
+              args, {}, {}, values_, call.getResult().getType())
+          .getResult();
+  if (relu)
+    result = gb.call(call, gb.uniqueName(node + "_relu"), "aten::relu",
+                     {NodeAttr::get(ctx, 0)}, {}, {}, {result},
+                     call.getResult().getType())
+                 .getResult();
+  call.getResult().replaceAllUsesWith(result);
+  gb.erase(call);
+  // The node's own name goes to the op that stands for it.
+  setNodeName(result.getDefiningOp(), node);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
@@ -268,6 +411,54 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
     call.getResult().replaceAllUsesWith(call.getOperand(0));
     gb.erase(call);
     return success();
+  }
+  StringRef referenceTarget =
+      llvm::StringSwitch<StringRef>(type)
+          .Case("torch.ao.nn.quantized.reference.Linear", "aten::linear")
+          .Case("torch.ao.nn.quantized.reference.Conv1d", "aten::conv1d")
+          .Case("torch.ao.nn.quantized.reference.Conv2d", "aten::conv2d")
+          .Case("torch.ao.nn.quantized.reference.Conv3d", "aten::conv3d")
+          .Default("");
+  // Reference mode's fused modules (torch.ao.nn.intrinsic.ConvReLU2d,
+  // LinearReLU, ...) hold the reference module as child 0 and the ReLU as
+  // child 1.
+  bool fusedRelu = false;
+  if (type.starts_with("torch.ao.nn.intrinsic.") &&
+      !type.starts_with("torch.ao.nn.intrinsic.quantized.") &&
+      (type.ends_with("ReLU1d") || type.ends_with("ReLU2d") ||
+       type.ends_with("ReLU3d") || type.ends_with(".LinearReLU"))) {
+    auto graphModule = op->getParentOfType<GraphModuleOp>();
+    auto relu = dyn_cast_or_null<SubmoduleOp>(
+        lookupModuleSymbol(graphModule, (module.getSymName() + ".1").str()));
+    module = dyn_cast_or_null<SubmoduleOp>(
+        lookupModuleSymbol(graphModule, (module.getSymName() + ".0").str()));
+    if (!module || !relu || relu.getModuleType() != "torch.nn.ReLU") {
+      why = "a fused module must hold a module and a ReLU";
+      return failure();
+    }
+    type = module.getModuleType();
+    fusedRelu = true;
+    referenceTarget =
+        llvm::StringSwitch<StringRef>(type)
+            .Case("torch.ao.nn.quantized.reference.Linear", "aten::linear")
+            .Case("torch.ao.nn.quantized.reference.Conv1d", "aten::conv1d")
+            .Case("torch.ao.nn.quantized.reference.Conv2d", "aten::conv2d")
+            .Case("torch.ao.nn.quantized.reference.Conv3d", "aten::conv3d")
+            .Default("");
+    if (referenceTarget.empty()) {
+      why = "this fused module is not supported";
+      return failure();
+    }
+  }
+  if (!referenceTarget.empty()) {
+    if (call.getNumOperands() != 1 || call.getArgs().size() != 1 ||
+        !isa<NodeAttr>(call.getArgs()[0]) ||
+        isQuantizedTensor(call.getOperand(0).getType())) {
+      why = "a reference module takes one float tensor";
+      return failure();
+    }
+    return expandReferenceModule(gb, call, module, referenceTarget, fusedRelu,
+                                 why);
   }
   std::optional<QuantizedModule> kind = quantizedModule(type);
   if (!kind) {
