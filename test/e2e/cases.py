@@ -4201,10 +4201,8 @@ for _name, _model, _inputs, _batches in control_flow.cases():
 # --- quantized engine, outputs in quantization steps (quantized.py).
 
 family("quantized")
-for _name, _model, _inputs, _steps in quantized.cases():
-    add(_name, _model, _inputs, tolerance=Tolerance(
-        0.0, _steps, f"the output counts quantization steps: within "
-        f"{_steps} of the engine's (docs/Quantization.md)"))
+for _name, _model, _inputs, _atol, _why in quantized.cases():
+    add(_name, _model, _inputs, tolerance=Tolerance(0.0, _atol, _why))
 
 # --- Training steps (issue 27.3): make_fx of a function that calls
 # --- torch.autograd.grad is a graph of backward operators (gelu_backward,

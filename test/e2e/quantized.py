@@ -8,8 +8,9 @@ final dequantize makes) is divided by the output's quantization step, so
 the suite's absolute tolerance counts steps: the accuracy contract is one
 step where our f32 computation and the engine's int32 accumulation round a
 value on either side of a half step, and a few more in deep models where
-such a step feeds the next layers. `cases()` yields `(name, make_model,
-inputs, steps)`.
+such a step feeds the next layers. Dynamically quantized models return
+floats: their bound is one step of an input element through the weights.
+`cases()` yields `(name, make_model, inputs, atol, why)`.
 """
 
 import torch
@@ -17,7 +18,7 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
-from torch.ao.quantization import (QConfigMapping,
+from torch.ao.quantization import (QConfigMapping, default_dynamic_qconfig,
                                    get_default_qconfig,
                                    get_default_qconfig_mapping)
 from torch.ao.quantization.quantize_fx import (convert_fx,
@@ -95,7 +96,7 @@ def _in_steps(converted):
     return converted
 
 
-def _quantized(make, inputs, mapping, reference=False):
+def _quantized(make, inputs, mapping, reference=False, in_steps=True):
     """A factory: the float model `make()` prepared with `mapping`,
     calibrated on four seeded random batches like `inputs()`, converted."""
     def build():
@@ -109,7 +110,8 @@ def _quantized(make, inputs, mapping, reference=False):
                 prepared(*(torch.randn(t.shape, generator=generator)
                            for t in example))
         convert = convert_to_reference_fx if reference else convert_fx
-        return _in_steps(convert(prepared)).eval()
+        converted = convert(prepared)
+        return (_in_steps(converted) if in_steps else converted).eval()
     return build
 
 
@@ -117,11 +119,35 @@ def _default():
     return get_default_qconfig_mapping(ENGINE)
 
 
+def _dynamic():
+    return (QConfigMapping().set_object_type(nn.Linear, default_dynamic_qconfig)
+            .set_object_type(nn.ReLU, default_dynamic_qconfig))
+
+
 def _per_tensor():
     return QConfigMapping().set_global(get_default_qconfig("qnnpack"))
 
 
+def _steps(cases):
+    for name, model, inputs, steps in cases:
+        yield (name, model, inputs, float(steps),
+               f"the output counts quantization steps: within {steps} of "
+               f"the engine's (docs/Quantization.md)")
+
+
 def cases():
+    yield from _steps(_static_cases())
+    # Dynamic quantization (the onednn engine's reduce_range): one input
+    # step on one element through a weight row of |w| <= 0.25 * 32.
+    if ENGINE == "onednn":
+        yield ("mlp_dynamic", _quantized(MLP, lambda: (torch.randn(4, 16),),
+                                         _dynamic, in_steps=False),
+               lambda: (torch.randn(4, 16),), 0.05,
+               "one input quantization step on an element, through a weight "
+               "row (docs/Quantization.md)")
+
+
+def _static_cases():
     def image(size):
         return lambda: (torch.randn(1, 3, size, size),)
 

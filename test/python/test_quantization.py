@@ -398,3 +398,53 @@ def test_compile_reference_mode(model_type):
         steps = ((expected - actual).abs() / scale).round()
         assert steps.max() <= 1, steps.max()
         assert (steps == 0).float().mean() >= 0.9
+
+
+def test_compile_dynamic_quantization():
+    """Dynamic quantization (default_dynamic_qconfig): the input's scale
+    and zero point chosen at run time as the onednn/x86 engines choose them
+    (reduce_range), the input quantized, the float linear on the
+    dequantized weight. Equal to the engine's up to an input element whose
+    rounding the int8 kernel breaks the other way: one step of the input
+    times a weight row."""
+    if ENGINE != "onednn":
+        pytest.skip("qnnpack ignores reduce_range")
+    converted, example = _quantize(MLP, CASES["mlp_dynamic"][1]())
+    assert "torch.ao.nn.quantized.dynamic.Linear" in \
+        fx_mlir.import_graph_module(converted, example)
+    compiled = fx_mlir.compile(converted, example)
+    for seed in (5, 6, 7):
+        torch.manual_seed(seed)
+        x = torch.randn(4, 6) * (seed - 4)
+        expected, actual = converted(x), compiled(x)
+        scale, _ = torch._choose_qparams_per_tensor(x, True)
+        bound = 0.0
+        for name in ("fc1", "fc2"):
+            w = converted.get_submodule(name).weight().dequantize()
+            bound = max(bound, float(w.abs().sum(1).max()))
+        # fc1's step through the relu and fc2, at most.
+        assert (expected - actual).abs().max() <= 2 * scale * bound * bound
+
+
+def test_choose_qparams_and_fake_quantize_are_exact():
+    class ChooseQParams(nn.Module):
+        def forward(self, x):
+            qparams = torch._choose_qparams_per_tensor(x, True)
+            scale, zero_point = qparams[0], qparams[1]
+            return scale, zero_point, torch.fake_quantize_per_tensor_affine(
+                x, scale, zero_point, 0, 255)
+
+    gm = torch.fx.symbolic_trace(ChooseQParams())
+    compiled = fx_mlir.compile(gm, (torch.randn(4, 16),))
+    for seed in range(40):
+        torch.manual_seed(seed)
+        # Ranges from 1e-4 (scales under ATen's 6.1e-5 threshold) to 1e2,
+        # around 0, all positive, all negative.
+        x = torch.randn(4, 16) * 10.0 ** (seed % 7 - 4)
+        if seed % 3 == 1:
+            x = x.abs()
+        elif seed % 3 == 2:
+            x = -x.abs()
+        expected, actual = gm(x), compiled(x)
+        assert expected[0] == actual[0] and expected[1] == actual[1]
+        assert torch.equal(expected[2], actual[2])

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Compose.h"
 #include "Lowering.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,6 +24,7 @@
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
+using namespace mlir::fx::lowering::compose;
 
 namespace {
 
@@ -203,10 +205,149 @@ LogicalResult lowerIntRepr(Lowering &l) {
       }));
 }
 
+/// aten::_choose_qparams_per_tensor(Tensor self, bool reduce_range):
+/// (scale, zero_point) for quint8 from the range of `self`, as ATen's
+/// quant_utils::ChooseQuantizationParams computes them (the range widened
+/// to hold 0, the scale in double, 0.1 for a zero or too small one, scales
+/// under 6.1e-5 raised to it with the range scaled along, the zero point
+/// from the end whose error is smaller, nudged into [qmin, qmax]). With
+/// reduce_range the range is [0, 127], as the onednn, x86 and fbgemm
+/// engines compute it (qnnpack ignores reduce_range).
+LogicalResult lowerChooseQParams(Lowering &l) {
+  using P = args::aten::_choose_qparams_per_tensor;
+  Value x = l.tensor(P::self);
+  if (!x)
+    return failure();
+  if (!cast<RankedTensorType>(x.getType()).getElementType().isF32())
+    return l.fail("chooses quantization parameters of float32 tensors only");
+  std::optional<bool> reduceRange = l.isNone(P::reduce_range)
+                                        ? std::optional<bool>(false)
+                                        : l.constBool(P::reduce_range);
+  if (!reduceRange)
+    return l.fail("reduce_range must be a constant");
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  auto extremum = [&](StringRef target) -> Value {
+    Value t =
+        l.lowerCall(target, {ref(l, 0), ints(l, {}), b.getBoolAttr(false)}, {x},
+                    tensorOf(f32));
+    return t ? tensor::ExtractOp::create(b, loc, t, ValueRange{}).getResult()
+             : Value();
+  };
+  Value lo = extremum("aten::amin"), hi = extremum("aten::amax");
+  if (!lo || !hi)
+    return failure();
+  double qmin = 0, qmax = *reduceRange ? 127 : 255;
+  auto cf = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  };
+  auto cd = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  };
+  auto ext = [&](Value v) -> Value {
+    return arith::ExtFOp::create(b, loc, f64, v);
+  };
+  auto cmpf = [&](arith::CmpFPredicate p, Value a, Value c) -> Value {
+    return arith::CmpFOp::create(b, loc, p, a, c);
+  };
+  auto select = [&](Value c, Value a, Value d) -> Value {
+    return arith::SelectOp::create(b, loc, c, a, d);
+  };
+  lo = arith::MinimumFOp::create(b, loc, lo, cf(0));
+  hi = arith::MaximumFOp::create(b, loc, hi, cf(0));
+  Value scale = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, ext(hi), ext(lo)), cd(qmax - qmin));
+  Value scaleF = arith::TruncFOp::create(b, loc, f32, scale);
+  Value inverse = arith::DivFOp::create(b, loc, cf(1), scaleF);
+  Value useDefault = arith::OrIOp::create(
+      b, loc, cmpf(arith::CmpFPredicate::OEQ, scaleF, cf(0)),
+      cmpf(arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, inverse),
+           cf(std::numeric_limits<float>::infinity())));
+  scale = select(useDefault, cd(0.1), scale);
+  // Scales under the threshold are raised to it, the range scaled along.
+  const float threshold = 6.1e-5f;
+  Value small = cmpf(arith::CmpFPredicate::OLT, scale, cd(double(threshold)));
+  Value original = arith::TruncFOp::create(b, loc, f32, scale);
+  Value amplifier = arith::DivFOp::create(b, loc, cf(threshold), original);
+  Value span = cf(threshold * float(qmax - qmin));
+  Value loIsZero = cmpf(arith::CmpFPredicate::OEQ, lo, cf(0));
+  Value hiIsZero = cmpf(arith::CmpFPredicate::OEQ, hi, cf(0));
+  Value loScaled = arith::MulFOp::create(b, loc, lo, amplifier);
+  Value hiScaled = arith::MulFOp::create(b, loc, hi, amplifier);
+  Value newHi = select(loIsZero, span, select(hiIsZero, hi, hiScaled));
+  Value newLo =
+      select(loIsZero, lo,
+             select(hiIsZero, arith::NegFOp::create(b, loc, span), loScaled));
+  lo = select(small, newLo, lo);
+  hi = select(small, newHi, hi);
+  scale = select(small, cd(double(threshold)), scale);
+  // The zero point, from the end that loses less.
+  Value loSteps = arith::DivFOp::create(b, loc, ext(lo), scale);
+  Value hiSteps = arith::DivFOp::create(b, loc, ext(hi), scale);
+  Value fromMin = arith::SubFOp::create(b, loc, cd(qmin), loSteps);
+  Value fromMax = arith::SubFOp::create(b, loc, cd(qmax), hiSteps);
+  Value minError = arith::SubFOp::create(b, loc, cd(std::abs(qmin)),
+                                         math::AbsFOp::create(b, loc, loSteps));
+  Value maxError = arith::SubFOp::create(b, loc, cd(std::abs(qmax)),
+                                         math::AbsFOp::create(b, loc, hiSteps));
+  Value initial = select(cmpf(arith::CmpFPredicate::OLT, minError, maxError),
+                         fromMin, fromMax);
+  Value nudged =
+      select(cmpf(arith::CmpFPredicate::OLT, initial, cd(qmin)), cd(qmin),
+             select(cmpf(arith::CmpFPredicate::OGT, initial, cd(qmax)),
+                    cd(qmax), math::RoundEvenOp::create(b, loc, initial)));
+  Value zeroPoint = arith::FPToSIOp::create(b, loc, b.getI64Type(), nudged);
+  return l.replaceTuple({scale, zeroPoint});
+}
+
+/// aten::fake_quantize_per_tensor_affine(Tensor self, float scale,
+/// int zero_point, int quant_min, int quant_max): `self` quantized and
+/// dequantized, (clamp(zero_point + nearbyint(x * (1.0f / scale)),
+/// quant_min, quant_max) - zero_point) * scale, in f32 as ATen's kernel;
+/// scale and zero point constants or values (computed at run time).
+LogicalResult lowerFakeQuantize(Lowering &l) {
+  using P = args::aten::fake_quantize_per_tensor_affine;
+  Value x = l.tensor(P::self);
+  if (!x)
+    return failure();
+  if (!cast<RankedTensorType>(x.getType()).getElementType().isF32())
+    return l.fail("fake-quantizes float32 tensors only");
+  std::optional<int64_t> qmin = l.constInt(P::quant_min);
+  std::optional<int64_t> qmax = l.constInt(P::quant_max);
+  if (!qmin || !qmax || *qmin > *qmax)
+    return l.fail("quant_min and quant_max must be constants, in order");
+  Type f32 = l.b.getF32Type();
+  Value scale = l.scalar(l.arg(P::scale), f32);
+  Value zeroPoint = l.scalar(l.arg(P::zero_point), f32);
+  if (!scale || !zeroPoint)
+    return l.fail("needs a scale and a zero point");
+  Value inverse = arith::DivFOp::create(
+      l.b, l.loc, arith::ConstantOp::create(l.b, l.loc, l.b.getF32FloatAttr(1)),
+      scale);
+  float lo = float(*qmin), hi = float(*qmax);
+  return l.replace(mapElements(
+      l.b, l.loc, x, f32, [&](OpBuilder &b, Location loc, Value v) -> Value {
+        Value q = math::RoundEvenOp::create(
+            b, loc, arith::MulFOp::create(b, loc, v, inverse));
+        q = arith::AddFOp::create(b, loc, q, zeroPoint);
+        q = arith::MinimumFOp::create(
+            b, loc,
+            arith::MaximumFOp::create(
+                b, loc, q,
+                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(lo))),
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));
+        return arith::MulFOp::create(
+            b, loc, arith::SubFOp::create(b, loc, q, zeroPoint), scale);
+      }));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addQuantizeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::quantize_per_tensor"}, lowerQuantizePerTensor);
   addLowering(t, {"aten::dequantize.self"}, lowerDequantize);
   addLowering(t, {"aten::int_repr"}, lowerIntRepr);
+  addLowering(t, {"aten::_choose_qparams_per_tensor"}, lowerChooseQParams);
+  addLowering(t, {"aten::fake_quantize_per_tensor_affine"}, lowerFakeQuantize);
 }

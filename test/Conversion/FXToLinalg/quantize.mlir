@@ -1,4 +1,4 @@
-// RUN: fx-opt %s --convert-fx-to-linalg | FileCheck %s
+// RUN: fx-opt %s -split-input-file --convert-fx-to-linalg | FileCheck %s
 //
 // Quantized tensors are computed as their storage integers (i8 for quint8
 // and qint8). quantize_per_tensor: clamp(zero_point + roundeven(x *
@@ -51,3 +51,37 @@ fx.graph_module @Quantize {
     }
   }
 #-}
+
+// -----
+
+// Dynamic quantization: the scale (f64) and zero point (i64) chosen from
+// the input's range (amin, amax; widened to hold 0; reduce_range: 127
+// steps), then the input quantized and dequantized with them at run time.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<4x16xf32>)
+// CHECK-DAG: arith.constant 1.270000e+02 : f64
+// CHECK-DAG: arith.constant 1.000000e-01 : f64
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+// CHECK: arith.minimumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: arith.extf {{.*}} : f32 to f64
+// CHECK: arith.divf {{.*}} : f64
+// CHECK: math.roundeven {{.*}} : f64
+// CHECK: arith.fptosi {{.*}} : f64 to i64
+// CHECK: arith.truncf {{.*}} : f64 to f32
+// CHECK: arith.sitofp {{.*}} : i64 to f32
+// CHECK: linalg.generic
+// CHECK:   math.roundeven {{.*}} : f32
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+fx.graph_module @Dynamic {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4x16xf32>
+    %qp = fx.call_function "aten::_choose_qparams_per_tensor"(%x, True) : (tensor<4x16xf32>) -> tuple<f64, i64>
+    %s = fx.call_function "operator.getitem"(%qp, 0) : (tuple<f64, i64>) -> f64
+    %z = fx.call_function "operator.getitem"(%qp, 1) : (tuple<f64, i64>) -> i64
+    %fq = fx.call_function "aten::fake_quantize_per_tensor_affine"(%x, %s, %z, 0, 255) : (tensor<4x16xf32>, f64, i64) -> tensor<4x16xf32>
+    fx.output %fq : tensor<4x16xf32>
+  }
+}

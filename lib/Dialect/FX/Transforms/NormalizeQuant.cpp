@@ -389,6 +389,84 @@ LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
   return success();
 }
 
+/// A dynamically quantized linear (torch.ao.nn.quantized.dynamic.Linear,
+/// and LinearReLU of torch.ao.nn.intrinsic.quantized.dynamic, `relu`) in
+/// reference form: its float input's scale and zero point chosen from
+/// the input's range at run time (aten::_choose_qparams_per_tensor with
+/// reduce_range, as the module asks), the input quantized and dequantized
+/// with them, the float linear on the dequantized weight.
+LogicalResult expandDynamicLinear(GraphBuilder &gb, CallModuleOp call,
+                                  SubmoduleOp module, bool relu,
+                                  std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  auto graphModule = call->getParentOfType<GraphModuleOp>();
+  std::string path = module.getSymName().str();
+  if (call.getNumOperands() != 1 || call.getArgs().size() != 1 ||
+      !isa<NodeAttr>(call.getArgs()[0])) {
+    why = "a dynamic quantized linear takes one float tensor";
+    return failure();
+  }
+  auto dtype = dyn_cast_or_null<DTypeAttr>(module.getHparams().lookup("dtype"));
+  if (dtype && dtype.getName() != "qint8") {
+    why = ("weights of torch." + dtype.getName() + " are not supported").str();
+    return failure();
+  }
+  if (!lookupState(graphModule, path + ".weight")) {
+    why = "its weight '" + path + ".weight' is not module state";
+    return failure();
+  }
+  Value x = call.getOperand(0);
+  auto floatType = dyn_cast<RankedTensorType>(x.getType());
+  if (!floatType || !floatType.getElementType().isF32()) {
+    why = "its input must be a float32 tensor";
+    return failure();
+  }
+  std::string name = call.getNodeName().str();
+  Type f64 = Float64Type::get(ctx), i64 = IntegerType::get(ctx, 64);
+  auto ref = [&](unsigned i) { return NodeAttr::get(ctx, i); };
+  Value qparams = gb.call(call, gb.uniqueName(name + "_qparams"),
+                          "aten::_choose_qparams_per_tensor",
+                          {ref(0), BoolAttr::get(ctx, true)}, {}, {}, {x},
+                          TupleType::get(ctx, {f64, i64}))
+                      .getResult();
+  auto item = [&](int64_t i, Type type, StringRef suffix) {
+    return gb
+        .call(call, gb.uniqueName((name + suffix).str()), "operator.getitem",
+              {ref(0), IntegerAttr::get(i64, i)}, {}, {}, {qparams}, type)
+        .getResult();
+  };
+  Value scale = item(0, f64, "_scale");
+  Value zeroPoint = item(1, i64, "_zero_point");
+  SmallVector<Value> inputs = {x, scale, zeroPoint};
+  Value xf = gb.call(call, gb.uniqueName(name + "_input"),
+                     "aten::fake_quantize_per_tensor_affine",
+                     {ref(0), ref(1), ref(2), IntegerAttr::get(i64, 0),
+                      IntegerAttr::get(i64, 255)},
+                     {}, {}, inputs, floatType)
+                 .getResult();
+  Value w = gb.readState(path + ".weight", call);
+  if (!isQuantizedTensor(w.getType())) {
+    why = "its weight is not a quantized tensor";
+    return failure();
+  }
+  SmallVector<Value> values = {xf, dequantize(gb, call, w, name + "_weight")};
+  Attribute bias = NoneAttr::get(ctx);
+  if (lookupState(graphModule, path + ".bias")) {
+    values.push_back(gb.readState(path + ".bias", call));
+    bias = ref(2);
+  }
+  Value y =
+      floatCall(gb, call, name + "_float", "aten::linear",
+                {ref(0), ref(1), bias}, values, call.getResult().getType());
+  if (relu)
+    y = floatCall(gb, call, name + "_relu", "aten::relu", {ref(0)}, {y},
+                  y.getType());
+  call.getResult().replaceAllUsesWith(y);
+  gb.erase(call);
+  setNodeName(y.getDefiningOp(), name);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
@@ -460,6 +538,9 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
     return expandReferenceModule(gb, call, module, referenceTarget, fusedRelu,
                                  why);
   }
+  if (type == "torch.ao.nn.quantized.dynamic.Linear" ||
+      type == "torch.ao.nn.intrinsic.quantized.dynamic.LinearReLU")
+    return expandDynamicLinear(gb, call, module, type.ends_with("ReLU"), why);
   std::optional<QuantizedModule> kind = quantizedModule(type);
   if (!kind) {
     if (type.starts_with("torch.ao.nn.quantized.") ||
