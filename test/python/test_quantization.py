@@ -448,3 +448,22 @@ def test_choose_qparams_and_fake_quantize_are_exact():
         expected, actual = gm(x), compiled(x)
         assert expected[0] == actual[0] and expected[1] == actual[1]
         assert torch.equal(expected[2], actual[2])
+
+
+def test_compile_traced_quantized_model(tmp_path):
+    """A converted model traced and saved (.pt): its quantized modules'
+    packed params unpacked by the TorchScript importer, compiled, against
+    the loaded archive on the quantized engine."""
+    import warnings
+    converted, example = _quantize(ConvNet, get_default_qconfig_mapping(ENGINE))
+    path = tmp_path / "quantized.pt"
+    torch.jit.trace(converted, example).save(str(path))
+    loaded = torch.jit.load(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = fx_mlir.compile(loaded, example)
+    scale = _output_scale(converted)
+    for seed in (5, 6):
+        inputs = _inputs(ConvNet(), seed)
+        steps = ((loaded(*inputs) - compiled(*inputs)).abs() / scale).round()
+        assert steps.max() <= 1, steps.max()

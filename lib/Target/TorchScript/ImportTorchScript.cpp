@@ -436,6 +436,9 @@ std::string pythonTypeName(const torch::jit::Module &module) {
     if (atom != "__torch__" &&
         !llvm::StringRef(atom).starts_with("___torch_mangle"))
       parts.push_back(atom);
+  std::string quantized = quantizedModuleTypeName(parts);
+  if (!quantized.empty())
+    return quantized;
   // Classes torch.nn exports by their short name (not, e.g., the
   // NonDynamicallyQuantizableLinear of nn.MultiheadAttention).
   if (parts.size() >= 4 && parts[0] == "torch" && parts[1] == "nn" &&
@@ -561,7 +564,9 @@ Type Importer::typeOf(const c10::TypePtr &type) {
 Type Importer::typeOf(const c10::IValue &value) {
   if (value.isTensor()) {
     const at::Tensor &tensor = value.toTensor();
-    Type element = elementType(ctx, tensor.scalar_type());
+    Type element = tensor.is_quantized()
+                       ? quantizedElementType(ctx, tensor)
+                       : elementType(ctx, tensor.scalar_type());
     if (!element)
       return AnyType::get(ctx);
     return RankedTensorType::get(tensor.sizes().vec(), element);
@@ -692,7 +697,14 @@ FxValue Importer::constantOf(const c10::IValue &value,
   if (value.isInt()) {
     int64_t v = value.toInt();
     if (realType && realType->kind() == c10::TypeKind::ScalarTypeType) {
-      llvm::StringRef name = dtypeName(static_cast<c10::ScalarType>(v));
+      auto scalarType = static_cast<c10::ScalarType>(v);
+      llvm::StringRef name = dtypeName(scalarType);
+      if (scalarType == c10::ScalarType::QUInt8)
+        name = "quint8";
+      else if (scalarType == c10::ScalarType::QInt8)
+        name = "qint8";
+      else if (scalarType == c10::ScalarType::QInt32)
+        name = "qint32";
       if (!name.empty())
         return FxValue::ofConstant(DTypeAttr::get(ctx, name));
     }
@@ -1057,7 +1069,8 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
     return;
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(forwardGraph);
-  Type element = elementType(ctx, tensor.scalar_type());
+  Type element = tensor.is_quantized() ? quantizedElementType(ctx, tensor)
+                                       : elementType(ctx, tensor.scalar_type());
   if (!element)
     fail(nullptr, "state '" + path + "' has dtype " +
                       std::string(c10::toString(tensor.scalar_type())) +
@@ -1113,7 +1126,10 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
                     FlatSymbolRefAttr::get(ctx, first->second));
   } else {
     firstNameOfTensor[impl] = path;
-    at::Tensor contiguous = tensor.detach().contiguous();
+    // A quantized tensor's blob holds its storage integers.
+    at::Tensor contiguous = (tensor.is_quantized() ? tensor.int_repr() : tensor)
+                                .detach()
+                                .contiguous();
     // A tensor of no elements may have no storage (a null data pointer,
     // which memcpy must not be given even for 0 bytes).
     static const char none = 0;
@@ -1165,11 +1181,16 @@ void Importer::declareModule(const std::string &path,
         continue;
       add(name, module._ivalue()->getSlot(i));
     }
+    if (isQuantizedModuleType(pythonTypeName(module)))
+      declareQuantizedModule(path, module, add);
     SubmoduleOp::create(
         builder, getNodeLoc(ctx, path, path, sourceLoc(nullptr)), path,
         pythonTypeName(module), DictAttr::get(ctx, keys, hparams),
         module.is_training());
   }
+  // A quantized module's children hold its packed params: unpacked above.
+  if (isQuantizedModuleType(pythonTypeName(module)))
+    return;
   // Its own state and submodules, as a leaf module owns them.
   for (const auto &p : module.named_parameters(/*recurse=*/false))
     declareState(join(path, p.name), p.value, StateKind::Parameter);
@@ -1196,6 +1217,9 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
     return true;
   if (named(options.inlineTypes))
     return false;
+  // Quantized modules run packed weights FX cannot hold: leaves.
+  if (isQuantizedModuleType(type))
+    return true;
   // torch.fx's default: torch.nn modules are leaves, except containers.
   static const char *containers[] = {"Sequential", "ModuleList", "ModuleDict",
                                      "Module"};

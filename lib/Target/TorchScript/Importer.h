@@ -104,6 +104,18 @@ std::string join(llvm::StringRef prefix, llvm::StringRef name);
 /// `torch.nn.Conv2d`; `__torch__.Block` -> `Block`.
 std::string pythonTypeName(const torch::jit::Module &module);
 
+// --- Quantized models (ImportQuantized.cpp) ----------------------------------
+
+/// The `!quant.uniform` element type of a quantized tensor (quint8, qint8,
+/// qint32; per tensor or per channel); null for any other tensor.
+Type quantizedElementType(MLIRContext *ctx, const at::Tensor &tensor);
+/// The public name of a quantized module's class from its TorchScript
+/// name's atoms (`torch.ao.nn.quantized.modules.conv.Conv2d` ->
+/// `torch.ao.nn.quantized.Conv2d`); "" for other classes.
+std::string quantizedModuleTypeName(llvm::ArrayRef<std::string> parts);
+/// Whether `type` (a public name) is a quantized module's.
+bool isQuantizedModuleType(llvm::StringRef type);
+
 llvm::StringRef className(llvm::StringRef qualified);
 
 /// FX's dtype names for c10 scalar types (DTypes.def); "" for the others.
@@ -174,6 +186,12 @@ private:
   void declareState(const std::string &path, const at::Tensor &tensor,
                     StateKind kind);
   void declareModule(const std::string &path, const torch::jit::Module &module);
+  /// A quantized module's hyperparameters beyond its attributes (passed to
+  /// `add`) and its weight and bias, unpacked from its packed params
+  /// (ImportQuantized.cpp).
+  void declareQuantizedModule(
+      const std::string &path, const torch::jit::Module &module,
+      llvm::function_ref<void(const std::string &, const c10::IValue &)> add);
 
   MLIRContext *ctx;
   OpBuilder builder;

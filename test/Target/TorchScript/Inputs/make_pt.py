@@ -227,3 +227,31 @@ if not WHICH or "bad" in WHICH:
             if item.filename.endswith("/constants.pkl"):
                 payload = b"\x80\x02)r\xff\xff\xff\x7f."
             zout.writestr(item, payload)
+
+
+class QuantizedNet(nn.Module):
+    """Made quantized by FX graph-mode quantization, then traced: quantized
+    conv (per-channel weights) and linear modules whose weights are packed
+    params, quantize_per_tensor with tensor qparams, quantized::add."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4 * 6 * 6, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.fc(torch.flatten(y + y, 1))
+
+
+if not WHICH or "quantized" in WHICH:
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    engine = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
+              else "qnnpack")
+    torch.backends.quantized.engine = engine
+    example = torch.randn(1, 3, 8, 8)
+    prepared = prepare_fx(QuantizedNet().eval(),
+                          get_default_qconfig_mapping(engine), (example,))
+    prepared(example)
+    save("quantized", trace(convert_fx(prepared), example))

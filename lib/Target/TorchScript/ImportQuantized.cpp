@@ -1,0 +1,173 @@
+//===- ImportQuantized.cpp - Quantized tensors and modules in .pt archives ===//
+//
+// A traced model from FX graph-mode quantization holds quantized tensors
+// (typed here with the quant dialect's `!quant.uniform` elements, as the
+// Python importer types them) and quantized modules whose weights are
+// packed-params objects (`Conv2dPackedParamsBase`, `LinearPackedParamsBase`)
+// FX cannot represent. A quantized module is imported as the Python
+// importer imports it: a leaf `call_module` of its public type
+// (`torch.ao.nn.quantized.Conv2d`), its hyperparameters (its attributes; for
+// modules that keep none once traced, the output scale and zero point its
+// forward passes to the quantized operator) and its weight and bias
+// unpacked (`quantized::conv2d_unpack`, `quantized::linear_unpack`) as
+// `<path>.weight` and `<path>.bias`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+namespace mlir::fx::torchscript {
+
+Type quantizedElementType(MLIRContext *ctx, const at::Tensor &tensor) {
+  if (!tensor.is_quantized())
+    return Type();
+  unsigned width;
+  bool isSigned;
+  switch (tensor.scalar_type()) {
+  case c10::ScalarType::QUInt8:
+    width = 8, isSigned = false;
+    break;
+  case c10::ScalarType::QInt8:
+    width = 8, isSigned = true;
+    break;
+  case c10::ScalarType::QInt32:
+    width = 32, isSigned = true;
+    break;
+  default:
+    return Type();
+  }
+  int64_t lo = isSigned ? -(int64_t(1) << (width - 1)) : 0;
+  int64_t hi =
+      isSigned ? (int64_t(1) << (width - 1)) - 1 : (int64_t(1) << width) - 1;
+  unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
+  Type storage = IntegerType::get(ctx, width);
+  Type f32 = Float32Type::get(ctx);
+  if (tensor.qscheme() == at::kPerTensorAffine)
+    return quant::UniformQuantizedType::get(
+        flags, storage, f32, tensor.q_scale(), tensor.q_zero_point(), lo, hi);
+  if (tensor.qscheme() != at::kPerChannelAffine)
+    return Type();
+  at::Tensor scales =
+      tensor.q_per_channel_scales().to(at::kDouble).contiguous();
+  at::Tensor zeroPoints =
+      tensor.q_per_channel_zero_points().to(at::kLong).contiguous();
+  SmallVector<double> scaleValues(scales.data_ptr<double>(),
+                                  scales.data_ptr<double>() + scales.numel());
+  SmallVector<int64_t> zeroPointValues(zeroPoints.data_ptr<int64_t>(),
+                                       zeroPoints.data_ptr<int64_t>() +
+                                           zeroPoints.numel());
+  return quant::UniformQuantizedPerAxisType::get(
+      flags, storage, f32, scaleValues, zeroPointValues,
+      int32_t(tensor.q_per_channel_axis()), lo, hi);
+}
+
+std::string quantizedModuleTypeName(llvm::ArrayRef<std::string> parts) {
+  // `torch.ao.nn.quantized.modules.conv.Conv2d` -> its package without
+  // `.modules.<file>` (`torch.ao.nn.quantized.Conv2d`); PyTorch 1.13's
+  // `torch.nn.intrinsic.quantized` is spelled by its newer home,
+  // `torch.ao.nn.intrinsic.quantized`, as the Python importer spells it.
+  auto modules = llvm::find(parts, "modules");
+  if (modules == parts.end() || parts.end() - modules != 3)
+    return "";
+  std::vector<std::string> package(parts.begin(), modules);
+  if (package.size() >= 3 && package[0] == "torch" && package[1] == "nn" &&
+      package[2] == "intrinsic")
+    package.insert(package.begin() + 1, "ao");
+  std::string joined = llvm::join(package, ".");
+  llvm::StringRef name = joined;
+  if (!name.starts_with("torch.ao.nn.quantized") &&
+      !name.starts_with("torch.ao.nn.intrinsic.quantized"))
+    return "";
+  return joined + "." + parts.back();
+}
+
+bool isQuantizedModuleType(llvm::StringRef type) {
+  return type.starts_with("torch.ao.nn.quantized.") ||
+         type.starts_with("torch.ao.nn.intrinsic.quantized.");
+}
+
+/// The packed-params object of a quantized module (its `_packed_params`
+/// attribute, or its LinearPackedParams child's), or None.
+static c10::IValue packedParams(const torch::jit::Module &module) {
+  if (!module.hasattr("_packed_params"))
+    return c10::IValue();
+  c10::IValue packed = module.attr("_packed_params");
+  if (packed.isModule()) {
+    torch::jit::Module child = packed.toModule();
+    return child.hasattr("_packed_params") ? child.attr("_packed_params")
+                                           : c10::IValue();
+  }
+  return packed;
+}
+
+void Importer::declareQuantizedModule(
+    const std::string &path, const torch::jit::Module &module,
+    llvm::function_ref<void(const std::string &, const c10::IValue &)> add) {
+  // The output scale and zero point of a module that keeps none (a traced
+  // quantized Linear): the constants its forward passes to its operator.
+  if (!module.hasattr("scale")) {
+    if (auto method = module.find_method("forward")) {
+      for (torch::jit::Node *node : method->graph()->nodes()) {
+        if (llvm::StringRef(node->kind().toQualString())
+                .starts_with("quantized::") &&
+            node->inputs().size() == 4) {
+          auto scale = torch::jit::toIValue(node->input(2));
+          auto zeroPoint = torch::jit::toIValue(node->input(3));
+          if (scale && zeroPoint && scale->isDouble() && zeroPoint->isInt()) {
+            add("scale", *scale);
+            add("zero_point", *zeroPoint);
+          }
+          break;
+        }
+      }
+    }
+  }
+  c10::IValue packed = packedParams(module);
+  if (!packed.isObject())
+    return;
+  std::string className = packed.toObjectRef().type()->name()
+                              ? packed.toObjectRef().type()->name()->name()
+                              : "";
+  std::string unpack;
+  if (className == "LinearPackedParamsBase")
+    unpack = "quantized::linear_unpack";
+  else if (className == "Conv2dPackedParamsBase")
+    unpack = llvm::StringRef(pythonTypeName(module)).ends_with("1d")
+                 ? "quantized::conv1d_unpack"
+                 : "quantized::conv2d_unpack";
+  else if (className == "Conv3dPackedParamsBase")
+    unpack = "quantized::conv3d_unpack";
+  else
+    fail(nullptr, "module '" + path + "' holds packed params of class " +
+                      className + ", which cannot be unpacked");
+  std::vector<c10::IValue> stack{packed};
+  try {
+    c10::Dispatcher::singleton()
+        .findSchemaOrThrow(unpack.c_str(), "")
+        .callBoxed(&stack);
+  } catch (const std::exception &e) {
+    fail(nullptr, "module '" + path + "': cannot unpack its weights (" +
+                      unpack + "): " + e.what());
+  }
+  // The operator's two results, (weight, bias), on the stack.
+  if (stack.size() != 2 || !stack[0].isTensor() ||
+      !stack[0].toTensor().is_quantized())
+    fail(nullptr,
+         "module '" + path + "': " + unpack + " did not give (weight, bias)");
+  const std::vector<c10::IValue> &unpacked = stack;
+  at::Tensor weight = unpacked[0].toTensor();
+  add("bias", c10::IValue(!unpacked[1].isNone()));
+  declareState(join(path, "weight"), weight, StateKind::Parameter);
+  if (unpacked[1].isTensor())
+    declareState(join(path, "bias"), unpacked[1].toTensor(),
+                 StateKind::Parameter);
+}
+
+} // namespace mlir::fx::torchscript
