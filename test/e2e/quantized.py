@@ -77,20 +77,60 @@ class ConvBlocks(nn.Module):
         return self.fc(torch.flatten(y, 1))
 
 
-def _in_steps(converted):
+class Attention(nn.Module):
+    """Quantized matmuls, softmax and layer norm (quantized.LayerNorm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(16, 16)
+        self.k = nn.Linear(16, 16)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x):
+        a = torch.softmax(self.q(x) @ self.k(x).transpose(1, 2), -1)
+        return self.norm(a @ x)
+
+
+class Activations(nn.Module):
+    """Functional hardswish and leaky_relu on quantized tensors
+    (torch.ops.quantized.*), a depthwise conv, sigmoid, adaptive average
+    pooling, a mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.depthwise = nn.Conv2d(8, 8, 3, groups=8)
+
+    def forward(self, x):
+        y = F.hardswish(self.bn(self.conv(x)))
+        y = F.adaptive_avg_pool2d(self.depthwise(y), 2) + \
+            torch.sigmoid(y[:, :, :2, :2])
+        return torch.mean(F.leaky_relu(y), dim=(2, 3))
+
+
+def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
-    step (the scale of the quantized tensor the final dequantize reads)."""
+    step: the scale of the quantized tensor the final dequantize reads, in
+    a run on `example`."""
     graph = converted.graph
     output = next(n for n in graph.nodes if n.op == "output")
     final = output.args[0]
     assert final.op == "call_method" and final.target == "dequantize"
     source = final.args[0]
-    if source.op == "call_module":
-        scale = converted.get_submodule(source.target).scale
-    else:  # a quantize_per_tensor reading its scale with get_attr
-        scale = float(getattr(converted, source.args[1].target))
+    seen = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, node):
+            result = super().run_node(node)
+            if node is source:
+                seen["scale"] = result.q_scale()
+            return result
+
+    with torch.no_grad():
+        Recorder(converted).run(*example)
     with graph.inserting_before(output):
-        steps = graph.call_function(torch.div, (final, float(scale)))
+        steps = graph.call_function(torch.div, (final, seen["scale"]))
     output.args = (steps,)
     converted.recompile()
     return converted
@@ -111,7 +151,8 @@ def _quantized(make, inputs, mapping, reference=False, in_steps=True):
                            for t in example))
         convert = convert_to_reference_fx if reference else convert_fx
         converted = convert(prepared)
-        return (_in_steps(converted) if in_steps else converted).eval()
+        return (_in_steps(converted, example) if in_steps
+                else converted).eval()
     return build
 
 
@@ -163,6 +204,11 @@ def _static_cases():
            _quantized(ConvBlocks, image(16), _per_tensor), image(16), 1)
     yield ("add_mul_cat", _quantized(AddCat, image(12), _default),
            image(12), 1)
+    yield ("attention", _quantized(Attention, lambda: (torch.randn(2, 5, 16),),
+                                   _default),
+           lambda: (torch.randn(2, 5, 16),), 1)
+    yield ("activations", _quantized(Activations, image(10), _default),
+           image(10), 1)
     yield ("conv_blocks_reference",
            _quantized(ConvBlocks, image(16), _default, reference=True),
            image(16), 1)

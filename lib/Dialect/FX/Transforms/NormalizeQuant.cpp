@@ -28,10 +28,12 @@
 #include "NormalizeSpecial.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/Registry/Registry.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <array>
 #include <cmath>
 
 using namespace mlir;
@@ -155,6 +157,12 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
             QuantizedModule{"aten::leaky_relu", false, false})
       .Case("torch.ao.nn.quantized.ELU",
             QuantizedModule{"aten::elu", false, false})
+      .Case("torch.ao.nn.quantized.BatchNorm2d",
+            QuantizedModule{"aten::batch_norm", false, false})
+      .Case("torch.ao.nn.quantized.BatchNorm3d",
+            QuantizedModule{"aten::batch_norm", false, false})
+      .Case("torch.ao.nn.quantized.LayerNorm",
+            QuantizedModule{"aten::layer_norm", false, false})
       .Case("torch.ao.nn.quantized.Quantize", QuantizedModule{"", false, false})
       .Case("torch.ao.nn.quantized.DeQuantize",
             QuantizedModule{"", false, false})
@@ -242,8 +250,42 @@ LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
     if (kind.floatTarget == "aten::elu")
       args.push_back(
           hparam("alpha", FloatAttr::get(Float64Type::get(ctx), 1.0)));
-    result = floatCall(gb, call, name + "_float", kind.floatTarget, args, {xf},
-                       floatType);
+    SmallVector<Value> values = {xf};
+    // Normalization layers read their float state (weight, bias, running
+    // statistics; None where the module has none).
+    auto stateArg = [&](StringRef field) -> Attribute {
+      std::string path = (module.getSymName() + "." + field).str();
+      if (!lookupState(call->getParentOfType<GraphModuleOp>(), path))
+        return NoneAttr::get(ctx);
+      values.push_back(gb.readState(path, call));
+      return ref(values.size() - 1);
+    };
+    Attribute eps = hparam("eps", FloatAttr::get(Float64Type::get(ctx), 1e-5));
+    if (kind.floatTarget == "aten::batch_norm") {
+      for (StringRef field : {"weight", "bias", "running_mean", "running_var"})
+        args.push_back(stateArg(field));
+      if (isa<NoneAttr>(args[3]) || isa<NoneAttr>(args[4])) {
+        why = "a quantized batch norm needs its running statistics";
+        return failure();
+      }
+      args.append(
+          {BoolAttr::get(ctx, false),
+           hparam("momentum", FloatAttr::get(Float64Type::get(ctx), 0.1)), eps,
+           BoolAttr::get(ctx, false)});
+    }
+    if (kind.floatTarget == "aten::layer_norm") {
+      Attribute shape = hp.lookup("normalized_shape");
+      if (!shape) {
+        why = "its hyperparameter 'normalized_shape' is missing";
+        return failure();
+      }
+      args.push_back(shape);
+      args.push_back(stateArg("weight"));
+      args.push_back(stateArg("bias"));
+      args.append({eps, BoolAttr::get(ctx, false)});
+    }
+    result = floatCall(gb, call, name + "_float", kind.floatTarget, args,
+                       values, floatType);
   }
   return finish(gb, call, result, kind.relu, why);
 }
@@ -467,6 +509,55 @@ LogicalResult expandDynamicLinear(GraphBuilder &gb, CallModuleOp call,
   return success();
 }
 
+/// A `torch.ops.quantized` function as its float operator: the first
+/// `kept` args carried over (its output scale and zero point, after them,
+/// are the result type's), then the float operator's remaining args.
+struct QuantizedFunction {
+  StringRef name, target;
+  /// The names of the kept parameters (LibTorch's schema), for keywords.
+  std::array<StringRef, 5> params;
+  unsigned kept;
+  bool relu = false, alphaOne = false, trailingNone = false,
+       trailingFalse = false;
+};
+
+const QuantizedFunction *quantizedFunction(StringRef name) {
+  static const QuantizedFunction table[] = {
+      {"add", "aten::add.Tensor", {"qa", "qb"}, 2, false, true},
+      {"add_relu", "aten::add.Tensor", {"qa", "qb"}, 2, true, true},
+      {"mul", "aten::mul.Tensor", {"qa", "qb"}, 2},
+      {"mul_relu", "aten::mul.Tensor", {"qa", "qb"}, 2, true},
+      {"matmul", "aten::matmul", {"qa", "qb"}, 2},
+      {"cat", "aten::cat", {"qx", "dim"}, 2},
+      {"hardswish", "aten::hardswish", {"input"}, 1},
+      {"sigmoid", "aten::sigmoid", {"qx"}, 1},
+      {"leaky_relu", "aten::leaky_relu", {"qx", "negative_slope"}, 2},
+      {"threshold", "aten::threshold", {"qx", "threshold", "value"}, 3},
+      {"softmax", "aten::softmax.int", {"qx", "dim"}, 2, false, false, true},
+      {"layer_norm",
+       "aten::layer_norm",
+       {"input", "normalized_shape", "weight", "bias", "eps"},
+       5,
+       false,
+       false,
+       false,
+       true},
+      {"group_norm",
+       "aten::group_norm",
+       {"input", "num_groups", "weight", "bias", "eps"},
+       5,
+       false,
+       false,
+       false,
+       true},
+  };
+
+  for (const QuantizedFunction &f : table)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
 } // namespace
 
 LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
@@ -479,13 +570,10 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
   if (!module)
     return failure();
   StringRef type = module.getModuleType();
-  // Quantized dropout outside training passes its input on.
+  // Quantized dropout passes its input on.
   if (type == "torch.ao.nn.quantized.Dropout" && call.getNumOperands() == 1 &&
       call.getArgs().size() == 1 && isa<NodeAttr>(call.getArgs()[0])) {
-    if (module.getTraining()) {
-      why = "quantized dropout in training mode is not supported";
-      return failure();
-    }
+    // Its forward returns its input, in training mode too.
     call.getResult().replaceAllUsesWith(call.getOperand(0));
     gb.erase(call);
     return success();
@@ -523,6 +611,31 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
             .Case("torch.ao.nn.quantized.reference.Conv2d", "aten::conv2d")
             .Case("torch.ao.nn.quantized.reference.Conv3d", "aten::conv3d")
             .Default("");
+    // A float fused module (a model quantized dynamically keeps its convs
+    // float): its float module, bound by the registry, then the ReLU.
+    if (referenceTarget.empty() && type.starts_with("torch.nn.") &&
+        call.getNumOperands() == 1 && call.getArgs().size() == 1) {
+      std::string name = call.getNodeName().str();
+      OpBuilder b(call);
+      auto inner = CallModuleOp::create(
+          b, call.getLoc(), call.getResult().getType(),
+          gb.uniqueName(name + "_float"), module.getSymName(), call.getArgs(),
+          call.getKwargs(), call->getOperands());
+      std::unique_ptr<BoundCall> bound = TargetRegistry::get().bind(inner, why);
+      if (!bound) {
+        inner.erase();
+        return failure();
+      }
+      Value floatResult = gb.emit(inner, *bound).getResult();
+      inner.erase();
+      Value relu = floatCall(gb, call, name + "_relu", "aten::relu",
+                             {NodeAttr::get(gb.getContext(), 0)}, {floatResult},
+                             floatResult.getType());
+      call.getResult().replaceAllUsesWith(relu);
+      gb.erase(call);
+      setNodeName(relu.getDefiningOp(), name);
+      return success();
+    }
     if (referenceTarget.empty()) {
       why = "this fused module is not supported";
       return failure();
@@ -580,19 +693,34 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
     quantizedOp.consume_back(".default");
   else if (!quantizedOp.consume_front("quantized::"))
     quantizedOp = "";
-  std::optional<std::pair<StringRef, bool>> floatOp =
-      llvm::StringSwitch<std::optional<std::pair<StringRef, bool>>>(quantizedOp)
-          .Case("add", {{"aten::add.Tensor", false}})
-          .Case("add_relu", {{"aten::add.Tensor", true}})
-          .Case("mul", {{"aten::mul.Tensor", false}})
-          .Case("mul_relu", {{"aten::mul.Tensor", true}})
-          .Case("cat", {{"aten::cat", false}})
-          .Default(std::nullopt);
+  const QuantizedFunction *floatOp = quantizedFunction(quantizedOp);
   if (!floatOp && !target.contains("::"))
     return failure(); // not canonical: the lowering reports it
-  if (floatOp && (call.getArgs().size() < 2 || !call.getKwargs().empty())) {
-    why = "expected its operands and dim as positional arguments";
-    return failure();
+  // The float operator's args: positional or by their names; the output
+  // scale and zero point (and `inplace`) are dropped.
+  SmallVector<Attribute> kept;
+  if (floatOp) {
+    DictAttr kwargs = call.getKwargs();
+    for (auto [key, value] : llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
+      auto name = dyn_cast<StringAttr>(key);
+      if (!name || !(llvm::is_contained(floatOp->params, name.getValue()) ||
+                     llvm::is_contained({"scale", "zero_point", "output_scale",
+                                         "output_zero_point", "inplace"},
+                                        name.getValue()))) {
+        why = "unexpected keyword argument";
+        return failure();
+      }
+    }
+    for (unsigned i = 0; i < floatOp->kept; ++i) {
+      Attribute a = i < call.getArgs().size()
+                        ? call.getArgs()[i]
+                        : kwargs.lookup(floatOp->params[i]);
+      if (!a) {
+        why = ("its argument '" + floatOp->params[i] + "' is missing").str();
+        return failure();
+      }
+      kept.push_back(a);
+    }
   }
   std::string name = call.getNodeName().str();
   // quantize_per_tensor with its qparams as 0-d tensors (FX's converted
@@ -622,15 +750,14 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
   CallFunctionOp floatCallOp;
   ArrayAttr args = call.getArgs();
   if (floatOp) {
-    SmallVector<Attribute> floatArgs;
-    if (floatOp->first == "aten::cat")
-      floatArgs = {args[0], args[1]};
-    else
-      floatArgs = {args[0], args[1],
-                   IntegerAttr::get(IntegerType::get(ctx, 64), 1)};
-    if (floatOp->first == "aten::mul.Tensor")
-      floatArgs.pop_back();
-    floatCallOp = gb.call(call, gb.uniqueName(name + "_float"), floatOp->first,
+    SmallVector<Attribute> floatArgs = kept;
+    if (floatOp->alphaOne)
+      floatArgs.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), 1));
+    if (floatOp->trailingNone)
+      floatArgs.push_back(NoneAttr::get(ctx));
+    if (floatOp->trailingFalse)
+      floatArgs.push_back(BoolAttr::get(ctx, false));
+    floatCallOp = gb.call(call, gb.uniqueName(name + "_float"), floatOp->target,
                           floatArgs, {}, {}, operands, floatType);
   } else {
     SmallVector<Attribute> keys(call.getKwargs().getKeys());
@@ -638,6 +765,6 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
     floatCallOp = gb.call(call, gb.uniqueName(name + "_float"), target,
                           args.getValue(), keys, values, operands, floatType);
   }
-  return finish(gb, call, floatCallOp.getResult(), floatOp && floatOp->second,
+  return finish(gb, call, floatCallOp.getResult(), floatOp && floatOp->relu,
                 why);
 }
