@@ -421,7 +421,15 @@ def run_workload(name, cfg):
             except Exception as e:
                 # Ours crashing mid-timing: eager alone, the error kept.
                 row["error"] = error_text(e)
-                sides, timed = sides[:1], [median_time(eager, inputs, cfg)]
+                try:
+                    sides, timed = sides[:1], [median_time(eager, inputs,
+                                                           cfg)]
+                except Exception as e:
+                    # Eager itself failing (PyTorch's onednn int8
+                    # mobilenet_v2 at 2 threads: "could not create a
+                    # primitive descriptor for a reorder primitive").
+                    row["error"] = "eager: " + error_text(e)
+                    sides, timed = [], []
             for (side, _), (seconds, runs) in zip(sides, timed):
                 row[f"{side}_s"] = seconds
                 if side != "torchscript":
@@ -585,7 +593,7 @@ def tables(results):
             if err:
                 notes.append("FAILED: " + err.splitlines()[0][:80])
             speedup = row.get("speedup")
-            speed.append([name, n, _ms(row["eager_s"]),
+            speed.append([name, n, _ms(row.get("eager_s")),
                           _ms(row.get("fxmlir_s")),
                           speedup and f"{speedup:.2f}x", "; ".join(notes)])
         if not rec["threads"]:
