@@ -4,11 +4,14 @@
 // float parameter ((q - zero_point) * scale per channel: 1 * 0.25, 2 *
 // 0.25, -1 * 0.25; (-128 - 3) * 0.125, (0 - 3) * 0.125, (127 - 3) *
 // 0.125); the quantized weight nothing reads any more is erased. A
-// quantize of a dequantize back to the same type is its input.
+// quantize of a dequantize back to the same type is its input; a
+// dequantize of a quantize is one fake quantization.
 
 // CHECK-LABEL: fx.graph_module @Fold
 // CHECK-NOT: fx.state parameter @w :
 // CHECK: fx.state parameter @w_dequantized : tensor<2x3xf32> = dense_resource<w_dequantized>
+// CHECK: %x = fx.call_function "aten::quantize_per_tensor"(%q, 0.1, 128, torch.quint8)
+// CHECK: %xf = fx.call_function "aten::fake_quantize_per_tensor_affine"(%q, 0.1, 128, 0, 255) : (tensor<4x3xf32>) -> tensor<4x3xf32>
 // CHECK: %w_dequantized = fx.get_attr @w_dequantized : tensor<2x3xf32>
 // CHECK: %y = fx.call_function "aten::linear"(%xf, %w_dequantized)
 // CHECK: fx.output (%x, %y)

@@ -85,6 +85,20 @@ std::optional<std::vector<double>> dequantizeState(StateOp state) {
   return values;
 }
 
+/// The integer range of the quantized dtype `dtype` (a DTypeAttr).
+std::optional<std::pair<int64_t, int64_t>> quantizedRange(Attribute dtype) {
+  auto d = dyn_cast<DTypeAttr>(dtype);
+  if (!d)
+    return std::nullopt;
+  if (d.getName() == "quint8")
+    return std::make_pair(int64_t(0), int64_t(255));
+  if (d.getName() == "qint8")
+    return std::make_pair(int64_t(-128), int64_t(127));
+  if (d.getName() == "qint32")
+    return std::make_pair(int64_t(INT32_MIN), int64_t(INT32_MAX));
+  return std::nullopt;
+}
+
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   void runOnOperation() override {
     getOperation()->walk([&](GraphModuleOp module) {
@@ -99,10 +113,22 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     GraphBuilder gb(graph);
     bool changed = false;
     llvm::StringMap<std::string> dequantized; // state -> its float copy
-    for (Operation *op : getCallNodes(graph)) {
+    // First the quantizes of dequantizes (identities), then the
+    // dequantizes: of quantizes (fake quantization), of weights.
+    for (bool quantizes : {true, false})
+      for (Operation *op : getCallNodes(graph))
+        changed |= foldNode(module, gb, op, quantizes, dequantized);
+    return changed;
+  }
+
+  bool foldNode(GraphModuleOp module, GraphBuilder &gb, Operation *op,
+                bool quantizes, llvm::StringMap<std::string> &dequantized) {
+    bool changed = false;
+    {
       auto call = dyn_cast<CallFunctionOp>(op);
-      if (!call || call.getNumOperands() != 1)
-        continue;
+      if (!call || call.getNumOperands() != 1 ||
+          (call.getTarget() == "aten::quantize_per_tensor") != quantizes)
+        return false;
       Value input = call.getOperand(0);
       if (call.getTarget() == "aten::quantize_per_tensor") {
         auto dq = input.getDefiningOp<CallFunctionOp>();
@@ -115,24 +141,46 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
             dq.erase();
           changed = true;
         }
-        continue;
+        return changed;
       }
       if (call.getTarget() != "aten::dequantize.self")
-        continue;
+        return changed;
+      // dequantize(quantize_per_tensor(x)): one fake quantization of x.
+      if (auto q = input.getDefiningOp<CallFunctionOp>();
+          q && q.getTarget() == "aten::quantize_per_tensor" &&
+          q.getNumOperands() == 1 && q.getArgs().size() == 4) {
+        auto range = quantizedRange(q.getArgs()[3]);
+        if (!range)
+          return changed;
+        MLIRContext *ctx = call.getContext();
+        Type i64 = IntegerType::get(ctx, 64);
+        CallFunctionOp fake = gb.call(
+            call, call.getNodeName(), "aten::fake_quantize_per_tensor_affine",
+            {q.getArgs()[0], q.getArgs()[1], q.getArgs()[2],
+             IntegerAttr::get(i64, range->first),
+             IntegerAttr::get(i64, range->second)},
+            {}, {}, {q.getOperand(0)}, call.getResult().getType());
+        call.getResult().replaceAllUsesWith(fake.getResult());
+        call.erase();
+        if (q->use_empty())
+          q.erase();
+        changed = true;
+        return changed;
+      }
       auto read = input.getDefiningOp<GetAttrOp>();
       if (!read)
-        continue;
+        return changed;
       StateOp state = lookupState(module, read.getTarget());
       if (!state)
-        continue;
+        return changed;
       std::string &name = dequantized[state.getSymName()];
       if (name.empty()) {
         std::optional<std::vector<double>> values = dequantizeState(state);
         if (!values)
-          continue;
+          return changed;
         auto type = cast<RankedTensorType>(call.getResult().getType());
         if (!type.getElementType().isF32() || !type.hasStaticShape())
-          continue;
+          return changed;
         name = addFloatState(module, state,
                              (state.getSymName() + "_dequantized").str(), type,
                              *values);

@@ -245,7 +245,11 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
       f32: the weight is dequantized once, at compile time;
     - `aten::quantize_per_tensor(aten::dequantize.self(a), ...)` to the
       type `a` already has is `a`: quantizing exactly the values a
-      dequantize made gives back its integers.
+      dequantize made gives back its integers;
+    - `aten::dequantize.self(aten::quantize_per_tensor(x, s, z, dtype))`
+      is `aten::fake_quantize_per_tensor_affine(x, s, z, qmin, qmax)`: the
+      same arithmetic in one pass, without the integers in between (the
+      quantize stays while something else reads it).
 
     State and get_attr nodes nothing reads any more are erased.
 
