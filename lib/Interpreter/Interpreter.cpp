@@ -290,6 +290,20 @@ c10::IValue makeTypedList(const c10::TypePtr &elementType,
   return c10::IValue(std::move(list));
 }
 
+/// Whether `value` is a one-element tensor of integers (or, with
+/// `floating`, of any real type), which Python's operator binding takes for
+/// an int (a float) parameter: the scale and zero point `get_attr`s that
+/// convert_fx passes to `torch.ops.quantized.add`, for one.
+bool isScalarTensor(const c10::IValue &value, bool floating) {
+  if (!value.isTensor())
+    return false;
+  const at::Tensor &t = value.toTensor();
+  if (!t.defined() || t.numel() != 1 || t.is_complex() || t.is_quantized())
+    return false;
+  return at::isIntegralType(t.scalar_type(), /*includeBool=*/false) ||
+         (floating && at::isFloatingType(t.scalar_type()));
+}
+
 /// Converts `value` to what an argument of type `type` (with `n` elements
 /// for `int[2]`) takes on a TorchScript stack, or nullopt if it does not
 /// fit. `lenient` admits Python's implicit conversions: int to float, bool
@@ -317,6 +331,8 @@ std::optional<c10::IValue> coerce(const c10::IValue &value,
       return value;
     if (lenient && value.isBool())
       return c10::IValue(static_cast<int64_t>(value.toBool()));
+    if (lenient && type->kind() == K::IntType && isScalarTensor(value, false))
+      return c10::IValue(value.toTensor().item<int64_t>());
     return std::nullopt;
   case K::FloatType:
   case K::SymFloatType:
@@ -324,6 +340,8 @@ std::optional<c10::IValue> coerce(const c10::IValue &value,
       return value;
     if (lenient && value.isInt())
       return c10::IValue(static_cast<double>(value.toInt()));
+    if (lenient && isScalarTensor(value, true))
+      return c10::IValue(value.toTensor().item<double>());
     return std::nullopt;
   case K::ComplexType:
     if (value.isComplexDouble())
@@ -1316,6 +1334,11 @@ FailureOr<c10::IValue> Interpreter::callModule(CallModuleOp op,
   }
   if (type == "torch.nn.MultiheadAttention")
     return callMultiheadAttention(op, submodule, args, kwargs);
+  bool handled = false;
+  FailureOr<c10::IValue> quantized =
+      callQuantizedModule(op, submodule, args, kwargs, handled);
+  if (handled)
+    return quantized;
   return callRegistered(op, args, kwargs);
 }
 
@@ -1499,10 +1522,21 @@ FailureOr<c10::IValue> Interpreter::callRegistered(Operation *op,
         break;
       }
   }
-  if (alias) {
-    if (std::optional<OperatorName> name = splitOperatorName(alias->op)) {
+  // `torch.ops.ns.op` / `torch.ops.ns.op.overload`: LibTorch's operator
+  // itself, its overload chosen by the values (as Python's binding
+  // chooses, with one-element tensors for numbers).
+  std::string qualified;
+  StringRef target = node.getTargetName();
+  if (!alias && isa<CallFunctionOp>(op) && target.consume_front("torch.ops.")) {
+    auto [ns, rest] = target.split('.');
+    if (!ns.empty() && !rest.empty())
+      qualified = (ns + "::" + rest).str();
+  }
+  if (alias || !qualified.empty()) {
+    StringRef opName = alias ? StringRef(alias->op) : StringRef(qualified);
+    if (std::optional<OperatorName> name = splitOperatorName(opName)) {
       std::vector<std::string> preferred;
-      for (const OpSchema *schema : registry.getOverloads(alias->op))
+      for (const OpSchema *schema : registry.getOverloads(opName))
         preferred.push_back(schema->overload);
       std::vector<c10::IValue> stack;
       std::string reason;

@@ -235,6 +235,16 @@ private:
   callMultiheadAttention(CallModuleOp op, SubmoduleOp submodule,
                          llvm::ArrayRef<c10::IValue> args,
                          const Kwargs &kwargs);
+  /// A call of a quantized module (torch.ao.nn.quantized.Conv2d, Linear,
+  /// the fused ConvReLU/LinearReLU, dynamic Linear, Quantize, DeQuantize,
+  /// Dropout, ...), run by PyTorch's quantized engine: its weight and bias
+  /// prepacked, its quantized operator called (Quantized.cpp). Fails with
+  /// no diagnostic (`handled` false) for other module types.
+  FailureOr<c10::IValue> callQuantizedModule(CallModuleOp op,
+                                             SubmoduleOp submodule,
+                                             llvm::ArrayRef<c10::IValue> args,
+                                             const Kwargs &kwargs,
+                                             bool &handled);
 
   GraphModuleOp module;
   ProbeTable probes;

@@ -100,11 +100,18 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   return l.replace(q);
 }
 
-/// The quant type of the (retyped) quantized operand of `l`'s call.
-quant::QuantizedType operandQuantType(Lowering &l) {
+/// The quantized operand of `l`'s call (retyped to its storage integers)
+/// and its quant type; a null value, the failure recorded, otherwise.
+std::pair<Value, quant::QuantizedType> quantizedSubject(Lowering &l) {
+  Value q = l.subject();
   auto attr = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr);
-  return attr ? dyn_cast<quant::QuantizedType>(attr.getValue())
-              : quant::QuantizedType();
+  auto type = attr ? dyn_cast<quant::QuantizedType>(attr.getValue())
+                   : quant::QuantizedType();
+  if (q && !type) {
+    (void)l.fail("its operand is not a quantized tensor");
+    return {};
+  }
+  return {q, type};
 }
 
 /// The float the storage integer `q` stands for: (q - zeroPoint) * scale
@@ -120,12 +127,9 @@ Value dequantizeElement(OpBuilder &b, Location loc, Value q, bool isSigned,
 
 /// aten::dequantize.self(Tensor self)
 LogicalResult lowerDequantize(Lowering &l) {
-  Value q = l.subject();
+  auto [q, type] = quantizedSubject(l);
   if (!q)
     return failure();
-  quant::QuantizedType type = operandQuantType(l);
-  if (!type)
-    return l.fail("its operand is not a quantized tensor");
   bool isSigned = type.isSigned();
   if (auto uniform = dyn_cast<quant::UniformQuantizedType>(type)) {
     float scale = float(uniform.getScale());
@@ -182,12 +186,9 @@ LogicalResult lowerDequantize(Lowering &l) {
 /// aten::int_repr(Tensor self): the storage integers; quint8's as the
 /// uint8 tensor they are (computed as i32, as uint8 tensors are).
 LogicalResult lowerIntRepr(Lowering &l) {
-  Value q = l.subject();
+  auto [q, type] = quantizedSubject(l);
   if (!q)
     return failure();
-  quant::QuantizedType type = operandQuantType(l);
-  if (!type)
-    return l.fail("its operand is not a quantized tensor");
   Type result = l.resultElementType();
   auto storage =
       cast<IntegerType>(cast<RankedTensorType>(q.getType()).getElementType());

@@ -169,6 +169,45 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
       .Default(std::nullopt);
 }
 
+/// The args of the float conv or linear `floatTarget` of module `module`
+/// on `input` and the float `weight`: (input, weight, bias or None[,
+/// stride, padding, dilation, groups]), the bias read from the module's
+/// state, into `values` and `args`.
+LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
+                               SubmoduleOp module, StringRef floatTarget,
+                               Value input, Value weight,
+                               SmallVectorImpl<Value> &values,
+                               SmallVectorImpl<Attribute> &args,
+                               std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  std::string bias = (module.getSymName() + ".bias").str();
+  values.assign({input, weight});
+  args.assign({NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1)});
+  if (lookupState(call->getParentOfType<GraphModuleOp>(), bias)) {
+    values.push_back(gb.readState(bias, call));
+    args.push_back(NodeAttr::get(ctx, 2));
+  } else {
+    args.push_back(NoneAttr::get(ctx));
+  }
+  if (floatTarget == "aten::linear")
+    return success();
+  DictAttr hp = module.getHparams();
+  if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
+      mode && mode.getValue() != "zeros") {
+    why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
+    return failure();
+  }
+  for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
+    Attribute a = hp.lookup(key);
+    if (!a) {
+      why = ("its hyperparameter '" + key + "' is missing").str();
+      return failure();
+    }
+    args.push_back(a);
+  }
+  return success();
+}
+
 LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
                                     SubmoduleOp module,
                                     const QuantizedModule &kind,
@@ -218,28 +257,11 @@ LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
       return failure();
     }
     Value wf = dequantize(gb, call, w, name + "_weight");
-    SmallVector<Value> values = {xf, wf};
-    Attribute bias = NoneAttr::get(ctx);
-    if (lookupState(module_, path + ".bias")) {
-      values.push_back(gb.readState(path + ".bias", call));
-      bias = ref(2);
-    }
-    SmallVector<Attribute> args = {ref(0), ref(1), bias};
-    if (kind.floatTarget != "aten::linear") {
-      if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
-          mode && mode.getValue() != "zeros") {
-        why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
-        return failure();
-      }
-      for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
-        Attribute a = hp.lookup(key);
-        if (!a) {
-          why = ("its hyperparameter '" + key + "' is missing").str();
-          return failure();
-        }
-        args.push_back(a);
-      }
-    }
+    SmallVector<Value> values;
+    SmallVector<Attribute> args;
+    if (failed(weightedCallArgs(gb, call, module, kind.floatTarget, xf, wf,
+                                values, args, why)))
+      return failure();
     result = floatCall(gb, call, name + "_float", kind.floatTarget, args,
                        values, floatType);
   } else {
@@ -388,36 +410,15 @@ LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
   }
   std::string name = addFloatState(graphModule, weight,
                                    path + ".weight_reference", type, reference);
-  Value w = gb.readState(name, call);
-  Value x = call.getOperand(0);
-  SmallVector<Value> values_ = {x, w};
-  Attribute bias = NoneAttr::get(ctx);
-  if (lookupState(graphModule, path + ".bias")) {
-    values_.push_back(gb.readState(path + ".bias", call));
-    bias = NodeAttr::get(ctx, 2);
-  }
-  SmallVector<Attribute> args = {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1),
-                                 bias};
-  if (floatTarget != "aten::linear") {
-    DictAttr hp = module.getHparams();
-    if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
-        mode && mode.getValue() != "zeros") {
-      why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
-      return failure();
-    }
-    for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
-      Attribute a = hp.lookup(key);
-      if (!a) {
-        why = ("its hyperparameter '" + key + "' is missing").str();
-        return failure();
-      }
-      args.push_back(a);
-    }
-  }
+  SmallVector<Value> operands;
+  SmallVector<Attribute> args;
+  if (failed(weightedCallArgs(gb, call, module, floatTarget, call.getOperand(0),
+                              gb.readState(name, call), operands, args, why)))
+    return failure();
   std::string node = call.getNodeName().str();
   Value result =
       gb.call(call, relu ? gb.uniqueName(node + "_float") : node, floatTarget,
-              args, {}, {}, values_, call.getResult().getType())
+              args, {}, {}, operands, call.getResult().getType())
           .getResult();
   if (relu)
     result = gb.call(call, gb.uniqueName(node + "_relu"), "aten::relu",
@@ -491,15 +492,14 @@ LogicalResult expandDynamicLinear(GraphBuilder &gb, CallModuleOp call,
     why = "its weight is not a quantized tensor";
     return failure();
   }
-  SmallVector<Value> values = {xf, dequantize(gb, call, w, name + "_weight")};
-  Attribute bias = NoneAttr::get(ctx);
-  if (lookupState(graphModule, path + ".bias")) {
-    values.push_back(gb.readState(path + ".bias", call));
-    bias = ref(2);
-  }
-  Value y =
-      floatCall(gb, call, name + "_float", "aten::linear",
-                {ref(0), ref(1), bias}, values, call.getResult().getType());
+  SmallVector<Value> values;
+  SmallVector<Attribute> args;
+  if (failed(weightedCallArgs(gb, call, module, "aten::linear", xf,
+                              dequantize(gb, call, w, name + "_weight"), values,
+                              args, why)))
+    return failure();
+  Value y = floatCall(gb, call, name + "_float", "aten::linear", args, values,
+                      call.getResult().getType());
   if (relu)
     y = floatCall(gb, call, name + "_relu", "aten::relu", {ref(0)}, {y},
                   y.getType());
