@@ -44,6 +44,15 @@ std::optional<QuantizedKind> quantizedKind(StringRef type) {
       .Case("torch.ao.nn.intrinsic.quantized.ConvReLU3d",
             QuantizedKind{"quantized::conv3d_prepack",
                           "quantized::conv3d_relu.new"})
+      .Case("torch.ao.nn.quantized.ConvTranspose1d",
+            QuantizedKind{"quantized::conv_transpose1d_prepack",
+                          "quantized::conv_transpose1d"})
+      .Case("torch.ao.nn.quantized.ConvTranspose2d",
+            QuantizedKind{"quantized::conv_transpose2d_prepack",
+                          "quantized::conv_transpose2d"})
+      .Case("torch.ao.nn.quantized.ConvTranspose3d",
+            QuantizedKind{"quantized::conv_transpose3d_prepack",
+                          "quantized::conv_transpose3d"})
       .Case("torch.ao.nn.quantized.Linear",
             QuantizedKind{"quantized::linear_prepack", "quantized::linear"})
       .Case(
@@ -55,10 +64,59 @@ std::optional<QuantizedKind> quantizedKind(StringRef type) {
       .Case("torch.ao.nn.intrinsic.quantized.dynamic.LinearReLU",
             QuantizedKind{"quantized::linear_prepack",
                           "quantized::linear_relu_dynamic", false})
+      .Default(std::nullopt);
+}
+
+/// A quantized module without a packed weight: its operator and the
+/// operator's arguments after the input, in order: `@field` the module's
+/// float state (None when it has none), `%key=default` a hyperparameter,
+/// `scale` and `zero_point` the output's, literal `true`/`false`, and a
+/// literal number.
+struct WeightlessKind {
+  StringRef run;
+  SmallVector<StringRef, 8> args;
+};
+
+std::optional<WeightlessKind> weightlessKind(StringRef type) {
+  using K = std::optional<WeightlessKind>;
+  const SmallVector<StringRef, 8> batchNorm = {
+      "@weight",   "@bias", "@running_mean", "@running_var",
+      "%eps=1e-5", "scale", "zero_point"};
+  return llvm::StringSwitch<K>(type)
       .Case("torch.ao.nn.quantized.Hardswish",
-            QuantizedKind{"", "quantized::hardswish"})
+            WeightlessKind{"quantized::hardswish", {"scale", "zero_point"}})
       .Case("torch.ao.nn.quantized.Sigmoid",
-            QuantizedKind{"", "quantized::sigmoid"})
+            WeightlessKind{"quantized::sigmoid", {"scale", "zero_point"}})
+      .Case("torch.ao.nn.quantized.ReLU6",
+            WeightlessKind{"quantized::relu6", {"false"}})
+      .Case("torch.ao.nn.quantized.LeakyReLU",
+            WeightlessKind{
+                "quantized::leaky_relu",
+                {"%negative_slope=0.01", "false", "scale", "zero_point"}})
+      .Case("torch.ao.nn.quantized.ELU",
+            WeightlessKind{"quantized::elu",
+                           {"scale", "zero_point", "%alpha=1.0", "1.0", "1.0"}})
+      .Case("torch.ao.nn.quantized.Softmax",
+            WeightlessKind{"quantized::softmax",
+                           {"%dim=-1", "scale", "zero_point"}})
+      .Case("torch.ao.nn.quantized.BatchNorm2d",
+            WeightlessKind{"quantized::batch_norm2d", batchNorm})
+      .Case("torch.ao.nn.quantized.BatchNorm3d",
+            WeightlessKind{"quantized::batch_norm3d", batchNorm})
+      .Case("torch.ao.nn.intrinsic.quantized.BNReLU2d",
+            WeightlessKind{"quantized::batch_norm2d_relu", batchNorm})
+      .Case("torch.ao.nn.intrinsic.quantized.BNReLU3d",
+            WeightlessKind{"quantized::batch_norm3d_relu", batchNorm})
+      .Case("torch.ao.nn.quantized.LayerNorm",
+            WeightlessKind{"quantized::layer_norm",
+                           {"%normalized_shape", "@weight", "@bias",
+                            "%eps=1e-5", "scale", "zero_point"}})
+      .Cases({"torch.ao.nn.quantized.InstanceNorm1d",
+              "torch.ao.nn.quantized.InstanceNorm2d",
+              "torch.ao.nn.quantized.InstanceNorm3d"},
+             WeightlessKind{
+                 "quantized::instance_norm",
+                 {"@weight", "@bias", "%eps=1e-5", "scale", "zero_point"}})
       .Default(std::nullopt);
 }
 
@@ -101,6 +159,82 @@ Interpreter::callQuantizedModule(CallModuleOp op, SubmoduleOp submodule,
         op, "aten::quantize_per_tensor",
         {args[0], scale.getValueAsDouble(), zeroPoint.getInt(), *d});
   }
+  // The output scale and zero point of a static quantized module: its
+  // hyperparameters, or the `scale` and `zero_point` buffers the quantized
+  // norms keep (BNReLU2d records them only there).
+  auto outputQParams = [&](double &outScale,
+                           int64_t &outZeroPoint) -> LogicalResult {
+    auto s = dyn_cast_or_null<FloatAttr>(hp.lookup("scale"));
+    auto z = dyn_cast_or_null<IntegerAttr>(hp.lookup("zero_point"));
+    if (s && z) {
+      outScale = s.getValueAsDouble();
+      outZeroPoint = z.getInt();
+      return success();
+    }
+    std::string path = submodule.getSymName().str();
+    if (!module.lookupTarget(path + ".scale") ||
+        !module.lookupTarget(path + ".zero_point"))
+      return failure();
+    FailureOr<at::Tensor> st = readState(op, path + ".scale");
+    FailureOr<at::Tensor> zt = readState(op, path + ".zero_point");
+    if (failed(st) || failed(zt) || st->numel() != 1 || zt->numel() != 1)
+      return failure();
+    outScale = st->item<double>();
+    outZeroPoint = zt->item<int64_t>();
+    return success();
+  };
+  if (std::optional<WeightlessKind> weightless = weightlessKind(type)) {
+    std::string path = submodule.getSymName().str();
+    std::vector<c10::IValue> stack = {args[0]};
+    double outScale = 0;
+    int64_t outZeroPoint = 0;
+    bool needsQParams = llvm::is_contained(weightless->args, "scale");
+    if (needsQParams && failed(outputQParams(outScale, outZeroPoint))) {
+      emitNodeError(op) << type << " records no output scale and zero point";
+      return failure();
+    }
+    for (StringRef arg : weightless->args) {
+      if (arg == "scale") {
+        stack.push_back(outScale);
+      } else if (arg == "zero_point") {
+        stack.push_back(outZeroPoint);
+      } else if (arg == "true" || arg == "false") {
+        stack.push_back(arg == "true");
+      } else if (arg.consume_front("@")) {
+        std::string field = path + "." + arg.str();
+        if (!module.lookupTarget(field)) {
+          stack.push_back(c10::IValue());
+          continue;
+        }
+        FailureOr<at::Tensor> t = readState(op, field);
+        if (failed(t))
+          return failure();
+        stack.push_back(*t);
+      } else if (arg.consume_front("%")) {
+        auto [key, fallback] = arg.split('=');
+        Attribute a = hp.lookup(key);
+        if (!a && fallback.empty()) {
+          emitNodeError(op) << type << " records no '" << key << "'";
+          return failure();
+        }
+        if (!a) {
+          double number;
+          fallback.getAsDouble(number);
+          stack.push_back(number);
+          continue;
+        }
+        FailureOr<c10::IValue> v = evaluate(op, a, {});
+        if (failed(v))
+          return failure();
+        stack.push_back(*v);
+      } else {
+        double number = 0;
+        (void)arg.getAsDouble(number);
+        stack.push_back(number);
+      }
+    }
+    return callOperator(op, weightless->run, std::move(stack));
+  }
   if (!kind) {
     handled = false;
     return failure();
@@ -124,7 +258,11 @@ Interpreter::callQuantizedModule(CallModuleOp op, SubmoduleOp submodule,
     }
     std::vector<c10::IValue> prepackArgs = {*weight, bias};
     if (kind->prepack != "quantized::linear_prepack") {
-      for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
+      SmallVector<StringRef, 5> keys = {"stride", "padding", "dilation",
+                                        "groups"};
+      if (kind->prepack.contains("transpose"))
+        keys = {"stride", "padding", "output_padding", "dilation", "groups"};
+      for (StringRef key : keys) {
         Attribute a = hp.lookup(key);
         FailureOr<c10::IValue> v =
             a ? evaluate(op, a, {}) : FailureOr<c10::IValue>(failure());

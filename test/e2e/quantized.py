@@ -91,6 +91,47 @@ class Attention(nn.Module):
         return self.norm(a @ x)
 
 
+class Norms(nn.Module):
+    """The quantized modules without a packed weight: BatchNorm2d + ReLU
+    (BNReLU2d: the pool keeps the norm from folding into the conv),
+    InstanceNorm2d, LayerNorm, LeakyReLU, ELU, Hardswish, Sigmoid, ReLU6
+    and Softmax modules."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.bn = nn.BatchNorm2d(8)
+        self.inorm = nn.InstanceNorm2d(8, affine=True)
+        self.ln = nn.LayerNorm([5, 5])
+        self.acts = nn.ModuleList([nn.LeakyReLU(0.2), nn.ELU(0.5),
+                                   nn.Hardswish(), nn.Sigmoid(), nn.ReLU6()])
+        self.softmax = nn.Softmax(dim=1)
+        with torch.no_grad():
+            self.bn.running_mean.uniform_(-0.5, 0.5)
+            self.bn.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        y = F.max_pool2d(self.conv(x), 2, 1)
+        y = self.ln(self.inorm(F.relu(self.bn(y))))
+        y = torch.cat([act(y) for act in self.acts], 1)
+        return self.softmax(y)
+
+
+class Decoder(nn.Module):
+    """Quantized ConvTranspose1d/2d (per-tensor weights: PyTorch's observers
+    refuse per-channel ones for them; onednn takes no output_padding)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, groups=2)
+        self.up1d = nn.ConvTranspose1d(4, 2, 4, stride=2, dilation=2)
+
+    def forward(self, x):
+        y = self.up(F.relu(self.conv(x)))
+        return self.up1d(torch.flatten(y, 2))
+
+
 class Activations(nn.Module):
     """Functional hardswish and leaky_relu on quantized tensors
     (torch.ops.quantized.*), a depthwise conv, sigmoid, adaptive average
@@ -209,6 +250,9 @@ def _static_cases():
            lambda: (torch.randn(2, 5, 16),), 1)
     yield ("activations", _quantized(Activations, image(10), _default),
            image(10), 1)
+    yield ("norms", _quantized(Norms, image(8), _default), image(8), 1)
+    yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
+           image(7), 1)
     yield ("conv_blocks_reference",
            _quantized(ConvBlocks, image(16), _default, reference=True),
            image(16), 1)

@@ -185,7 +185,7 @@ LogicalResult lowerEinsum(Lowering &l) {
       } else if (isLetter(spec[i])) {
         dims.push_back(spec[i]);
       } else {
-        l.fail("unexpected '" + Twine(spec[i]) + "' in the equation");
+        (void)l.fail("unexpected '" + Twine(spec[i]) + "' in the equation");
         return false;
       }
     }

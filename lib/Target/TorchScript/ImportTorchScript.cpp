@@ -686,7 +686,7 @@ FxValue Importer::constantOf(const c10::IValue &value,
   auto seq = [&](auto &&list, FxValue::Kind kind) {
     FxValue r;
     r.kind = kind;
-    for (const c10::IValue &element : list)
+    for (c10::IValue element : list)
       r.elements.push_back(constantOf(element, node));
     return r;
   };

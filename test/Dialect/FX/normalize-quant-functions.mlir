@@ -35,3 +35,57 @@ fx.graph_module @Functions {
     fx.output %dequantize : tensor<2x4xf32>
   }
 }
+
+// The other quantized modules without a packed weight: BNReLU2d (batch
+// norm then relu, its scale and zero point kept as buffers), ELU (alpha,
+// scale and input_scale), InstanceNorm2d (the input's own statistics, the
+// affine weight and bias), Softmax (its dim); and a quantized
+// ConvTranspose2d: the float transposed conv on the dequantized weight,
+// with output_padding, groups and dilation in conv_transpose2d's order.
+
+// CHECK-LABEL: fx.graph_module @Weightless
+// CHECK: %bn_float = fx.call_function "aten::batch_norm"(%bn_dequantize, %bn_weight, %bn_bias, %bn_running_mean, %bn_running_var, False, 0.1, 1.0e-05, False)
+// CHECK: %bn_relu = fx.call_function "aten::relu"(%bn_float)
+// CHECK: %bn = fx.call_function "aten::quantize_per_tensor"(%bn_relu, 0.02, 0, torch.quint8)
+// CHECK: %elu_float = fx.call_function "aten::elu"(%elu_dequantize, 0.5, 1.0, 1.0)
+// CHECK: %inorm_float = fx.call_function "aten::instance_norm"(%inorm_dequantize, %inorm_weight, %inorm_bias, None, None, True, 0.1, 1.0e-05, False)
+// CHECK: %softmax_float = fx.call_function "aten::softmax.int"(%softmax_dequantize, 1, None)
+// CHECK: %up_weight_dequantize = fx.call_function "aten::dequantize.self"(%up_weight)
+// CHECK: %up_float = fx.call_function "aten::conv_transpose2d.input"(%up_dequantize, %up_weight_dequantize, %up_bias, (2, 2), (1, 1), (0, 0), 2, (1, 1))
+// CHECK: %up = fx.call_function "aten::quantize_per_tensor"(%up_float, 0.03, 64, torch.quint8)
+fx.graph_module @Weightless {
+  fx.state parameter @bn.weight : tensor<4xf32> = dense<1.5>
+  fx.state parameter @bn.bias : tensor<4xf32> = dense<0.5>
+  fx.state buffer @bn.running_mean : tensor<4xf32> = dense<0.25>
+  fx.state buffer @bn.running_var : tensor<4xf32> = dense<2.0>
+  fx.state buffer @bn.scale : tensor<f32> = dense<0.02>
+  fx.state buffer @bn.zero_point : tensor<i64> = dense<0>
+  fx.state parameter @inorm.weight : tensor<4xf32> = dense<2.0>
+  fx.state parameter @inorm.bias : tensor<4xf32> = dense<0.1>
+  fx.state parameter @up.weight : tensor<4x1x3x3x!quant.uniform<i8:f32, 0.01>> = dense_resource<uw>
+  fx.state parameter @up.bias : tensor<2xf32> = dense<0.0>
+  fx.submodule @bn "torch.ao.nn.intrinsic.quantized.BNReLU2d"(num_features=4, eps=1.0e-05, momentum=0.1)
+  fx.submodule @elu "torch.ao.nn.quantized.ELU"(scale=0.05, zero_point=20, alpha=0.5)
+  fx.submodule @inorm "torch.ao.nn.quantized.InstanceNorm2d"(num_features=4, weight=True, bias=True, scale=0.04, zero_point=128, eps=1.0e-05, affine=True)
+  fx.submodule @softmax "torch.ao.nn.quantized.Softmax"(dim=1, scale=0.00390625, zero_point=0)
+  fx.submodule @up "torch.ao.nn.quantized.ConvTranspose2d"(in_channels=4, out_channels=2, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(0, 0), groups=2, bias=True, dilation=(1, 1), padding_mode="zeros", scale=0.03, zero_point=64)
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x5x5xf32>
+    %q = fx.call_function "torch.quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.1:128>>
+    %bn = fx.call_module @bn(%q) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.02>>
+    %elu = fx.call_module @elu(%bn) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.02>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.05:20>>
+    %inorm = fx.call_module @inorm(%elu) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.05:20>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:128>>
+    %softmax = fx.call_module @softmax(%inorm) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:128>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.00390625>>
+    %up = fx.call_module @up(%softmax) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.00390625>>) -> tensor<1x2x9x9x!quant.uniform<u8:f32, 0.03:64>>
+    %dequantize = fx.call_method "dequantize"(%up) : (tensor<1x2x9x9x!quant.uniform<u8:f32, 0.03:64>>) -> tensor<1x2x9x9xf32>
+    fx.output %dequantize : tensor<1x2x9x9xf32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      uw: "0x01000000030303030303030303030303030303030303030303030303030303030303030303030303"
+    }
+  }
+#-}

@@ -4,7 +4,7 @@ with an input and PyTorch's output for it, and fx-run's outputs compared
 with that output.
 
   quantized_check.py write DIR
-      DIR/{static,dynamic}.{mlir,x.npy,eager.npy,step}
+      DIR/{static,norms,dynamic}.{mlir,x.npy,eager.npy,step}
   quantized_check.py compare EAGER.npy GOT.npy STEP_FILE
       prints whether GOT equals EAGER and how many steps apart they are
 """
@@ -36,6 +36,29 @@ class ConvNet(nn.Module):
         return self.fc(torch.flatten(y, 1))
 
 
+class Norms(nn.Module):
+    """The quantized modules without a packed weight: BatchNorm2d + ReLU
+    (BNReLU2d), InstanceNorm2d, LayerNorm, LeakyReLU, ELU, Hardswish,
+    Sigmoid, ReLU6 and Softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.bn = nn.BatchNorm2d(8)
+        self.inorm = nn.InstanceNorm2d(8, affine=True)
+        self.ln = nn.LayerNorm([5, 5])
+        self.acts = nn.ModuleList([nn.LeakyReLU(0.2), nn.ELU(0.5),
+                                   nn.Hardswish(), nn.Sigmoid(), nn.ReLU6()])
+        self.softmax = nn.Softmax(dim=1)
+
+    def forward(self, x):
+        # The pool keeps the batch norm from folding into the conv.
+        y = F.max_pool2d(self.conv(x), 2, 1)
+        y = self.ln(self.inorm(F.relu(self.bn(y))))
+        y = torch.cat([act(y) for act in self.acts], 1)
+        return self.softmax(y)
+
+
 class MLP(nn.Module):
     def __init__(self):
         super().__init__()
@@ -55,6 +78,8 @@ def write(directory):
     cases = {
         "static": (ConvNet, get_default_qconfig_mapping(engine),
                    (2, 3, 8, 8)),
+        "norms": (Norms, get_default_qconfig_mapping(engine),
+                  (2, 3, 8, 8)),
         "dynamic": (MLP, QConfigMapping().set_object_type(
             nn.Linear, default_dynamic_qconfig).set_object_type(
             nn.ReLU, default_dynamic_qconfig), (4, 16)),
@@ -62,6 +87,10 @@ def write(directory):
     for name, (model_type, mapping, shape) in cases.items():
         torch.manual_seed(0)
         model = model_type().eval()
+        if name == "norms":  # statistics that are not the identity
+            with torch.no_grad():
+                model.bn.running_mean.uniform_(-0.5, 0.5)
+                model.bn.running_var.uniform_(0.5, 2.0)
         example = (torch.randn(shape),)
         prepared = prepare_fx(model, mapping, example)
         for _ in range(3):
@@ -77,8 +106,9 @@ def write(directory):
                 expected.numpy())
         # One step of the output: the last layer's output scale; the
         # dynamic model's float output, a float rounding of its largest.
-        step = (converted.fc.scale if name == "static"
-                else 1e-6 * float(expected.abs().max()))
+        step = {"static": lambda: converted.fc.scale,
+                "norms": lambda: converted.softmax.scale,
+                "dynamic": lambda: 1e-6 * float(expected.abs().max())}[name]()
         with open(os.path.join(directory, name + ".step"), "w") as f:
             f.write(repr(step))
 

@@ -144,6 +144,12 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
             QuantizedModule{"aten::conv2d", true})
       .Case("torch.ao.nn.intrinsic.quantized.ConvReLU3d",
             QuantizedModule{"aten::conv3d", true})
+      .Case("torch.ao.nn.quantized.ConvTranspose1d",
+            QuantizedModule{"aten::conv_transpose1d"})
+      .Case("torch.ao.nn.quantized.ConvTranspose2d",
+            QuantizedModule{"aten::conv_transpose2d.input"})
+      .Case("torch.ao.nn.quantized.ConvTranspose3d",
+            QuantizedModule{"aten::conv_transpose3d.input"})
       .Case("torch.ao.nn.quantized.Linear", QuantizedModule{"aten::linear"})
       .Case("torch.ao.nn.intrinsic.quantized.LinearReLU",
             QuantizedModule{"aten::linear", true})
@@ -161,17 +167,28 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
             QuantizedModule{"aten::batch_norm", false, false})
       .Case("torch.ao.nn.quantized.BatchNorm3d",
             QuantizedModule{"aten::batch_norm", false, false})
+      .Case("torch.ao.nn.intrinsic.quantized.BNReLU2d",
+            QuantizedModule{"aten::batch_norm", true, false})
+      .Case("torch.ao.nn.intrinsic.quantized.BNReLU3d",
+            QuantizedModule{"aten::batch_norm", true, false})
       .Case("torch.ao.nn.quantized.LayerNorm",
             QuantizedModule{"aten::layer_norm", false, false})
+      .Cases({"torch.ao.nn.quantized.InstanceNorm1d",
+              "torch.ao.nn.quantized.InstanceNorm2d",
+              "torch.ao.nn.quantized.InstanceNorm3d"},
+             QuantizedModule{"aten::instance_norm", false, false})
+      .Case("torch.ao.nn.quantized.Softmax",
+            QuantizedModule{"aten::softmax.int", false, false})
       .Case("torch.ao.nn.quantized.Quantize", QuantizedModule{"", false, false})
       .Case("torch.ao.nn.quantized.DeQuantize",
             QuantizedModule{"", false, false})
       .Default(std::nullopt);
 }
 
-/// The args of the float conv or linear `floatTarget` of module `module`
-/// on `input` and the float `weight`: (input, weight, bias or None[,
-/// stride, padding, dilation, groups]), the bias read from the module's
+/// The args of the float conv, transposed conv or linear `floatTarget` of
+/// module `module` on `input` and the float `weight`: (input, weight, bias
+/// or None[, stride, padding, dilation, groups] or [, stride, padding,
+/// output_padding, groups, dilation]), the bias read from the module's
 /// state, into `values` and `args`.
 LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
                                SubmoduleOp module, StringRef floatTarget,
@@ -197,7 +214,10 @@ LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
     why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
     return failure();
   }
-  for (StringRef key : {"stride", "padding", "dilation", "groups"}) {
+  SmallVector<StringRef, 5> keys = {"stride", "padding", "dilation", "groups"};
+  if (floatTarget.starts_with("aten::conv_transpose"))
+    keys = {"stride", "padding", "output_padding", "groups", "dilation"};
+  for (StringRef key : keys) {
     Attribute a = hp.lookup(key);
     if (!a) {
       why = ("its hyperparameter '" + key + "' is missing").str();
@@ -269,9 +289,10 @@ LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
     if (kind.floatTarget == "aten::leaky_relu")
       args.push_back(hparam("negative_slope",
                             FloatAttr::get(Float64Type::get(ctx), 0.01)));
-    if (kind.floatTarget == "aten::elu")
-      args.push_back(
-          hparam("alpha", FloatAttr::get(Float64Type::get(ctx), 1.0)));
+    if (kind.floatTarget == "aten::elu") // alpha, scale, input_scale
+      args.append({hparam("alpha", FloatAttr::get(Float64Type::get(ctx), 1.0)),
+                   FloatAttr::get(Float64Type::get(ctx), 1.0),
+                   FloatAttr::get(Float64Type::get(ctx), 1.0)});
     SmallVector<Value> values = {xf};
     // Normalization layers read their float state (weight, bias, running
     // statistics; None where the module has none).
@@ -305,6 +326,24 @@ LogicalResult expandQuantizedModule(GraphBuilder &gb, CallModuleOp call,
       args.push_back(stateArg("weight"));
       args.push_back(stateArg("bias"));
       args.append({eps, BoolAttr::get(ctx, false)});
+    }
+    if (kind.floatTarget == "aten::instance_norm") {
+      // quantized::instance_norm: the input's own statistics, the affine
+      // weight and bias (float state) when the module has them.
+      args.push_back(stateArg("weight"));
+      args.push_back(stateArg("bias"));
+      args.append({NoneAttr::get(ctx), NoneAttr::get(ctx),
+                   BoolAttr::get(ctx, true),
+                   FloatAttr::get(Float64Type::get(ctx), 0.1), eps,
+                   BoolAttr::get(ctx, false)});
+    }
+    if (kind.floatTarget == "aten::softmax.int") {
+      Attribute dim = hp.lookup("dim");
+      if (!isa_and_nonnull<IntegerAttr>(dim)) {
+        why = "its hyperparameter 'dim' is missing";
+        return failure();
+      }
+      args.append({dim, NoneAttr::get(ctx)});
     }
     result = floatCall(gb, call, name + "_float", kind.floatTarget, args,
                        values, floatType);

@@ -118,7 +118,7 @@ public:
       return matchValue(p, anchor->getResult(0), m) &&
              matchOutputs(1, anchor, candidates, m);
     }
-    if (Operation *known = m.ops.lookup(p.getDefiningOp()))
+    if (m.ops.lookup(p.getDefiningOp()))
       return matchOutputs(i + 1, anchor, candidates, m);
     for (Operation *candidate : candidates) {
       Match attempt = m;
