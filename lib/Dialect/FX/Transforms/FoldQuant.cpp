@@ -2,8 +2,9 @@
 //
 // Quantized computations in reference form (NormalizeQuant.cpp) read their
 // weights through a dequantize: this pass dequantizes known weights once,
-// at compile time, and drops quantize(dequantize(a)) pairs that give back
-// `a`.
+// at compile time, drops quantize(dequantize(a)) pairs that give back `a`,
+// makes dequantize(quantize(x)) one fake quantization, and drops the fake
+// quantizations that change nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +100,104 @@ std::optional<std::pair<int64_t, int64_t>> quantizedRange(Attribute dtype) {
   return std::nullopt;
 }
 
+/// `op` as a fake quantization of one tensor with literal scale, zero
+/// point and range (what the fold of dequantize(quantize(x)) makes), or
+/// null.
+CallFunctionOp asFakeQuant(Operation *op) {
+  auto call = dyn_cast_or_null<CallFunctionOp>(op);
+  if (!call || call.getTarget() != "aten::fake_quantize_per_tensor_affine" ||
+      call.getNumOperands() != 1 || call.getArgs().size() != 5 ||
+      !call.getKwargs().empty() || !isa<NodeAttr>(call.getArgs()[0]))
+    return {};
+  for (Attribute a : call.getArgs().getValue().drop_front())
+    if (!isa<FloatAttr, IntegerAttr>(a))
+      return {};
+  return call;
+}
+
+/// Whether two fake quantizations round to the same grid: the same scale,
+/// zero point and range.
+bool sameGrid(CallFunctionOp a, CallFunctionOp b) {
+  return a.getArgs().getValue().drop_front() ==
+         b.getArgs().getValue().drop_front();
+}
+
+/// Operators whose result, on values of one quantization grid, lies on that
+/// grid within its range: they select, move or copy elements, or clamp at
+/// zero (which every grid holds: the zero point is an integer). A fake
+/// quantization of their result to the grid of their inputs gives it back
+/// bit for bit: max pooling, ReLU, flatten and the views, cat, slices.
+bool keepsGrid(StringRef target) {
+  return llvm::is_contained(
+      {"aten::relu", "aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d",
+       "aten::flatten.using_ints", "aten::reshape", "aten::view",
+       "aten::permute", "aten::transpose.int", "aten::cat",
+       "aten::slice.Tensor", "aten::select.int", "aten::unsqueeze",
+       "aten::squeeze.dim", "aten::squeeze", "aten::expand", "aten::narrow",
+       "aten::pixel_shuffle", "aten::channel_shuffle"},
+      target);
+}
+
+/// Whether every element of `v` lies on the grid of the fake quantization
+/// `grid`: `v` is such a fake quantization, or a keepsGrid operator's
+/// result whose tensor inputs all are on it (looked through `depth` < 8
+/// operators).
+bool onGrid(Value v, CallFunctionOp grid, unsigned depth) {
+  Operation *def = v.getDefiningOp();
+  if (CallFunctionOp fake = asFakeQuant(def))
+    return sameGrid(fake, grid);
+  auto call = dyn_cast_or_null<CallFunctionOp>(def);
+  if (!call || depth >= 8 || !keepsGrid(call.getTarget()) ||
+      call->getNumResults() != 1)
+    return false;
+  bool anyTensor = false;
+  for (Value operand : call->getOperands()) {
+    if (!isa<TensorType>(operand.getType()))
+      continue;
+    anyTensor = true;
+    if (!onGrid(operand, grid, depth + 1))
+      return false;
+  }
+  return anyTensor;
+}
+
+/// Drops the fake quantizations that change nothing: a second one of the
+/// same value to the same grid (the graph of a converted model
+/// dequantizes one quantized value once per user), and one of the result
+/// of a keepsGrid operator whose tensor inputs are all fake quantized to
+/// that grid (the quantize convert_fx puts after a max pool or a flatten,
+/// which shares its input's scale). Returns whether any was dropped.
+bool dropRedundantFakeQuants(GraphOp graph) {
+  bool changed = false;
+  DenseMap<Value, SmallVector<CallFunctionOp, 2>> seen;
+  for (Operation *op : getCallNodes(graph)) {
+    CallFunctionOp fake = asFakeQuant(op);
+    if (!fake)
+      continue;
+    Value input = fake.getOperand(0);
+    // The same value to the same grid, earlier in the same block.
+    CallFunctionOp twin;
+    for (CallFunctionOp other : seen[input])
+      if (other->getBlock() == fake->getBlock() && sameGrid(other, fake))
+        twin = other;
+    if (twin) {
+      fake.getResult().replaceAllUsesWith(twin.getResult());
+      fake.erase();
+      changed = true;
+      continue;
+    }
+    // The grid's own values, moved or selected.
+    if (isa<RankedTensorType>(input.getType()) && onGrid(input, fake, 0)) {
+      fake.getResult().replaceAllUsesWith(input);
+      fake.erase();
+      changed = true;
+      continue;
+    }
+    seen[input].push_back(fake);
+  }
+  return changed;
+}
+
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   void runOnOperation() override {
     getOperation()->walk([&](GraphModuleOp module) {
@@ -118,6 +217,7 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     for (bool quantizes : {true, false})
       for (Operation *op : getCallNodes(graph))
         changed |= foldNode(module, gb, op, quantizes, dequantized);
+    changed |= dropRedundantFakeQuants(graph);
     return changed;
   }
 
