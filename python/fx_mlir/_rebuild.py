@@ -722,6 +722,15 @@ def rebuild(description, allowed_modules=()):
         raise RebuildError(f"graph module {_show(class_name)}: "
                            f"{error}") from None
     graph_module.training = bool(description.get("training", False))
+    # torch.fx copies a submodule the graph calls into fresh containers on
+    # its path (`acts` of `acts.0`), each in training mode: they take the
+    # mode the IR gives them.
+    for entry in submodules:
+        try:
+            copied = graph_module.get_submodule(entry["path"])
+        except AttributeError:
+            continue
+        copied.training = bool(entry.get("training", False))
     graph_names = [e["name"] for e in description.get("graphs", [])]
     if graph_names:
         # torch.fx copies what forward reads; the module state and the

@@ -69,8 +69,45 @@ class MLP(nn.Module):
         return self.fc2(self.relu(self.fc1(x)))
 
 
+class Weightless(nn.Module):
+    """The quantized modules with no packed weight, in a ModuleList (an
+    eval-mode container the rebuilt module must keep in eval mode)."""
+    INPUT_SHAPE = (2, 3, 8, 8)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.inorm = nn.InstanceNorm2d(4, affine=True)
+        self.ln = nn.LayerNorm([5, 5])
+        self.acts = nn.ModuleList([nn.LeakyReLU(0.2), nn.ELU(0.5),
+                                   nn.Hardswish(), nn.Sigmoid(), nn.ReLU6()])
+        self.softmax = nn.Softmax(dim=1)
+
+    def forward(self, x):
+        y = F.max_pool2d(self.conv(x), 2, 1)
+        y = self.ln(self.inorm(F.relu(self.bn(y))))
+        return self.softmax(torch.cat([act(y) for act in self.acts], 1))
+
+
+class Decoder(nn.Module):
+    """Quantized transposed convs (per-tensor weights)."""
+    INPUT_SHAPE = (1, 3, 7, 7)
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, groups=2)
+        self.up1d = nn.ConvTranspose1d(4, 2, 4, stride=2, dilation=2)
+
+    def forward(self, x):
+        return self.up1d(torch.flatten(self.up(F.relu(self.conv(x))), 2))
+
+
 def _inputs(model, seed):
     torch.manual_seed(seed)
+    if hasattr(model, "INPUT_SHAPE"):
+        return (torch.randn(model.INPUT_SHAPE),)
     return (torch.randn(2, 3, 8, 8) if isinstance(model, ConvNet)
             else torch.randn(4, 6),)
 
@@ -120,6 +157,10 @@ CASES = {
                     .set_object_type(nn.ReLU, default_dynamic_qconfig), False),
     "convnet_reference": (ConvNet, lambda: get_default_qconfig_mapping(
         ENGINE), True),
+    "weightless": (Weightless, lambda: get_default_qconfig_mapping(ENGINE),
+                   False),
+    "decoder": (Decoder, lambda: QConfigMapping().set_global(
+        get_default_qconfig("qnnpack")), False),
 }
 
 
@@ -197,6 +238,20 @@ EXPECTED = {
         r"fx.state buffer @conv.0.weight_scale : tensor<4xf32>",
         r'fx.call_method "dequantize"\(%quantize_per_tensor\) : \(tensor<'
         r"2x3x8x8x" + UINT8 + r">\) -> tensor<2x3x8x8xf32>",
+    ],
+    "weightless": [
+        r'fx.submodule @bn "torch.ao.nn.intrinsic.quantized.BNReLU2d"\(',
+        r'fx.submodule @inorm "torch.ao.nn.quantized.InstanceNorm2d"\(',
+        r'fx.submodule @softmax "torch.ao.nn.quantized.Softmax"\(dim=1, ',
+        r'fx.submodule @acts.1 "torch.ao.nn.quantized.ELU"\(.*alpha=0.5\)',
+        r"fx.state buffer @bn.scale : tensor<f32>",
+        r"fx.state parameter @inorm.weight : tensor<4xf32>",
+    ],
+    "decoder": [
+        r'fx.submodule @up "torch.ao.nn.quantized.ConvTranspose2d"\(.*'
+        r"output_padding=\(0, 0\), groups=2",
+        r"fx.state parameter @up.weight : tensor<8x2x3x3x!quant.uniform<"
+        r"i8:f32, [0-9.e-]+:0>>",
     ],
 }
 
