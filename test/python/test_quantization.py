@@ -171,6 +171,8 @@ def case(request):
     torch.backends.quantized.engine = ENGINE
     try:
         converted, example = _quantize(model_type, mapping(), reference)
+        if request.param == "weightless":  # every container in eval mode
+            converted.eval()
         ir = fx_mlir.import_graph_module(converted, example)
     finally:
         torch.backends.quantized.engine = previous
