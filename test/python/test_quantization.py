@@ -12,7 +12,9 @@ the same text.
 """
 
 import json
+import os
 import re
+import sys
 
 import pytest
 import torch
@@ -69,45 +71,17 @@ class MLP(nn.Module):
         return self.fc2(self.relu(self.fc1(x)))
 
 
-class Weightless(nn.Module):
-    """The quantized modules with no packed weight, in a ModuleList (an
-    eval-mode container the rebuilt module must keep in eval mode)."""
-    INPUT_SHAPE = (2, 3, 8, 8)
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.bn = nn.BatchNorm2d(4)
-        self.inorm = nn.InstanceNorm2d(4, affine=True)
-        self.ln = nn.LayerNorm([5, 5])
-        self.acts = nn.ModuleList([nn.LeakyReLU(0.2), nn.ELU(0.5),
-                                   nn.Hardswish(), nn.Sigmoid(), nn.ReLU6()])
-        self.softmax = nn.Softmax(dim=1)
-
-    def forward(self, x):
-        y = F.max_pool2d(self.conv(x), 2, 1)
-        y = self.ln(self.inorm(F.relu(self.bn(y))))
-        return self.softmax(torch.cat([act(y) for act in self.acts], 1))
-
-
-class Decoder(nn.Module):
-    """Quantized transposed convs (per-tensor weights)."""
-    INPUT_SHAPE = (1, 3, 7, 7)
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3)
-        self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, groups=2)
-        self.up1d = nn.ConvTranspose1d(4, 2, 4, stride=2, dilation=2)
-
-    def forward(self, x):
-        return self.up1d(torch.flatten(self.up(F.relu(self.conv(x))), 2))
+# The weightless modules' and the transposed convs' models of the
+# end-to-end suite, with their input shapes.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
+from quantized import Decoder, Norms  # noqa: E402
+INPUT_SHAPES = {Norms: (2, 3, 8, 8), Decoder: (1, 3, 7, 7)}
 
 
 def _inputs(model, seed):
     torch.manual_seed(seed)
-    if hasattr(model, "INPUT_SHAPE"):
-        return (torch.randn(model.INPUT_SHAPE),)
+    if type(model) in INPUT_SHAPES:
+        return (torch.randn(INPUT_SHAPES[type(model)]),)
     return (torch.randn(2, 3, 8, 8) if isinstance(model, ConvNet)
             else torch.randn(4, 6),)
 
@@ -157,7 +131,7 @@ CASES = {
                     .set_object_type(nn.ReLU, default_dynamic_qconfig), False),
     "convnet_reference": (ConvNet, lambda: get_default_qconfig_mapping(
         ENGINE), True),
-    "weightless": (Weightless, lambda: get_default_qconfig_mapping(ENGINE),
+    "weightless": (Norms, lambda: get_default_qconfig_mapping(ENGINE),
                    False),
     "decoder": (Decoder, lambda: QConfigMapping().set_global(
         get_default_qconfig("qnnpack")), False),
@@ -247,7 +221,7 @@ EXPECTED = {
         r'fx.submodule @softmax "torch.ao.nn.quantized.Softmax"\(dim=1, ',
         r'fx.submodule @acts.1 "torch.ao.nn.quantized.ELU"\(.*alpha=0.5\)',
         r"fx.state buffer @bn.scale : tensor<f32>",
-        r"fx.state parameter @inorm.weight : tensor<4xf32>",
+        r"fx.state parameter @inorm.weight : tensor<8xf32>",
     ],
     "decoder": [
         r'fx.submodule @up "torch.ao.nn.quantized.ConvTranspose2d"\(.*'

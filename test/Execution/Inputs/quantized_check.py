@@ -19,6 +19,10 @@ from torch.ao.quantization import (default_dynamic_qconfig,
                                    get_default_qconfig_mapping, QConfigMapping)
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
+# The weightless quantized modules' model of the end-to-end suite.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "e2e"))
+from quantized import Norms  # noqa: E402
+
 
 
 class ConvNet(nn.Module):
@@ -34,29 +38,6 @@ class ConvNet(nn.Module):
         z = self.conv2(y)
         y = torch.cat([y + z, z], 1)
         return self.fc(torch.flatten(y, 1))
-
-
-class Norms(nn.Module):
-    """The quantized modules without a packed weight: BatchNorm2d + ReLU
-    (BNReLU2d), InstanceNorm2d, LayerNorm, LeakyReLU, ELU, Hardswish,
-    Sigmoid, ReLU6 and Softmax."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 8, 3)
-        self.bn = nn.BatchNorm2d(8)
-        self.inorm = nn.InstanceNorm2d(8, affine=True)
-        self.ln = nn.LayerNorm([5, 5])
-        self.acts = nn.ModuleList([nn.LeakyReLU(0.2), nn.ELU(0.5),
-                                   nn.Hardswish(), nn.Sigmoid(), nn.ReLU6()])
-        self.softmax = nn.Softmax(dim=1)
-
-    def forward(self, x):
-        # The pool keeps the batch norm from folding into the conv.
-        y = F.max_pool2d(self.conv(x), 2, 1)
-        y = self.ln(self.inorm(F.relu(self.bn(y))))
-        y = torch.cat([act(y) for act in self.acts], 1)
-        return self.softmax(y)
 
 
 class MLP(nn.Module):
@@ -87,10 +68,6 @@ def write(directory):
     for name, (model_type, mapping, shape) in cases.items():
         torch.manual_seed(0)
         model = model_type().eval()
-        if name == "norms":  # statistics that are not the identity
-            with torch.no_grad():
-                model.bn.running_mean.uniform_(-0.5, 0.5)
-                model.bn.running_var.uniform_(0.5, 2.0)
         example = (torch.randn(shape),)
         prepared = prepare_fx(model, mapping, example)
         for _ in range(3):
