@@ -243,6 +243,9 @@ void addLinearAlgebraLowerings(llvm::StringMap<LowerFn> &table);
 void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
 void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
+void addGatherLowerings(llvm::StringMap<LowerFn> &table);
+void addCreationLowerings(llvm::StringMap<LowerFn> &table);
+void addMatrixLowerings(llvm::StringMap<LowerFn> &table);
 void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 void addLossLowerings(llvm::StringMap<LowerFn> &table);
 void addCompositeLowerings(llvm::StringMap<LowerFn> &table);
@@ -335,6 +338,17 @@ void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
 Value clampIndex(OpBuilder &b, Location loc, Value i, Value size);
 /// An index tensor's element as an `index` value, clamped by clampIndex.
 Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size);
+
+// Shape.cpp's helpers, which Matrices.cpp uses too.
+/// A tensor of `sizes` whose item at each index is `x` read through
+/// `exprs` (of the result's dims): broadcasts, flips, repeats, diagonals.
+Value readThrough(Lowering &l, Value x, ArrayRef<AffineExpr> exprs,
+                  ArrayRef<OpFoldResult> sizes);
+/// Joins `inputs` along `dim`.
+Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem);
+/// Slices `[start, start + length)` with `step` along `dim`.
+Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
+                 OpFoldResult length, int64_t step);
 
 /// A call's arguments and operands with every operand that stands for a
 /// tuple or list by its parts (a producer lowered by replaceTuple while

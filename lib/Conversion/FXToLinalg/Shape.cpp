@@ -1,10 +1,12 @@
-//===- Shape.cpp - Views, joins, slices, sizes, creation, embedding -------===//
+//===- Shape.cpp - Views, joins, slices, pads, sizes ----------------------===//
 //
 // Reshapes become tensor.collapse_shape/expand_shape, permutes
 // linalg.transpose, broadcasts linalg.generic; cat/stack insert slices into
 // one tensor.empty; split/chunk/slice/select/narrow are extract_slices (the
 // users of a multi-result node, `operator.getitem`, are replaced directly);
-// `size` reads tensor.dim; zeros/ones/full/arange build filled tensors.
+// pads, flips, rolls, repeats and shuffles slice, read and join the input;
+// `size` reads tensor.dim. Creation ops are in Creation.cpp, gathers by
+// index tensors in Gather.cpp, diagonals and triangles in Matrices.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,10 +206,13 @@ LogicalResult lowerUnsqueeze(Lowering &l) {
   return l.replace(l.unsqueeze(x, *d));
 }
 
+} // namespace
+
 /// A tensor of `sizes` whose item at each index is `x` read through
 /// `exprs` (of the result's dims): broadcasts, flips, repeats, diagonals.
-Value readThrough(Lowering &l, Value x, ArrayRef<AffineExpr> exprs,
-                  ArrayRef<OpFoldResult> sizes) {
+Value mlir::fx::lowering::readThrough(Lowering &l, Value x,
+                                      ArrayRef<AffineExpr> exprs,
+                                      ArrayRef<OpFoldResult> sizes) {
   int64_t rank = sizes.size();
   Value init =
       l.empty(sizes, cast<RankedTensorType>(x.getType()).getElementType());
@@ -225,6 +230,8 @@ Value readThrough(Lowering &l, Value x, ArrayRef<AffineExpr> exprs,
              })
       .getResult(0);
 }
+
+namespace {
 
 /// Broadcasts `x` to `sizes` (right aligned; -1 keeps the input's size).
 Value broadcastTo(Lowering &l, Value x, SmallVector<OpFoldResult> sizes) {
@@ -283,8 +290,11 @@ LogicalResult lowerExpandAs(Lowering &l) {
   return l.replace(broadcastTo(l, x, l.dims(other)));
 }
 
+} // namespace
+
 /// Joins `inputs` along `dim`.
-Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
+Value mlir::fx::lowering::concat(Lowering &l, ArrayRef<Value> inputs,
+                                 int64_t dim, Type elem) {
   SmallVector<OpFoldResult> sizes = l.dims(inputs[0]);
   int64_t staticTotal = 0;
   for (Value v : inputs) {
@@ -321,6 +331,8 @@ Value concat(Lowering &l, ArrayRef<Value> inputs, int64_t dim, Type elem) {
   }
   return result;
 }
+
+namespace {
 
 /// A Tensor[] argument: a list, or a tuple (the pieces of split or chunk
 /// read whole, as `torch.cat(torch.split(x, 2))`).
@@ -368,9 +380,12 @@ LogicalResult lowerStack(Lowering &l) {
   return l.replace(concat(l, *inputs, *dim, elem));
 }
 
+} // namespace
+
 /// Slices `[start, start + length)` with `step` along `dim`.
-Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
-                 OpFoldResult length, int64_t step) {
+Value mlir::fx::lowering::sliceAlong(Lowering &l, Value x, int64_t dim,
+                                     OpFoldResult start, OpFoldResult length,
+                                     int64_t step) {
   int64_t rank = rankOf(x);
   SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));
@@ -388,6 +403,8 @@ Value sliceAlong(Lowering &l, Value x, int64_t dim, OpFoldResult start,
         cast<RankedTensorType>(x.getType()).getElementType());
   return tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes, strides);
 }
+
+namespace {
 
 /// Static split sizes of `n` into pieces of `size` (the last one smaller).
 SmallVector<int64_t> piecesOf(int64_t n, int64_t size) {
@@ -812,31 +829,6 @@ LogicalResult lowerDiff(Lowering &l) {
   return l.replace(x);
 }
 
-/// trace(self): the sum of a matrix's diagonal (integers summed as int64,
-/// the result's type).
-LogicalResult lowerTrace(Lowering &l) {
-  using P = args::aten::trace;
-  Value x = l.tensor(P::self);
-  Type elem = l.resultElementType();
-  if (!x || !elem)
-    return l.fail("needs a typed tensor");
-  auto type = cast<RankedTensorType>(x.getType());
-  if (type.getRank() != 2 || !type.hasStaticShape())
-    return l.fail("needs a matrix of static shape");
-  int64_t length = std::min(type.getDimSize(0), type.getDimSize(1));
-  // The leading square, whose diagonal is read.
-  for (int64_t d : {0, 1})
-    x = sliceAlong(l, x, d, l.b.getIndexAttr(0), l.b.getIndexAttr(length), 1);
-  AffineExpr i = l.b.getAffineDimExpr(0);
-  Value diagonal =
-      l.castTensor(readThrough(l, x, {i, i}, {l.b.getIndexAttr(length)}), elem);
-  return l.replace(l.reduce(diagonal, {0}, /*keepdim=*/false,
-                            l.constant(elem, 0),
-                            [](OpBuilder &b, Location loc, Value acc, Value v) {
-                              return add(b, loc, acc, v);
-                            }));
-}
-
 /// `x` rotated by `shift` along the static dim `dim`: its last `shift`
 /// items first.
 Value rolled(Lowering &l, Value x, int64_t dim, int64_t shift, Type elem) {
@@ -934,53 +926,6 @@ static LogicalResult repeatTensor(Lowering &l, Value x,
   }
   return l.replace(readThrough(l, x, exprs, sizes));
 }
-
-/// tril/triu(self, diagonal): zeros above (tril) or below (triu) the
-/// diagonal of the last two dims.
-LogicalResult lowerTriangle(Lowering &l, bool lower) {
-  static constexpr Param kSelf =
-      sameParam(args::aten::tril::self, args::aten::triu::self);
-  static constexpr Param kDiagonal =
-      sameParam(args::aten::tril::diagonal, args::aten::triu::diagonal);
-  Value x = l.tensor(kSelf);
-  auto diagonal = l.constInt(kDiagonal);
-  if (!x || !diagonal)
-    return l.fail("needs a tensor and a constant diagonal");
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  if (rank < 2)
-    return l.fail("needs at least 2 dims");
-  Type elem = type.getElementType();
-  Value init = l.empty(l.dims(x), elem);
-  int64_t k = *diagonal;
-  return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{x},
-          ValueRange{init},
-          ArrayRef<AffineMap>{l.b.getMultiDimIdentityMap(rank),
-                              l.b.getMultiDimIdentityMap(rank)},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value i = linalg::IndexOp::create(nb, loc, rank - 2);
-            Value j = linalg::IndexOp::create(nb, loc, rank - 1);
-            // j - i <= k (tril) or j - i >= k (triu).
-            Value diff = arith::SubIOp::create(nb, loc, j, i);
-            Value kv = arith::ConstantIndexOp::create(nb, loc, k);
-            Value keep = arith::CmpIOp::create(
-                nb, loc,
-                lower ? arith::CmpIPredicate::sle : arith::CmpIPredicate::sge,
-                diff, kv);
-            Value zero = constantOf(nb, loc, elem, 0);
-            linalg::YieldOp::create(
-                nb, loc,
-                arith::SelectOp::create(nb, loc, keep, v[0], zero).getResult());
-          })
-          .getResult(0));
-}
-
-LogicalResult lowerTril(Lowering &l) { return lowerTriangle(l, true); }
-LogicalResult lowerTriu(Lowering &l) { return lowerTriangle(l, false); }
 
 /// pad(self, pad, mode, value): constant as constant_pad_nd; in reflect,
 /// replicate or circular mode, per padded dim from the last one back, the
@@ -1084,233 +1029,6 @@ LogicalResult lowerPadMode(Lowering &l) {
     x = concat(l, parts, d, elem);
   }
   return l.replace(x);
-}
-
-/// diagonal(self, offset, dim1, dim2): the other dims, then the diagonal
-/// of dims dim1 and dim2 (x[..., i, i + offset], or x[..., i - offset, i]
-/// below the main one): one generic.
-static LogicalResult diagonalOf(Lowering &l, Value x,
-                                std::optional<int64_t> offset,
-                                std::optional<int64_t> d1,
-                                std::optional<int64_t> d2);
-
-LogicalResult lowerDiagonal(Lowering &l) {
-  using P = args::aten::diagonal;
-  Value x = l.tensor(P::self);
-  if (!x)
-    return l.fail("needs a tensor");
-  int64_t rank = rankOf(x);
-  return diagonalOf(l, x, l.constInt(P::offset),
-                    l.normDim(l.arg(P::dim1), rank),
-                    l.normDim(l.arg(P::dim2), rank));
-}
-
-static LogicalResult diagonalOf(Lowering &l, Value x,
-                                std::optional<int64_t> offset,
-                                std::optional<int64_t> d1,
-                                std::optional<int64_t> d2) {
-  if (!offset)
-    return l.fail("needs a constant offset");
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  if (!d1 || !d2 || *d1 == *d2)
-    return l.fail("dim1 and dim2 must be two different constant dims");
-  int64_t n1 = type.getDimSize(*d1), n2 = type.getDimSize(*d2);
-  if (ShapedType::isDynamic(n1) || ShapedType::isDynamic(n2))
-    return l.fail("the diagonal's dims must be static");
-  int64_t rowStart = std::max<int64_t>(0, -*offset),
-          colStart = std::max<int64_t>(0, *offset);
-  int64_t length = std::max<int64_t>(0, std::min(n1 - rowStart, n2 - colStart));
-  OpBuilder &b = l.b;
-  // The square [rowStart, + length) x [colStart, + length) of the two
-  // dims, whose diagonal is read.
-  x = sliceAlong(l, x, *d1, b.getIndexAttr(rowStart), b.getIndexAttr(length),
-                 1);
-  x = sliceAlong(l, x, *d2, b.getIndexAttr(colStart), b.getIndexAttr(length),
-                 1);
-  SmallVector<OpFoldResult> sizes;
-  SmallVector<AffineExpr> exprs(rank);
-  int64_t loop = 0;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == *d1 || d == *d2)
-      continue;
-    sizes.push_back(l.dim(x, d));
-    exprs[d] = b.getAffineDimExpr(loop++);
-  }
-  AffineExpr i = b.getAffineDimExpr(loop);
-  exprs[*d1] = i;
-  exprs[*d2] = i;
-  sizes.push_back(b.getIndexAttr(length));
-  return l.replace(readThrough(l, x, exprs, sizes));
-}
-
-/// `x`'s last dim laid along the `offset` diagonal of the (dim1, dim2)
-/// plane of a tensor of one more dim, zeros elsewhere (diag_embed; diag of
-/// a vector with dims 0, 1). One generic over the result reading x at the
-/// diagonal's position, clamped off it.
-static Value diagonalEmbedded(Lowering &l, Value x, int64_t offset,
-                              int64_t dim1, int64_t dim2) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank() + 1, n = type.getShape().back();
-  int64_t size = n + std::abs(offset);
-  SmallVector<OpFoldResult> sizes;
-  int64_t next = 0;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(d == dim1 || d == dim2 ? l.b.getIndexAttr(size)
-                                           : l.dim(x, next++));
-  Type elem = type.getElementType();
-  Value init = l.empty(sizes, elem);
-  int64_t rowStart = std::max<int64_t>(0, -offset);
-  return linalg::GenericOp::create(
-             l.b, l.loc, TypeRange{init.getType()}, ValueRange{},
-             ValueRange{init}, l.b.getMultiDimIdentityMap(rank),
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             "", "",
-             [&](OpBuilder &b, Location loc, ValueRange) {
-               Value i = linalg::IndexOp::create(b, loc, dim1);
-               Value j = linalg::IndexOp::create(b, loc, dim2);
-               Value onDiagonal = arith::CmpIOp::create(
-                   b, loc, arith::CmpIPredicate::eq,
-                   arith::SubIOp::create(b, loc, j, i),
-                   arith::ConstantIndexOp::create(b, loc, offset));
-               Value at = clampIndex(
-                   b, loc,
-                   arith::SubIOp::create(
-                       b, loc, i,
-                       arith::ConstantIndexOp::create(b, loc, rowStart)),
-                   arith::ConstantIndexOp::create(b, loc, n));
-               SmallVector<Value> coords;
-               for (int64_t d = 0; d < rank; ++d)
-                 if (d != dim1 && d != dim2)
-                   coords.push_back(linalg::IndexOp::create(b, loc, d));
-               coords.push_back(at);
-               Value v = tensor::ExtractOp::create(b, loc, x, coords);
-               linalg::YieldOp::create(
-                   b, loc,
-                   arith::SelectOp::create(b, loc, onDiagonal, v,
-                                           constantOf(b, loc, elem, 0))
-                       .getResult());
-             })
-      .getResult(0);
-}
-
-/// diag_embed(self, offset, dim1, dim2).
-LogicalResult lowerDiagEmbed(Lowering &l) {
-  using P = args::aten::diag_embed;
-  Value x = l.tensor(P::self);
-  auto offset =
-      l.isNone(P::offset) ? std::optional<int64_t>(0) : l.constInt(P::offset);
-  if (!x || !offset)
-    return l.fail("needs a tensor and a constant offset");
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank() + 1;
-  auto d1 = l.isNone(P::dim1) ? std::optional<int64_t>(rank - 2)
-                              : l.normDim(l.arg(P::dim1), rank);
-  auto d2 = l.isNone(P::dim2) ? std::optional<int64_t>(rank - 1)
-                              : l.normDim(l.arg(P::dim2), rank);
-  if (!d1 || !d2 || *d1 == *d2)
-    return l.fail("dim1 and dim2 must be two different constant dims");
-  if (type.getRank() == 0 || !type.hasStaticShape() ||
-      type.getShape().back() == 0)
-    return l.fail("needs a tensor of static shape with a last dim");
-  // Two dims in the order given: the diagonal runs from dim1 to dim2.
-  return l.replace(diagonalEmbedded(l, x, *offset, *d1, *d2));
-}
-
-/// diag(self, diagonal): a vector's matrix (the vector on that diagonal),
-/// or a matrix's diagonal.
-LogicalResult lowerDiag(Lowering &l) {
-  using P = args::aten::diag;
-  Value x = l.tensor(P::self);
-  auto k = l.isNone(P::diagonal) ? std::optional<int64_t>(0)
-                                 : l.constInt(P::diagonal);
-  if (!x || !k)
-    return l.fail("needs a tensor and a constant diagonal");
-  auto type = cast<RankedTensorType>(x.getType());
-  if (type.getRank() == 2)
-    return diagonalOf(l, x, k, 0, 1);
-  if (type.getRank() != 1 || !type.hasStaticShape() || type.getDimSize(0) == 0)
-    return l.fail("needs a vector of static size or a matrix");
-  return l.replace(diagonalEmbedded(l, x, *k, 0, 1));
-}
-
-/// linalg_cross(self, other, dim) and cross(self, other, dim=None: the
-/// first dim of size 3): the cross product of 3-vectors along dim, of
-/// the broadcast inputs.
-LogicalResult lowerCross(Lowering &l) {
-  // Parameters as aten::cross names them, at the same positions in
-  // aten::linalg_cross.
-  using P = args::aten::cross;
-  Value a = l.tensor(P::self), b = l.tensor(P::other);
-  Type elem = l.resultElementType();
-  if (!a || !b || !elem)
-    return l.fail("needs two typed tensors");
-  auto resultType = dyn_cast<RankedTensorType>(l.resultType());
-  if (!resultType || !resultType.hasStaticShape())
-    return l.fail("needs a result of static shape");
-  int64_t rank = resultType.getRank();
-  Attribute dimAttr = l.target() == args::aten::linalg_cross::target
-                          ? l.arg(args::aten::linalg_cross::dim)
-                          : l.arg(P::dim);
-  std::optional<int64_t> dim;
-  if (dimAttr && !l.isNone(dimAttr))
-    dim = l.normDim(dimAttr, rank);
-  else if (l.target() == "aten::linalg_cross")
-    dim = rank - 1;
-  else
-    for (int64_t d = 0; d < rank && !dim; ++d)
-      if (resultType.getDimSize(d) == 3)
-        dim = d;
-  if (!dim || resultType.getDimSize(*dim) != 3)
-    return l.fail("needs a constant dim of size 3");
-  // The three components of each input along dim, as its rank counts it
-  // (inputs of fewer dims broadcast from the right).
-  auto components = [&](Value t) {
-    int64_t r = rankOf(t), d = *dim - (rank - r);
-    SmallVector<Value> parts;
-    for (int64_t i = 0; i < 3; ++i)
-      parts.push_back(sliceAlong(
-          l, l.castTensor(t, elem), d,
-          l.b.getIndexAttr(
-              cast<RankedTensorType>(t.getType()).getDimSize(d) == 1 ? 0 : i),
-          l.b.getIndexAttr(1), 1));
-    return parts;
-  };
-  if (*dim - (rank - rankOf(a)) < 0 || *dim - (rank - rankOf(b)) < 0)
-    return l.fail("both inputs must have the cross product's dim");
-  SmallVector<Value> x = components(a), y = components(b);
-  auto term = [&](int i, int j) {
-    return l.elementwise(
-        {x[i], y[j], x[j], y[i]}, elem, elem,
-        [&](OpBuilder &nb, Location loc, ValueRange v) -> Value {
-          if (isFloat(elem))
-            return arith::SubFOp::create(
-                nb, loc, arith::MulFOp::create(nb, loc, v[0], v[1]),
-                arith::MulFOp::create(nb, loc, v[2], v[3]));
-          return arith::SubIOp::create(
-              nb, loc, arith::MulIOp::create(nb, loc, v[0], v[1]),
-              arith::MulIOp::create(nb, loc, v[2], v[3]));
-        });
-  };
-  return l.replace(concat(l, {term(1, 2), term(2, 0), term(0, 1)}, *dim, elem));
-}
-
-/// outer/ger(self, vec2): self[i] * vec2[j].
-LogicalResult lowerOuter(Lowering &l) {
-  // Parameters as aten::ger names them, at the same positions in aten::outer.
-  using P = args::aten::ger;
-  Value a = l.tensor(P::self), v = l.tensor(P::vec2);
-  Type r = l.resultElementType();
-  if (!a || !v || !r || rankOf(a) != 1 || rankOf(v) != 1)
-    return l.fail("needs two vectors");
-  return l.replace(
-      l.elementwise({l.unsqueeze(a, 1), v}, r, r,
-                    [&](OpBuilder &b, Location loc, ValueRange x) -> Value {
-                      if (isFloat(r))
-                        return arith::MulFOp::create(b, loc, x[0], x[1]);
-                      return arith::MulIOp::create(b, loc, x[0], x[1]);
-                    }));
 }
 
 /// one_hot(self, num_classes): a new last dim of num_classes, 1 where it
@@ -1525,607 +1243,6 @@ LogicalResult lowerNumel(Lowering &l) {
       l.b.createOrFold<arith::IndexCastOp>(l.loc, l.b.getI64Type(), n));
 }
 
-/// `self` gathered along `dim` by the int tensor `index`: the result has
-/// `index`'s dims in place of `dim`; negative indices count from the end,
-/// as in PyTorch.
-/// The function argument (a placeholder) `v` is, seen through reshapes,
-/// or null.
-BlockArgument inputOf(Value v) {
-  while (true) {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return isa_and_nonnull<func::FuncOp>(arg.getOwner()->getParentOp())
-                 ? arg
-                 : BlockArgument();
-    Operation *def = v.getDefiningOp();
-    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-                         tensor::CastOp>(def))
-      return {};
-    v = def->getOperand(0);
-  }
-}
-
-/// Records on the function that its input `index` comes from holds
-/// indices that must lie in [lo, hi) for this node: the runtime checks them
-/// before every call (docs/Reliability.md), where compiled code could only
-/// read another row.
-bool recordIndexBound(Lowering &l, Value index, int64_t lo, int64_t hi) {
-  BlockArgument arg = inputOf(index);
-  auto func = l.op->getParentOfType<func::FuncOp>();
-  if (!arg || !func)
-    return false;
-  MLIRContext *ctx = l.b.getContext();
-  SmallVector<Attribute> bounds;
-  if (auto existing = func->getAttrOfType<ArrayAttr>("fx.index_bounds"))
-    llvm::append_range(bounds, existing.getValue());
-  bounds.push_back(DictionaryAttr::get(
-      ctx,
-      {l.b.getNamedAttr("input", l.b.getI64IntegerAttr(arg.getArgNumber())),
-       l.b.getNamedAttr("lo", l.b.getI64IntegerAttr(lo)),
-       l.b.getNamedAttr("hi", l.b.getI64IntegerAttr(hi)),
-       l.b.getNamedAttr(
-           "node",
-           l.b.getStringAttr(cast<NodeOpInterface>(*l.op).getNodeName()))}));
-  l.b.modifyOpInPlace(func, [&] {
-    func->setAttr("fx.index_bounds", ArrayAttr::get(ctx, bounds));
-  });
-  return true;
-}
-
-/// Checks that the indices in `index` lie in [0, N) ([-N, N) when
-/// `negative`) for dim `dim` of `self` (size N). Indices from an input are
-/// checked by the runtime before the call; others (computed in the graph,
-/// or against a dynamic size) by the code as it runs: an index out of
-/// range fails the call naming the node, as PyTorch's IndexError.
-void checkIndexRangeImpl(Lowering &l, Value self, int64_t dim, Value index,
-                         bool negative) {
-  int64_t staticSize = cast<RankedTensorType>(self.getType()).getDimSize(dim);
-  if (ShapedType::isDynamic(staticSize) ||
-      !recordIndexBound(l, index, negative ? -staticSize : 0, staticSize)) {
-    Type i64 = l.b.getI64Type();
-    Value size = arith::IndexCastOp::create(l.b, l.loc, i64,
-                                            l.toIndex(l.dim(self, dim)));
-    Value outside = l.elementwise(
-        {index, size}, i64, l.b.getI1Type(),
-        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-          Value lo =
-              negative
-                  ? arith::SubIOp::create(
-                        b, loc, arith::ConstantIntOp::create(b, loc, i64, 0),
-                        v[1])
-                        .getResult()
-                  : arith::ConstantIntOp::create(b, loc, i64, 0).getResult();
-          return arith::OrIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[0],
-                                    lo),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v[0],
-                                    v[1]));
-        });
-    l.check(outside, "IndexError: index out of range in self");
-  }
-}
-
-} // namespace
-
-void mlir::fx::lowering::checkIndexRange(Lowering &l, Value self, int64_t dim,
-                                         Value index, bool negative) {
-  checkIndexRangeImpl(l, self, dim, index, negative);
-}
-
-Value mlir::fx::lowering::clampIndex(OpBuilder &b, Location loc, Value i,
-                                     Value size) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value inside = arith::AndIOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size));
-  return arith::SelectOp::create(b, loc, inside, i, zero);
-}
-
-Value mlir::fx::lowering::clampedIndex(OpBuilder &b, Location loc,
-                                       Value element, Value size) {
-  return clampIndex(
-      b, loc, arith::IndexCastOp::create(b, loc, b.getIndexType(), element),
-      size);
-}
-
-namespace {
-
-/// The elements of `self` picked along `dim` by the int tensor `index`;
-/// negative indices count from the end when `negative` (x[idx]), else they
-/// are out of range (embedding, index_select), as in PyTorch. An index out
-/// of range reads element 0 instead of memory outside `self`; one that
-/// comes from an input is checked by the runtime before the call.
-Value gatherAlong(Lowering &l, Value self, int64_t dim, Value index,
-                  bool negative) {
-  auto selfType = cast<RankedTensorType>(self.getType());
-  auto indexType = cast<RankedTensorType>(index.getType());
-  int64_t staticSize = selfType.getDimSize(dim);
-  if (staticSize == 0)
-    return {};
-  checkIndexRange(l, self, dim, index, negative);
-  int64_t ri = indexType.getRank(), rank = selfType.getRank() - 1 + ri;
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < dim; ++d)
-    sizes.push_back(l.dim(self, d));
-  for (int64_t d = 0; d < ri; ++d)
-    sizes.push_back(l.dim(index, d));
-  for (int64_t d = dim + 1; d < selfType.getRank(); ++d)
-    sizes.push_back(l.dim(self, d));
-  Value init = l.empty(sizes, selfType.getElementType());
-  SmallVector<AffineExpr> indexExprs;
-  for (int64_t d = 0; d < ri; ++d)
-    indexExprs.push_back(l.b.getAffineDimExpr(dim + d));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, indexExprs, l.b.getContext()),
-      l.b.getMultiDimIdentityMap(rank)};
-  Value size = l.toIndex(l.dim(self, dim));
-  return linalg::GenericOp::create(
-             l.b, l.loc, TypeRange{init.getType()}, ValueRange{index},
-             ValueRange{init}, maps,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             "", "",
-             [&](OpBuilder &nb, Location loc, ValueRange v) {
-               Value i =
-                   arith::IndexCastOp::create(nb, loc, nb.getIndexType(), v[0]);
-               Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
-               if (negative) {
-                 Value below = arith::CmpIOp::create(
-                     nb, loc, arith::CmpIPredicate::slt, i, zero);
-                 Value wrapped = arith::AddIOp::create(nb, loc, i, size);
-                 i = arith::SelectOp::create(nb, loc, below, wrapped, i);
-               }
-               i = clampIndex(nb, loc, i, size);
-               SmallVector<Value> at;
-               for (int64_t d = 0; d < dim; ++d)
-                 at.push_back(linalg::IndexOp::create(nb, loc, d));
-               at.push_back(i);
-               for (int64_t d = dim + ri; d < rank; ++d)
-                 at.push_back(linalg::IndexOp::create(nb, loc, d));
-               linalg::YieldOp::create(
-                   nb, loc,
-                   tensor::ExtractOp::create(nb, loc, self, at).getResult());
-             })
-      .getResult(0);
-}
-
-/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): the
-/// rows of `weight` gathered by `indices`.
-LogicalResult lowerEmbedding(Lowering &l) {
-  using P = args::aten::embedding;
-  Value weight = l.tensor(P::weight), indices = l.tensor(P::indices);
-  if (!weight || !indices)
-    return failure();
-  if (rankOf(weight) != 2)
-    return l.fail("embedding needs a 2-D weight");
-  Value r = gatherAlong(l, weight, 0, indices, /*negative=*/false);
-  if (!r)
-    return l.fail("the weight has no rows");
-  return l.replace(r);
-}
-
-/// index_select(self, dim, index): a 1-D index.
-LogicalResult lowerIndexSelect(Lowering &l) {
-  using P = args::aten::index_select;
-  Value self = l.tensor(P::self), index = l.tensor(P::index);
-  if (!self || !index)
-    return failure();
-  auto dim = l.normDim(l.arg(P::dim), rankOf(self));
-  if (!dim || rankOf(index) > 1)
-    return l.fail("needs a constant dim and a 1-D index");
-  if (rankOf(index) == 0)
-    index = l.unsqueeze(index, 0);
-  // A 0-d tensor selects along its one implicit dim of size 1, as
-  // PyTorch's index_select does; the result stays 0-d.
-  bool scalar = rankOf(self) == 0;
-  if (scalar) {
-    if (cast<RankedTensorType>(index.getType()).getDimSize(0) != 1)
-      return l.fail("a 0-d tensor takes an index of one element");
-    self = l.unsqueeze(self, 0);
-  }
-  Value r = gatherAlong(l, self, *dim, index, /*negative=*/false);
-  if (!r)
-    return l.fail("cannot select from an empty dim");
-  if (scalar)
-    r = l.reshape(r, {});
-  return l.replace(r);
-}
-
-/// searchsorted(sorted_sequence, self, out_int32, right, side, sorter) and
-/// bucketize(self, boundaries, out_int32, right): for each value, the
-/// number of items of the sequence (its row, for a sequence of more than
-/// one dim, whose leading dims are the values') that come before it:
-/// those not >= the value (right: not >) - ATen's binary search over a
-/// sorted sequence, NaN values after everything. One generic with a
-/// reduction loop over the sequence (linear in its length per value).
-static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
-  using Bucketize = args::aten::bucketize_Tensor;
-  using Search = args::aten::searchsorted_Tensor;
-  Value values = bucketize ? l.tensor(Bucketize::self) : l.tensor(Search::self);
-  Value sequence = bucketize ? l.tensor(Bucketize::boundaries)
-                             : l.tensor(Search::sorted_sequence);
-  Type elem = l.resultElementType();
-  if (!values || !sequence || !elem)
-    return l.fail("needs a tensor of values and a tensor sequence");
-  static constexpr Param kRight = sameParam(Bucketize::right, Search::right);
-  bool right = l.constBool(kRight).value_or(false);
-  if (!bucketize) {
-    if (Attribute sorter = l.arg(Search::sorter); sorter && !l.isNone(sorter)) {
-      // The sequence in sorted order: sequence[sorter].
-      Value order = l.value(sorter);
-      if (!order || rankOf(sequence) != 1 || rankOf(order) != 1)
-        return l.fail("a sorter is supported with a 1-D sequence");
-      sequence = gatherAlong(l, sequence, 0, order, /*negative=*/false);
-      if (!sequence)
-        return l.fail("an empty sequence with a sorter");
-    }
-    if (auto side = dyn_cast_or_null<StringAttr>(l.arg(Search::side)))
-      right = side.getValue() == "right";
-  }
-  auto vType = cast<RankedTensorType>(values.getType());
-  auto sType = cast<RankedTensorType>(sequence.getType());
-  int64_t rank = vType.getRank(), sRank = sType.getRank();
-  if (sRank == 0 || (sRank > 1 && sRank != rank))
-    return l.fail("the sequence must be 1-D or have the values' rank");
-  if (sType.isDynamicDim(sRank - 1))
-    return l.fail("the sequence's last dim must be static");
-  Type compute = vType.getElementType();
-  if (compute != sType.getElementType()) {
-    compute = isFloat(compute) ? compute : sType.getElementType();
-    if (!isFloat(compute))
-      compute = l.b.getI64Type();
-  }
-  values = l.castTensor(values, compute);
-  sequence = l.castTensor(sequence, compute);
-  OpBuilder &b = l.b;
-  int64_t k = rank; // the loop over the sequence
-  SmallVector<AffineExpr> vExprs, sExprs;
-  for (int64_t d = 0; d < rank; ++d)
-    vExprs.push_back(b.getAffineDimExpr(d));
-  for (int64_t d = 0; d + 1 < sRank; ++d)
-    sExprs.push_back(b.getAffineDimExpr(d));
-  sExprs.push_back(b.getAffineDimExpr(k));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank + 1, 0, sExprs, b.getContext()),
-      AffineMap::get(rank + 1, 0, vExprs, b.getContext()),
-      AffineMap::get(rank + 1, 0, vExprs, b.getContext())};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Value init = l.filled(l.dims(values), l.constant(elem, 0));
-  return l.replace(
-      linalg::GenericOp::create(
-          b, l.loc, TypeRange{init.getType()}, ValueRange{sequence, values},
-          ValueRange{init}, maps, iterators, "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value after;
-            if (isFloat(compute))
-              after = arith::CmpFOp::create(nb, loc,
-                                            right ? arith::CmpFPredicate::OGT
-                                                  : arith::CmpFPredicate::OGE,
-                                            v[0], v[1]);
-            else
-              after = arith::CmpIOp::create(
-                  nb, loc,
-                  intPredicate(right ? arith::CmpIPredicate::sgt
-                                     : arith::CmpIPredicate::sge,
-                               compute),
-                  v[0], v[1]);
-            Value before = arith::XOrIOp::create(
-                nb, loc, after, constantOf(nb, loc, nb.getI1Type(), 1));
-            Value one = arith::ExtUIOp::create(nb, loc, elem, before);
-            linalg::YieldOp::create(
-                nb, loc, arith::AddIOp::create(nb, loc, v[2], one).getResult());
-          })
-          .getResult(0));
-}
-LogicalResult lowerSearchsorted(Lowering &l) { return lowerSearch(l, false); }
-LogicalResult lowerBucketize(Lowering &l) { return lowerSearch(l, true); }
-
-/// gather(self, dim, index): out[p] = self[p with p[dim] = index[p]], out
-/// of index's shape, which no dim but `dim` may exceed self's in.
-LogicalResult lowerGather(Lowering &l) {
-  using P = args::aten::gather;
-  Value self = l.tensor(P::self), index = l.tensor(P::index);
-  if (!self || !index)
-    return failure();
-  auto selfType = cast<RankedTensorType>(self.getType());
-  auto indexType = cast<RankedTensorType>(index.getType());
-  int64_t rank = selfType.getRank();
-  auto dim = l.normDim(l.arg(P::dim), rank);
-  if (!dim || indexType.getRank() != rank)
-    return l.fail("needs a constant dim and an index of self's rank");
-  if (rank == 0) {
-    self = l.unsqueeze(self, 0);
-    index = l.unsqueeze(index, 0);
-  }
-  int64_t loops = std::max<int64_t>(rank, 1);
-  for (int64_t d = 0; d < loops; ++d) {
-    if (d == *dim)
-      continue;
-    int64_t is = cast<RankedTensorType>(index.getType()).getDimSize(d),
-            ss = cast<RankedTensorType>(self.getType()).getDimSize(d);
-    if (ShapedType::isDynamic(is) || ShapedType::isDynamic(ss))
-      return l.fail("needs static sizes but along dim");
-    if (is > ss)
-      return l.fail("index is larger than self in a dim but dim");
-  }
-  if (cast<RankedTensorType>(self.getType()).getDimSize(*dim) == 0)
-    return l.fail("cannot gather from an empty dim");
-  checkIndexRange(l, self, *dim, index, /*negative=*/false);
-  Value init = l.empty(l.dims(index), selfType.getElementType());
-  Value size = l.toIndex(l.dim(self, *dim));
-  SmallVector<AffineMap> maps(2, l.b.getMultiDimIdentityMap(loops));
-  Value r =
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{index},
-          ValueRange{init}, maps,
-          SmallVector<utils::IteratorType>(loops,
-                                           utils::IteratorType::parallel),
-          "", "",
-          [&](OpBuilder &nb, Location loc, ValueRange v) {
-            SmallVector<Value> coords;
-            for (int64_t d = 0; d < loops; ++d)
-              coords.push_back(
-                  d == *dim ? clampedIndex(nb, loc, v[0], size)
-                            : linalg::IndexOp::create(nb, loc, d).getResult());
-            linalg::YieldOp::create(
-                nb, loc,
-                tensor::ExtractOp::create(nb, loc, self, coords).getResult());
-          })
-          .getResult(0);
-  if (rank == 0)
-    r = l.reshape(r, {});
-  return l.replace(r);
-}
-
-/// self[i_0, ..., i_k-1] on dims first..first+k-1 (k > 1): the indices'
-/// shapes broadcast to B, the result self's dims before `first`, then B,
-/// then self's dims after the indexed ones; each index checked, negatives
-/// wrapped, as one gather.
-Value gatherByMany(Lowering &l, Value self, int64_t first,
-                   ArrayRef<Value> indices) {
-  auto selfType = cast<RankedTensorType>(self.getType());
-  int64_t k = indices.size();
-  // The broadcast shape of the indices (numpy's rules; a dynamic dim is
-  // taken as matching).
-  int64_t rb = 0;
-  for (Value index : indices)
-    rb = std::max(rb, rankOf(index));
-  SmallVector<OpFoldResult> bshape(rb, l.b.getIndexAttr(1));
-  SmallVector<int64_t> bstatic(rb, 1);
-  for (Value index : indices) {
-    int64_t ri = rankOf(index);
-    for (int64_t j = 0; j < ri; ++j) {
-      int64_t at = rb - ri + j, size = compose::staticDim(index, j);
-      if (size == 1)
-        continue;
-      if (bstatic[at] != 1 && !ShapedType::isDynamic(size) &&
-          !ShapedType::isDynamic(bstatic[at]) && bstatic[at] != size)
-        return {};
-      bstatic[at] = size;
-      bshape[at] = l.dim(index, j);
-    }
-  }
-  for (int64_t d = 0; d < k; ++d) {
-    if (selfType.getDimSize(first + d) == 0)
-      return {};
-    checkIndexRange(l, self, first + d, indices[d], /*negative=*/true);
-  }
-  int64_t rank = selfType.getRank() - k + rb;
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < first; ++d)
-    sizes.push_back(l.dim(self, d));
-  llvm::append_range(sizes, bshape);
-  for (int64_t d = first + k; d < selfType.getRank(); ++d)
-    sizes.push_back(l.dim(self, d));
-  Value init = l.empty(sizes, selfType.getElementType());
-  MLIRContext *ctx = l.b.getContext();
-  SmallVector<AffineMap> maps;
-  for (Value index : indices) {
-    int64_t ri = rankOf(index);
-    SmallVector<AffineExpr> exprs;
-    for (int64_t j = 0; j < ri; ++j) {
-      int64_t at = rb - ri + j;
-      exprs.push_back(compose::staticDim(index, j) == 1 && bstatic[at] != 1
-                          ? getAffineConstantExpr(0, ctx)
-                          : getAffineDimExpr(first + at, ctx));
-    }
-    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
-  }
-  maps.push_back(l.b.getMultiDimIdentityMap(rank));
-  SmallVector<Value> dimSizes;
-  for (int64_t d = 0; d < k; ++d)
-    dimSizes.push_back(l.toIndex(l.dim(self, first + d)));
-  return linalg::GenericOp::create(
-             l.b, l.loc, TypeRange{init.getType()}, indices, ValueRange{init},
-             maps,
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
-             "", "",
-             [&](OpBuilder &nb, Location loc, ValueRange v) {
-               Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
-               SmallVector<Value> coords;
-               for (int64_t d = 0; d < first; ++d)
-                 coords.push_back(linalg::IndexOp::create(nb, loc, d));
-               for (int64_t d = 0; d < k; ++d) {
-                 Value i = arith::IndexCastOp::create(nb, loc,
-                                                      nb.getIndexType(), v[d]);
-                 Value below = arith::CmpIOp::create(
-                     nb, loc, arith::CmpIPredicate::slt, i, zero);
-                 i = arith::SelectOp::create(
-                     nb, loc, below,
-                     arith::AddIOp::create(nb, loc, i, dimSizes[d]), i);
-                 coords.push_back(clampIndex(nb, loc, i, dimSizes[d]));
-               }
-               for (int64_t d = first + k; d < selfType.getRank(); ++d)
-                 coords.push_back(linalg::IndexOp::create(nb, loc, d - k + rb));
-               linalg::YieldOp::create(
-                   nb, loc,
-                   tensor::ExtractOp::create(nb, loc, self, coords)
-                       .getResult());
-             })
-      .getResult(0);
-}
-
-/// self[indices]: int index tensors next to each other, after Nones (full
-/// slices).
-LogicalResult lowerIndexTensor(Lowering &l) {
-  using P = args::aten::index_Tensor;
-  Value self = l.tensor(P::self);
-  auto list = dyn_cast_or_null<ListAttr>(l.arg(P::indices));
-  if (!self || !list || list.getElements().empty())
-    return l.fail("needs a tensor and a list of indices");
-  ArrayRef<Attribute> indices = list.getElements();
-  int64_t first = 0;
-  while (first < int64_t(indices.size()) && l.isNone(indices[first]))
-    ++first;
-  SmallVector<Value> tensors;
-  for (Attribute a : indices.drop_front(first)) {
-    if (l.isNone(a))
-      return l.fail("only index tensors next to each other, after Nones, "
-                    "are supported");
-    Value index = l.tensor(a);
-    if (!index)
-      return failure();
-    auto elem = cast<RankedTensorType>(index.getType()).getElementType();
-    if (!isa<IntegerType>(elem) || elem.isInteger(1))
-      return l.fail("only int index tensors are supported");
-    tensors.push_back(index);
-  }
-  if (tensors.empty())
-    return l.fail("needs an index tensor");
-  if (first + int64_t(tensors.size()) > rankOf(self))
-    return l.fail("too many indices");
-  Value r = tensors.size() == 1
-                ? gatherAlong(l, self, first, tensors[0], /*negative=*/true)
-                : gatherByMany(l, self, first, tensors);
-  if (!r)
-    return l.fail("cannot index an empty dim, or indices whose shapes do "
-                  "not broadcast");
-  return l.replace(r);
-}
-
-/// zeros/ones(size, ...), full(size, fill_value, ...).
-LogicalResult lowerFill(Lowering &l, std::optional<double> value) {
-  namespace A = args::aten;
-  static constexpr Param kSize =
-      sameParam(A::zeros::size, A::ones::size, A::full::size);
-  Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(kSize));
-  if (!elem || !sizes)
-    return l.fail("needs a typed result and a list of sizes");
-  Value v = value ? l.constant(elem, *value)
-                  : l.scalar(l.arg(A::full::fill_value), elem);
-  if (!v)
-    return l.fail("unsupported fill value");
-  return l.replace(l.filled(*sizes, v));
-}
-LogicalResult lowerZeros(Lowering &l) { return lowerFill(l, 0.0); }
-
-/// new_zeros/new_ones(self, size, ...).
-LogicalResult lowerNewFill(Lowering &l, double value) {
-  static constexpr Param kSize =
-      sameParam(args::aten::new_zeros::size, args::aten::new_ones::size);
-  Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(kSize));
-  if (!elem || !sizes)
-    return l.fail("needs a typed result and a list of sizes");
-  return l.replace(l.filled(*sizes, l.constant(elem, value)));
-}
-LogicalResult lowerNewZeros(Lowering &l) { return lowerNewFill(l, 0.0); }
-/// new_full(self, size, fill_value, ...).
-LogicalResult lowerNewFull(Lowering &l) {
-  using P = args::aten::new_full;
-  Type elem = l.resultElementType();
-  auto sizes = l.indexList(l.arg(P::size));
-  if (!elem || !sizes)
-    return l.fail("needs a typed result and a list of sizes");
-  Value v = l.scalar(l.arg(P::fill_value), elem);
-  if (!v)
-    return l.fail("unsupported fill value");
-  return l.replace(l.filled(*sizes, v));
-}
-LogicalResult lowerNewOnes(Lowering &l) { return lowerNewFill(l, 1.0); }
-LogicalResult lowerOnes(Lowering &l) { return lowerFill(l, 1.0); }
-LogicalResult lowerFull(Lowering &l) { return lowerFill(l, std::nullopt); }
-
-/// zeros_like/ones_like(self, ...), full_like(self, fill_value, ...).
-LogicalResult lowerFillLike(Lowering &l, std::optional<double> value) {
-  using P = args::aten::full_like;
-  Value x = l.tensor(P::self);
-  Type elem = l.resultElementType();
-  if (!x || !elem)
-    return l.fail("needs typed tensors");
-  Value v =
-      value ? l.constant(elem, *value) : l.scalar(l.arg(P::fill_value), elem);
-  if (!v)
-    return l.fail("unsupported fill value");
-  return l.replace(l.filled(l.dims(x), v));
-}
-LogicalResult lowerZerosLike(Lowering &l) { return lowerFillLike(l, 0.0); }
-LogicalResult lowerOnesLike(Lowering &l) { return lowerFillLike(l, 1.0); }
-LogicalResult lowerFullLike(Lowering &l) {
-  return lowerFillLike(l, std::nullopt);
-}
-
-/// arange(end), arange.start(start, end), arange.start_step(start, end,
-/// step): constant bounds.
-LogicalResult lowerArange(Lowering &l) {
-  Type elem = l.resultElementType();
-  StringRef target = l.target();
-  std::optional<double> start = 0, end, step = 1;
-  namespace A = args::aten;
-  if (target == A::arange::target) {
-    end = l.constFloat(l.arg(A::arange::end));
-  } else {
-    static constexpr Param kStart =
-        sameParam(A::arange_start::start, A::arange_start_step::start);
-    static constexpr Param kEnd =
-        sameParam(A::arange_start::end, A::arange_start_step::end);
-    start = l.constFloat(l.arg(kStart));
-    end = l.constFloat(l.arg(kEnd));
-    if (target == A::arange_start_step::target)
-      step = l.constFloat(l.arg(A::arange_start_step::step));
-  }
-  if (!elem || !start || !end || !step || *step == 0)
-    return l.fail("arange needs constant bounds");
-  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((*end - *start) / *step)));
-  Value init = l.empty({l.b.getIndexAttr(n)}, elem);
-  return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-          {l.b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
-          "",
-          [&](OpBuilder &nb, Location loc, ValueRange) {
-            Value i = arith::IndexCastOp::create(
-                nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, 0));
-            Value v;
-            if (isFloat(elem)) {
-              Value fi = arith::SIToFPOp::create(nb, loc, nb.getF64Type(), i);
-              v = arith::AddFOp::create(
-                  nb, loc,
-                  arith::ConstantOp::create(nb, loc,
-                                            nb.getF64FloatAttr(*start)),
-                  arith::MulFOp::create(
-                      nb, loc, fi,
-                      arith::ConstantOp::create(nb, loc,
-                                                nb.getF64FloatAttr(*step))));
-            } else {
-              v = arith::AddIOp::create(
-                  nb, loc,
-                  arith::ConstantOp::create(nb, loc,
-                                            nb.getI64IntegerAttr(*start)),
-                  arith::MulIOp::create(
-                      nb, loc, i,
-                      arith::ConstantOp::create(nb, loc,
-                                                nb.getI64IntegerAttr(*step))));
-            }
-            linalg::YieldOp::create(nb, loc, l.convert(v, elem));
-          })
-          .getResult(0));
-}
-
 } // namespace
 
 void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
@@ -2133,9 +1250,6 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
               lowerReshape);
   addLowering(t, {"aten::flatten.using_ints"}, lowerFlatten);
   addLowering(t, {"aten::view_as"}, lowerViewAs);
-  addLowering(t, {"aten::new_zeros"}, lowerNewZeros);
-  addLowering(t, {"aten::new_ones"}, lowerNewOnes);
-  addLowering(t, {"aten::new_full"}, lowerNewFull);
   addLowering(t, {"aten::permute"}, lowerPermute);
   addLowering(t, {"aten::transpose.int", "aten::swapaxes"}, lowerTranspose);
   addLowering(t, {"aten::squeeze", "aten::squeeze.dim"}, lowerSqueeze);
@@ -2164,17 +1278,7 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::tile"}, lowerTile);
   addLowering(t, {"aten::rot90"}, lowerRot90);
   addLowering(t, {"aten::diff"}, lowerDiff);
-  addLowering(t, {"aten::trace"}, lowerTrace);
-  addLowering(t, {"aten::diag"}, lowerDiag);
-  addLowering(t, {"aten::diag_embed"}, lowerDiagEmbed);
-  addLowering(t, {"aten::linalg_cross", "aten::cross"}, lowerCross);
-  addLowering(t, {"aten::searchsorted.Tensor"}, lowerSearchsorted);
-  addLowering(t, {"aten::bucketize.Tensor"}, lowerBucketize);
-  addLowering(t, {"aten::tril"}, lowerTril);
-  addLowering(t, {"aten::diagonal"}, lowerDiagonal);
-  addLowering(t, {"aten::outer", "aten::ger"}, lowerOuter);
   addLowering(t, {"aten::one_hot"}, lowerOneHot);
-  addLowering(t, {"aten::triu"}, lowerTriu);
   addLowering(t, {"aten::select.int"}, lowerSelect);
   addLowering(t, {"aten::size.int"}, lowerSizeInt);
   addLowering(t,
@@ -2186,17 +1290,4 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::dim"}, lowerDim);
   addLowering(t, {"aten::len.Tensor"}, lowerLen);
   addLowering(t, {"aten::numel"}, lowerNumel);
-  addLowering(t, {"aten::embedding"}, lowerEmbedding);
-  addLowering(t, {"aten::index_select"}, lowerIndexSelect);
-  addLowering(t, {"aten::gather"}, lowerGather);
-  addLowering(t, {"aten::index.Tensor"}, lowerIndexTensor);
-  addLowering(t, {"aten::zeros"}, lowerZeros);
-  addLowering(t, {"aten::ones"}, lowerOnes);
-  addLowering(t, {"aten::full"}, lowerFull);
-  addLowering(t, {"aten::zeros_like"}, lowerZerosLike);
-  addLowering(t, {"aten::ones_like"}, lowerOnesLike);
-  addLowering(t, {"aten::full_like"}, lowerFullLike);
-  addLowering(t,
-              {"aten::arange", "aten::arange.start", "aten::arange.start_step"},
-              lowerArange);
 }

@@ -36,6 +36,9 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Convolution)                                                               \
   X(Reduction)                                                                 \
   X(Shape)                                                                     \
+  X(Gather)                                                                    \
+  X(Creation)                                                                  \
+  X(Matrix)                                                                    \
   X(Loss)                                                                      \
   X(Composite)                                                                 \
   X(Statistics)                                                                \
