@@ -6,43 +6,40 @@
 // modules) are bound by the target registry, which turns them into a
 // canonical operator with a complete stack; a few targets that are not
 // operators (`operator.getitem`, `builtins.getattr`, nn.Identity,
-// nn.MultiheadAttention) are handled here. Every operator runs through
+// nn.MultiheadAttention) are handled by the interpreter itself (nn.Identity
+// here, the others in Builtins.cpp). Every operator runs through
 // torch::jit's operator registry, so dispatcher operators and JIT-only
-// operators (`aten::add.int`) run alike.
+// operators (`aten::add.int`) run alike. Module state is decoded in
+// State.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Interpreter/Interpreter.h"
+#include "Values.h"
 #include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <ATen/ATen.h>
-#include <ATen/TensorIndexing.h>
 #include <c10/core/GradMode.h>
 #include <torch/csrc/jit/runtime/operator.h>
-#include <torch/nn/functional/activation.h>
 
-#include <complex>
-#include <cstring>
 #include <limits>
 #include <sstream>
 
 using namespace mlir;
 using namespace mlir::fx;
+using namespace mlir::fx::interpreter;
 
-using KwargList = std::vector<std::pair<std::string, c10::IValue>>;
 using OperatorPtr = std::shared_ptr<torch::jit::Operator>;
 
 //===----------------------------------------------------------------------===//
@@ -85,12 +82,11 @@ bool mlir::fx::isEllipsisValue(const c10::IValue &value) {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-namespace {
-
 /// The c10 scalar type of the torch dtype `name` (`float32`), if this
 /// LibTorch has it: those the IR holds tensors of (DTypes.def), and those
 /// a dtype argument may still name (complex32, the quantized types).
-std::optional<c10::ScalarType> getScalarType(StringRef name) {
+std::optional<c10::ScalarType>
+mlir::fx::interpreter::getScalarType(StringRef name) {
   using ST = c10::ScalarType;
 #define FX_DTYPE(NAME, ELEMENT_TYPE, BYTES, SCALAR_TYPE, NPY)                  \
   if (name == #NAME)                                                           \
@@ -106,32 +102,9 @@ std::optional<c10::ScalarType> getScalarType(StringRef name) {
       .Default(std::nullopt);
 }
 
-std::optional<c10::MemoryFormat> getMemoryFormat(StringRef name) {
-  using MF = c10::MemoryFormat;
-  return llvm::StringSwitch<std::optional<MF>>(name)
-      .Case("contiguous_format", MF::Contiguous)
-      .Case("preserve_format", MF::Preserve)
-      .Case("channels_last", MF::ChannelsLast)
-      .Case("channels_last_3d", MF::ChannelsLast3d)
-      .Default(std::nullopt);
-}
-
-std::optional<c10::Layout> getLayout(StringRef name) {
-  using L = c10::Layout;
-  return llvm::StringSwitch<std::optional<L>>(name)
-      .Case("strided", L::Strided)
-      .Case("sparse_coo", L::Sparse)
-      .Case("sparse_csr", L::SparseCsr)
-      .Case("sparse_csc", L::SparseCsc)
-      .Case("sparse_bsr", L::SparseBsr)
-      .Case("sparse_bsc", L::SparseBsc)
-      .Case("_mkldnn", L::Mkldnn)
-      .Default(std::nullopt);
-}
-
 /// What a value is, as a Python user would name it: `Tensor`, `int`,
 /// `list`, ...
-std::string describe(const c10::IValue &value) {
+std::string mlir::fx::interpreter::describe(const c10::IValue &value) {
   if (isEllipsisValue(value))
     return "ellipsis";
   if (getSliceValue(value))
@@ -162,7 +135,8 @@ std::string describe(const c10::IValue &value) {
 }
 
 /// `Tensor, int, alpha=float`: the kinds of a call's arguments.
-std::string describeCall(ArrayRef<c10::IValue> args, const KwargList &kwargs) {
+std::string mlir::fx::interpreter::describeCall(ArrayRef<c10::IValue> args,
+                                                const KwargList &kwargs) {
   std::string text;
   auto append = [&](const std::string &item) {
     if (!text.empty())
@@ -176,19 +150,45 @@ std::string describeCall(ArrayRef<c10::IValue> args, const KwargList &kwargs) {
   return text;
 }
 
-std::string schemaString(const c10::FunctionSchema &schema) {
-  std::ostringstream os;
-  os << schema;
-  return os.str();
-}
-
 /// The elements of a list or tuple, or nullopt for other values.
-std::optional<ArrayRef<c10::IValue>> getSequence(const c10::IValue &value) {
+std::optional<ArrayRef<c10::IValue>>
+mlir::fx::interpreter::getSequence(const c10::IValue &value) {
   if (value.isList())
     return value.toListRef();
   if (value.isTuple())
     return value.toTupleRef().elements().asArrayRef();
   return std::nullopt;
+}
+
+namespace {
+
+std::optional<c10::MemoryFormat> getMemoryFormat(StringRef name) {
+  using MF = c10::MemoryFormat;
+  return llvm::StringSwitch<std::optional<MF>>(name)
+      .Case("contiguous_format", MF::Contiguous)
+      .Case("preserve_format", MF::Preserve)
+      .Case("channels_last", MF::ChannelsLast)
+      .Case("channels_last_3d", MF::ChannelsLast3d)
+      .Default(std::nullopt);
+}
+
+std::optional<c10::Layout> getLayout(StringRef name) {
+  using L = c10::Layout;
+  return llvm::StringSwitch<std::optional<L>>(name)
+      .Case("strided", L::Strided)
+      .Case("sparse_coo", L::Sparse)
+      .Case("sparse_csr", L::SparseCsr)
+      .Case("sparse_csc", L::SparseCsc)
+      .Case("sparse_bsr", L::SparseBsr)
+      .Case("sparse_bsc", L::SparseBsc)
+      .Case("_mkldnn", L::Mkldnn)
+      .Default(std::nullopt);
+}
+
+std::string schemaString(const c10::FunctionSchema &schema) {
+  std::ostringstream os;
+  os << schema;
+  return os.str();
 }
 
 /// A list of `elements`: a typed c10 list when all are ints, floats, bools,
@@ -586,274 +586,6 @@ void flatten(const c10::IValue &value, std::vector<c10::IValue> &result) {
   } else {
     result.push_back(value);
   }
-}
-
-/// A Python index (`__index__`): an int, a bool or a one-element integer
-/// tensor.
-std::optional<int64_t> getIndex(const c10::IValue &value) {
-  if (value.isInt())
-    return value.toInt();
-  if (value.isBool())
-    return value.toBool() ? 1 : 0;
-  if (value.isTensor()) {
-    const at::Tensor &tensor = value.toTensor();
-    if (tensor.defined() && tensor.numel() == 1 &&
-        (at::isIntegralType(tensor.scalar_type(), /*includeBool=*/true)))
-      return tensor.item<int64_t>();
-  }
-  return std::nullopt;
-}
-
-/// A slice bound: None or an index.
-bool getSliceBound(const c10::IValue &value, c10::optional<int64_t> &bound) {
-  if (value.isNone()) {
-    bound = c10::nullopt;
-    return true;
-  }
-  std::optional<int64_t> index = getIndex(value);
-  if (!index)
-    return false;
-  bound = *index;
-  return true;
-}
-
-/// The positions `slice` selects in a sequence of `length` elements, as
-/// Python's `slice.indices` computes them. False when the slice is not
-/// made of ints or its step is zero.
-bool getSlicePositions(const SliceValue &slice, int64_t length,
-                       std::vector<int64_t> &positions, std::string &why) {
-  c10::optional<int64_t> start, stop, step;
-  if (!getSliceBound(slice.start, start) || !getSliceBound(slice.stop, stop) ||
-      !getSliceBound(slice.step, step)) {
-    why = "slice indices must be integers or None";
-    return false;
-  }
-  int64_t s = step.value_or(1);
-  if (s == 0) {
-    why = "slice step cannot be zero";
-    return false;
-  }
-  auto clamp = [&](c10::optional<int64_t> bound, int64_t whenNone) {
-    if (!bound)
-      return whenNone;
-    int64_t v = *bound;
-    if (v < 0) {
-      v += length;
-      if (v < 0)
-        v = s < 0 ? -1 : 0;
-    } else if (v >= length) {
-      v = s < 0 ? length - 1 : length;
-    }
-    return v;
-  };
-  int64_t begin = clamp(start, s < 0 ? length - 1 : 0);
-  int64_t end = clamp(stop, s < 0 ? -1 : length);
-  for (int64_t i = begin; s > 0 ? i < end : i > end; i += s)
-    positions.push_back(i);
-  return true;
-}
-
-/// The at::indexing form of one item of a tensor index (`x[item]` or one
-/// element of `x[a, b]`), or nullopt for items tensors cannot be indexed
-/// with.
-std::optional<at::indexing::TensorIndex>
-getTensorIndex(const c10::IValue &item) {
-  using at::indexing::TensorIndex;
-  if (item.isNone())
-    return TensorIndex(c10::nullopt);
-  if (isEllipsisValue(item))
-    return TensorIndex(at::indexing::Ellipsis);
-  if (const SliceValue *slice = getSliceValue(item)) {
-    c10::optional<int64_t> start, stop, step;
-    if (!getSliceBound(slice->start, start) ||
-        !getSliceBound(slice->stop, stop) || !getSliceBound(slice->step, step))
-      return std::nullopt;
-    return TensorIndex(at::indexing::Slice(start, stop, step));
-  }
-  if (item.isBool())
-    return TensorIndex(item.toBool());
-  if (item.isInt())
-    return TensorIndex(item.toInt());
-  if (item.isTensor())
-    return TensorIndex(item.toTensor());
-  if (item.isList()) {
-    // A list is an advanced index, as Python treats `x[[0, 2]]`.
-    std::vector<int64_t> positions;
-    bool bools = true;
-    for (const c10::IValue &e : item.toListRef()) {
-      if (!e.isInt() && !e.isBool())
-        return std::nullopt;
-      bools &= e.isBool();
-      positions.push_back(e.isBool() ? e.toBool() : e.toInt());
-    }
-    at::Tensor index = at::tensor(c10::ArrayRef<int64_t>(positions), at::kLong);
-    return TensorIndex(bools && !positions.empty() ? index.to(at::kBool)
-                                                   : index);
-  }
-  return std::nullopt;
-}
-
-/// Copies the elements of `dense` into `tensor`, which has its shape and
-/// the dtype of its element type.
-bool fillFromDense(at::Tensor &tensor, DenseElementsAttr dense,
-                   std::string &why) {
-  if (dense.getNumElements() != tensor.numel()) {
-    why = "has " + std::to_string(dense.getNumElements()) +
-          " elements for a tensor of " + std::to_string(tensor.numel());
-    return false;
-  }
-  char *out = static_cast<char *>(tensor.data_ptr());
-  size_t size = tensor.element_size();
-  int64_t i = 0;
-  auto put = [&](auto v) {
-    std::memcpy(out + i++ * size, &v, sizeof(v));
-    return true;
-  };
-  Type elementType = dense.getElementType();
-  c10::ScalarType dtype = tensor.scalar_type();
-  bool ok = true;
-  if (isa<IntegerType>(elementType)) {
-    for (const APInt &v : dense.getValues<APInt>()) {
-      switch (dtype) {
-      case c10::ScalarType::Bool:
-        put(static_cast<bool>(!v.isZero()));
-        break;
-      case c10::ScalarType::Byte:
-        put(static_cast<uint8_t>(v.getZExtValue()));
-        break;
-      case c10::ScalarType::Char:
-        put(static_cast<int8_t>(v.getSExtValue()));
-        break;
-      case c10::ScalarType::Short:
-        put(static_cast<int16_t>(v.getSExtValue()));
-        break;
-      case c10::ScalarType::Int:
-        put(static_cast<int32_t>(v.getSExtValue()));
-        break;
-      case c10::ScalarType::Long:
-        put(static_cast<int64_t>(v.getSExtValue()));
-        break;
-      default:
-        ok = false;
-      }
-      if (!ok)
-        break;
-    }
-  } else if (isa<FloatType>(elementType)) {
-    for (const APFloat &v : dense.getValues<APFloat>()) {
-      switch (dtype) {
-      case c10::ScalarType::Float:
-        put(v.convertToFloat());
-        break;
-      case c10::ScalarType::Double:
-        put(v.convertToDouble());
-        break;
-      case c10::ScalarType::Half:
-      case c10::ScalarType::BFloat16:
-        put(static_cast<uint16_t>(v.bitcastToAPInt().getZExtValue()));
-        break;
-      default:
-        ok = false;
-      }
-      if (!ok)
-        break;
-    }
-  } else if (isa<ComplexType>(elementType)) {
-    for (const std::complex<APFloat> &v :
-         dense.getValues<std::complex<APFloat>>()) {
-      switch (dtype) {
-      case c10::ScalarType::ComplexFloat:
-        put(c10::complex<float>(v.real().convertToFloat(),
-                                v.imag().convertToFloat()));
-        break;
-      case c10::ScalarType::ComplexDouble:
-        put(c10::complex<double>(v.real().convertToDouble(),
-                                 v.imag().convertToDouble()));
-        break;
-      default:
-        ok = false;
-      }
-      if (!ok)
-        break;
-    }
-  } else {
-    ok = false;
-  }
-  if (!ok)
-    why = "has dense elements the interpreter cannot decode";
-  return ok;
-}
-
-/// The quantized tensor of the storage integers `storage` when
-/// `elementType` is a quant type, else `storage` itself.
-at::Tensor quantizedFromStorage(const at::Tensor &storage, Type elementType) {
-  if (auto uniform = dyn_cast<quant::UniformQuantizedType>(elementType))
-    return at::_make_per_tensor_quantized_tensor(storage, uniform.getScale(),
-                                                 uniform.getZeroPoint());
-  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(elementType);
-  if (!perAxis)
-    return storage;
-  std::vector<double> scales(perAxis.getScales().begin(),
-                             perAxis.getScales().end());
-  std::vector<int64_t> zeroPoints(perAxis.getZeroPoints().begin(),
-                                  perAxis.getZeroPoints().end());
-  return at::_make_per_channel_quantized_tensor(
-      storage, at::tensor(scales, at::kDouble),
-      at::tensor(zeroPoints, at::kLong), perAxis.getQuantizedDimension());
-}
-
-/// The tensor `state` holds, in its dtype and shape; nullopt with `why`
-/// when it cannot be decoded.
-std::optional<at::Tensor> decodeState(StateOp state, std::string &why) {
-  auto type = dyn_cast<RankedTensorType>(state.getType());
-  if (!type || !type.hasStaticShape()) {
-    why = "does not have a static tensor type";
-    return std::nullopt;
-  }
-  // A quantized tensor's blob holds its storage integers.
-  Type elementType = type.getElementType();
-  StringRef dtypeName = getElementDTypeName(getStorageElementType(elementType));
-  std::optional<c10::ScalarType> dtype =
-      dtypeName.empty() ? std::nullopt : getScalarType(dtypeName);
-  if (!dtype) {
-    std::string typeText;
-    llvm::raw_string_ostream os(typeText);
-    os << type.getElementType();
-    why = "has element type " + typeText + ", which has no LibTorch dtype";
-    return std::nullopt;
-  }
-  ElementsAttr value = state.getValueAttr();
-  if (!value) {
-    why = "has no value (its weights were not recorded)";
-    return std::nullopt;
-  }
-  ArrayRef<int64_t> shape = type.getShape();
-  at::Tensor tensor = at::empty(c10::IntArrayRef(shape.data(), shape.size()),
-                                at::TensorOptions().dtype(*dtype));
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob) {
-      why = "has no data: its dense_resource blob '" +
-            resource.getRawHandle().getKey().str() + "' is not loaded";
-      return std::nullopt;
-    }
-    ArrayRef<char> data = blob->getData();
-    if (data.size() != tensor.nbytes()) {
-      why = "has a blob of " + std::to_string(data.size()) +
-            " bytes, but its type needs " + std::to_string(tensor.nbytes());
-      return std::nullopt;
-    }
-    if (!data.empty())
-      std::memcpy(tensor.data_ptr(), data.data(), data.size());
-    return quantizedFromStorage(tensor, elementType);
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (!fillFromDense(tensor, dense, why))
-      return std::nullopt;
-    return tensor;
-  }
-  why = "has a value that is neither dense nor dense_resource elements";
-  return std::nullopt;
 }
 
 } // namespace
@@ -1550,401 +1282,4 @@ FailureOr<c10::IValue> Interpreter::callRegistered(Operation *op,
   }
   emitNodeError(op) << why;
   return failure();
-}
-
-//===----------------------------------------------------------------------===//
-// Interpreter: targets that are not operators
-//===----------------------------------------------------------------------===//
-
-FailureOr<c10::IValue> Interpreter::getItem(Operation *op,
-                                            ArrayRef<c10::IValue> args,
-                                            const Kwargs &kwargs) {
-  if (args.size() != 2 || !kwargs.empty()) {
-    emitNodeError(op) << "operator.getitem takes (container, index), got ("
-                      << describeCall(args, kwargs) << ")";
-    return failure();
-  }
-  const c10::IValue &container = args[0], &index = args[1];
-  if (container.isTensor()) {
-    std::vector<at::indexing::TensorIndex> indices;
-    auto add = [&](const c10::IValue &item) {
-      std::optional<at::indexing::TensorIndex> tensorIndex =
-          getTensorIndex(item);
-      if (tensorIndex)
-        indices.push_back(std::move(*tensorIndex));
-      return tensorIndex.has_value();
-    };
-    bool ok = true;
-    if (index.isTuple()) {
-      for (const c10::IValue &item : index.toTupleRef().elements().asArrayRef())
-        ok &= add(item);
-    } else {
-      ok = add(index);
-    }
-    if (!ok) {
-      emitNodeError(op) << "cannot index a tensor with " << describe(index);
-      return failure();
-    }
-    return c10::IValue(container.toTensor().index(indices));
-  }
-  if (std::optional<ArrayRef<c10::IValue>> elements = getSequence(container)) {
-    int64_t length = static_cast<int64_t>(elements->size());
-    if (const SliceValue *slice = getSliceValue(index)) {
-      std::vector<int64_t> positions;
-      std::string why;
-      if (!getSlicePositions(*slice, length, positions, why)) {
-        emitNodeError(op) << why;
-        return failure();
-      }
-      std::vector<c10::IValue> picked;
-      for (int64_t position : positions)
-        picked.push_back((*elements)[position]);
-      if (container.isTuple())
-        return c10::IValue(c10::ivalue::Tuple::create(std::move(picked)));
-      c10::impl::GenericList list(container.toList().elementType());
-      for (c10::IValue &element : picked)
-        list.push_back(std::move(element));
-      return c10::IValue(std::move(list));
-    }
-    std::optional<int64_t> position = getIndex(index);
-    if (!position) {
-      emitNodeError(op) << describe(container)
-                        << " indices must be integers or slices, not "
-                        << describe(index);
-      return failure();
-    }
-    int64_t i = *position < 0 ? *position + length : *position;
-    if (i < 0 || i >= length) {
-      emitNodeError(op) << describe(container) << " index " << *position
-                        << " is out of range for length " << length;
-      return failure();
-    }
-    return (*elements)[i];
-  }
-  if (container.isGenericDict()) {
-    c10::Dict<c10::IValue, c10::IValue> dict = container.toGenericDict();
-    auto it = dict.find(index);
-    if (it == dict.end()) {
-      emitNodeError(op) << "the dict has no key of kind " << describe(index)
-                        << (index.isString() ? " '" + index.toStringRef() + "'"
-                                             : std::string());
-      return failure();
-    }
-    return it->value();
-  }
-  emitNodeError(op) << "cannot index a value of kind " << describe(container);
-  return failure();
-}
-
-FailureOr<c10::IValue> Interpreter::checkAssert(Operation *op,
-                                                ArrayRef<c10::IValue> args,
-                                                const Kwargs &kwargs) {
-  // torch._assert(condition, message): both positional, as FX records them.
-  if (args.size() != 2 || !kwargs.empty() || !args[1].isString()) {
-    emitNodeError(op) << "torch._assert takes (condition, message), got ("
-                      << describeCall(args, kwargs) << ")";
-    return failure();
-  }
-  const c10::IValue &condition = args[0];
-  std::optional<bool> holds;
-  if (condition.isBool())
-    holds = condition.toBool();
-  else if (condition.isInt())
-    holds = condition.toInt() != 0;
-  else if (condition.isTensor() && condition.toTensor().defined() &&
-           condition.toTensor().numel() == 1)
-    holds = condition.toTensor().item<bool>();
-  if (!holds) {
-    emitNodeError(op) << "torch._assert needs a bool condition, got "
-                      << describe(condition);
-    return failure();
-  }
-  if (!*holds) {
-    emitNodeError(op) << "assertion failed: " << args[1].toStringRef();
-    return failure();
-  }
-  return c10::IValue();
-}
-
-FailureOr<c10::IValue> Interpreter::getAttribute(Operation *op,
-                                                 ArrayRef<c10::IValue> args,
-                                                 const Kwargs &kwargs) {
-  if (args.size() != 2 || !kwargs.empty() || !args[1].isString()) {
-    emitNodeError(op) << "builtins.getattr takes (object, name), got ("
-                      << describeCall(args, kwargs) << ")";
-    return failure();
-  }
-  StringRef name = args[1].toStringRef();
-  if (args[0].isTensor() && args[0].toTensor().defined()) {
-    const at::Tensor &tensor = args[0].toTensor();
-    if (name == "shape") {
-      c10::List<int64_t> sizes;
-      for (int64_t size : tensor.sizes())
-        sizes.push_back(size);
-      return c10::IValue(std::move(sizes));
-    }
-    if (name == "ndim")
-      return c10::IValue(static_cast<int64_t>(tensor.dim()));
-    if (name == "dtype")
-      return c10::IValue(static_cast<int64_t>(tensor.scalar_type()));
-    if (name == "device")
-      return c10::IValue(tensor.device());
-  }
-  emitNodeError(op) << "getattr(" << describe(args[0]) << ", '" << name
-                    << "') is not supported";
-  return failure();
-}
-
-FailureOr<c10::IValue>
-Interpreter::callMultiheadAttention(CallModuleOp op, SubmoduleOp submodule,
-                                    ArrayRef<c10::IValue> args,
-                                    const Kwargs &kwargs) {
-  // forward(query, key, value, key_padding_mask=None, need_weights=True,
-  //         attn_mask=None, average_attn_weights=True, is_causal=False)
-  static const char *const names[] = {"query",
-                                      "key",
-                                      "value",
-                                      "key_padding_mask",
-                                      "need_weights",
-                                      "attn_mask",
-                                      "average_attn_weights",
-                                      "is_causal"};
-  constexpr size_t numParams = std::size(names);
-  std::optional<c10::IValue> bound[numParams];
-  if (args.size() > numParams) {
-    emitNodeError(op) << "torch.nn.MultiheadAttention takes at most "
-                      << numParams << " arguments, " << args.size()
-                      << " were given";
-    return failure();
-  }
-  for (size_t i = 0; i < args.size(); ++i)
-    bound[i] = args[i];
-  for (const auto &[key, value] : kwargs) {
-    const char *const *it = llvm::find(names, key);
-    if (it == std::end(names) || bound[it - std::begin(names)]) {
-      emitNodeError(op) << (it == std::end(names) ? "unexpected keyword "
-                                                    "argument '"
-                                                  : "multiple values for '")
-                        << key << "'";
-      return failure();
-    }
-    bound[it - std::begin(names)] = value;
-  }
-  auto getTensor = [&](size_t i, at::Tensor &result) {
-    if (!bound[i] || bound[i]->isNone()) {
-      result = at::Tensor();
-      return true;
-    }
-    if (!bound[i]->isTensor())
-      return false;
-    result = bound[i]->toTensor();
-    return true;
-  };
-  auto getFlag = [&](size_t i, bool whenAbsent, bool &result) {
-    if (!bound[i]) {
-      result = whenAbsent;
-      return true;
-    }
-    if (!bound[i]->isBool())
-      return false;
-    result = bound[i]->toBool();
-    return true;
-  };
-  at::Tensor query, key, value, keyPaddingMask, attnMask;
-  bool needWeights, average, isCausal;
-  if (!getTensor(0, query) || !getTensor(1, key) || !getTensor(2, value) ||
-      !query.defined() || !key.defined() || !value.defined()) {
-    emitNodeError(op) << "query, key and value must be tensors";
-    return failure();
-  }
-  if (!getTensor(3, keyPaddingMask) || !getTensor(5, attnMask) ||
-      !getFlag(4, true, needWeights) || !getFlag(6, true, average) ||
-      !getFlag(7, false, isCausal)) {
-    emitNodeError(op) << "torch.nn.MultiheadAttention got ("
-                      << describeCall(args, kwargs)
-                      << "): masks must be tensors or None and flags bools";
-    return failure();
-  }
-  if (isCausal) {
-    emitNodeError(op) << "is_causal=True is not supported";
-    return failure();
-  }
-
-  // Hyperparameters.
-  DictAttr hparams = submodule.getHparams();
-  auto intHParam = [&](StringRef name) -> std::optional<int64_t> {
-    auto attr = dyn_cast_or_null<IntegerAttr>(hparams.lookup(name));
-    if (!attr || isa<BoolAttr>(attr))
-      return std::nullopt;
-    return attr.getInt();
-  };
-  auto boolHParam = [&](StringRef name, bool whenAbsent) {
-    auto attr = dyn_cast_or_null<BoolAttr>(hparams.lookup(name));
-    return attr ? attr.getValue() : whenAbsent;
-  };
-  std::optional<int64_t> embedDim = intHParam("embed_dim");
-  std::optional<int64_t> numHeads = intHParam("num_heads");
-  if (!embedDim || !numHeads || *numHeads <= 0 || *embedDim % *numHeads) {
-    emitNodeError(op) << "submodule '" << submodule.getSymName()
-                      << "' needs int hyperparameters embed_dim and "
-                         "num_heads, embed_dim divisible by num_heads";
-    return failure();
-  }
-  for (StringRef dimName : {"kdim", "vdim"}) {
-    Attribute dim = hparams.lookup(dimName);
-    if (!dim || isa<NoneAttr>(dim))
-      continue;
-    std::optional<int64_t> size = intHParam(dimName);
-    if (!size || *size != *embedDim) {
-      emitNodeError(op) << dimName << " other than embed_dim (separate "
-                        << "projection weights) is not supported";
-      return failure();
-    }
-  }
-  double dropout = 0.0;
-  if (Attribute attr = hparams.lookup("dropout")) {
-    if (auto real = dyn_cast<FloatAttr>(attr))
-      dropout = real.getValueAsDouble();
-    else if (auto integer = dyn_cast<IntegerAttr>(attr);
-             integer && !isa<BoolAttr>(attr))
-      dropout = static_cast<double>(integer.getInt());
-  }
-  bool training = submodule.getTraining();
-  if (training && dropout > 0.0) {
-    emitNodeError(op) << "submodule '" << submodule.getSymName()
-                      << "' is in training mode with dropout " << dropout
-                      << ", which is random";
-    return failure();
-  }
-
-  // Weights.
-  std::string path = submodule.getSymName().str();
-  auto readOptional = [&](StringRef field, at::Tensor &result) {
-    std::string name = path + "." + field.str();
-    result = at::Tensor();
-    if (!isa_and_nonnull<StateOp>(module.lookupTarget(name)))
-      return success();
-    FailureOr<at::Tensor> tensor = readState(op, name);
-    if (failed(tensor))
-      return failure();
-    result = *tensor;
-    return success();
-  };
-  FailureOr<at::Tensor> inProjWeight = readState(op, path + ".in_proj_weight");
-  if (failed(inProjWeight))
-    return failure();
-  FailureOr<at::Tensor> outProjWeight =
-      readState(op, path + ".out_proj.weight");
-  if (failed(outProjWeight))
-    return failure();
-  at::Tensor inProjBias, outProjBias, biasK, biasV;
-  if (failed(readOptional("in_proj_bias", inProjBias)) ||
-      failed(readOptional("out_proj.bias", outProjBias)) ||
-      failed(readOptional("bias_k", biasK)) ||
-      failed(readOptional("bias_v", biasV)))
-    return failure();
-
-  // The functional form takes (L, N, E) inputs.
-  bool batched = query.dim() == 3;
-  if (!batched && query.dim() != 2) {
-    emitNodeError(op) << "query must be 2-D or 3-D, not " << query.dim()
-                      << "-D";
-    return failure();
-  }
-  bool batchFirst = boolHParam("batch_first", false);
-  if (batched && batchFirst) {
-    query = query.transpose(0, 1);
-    key = key.transpose(0, 1);
-    value = value.transpose(0, 1);
-  } else if (!batched) {
-    query = query.unsqueeze(1);
-    key = key.unsqueeze(1);
-    value = value.unsqueeze(1);
-    if (keyPaddingMask.defined())
-      keyPaddingMask = keyPaddingMask.unsqueeze(0);
-  }
-  if (attnMask.defined()) {
-    if (attnMask.dim() != 2) {
-      emitNodeError(op) << "only 2-D attn_mask is supported, not "
-                        << attnMask.dim() << "-D";
-      return failure();
-    }
-    // A bool mask marks the positions that may not attend.
-    if (attnMask.scalar_type() == at::kBool)
-      attnMask =
-          at::zeros(attnMask.sizes(), query.options())
-              .masked_fill(attnMask, -std::numeric_limits<double>::infinity());
-  }
-  if (keyPaddingMask.defined() && keyPaddingMask.scalar_type() != at::kBool) {
-    emitNodeError(op) << "only a bool key_padding_mask is supported";
-    return failure();
-  }
-
-  namespace F = torch::nn::functional;
-  auto options = F::MultiheadAttentionForwardFuncOptions(
-                     *embedDim, *numHeads, *inProjWeight, inProjBias, biasK,
-                     biasV, boolHParam("add_zero_attn", false), dropout,
-                     *outProjWeight, outProjBias)
-                     .training(training)
-                     .key_padding_mask(keyPaddingMask)
-                     .need_weights(needWeights)
-                     .attn_mask(attnMask)
-                     .average_attn_weights(average);
-  auto [attnOutput, attnWeights] =
-      F::multi_head_attention_forward(query, key, value, options);
-  if (batched && batchFirst)
-    attnOutput = attnOutput.transpose(0, 1);
-  if (!batched) {
-    attnOutput = attnOutput.squeeze(1);
-    if (attnWeights.defined())
-      attnWeights = attnWeights.squeeze(0);
-  }
-  return c10::IValue(c10::ivalue::Tuple::create(
-      c10::IValue(attnOutput),
-      attnWeights.defined() ? c10::IValue(attnWeights) : c10::IValue()));
-}
-
-//===----------------------------------------------------------------------===//
-// Interpreter: module state
-//===----------------------------------------------------------------------===//
-
-FailureOr<at::Tensor> Interpreter::readState(Operation *op, StringRef name) {
-  auto cached = stateCache.find(name);
-  if (cached != stateCache.end())
-    return cached->second;
-  Operation *target = module.lookupTarget(name);
-  auto state = dyn_cast_or_null<StateOp>(target);
-  if (!state) {
-    if (isa_and_nonnull<SubmoduleOp>(target))
-      emitNodeError(op) << "'" << name
-                        << "' is a submodule; the interpreter holds only "
-                           "tensor state";
-    else
-      emitNodeError(op) << "the graph module has no state '" << name << "'";
-    return failure();
-  }
-  StateOp source = state;
-  if (FlatSymbolRefAttr alias = state.getAliasAttr()) {
-    source = dyn_cast_or_null<StateOp>(module.lookupTarget(alias.getValue()));
-    if (!source || source.getAliasAttr()) {
-      emitNodeError(op) << "state '" << name << "' aliases " << alias.getValue()
-                        << ", which is not state with a value";
-      return failure();
-    }
-    auto it = stateCache.find(source.getSymName());
-    if (it != stateCache.end()) {
-      at::Tensor tensor = it->second;
-      stateCache[name] = tensor;
-      return tensor;
-    }
-  }
-  std::string why;
-  std::optional<at::Tensor> tensor = decodeState(source, why);
-  if (!tensor) {
-    emitNodeError(op) << "state '" << source.getSymName() << "' " << why;
-    return failure();
-  }
-  stateCache[source.getSymName()] = *tensor;
-  stateCache[name] = *tensor;
-  return *tensor;
 }
