@@ -1,18 +1,16 @@
 //===- Elementwise.cpp - Elementwise aten ops to linalg.generic -----------===//
 //
-// Arithmetic, activations, comparisons, logical ops, where, casts and the
+// Arithmetic, activations, bitwise ops, clamps, roundings, casts and the
 // identities of eval mode (dropout, clone, contiguous), with PyTorch
-// broadcasting; plus arithmetic and comparisons on Python ints
-// (`aten::add.int`, `aten::eq.int`) and `torch._assert` on them.
+// broadcasting. Comparisons, logical ops, where and the tests of float
+// values (isnan, isclose) are in Comparisons.cpp; arithmetic on Python
+// ints, torch._assert and prim::RaiseException in Scalars.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 
-#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-
-#include <limits>
 
 #include <cmath>
 
@@ -23,46 +21,18 @@ using namespace mlir::fx::lowering;
 namespace {
 using Body = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
-/// The type PyTorch computes a comparison of `values` in: the widest float
-/// if any, else the widest int; dimensioned tensors win over 0-d tensors
-/// and scalars.
-Type promote(Lowering &l, ArrayRef<Value> values) {
-  auto category = [](Type t) {
-    return isFloat(t) ? 2 : t.isInteger(1) ? 0 : 1;
-  };
-  Type best;
-  for (int pass = 0; pass < 2 && !best; ++pass) {
-    for (Value v : values) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (pass == 0 && (!t || t.getRank() == 0))
-        continue;
-      Type e = t ? t.getElementType() : v.getType();
-      if (!best || category(e) > category(best) ||
-          (category(e) == category(best) &&
-           e.getIntOrFloatBitWidth() > best.getIntOrFloatBitWidth()))
-        best = e;
-    }
-  }
-  // A float scalar with int tensors computes in the default float; an int
-  // scalar with bool tensors in int64 (x == 2 on bools is all False).
-  for (Value v : values) {
-    if (isa<RankedTensorType>(v.getType()) || !best)
-      continue;
-    if (category(v.getType()) > category(best))
-      best = isFloat(v.getType()) ? Type(l.b.getF32Type())
-                                  : Type(l.b.getI64Type());
-  }
-  return best;
-}
+} // namespace
 
 /// Operand `a` as a tensor value, or as a scalar of `type` when it is a
 /// Python number.
-Value operand(Lowering &l, Attribute a, Type type) {
+Value mlir::fx::lowering::operand(Lowering &l, Attribute a, Type type) {
   if (Value v = l.value(a))
     if (isa<RankedTensorType>(v.getType()))
       return v;
   return l.scalar(a, type);
 }
+
+namespace {
 
 LogicalResult unary(Lowering &l, Body body) {
   // Parameters as aten::bitwise_not names them, at the same positions in
@@ -507,123 +477,6 @@ FX_UNARY(lowerSinc, [&]() -> Value {
   return arith::SelectOp::create(b, loc, zero, constantOf(b, loc, t, 1), q);
 }())
 
-/// signbit: the sign bit of floats (set for -0.0 and negative NaNs),
-/// x < 0 for integers, false for bools.
-LogicalResult lowerSignbit(Lowering &l) {
-  using P = args::aten::signbit;
-  Value x = l.tensor(P::self);
-  if (!x)
-    return l.fail("needs a tensor");
-  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-  return l.replace(l.elementwise(
-      {x}, elem, l.b.getI1Type(),
-      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        Value e = v[0];
-        if (isFloat(elem)) {
-          auto bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
-          e = arith::BitcastOp::create(b, loc, bits, e);
-        } else if (elem.isInteger(1)) {
-          return constantOf(b, loc, b.getI1Type(), 0);
-        }
-        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, e,
-                                     constantOf(b, loc, e.getType(), 0));
-      }));
-}
-
-/// nan_to_num(x, nan, posinf, neginf): floats only (integers have none of
-/// them and pass through); the defaults are 0 and the type's largest and
-/// lowest finite values.
-LogicalResult lowerNanToNum(Lowering &l) {
-  using P = args::aten::nan_to_num;
-  Value x = l.tensor(P::self);
-  Type r = l.resultElementType();
-  if (!x || !r)
-    return l.fail("needs a typed tensor");
-  if (!isFloat(r))
-    return l.replace(x);
-  auto floatType = cast<FloatType>(r);
-  double largest = llvm::APFloat::getLargest(floatType.getFloatSemantics())
-                       .convertToDouble();
-  auto value = [&](Param p, double fallback) -> std::optional<double> {
-    if (l.isNone(p))
-      return fallback;
-    return l.constFloat(l.arg(p));
-  };
-  auto nan = value(P::nan, 0), posinf = value(P::posinf, largest),
-       neginf = value(P::neginf, -largest);
-  if (!nan || !posinf || !neginf)
-    return l.fail("nan, posinf and neginf must be constants");
-  return l.replace(l.elementwise(
-      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        Value e = v[0];
-        Value inf = constantOf(b, loc, r, INFINITY);
-        Value isNan =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, e, e);
-        Value isPos =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, e, inf);
-        Value isNeg =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, e,
-                                  arith::NegFOp::create(b, loc, inf));
-        e = arith::SelectOp::create(b, loc, isNan, constantOf(b, loc, r, *nan),
-                                    e);
-        e = arith::SelectOp::create(b, loc, isPos,
-                                    constantOf(b, loc, r, *posinf), e);
-        return arith::SelectOp::create(b, loc, isNeg,
-                                       constantOf(b, loc, r, *neginf), e);
-      }));
-}
-
-/// isclose(self, other, rtol, atol, equal_nan) of float tensors, as ATen
-/// computes it: equal, or both NaN when equal_nan, or a finite
-/// |self - other| <= atol + |rtol * other|, in the tensors' type.
-LogicalResult lowerIsclose(Lowering &l) {
-  using P = args::aten::isclose;
-  Value x = l.tensor(P::self), y = l.tensor(P::other);
-  Type elem = l.resultElementType();
-  if (!x || !y || !elem)
-    return l.fail("needs two tensors");
-  Type compute = cast<RankedTensorType>(x.getType()).getElementType();
-  if (!isFloat(compute) ||
-      compute != cast<RankedTensorType>(y.getType()).getElementType())
-    return l.fail("isclose is compiled for float tensors of one dtype");
-  auto rtol = l.isNone(P::rtol) ? std::optional<double>(1e-5)
-                                : l.constFloat(l.arg(P::rtol));
-  auto atol = l.isNone(P::atol) ? std::optional<double>(1e-8)
-                                : l.constFloat(l.arg(P::atol));
-  bool equalNan = l.constBool(P::equal_nan).value_or(false);
-  if (!rtol || !atol)
-    return l.fail("rtol and atol must be constants");
-  return l.replace(l.elementwise(
-      {x, y}, compute, elem,
-      [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        using P = arith::CmpFPredicate;
-        Value close = arith::CmpFOp::create(b, loc, P::OEQ, v[0], v[1]);
-        if (equalNan)
-          close = arith::OrIOp::create(
-              b, loc, close,
-              arith::AndIOp::create(
-                  b, loc, arith::CmpFOp::create(b, loc, P::UNO, v[0], v[0]),
-                  arith::CmpFOp::create(b, loc, P::UNO, v[1], v[1])));
-        if (*rtol == 0 && *atol == 0)
-          return close;
-        Value allowed = arith::AddFOp::create(
-            b, loc, constantOf(b, loc, compute, *atol),
-            math::AbsFOp::create(
-                b, loc,
-                arith::MulFOp::create(
-                    b, loc, constantOf(b, loc, compute, *rtol), v[1])));
-        Value actual = math::AbsFOp::create(
-            b, loc, arith::SubFOp::create(b, loc, v[0], v[1]));
-        Value finite = arith::CmpFOp::create(
-            b, loc, P::ONE, actual,
-            constantOf(b, loc, compute,
-                       std::numeric_limits<double>::infinity()));
-        Value within = arith::CmpFOp::create(b, loc, P::OLE, actual, allowed);
-        return arith::OrIOp::create(
-            b, loc, close, arith::AndIOp::create(b, loc, finite, within));
-      }));
-}
-
 LogicalResult lowerHeaviside(Lowering &l) {
   using P = args::aten::heaviside;
   return binary(
@@ -757,20 +610,6 @@ LogicalResult lowerFloatPower(Lowering &l) {
                 });
 }
 
-LogicalResult lowerLogicalNotImpl(Lowering &l) {
-  using P = args::aten::logical_not;
-  Value x = l.tensor(P::self);
-  Type r = l.resultElementType();
-  if (!x || !r)
-    return l.fail("needs a typed tensor");
-  return l.replace(l.elementwise(
-      {x}, l.b.getI1Type(), r, [&](OpBuilder &b, Location loc, ValueRange v) {
-        return arith::XOrIOp::create(b, loc, v[0],
-                                     constantOf(b, loc, b.getI1Type(), 1))
-            .getResult();
-      }));
-}
-
 LogicalResult lowerBitwiseNot(Lowering &l) {
   return unary(l, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
     Type t = v[0].getType();
@@ -896,25 +735,6 @@ template <bool Left> LogicalResult lowerShift(Lowering &l) {
           v = arith::TruncIOp::create(b, loc, type, v);
         return v;
       });
-}
-
-/// masked_fill(self, mask, value): where(mask, value, self).
-LogicalResult lowerMaskedFill(Lowering &l) {
-  // Parameters as aten::masked_fill.Scalar names them, at the same positions in
-  // aten::masked_fill.Tensor.
-  using P = args::aten::masked_fill_Scalar;
-  Type r = l.resultElementType();
-  Value x = l.tensor(P::self), mask = l.tensor(P::mask);
-  if (!x || !mask || !r)
-    return l.fail("needs typed tensors");
-  Value v = operand(l, l.arg(P::value), r);
-  if (!v)
-    return l.fail("unsupported fill value");
-  return l.replace(l.elementwise(
-      {mask, v, x}, r, r, [&](OpBuilder &b, Location loc, ValueRange a) {
-        Value cond = l.convert(a[0], b.getI1Type());
-        return arith::SelectOp::create(b, loc, cond, a[1], a[2]).getResult();
-      }));
 }
 
 LogicalResult lowerLeakyRelu(Lowering &l) {
@@ -1079,40 +899,6 @@ LogicalResult lowerPrelu(Lowering &l) {
         return arith::SelectOp::create(
             b, loc, positive, v[0], arith::MulFOp::create(b, loc, v[1], v[0]));
       }));
-}
-
-/// isnan, isinf, isfinite: a bool per item (integers are always finite).
-LogicalResult lowerFloatClass(Lowering &l, arith::CmpFPredicate predicate,
-                              bool absolute, bool integerResult) {
-  // Parameters as aten::isfinite names them, at the same positions in
-  // aten::isinf, aten::isnan.
-  using P = args::aten::isfinite;
-  Value x = l.tensor(P::self);
-  if (!x)
-    return l.fail("needs a tensor");
-  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
-  Type i1 = l.b.getI1Type();
-  return l.replace(l.elementwise(
-      {x}, elem, i1, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        if (!isFloat(elem))
-          return constantOf(b, loc, i1, integerResult ? 1 : 0);
-        Value y =
-            absolute ? math::AbsFOp::create(b, loc, v[0]).getResult() : v[0];
-        Value other = absolute
-                          ? constantOf(b, loc, elem,
-                                       std::numeric_limits<double>::infinity())
-                          : v[0];
-        return arith::CmpFOp::create(b, loc, predicate, y, other);
-      }));
-}
-LogicalResult lowerIsnan(Lowering &l) {
-  return lowerFloatClass(l, arith::CmpFPredicate::UNO, false, false);
-}
-LogicalResult lowerIsinf(Lowering &l) {
-  return lowerFloatClass(l, arith::CmpFPredicate::OEQ, true, false);
-}
-LogicalResult lowerIsfinite(Lowering &l) {
-  return lowerFloatClass(l, arith::CmpFPredicate::OLT, true, true);
 }
 
 /// logit(x, eps): log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps
@@ -1398,94 +1184,6 @@ LogicalResult lowerHardtanh(Lowering &l) {
 }
 
 //===----------------------------------------------------------------------===//
-// Comparisons, logical ops, where
-//===----------------------------------------------------------------------===//
-
-template <arith::CmpFPredicate FP, arith::CmpIPredicate IP>
-LogicalResult lowerCompare(Lowering &l) {
-  // Parameters as aten::eq.Scalar names them, at the same positions in
-  // aten::eq.Tensor and 10 more.
-  using P = args::aten::eq_Scalar;
-  Type r = l.resultElementType();
-  Value x = l.value(l.arg(P::self));
-  Value y = l.value(l.arg(P::other));
-  if (!x || !r)
-    return l.fail("needs a typed tensor");
-  SmallVector<Value> probe = {x};
-  if (y)
-    probe.push_back(y);
-  else if (auto f = dyn_cast_or_null<FloatAttr>(l.arg(P::other)))
-    probe.push_back(l.constant(l.b.getF64Type(), f.getValueAsDouble()));
-  else if (auto i = dyn_cast_or_null<IntegerAttr>(l.arg(P::other));
-           i && !i.getType().isInteger(1))
-    // An int against bools (x == 2) compares in int64 (promote), where the
-    // int is not made a bool first.
-    probe.push_back(l.constant(l.b.getI64Type(), double(i.getInt())));
-  Type compute = promote(l, probe);
-  if (!y)
-    y = l.scalar(l.arg(P::other), compute);
-  if (!y)
-    return l.fail("unsupported comparison operand");
-  return l.replace(l.elementwise(
-      {x, y}, compute, r, [&](OpBuilder &b, Location loc, ValueRange v) {
-        if (isFloat(v[0].getType()))
-          return arith::CmpFOp::create(b, loc, FP, v[0], v[1]).getResult();
-        return arith::CmpIOp::create(b, loc, intPredicate(IP, v[0].getType()),
-                                     v[0], v[1])
-            .getResult();
-      }));
-}
-
-template <typename OpTy> LogicalResult lowerLogical(Lowering &l) {
-  // Parameters as aten::logical_and names them, at the same positions in
-  // aten::logical_or, aten::logical_xor.
-  using P = args::aten::logical_and;
-  Type r = l.resultElementType();
-  Value x = l.tensor(P::self), y = l.tensor(P::other);
-  if (!x || !y || !r)
-    return l.fail("needs typed tensors");
-  return l.replace(
-      l.elementwise({x, y}, l.b.getI1Type(), r,
-                    [&](OpBuilder &b, Location loc, ValueRange v) {
-                      return OpTy::create(b, loc, v[0], v[1]).getResult();
-                    }));
-}
-
-LogicalResult lowerWhere(Lowering &l) {
-  // Parameters as aten::where.Scalar names them, at the same positions in
-  // aten::where.ScalarOther and 2 more.
-  using P = args::aten::where_Scalar;
-  Type r = l.resultElementType();
-  Value c = l.tensor(P::condition);
-  if (!c || !r)
-    return l.fail("needs a typed condition");
-  Value x = operand(l, l.arg(P::self), r), y = operand(l, l.arg(P::other), r);
-  if (!x || !y)
-    return l.fail("unsupported where operands");
-  // The condition stays i1: cast it to the compute type and back would
-  // lose nothing, but select needs i1.
-  return l.replace(l.elementwise(
-      {c, x, y}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
-        Value cond = v[0];
-        if (!cond.getType().isInteger(1)) {
-          Type t = cond.getType();
-          cond = isa<ComplexType>(t)
-                     ? complex::NotEqualOp::create(b, loc, cond,
-                                                   constantOf(b, loc, t, 0))
-                           .getResult()
-                 : isFloat(t)
-                     ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
-                                             cond, constantOf(b, loc, t, 0))
-                           .getResult()
-                     : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             cond, constantOf(b, loc, t, 0))
-                           .getResult();
-        }
-        return arith::SelectOp::create(b, loc, cond, v[1], v[2]).getResult();
-      }));
-}
-
-//===----------------------------------------------------------------------===//
 // Casts and identities
 //===----------------------------------------------------------------------===//
 
@@ -1516,138 +1214,6 @@ LogicalResult lowerPassThrough(Lowering &l) {
   using P = args::aten::alias;
   Value x = l.tensor(P::self);
   return x ? l.replace(x) : failure();
-}
-
-//===----------------------------------------------------------------------===//
-// Python int arithmetic
-//===----------------------------------------------------------------------===//
-
-// Folded as they are built: sizes of static shapes are constants, and
-// `torch._assert` needs its condition decided when compiling.
-
-/// A binary op on Python ints (`Width` 64) or bools (`Width` 1:
-/// aten::__and__.bool, aten::__or__.bool).
-template <typename OpTy, unsigned Width = 64>
-LogicalResult lowerIntBinary(Lowering &l) {
-  // Parameters as aten::add.int names them, at the same positions in
-  // aten::floordiv.int, aten::__and__.bool and more.
-  using P = args::aten::add_int_;
-  Type type = l.b.getIntegerType(Width);
-  Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
-  if (!x || !y)
-    return l.fail(Width == 1 ? "needs bool operands" : "needs int operands");
-  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
-}
-
-/// Python's `a % b`: the remainder takes the sign of `b`.
-LogicalResult lowerIntRemainder(Lowering &l) {
-  using P = args::aten::remainder_int_;
-  Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
-  if (!x || !y)
-    return l.fail("needs int operands");
-  Value q = l.b.createOrFold<arith::FloorDivSIOp>(l.loc, x, y);
-  Value qy = l.b.createOrFold<arith::MulIOp>(l.loc, q, y);
-  return l.replace(l.b.createOrFold<arith::SubIOp>(l.loc, x, qy));
-}
-
-/// Python's `a / b` on ints: a float.
-LogicalResult lowerIntTrueDivide(Lowering &l) {
-  using P = args::aten::div_int_;
-  Type f64 = l.b.getF64Type();
-  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
-  if (!x || !y)
-    return l.fail("needs int operands");
-  return l.replace(l.b.createOrFold<arith::DivFOp>(l.loc, x, y));
-}
-
-LogicalResult lowerIntNeg(Lowering &l) {
-  using P = args::aten::neg_int_;
-  Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(P::a), i64);
-  if (!x)
-    return l.fail("needs an int operand");
-  return l.replace(
-      l.b.createOrFold<arith::SubIOp>(l.loc, l.constant(i64, 0), x));
-}
-
-template <arith::CmpIPredicate Predicate>
-LogicalResult lowerIntCompare(Lowering &l) {
-  // Parameters as aten::eq.int names them, at the same positions in
-  // aten::ge.int and 4 more.
-  using P = args::aten::eq_int_;
-  Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
-  if (!x || !y)
-    return l.fail("needs int operands");
-  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
-}
-
-/// `not a` on a bool (aten::__not__).
-LogicalResult lowerBoolNot(Lowering &l) {
-  using P = args::aten::__not__;
-  Type i1 = l.b.getI1Type();
-  Value x = l.scalar(l.arg(P::self), i1);
-  if (!x)
-    return l.fail("needs a bool operand");
-  return l.replace(
-      l.b.createOrFold<arith::XOrIOp>(l.loc, x, l.constant(i1, 1)));
-}
-
-/// `raise Error(message)` of scripted code (prim::RaiseException): a
-/// run-time check that fails wherever it is reached, with the message.
-LogicalResult lowerRaise(Lowering &l) {
-  using P = args::prim::RaiseException;
-  auto message = dyn_cast_or_null<StringAttr>(l.arg(P::msg));
-  if (!message)
-    return l.fail("expected a message");
-  std::string text = message.getValue().str();
-  // `builtins.ValueError` -> `ValueError: message`, as Python prints it.
-  if (auto cls = dyn_cast_or_null<StringAttr>(l.arg(P::cls)))
-    text = (cls.getValue().contains('.') ? cls.getValue().rsplit('.').second
-                                         : cls.getValue())
-               .str() +
-           ": " + text;
-  Type i1 = l.b.getI1Type();
-  Value raised = tensor::FromElementsOp::create(
-      l.b, l.loc, RankedTensorType::get({}, i1), l.constant(i1, 1));
-  l.check(raised, text);
-  for (Operation *user : llvm::make_early_inc_range(l.op->getUsers()))
-    if (!user->hasTrait<OpTrait::IsTerminator>())
-      return l.fail("its result is used");
-  l.b.eraseOp(l.op);
-  return success();
-}
-
-/// `torch._assert(condition, message)`, as ViT checks its input's rank and
-/// size. Compiled code has no way to raise, so the condition must be
-/// decided when compiling: a true one is dropped, a false one fails the
-/// compile with the message.
-LogicalResult lowerAssert(Lowering &l) {
-  // torch._assert(condition, message) is not a LibTorch operator, so its
-  // parameters are spelled here rather than generated from Targets.def.
-  static constexpr Param kCondition{0, "condition"}, kMessage{1, "message"};
-  auto message = dyn_cast_or_null<StringAttr>(l.arg(kMessage));
-  if (!message)
-    return l.fail("expected (condition, message)");
-  if (!l.op->use_empty())
-    return l.fail("its result (None) is used");
-  std::optional<bool> holds = l.constBool(kCondition);
-  if (!holds) {
-    Value condition = l.scalar(l.arg(kCondition), l.b.getI1Type());
-    if (!condition)
-      return l.fail("the condition is not a bool");
-    if (std::optional<int64_t> c = getConstantIntValue(condition))
-      holds = *c != 0;
-  }
-  if (!holds)
-    return l.fail("its condition is known only at run time (it depends on "
-                  "a dynamic size); only asserts decided when compiling are "
-                  "supported");
-  if (!*holds)
-    return l.fail("assertion failed: " + message.getValue());
-  l.b.eraseOp(l.op);
-  return success();
 }
 
 } // namespace
@@ -1708,8 +1274,6 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::bitwise_right_shift.Tensor",
                "aten::bitwise_right_shift.Tensor_Scalar"},
               lowerShift<false>);
-  addLowering(t, {"aten::masked_fill.Scalar", "aten::masked_fill.Tensor"},
-              lowerMaskedFill);
   addLowering(t, {"aten::elu"}, lowerElu);
   addLowering(t, {"aten::selu"}, lowerSelu);
   addLowering(t, {"aten::celu"}, lowerCelu);
@@ -1735,9 +1299,6 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::sign"}, lowerSign);
   addLowering(t, {"aten::square"}, lowerSquare);
   addLowering(t, {"aten::exp2"}, lowerExp2);
-  addLowering(t, {"aten::isnan"}, lowerIsnan);
-  addLowering(t, {"aten::isinf"}, lowerIsinf);
-  addLowering(t, {"aten::isfinite"}, lowerIsfinite);
   addLowering(t, {"aten::logit"}, lowerLogit);
   addLowering(t, {"aten::hardshrink"}, lowerHardshrink);
   addLowering(t, {"aten::softshrink"}, lowerSoftshrink);
@@ -1757,12 +1318,9 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::sinc"}, lowerSinc);
   addLowering(t, {"aten::deg2rad"}, lowerDeg2rad);
   addLowering(t, {"aten::rad2deg"}, lowerRad2deg);
-  addLowering(t, {"aten::signbit"}, lowerSignbit);
   addLowering(t, {"aten::trunc"}, lowerRounding<math::TruncOp>);
-  addLowering(t, {"aten::nan_to_num"}, lowerNanToNum);
   addLowering(t, {"aten::positive"}, lowerPassThrough);
   addLowering(t, {"aten::heaviside"}, lowerHeaviside);
-  addLowering(t, {"aten::isclose"}, lowerIsclose);
   addLowering(t, {"aten::fmod.Tensor", "aten::fmod.Scalar"}, lowerFmod);
   addLowering(t, {"aten::logaddexp"}, lowerLogAddExpE);
   addLowering(t, {"aten::logaddexp2"}, lowerLogAddExp2);
@@ -1779,53 +1337,13 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::addcmul"}, lowerAddcmul);
   addLowering(t, {"aten::addcdiv"}, lowerAddcdiv);
   addLowering(t, {"aten::lerp.Scalar", "aten::lerp.Tensor"}, lowerLerp);
-  using FP = arith::CmpFPredicate;
-  using IP = arith::CmpIPredicate;
-  addLowering(t, {"aten::eq.Tensor", "aten::eq.Scalar"},
-              lowerCompare<FP::OEQ, IP::eq>);
-  addLowering(t, {"aten::ne.Tensor", "aten::ne.Scalar"},
-              lowerCompare<FP::UNE, IP::ne>);
-  addLowering(t, {"aten::lt.Tensor", "aten::lt.Scalar"},
-              lowerCompare<FP::OLT, IP::slt>);
-  addLowering(t, {"aten::le.Tensor", "aten::le.Scalar"},
-              lowerCompare<FP::OLE, IP::sle>);
-  addLowering(t, {"aten::gt.Tensor", "aten::gt.Scalar"},
-              lowerCompare<FP::OGT, IP::sgt>);
-  addLowering(t, {"aten::ge.Tensor", "aten::ge.Scalar"},
-              lowerCompare<FP::OGE, IP::sge>);
-  addLowering(t, {"aten::logical_and"}, lowerLogical<arith::AndIOp>);
-  addLowering(t, {"aten::logical_or"}, lowerLogical<arith::OrIOp>);
-  addLowering(t, {"aten::logical_xor"}, lowerLogical<arith::XOrIOp>);
-  addLowering(t, {"aten::logical_not"}, lowerLogicalNotImpl);
   addLowering(t, {"aten::bitwise_not"}, lowerBitwiseNot);
-  addLowering(t,
-              {"aten::where.self", "aten::where.ScalarSelf",
-               "aten::where.ScalarOther", "aten::where.Scalar"},
-              lowerWhere);
   addLowering(t, {"aten::to.dtype", "aten::to.other", "aten::type_as"},
               lowerTo);
   addLowering(t, {"aten::dropout", "aten::feature_dropout"}, lowerDropout);
   addLowering(
       t, {"aten::clone", "aten::contiguous", "aten::detach", "aten::alias"},
       lowerPassThrough);
-  addLowering(t, {"aten::add.int"}, lowerIntBinary<arith::AddIOp>);
-  addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
-  addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);
-  addLowering(t, {"aten::floordiv.int"}, lowerIntBinary<arith::FloorDivSIOp>);
-  addLowering(t, {"aten::remainder.int"}, lowerIntRemainder);
-  addLowering(t, {"aten::div.int"}, lowerIntTrueDivide);
-  addLowering(t, {"aten::neg.int"}, lowerIntNeg);
-  addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
-  addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
-  addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);
-  addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
-  addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
-  addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
-  addLowering(t, {"aten::__and__.bool"}, lowerIntBinary<arith::AndIOp, 1>);
-  addLowering(t, {"aten::__or__.bool"}, lowerIntBinary<arith::OrIOp, 1>);
-  addLowering(t, {"aten::__not__"}, lowerBoolNot);
-  addLowering(t, {"torch._assert"}, lowerAssert);
-  addLowering(t, {"prim::RaiseException"}, lowerRaise);
 }
 
 Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,

@@ -239,6 +239,8 @@ void addLowering(llvm::StringMap<LowerFn> &table, ArrayRef<StringRef> names,
                  LowerFn fn);
 
 void addElementwiseLowerings(llvm::StringMap<LowerFn> &table);
+void addComparisonLowerings(llvm::StringMap<LowerFn> &table);
+void addScalarLowerings(llvm::StringMap<LowerFn> &table);
 void addLinearAlgebraLowerings(llvm::StringMap<LowerFn> &table);
 void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
 void addReductionLowerings(llvm::StringMap<LowerFn> &table);
@@ -338,6 +340,11 @@ void checkIndexRange(Lowering &l, Value self, int64_t dim, Value index,
 Value clampIndex(OpBuilder &b, Location loc, Value i, Value size);
 /// An index tensor's element as an `index` value, clamped by clampIndex.
 Value clampedIndex(OpBuilder &b, Location loc, Value element, Value size);
+
+// Elementwise.cpp's helper, which Comparisons.cpp uses too.
+/// Operand `a` as a tensor value, or as a scalar of `type` when it is a
+/// Python number.
+Value operand(Lowering &l, Attribute a, Type type);
 
 // Shape.cpp's helpers, which Matrices.cpp uses too.
 /// A tensor of `sizes` whose item at each index is `x` read through

@@ -32,6 +32,8 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
 /// its one pattern, declared below.
 #define FX_LOWERING_FAMILIES(X)                                                \
   X(Elementwise)                                                               \
+  X(Comparison)                                                                \
+  X(Scalar)                                                                    \
   X(LinearAlgebra)                                                             \
   X(Convolution)                                                               \
   X(Reduction)                                                                 \

@@ -1,0 +1,173 @@
+//===- Scalars.cpp - Python int and bool arithmetic, asserts, raise -------===//
+//
+// Arithmetic and comparisons on Python ints (`aten::add.int`,
+// `aten::eq.int`) and bools (`aten::__and__.bool`, `aten::__not__`),
+// folded as they are built; `torch._assert`, which must be decided when
+// compiling; and prim::RaiseException of scripted code, a run-time check
+// that fails wherever it is reached.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Python int arithmetic
+//===----------------------------------------------------------------------===//
+
+// Folded as they are built: sizes of static shapes are constants, and
+// `torch._assert` needs its condition decided when compiling.
+
+/// A binary op on Python ints (`Width` 64) or bools (`Width` 1:
+/// aten::__and__.bool, aten::__or__.bool).
+template <typename OpTy, unsigned Width = 64>
+LogicalResult lowerIntBinary(Lowering &l) {
+  // Parameters as aten::add.int names them, at the same positions in
+  // aten::floordiv.int, aten::__and__.bool and more.
+  using P = args::aten::add_int_;
+  Type type = l.b.getIntegerType(Width);
+  Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
+  if (!x || !y)
+    return l.fail(Width == 1 ? "needs bool operands" : "needs int operands");
+  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
+}
+
+/// Python's `a % b`: the remainder takes the sign of `b`.
+LogicalResult lowerIntRemainder(Lowering &l) {
+  using P = args::aten::remainder_int_;
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  Value q = l.b.createOrFold<arith::FloorDivSIOp>(l.loc, x, y);
+  Value qy = l.b.createOrFold<arith::MulIOp>(l.loc, q, y);
+  return l.replace(l.b.createOrFold<arith::SubIOp>(l.loc, x, qy));
+}
+
+/// Python's `a / b` on ints: a float.
+LogicalResult lowerIntTrueDivide(Lowering &l) {
+  using P = args::aten::div_int_;
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  return l.replace(l.b.createOrFold<arith::DivFOp>(l.loc, x, y));
+}
+
+LogicalResult lowerIntNeg(Lowering &l) {
+  using P = args::aten::neg_int_;
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(P::a), i64);
+  if (!x)
+    return l.fail("needs an int operand");
+  return l.replace(
+      l.b.createOrFold<arith::SubIOp>(l.loc, l.constant(i64, 0), x));
+}
+
+template <arith::CmpIPredicate Predicate>
+LogicalResult lowerIntCompare(Lowering &l) {
+  // Parameters as aten::eq.int names them, at the same positions in
+  // aten::ge.int and 4 more.
+  using P = args::aten::eq_int_;
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
+  if (!x || !y)
+    return l.fail("needs int operands");
+  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
+}
+
+/// `not a` on a bool (aten::__not__).
+LogicalResult lowerBoolNot(Lowering &l) {
+  using P = args::aten::__not__;
+  Type i1 = l.b.getI1Type();
+  Value x = l.scalar(l.arg(P::self), i1);
+  if (!x)
+    return l.fail("needs a bool operand");
+  return l.replace(
+      l.b.createOrFold<arith::XOrIOp>(l.loc, x, l.constant(i1, 1)));
+}
+
+/// `raise Error(message)` of scripted code (prim::RaiseException): a
+/// run-time check that fails wherever it is reached, with the message.
+LogicalResult lowerRaise(Lowering &l) {
+  using P = args::prim::RaiseException;
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(P::msg));
+  if (!message)
+    return l.fail("expected a message");
+  std::string text = message.getValue().str();
+  // `builtins.ValueError` -> `ValueError: message`, as Python prints it.
+  if (auto cls = dyn_cast_or_null<StringAttr>(l.arg(P::cls)))
+    text = (cls.getValue().contains('.') ? cls.getValue().rsplit('.').second
+                                         : cls.getValue())
+               .str() +
+           ": " + text;
+  Type i1 = l.b.getI1Type();
+  Value raised = tensor::FromElementsOp::create(
+      l.b, l.loc, RankedTensorType::get({}, i1), l.constant(i1, 1));
+  l.check(raised, text);
+  for (Operation *user : llvm::make_early_inc_range(l.op->getUsers()))
+    if (!user->hasTrait<OpTrait::IsTerminator>())
+      return l.fail("its result is used");
+  l.b.eraseOp(l.op);
+  return success();
+}
+
+/// `torch._assert(condition, message)`, as ViT checks its input's rank and
+/// size. Compiled code has no way to raise, so the condition must be
+/// decided when compiling: a true one is dropped, a false one fails the
+/// compile with the message.
+LogicalResult lowerAssert(Lowering &l) {
+  // torch._assert(condition, message) is not a LibTorch operator, so its
+  // parameters are spelled here rather than generated from Targets.def.
+  static constexpr Param kCondition{0, "condition"}, kMessage{1, "message"};
+  auto message = dyn_cast_or_null<StringAttr>(l.arg(kMessage));
+  if (!message)
+    return l.fail("expected (condition, message)");
+  if (!l.op->use_empty())
+    return l.fail("its result (None) is used");
+  std::optional<bool> holds = l.constBool(kCondition);
+  if (!holds) {
+    Value condition = l.scalar(l.arg(kCondition), l.b.getI1Type());
+    if (!condition)
+      return l.fail("the condition is not a bool");
+    if (std::optional<int64_t> c = getConstantIntValue(condition))
+      holds = *c != 0;
+  }
+  if (!holds)
+    return l.fail("its condition is known only at run time (it depends on "
+                  "a dynamic size); only asserts decided when compiling are "
+                  "supported");
+  if (!*holds)
+    return l.fail("assertion failed: " + message.getValue());
+  l.b.eraseOp(l.op);
+  return success();
+}
+
+} // namespace
+
+void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
+  using IP = arith::CmpIPredicate;
+  addLowering(t, {"aten::add.int"}, lowerIntBinary<arith::AddIOp>);
+  addLowering(t, {"aten::sub.int"}, lowerIntBinary<arith::SubIOp>);
+  addLowering(t, {"aten::mul.int"}, lowerIntBinary<arith::MulIOp>);
+  addLowering(t, {"aten::floordiv.int"}, lowerIntBinary<arith::FloorDivSIOp>);
+  addLowering(t, {"aten::remainder.int"}, lowerIntRemainder);
+  addLowering(t, {"aten::div.int"}, lowerIntTrueDivide);
+  addLowering(t, {"aten::neg.int"}, lowerIntNeg);
+  addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
+  addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
+  addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);
+  addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
+  addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
+  addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
+  addLowering(t, {"aten::__and__.bool"}, lowerIntBinary<arith::AndIOp, 1>);
+  addLowering(t, {"aten::__or__.bool"}, lowerIntBinary<arith::OrIOp, 1>);
+  addLowering(t, {"aten::__not__"}, lowerBoolNot);
+  addLowering(t, {"torch._assert"}, lowerAssert);
+  addLowering(t, {"prim::RaiseException"}, lowerRaise);
+}
