@@ -1,8 +1,8 @@
 //===- Importer.h - The TorchScript importer's walk -------------*- C++ -*-===//
 //
 // The state of one TorchScript import (ImportTorchScript.cpp): what FX
-// holds for every TorchScript value, and the walk over the graph of
-// `forward`. Control flow (prim::If, prim::Loop) is imported by
+// holds for every TorchScript value (ImportValues.cpp), and the walk over
+// the graph of `forward`. Control flow (prim::If, prim::Loop) is imported by
 // ImportControlFlow.cpp into graphs of the graph module.
 //
 //===----------------------------------------------------------------------===//
@@ -146,7 +146,7 @@ private:
   Location nodeLoc(llvm::StringRef name, const torch::jit::Node *node);
   [[noreturn]] void fail(const torch::jit::Node *node, const llvm::Twine &msg);
 
-  // --- Values --------------------------------------------------------------
+  // --- Values (ImportValues.cpp) -------------------------------------------
   Type typeOf(const c10::TypePtr &type);
   Type typeOf(const c10::IValue &value);
   Type typeOf(const torch::jit::Value *value);

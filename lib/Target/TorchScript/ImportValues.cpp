@@ -1,0 +1,555 @@
+//===- ImportValues.cpp - TorchScript values as FX holds them -------------===//
+//
+// The Importer's values (Importer.h): the FX type of a TorchScript type or
+// example value, the run of a node on the example inputs (evaluate), what
+// FX holds for a TorchScript constant (constantOf: a literal, a dtype, a
+// list or tuple of them, or a tensor stored as `_tensor_constant<n>`),
+// unique node names as torch.fx gives them (uniqueName, avoiding the names
+// FX reserves), the get_attr node of a piece of state, and the args of a
+// call, its node references indexing the call's inputs (toArg).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+#include "fx-mlir/Dialect/FX/IR/FXTypes.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::torchscript;
+
+Type Importer::typeOf(const c10::TypePtr &type) {
+  if (auto tensor = type->cast<c10::TensorType>()) {
+    auto scalar = tensor->scalarType();
+    Type element = scalar ? elementType(ctx, *scalar) : Type();
+    auto rank = tensor->sizes().size();
+    if (!element || !rank)
+      return AnyType::get(ctx);
+    SmallVector<int64_t> shape;
+    for (size_t i = 0; i < *rank; ++i) {
+      auto dim = tensor->sizes()[i];
+      shape.push_back(dim ? *dim : ShapedType::kDynamic);
+    }
+    return RankedTensorType::get(shape, element);
+  }
+  if (type->kind() == c10::TypeKind::IntType)
+    return builder.getI64Type();
+  if (type->kind() == c10::TypeKind::FloatType)
+    return builder.getF64Type();
+  if (type->kind() == c10::TypeKind::BoolType)
+    return builder.getI1Type();
+  if (auto tuple = type->cast<c10::TupleType>()) {
+    SmallVector<Type> elements;
+    for (const auto &element : tuple->elements())
+      elements.push_back(typeOf(element));
+    return TupleType::get(ctx, elements);
+  }
+  return AnyType::get(ctx);
+}
+
+Type Importer::typeOf(const c10::IValue &value) {
+  if (value.isTensor()) {
+    const at::Tensor &tensor = value.toTensor();
+    Type element = tensor.is_quantized()
+                       ? quantizedElementType(ctx, tensor)
+                       : elementType(ctx, tensor.scalar_type());
+    if (!element)
+      return AnyType::get(ctx);
+    return RankedTensorType::get(tensor.sizes().vec(), element);
+  }
+  if (value.isInt())
+    return builder.getI64Type();
+  if (value.isDouble())
+    return builder.getF64Type();
+  if (value.isBool())
+    return builder.getI1Type();
+  if (value.isTuple()) {
+    SmallVector<Type> elements;
+    for (const c10::IValue &element : value.toTupleRef().elements())
+      elements.push_back(typeOf(element));
+    return TupleType::get(ctx, elements);
+  }
+  return AnyType::get(ctx);
+}
+
+Type Importer::typeOf(const torch::jit::Value *value) {
+  auto joined = joinedTypes.find(value);
+  if (joined != joinedTypes.end())
+    return joined->second;
+  auto it = concrete.find(value);
+  if (it != concrete.end())
+    return typeOf(it->second);
+  return typeOf(value->type());
+}
+
+void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
+  using namespace torch::jit;
+  // Inside control flow, the simulation (ImportControlFlow.cpp) ran it.
+  if (concrete.empty() || (controlDepth && !simulating))
+    return;
+  std::vector<c10::IValue> inputs;
+  for (const torch::jit::Value *input : node->inputs()) {
+    auto it = concrete.find(input);
+    if (it == concrete.end())
+      return forgetOutputs(node);
+    inputs.push_back(it->second);
+  }
+  std::vector<c10::IValue> outputs;
+  try {
+    if (node->kind() == prim::Constant) {
+      outputs.push_back(*toIValue(node->output()));
+    } else if (node->kind() == prim::GetAttr) {
+      outputs.push_back(inputs[0].toObjectRef().getAttr(node->s(attr::name)));
+    } else if (node->kind() == prim::CallMethod) {
+      // Only a leaf call runs the method; a walked-into call gets its
+      // results from the walk (see inlineMethod).
+      if (!runMethod)
+        return;
+      Method method = inputs[0].toModule().get_method(node->s(attr::name));
+      c10::IValue result =
+          method(std::vector<c10::IValue>(inputs.begin() + 1, inputs.end()));
+      outputs.push_back(result);
+    } else if (node->kind() == prim::TupleConstruct) {
+      outputs.push_back(c10::ivalue::Tuple::create(inputs));
+    } else if (node->kind() == prim::ListConstruct) {
+      auto list =
+          c10::impl::GenericList(node->output()->type()->containedType(0));
+      for (const c10::IValue &element : inputs)
+        list.push_back(element);
+      outputs.push_back(list);
+    } else if (node->kind() == prim::TupleUnpack) {
+      for (const c10::IValue &element : inputs[0].toTupleRef().elements())
+        outputs.push_back(element);
+    } else if (node->kind() == prim::ListUnpack) {
+      for (const c10::IValue &element : inputs[0].toListRef())
+        outputs.push_back(element);
+    } else if (node->kind() == prim::TupleIndex) {
+      auto elements = inputs[0].toTupleRef().elements();
+      int64_t i = inputs[1].toInt();
+      outputs.push_back(elements.at(i < 0 ? i + elements.size() : i));
+    } else if (node->blocks().empty() && node->maybeOperator()) {
+      Stack stack(inputs.begin(), inputs.end());
+      node->getOperation()(stack);
+      outputs.assign(stack.end() - node->outputs().size(), stack.end());
+    } else {
+      return forgetOutputs(node);
+    }
+  } catch (const std::exception &error) {
+    // A branch not taken runs only to find its types: what fails there is
+    // not the model's error (it may check what the branch taken excludes).
+    if (speculative)
+      return forgetOutputs(node);
+    // LibTorch's message may hold a TorchScript traceback; its last line
+    // says what went wrong.
+    llvm::StringRef message = error.what();
+    if (auto *c10Error = dynamic_cast<const c10::Error *>(&error))
+      message = c10Error->what_without_backtrace();
+    SmallVector<llvm::StringRef> lines;
+    message.trim().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    llvm::StringRef reason = lines.empty() ? "" : lines.back().trim();
+    for (llvm::StringRef line : lines)
+      if (line.trim().starts_with("RuntimeError: "))
+        reason = line.trim().drop_front(strlen("RuntimeError: "));
+    std::string callee;
+    if (node->kind() == prim::CallMethod && values.count(node->input(0)))
+      callee = " (module '" + values.at(node->input(0)).path + "')";
+    fail(node, "running it on the example inputs failed" + callee + ": " +
+                   reason.str());
+  }
+
+  for (size_t i = 0; i < outputs.size() && i < node->outputs().size(); ++i)
+    concrete[node->outputs()[i]] = outputs[i];
+}
+
+void Importer::forgetOutputs(const torch::jit::Node *node) {
+  for (const torch::jit::Value *output : node->outputs())
+    concrete.erase(output);
+}
+
+FxValue Importer::constantOf(const c10::IValue &value,
+                             const torch::jit::Node *node,
+                             const c10::TypePtr &realType) {
+  auto seq = [&](auto &&list, FxValue::Kind kind) {
+    FxValue r;
+    r.kind = kind;
+    for (c10::IValue element : list)
+      r.elements.push_back(constantOf(element, node));
+    return r;
+  };
+  if (value.isNone())
+    return FxValue::ofConstant(NoneAttr::get(ctx));
+  if (value.isBool())
+    return FxValue::ofConstant(builder.getBoolAttr(value.toBool()));
+  if (value.isInt()) {
+    int64_t v = value.toInt();
+    if (realType && realType->kind() == c10::TypeKind::ScalarTypeType) {
+      auto scalarType = static_cast<c10::ScalarType>(v);
+      llvm::StringRef name = dtypeName(scalarType);
+      if (scalarType == c10::ScalarType::QUInt8)
+        name = "quint8";
+      else if (scalarType == c10::ScalarType::QInt8)
+        name = "qint8";
+      else if (scalarType == c10::ScalarType::QInt32)
+        name = "qint32";
+      if (!name.empty())
+        return FxValue::ofConstant(DTypeAttr::get(ctx, name));
+    }
+    if (realType && realType->kind() == c10::TypeKind::MemoryFormatType) {
+      switch (static_cast<c10::MemoryFormat>(v)) {
+      case c10::MemoryFormat::Contiguous:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "contiguous_format"));
+      case c10::MemoryFormat::Preserve:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "preserve_format"));
+      case c10::MemoryFormat::ChannelsLast:
+        return FxValue::ofConstant(MemoryFormatAttr::get(ctx, "channels_last"));
+      case c10::MemoryFormat::ChannelsLast3d:
+        return FxValue::ofConstant(
+            MemoryFormatAttr::get(ctx, "channels_last_3d"));
+      default:
+        break;
+      }
+    }
+    if (realType && realType->kind() == c10::TypeKind::LayoutType &&
+        v == static_cast<int64_t>(c10::Layout::Strided))
+      return FxValue::ofConstant(LayoutAttr::get(ctx, "strided"));
+    return FxValue::ofConstant(builder.getI64IntegerAttr(v));
+  }
+  if (value.isDouble())
+    return FxValue::ofConstant(builder.getF64FloatAttr(value.toDouble()));
+  if (value.isComplexDouble()) {
+    c10::complex<double> c = value.toComplexDouble();
+    return FxValue::ofConstant(ComplexAttr::get(ctx, llvm::APFloat(c.real()),
+                                                llvm::APFloat(c.imag())));
+  }
+  if (value.isString())
+    return FxValue::ofConstant(builder.getStringAttr(value.toStringRef()));
+  if (value.isDevice())
+    return FxValue::ofConstant(DeviceAttr::get(ctx, value.toDevice().str()));
+  if (value.isIntList())
+    return seq(value.toIntVector(), FxValue::List);
+  if (value.isDoubleList())
+    return seq(value.toDoubleVector(), FxValue::List);
+  if (value.isBoolList()) {
+    FxValue r;
+    r.kind = FxValue::List;
+    for (bool b : value.toBoolList())
+      r.elements.push_back(FxValue::ofConstant(builder.getBoolAttr(b)));
+    return r;
+  }
+  if (value.isList())
+    return seq(value.toListRef(), FxValue::List);
+  if (value.isTuple())
+    return seq(value.toTupleRef().elements(), FxValue::Tuple);
+  if (value.isTensor()) {
+    // A tensor literal becomes a constant of the module, read by get_attr
+    // (as symbolic tracing stores `_tensor_constant0`).
+    std::string path = "_tensor_constant" + std::to_string(tensorConstants++);
+    declareState(path, value.toTensor(), StateKind::Constant);
+    FxValue r;
+    r.kind = FxValue::State;
+    r.path = path;
+    return r;
+  }
+  fail(node, "cannot represent the constant of type " +
+                 value.type()->annotation_str() + " in an FX graph");
+}
+
+/// Names torch.fx does not give a node (torch.fx.graph._Namespace): Python's
+/// keywords and builtins, and the globals of the code it generates.
+static bool isReservedByFx(llvm::StringRef name) {
+  static const llvm::StringSet<> reserved = {
+      "ArithmeticError",
+      "AssertionError",
+      "AttributeError",
+      "BaseException",
+      "BaseExceptionGroup",
+      "BlockingIOError",
+      "BrokenPipeError",
+      "BufferError",
+      "BytesWarning",
+      "ChildProcessError",
+      "ConnectionAbortedError",
+      "ConnectionError",
+      "ConnectionRefusedError",
+      "ConnectionResetError",
+      "DeprecationWarning",
+      "EOFError",
+      "Ellipsis",
+      "EncodingWarning",
+      "EnvironmentError",
+      "Exception",
+      "ExceptionGroup",
+      "False",
+      "FileExistsError",
+      "FileNotFoundError",
+      "FloatingPointError",
+      "FutureWarning",
+      "GeneratorExit",
+      "IOError",
+      "ImportError",
+      "ImportWarning",
+      "IndentationError",
+      "IndexError",
+      "InterruptedError",
+      "IsADirectoryError",
+      "KeyError",
+      "KeyboardInterrupt",
+      "LookupError",
+      "MemoryError",
+      "ModuleNotFoundError",
+      "NameError",
+      "None",
+      "NoneType",
+      "NotADirectoryError",
+      "NotImplemented",
+      "NotImplementedError",
+      "OSError",
+      "OverflowError",
+      "PendingDeprecationWarning",
+      "PermissionError",
+      "ProcessLookupError",
+      "RecursionError",
+      "ReferenceError",
+      "ResourceWarning",
+      "RuntimeError",
+      "RuntimeWarning",
+      "StopAsyncIteration",
+      "StopIteration",
+      "SyntaxError",
+      "SyntaxWarning",
+      "SystemError",
+      "SystemExit",
+      "TabError",
+      "TimeoutError",
+      "True",
+      "TypeError",
+      "UnboundLocalError",
+      "UnicodeDecodeError",
+      "UnicodeEncodeError",
+      "UnicodeError",
+      "UnicodeTranslateError",
+      "UnicodeWarning",
+      "UserWarning",
+      "ValueError",
+      "Warning",
+      "ZeroDivisionError",
+      "__build_class__",
+      "__debug__",
+      "__doc__",
+      "__import__",
+      "__loader__",
+      "__name__",
+      "__package__",
+      "__pybind11_internals_v4_gcc_libstdcpp_cxxabi1017__",
+      "__spec__",
+      "abs",
+      "aiter",
+      "all",
+      "and",
+      "anext",
+      "any",
+      "as",
+      "ascii",
+      "assert",
+      "async",
+      "await",
+      "bin",
+      "bool",
+      "break",
+      "breakpoint",
+      "bytearray",
+      "bytes",
+      "callable",
+      "chr",
+      "class",
+      "classmethod",
+      "compile",
+      "complex",
+      "continue",
+      "copyright",
+      "credits",
+      "def",
+      "del",
+      "delattr",
+      "device",
+      "dict",
+      "dir",
+      "divmod",
+      "elif",
+      "else",
+      "enumerate",
+      "eval",
+      "except",
+      "exec",
+      "exit",
+      "filter",
+      "finally",
+      "float",
+      "for",
+      "format",
+      "from",
+      "frozenset",
+      "fx_pytree",
+      "getattr",
+      "global",
+      "globals",
+      "hasattr",
+      "hash",
+      "help",
+      "hex",
+      "id",
+      "if",
+      "import",
+      "in",
+      "inf",
+      "input",
+      "int",
+      "is",
+      "isinstance",
+      "issubclass",
+      "iter",
+      "lambda",
+      "len",
+      "license",
+      "list",
+      "locals",
+      "map",
+      "max",
+      "memoryview",
+      "min",
+      "nan",
+      "next",
+      "nonlocal",
+      "not",
+      "object",
+      "oct",
+      "open",
+      "or",
+      "ord",
+      "pass",
+      "pow",
+      "print",
+      "property",
+      "pytree",
+      "quit",
+      "raise",
+      "range",
+      "repr",
+      "return",
+      "reversed",
+      "round",
+      "set",
+      "setattr",
+      "slice",
+      "sorted",
+      "staticmethod",
+      "str",
+      "sum",
+      "super",
+      "torch",
+      "try",
+      "tuple",
+      "type",
+      "vars",
+      "while",
+      "with",
+      "yield",
+      "zip",
+  };
+  return reserved.contains(name);
+}
+
+std::string Importer::uniqueName(llvm::StringRef base) {
+  std::string name = sanitizeName(base);
+  unsigned &count = nameCounts[name];
+  // As torch.fx names a node that would shadow `sum`: `sum_1`.
+  if (!count && isReservedByFx(name))
+    count = 1;
+  std::string unique = count ? name + "_" + std::to_string(count) : name;
+  ++count;
+  // A generated `relu_1` may itself be taken by a node named `relu_1`.
+  while (nameCounts.count(unique) && unique != name)
+    unique = name + "_" + std::to_string(count++);
+  if (unique != name)
+    nameCounts[unique] = 1;
+  return unique;
+}
+
+mlir::Value Importer::stateNode(const std::string &path,
+                                const torch::jit::Node *node) {
+  auto it = stateNodes.find(path);
+  if (it != stateNodes.end())
+    return it->second;
+  std::string name = uniqueName(path);
+  auto state = graphModule.lookupSymbol<StateOp>(path);
+  Type type = state ? state.getType() : AnyType::get(ctx);
+  auto op = GetAttrOp::create(builder, nodeLoc(name, node), type, name, path);
+  stateNodes[path] = op.getResult();
+  return op.getResult();
+}
+
+mlir::Value Importer::asNode(const FxValue &value,
+                             const torch::jit::Node *node) {
+  if (value.kind == FxValue::Node)
+    return value.node;
+  if (value.kind == FxValue::State)
+    return stateNode(value.path, node);
+  return {};
+}
+
+Attribute Importer::toArg(const FxValue &value,
+                          SmallVectorImpl<mlir::Value> &inputs,
+                          const torch::jit::Node *node) {
+  switch (value.kind) {
+  case FxValue::Constant:
+    return value.constant;
+  case FxValue::Node:
+  case FxValue::State: {
+    mlir::Value v = asNode(value, node);
+    auto it = llvm::find(inputs, v);
+    if (it != inputs.end())
+      return NodeAttr::get(ctx, it - inputs.begin());
+    inputs.push_back(v);
+    return NodeAttr::get(ctx, inputs.size() - 1);
+  }
+  case FxValue::List:
+  case FxValue::Tuple: {
+    SmallVector<Attribute> elements;
+    for (const FxValue &element : value.elements)
+      elements.push_back(toArg(element, inputs, node));
+    if (value.kind == FxValue::List)
+      return ListAttr::get(ctx, elements);
+    return TupleAttr::get(ctx, elements);
+  }
+  case FxValue::Module:
+    fail(node, "module '" + value.path +
+                   "' is used as a value, which FX cannot represent");
+  case FxValue::Stacked:
+    fail(node, "reads a list of tensors a loop appended to other than by "
+               "torch.stack(list), torch.cat(list) or len(list), which a "
+               "compiled loop cannot carry");
+  }
+  llvm_unreachable("covered switch");
+}
+
+mlir::Value Importer::getitem(mlir::Value of, int64_t index, Type type,
+                              const torch::jit::Node *node) {
+  std::string name = uniqueName("getitem");
+  auto args = builder.getArrayAttr(
+      {NodeAttr::get(ctx, 0), builder.getI64IntegerAttr(index)});
+  return CallFunctionOp::create(builder, nodeLoc(name, node), type, name,
+                                "operator.getitem", args, DictAttr::get(ctx),
+                                ValueRange{of})
+      .getResult();
+}
