@@ -370,6 +370,7 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
     "::mlir::affine::AffineDialect",
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 
@@ -418,6 +419,7 @@ def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
     "::mlir::math::MathDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

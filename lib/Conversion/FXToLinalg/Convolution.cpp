@@ -514,6 +514,9 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
                         s[i])
               .str());
   }
+  if (spatial == 2 && *groups == 1 && !unbatched && elem.isF32())
+    if (Value r = int8Conv2d(l, bias, s, lo, hi, d))
+      return l.replace(r);
   if (spatial == 3) {
     if (!isFloat(elem))
       return l.fail("3-D convolutions need a float result");

@@ -11,6 +11,7 @@
 //   ConvWinograd.cpp       Winograd's F(2x2, 3x3)
 //   ConvIm2col.cpp         im2col + a contraction
 //   ConvGrouped.cpp        grouped convs, the group a batch dim
+//   ConvInt8.cpp           int8 convs as VNNI register tiles
 //   Elementwise.cpp        elementwise, transposing, reducing, window ops
 //   Strategy.cpp           fx-cpu-strategy: which algorithm and tiles
 //   Schedule.cpp           fx-cpu-schedule: applies the recorded strategy
@@ -264,12 +265,29 @@ public:
   bool failed() const { return !scoped; }
   /// What the schedule takes from the target, one line for the IR.
   std::string describe() const { return tuning->describe(*target); }
+  /// The target (valid unless failed()).
+  const CPUTarget &cpu() const { return *target; }
 
 private:
   std::optional<CPUTarget> target;
   std::optional<Tuning> tuning;
   std::optional<ScopedTuning> scoped;
 };
+
+//===----------------------------------------------------------------------===//
+// int8 convolutions (ConvInt8.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rewrites the u8 x s8 products of an int8 conv (a linalg.generic marked
+/// kInt8ConvAttr, lib/Conversion/FXToLinalg/QuantizedConv.cpp) as VNNI
+/// register tiles: `vpdpbusd` on 16 x V output channels of P pixels of one
+/// output row, in parallel over images, output rows, pixel tiles and
+/// channel blocks. Fails, changing nothing, on any other form.
+LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op);
+
+/// The byte dot products int8DotConv writes, as `vpdpbusd` (for
+/// fx-cpu-lower-vectors, on targets with int8Dot).
+void lowerByteDots(RewriterBase &rewriter, func::FuncOp func);
 
 //===----------------------------------------------------------------------===//
 // Contractions (Contraction.cpp)

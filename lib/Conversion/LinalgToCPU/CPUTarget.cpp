@@ -33,6 +33,8 @@ static const StringRef kSSE42[] = {"sse4.2"};
 static const StringRef kAVX2[] = {"avx2", "fma"};
 static const StringRef kAVX512[] = {"avx512f",  "avx512bw", "avx512dq",
                                     "avx512vl", "avx2",     "fma"};
+static const StringRef kAVX512VNNI[] = {
+    "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni", "avx2", "fma"};
 static const StringRef kNone[] = {"neon"};
 
 static const NamedTarget kTargets[] = {
@@ -50,11 +52,11 @@ static const NamedTarget kTargets[] = {
      1 * MiB, 16 * MiB},
     {"skylake-avx512", "x86_64", "skylake-avx512", kAVX512, 16, 32, true,
      32 * KiB, 1 * MiB, 16 * MiB},
-    {"icelake-server", "x86_64", "icelake-server", kAVX512, 16, 32, true,
+    {"icelake-server", "x86_64", "icelake-server", kAVX512VNNI, 16, 32, true,
      48 * KiB, 1280 * KiB, 32 * MiB},
-    {"sapphirerapids", "x86_64", "sapphirerapids", kAVX512, 16, 32, true,
+    {"sapphirerapids", "x86_64", "sapphirerapids", kAVX512VNNI, 16, 32, true,
      48 * KiB, 2 * MiB, 64 * MiB},
-    {"znver4", "x86_64", "znver4", kAVX512, 16, 32, true, 32 * KiB, 1 * MiB,
+    {"znver4", "x86_64", "znver4", kAVX512VNNI, 16, 32, true, 32 * KiB, 1 * MiB,
      32 * MiB},
     {"neoverse-n1", "aarch64", "neoverse-n1", kNone, 4, 32, true, 64 * KiB,
      1 * MiB, 32 * MiB},
@@ -109,6 +111,7 @@ const CPUTarget &CPUTarget::host() {
       t.f32Lanes = has("avx512f") ? 16 : has("avx") ? 8 : 4;
       t.vectorRegisters = has("avx512f") ? 32 : 16;
       t.fma = has("fma");
+      t.int8Dot = has("avx512vnni") && has("avx512bw");
     } else {
       // AArch64 NEON (and a conservative guess elsewhere).
       t.f32Lanes = 4;
@@ -143,6 +146,7 @@ std::optional<CPUTarget> CPUTarget::lookup(StringRef name) {
     t.f32Lanes = named.lanes;
     t.vectorRegisters = named.registers;
     t.fma = named.fma;
+    t.int8Dot = llvm::is_contained(named.needs, "avx512vnni");
     t.l1 = named.l1;
     t.l2 = named.l2;
     t.l3 = named.l3;
@@ -177,9 +181,9 @@ bool CPUTarget::runsOnHost() const {
 }
 
 std::vector<std::string> CPUTarget::requirements() const {
-  static const StringRef kTestable[] = {"sse4.2",   "avx",      "avx2",
-                                        "fma",      "avx512f",  "avx512bw",
-                                        "avx512dq", "avx512vl", "avx512cd"};
+  static const StringRef kTestable[] = {
+      "sse4.2",   "avx",      "avx2",     "fma",      "avx512f",
+      "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512vnni"};
   std::vector<std::string> result = {llvm::Triple(triple).getArchName().str()};
   ArrayRef<StringRef> needs;
   for (const NamedTarget &named : kTargets)
@@ -200,7 +204,8 @@ std::string CPUTarget::describe() const {
   llvm::raw_string_ostream os(text);
   os << name << ": " << triple << " cpu=" << cpu << " f32-lanes=" << f32Lanes
      << " vector-registers=" << vectorRegisters << " fma=" << (fma ? 1 : 0)
-     << " l1=" << l1 / KiB << "K l2=" << l2 / KiB << "K l3=" << l3 / KiB << "K";
+     << " int8-dot=" << (int8Dot ? 1 : 0) << " l1=" << l1 / KiB
+     << "K l2=" << l2 / KiB << "K l3=" << l3 / KiB << "K";
   if (!features.empty())
     os << " features=" << features;
   return text;

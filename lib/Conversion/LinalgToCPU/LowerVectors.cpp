@@ -11,6 +11,7 @@
 
 #include "fx-mlir/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -190,6 +191,9 @@ struct CPULowerVectorsPass
     // input) would become a call to the generic, element-by-element
     // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.
     IRRewriter rewriter(context);
+    // The int8 convs' byte dot products as vpdpbusd.
+    if (tuned.cpu().int8Dot)
+      lowerByteDots(rewriter, func);
     SmallVector<memref::CopyOp> copies;
     func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {

@@ -23,10 +23,12 @@
 
 #include "CPUSchedule.h"
 
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 #include "fx-mlir/Conversion/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -212,6 +214,8 @@ struct CPUSchedulePass
             return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
           };
           return producer && producer->hasOneUse() &&
+                 !producer->hasAttr(mlir::fx::kInt8StageAttr) &&
+                 !consumer->hasAttr(mlir::fx::kInt8StageAttr) &&
                  !linalg::isaContractionOpInterface(consumer) &&
                  !shifted.count(consumer) &&
                  bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
@@ -246,7 +250,19 @@ struct CPUSchedulePass
                      << what;
       signalPassFailure();
     };
+    // The int8 convs' products, as VNNI register tiles where the CPU has
+    // them (last: the vector patterns below would rewrite their byte dot
+    // products); elsewhere loops.
+    SmallVector<linalg::GenericOp> int8Convs;
     for (linalg::LinalgOp op : ops) {
+      if (op->hasAttr(mlir::fx::kInt8ConvAttr) && tuned.cpu().int8Dot) {
+        int8Convs.push_back(cast<linalg::GenericOp>(op.getOperation()));
+        note(op, "int8 vnni");
+      }
+    }
+    for (linalg::LinalgOp op : ops) {
+      if (llvm::is_contained(int8Convs, op.getOperation()))
+        continue;
       // An op that cannot be scheduled stays as it is (scalar loops). The
       // loops of a contraction whose operands are not read through
       // projected permutations (a shifted-window conv) are known: upstream's
@@ -310,6 +326,9 @@ struct CPUSchedulePass
     vector::populateCastAwayVectorLeadingOneDimPatterns(unitDims);
     if (failed(applyPatternsGreedily(func, std::move(unitDims))))
       return signalPassFailure();
+    for (linalg::GenericOp op : int8Convs)
+      if (failed(int8DotConv(rewriter, op)))
+        op.emitWarning("fx-cpu-schedule: this int8 conv stays loops");
   }
 };
 

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -31,8 +32,14 @@ using namespace mlir::fx;
 std::string
 mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
   std::string text;
-  if (options.normalize)
-    text += "fx-normalize,fx-fold-quant,";
+  if (options.normalize) {
+    // Quantized convs keep their integers where the target CPU has int8
+    // dot products (the schedule writes them as VNNI register tiles).
+    std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
+    text += target && target->int8Dot
+                ? "fx-normalize,fx-fold-quant{int8-convs=true},"
+                : "fx-normalize,fx-fold-quant,";
+  }
   text += llvm::formatv("convert-fx-to-linalg{{entry={0} "
                         "weights-as-arguments={1} dynamic-batch={2}}",
                         options.entry.getValue(),

@@ -397,6 +397,8 @@ mlir::fx::missingRequirement(const std::vector<std::string> &requirements) {
       has = __builtin_cpu_supports("avx512vl");
     else if (r == "avx512cd")
       has = __builtin_cpu_supports("avx512cd");
+    else if (r == "avx512vnni")
+      has = __builtin_cpu_supports("avx512vnni");
     if (!has)
       return r;
 #endif

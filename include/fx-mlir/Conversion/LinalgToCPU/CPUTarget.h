@@ -31,6 +31,9 @@ struct CPUTarget {
   int64_t vectorRegisters = 32;
   /// Fused multiply-add instructions.
   bool fma = true;
+  /// u8 x s8 dot products into i32 lanes (AVX-512 VNNI `vpdpbusd`): the
+  /// int8 convolutions of quantized models use them.
+  bool int8Dot = false;
   /// Data cache sizes in bytes: L1 and L2 per core, L3 shared.
   int64_t l1 = 32 << 10, l2 = 1 << 20, l3 = 32 << 20;
   /// Cores the code may run on (the host's; 0 for a named target).
@@ -50,7 +53,7 @@ struct CPUTarget {
   /// What a CPU must have to run this target's code, as an ahead-of-time
   /// library records it for its loader: the architecture (`x86_64`,
   /// `aarch64`), then the vector ISA features among those a loader can
-  /// test (sse4.2, avx, avx2, fma, avx512f/bw/dq/vl/cd).
+  /// test (sse4.2, avx, avx2, fma, avx512f/bw/dq/vl/cd/vnni).
   std::vector<std::string> requirements() const;
 
   /// One line: name, triple, CPU, lanes, registers, FMA, caches. What the

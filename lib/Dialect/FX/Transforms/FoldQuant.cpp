@@ -198,7 +198,70 @@ bool dropRedundantFakeQuants(GraphOp graph) {
   return changed;
 }
 
+/// The state a get_attr that makes `v` reads, or null.
+StateOp stateOf(GraphModuleOp module, Value v) {
+  auto read = v.getDefiningOp<GetAttrOp>();
+  return read ? lookupState(module, read.getTarget()) : StateOp();
+}
+
+/// The least depth (input channels x window) of an int8 conv, and of a
+/// pointwise (1x1) one. Measured on the Sapphire Rapids Xeon at 1 thread
+/// (bench/run.py): mobilenet_v2 int8, whose pointwise convs of 16 to 160
+/// channels run over large images, took 14.3 ms with every conv of depth 64
+/// or more in int8, 13.3 with pointwise ones from 256 (13.2 with none);
+/// resnet18 int8 14.2 ms from 64 against 15.1 from 256 (its first conv,
+/// 3 x 7 x 7, in int8).
+constexpr int64_t kInt8ConvMinDepth = 64, kInt8PointwiseMinDepth = 256;
+
+/// Whether `conv` is a conv2d the lowering computes in int8
+/// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1, its input the
+/// dequantize of a 4-D per-tensor quint8 tensor, its weight the dequantize
+/// of qint8 module state with zero points 0.
+bool isInt8Conv(GraphModuleOp module, Operation *op) {
+  auto conv = dyn_cast<CallFunctionOp>(op);
+  if (!conv || conv.getTarget() != "aten::conv2d" || conv.getArgs().size() < 7)
+    return false;
+  auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
+  auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);
+  auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
+  if (!groups || groups.getInt() != 1 || !inputRef || !weightRef)
+    return false;
+  auto dequantized = [&](NodeAttr ref) -> Value {
+    auto dq = conv.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
+    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+        dq.getNumOperands() != 1)
+      return {};
+    return dq.getOperand(0);
+  };
+  Value x = dequantized(inputRef), w = dequantized(weightRef);
+  auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
+  auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
+  if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4 ||
+      !wType.hasStaticShape() || !stateOf(module, w))
+    return false;
+  // Below these depths (channels x window) the int8 kernel's layout
+  // changes and byte sums cost more than its dot products save.
+  int64_t window = wType.getDimSize(2) * wType.getDimSize(3);
+  if (wType.getDimSize(1) * window <
+      (window == 1 ? kInt8PointwiseMinDepth : kInt8ConvMinDepth))
+    return false;
+  auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
+  if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
+    return false;
+  Type we = wType.getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getZeroPoint() == 0;
+  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(we))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getQuantizedDimension() == 0 &&
+           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
+  return false;
+}
+
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
+  using FXFoldQuantBase::FXFoldQuantBase;
+
   void runOnOperation() override {
     getOperation()->walk([&](GraphModuleOp module) {
       bool changed = false;
@@ -244,6 +307,12 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
         return changed;
       }
       if (call.getTarget() != "aten::dequantize.self")
+        return changed;
+      // A dequantize only int8 convs read stays for their lowering.
+      if (int8Convs && !call->use_empty() &&
+          llvm::all_of(call->getUsers(), [&](Operation *user) {
+            return isInt8Conv(module, user);
+          }))
         return changed;
       // dequantize(quantize_per_tensor(x)): one fake quantization of x.
       if (auto q = input.getDefiningOp<CallFunctionOp>();

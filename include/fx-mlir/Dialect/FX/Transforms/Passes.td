@@ -253,6 +253,13 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
 
     State and get_attr nodes nothing reads any more are erased.
 
+    With `int8-convs`, a `conv2d` (groups 1) of the dequantize of a
+    per-tensor `quint8` activation and of the dequantize of a constant
+    `qint8` weight with zero points 0 keeps both dequantizes: the lowering
+    computes it with int32 accumulation from the integers (the int8 kernels
+    of docs/Quantization.md). The compile pipeline sets it where the target
+    CPU has VNNI dot products.
+
     ```mlir
     %w = fx.get_attr @"fc.weight" : tensor<3x4x!quant.uniform<i8:f32, 1.000000e-01>>
     %w_f = fx.call_function "aten::dequantize.self"(%w) : (...) -> tensor<3x4xf32>
@@ -264,6 +271,10 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
     %w_f = fx.get_attr @"fc.weight_dequantized" : tensor<3x4xf32>
     ```
   }];
+  let options = [
+    Option<"int8Convs", "int8-convs", "bool", /*default=*/"false",
+           "Keep the integers of convs the lowering can compute in int8">
+  ];
 }
 
 def FXFuseActivation : Pass<"fx-fuse-activation"> {

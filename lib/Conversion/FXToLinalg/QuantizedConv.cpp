@@ -1,0 +1,413 @@
+//===- QuantizedConv.cpp - int8 convolutions with int32 accumulation ------===//
+//
+// A conv2d of a dequantized per-tensor quint8 activation and a dequantized
+// constant qint8 weight (zero points 0, per channel or per tensor), groups
+// 1, which `fx-fold-quant{int8-convs}` leaves in reference form, computes
+// in integers as PyTorch's quantized engine does: the exact int32 sum of
+// (x - zx) * w, then y = float(sum) * (sx * sw[oc]) + b[oc] in f32.
+//
+// The form is chosen for the CPU's u8 x s8 dot products (VNNI `vpdpbusd`:
+// 4 byte products summed into each i32 lane). Its broadcast operand is the
+// signed one, so the activation, broadcast 4 channels at a time, is made
+// signed (a' = x - 128, the byte's top bit flipped) and the weight,
+// loaded 16 output channels x 4 input channels at a time, unsigned
+// (w' = w + 128, packed at compile time). Then
+//
+//   D[p, oc] = sum_k w'[oc, k] * a'[p, k]          (the int8 contraction)
+//   S[p]     = sum_k a'[p, k]                      (the window's byte sum)
+//   sum_k (x - zx) * w = D - 128 * S + (128 - zx) * sum_k w[oc, k]
+//
+// exact in i32 (|D| < 255 * 128 * K). Spatial padding holds x = zx (the
+// float 0), whose terms vanish; padded channels have w = 0, whose terms
+// cancel between D and S whatever the activation there.
+//
+// The lowering builds, on tensors:
+//   a'  NHWC, channels padded to a multiple of 4, spatially padded with
+//       zx - 128 (and on the right up to the output width the register
+//       tile covers);
+//   S   by a channel sum then a window sum;
+//   D   one linalg.generic (u8 x s8 -> i32 multiply-accumulate over the
+//       window and the channels, in 4-byte groups: a' read
+//       [N, Hp, Wp, C4, 4], w' packed [OCB, KH, KW, C4, 16 V, 4]) marked
+//       kInt8ConvAttr:
+//       fx-cpu-schedule writes it as VNNI register tiles where the CPU
+//       has them (CPUSchedule.h); elsewhere it runs as it reads;
+//   y   the epilogue above, NCHW f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::lowering;
+
+namespace {
+
+/// The bytes of a constant tensor (a dense_resource blob or dense
+/// elements), or empty.
+ArrayRef<char> constantData(Value v) {
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  if (auto blob = dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
+    if (AsmResourceBlob *data = blob.getRawHandle().getBlob())
+      return data->getData();
+    return {};
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    if (!dense.isSplat())
+      return dense.getRawData();
+  return {};
+}
+
+/// The dequantize node that makes the fx value `v`, with its operand's
+/// quant type, or null.
+std::pair<CallFunctionOp, quant::QuantizedType> dequantizeOf(Value v) {
+  auto call = v.getDefiningOp<CallFunctionOp>();
+  if (!call || call.getTarget() != "aten::dequantize.self" ||
+      call.getNumOperands() != 1)
+    return {};
+  auto attr = call->getAttrOfType<TypeAttr>(kQuantTypeAttr);
+  auto type = attr ? dyn_cast<quant::QuantizedType>(attr.getValue())
+                   : quant::QuantizedType();
+  if (!type || type.getStorageTypeIntegralWidth() != 8)
+    return {};
+  return {call, type};
+}
+
+/// The width of the register tile's row of output pixels for an output
+/// row of `ow` pixels: from 4 to `most`, the one that pads the row least
+/// (the larger on ties); the row itself when shorter than 4.
+int64_t pixelTile(int64_t ow, int64_t most) {
+  if (ow <= most)
+    return ow;
+  int64_t best = most, bestWidth = llvm::divideCeil(ow, most) * most;
+  for (int64_t p = most - 1; p >= 4; --p) {
+    int64_t width = llvm::divideCeil(ow, p) * p;
+    if (width < bestWidth)
+      best = p, bestWidth = width;
+  }
+  return best;
+}
+
+int64_t dimOf(Value v, int64_t d) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(d);
+}
+
+} // namespace
+
+Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
+                                     ArrayRef<int64_t> stride,
+                                     ArrayRef<int64_t> padLo,
+                                     ArrayRef<int64_t> padHi,
+                                     ArrayRef<int64_t> dilation) {
+  // The conv node's own input and weight (not a composed call's).
+  if (l.op.getTarget() != "aten::conv2d" || l.op.getNumOperands() < 2)
+    return {};
+  auto inputRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[0]);
+  auto weightRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[1]);
+  if (!inputRef || !weightRef)
+    return {};
+  auto [dqx, xq] = dequantizeOf(l.op.getOperand(inputRef.getIndex()));
+  auto [dqw, wq] = dequantizeOf(l.op.getOperand(weightRef.getIndex()));
+  auto xType = dyn_cast_or_null<quant::UniformQuantizedType>(xq);
+  if (!dqx || !dqw || !xType || xType.isSigned() || !wq.isSigned() ||
+      xType.getStorageTypeMin() != 0 || xType.getStorageTypeMax() != 255)
+    return {};
+  auto &rewriter = static_cast<ConversionPatternRewriter &>(l.b);
+  Value x = rewriter.getRemappedValue(dqx.getOperand(0));
+  Value w = dqw.getOperand(0);
+  if (Value remapped = rewriter.getRemappedValue(w))
+    w = remapped;
+  ArrayRef<char> wBytes = constantData(w);
+  auto x8 = x ? dyn_cast<RankedTensorType>(x.getType()) : RankedTensorType();
+  auto w8 = dyn_cast<RankedTensorType>(w.getType());
+  if (!x8 || !w8 || !x8.hasStaticShape() || !w8.hasStaticShape() ||
+      x8.getRank() != 4 || w8.getRank() != 4 ||
+      !x8.getElementType().isInteger(8) || !w8.getElementType().isInteger(8) ||
+      int64_t(wBytes.size()) != w8.getNumElements())
+    return {};
+  int64_t N = x8.getDimSize(0), C = x8.getDimSize(1), H = x8.getDimSize(2),
+          W = x8.getDimSize(3);
+  int64_t OC = w8.getDimSize(0), KH = w8.getDimSize(2), KW = w8.getDimSize(3);
+  if (w8.getDimSize(1) != C)
+    return {};
+  // The weight's scale per output channel; zero points must be 0.
+  SmallVector<float> wScale(OC);
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(wq)) {
+    if (perTensor.getZeroPoint() != 0)
+      return {};
+    std::fill(wScale.begin(), wScale.end(), float(perTensor.getScale()));
+  } else if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(wq)) {
+    if (perAxis.getQuantizedDimension() != 0 ||
+        int64_t(perAxis.getScales().size()) != OC ||
+        llvm::any_of(perAxis.getZeroPoints(), [](int64_t z) { return z != 0; }))
+      return {};
+    for (int64_t oc = 0; oc < OC; ++oc)
+      wScale[oc] = float(perAxis.getScales()[oc]);
+  } else {
+    return {};
+  }
+  int64_t OH =
+      (H + padLo[0] + padHi[0] - dilation[0] * (KH - 1) - 1) / stride[0] + 1;
+  int64_t OW =
+      (W + padLo[1] + padHi[1] - dilation[1] * (KW - 1) - 1) / stride[1] + 1;
+  if (OH < 1 || OW < 1)
+    return {};
+
+  // Register tile: 16 * V output channels (V vectors) x P pixels of one
+  // output row (2 * P <= 24 accumulators of 32 registers with V = 2).
+  int64_t V = OC % 32 == 0 ? 2 : 1;
+  int64_t P = pixelTile(OW, V == 2 ? 12 : 14);
+  int64_t OWp = llvm::divideCeil(OW, P) * P;
+  int64_t OCp = llvm::alignTo(OC, 16 * V), OCB = OCp / (16 * V);
+  int64_t C4 = llvm::divideCeil(C, 4), Cp = 4 * C4;
+  int64_t K = C * KH * KW;
+  // |D| <= 255 * 128 * Cp * KH * KW must fit an i32.
+  if (Cp * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
+    return {};
+
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  Type i8 = l.b.getI8Type(), i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
+  int32_t zx = int32_t(xType.getZeroPoint());
+  float sx = float(xType.getScale());
+
+  // The packed weight w' = w + 128: [OCB][KH][KW][C4][16V][4], the 16V x 4
+  // bytes of one 4-channel group the V vectors the register tile loads.
+  std::vector<int8_t> packed(OCB * KH * KW * C4 * 64 * V);
+  std::vector<int32_t> wSum(OC, 0);
+  std::vector<float> scale(OC);
+  for (int64_t oc = 0; oc < OC; ++oc)
+    scale[oc] = sx * wScale[oc];
+  for (int64_t ocb = 0; ocb < OCB; ++ocb)
+    for (int64_t i = 0; i < KH; ++i)
+      for (int64_t j = 0; j < KW; ++j)
+        for (int64_t cc = 0; cc < C4; ++cc)
+          for (int64_t o = 0; o < 16 * V; ++o)
+            for (int64_t b = 0; b < 4; ++b) {
+              int64_t oc = ocb * 16 * V + o, c = 4 * cc + b;
+              int32_t wv = 0;
+              if (oc < OC && c < C)
+                wv = int8_t(wBytes[((oc * C + c) * KH + i) * KW + j]);
+              int64_t at =
+                  ((((ocb * KH + i) * KW + j) * C4 + cc) * 16 * V + o) * 4 + b;
+              packed[at] = int8_t(uint8_t(wv + 128));
+            }
+  for (int64_t oc = 0; oc < OC; ++oc)
+    for (int64_t k = 0; k < K; ++k)
+      wSum[oc] += int8_t(wBytes[oc * K + k]);
+  auto packedType = RankedTensorType::get({OCB, KH, KW, C4, 16 * V, 4}, i8);
+  Value wPacked = arith::ConstantOp::create(
+      l.b, loc,
+      DenseElementsAttr::getFromRawBuffer(
+          packedType,
+          ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
+                         packed.size())));
+  Value wSumTable = arith::ConstantOp::create(
+      l.b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({OC}, i32),
+                             ArrayRef<int32_t>(wSum)));
+  Value scaleTable = arith::ConstantOp::create(
+      l.b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({OC}, f32),
+                             ArrayRef<float>(scale)));
+
+  auto dims = [&](unsigned n) {
+    SmallVector<AffineExpr> e;
+    for (unsigned i = 0; i < n; ++i)
+      e.push_back(getAffineDimExpr(i, ctx));
+    return e;
+  };
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  auto e4 = dims(4);
+
+  // The stages are kept apart by fx-cpu-schedule's fusion: each is a
+  // contiguous loop (or an f32 transpose the schedule vectorizes), where
+  // fused they would read across the layouts element by element.
+  auto keepApart = [&](Value v) {
+    v.getDefiningOp()->setAttr(kInt8StageAttr, l.b.getUnitAttr());
+    return v;
+  };
+  AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  // a' = x - 128 as NHWC bytes (x's top bit flipped), then padded.
+  Value nhwc = l.empty(getAsIndexOpFoldResult(ctx, {N, H, W, C}), i8);
+  nhwc = keepApart(
+      linalg::GenericOp::create(
+          l.b, loc, nhwc.getType(), ValueRange{x}, ValueRange{nhwc},
+          ArrayRef<AffineMap>{toNHWC, id4},
+          SmallVector<utils::IteratorType>(4, par),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            Value flip =
+                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
+            linalg::YieldOp::create(
+                b, loc, arith::XOrIOp::create(b, loc, v[0], flip).getResult());
+          })
+          .getResult(0));
+
+  int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
+  int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
+  int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
+  Value padValue = arith::ConstantOp::create(
+      l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx) ^ 0x80)));
+  auto paddedType = RankedTensorType::get({N, Hp, Wp, Cp}, i8);
+  Value padded = tensor::PadOp::create(
+      l.b, loc, paddedType, nhwc,
+      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0}),
+      getAsIndexOpFoldResult(ctx, {0, padHi[0], padHi[1] + extraW, Cp - C}),
+      padValue,
+      /*nofold=*/false);
+
+  auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
+    Value zero = arith::ConstantOp::create(l.b, loc, l.b.getZeroAttr(t));
+    return linalg::FillOp::create(
+               l.b, loc, zero, l.empty(getAsIndexOpFoldResult(ctx, shape), t))
+        .getResult(0);
+  };
+
+  // R[n, h, w] = sum_c a'; S[n, oh, ow] = sum of R over the window.
+  Value rowSum;
+  {
+    auto e = dims(4);
+    rowSum =
+        linalg::GenericOp::create(
+            l.b, loc, RankedTensorType::get({N, Hp, Wp}, i32),
+            ValueRange{padded}, ValueRange{zeros({N, Hp, Wp}, i32)},
+            ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx),
+                                AffineMap::get(4, 0, {e[0], e[1], e[2]}, ctx)},
+            SmallVector<utils::IteratorType>{par, par, par, red},
+            [&](OpBuilder &b, Location loc, ValueRange v) {
+              Value a = arith::ExtSIOp::create(b, loc, i32, v[0]);
+              linalg::YieldOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, v[1], a).getResult());
+            })
+            .getResult(0);
+    keepApart(rowSum);
+  }
+  Value windowSum;
+  {
+    // Loops n, i, j, oh, ow: the innermost runs along an output row.
+    auto e = dims(5);
+    AffineMap in = AffineMap::get(5, 0,
+                                  {e[0], e[3] * stride[0] + e[1] * dilation[0],
+                                   e[4] * stride[1] + e[2] * dilation[1]},
+                                  ctx);
+    // The window's shape, as the pooling ops give it (only its shape is
+    // read).
+    Value window = l.empty(getAsIndexOpFoldResult(ctx, {KH, KW}), i32);
+    windowSum =
+        linalg::GenericOp::create(
+            l.b, loc, RankedTensorType::get({N, OH, OW}, i32),
+            ValueRange{rowSum, window}, ValueRange{zeros({N, OH, OW}, i32)},
+            ArrayRef<AffineMap>{in, AffineMap::get(5, 0, {e[1], e[2]}, ctx),
+                                AffineMap::get(5, 0, {e[0], e[3], e[4]}, ctx)},
+            SmallVector<utils::IteratorType>{par, red, red, par, par},
+            [&](OpBuilder &b, Location loc, ValueRange v) {
+              linalg::YieldOp::create(
+                  b, loc,
+                  arith::AddIOp::create(b, loc, v[2], v[0]).getResult());
+            })
+            .getResult(0);
+    keepApart(windowSum);
+  }
+
+  // D[n, oh, ow, ocb, o] = sum_{i, j, cc, b} w'[ocb, i, j, cc, 4o + b] *
+  //                        a'[n, oh*s + i*d, ow*s + j*d, 4cc + b]
+  Value products;
+  {
+    // n, oh, ow, ocb, o | i, j, cc, b
+    auto e = dims(9);
+    AffineMap in =
+        AffineMap::get(9, 0,
+                       {e[0], e[1] * stride[0] + e[5] * dilation[0],
+                        e[2] * stride[1] + e[6] * dilation[1], e[7], e[8]},
+                       ctx);
+    AffineMap wMap =
+        AffineMap::get(9, 0, {e[3], e[5], e[6], e[7], e[4], e[8]}, ctx);
+    Value groups = tensor::ExpandShapeOp::create(
+        l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, 4}, i8), padded,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    AffineMap out = AffineMap::get(9, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
+    auto generic = linalg::GenericOp::create(
+        l.b, loc, RankedTensorType::get({N, OH, OWp, OCB, 16 * V}, i32),
+        ValueRange{groups, wPacked},
+        ValueRange{zeros({N, OH, OWp, OCB, 16 * V}, i32)},
+        ArrayRef<AffineMap>{in, wMap, out},
+        SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
+                                         red},
+        [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value a = arith::ExtSIOp::create(b, loc, i32, v[0]);
+          Value wv = arith::ExtUIOp::create(b, loc, i32, v[1]);
+          Value p = arith::MulIOp::create(b, loc, a, wv);
+          linalg::YieldOp::create(
+              b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
+        });
+    generic->setAttr(kInt8ConvAttr,
+                     l.b.getDenseI64ArrayAttr(
+                         {stride[0], stride[1], dilation[0], dilation[1], P}));
+    products = generic.getResult(0);
+  }
+
+  // y[n, oc, oh, ow] = float(D - 128 S + (128 - zx) sum w) * sx sw + b.
+  Value flat = tensor::CollapseShapeOp::create(
+      l.b, loc, RankedTensorType::get({N, OH, OWp, OCp}, i32), products,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  if (OWp != OW || OCp != OC)
+    flat = tensor::ExtractSliceOp::create(
+        l.b, loc, flat, getAsIndexOpFoldResult(ctx, {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(ctx, {N, OH, OW, OC}),
+        getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
+  // In NHWC (loops n, oh, ow, oc: contiguous), then transposed to NCHW
+  // as an f32 transpose.
+  auto e = dims(4);
+  SmallVector<Value> inputs{flat, windowSum, wSumTable, scaleTable};
+  SmallVector<AffineMap> maps{
+      id4, AffineMap::get(4, 0, {e[0], e[1], e[2]}, ctx),
+      AffineMap::get(4, 0, {e[3]}, ctx), AffineMap::get(4, 0, {e[3]}, ctx)};
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(AffineMap::get(4, 0, {e[3]}, ctx));
+  }
+  maps.push_back(id4);
+  Value init = l.empty(getAsIndexOpFoldResult(ctx, {N, OH, OW, OC}), f32);
+  Value y =
+      linalg::GenericOp::create(
+          l.b, loc, init.getType(), inputs, ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(4, par),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            auto c = [&](int32_t n) -> Value {
+              return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
+            };
+            Value t = arith::SubIOp::create(
+                b, loc, v[0], arith::MulIOp::create(b, loc, v[1], c(128)));
+            t = arith::AddIOp::create(
+                b, loc, t, arith::MulIOp::create(b, loc, v[2], c(128 - zx)));
+            Value y = arith::SIToFPOp::create(b, loc, f32, t);
+            y = arith::MulFOp::create(b, loc, y, v[3]);
+            if (bias)
+              y = arith::AddFOp::create(b, loc, y, v[4]);
+            linalg::YieldOp::create(b, loc, y);
+          })
+          .getResult(0);
+  keepApart(y);
+  Value nchw = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OH, OW}), f32);
+  return linalg::GenericOp::create(
+             l.b, loc, nchw.getType(), ValueRange{y}, ValueRange{nchw},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(4, 0, {e4[0], e4[2], e4[3], e4[1]}, ctx), id4},
+             SmallVector<utils::IteratorType>(4, par),
+             [&](OpBuilder &b, Location loc, ValueRange v) {
+               linalg::YieldOp::create(b, loc, v[0]);
+             })
+      .getResult(0);
+}

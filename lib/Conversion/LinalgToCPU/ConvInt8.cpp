@@ -1,0 +1,236 @@
+//===- ConvInt8.cpp - int8 convolutions as VNNI register tiles ------------===//
+//
+// Part of fx-cpu-schedule; see CPUSchedule.h.
+//
+// The products of an int8 conv (QuantizedConv.cpp) read
+//   a' [N, Hp, Wp, C4, 4]          signed activation bytes, NHWC
+//   w' [OCB, KH, KW, C4, 16 V, 4]  unsigned weight bytes
+// into D [N, OH, OWp, OCB, 16 V] (i32). One register tile is 16 V output
+// channels (V vectors of 16 i32 lanes) by P pixels of one output row: for
+// each window position and 4-channel group, V vectors of weights are
+// loaded, the 4 activation bytes of each pixel broadcast to all lanes, and
+// the 4 byte products of each lane added into its i32 accumulator, written
+// as vector arithmetic (byteDot) that fx-cpu-lower-vectors, after
+// bufferization, makes one `vpdpbusd` (llvm.x86.avx512.vpdpbusd.512, an
+// op of unknown memory effects the deallocation passes refuse): 64
+// multiply-adds per instruction, 2 P V accumulators held in registers
+// across the whole window.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUSchedule.h"
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace mlir::fx::cpu {
+
+/// acc + the sums of 4 byte products per i32 lane, `u` read unsigned and
+/// `s` signed (both vector<16xi32> of 4 bytes a lane), in pure vector
+/// arithmetic: what `vpdpbusd` computes (i32 sums wrap, never saturate).
+/// fx-cpu-lower-vectors makes it that instruction (lowerByteDots).
+static Value byteDot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto bytes = VectorType::get({64}, i8);
+  auto wide = VectorType::get({64}, i32);
+  Value uw = arith::ExtUIOp::create(
+      b, loc, wide, vector::BitCastOp::create(b, loc, bytes, u));
+  Value sw = arith::ExtSIOp::create(
+      b, loc, wide, vector::BitCastOp::create(b, loc, bytes, s));
+  Value products =
+      vector::ShapeCastOp::create(b, loc, VectorType::get({16, 4}, i32),
+                                  arith::MulIOp::create(b, loc, uw, sw));
+  return vector::MultiDimReductionOp::create(b, loc, products, acc,
+                                             ArrayRef<bool>{false, true},
+                                             vector::CombiningKind::ADD);
+}
+
+void lowerByteDots(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<vector::MultiDimReductionOp> dots;
+  func.walk([&](vector::MultiDimReductionOp op) { dots.push_back(op); });
+  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  auto words = VectorType::get({16}, i32);
+  for (vector::MultiDimReductionOp op : dots) {
+    // multi_reduction<add>(shape_cast(muli(extui(bitcast u),
+    //                                      extsi(bitcast s))), acc) [1]
+    if (op.getKind() != vector::CombiningKind::ADD ||
+        op.getSourceVectorType() != VectorType::get({16, 4}, i32) ||
+        op.getReductionMask() != ArrayRef<bool>{false, true} ||
+        op.getAcc().getType() != words)
+      continue;
+    auto cast = op.getSource().getDefiningOp<vector::ShapeCastOp>();
+    auto mul = cast ? cast.getSource().getDefiningOp<arith::MulIOp>()
+                    : arith::MulIOp();
+    if (!mul)
+      continue;
+    Value u, s;
+    for (auto [a, b] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto zext = a.getDefiningOp<arith::ExtUIOp>();
+      auto sext = b.getDefiningOp<arith::ExtSIOp>();
+      if (!zext || !sext)
+        continue;
+      if (zext.getIn().getType() != VectorType::get({64}, i8) ||
+          sext.getIn().getType() != VectorType::get({64}, i8))
+        continue;
+      u = zext.getIn();
+      s = sext.getIn();
+      break;
+    }
+    if (!u)
+      continue;
+    // LLVM 22's intrinsic takes the bytes as <64 x i8>.
+    rewriter.setInsertionPoint(op);
+    Value dot = LLVM::CallIntrinsicOp::create(
+                    rewriter, op.getLoc(), words,
+                    rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                    ValueRange{op.getAcc(), u, s})
+                    ->getResult(0);
+    rewriter.replaceOp(op, dot);
+  }
+}
+
+LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
+  auto params = op->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr);
+  if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
+    return failure();
+  int64_t s0 = params[0], s1 = params[1], d0 = params[2], d1 = params[3],
+          P = params[4];
+  Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1],
+        init = op.getDpsInits()[0];
+  auto inT = dyn_cast<RankedTensorType>(input.getType());
+  auto wT = dyn_cast<RankedTensorType>(weight.getType());
+  auto outT = dyn_cast<RankedTensorType>(init.getType());
+  if (!inT || !wT || !outT || !inT.hasStaticShape() || !wT.hasStaticShape() ||
+      !outT.hasStaticShape() || inT.getRank() != 5 || wT.getRank() != 6 ||
+      outT.getRank() != 5 || !inT.getElementType().isInteger(8) ||
+      !wT.getElementType().isInteger(8) || !outT.getElementType().isInteger(32))
+    return failure();
+  int64_t N = outT.getDimSize(0), OH = outT.getDimSize(1),
+          OWp = outT.getDimSize(2), OCB = outT.getDimSize(3),
+          lanes = outT.getDimSize(4);
+  int64_t KH = wT.getDimSize(1), KW = wT.getDimSize(2), C4 = wT.getDimSize(3);
+  int64_t V = lanes / 16;
+  if (lanes % 16 != 0 || V < 1 || V > 2 || P < 1 || OWp % P != 0 ||
+      P * V > 28 || wT.getDimSize(0) != OCB || wT.getDimSize(4) != lanes ||
+      wT.getDimSize(5) != 4 || inT.getDimSize(0) != N ||
+      inT.getDimSize(3) != C4 || inT.getDimSize(4) != 4 ||
+      (OH - 1) * s0 + (KH - 1) * d0 >= inT.getDimSize(1) ||
+      (OWp - 1) * s1 + (KW - 1) * d1 >= inT.getDimSize(2))
+    return failure();
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  auto acc = VectorType::get({16}, i32);
+  auto bytes64 = VectorType::get({64}, i8);
+  auto bytes4 = VectorType::get({4}, i8);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value zero8 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(i8, 0));
+  Value zero32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  // The 4-byte groups and the 16 V x 4 weight bytes as contiguous rows.
+  input = tensor::CollapseShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({N, inT.getDimSize(1), inT.getDimSize(2), 4 * C4},
+                            i8),
+      input, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  weight = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({OCB, KH, KW, C4, 4 * lanes}, i8),
+      weight, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, indexAttrs(rewriter, {N, OH, OWp / P, OCB}),
+      ValueRange{init}, std::nullopt);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  ValueRange ivs = forall.getInductionVars();
+  Value n = ivs[0], oh = ivs[1], owb = ivs[2], ocb = ivs[3];
+  Value whole = forall.getRegionIterArgs()[0];
+  Value ow0 = arith::MulIOp::create(rewriter, loc, owb, c(P));
+  SmallVector<OpFoldResult> offsets{n, oh, ow0, ocb, rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, {1, 1, P, 1, lanes});
+  SmallVector<OpFoldResult> ones = indexAttrs(rewriter, {1, 1, 1, 1, 1});
+  auto tileType = RankedTensorType::get({P, lanes}, i32);
+  Value tile = tensor::ExtractSliceOp::create(rewriter, loc, tileType, whole,
+                                              offsets, sizes, ones);
+  SmallVector<Value> accs;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t v = 0; v < V; ++v)
+      accs.push_back(vector::TransferReadOp::create(
+          rewriter, loc, acc, tile, ValueRange{c(p), c(16 * v)}, zero32,
+          ArrayRef<bool>{true}));
+
+  // The window and the channel groups, the accumulators carried.
+  Value ihBase = arith::MulIOp::create(rewriter, loc, oh, c(s0));
+  Value iwBase = arith::MulIOp::create(rewriter, loc, ow0, c(s1));
+  auto loop = [&](int64_t count, ValueRange carried,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, c(0), c(count), c(1), carried);
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    SmallVector<Value> next =
+        body(forOp.getInductionVar(), forOp.getRegionIterArgs());
+    scf::YieldOp::create(rewriter, loc, next);
+    return SmallVector<Value>(forOp.getResults());
+  };
+  SmallVector<Value> sums = loop(KH, accs, [&](Value i, ValueRange a) {
+    Value ih = arith::AddIOp::create(
+        rewriter, loc, ihBase, arith::MulIOp::create(rewriter, loc, i, c(d0)));
+    return loop(KW, a, [&](Value j, ValueRange a) {
+      Value iw0 =
+          arith::AddIOp::create(rewriter, loc, iwBase,
+                                arith::MulIOp::create(rewriter, loc, j, c(d1)));
+      return loop(C4, a, [&](Value cc, ValueRange a) {
+        SmallVector<Value> w;
+        for (int64_t v = 0; v < V; ++v) {
+          Value raw = vector::TransferReadOp::create(
+              rewriter, loc, bytes64, weight,
+              ValueRange{ocb, i, j, cc, c(64 * v)}, zero8,
+              ArrayRef<bool>{true});
+          w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
+        }
+        Value ch = arith::MulIOp::create(rewriter, loc, cc, c(4));
+        SmallVector<Value> out(a.begin(), a.end());
+        for (int64_t p = 0; p < P; ++p) {
+          Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));
+          Value four = vector::TransferReadOp::create(
+              rewriter, loc, bytes4, input, ValueRange{n, ih, iw, ch}, zero8,
+              ArrayRef<bool>{true});
+          Value word = vector::ExtractOp::create(
+              rewriter, loc,
+              vector::BitCastOp::create(rewriter, loc,
+                                        VectorType::get({1}, i32), four),
+              ArrayRef<int64_t>{0});
+          Value broadcast =
+              vector::BroadcastOp::create(rewriter, loc, acc, word);
+          for (int64_t v = 0; v < V; ++v)
+            out[p * V + v] =
+                byteDot(rewriter, loc, out[p * V + v], w[v], broadcast);
+        }
+        return out;
+      });
+    });
+  });
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t v = 0; v < V; ++v)
+      tile = vector::TransferWriteOp::create(rewriter, loc, sums[p * V + v],
+                                             tile, ValueRange{c(p), c(16 * v)},
+                                             ArrayRef<bool>{true})
+                 .getResult();
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, whole, offsets,
+                                        sizes, ones);
+  rewriter.replaceOp(op, forall.getResults());
+  return success();
+}
+
+} // namespace mlir::fx::cpu
