@@ -296,11 +296,12 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
   }
   Value windowSum;
   {
-    // Loops n, i, j, oh, ow: the innermost runs along an output row.
+    // Loops n, oh, i, j, ow: the innermost runs along an output row, the
+    // outer ones split among threads (fx-cpu-schedule).
     auto e = dims(5);
     AffineMap in = AffineMap::get(5, 0,
-                                  {e[0], e[3] * stride[0] + e[1] * dilation[0],
-                                   e[4] * stride[1] + e[2] * dilation[1]},
+                                  {e[0], e[1] * stride[0] + e[2] * dilation[0],
+                                   e[4] * stride[1] + e[3] * dilation[1]},
                                   ctx);
     // The window's shape, as the pooling ops give it (only its shape is
     // read).
@@ -309,9 +310,9 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
         linalg::GenericOp::create(
             l.b, loc, RankedTensorType::get({N, OH, OW}, i32),
             ValueRange{rowSum, window}, ValueRange{zeros({N, OH, OW}, i32)},
-            ArrayRef<AffineMap>{in, AffineMap::get(5, 0, {e[1], e[2]}, ctx),
-                                AffineMap::get(5, 0, {e[0], e[3], e[4]}, ctx)},
-            SmallVector<utils::IteratorType>{par, red, red, par, par},
+            ArrayRef<AffineMap>{in, AffineMap::get(5, 0, {e[2], e[3]}, ctx),
+                                AffineMap::get(5, 0, {e[0], e[1], e[4]}, ctx)},
+            SmallVector<utils::IteratorType>{par, par, red, red, par},
             [&](OpBuilder &b, Location loc, ValueRange v) {
               linalg::YieldOp::create(
                   b, loc,

@@ -263,6 +263,19 @@ struct CPUSchedulePass
     for (linalg::LinalgOp op : ops) {
       if (llvm::is_contained(int8Convs, op.getOperation()))
         continue;
+      // The int8 convs' other stages stay loops (LLVM vectorizes their
+      // contiguous inner loops), large ones in parallel blocks of their
+      // outermost dim when it is a parallel one.
+      if (op->hasAttr(mlir::fx::kInt8StageAttr)) {
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        auto outer = llvm::find_if(ranges, [](int64_t r) { return r > 1; });
+        if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+            outer != ranges.end() &&
+            op.getIteratorTypesArray()[outer - ranges.begin()] ==
+                utils::IteratorType::parallel)
+          (void)tileParallelBlocks(rewriter, op);
+        continue;
+      }
       // An op that cannot be scheduled stays as it is (scalar loops). The
       // loops of a contraction whose operands are not read through
       // projected permutations (a shifted-window conv) are known: upstream's
