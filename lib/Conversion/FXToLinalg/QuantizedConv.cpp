@@ -110,7 +110,8 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
                                      ArrayRef<int64_t> padHi,
                                      ArrayRef<int64_t> dilation) {
   // The conv node's own input and weight (not a composed call's).
-  if (l.op.getTarget() != "aten::conv2d" || l.op.getNumOperands() < 2)
+  if (l.op.getTarget() != "aten::conv2d" || l.target() != "aten::conv2d" ||
+      l.args() != l.op.getArgs() || l.op.getNumOperands() < 2)
     return {};
   auto inputRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[0]);
   auto weightRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[1]);

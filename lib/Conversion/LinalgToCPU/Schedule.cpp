@@ -313,9 +313,11 @@ struct CPUSchedulePass
         continue;
       if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
         moveWidthInnermost(rewriter, op);
-      else if (isStaticF32(op) && op.getNumReductionLoops() == 0)
-        // Other all-parallel ops (an im2col gather) stay scalar loops,
-        // but large ones run in parallel blocks.
+      else if (op.getNumReductionLoops() == 0 && op.hasPureTensorSemantics() &&
+               !op.hasDynamicShape() &&
+               !llvm::is_contained(op.getStaticLoopRanges(), 0))
+        // Other all-parallel ops (an im2col gather, a quantize to integers)
+        // stay scalar loops, but large ones run in parallel blocks.
         (void)tileParallelBlocks(rewriter, op);
     }
     if (!applied.empty()) {
