@@ -150,6 +150,31 @@ class Activations(nn.Module):
         return torch.mean(F.leaky_relu(y), dim=(2, 3))
 
 
+class ConvShapes(nn.Module):
+    """Convs of the shapes the int8 kernels pad and tile (docs/
+    Quantization.md, "int8 convolutions"): a batch of 2, output channels not
+    a multiple of 16, odd widths, stride 2, dilation 2, a 3x5 window with
+    unequal strides and padding, a pointwise conv of 256 channels, each
+    summed to one column so that all meet in the output."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([
+            nn.Conv2d(8, 40, 3, padding=1),
+            nn.Conv2d(8, 24, 3, stride=2, padding=1, bias=False),
+            nn.Conv2d(8, 16, 3, padding=2, dilation=2),
+            nn.Conv2d(8, 33, 5, padding=2),
+            nn.Conv2d(8, 48, (3, 5), stride=(2, 1), padding=(1, 2)),
+        ])
+        self.widen = nn.Conv2d(8, 256, 1)
+        self.pointwise = nn.Conv2d(256, 20, 1)
+
+    def forward(self, x):
+        ys = [F.relu(conv(x)).mean(dim=(2, 3)) for conv in self.convs]
+        ys.append(self.pointwise(self.widen(x)).mean(dim=(2, 3)))
+        return torch.cat(ys, 1)
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -251,6 +276,10 @@ def _static_cases():
     yield ("activations", _quantized(Activations, image(10), _default),
            image(10), 1)
     yield ("norms", _quantized(Norms, image(8), _default), image(8), 1)
+    yield ("conv_shapes", _quantized(ConvShapes,
+                                     lambda: (torch.randn(2, 8, 9, 13),),
+                                     _default),
+           lambda: (torch.randn(2, 8, 9, 13),), 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
     yield ("conv_blocks_reference",
