@@ -42,7 +42,6 @@
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -55,17 +54,7 @@ namespace {
 /// elements), or empty.
 ArrayRef<char> constantData(Value v) {
   auto constant = v.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
-    return {};
-  if (auto blob = dyn_cast<DenseResourceElementsAttr>(constant.getValue())) {
-    if (AsmResourceBlob *data = blob.getRawHandle().getBlob())
-      return data->getData();
-    return {};
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-    if (!dense.isSplat())
-      return dense.getRawData();
-  return {};
+  return constant ? getElementsData(constant.getValue()) : ArrayRef<char>();
 }
 
 /// The dequantize node that makes the fx value `v`, with its operand's
@@ -96,10 +85,6 @@ int64_t pixelTile(int64_t ow, int64_t most) {
       best = p, bestWidth = width;
   }
   return best;
-}
-
-int64_t dimOf(Value v, int64_t d) {
-  return cast<RankedTensorType>(v.getType()).getDimSize(d);
 }
 
 } // namespace
@@ -270,10 +255,7 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
       /*nofold=*/false);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
-    Value zero = arith::ConstantOp::create(l.b, loc, l.b.getZeroAttr(t));
-    return linalg::FillOp::create(
-               l.b, loc, zero, l.empty(getAsIndexOpFoldResult(ctx, shape), t))
-        .getResult(0);
+    return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
   };
 
   // R[n, h, w] = sum_c a'; S[n, oh, ow] = sum of R over the window.
