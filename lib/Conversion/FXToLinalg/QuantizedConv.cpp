@@ -7,28 +7,25 @@
 // (x - zx) * w, then y = float(sum) * (sx * sw[oc]) + b[oc] in f32.
 //
 // The form is chosen for the CPU's u8 x s8 dot products (VNNI `vpdpbusd`:
-// 4 byte products summed into each i32 lane). Its broadcast operand is the
-// signed one, so the activation, broadcast 4 channels at a time, is made
-// signed (a' = x - 128, the byte's top bit flipped) and the weight,
-// loaded 16 output channels x 4 input channels at a time, unsigned
-// (w' = w + 128, packed at compile time). Then
+// 4 byte products summed into each i32 lane): the activation bytes x are
+// the unsigned operand (4 channels of a pixel broadcast to all lanes), the
+// weight bytes w the signed one (16 output channels x 4 input channels a
+// vector, packed at compile time). Then
 //
-//   D[p, oc] = sum_k w'[oc, k] * a'[p, k]          (the int8 contraction)
-//   S[p]     = sum_k a'[p, k]                      (the window's byte sum)
-//   sum_k (x - zx) * w = D - 128 * S + (128 - zx) * sum_k w[oc, k]
+//   D[p, oc] = sum_k x[p, k] * w[oc, k]            (the int8 contraction)
+//   sum_k (x - zx) * w = D - zx * sum_k w[oc, k]
 //
 // exact in i32 (|D| < 255 * 128 * K). Spatial padding holds x = zx (the
-// float 0), whose terms vanish; padded channels have w = 0, whose terms
-// cancel between D and S whatever the activation there.
+// float 0), whose terms cancel with the correction; padded channels have
+// w = 0.
 //
 // The lowering builds, on tensors:
-//   a'  NHWC, channels padded to a multiple of 4, spatially padded with
-//       zx - 128 (and on the right up to the output width the register
-//       tile covers);
-//   S   by a channel sum then a window sum;
+//   x   NHWC, channels padded to a multiple of 4, spatially padded with
+//       zx (and on the right up to the output width the register tile
+//       covers);
 //   D   one linalg.generic (u8 x s8 -> i32 multiply-accumulate over the
-//       window and the channels, in 4-byte groups: a' read
-//       [N, Hp, Wp, C4, 4], w' packed [OCB, KH, KW, C4, 16 V, 4]) marked
+//       window and the channels, in 4-byte groups: x read
+//       [N, Hp, Wp, C4, 4], w packed [OCB, KH, KW, C4, 16 V, 4]) marked
 //       kInt8ConvAttr:
 //       fx-cpu-schedule writes it as VNNI register tiles where the CPU
 //       has them (CPUSchedule.h); elsewhere it runs as it reads;
@@ -164,13 +161,14 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
   MLIRContext *ctx = l.b.getContext();
   Location loc = l.loc;
   Type i8 = l.b.getI8Type(), i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
+
   int32_t zx = int32_t(xType.getZeroPoint());
   float sx = float(xType.getScale());
 
-  // The packed weight w' = w + 128: [OCB][KH][KW][C4][16V][4], the 16V x 4
+  // The packed weight: [OCB][KH][KW][C4][16V][4], the 16V x 4
   // bytes of one 4-channel group the V vectors the register tile loads.
   std::vector<int8_t> packed(OCB * KH * KW * C4 * 64 * V);
-  std::vector<int32_t> wSum(OC, 0);
+  std::vector<int32_t> correction(OC, 0);
   std::vector<float> scale(OC);
   for (int64_t oc = 0; oc < OC; ++oc)
     scale[oc] = sx * wScale[oc];
@@ -186,11 +184,11 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
                 wv = int8_t(wBytes[((oc * C + c) * KH + i) * KW + j]);
               int64_t at =
                   ((((ocb * KH + i) * KW + j) * C4 + cc) * 16 * V + o) * 4 + b;
-              packed[at] = int8_t(uint8_t(wv + 128));
+              packed[at] = int8_t(wv);
             }
   for (int64_t oc = 0; oc < OC; ++oc)
     for (int64_t k = 0; k < K; ++k)
-      wSum[oc] += int8_t(wBytes[oc * K + k]);
+      correction[oc] -= zx * int8_t(wBytes[oc * K + k]);
   auto packedType = RankedTensorType::get({OCB, KH, KW, C4, 16 * V, 4}, i8);
   Value wPacked = arith::ConstantOp::create(
       l.b, loc,
@@ -198,10 +196,10 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
           packedType,
           ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
                          packed.size())));
-  Value wSumTable = arith::ConstantOp::create(
+  Value correctionTable = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, i32),
-                             ArrayRef<int32_t>(wSum)));
+                             ArrayRef<int32_t>(correction)));
   Value scaleTable = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, f32),
@@ -217,96 +215,45 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
        red = utils::IteratorType::reduction;
   auto e4 = dims(4);
 
-  // The stages are kept apart by fx-cpu-schedule's fusion: each is a
-  // contiguous loop (or an f32 transpose the schedule vectorizes), where
-  // fused they would read across the layouts element by element.
-  auto keepApart = [&](Value v) {
-    v.getDefiningOp()->setAttr(kInt8StageAttr, l.b.getUnitAttr());
-    return v;
-  };
   AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-  // a' = x - 128 as NHWC bytes (x's top bit flipped), then padded.
-  Value nhwc = l.empty(getAsIndexOpFoldResult(ctx, {N, H, W, C}), i8);
-  nhwc = keepApart(
-      linalg::GenericOp::create(
-          l.b, loc, nhwc.getType(), ValueRange{x}, ValueRange{nhwc},
-          ArrayRef<AffineMap>{toNHWC, id4},
-          SmallVector<utils::IteratorType>(4, par),
-          [&](OpBuilder &b, Location loc, ValueRange v) {
-            Value flip =
-                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, -128));
-            linalg::YieldOp::create(
-                b, loc, arith::XOrIOp::create(b, loc, v[0], flip).getResult());
-          })
-          .getResult(0));
-
+  // x as NHWC bytes, written into the interior of the padded input (filled
+  // with zx): the transpose is an elementwise op fx-cpu-schedule fuses with
+  // the ops making x (a quantize; with one use, the previous conv's
+  // epilogue too, which reads its products in NHWC already).
   int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
   int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
   int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
-  Value padValue = arith::ConstantOp::create(
-      l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx) ^ 0x80)));
-  auto paddedType = RankedTensorType::get({N, Hp, Wp, Cp}, i8);
-  Value padded = tensor::PadOp::create(
-      l.b, loc, paddedType, nhwc,
-      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0}),
-      getAsIndexOpFoldResult(ctx, {0, padHi[0], padHi[1] + extraW, Cp - C}),
-      padValue,
-      /*nofold=*/false);
+  Value padded =
+      l.filled(getAsIndexOpFoldResult(ctx, {N, Hp, Wp, Cp}),
+               arith::ConstantOp::create(
+                   l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx)))));
+  SmallVector<OpFoldResult> interiorAt =
+      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0});
+  SmallVector<OpFoldResult> interiorSizes =
+      getAsIndexOpFoldResult(ctx, {N, H, W, C});
+  SmallVector<OpFoldResult> unitStrides =
+      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1});
+  Value interior = tensor::ExtractSliceOp::create(
+      l.b, loc, RankedTensorType::get({N, H, W, C}, i8), padded, interiorAt,
+      interiorSizes, unitStrides);
+  Value nhwc = linalg::GenericOp::create(
+                   l.b, loc, interior.getType(), ValueRange{x},
+                   ValueRange{interior}, ArrayRef<AffineMap>{toNHWC, id4},
+                   SmallVector<utils::IteratorType>(4, par),
+                   [&](OpBuilder &b, Location loc, ValueRange v) {
+                     linalg::YieldOp::create(b, loc, v[0]);
+                   })
+                   .getResult(0);
+  padded = tensor::InsertSliceOp::create(l.b, loc, nhwc, padded, interiorAt,
+                                         interiorSizes, unitStrides);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
   };
 
-  // R[n, h, w] = sum_c a'; S[n, oh, ow] = sum of R over the window.
-  Value rowSum;
-  {
-    auto e = dims(4);
-    rowSum =
-        linalg::GenericOp::create(
-            l.b, loc, RankedTensorType::get({N, Hp, Wp}, i32),
-            ValueRange{padded}, ValueRange{zeros({N, Hp, Wp}, i32)},
-            ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx),
-                                AffineMap::get(4, 0, {e[0], e[1], e[2]}, ctx)},
-            SmallVector<utils::IteratorType>{par, par, par, red},
-            [&](OpBuilder &b, Location loc, ValueRange v) {
-              Value a = arith::ExtSIOp::create(b, loc, i32, v[0]);
-              linalg::YieldOp::create(
-                  b, loc, arith::AddIOp::create(b, loc, v[1], a).getResult());
-            })
-            .getResult(0);
-    keepApart(rowSum);
-  }
-  Value windowSum;
-  {
-    // Loops n, oh, i, j, ow: the innermost runs along an output row, the
-    // outer ones split among threads (fx-cpu-schedule).
-    auto e = dims(5);
-    AffineMap in = AffineMap::get(5, 0,
-                                  {e[0], e[1] * stride[0] + e[2] * dilation[0],
-                                   e[4] * stride[1] + e[3] * dilation[1]},
-                                  ctx);
-    // The window's shape, as the pooling ops give it (only its shape is
-    // read).
-    Value window = l.empty(getAsIndexOpFoldResult(ctx, {KH, KW}), i32);
-    windowSum =
-        linalg::GenericOp::create(
-            l.b, loc, RankedTensorType::get({N, OH, OW}, i32),
-            ValueRange{rowSum, window}, ValueRange{zeros({N, OH, OW}, i32)},
-            ArrayRef<AffineMap>{in, AffineMap::get(5, 0, {e[2], e[3]}, ctx),
-                                AffineMap::get(5, 0, {e[0], e[1], e[4]}, ctx)},
-            SmallVector<utils::IteratorType>{par, par, red, red, par},
-            [&](OpBuilder &b, Location loc, ValueRange v) {
-              linalg::YieldOp::create(
-                  b, loc,
-                  arith::AddIOp::create(b, loc, v[2], v[0]).getResult());
-            })
-            .getResult(0);
-    keepApart(windowSum);
-  }
-
-  // D[n, oh, ow, ocb, o] = sum_{i, j, cc, b} w'[ocb, i, j, cc, 4o + b] *
-  //                        a'[n, oh*s + i*d, ow*s + j*d, 4cc + b]
+  // D[n, oh, ow, ocb, o] = sum_{i, j, cc, b} w[ocb, i, j, cc, 4o + b] *
+  //                        x[n, oh*s + i*d, ow*s + j*d, 4cc + b]
   Value products;
   {
     // n, oh, ow, ocb, o | i, j, cc, b
@@ -330,8 +277,8 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
         SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
                                          red},
         [&](OpBuilder &b, Location loc, ValueRange v) {
-          Value a = arith::ExtSIOp::create(b, loc, i32, v[0]);
-          Value wv = arith::ExtUIOp::create(b, loc, i32, v[1]);
+          Value a = arith::ExtUIOp::create(b, loc, i32, v[0]);
+          Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
           Value p = arith::MulIOp::create(b, loc, a, wv);
           linalg::YieldOp::create(
               b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
@@ -342,7 +289,7 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
     products = generic.getResult(0);
   }
 
-  // y[n, oc, oh, ow] = float(D - 128 S + (128 - zx) sum w) * sx sw + b.
+  // y[n, oc, oh, ow] = float(D - zx sum w) * sx sw + b.
   Value flat = tensor::CollapseShapeOp::create(
       l.b, loc, RankedTensorType::get({N, OH, OWp, OCp}, i32), products,
       SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
@@ -354,36 +301,27 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
   // In NHWC (loops n, oh, ow, oc: contiguous), then transposed to NCHW
   // as an f32 transpose.
   auto e = dims(4);
-  SmallVector<Value> inputs{flat, windowSum, wSumTable, scaleTable};
-  SmallVector<AffineMap> maps{
-      id4, AffineMap::get(4, 0, {e[0], e[1], e[2]}, ctx),
-      AffineMap::get(4, 0, {e[3]}, ctx), AffineMap::get(4, 0, {e[3]}, ctx)};
+  SmallVector<Value> inputs{flat, correctionTable, scaleTable};
+  SmallVector<AffineMap> maps{id4, AffineMap::get(4, 0, {e[3]}, ctx),
+                              AffineMap::get(4, 0, {e[3]}, ctx)};
   if (bias) {
     inputs.push_back(bias);
     maps.push_back(AffineMap::get(4, 0, {e[3]}, ctx));
   }
   maps.push_back(id4);
   Value init = l.empty(getAsIndexOpFoldResult(ctx, {N, OH, OW, OC}), f32);
-  Value y =
-      linalg::GenericOp::create(
-          l.b, loc, init.getType(), inputs, ValueRange{init}, maps,
-          SmallVector<utils::IteratorType>(4, par),
-          [&](OpBuilder &b, Location loc, ValueRange v) {
-            auto c = [&](int32_t n) -> Value {
-              return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
-            };
-            Value t = arith::SubIOp::create(
-                b, loc, v[0], arith::MulIOp::create(b, loc, v[1], c(128)));
-            t = arith::AddIOp::create(
-                b, loc, t, arith::MulIOp::create(b, loc, v[2], c(128 - zx)));
-            Value y = arith::SIToFPOp::create(b, loc, f32, t);
-            y = arith::MulFOp::create(b, loc, y, v[3]);
-            if (bias)
-              y = arith::AddFOp::create(b, loc, y, v[4]);
-            linalg::YieldOp::create(b, loc, y);
-          })
-          .getResult(0);
-  keepApart(y);
+  Value y = linalg::GenericOp::create(
+                l.b, loc, init.getType(), inputs, ValueRange{init}, maps,
+                SmallVector<utils::IteratorType>(4, par),
+                [&](OpBuilder &b, Location loc, ValueRange v) {
+                  Value t = arith::AddIOp::create(b, loc, v[0], v[1]);
+                  Value y = arith::SIToFPOp::create(b, loc, f32, t);
+                  y = arith::MulFOp::create(b, loc, y, v[2]);
+                  if (bias)
+                    y = arith::AddFOp::create(b, loc, y, v[3]);
+                  linalg::YieldOp::create(b, loc, y);
+                })
+                .getResult(0);
   Value nchw = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OH, OW}), f32);
   return linalg::GenericOp::create(
              l.b, loc, nchw.getType(), ValueRange{y}, ValueRange{nchw},

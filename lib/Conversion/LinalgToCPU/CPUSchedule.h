@@ -231,6 +231,15 @@ void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
 
 bool isStaticF32(linalg::LinalgOp op);
 
+/// Whether the elementwise and transposing schedules take `op`: static
+/// shapes (no dim of 0) of f32, i32 and i8 elements, at least one f32 (a
+/// float op, a quantize to bytes, an int8 conv's epilogue). With
+/// `transposed` (transposedLoop's loop), the inputs read across the
+/// innermost loop must be 32-bit: their 16 x 16 tiles are transposed in
+/// registers.
+bool isStaticVectorizable(linalg::LinalgOp op,
+                          std::optional<unsigned> transposed);
+
 /// The bytes of a constant tensor held as a resource blob or dense
 /// elements (not a splat); empty when neither.
 ArrayRef<char> constantBytes(Value v);

@@ -121,6 +121,39 @@ bool isStaticF32(linalg::LinalgOp op) {
   });
 }
 
+bool isStaticVectorizable(linalg::LinalgOp op,
+                          std::optional<unsigned> transposed) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return false;
+  bool anyF32 = false;
+  for (Type t : op->getOperandTypes()) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    if (!shaped)
+      continue;
+    Type element = shaped.getElementType();
+    if (!element.isF32() && !element.isInteger(32) && !element.isInteger(8))
+      return false;
+    if (shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0))
+      return false;
+    anyF32 |= element.isF32();
+  }
+  if (!anyF32)
+    return false;
+  if (!transposed)
+    return true;
+  // The inputs read across the innermost loop are transposed in registers
+  // as 16 x 16 tiles of 32-bit words.
+  AffineExpr inner = getAffineDimExpr(op.getNumLoops() - 1, op.getContext());
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    std::optional<unsigned> pos = map.getResultPosition(inner);
+    return !pos || *pos + 1 == map.getNumResults() ||
+           getElementTypeOrSelf(input->get().getType())
+                   .getIntOrFloatBitWidth() == 32;
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Constant operands
 //===----------------------------------------------------------------------===//

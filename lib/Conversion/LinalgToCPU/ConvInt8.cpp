@@ -3,8 +3,8 @@
 // Part of fx-cpu-schedule; see CPUSchedule.h.
 //
 // The products of an int8 conv (QuantizedConv.cpp) read
-//   a' [N, Hp, Wp, C4, 4]          signed activation bytes, NHWC
-//   w' [OCB, KH, KW, C4, 16 V, 4]  unsigned weight bytes
+//   x [N, Hp, Wp, C4, 4]          unsigned activation bytes, NHWC
+//   w [OCB, KH, KW, C4, 16 V, 4]  signed weight bytes
 // into D [N, OH, OWp, OCB, 16 V] (i32). One register tile is 16 V output
 // channels (V vectors of 16 i32 lanes) by P pixels of one output row: for
 // each window position and 4-channel group, V vectors of weights are
@@ -147,12 +147,24 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
       rewriter, loc, RankedTensorType::get({OCB, KH, KW, C4, 4 * lanes}, i8),
       weight, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
 
-  auto forall = scf::ForallOp::create(
-      rewriter, loc, indexAttrs(rewriter, {N, OH, OWp / P, OCB}),
-      ValueRange{init}, std::nullopt);
+  // Tiles of one block of output channels run one after another while
+  // its weights are the larger operand (deep layers on small images: the
+  // weights stay in cache across the image's pixels, each thread reading
+  // its share); else the tiles of one output row do (the row's input
+  // stays in cache across the channel blocks).
+  int64_t weightBytes = wT.getNumElements(), inputBytes = inT.getNumElements();
+  bool channelsOuter = weightBytes > inputBytes;
+  SmallVector<int64_t> ranges{N, OH, OWp / P, OCB};
+  if (channelsOuter)
+    ranges = {OCB, N, OH, OWp / P};
+  auto forall =
+      scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, ranges),
+                            ValueRange{init}, std::nullopt);
   rewriter.setInsertionPointToStart(forall.getBody());
   ValueRange ivs = forall.getInductionVars();
   Value n = ivs[0], oh = ivs[1], owb = ivs[2], ocb = ivs[3];
+  if (channelsOuter)
+    ocb = ivs[0], n = ivs[1], oh = ivs[2], owb = ivs[3];
   Value whole = forall.getRegionIterArgs()[0];
   Value ow0 = arith::MulIOp::create(rewriter, loc, owb, c(P));
   SmallVector<OpFoldResult> offsets{n, oh, ow0, ocb, rewriter.getIndexAttr(0)};
@@ -214,7 +226,7 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
               vector::BroadcastOp::create(rewriter, loc, acc, word);
           for (int64_t v = 0; v < V; ++v)
             out[p * V + v] =
-                byteDot(rewriter, loc, out[p * V + v], w[v], broadcast);
+                byteDot(rewriter, loc, out[p * V + v], broadcast, w[v]);
         }
         return out;
       });

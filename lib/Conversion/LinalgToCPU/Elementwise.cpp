@@ -41,7 +41,7 @@ bool isElementwiseLike(linalg::LinalgOp op) {
 }
 
 LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
-  if (!isStaticF32(op) || !isElementwiseLike(op))
+  if (!isStaticVectorizable(op, std::nullopt) || !isElementwiseLike(op))
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned inner = ranges.size() - 1;
@@ -118,6 +118,34 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
       break;
     rewriter.replaceOp(op, collapsed->results);
     op = collapsed->collapsedOp;
+    --inner;
+  }
+  // So are the loop read innermost across and the one before it (an NHWC
+  // result of an NCHW input: h and w, 7 x 7 positions make 3 tiles of 16).
+  // Always where they can: a tile read across an expanded dim (a register
+  // of 16 x 1 x 16 from a [c, h, w] view of [c, h * w]) would meet
+  // fold-memref-alias-ops, which in MLIR 22 folds such a read into a
+  // wrong one of the unexpanded buffer.
+  while (isa<linalg::GenericOp>(op) && t > 0 && t - 1 != inner &&
+         linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
+                                          {{t - 1, t}})) {
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d <= inner; ++d) {
+      if (d == t)
+        continue;
+      if (d == t - 1)
+        groups.push_back({d, d + 1});
+      else
+        groups.push_back({d});
+    }
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (failed(collapsed))
+      break;
+    rewriter.replaceOp(op, collapsed->results);
+    op = collapsed->collapsedOp;
+    --t;
     --inner;
   }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

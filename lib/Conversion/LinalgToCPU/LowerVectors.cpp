@@ -228,7 +228,7 @@ struct CPULowerVectorsPass
       for (int64_t size : type.getShape())
         if (size != 1)
           shape.push_back(size);
-      if (type.getElementType().isF32() &&
+      if (type.getElementType().getIntOrFloatBitWidth() == 32 &&
           shape == SmallVector<int64_t>{tuning().lanes, tuning().lanes})
         transposes.push_back(transpose);
     });

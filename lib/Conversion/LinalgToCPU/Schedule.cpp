@@ -214,8 +214,6 @@ struct CPUSchedulePass
             return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
           };
           return producer && producer->hasOneUse() &&
-                 !producer->hasAttr(mlir::fx::kInt8StageAttr) &&
-                 !consumer->hasAttr(mlir::fx::kInt8StageAttr) &&
                  !linalg::isaContractionOpInterface(consumer) &&
                  !shifted.count(consumer) &&
                  bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
@@ -263,19 +261,6 @@ struct CPUSchedulePass
     for (linalg::LinalgOp op : ops) {
       if (llvm::is_contained(int8Convs, op.getOperation()))
         continue;
-      // The int8 convs' other stages stay loops (LLVM vectorizes their
-      // contiguous inner loops), large ones in parallel blocks of their
-      // outermost dim when it is a parallel one.
-      if (op->hasAttr(mlir::fx::kInt8StageAttr)) {
-        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-        auto outer = llvm::find_if(ranges, [](int64_t r) { return r > 1; });
-        if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-            outer != ranges.end() &&
-            op.getIteratorTypesArray()[outer - ranges.begin()] ==
-                utils::IteratorType::parallel)
-          (void)tileParallelBlocks(rewriter, op);
-        continue;
-      }
       // An op that cannot be scheduled stays as it is (scalar loops). The
       // loops of a contraction whose operands are not read through
       // projected permutations (a shifted-window conv) are known: upstream's
@@ -302,8 +287,23 @@ struct CPUSchedulePass
           return broken(loc, "contraction");
         continue;
       }
+      // An all-parallel generic writing its result permuted (an NHWC copy
+      // of an NCHW input) iterates in the result's order instead, so that
+      // it writes contiguously and reads across (a transposing op).
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && generic.getNumDpsInits() == 1 &&
+          generic.getNumReductionLoops() == 0) {
+        AffineMap init =
+            generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+        if (init.isPermutation() && !init.isIdentity()) {
+          SmallVector<unsigned> order;
+          for (AffineExpr e : init.getResults())
+            order.push_back(cast<AffineDimExpr>(e).getPosition());
+          (void)linalg::interchangeGenericOp(rewriter, generic, order);
+        }
+      }
       std::optional<unsigned> t = transposedLoop(op);
-      if (t && isStaticF32(op)) {
+      if (t && isStaticVectorizable(op, /*transposed=*/*t)) {
         if (failed(scheduleTransposing(rewriter, op, *t)))
           return broken(loc, "transpose");
         continue;

@@ -8,7 +8,9 @@
 //   3. canonicalize, fx-cpu-strategy (records how each conv and
 //      contraction is computed), fx-cpu-schedule (applies it: tiles and
 //      vectors)
-//   4. one-shot-bufferize          memrefs, identity layouts at the boundary
+//   4. eliminate-empty-tensors, one-shot-bufferize: memrefs (results
+//      written in place into what they are inserted into), identity
+//      layouts at the boundary
 //   5. buffer-deallocation-pipeline (spelled out, fx-cpu-split-deallocs
 //      inside), fx-cpu-shorten-buffer-lifetimes,
 //      fx-cpu-plan-workspace
@@ -55,7 +57,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "},fx-cpu-schedule{target=" + target +
          "},fx-cpu-distinct-empty-tensors),canonicalize,cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
-         "func.func(fx-cpu-read-only-arguments),"
+         "func.func(fx-cpu-read-only-arguments),eliminate-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"

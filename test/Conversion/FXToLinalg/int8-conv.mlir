@@ -1,17 +1,20 @@
 // A quantized conv in the form fx-fold-quant{int8-convs} keeps (lit
 // Dialect/FX/fx-fold-quant-int8.mlir) lowers with int32 accumulation
-// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): the activation flipped to
-// signed bytes in NHWC and padded with its zero point (120 ^ 0x80 = -8),
-// byte sums over channels and windows, the products in one generic marked
-// fx.int8_conv (strides, dilations, 5 pixels a register tile) over the
-// packed weights (32 channels x 4 bytes a row), the epilogue in NHWC, then
-// an f32 transpose to NCHW.
+// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): the activation bytes
+// written in NHWC into the interior of a buffer filled with its zero point
+// (120), the products in one generic
+// marked fx.int8_conv (strides, dilations, 5 pixels a register tile) of
+// unsigned activation and signed weight bytes (packed: 32 channels x 4
+// bytes a row), the epilogue in NHWC (the zero point's correction
+// -120 * sum w per channel, a table), then an f32 transpose to NCHW.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg | FileCheck %s
 //
 // fx-cpu-schedule writes the products as VNNI register tiles where the
 // target has them (5 pixels x 2 vectors of 16 channels: 10 byte dot
-// products per 4-channel group); elsewhere the generic stays.
+// products per 4-channel group), the channel blocks outermost since the
+// weights (2,304 bytes) outweigh the input (392); elsewhere the generic
+// stays.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=sapphirerapids}))' | FileCheck %s --check-prefix=VNNI
 // RUN: fx-opt %s --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v4}))' | FileCheck %s --check-prefix=LOOPS
@@ -24,20 +27,20 @@
 // RUN: fx-opt %s --fx-to-llvm=cpu=x86-64-v4 | FileCheck %s --check-prefix=F32
 
 // CHECK-LABEL: func.func @forward
-// CHECK-DAG: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<1x3x3x2x32x4xi8>
-// CHECK-DAG: %[[PAD:.*]] = arith.constant -8 : i8
-// CHECK: arith.xori
-// CHECK: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
-// CHECK: tensor.yield %[[PAD]] : i8
-// CHECK: } : tensor<1x5x5x8xi8> to tensor<1x7x7x8xi8>
-// CHECK: arith.extsi
-// CHECK: -> tensor<1x7x7xi32>
-// CHECK: -> tensor<1x5x5xi32>
+// CHECK-DAG: %[[CORR:.*]] = arith.constant dense<[-21240, -97440, {{.*}}]> : tensor<32xi32>
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<1x3x3x2x32x4xi8>
+// CHECK-DAG: %[[PAD:.*]] = arith.constant 120 : i8
+// CHECK: %[[PADDED:.*]] = linalg.fill ins(%[[PAD]] : i8) outs({{.*}} : tensor<1x7x7x8xi8>)
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[PADDED]][0, 1, 1, 0] [1, 5, 5, 8] [1, 1, 1, 1]
+// CHECK: %[[NHWC:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x5x5xi8>) outs(%[[INTERIOR]] : tensor<1x5x5x8xi8>)
+// CHECK: tensor.insert_slice %[[NHWC]] into %[[PADDED]][0, 1, 1, 0] [1, 5, 5, 8] [1, 1, 1, 1]
 // CHECK: tensor.expand_shape {{.*}} tensor<1x7x7x8xi8> into tensor<1x7x7x2x4xi8>
-// CHECK: linalg.generic {{.*}} ins({{.*}} : tensor<1x7x7x2x4xi8>, tensor<1x3x3x2x32x4xi8>) outs({{.*}} : tensor<1x5x5x1x32xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, 5>}
-// CHECK: arith.extsi
+// CHECK: linalg.generic {{.*}} ins({{.*}}, %[[W]] : tensor<1x7x7x2x4xi8>, tensor<1x3x3x2x32x4xi8>) outs({{.*}} : tensor<1x5x5x1x32xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, 5>}
 // CHECK: arith.extui
+// CHECK: arith.extsi
 // CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: linalg.generic {{.*}} ins({{.*}}, %[[CORR]], {{.*}} : tensor<1x5x5x32xi32>, tensor<32xi32>, tensor<32xf32>, tensor<32xf32>)
 // CHECK: arith.addi
 // CHECK: arith.sitofp
 // CHECK: arith.mulf
@@ -45,7 +48,7 @@
 // CHECK: -> tensor<1x5x5x32xf32>
 // CHECK: -> tensor<1x32x5x5xf32>
 
-// VNNI: scf.forall ({{.*}}) in (1, 5, 1, 1)
+// VNNI: scf.forall ({{.*}}) in (1, 1, 5, 1)
 // VNNI-COUNT-10: vector.multi_reduction <add>, {{.*}} [1] : vector<16x4xi32> to vector<16xi32>
 // VNNI: scf.forall.in_parallel
 // VNNI-NOT: fx.int8_conv

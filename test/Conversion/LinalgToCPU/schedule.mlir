@@ -662,3 +662,56 @@ func.func @packed_before(%a: tensor<1028x128xf32>, %b: tensor<128x1024xf32>, %c:
   %r = linalg.matmul ins(%a, %b : tensor<1028x128xf32>, tensor<128x1024xf32>) outs(%c : tensor<1028x1024xf32>) -> tensor<1028x1024xf32>
   return %r : tensor<1028x1024xf32>
 }
+
+// -----
+
+// A quantize to bytes written NHWC from an NCHW f32 input (an int8 conv's
+// input): the generic iterates in its result's order (n, h, w, c), h and w
+// become one loop of 49 positions, and 16 positions x 16 channels are read
+// as f32 registers, transposed in registers, quantized and stored as 16
+// rows of 16 bytes; the tail of the 49 positions stays loops.
+
+// CHECK-LABEL: func.func @quantize_to_nhwc
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] : tensor<1x32x7x7xf32> into tensor<1x32x49xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x16x16xf32>, vector<16x16xf32>
+// CHECK: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x16x16xf32> to vector<1x16x16xf32>
+// CHECK: arith.fptosi %{{.*}} : vector<16x16xf32> to vector<16x16xi32>
+// CHECK: arith.trunci %{{.*}} : vector<16x16xi32> to vector<16x16xi8>
+// CHECK: vector.transfer_write %{{.*}} : vector<16x16xi8>, tensor<1x16x16xi8>
+func.func @quantize_to_nhwc(%x: tensor<1x32x7x7xf32>) -> tensor<1x7x7x32xi8> {
+  %s = arith.constant 10.0 : f32
+  %lo = arith.constant 0.0 : f32
+  %hi = arith.constant 255.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x32xi8>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x32x7x7xf32>) outs(%e : tensor<1x7x7x32xi8>) {
+  ^bb0(%in: f32, %out: i8):
+    %m = arith.mulf %in, %s : f32
+    %r0 = math.roundeven %m : f32
+    %c0 = arith.maximumf %r0, %lo : f32
+    %c1 = arith.minimumf %c0, %hi : f32
+    %i = arith.fptosi %c1 : f32 to i32
+    %b = arith.trunci %i : i32 to i8
+    linalg.yield %b : i8
+  } -> tensor<1x7x7x32xi8>
+  return %r : tensor<1x7x7x32xi8>
+}
+
+// -----
+
+// An int8 conv's epilogue fused with its NCHW consumers (the i32 products
+// in NHWC, per-channel scale): transposed in 16 x 16 tiles of i32.
+
+// CHECK-LABEL: func.func @epilogue_to_nchw
+// CHECK: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x16x16xi32> to vector<1x16x16xi32>
+// CHECK: arith.sitofp %{{.*}} : vector<16x16xi32> to vector<16x16xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<16x16xf32>, tensor<1x16x16xf32>
+func.func @epilogue_to_nchw(%d: tensor<1x4x8x32xi32>, %scale: tensor<32xf32>) -> tensor<1x32x4x8xf32> {
+  %e = tensor.empty() : tensor<1x32x4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %scale : tensor<1x4x8x32xi32>, tensor<32xf32>) outs(%e : tensor<1x32x4x8xf32>) {
+  ^bb0(%in: i32, %s: f32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    %y = arith.mulf %f, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<1x32x4x8xf32>
+  return %r : tensor<1x32x4x8xf32>
+}

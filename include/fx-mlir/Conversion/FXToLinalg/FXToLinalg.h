@@ -15,10 +15,6 @@ namespace mlir::fx {
 /// writes it as VNNI register tiles where the CPU has them. Its value:
 /// [stride h, stride w, dilation h, dilation w, pixels per register tile].
 constexpr llvm::StringLiteral kInt8ConvAttr = "fx.int8_conv";
-/// Marks the other stages of an int8 convolution (layout changes, byte
-/// sums, the epilogue), which fx-cpu-schedule does not fuse with their
-/// neighbours: each alone is a contiguous loop or an f32 transpose.
-constexpr llvm::StringLiteral kInt8StageAttr = "fx.int8_stage";
 
 /// Why nodes could not be lowered: node -> reason, filled by the patterns
 /// below when a lowering fails (the pass's diagnostics read it).
