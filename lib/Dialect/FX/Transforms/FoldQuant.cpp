@@ -204,14 +204,14 @@ StateOp stateOf(GraphModuleOp module, Value v) {
   return read ? lookupState(module, read.getTarget()) : StateOp();
 }
 
-/// The least depth (input channels x window) of an int8 conv, and of a
-/// pointwise (1x1) one. Measured on the Sapphire Rapids Xeon at 1 thread
-/// (bench/run.py): mobilenet_v2 int8, whose pointwise convs of 16 to 160
-/// channels run over large images, took 14.3 ms with every conv of depth 64
-/// or more in int8, 13.3 with pointwise ones from 256 (13.2 with none);
-/// resnet18 int8 14.2 ms from 64 against 15.1 from 256 (its first conv,
-/// 3 x 7 x 7, in int8).
-constexpr int64_t kInt8ConvMinDepth = 64, kInt8PointwiseMinDepth = 256;
+/// The least depth (input channels x window) of an int8 conv. Measured on
+/// the Sapphire Rapids Xeon at 1 thread (/usr/bin/python3 bench/run.py
+/// --only mobilenet_v2_int8_b1), once the layout changes around the int8
+/// kernel fused with their neighbours: mobilenet_v2 int8 took 10.1 ms with
+/// pointwise convs of depth 64 or more in int8, 10.4 from 16, 10.7 from
+/// 128, 11.2 from 256; below 64 the kernel's padded 4-channel groups and
+/// the NHWC copies cost more than the dot products save.
+constexpr int64_t kInt8MinDepth = 64;
 
 /// Whether `conv` is a conv2d the lowering computes in int8
 /// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1, its input the
@@ -239,11 +239,10 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4 ||
       !wType.hasStaticShape() || !stateOf(module, w))
     return false;
-  // Below these depths (channels x window) the int8 kernel's layout
-  // changes and byte sums cost more than its dot products save.
-  int64_t window = wType.getDimSize(2) * wType.getDimSize(3);
-  if (wType.getDimSize(1) * window <
-      (window == 1 ? kInt8PointwiseMinDepth : kInt8ConvMinDepth))
+  // Below this depth (channels x window) the int8 kernel's layout
+  // changes cost more than its dot products save.
+  if (wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3) <
+      kInt8MinDepth)
     return false;
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
   if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)

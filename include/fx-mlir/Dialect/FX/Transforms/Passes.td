@@ -255,7 +255,8 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
 
     With `int8-convs`, a `conv2d` (groups 1) of the dequantize of a
     per-tensor `quint8` activation and of the dequantize of a constant
-    `qint8` weight with zero points 0 keeps both dequantizes: the lowering
+    `qint8` weight with zero points 0, at least 64 deep (input channels x
+    window), keeps both dequantizes: the lowering
     computes it with int32 accumulation from the integers (the int8 kernels
     of docs/Quantization.md). The compile pipeline sets it where the target
     CPU has VNNI dot products.
