@@ -514,8 +514,8 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
                         s[i])
               .str());
   }
-  if (spatial == 2 && *groups == 1 && !unbatched && elem.isF32())
-    if (Value r = int8Conv2d(l, bias, s, lo, hi, d))
+  if (spatial == 2 && !unbatched && elem.isF32())
+    if (Value r = int8Conv2d(l, bias, s, lo, hi, d, *groups))
       return l.replace(r);
   if (spatial == 3) {
     if (!isFloat(elem))

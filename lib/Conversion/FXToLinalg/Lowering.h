@@ -399,12 +399,13 @@ Value reduceAll(Lowering &l, Value x, Value init,
                 function_ref<Value(OpBuilder &, Location, Value, Value)> fn);
 
 /// conv2d(dequantize(x), dequantize(w), bias) with `x` a per-tensor quint8
-/// activation and `w` a constant qint8 weight of zero points 0 (groups 1),
-/// computed with int32 accumulation (QuantizedConv.cpp); null when the
-/// call is not of that form.
+/// activation and `w` a constant qint8 weight of zero points 0 (`groups`
+/// 1, or depthwise: groups = input = output channels), computed exactly on
+/// the integers (QuantizedConv.cpp); null when the call is not of that
+/// form.
 Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
-                 ArrayRef<int64_t> dilation);
+                 ArrayRef<int64_t> dilation, int64_t groups);
 
 void addFusedLowerings(llvm::StringMap<LowerFn> &table);
 void addProbeLowerings(llvm::StringMap<LowerFn> &table);

@@ -84,13 +84,166 @@ int64_t pixelTile(int64_t ow, int64_t most) {
   return best;
 }
 
+SmallVector<AffineExpr> dimExprs(unsigned n, MLIRContext *ctx) {
+  SmallVector<AffineExpr> e;
+  for (unsigned i = 0; i < n; ++i)
+    e.push_back(getAffineDimExpr(i, ctx));
+  return e;
+}
+
+/// The activation bytes `x` (NCHW, [N, C, H, W]) as NHWC, written into the
+/// interior (at padLo) of a [N, Hp, Wp, Cp] buffer filled with `zx`: the
+/// copy is an elementwise op fx-cpu-schedule fuses with the ops making x
+/// (a quantize; with one use, the previous conv's epilogue too, which
+/// reads its products in NHWC already), and eliminate-empty-tensors keeps
+/// it in place in the buffer.
+Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
+                 int64_t Wp, int64_t Cp, int32_t zx) {
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  Type i8 = l.b.getI8Type();
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
+          H = xType.getDimSize(2), W = xType.getDimSize(3);
+  auto e4 = dimExprs(4, ctx);
+  AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  Value padded =
+      l.filled(getAsIndexOpFoldResult(ctx, {N, Hp, Wp, Cp}),
+               arith::ConstantOp::create(
+                   l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx)))));
+  SmallVector<OpFoldResult> interiorAt =
+      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0});
+  SmallVector<OpFoldResult> interiorSizes =
+      getAsIndexOpFoldResult(ctx, {N, H, W, C});
+  SmallVector<OpFoldResult> unitStrides =
+      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1});
+  Value interior = tensor::ExtractSliceOp::create(
+      l.b, loc, RankedTensorType::get({N, H, W, C}, i8), padded, interiorAt,
+      interiorSizes, unitStrides);
+  Value nhwc =
+      linalg::GenericOp::create(
+          l.b, loc, interior.getType(), ValueRange{x}, ValueRange{interior},
+          ArrayRef<AffineMap>{toNHWC, id4},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            linalg::YieldOp::create(b, loc, v[0]);
+          })
+          .getResult(0);
+  return tensor::InsertSliceOp::create(l.b, loc, nhwc, padded, interiorAt,
+                                       interiorSizes, unitStrides);
+}
+
+/// `y` ([N, H, W, C] f32) as NCHW: an elementwise op the schedule fuses
+/// with y's consumers.
+Value toNCHW(Lowering &l, Value y) {
+  MLIRContext *ctx = l.b.getContext();
+  auto yType = cast<RankedTensorType>(y.getType());
+  auto e4 = dimExprs(4, ctx);
+  Value nchw = l.empty(
+      getAsIndexOpFoldResult(ctx, {yType.getDimSize(0), yType.getDimSize(3),
+                                   yType.getDimSize(1), yType.getDimSize(2)}),
+      yType.getElementType());
+  return linalg::GenericOp::create(
+             l.b, l.loc, nchw.getType(), ValueRange{y}, ValueRange{nchw},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(4, 0, {e4[0], e4[2], e4[3], e4[1]}, ctx),
+                 AffineMap::getMultiDimIdentityMap(4, ctx)},
+             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange v) {
+               linalg::YieldOp::create(b, loc, v[0]);
+             })
+      .getResult(0);
+}
+
+/// A depthwise conv (groups = C = OC, weight [C, 1, KH, KW]) of the bytes
+/// `x`: one elementwise op over (n, oh, ow, c) of the KH x KW strided
+/// windows of the padded NHWC input, each channel a lane, computing
+///   y = (sum_ij x_ij w_ij - zx sum_ij w_ij) * sx sw[c] + b[c]
+/// in f32 on the integers, exact (every partial sum is an integer below
+/// 2^24 in magnitude: KH x KW <= 256), so the same value as in i32.
+Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
+                    ArrayRef<float> scale, Value bias, int64_t KH, int64_t KW,
+                    int64_t OH, int64_t OW, ArrayRef<int64_t> stride,
+                    ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+                    ArrayRef<int64_t> dilation, int32_t zx) {
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  Type i8 = l.b.getI8Type(), f32 = l.b.getF32Type();
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
+          H = xType.getDimSize(2), W = xType.getDimSize(3);
+  Value padded = paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0],
+                            W + padLo[1] + padHi[1], C, zx);
+  auto table = [&](ArrayRef<float> values) -> Value {
+    return arith::ConstantOp::create(
+        l.b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({C}, f32), values));
+  };
+  auto e4 = dimExprs(4, ctx);
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {e4[3]}, ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  // The windows: KH x KW strided views of the padded input.
+  for (int64_t i = 0; i < KH; ++i)
+    for (int64_t j = 0; j < KW; ++j) {
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          l.b, loc, RankedTensorType::get({N, OH, OW, C}, i8), padded,
+          getAsIndexOpFoldResult(ctx, {0, i * dilation[0], j * dilation[1], 0}),
+          getAsIndexOpFoldResult(ctx, {N, OH, OW, C}),
+          getAsIndexOpFoldResult(ctx, {1, stride[0], stride[1], 1})));
+      maps.push_back(id4);
+    }
+  // Their weights, the correction -zx sum w, the scale and the bias, per
+  // channel.
+  std::vector<float> correction(C, 0.0f);
+  for (int64_t i = 0; i < KH; ++i)
+    for (int64_t j = 0; j < KW; ++j) {
+      std::vector<float> w(C);
+      for (int64_t c = 0; c < C; ++c) {
+        w[c] = float(int8_t(wBytes[(c * KH + i) * KW + j]));
+        correction[c] -= float(zx) * w[c];
+      }
+      inputs.push_back(table(w));
+      maps.push_back(perChannel);
+    }
+  inputs.push_back(table(correction));
+  inputs.push_back(table(scale));
+  maps.append({perChannel, perChannel});
+  if (bias) {
+    inputs.push_back(bias);
+    maps.push_back(perChannel);
+  }
+  maps.push_back(id4);
+  int64_t window = KH * KW;
+  Value init = l.empty(getAsIndexOpFoldResult(ctx, {N, OH, OW, C}), f32);
+  Value y =
+      linalg::GenericOp::create(
+          l.b, loc, init.getType(), inputs, ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            Value acc = v[2 * window];
+            for (int64_t k = 0; k < window; ++k) {
+              Value xf = arith::UIToFPOp::create(b, loc, f32, v[k]);
+              acc = arith::AddFOp::create(
+                  b, loc, acc,
+                  arith::MulFOp::create(b, loc, xf, v[window + k]));
+            }
+            Value r = arith::MulFOp::create(b, loc, acc, v[2 * window + 1]);
+            if (bias)
+              r = arith::AddFOp::create(b, loc, r, v[2 * window + 2]);
+            linalg::YieldOp::create(b, loc, r);
+          })
+          .getResult(0);
+  return toNCHW(l, y);
+}
+
 } // namespace
 
-Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
-                                     ArrayRef<int64_t> stride,
-                                     ArrayRef<int64_t> padLo,
-                                     ArrayRef<int64_t> padHi,
-                                     ArrayRef<int64_t> dilation) {
+Value mlir::fx::lowering::int8Conv2d(
+    Lowering &l, Value bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation, int64_t groups) {
   // The conv node's own input and weight (not a composed call's).
   if (l.op.getTarget() != "aten::conv2d" || l.target() != "aten::conv2d" ||
       l.args() != l.op.getArgs() || l.op.getNumOperands() < 2)
@@ -121,7 +274,9 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
   int64_t N = x8.getDimSize(0), C = x8.getDimSize(1), H = x8.getDimSize(2),
           W = x8.getDimSize(3);
   int64_t OC = w8.getDimSize(0), KH = w8.getDimSize(2), KW = w8.getDimSize(3);
-  if (w8.getDimSize(1) != C)
+  bool depthwise = groups > 1 && groups == C && OC == C &&
+                   w8.getDimSize(1) == 1 && KH * KW <= 256;
+  if (!depthwise && (groups != 1 || w8.getDimSize(1) != C))
     return {};
   // The weight's scale per output channel; zero points must be 0.
   SmallVector<float> wScale(OC);
@@ -145,6 +300,14 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
       (W + padLo[1] + padHi[1] - dilation[1] * (KW - 1) - 1) / stride[1] + 1;
   if (OH < 1 || OW < 1)
     return {};
+  int32_t zx = int32_t(xType.getZeroPoint());
+  float sx = float(xType.getScale());
+  SmallVector<float> scale(OC);
+  for (int64_t oc = 0; oc < OC; ++oc)
+    scale[oc] = sx * wScale[oc];
+  if (depthwise)
+    return depthwiseInt8(l, x, wBytes, scale, bias, KH, KW, OH, OW, stride,
+                         padLo, padHi, dilation, zx);
 
   // Register tile: 16 * V output channels (V vectors) x P pixels of one
   // output row (2 * P <= 24 accumulators of 32 registers with V = 2).
@@ -162,16 +325,10 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
   Location loc = l.loc;
   Type i8 = l.b.getI8Type(), i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
 
-  int32_t zx = int32_t(xType.getZeroPoint());
-  float sx = float(xType.getScale());
-
   // The packed weight: [OCB][KH][KW][C4][16V][4], the 16V x 4
   // bytes of one 4-channel group the V vectors the register tile loads.
   std::vector<int8_t> packed(OCB * KH * KW * C4 * 64 * V);
   std::vector<int32_t> correction(OC, 0);
-  std::vector<float> scale(OC);
-  for (int64_t oc = 0; oc < OC; ++oc)
-    scale[oc] = sx * wScale[oc];
   for (int64_t ocb = 0; ocb < OCB; ++ocb)
     for (int64_t i = 0; i < KH; ++i)
       for (int64_t j = 0; j < KW; ++j)
@@ -205,48 +362,15 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
       DenseElementsAttr::get(RankedTensorType::get({OC}, f32),
                              ArrayRef<float>(scale)));
 
-  auto dims = [&](unsigned n) {
-    SmallVector<AffineExpr> e;
-    for (unsigned i = 0; i < n; ++i)
-      e.push_back(getAffineDimExpr(i, ctx));
-    return e;
-  };
+  auto dims = [&](unsigned n) { return dimExprs(n, ctx); };
   auto par = utils::IteratorType::parallel,
        red = utils::IteratorType::reduction;
-  auto e4 = dims(4);
-
-  AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-  // x as NHWC bytes, written into the interior of the padded input (filled
-  // with zx): the transpose is an elementwise op fx-cpu-schedule fuses with
-  // the ops making x (a quantize; with one use, the previous conv's
-  // epilogue too, which reads its products in NHWC already).
+
   int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
   int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
   int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
-  Value padded =
-      l.filled(getAsIndexOpFoldResult(ctx, {N, Hp, Wp, Cp}),
-               arith::ConstantOp::create(
-                   l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx)))));
-  SmallVector<OpFoldResult> interiorAt =
-      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0});
-  SmallVector<OpFoldResult> interiorSizes =
-      getAsIndexOpFoldResult(ctx, {N, H, W, C});
-  SmallVector<OpFoldResult> unitStrides =
-      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1});
-  Value interior = tensor::ExtractSliceOp::create(
-      l.b, loc, RankedTensorType::get({N, H, W, C}, i8), padded, interiorAt,
-      interiorSizes, unitStrides);
-  Value nhwc = linalg::GenericOp::create(
-                   l.b, loc, interior.getType(), ValueRange{x},
-                   ValueRange{interior}, ArrayRef<AffineMap>{toNHWC, id4},
-                   SmallVector<utils::IteratorType>(4, par),
-                   [&](OpBuilder &b, Location loc, ValueRange v) {
-                     linalg::YieldOp::create(b, loc, v[0]);
-                   })
-                   .getResult(0);
-  padded = tensor::InsertSliceOp::create(l.b, loc, nhwc, padded, interiorAt,
-                                         interiorSizes, unitStrides);
+  Value padded = paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
@@ -298,8 +422,7 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
         l.b, loc, flat, getAsIndexOpFoldResult(ctx, {0, 0, 0, 0}),
         getAsIndexOpFoldResult(ctx, {N, OH, OW, OC}),
         getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
-  // In NHWC (loops n, oh, ow, oc: contiguous), then transposed to NCHW
-  // as an f32 transpose.
+  // In NHWC (loops n, oh, ow, oc: contiguous), then transposed to NCHW.
   auto e = dims(4);
   SmallVector<Value> inputs{flat, correctionTable, scaleTable};
   SmallVector<AffineMap> maps{id4, AffineMap::get(4, 0, {e[3]}, ctx),
@@ -315,21 +438,12 @@ Value mlir::fx::lowering::int8Conv2d(Lowering &l, Value bias,
                 SmallVector<utils::IteratorType>(4, par),
                 [&](OpBuilder &b, Location loc, ValueRange v) {
                   Value t = arith::AddIOp::create(b, loc, v[0], v[1]);
-                  Value y = arith::SIToFPOp::create(b, loc, f32, t);
-                  y = arith::MulFOp::create(b, loc, y, v[2]);
+                  Value r = arith::SIToFPOp::create(b, loc, f32, t);
+                  r = arith::MulFOp::create(b, loc, r, v[2]);
                   if (bias)
-                    y = arith::AddFOp::create(b, loc, y, v[3]);
-                  linalg::YieldOp::create(b, loc, y);
+                    r = arith::AddFOp::create(b, loc, r, v[3]);
+                  linalg::YieldOp::create(b, loc, r);
                 })
                 .getResult(0);
-  Value nchw = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OH, OW}), f32);
-  return linalg::GenericOp::create(
-             l.b, loc, nchw.getType(), ValueRange{y}, ValueRange{nchw},
-             ArrayRef<AffineMap>{
-                 AffineMap::get(4, 0, {e4[0], e4[2], e4[3], e4[1]}, ctx), id4},
-             SmallVector<utils::IteratorType>(4, par),
-             [&](OpBuilder &b, Location loc, ValueRange v) {
-               linalg::YieldOp::create(b, loc, v[0]);
-             })
-      .getResult(0);
+  return toNCHW(l, y);
 }

@@ -110,6 +110,33 @@ static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     });
 }
 
+/// Whether fusing `producer` into the consumer of `operand` would read
+/// narrow elements (bytes: an int8 depthwise conv's windows) across their
+/// rows: the producer reads them along its innermost loop, the consumer
+/// reads the producer's result with another loop innermost (an NCHW copy
+/// of an NHWC result). Fused, the bytes would be gathered one by one; apart,
+/// the producer is a contiguous loop and the consumer a transpose of
+/// 32-bit words, both vectorized.
+static bool readsBytesAcross(Operation *producer, OpOperand &operand) {
+  auto p = dyn_cast<linalg::LinalgOp>(producer);
+  auto c = dyn_cast<linalg::LinalgOp>(operand.getOwner());
+  if (!p || !c || p.getNumLoops() == 0 || c.getNumLoops() == 0)
+    return false;
+  AffineExpr inner = getAffineDimExpr(p.getNumLoops() - 1, p.getContext());
+  bool narrow = llvm::any_of(p.getDpsInputOperands(), [&](OpOperand *in) {
+    Type e = getElementTypeOrSelf(in->get().getType());
+    AffineMap m = p.getMatchingIndexingMap(in);
+    return e.isIntOrFloat() && e.getIntOrFloatBitWidth() < 32 &&
+           m.getNumResults() > 0 && m.getResults().back() == inner;
+  });
+  if (!narrow)
+    return false;
+  AffineMap read = c.getMatchingIndexingMap(&operand);
+  return read.getNumResults() == 0 ||
+         read.getResults().back() !=
+             getAffineDimExpr(c.getNumLoops() - 1, c.getContext());
+}
+
 /// The most operations one fused elementwise body holds (far more than
 /// any model's chains of activations and normalizations need).
 constexpr size_t kMaxFusedBodyOps = 256;
@@ -214,6 +241,7 @@ struct CPUSchedulePass
             return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
           };
           return producer && producer->hasOneUse() &&
+                 !readsBytesAcross(producer, *operand) &&
                  !linalg::isaContractionOpInterface(consumer) &&
                  !shifted.count(consumer) &&
                  bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;

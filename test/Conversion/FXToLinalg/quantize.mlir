@@ -2,7 +2,8 @@
 //
 // Quantized tensors are computed as their storage integers (i8 for quint8
 // and qint8). quantize_per_tensor: clamp(zero_point + roundeven(x *
-// (1/scale)), qmin, qmax) in f32, as ATen's quantize_val; dequantize:
+// (1/scale)), qmin, qmax) in f32, as ATen's quantize_val (bytes converted
+// through i32, qint32 through i64 and clamped again there); dequantize:
 // (q - zero_point) * scale, quint8 read unsigned, per channel with each
 // channel's scale and zero point; int_repr of quint8 is the uint8 tensor
 // (computed as i32, as uint8 tensors are). A quantized weight is its blob
@@ -16,10 +17,9 @@
 // CHECK:   arith.addf
 // CHECK:   arith.maximumf
 // CHECK:   arith.minimumf
-// CHECK:   arith.fptosi {{.*}} : f32 to i64
-// CHECK:   arith.maxsi
-// CHECK:   arith.minsi
-// CHECK:   arith.trunci {{.*}} : i64 to i8
+// CHECK:   arith.fptosi {{.*}} : f32 to i32
+// CHECK-NOT: arith.maxsi
+// CHECK:   arith.trunci {{.*}} : i32 to i8
 // CHECK: -> tensor<2x3xi8>
 // CHECK: linalg.generic
 // CHECK:   arith.uitofp {{.*}} : i8 to f32

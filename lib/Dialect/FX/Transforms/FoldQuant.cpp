@@ -214,9 +214,10 @@ StateOp stateOf(GraphModuleOp module, Value v) {
 constexpr int64_t kInt8MinDepth = 64;
 
 /// Whether `conv` is a conv2d the lowering computes in int8
-/// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1, its input the
-/// dequantize of a 4-D per-tensor quint8 tensor, its weight the dequantize
-/// of qint8 module state with zero points 0.
+/// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1 (at least
+/// kInt8MinDepth deep) or depthwise (groups = input channels = output
+/// channels), its input the dequantize of a 4-D per-tensor quint8 tensor,
+/// its weight the dequantize of qint8 module state with zero points 0.
 bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto conv = dyn_cast<CallFunctionOp>(op);
   if (!conv || conv.getTarget() != "aten::conv2d" || conv.getArgs().size() < 7)
@@ -224,7 +225,7 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
   auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);
   auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
-  if (!groups || groups.getInt() != 1 || !inputRef || !weightRef)
+  if (!groups || groups.getInt() < 1 || !inputRef || !weightRef)
     return false;
   auto dequantized = [&](NodeAttr ref) -> Value {
     auto dq = conv.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
@@ -239,10 +240,16 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4 ||
       !wType.hasStaticShape() || !stateOf(module, w))
     return false;
+  bool depthwise = groups.getInt() > 1 && wType.getDimSize(1) == 1 &&
+                   groups.getInt() == xType.getDimSize(1) &&
+                   groups.getInt() == wType.getDimSize(0);
+  if (groups.getInt() != 1 && !depthwise)
+    return false;
   // Below this depth (channels x window) the int8 kernel's layout
   // changes cost more than its dot products save.
-  if (wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3) <
-      kInt8MinDepth)
+  if (!depthwise &&
+      wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3) <
+          kInt8MinDepth)
     return false;
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
   if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
