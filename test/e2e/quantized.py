@@ -175,6 +175,32 @@ class ConvShapes(nn.Module):
         return torch.cat(ys, 1)
 
 
+class DepthwiseShapes(nn.Module):
+    """Depthwise convs (groups = channels) of the shapes the int8 lowering
+    reads as strided windows (docs/Quantization.md, "int8 convolutions"):
+    24 channels (not a multiple of 16), stride 2, dilation 2, a 5x5 window,
+    no padding, no bias, a batch of 2 with odd widths; chained with
+    pointwise convs (the NHWC layout kept across) and summed to columns."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(8, 24, 1)
+        self.depthwise = nn.ModuleList([
+            nn.Conv2d(24, 24, 3, padding=1, groups=24),
+            nn.Conv2d(24, 24, 3, stride=2, padding=1, groups=24, bias=False),
+            nn.Conv2d(24, 24, 3, padding=2, dilation=2, groups=24),
+            nn.Conv2d(24, 24, 5, padding=0, groups=24),
+        ])
+        self.project = nn.Conv2d(24, 64, 1)
+
+    def forward(self, x):
+        x = F.relu6(self.expand(x))
+        ys = [F.relu6(conv(x)).mean(dim=(2, 3)) for conv in self.depthwise]
+        y = self.project(F.relu6(self.depthwise[0](x)))
+        ys.append(y.mean(dim=(2, 3)))
+        return torch.cat(ys, 1)
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -280,6 +306,10 @@ def _static_cases():
                                      lambda: (torch.randn(2, 8, 9, 13),),
                                      _default),
            lambda: (torch.randn(2, 8, 9, 13),), 1)
+    yield ("depthwise_shapes", _quantized(DepthwiseShapes,
+                                          lambda: (torch.randn(2, 8, 11, 13),),
+                                          _default),
+           lambda: (torch.randn(2, 8, 11, 13),), 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
     yield ("conv_blocks_reference",
