@@ -3,7 +3,7 @@
 //
 // With int8-convs, a conv2d (groups 1) of a dequantized per-tensor quint8
 // activation and a dequantized qint8 weight with zero points 0, at least
-// 64 deep (channels x window), or a depthwise one (groups = channels),
+// 16 deep (channels x window), or a depthwise one (groups = channels),
 // keeps both dequantizes: the lowering computes it in int8 (lit
 // Conversion/FXToLinalg/int8-conv.mlir, int8-depthwise.mlir). A pointwise
 // conv of 8 channels, a grouped conv (2 groups of 4), a weight with a

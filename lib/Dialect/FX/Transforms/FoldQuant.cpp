@@ -204,14 +204,14 @@ StateOp stateOf(GraphModuleOp module, Value v) {
   return read ? lookupState(module, read.getTarget()) : StateOp();
 }
 
-/// The least depth (input channels x window) of an int8 conv. Measured on
-/// the Sapphire Rapids Xeon at 1 thread (/usr/bin/python3 bench/run.py
-/// --only mobilenet_v2_int8_b1), once the layout changes around the int8
-/// kernel fused with their neighbours: mobilenet_v2 int8 took 10.1 ms with
-/// pointwise convs of depth 64 or more in int8, 10.4 from 16, 10.7 from
-/// 128, 11.2 from 256; below 64 the kernel's padded 4-channel groups and
-/// the NHWC copies cost more than the dot products save.
-constexpr int64_t kInt8MinDepth = 64;
+/// The least depth (input channels x window) of a dense int8 conv.
+/// Measured on the Sapphire Rapids Xeon at 1 thread (/usr/bin/python3
+/// bench/run.py --only mobilenet_v2_int8_b1): with its depthwise convs in
+/// int8 (NHWC), mobilenet_v2 took 6.6 ms with its pointwise convs of depth
+/// 16 or more in int8 and 8.2 ms from 64, where the f32 pointwise convs of
+/// 16 to 32 channels between them need transposes both ways. Below 16 the
+/// kernel's 4-channel groups are mostly padding.
+constexpr int64_t kInt8MinDepth = 16;
 
 /// Whether `conv` is a conv2d the lowering computes in int8
 /// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1 (at least
