@@ -287,12 +287,25 @@ private:
 // int8 convolutions (ConvInt8.cpp)
 //===----------------------------------------------------------------------===//
 
+/// The elementwise op that reads the products of the int8 conv `op` (its
+/// epilogue, fused with what follows: a requantization, the next conv's
+/// NHWC input copy) where int8DotConv can compute it in the register
+/// tile: the products' only reader, iterating over them in their own order
+/// (NHWC, no padding sliced off), writing its result in that order, its
+/// other operands read along the channels or broadcast, its body arith
+/// and math ops. Null otherwise.
+linalg::GenericOp int8Epilogue(linalg::GenericOp op);
+
 /// Rewrites the u8 x s8 products of an int8 conv (a linalg.generic marked
 /// kInt8ConvAttr, lib/Conversion/FXToLinalg/QuantizedConv.cpp) as VNNI
 /// register tiles: `vpdpbusd` on 16 x V output channels of P pixels of one
 /// output row, in parallel over images, output rows, pixel tiles and
-/// channel blocks. Fails, changing nothing, on any other form.
-LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op);
+/// channel blocks. With `epilogue` (int8Epilogue's, not scheduled), each
+/// tile's accumulators go through the epilogue's body as vectors and its
+/// result is written instead of the products, which are never stored.
+/// Fails, changing nothing, on any other form.
+LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
+                          linalg::GenericOp epilogue);
 
 /// The byte dot products int8DotConv writes, as `vpdpbusd` (for
 /// fx-cpu-lower-vectors, on targets with int8Dot).

@@ -23,6 +23,7 @@
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -93,7 +94,137 @@ void lowerByteDots(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
-LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
+/// The input of `epilogue` the products are read through, or null.
+static OpOperand *productsOperand(linalg::GenericOp op,
+                                  linalg::GenericOp epilogue) {
+  if (!op->hasOneUse())
+    return nullptr;
+  auto view = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin());
+  if (!view || !view->hasOneUse() || *view->getUsers().begin() != epilogue)
+    return nullptr;
+  for (OpOperand *input : epilogue.getDpsInputOperands())
+    if (input->get() == view.getResult())
+      return input;
+  return nullptr;
+}
+
+linalg::GenericOp int8Epilogue(linalg::GenericOp op) {
+  if (!op->hasOneUse())
+    return {};
+  auto view = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin());
+  if (!view || !view->hasOneUse() ||
+      view.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+    return {};
+  auto epilogue = dyn_cast<linalg::GenericOp>(*view->getUsers().begin());
+  if (!epilogue || epilogue.getNumLoops() != 4 ||
+      epilogue.getNumReductionLoops() != 0 || epilogue.getNumDpsInits() != 1 ||
+      !epilogue.hasPureTensorSemantics())
+    return {};
+  auto products = cast<RankedTensorType>(view.getType());
+  if (epilogue.getStaticLoopRanges() != products.getShape())
+    return {};
+  OpOperand *read = productsOperand(op, epilogue);
+  OpOperand *init = epilogue.getDpsInitOperand(0);
+  if (!read || !epilogue.getMatchingIndexingMap(read).isIdentity() ||
+      !epilogue.getMatchingIndexingMap(init).isIdentity() ||
+      epilogue.payloadUsesValueFromOperand(init))
+    return {};
+  // The other inputs: along the channels (the innermost loop, innermost
+  // in the operand too) or not depending on them, statically shaped.
+  AffineExpr channels = getAffineDimExpr(3, op.getContext());
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!type || !type.hasStaticShape() ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return {};
+    std::optional<unsigned> pos = map.getResultPosition(channels);
+    if (pos && *pos + 1 != map.getNumResults())
+      return {};
+  }
+  // A body of scalar arith and math ops.
+  for (Operation &body : epilogue.getBody()->without_terminator()) {
+    if (!isa<arith::ArithDialect, math::MathDialect>(body.getDialect()) ||
+        body.getNumRegions() != 0 || body.getNumResults() != 1 ||
+        (!isa<arith::ConstantOp>(body) &&
+         !OpTrait::hasElementwiseMappableTraits(&body)))
+      return {};
+    if (llvm::any_of(body.getOperandTypes(),
+                     [](Type t) { return isa<ShapedType>(t); }))
+      return {};
+  }
+  return epilogue;
+}
+
+/// Writes `epilogue`'s result for 16 channels from `oc0` of the pixel
+/// (n, oh, ow) into `tile` at (p, lane): its body on vectors of 16 lanes,
+/// `products` (the pixel's 16 accumulators) for the products' operand,
+/// its other operands read along the channels or broadcast.
+static Value applyEpilogue(RewriterBase &rewriter, Location loc,
+                           linalg::GenericOp epilogue, OpOperand *read,
+                           Value products, ArrayRef<Value> pixel, Value tile,
+                           ValueRange at) {
+  auto c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  auto lanesOf = [](Type t) { return VectorType::get({16}, t); };
+  IRMapping values;
+  Block *body = epilogue.getBody();
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    BlockArgument arg = body->getArgument(input->getOperandNumber());
+    if (input == read) {
+      values.map(arg, products);
+      continue;
+    }
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    SmallVector<Value> indices;
+    for (AffineExpr r : map.getResults())
+      indices.push_back(isa<AffineDimExpr>(r)
+                            ? pixel[cast<AffineDimExpr>(r).getPosition()]
+                            : Value(c0));
+    Type element = arg.getType();
+    Value vec;
+    if (map.isFunctionOfDim(3)) {
+      Value pad = arith::ConstantOp::create(rewriter, loc, element,
+                                            rewriter.getZeroAttr(element));
+      vec = vector::TransferReadOp::create(rewriter, loc, lanesOf(element),
+                                           input->get(), indices, pad,
+                                           ArrayRef<bool>{true});
+    } else {
+      Value scalar =
+          tensor::ExtractOp::create(rewriter, loc, input->get(), indices);
+      vec =
+          vector::BroadcastOp::create(rewriter, loc, lanesOf(element), scalar);
+    }
+    values.map(arg, vec);
+  }
+  auto vectorOf = [&](Value v) -> Value {
+    if (Value mapped = values.lookupOrNull(v))
+      return mapped;
+    // A value from outside the body (a scalar the op captures).
+    return vector::BroadcastOp::create(rewriter, loc, lanesOf(v.getType()), v);
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      Value scalar = rewriter.clone(op)->getResult(0);
+      values.map(constant.getResult(),
+                 vector::BroadcastOp::create(
+                     rewriter, loc, lanesOf(scalar.getType()), scalar));
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      values.map(operand, vectorOf(operand));
+    Operation *vectorOp = rewriter.clone(op, values);
+    vectorOp->getResult(0).setType(lanesOf(op.getResult(0).getType()));
+    values.map(op.getResult(0), vectorOp->getResult(0));
+  }
+  Value result = vectorOf(body->getTerminator()->getOperand(0));
+  return vector::TransferWriteOp::create(rewriter, loc, result, tile, at,
+                                         ArrayRef<bool>{true})
+      .getResult();
+}
+
+LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
+                          linalg::GenericOp epilogue) {
   auto params = op->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr);
   if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
@@ -125,7 +256,10 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
 
   Location loc = op.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
+  // With the epilogue, where it is: its operands (the buffer it writes)
+  // may come after the products.
+  rewriter.setInsertionPoint(epilogue ? epilogue.getOperation()
+                                      : op.getOperation());
   Type i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
   auto acc = VectorType::get({16}, i32);
   auto bytes64 = VectorType::get({64}, i8);
@@ -157,9 +291,15 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<int64_t> ranges{N, OH, OWp / P, OCB};
   if (channelsOuter)
     ranges = {OCB, N, OH, OWp / P};
+  OpOperand *read = epilogue ? productsOperand(op, epilogue) : nullptr;
+  if (epilogue && !read)
+    return failure();
+  // With the epilogue, the tile is its result's, the products the
+  // accumulators' initial values only.
+  Value shared = epilogue ? epilogue.getDpsInits()[0] : init;
   auto forall =
       scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, ranges),
-                            ValueRange{init}, std::nullopt);
+                            ValueRange{shared}, std::nullopt);
   rewriter.setInsertionPointToStart(forall.getBody());
   ValueRange ivs = forall.getInductionVars();
   Value n = ivs[0], oh = ivs[1], owb = ivs[2], ocb = ivs[3];
@@ -171,14 +311,25 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<OpFoldResult> sizes = indexAttrs(rewriter, {1, 1, P, 1, lanes});
   SmallVector<OpFoldResult> ones = indexAttrs(rewriter, {1, 1, 1, 1, 1});
   auto tileType = RankedTensorType::get({P, lanes}, i32);
-  Value tile = tensor::ExtractSliceOp::create(rewriter, loc, tileType, whole,
-                                              offsets, sizes, ones);
+  Value tile = tensor::ExtractSliceOp::create(
+      rewriter, loc, tileType, epilogue ? init : whole, offsets, sizes, ones);
   SmallVector<Value> accs;
   for (int64_t p = 0; p < P; ++p)
     for (int64_t v = 0; v < V; ++v)
       accs.push_back(vector::TransferReadOp::create(
           rewriter, loc, acc, tile, ValueRange{c(p), c(16 * v)}, zero32,
           ArrayRef<bool>{true}));
+  // The epilogue's tile: [n, oh, ow0 .. ow0 + P, ocb 16 V ..] of its result.
+  Value oc0 = arith::MulIOp::create(rewriter, loc, ocb, c(lanes));
+  SmallVector<OpFoldResult> outOffsets{n, oh, ow0, oc0};
+  SmallVector<OpFoldResult> outSizes = indexAttrs(rewriter, {1, 1, P, lanes});
+  SmallVector<OpFoldResult> outOnes = indexAttrs(rewriter, {1, 1, 1, 1});
+  if (epilogue)
+    tile = tensor::ExtractSliceOp::create(
+        rewriter, loc,
+        RankedTensorType::get({P, lanes},
+                              getElementTypeOrSelf(shared.getType())),
+        whole, outOffsets, outSizes, outOnes);
 
   // The window and the channel groups, the accumulators carried.
   Value ihBase = arith::MulIOp::create(rewriter, loc, oh, c(s0));
@@ -233,15 +384,32 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op) {
     });
   });
   for (int64_t p = 0; p < P; ++p)
-    for (int64_t v = 0; v < V; ++v)
-      tile = vector::TransferWriteOp::create(rewriter, loc, sums[p * V + v],
-                                             tile, ValueRange{c(p), c(16 * v)},
-                                             ArrayRef<bool>{true})
-                 .getResult();
+    for (int64_t v = 0; v < V; ++v) {
+      SmallVector<Value> at{c(p), c(16 * v)};
+      if (!epilogue) {
+        tile = vector::TransferWriteOp::create(rewriter, loc, sums[p * V + v],
+                                               tile, at, ArrayRef<bool>{true})
+                   .getResult();
+        continue;
+      }
+      Value ow = arith::AddIOp::create(rewriter, loc, ow0, c(p));
+      Value oc = arith::AddIOp::create(rewriter, loc, oc0, c(16 * v));
+      tile = applyEpilogue(rewriter, loc, epilogue, read, sums[p * V + v],
+                           {n, oh, ow, oc}, tile, at);
+    }
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, whole, offsets,
-                                        sizes, ones);
-  rewriter.replaceOp(op, forall.getResults());
+  if (!epilogue) {
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, whole, offsets,
+                                          sizes, ones);
+    rewriter.replaceOp(op, forall.getResults());
+    return success();
+  }
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, whole, outOffsets,
+                                        outSizes, outOnes);
+  Operation *view = *op->getUsers().begin();
+  rewriter.replaceOp(epilogue, forall.getResults());
+  rewriter.eraseOp(view);
+  rewriter.eraseOp(op);
   return success();
 }
 

@@ -279,15 +279,21 @@ struct CPUSchedulePass
     // The int8 convs' products, as VNNI register tiles where the CPU has
     // them (last: the vector patterns below would rewrite their byte dot
     // products); elsewhere loops.
-    SmallVector<linalg::GenericOp> int8Convs;
+    SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> int8Convs;
+    DenseSet<Operation *> int8Ops;
     for (linalg::LinalgOp op : ops) {
       if (op->hasAttr(mlir::fx::kInt8ConvAttr) && tuned.cpu().int8Dot) {
-        int8Convs.push_back(cast<linalg::GenericOp>(op.getOperation()));
-        note(op, "int8 vnni");
+        auto generic = cast<linalg::GenericOp>(op.getOperation());
+        linalg::GenericOp epilogue = int8Epilogue(generic);
+        int8Convs.push_back({generic, epilogue});
+        int8Ops.insert(generic);
+        note(op, epilogue ? "int8 vnni, epilogue in registers" : "int8 vnni");
+        if (epilogue)
+          int8Ops.insert(epilogue);
       }
     }
     for (linalg::LinalgOp op : ops) {
-      if (llvm::is_contained(int8Convs, op.getOperation()))
+      if (int8Ops.contains(op.getOperation()))
         continue;
       // An op that cannot be scheduled stays as it is (scalar loops). The
       // loops of a contraction whose operands are not read through
@@ -369,8 +375,8 @@ struct CPUSchedulePass
     vector::populateCastAwayVectorLeadingOneDimPatterns(unitDims);
     if (failed(applyPatternsGreedily(func, std::move(unitDims))))
       return signalPassFailure();
-    for (linalg::GenericOp op : int8Convs)
-      if (failed(int8DotConv(rewriter, op)))
+    for (auto [op, epilogue] : int8Convs)
+      if (failed(int8DotConv(rewriter, op, epilogue)))
         op.emitWarning("fx-cpu-schedule: this int8 conv stays loops");
   }
 };
