@@ -231,6 +231,131 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
   return vectorizeTile(rewriter, *tiled);
 }
 
+/// Max or sum pooling (NCHW) of the result of an elementwise op that reads
+/// NHWC data across (an int8 conv's products, through its epilogue: the
+/// max pooling after resnet's first conv), pooled in NHWC instead: the
+/// elementwise op writes NHWC (reading its NHWC input along the rows), the
+/// windows are strided views of that, channels innermost, and only the
+/// pooled result, a quarter of the data at stride 2, is transposed back.
+/// Fails, changing nothing, on any other form.
+static LogicalResult poolInNHWC(RewriterBase &rewriter, linalg::LinalgOp op,
+                                bool max, ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations, int64_t kh,
+                                int64_t kw) {
+  Value input = op.getDpsInputs()[0], init = op.getDpsInits()[0];
+  // The pooled tensor, possibly padded (with a constant: -inf, 0).
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  Value padValue = pad ? pad.getConstantPaddingValue() : Value();
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  if (pad) {
+    auto lo = getConstantIntValues(pad.getMixedLowPad());
+    auto hi = getConstantIntValues(pad.getMixedHighPad());
+    if (!padValue || !lo || !hi || (*lo)[0] != 0 || (*lo)[1] != 0 ||
+        (*hi)[0] != 0 || (*hi)[1] != 0)
+      return failure();
+    low = *lo;
+    high = *hi;
+  }
+  auto producer =
+      (pad ? pad.getSource() : input).getDefiningOp<linalg::GenericOp>();
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  MLIRContext *context = rewriter.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  AffineMap nhwc = AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, context);
+  if (!producer || !fill || !producer->hasOneUse() ||
+      (pad && !pad->hasOneUse()) || producer.getNumLoops() != 4 ||
+      producer.getNumReductionLoops() != 0 || producer.getNumDpsInits() != 1 ||
+      producer.getMatchingIndexingMap(producer.getDpsInitOperand(0)) !=
+          identity ||
+      producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)) ||
+      llvm::none_of(producer.getDpsInputOperands(), [&](OpOperand *in) {
+        return producer.getMatchingIndexingMap(in) == nhwc;
+      }))
+    return failure();
+  auto type = cast<RankedTensorType>(producer.getResult(0).getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type element = type.getElementType();
+  int64_t N = type.getDimSize(0), C = type.getDimSize(1),
+          H = type.getDimSize(2), W = type.getDimSize(3);
+  int64_t Hp = H + low[2] + high[2], Wp = W + low[3] + high[3];
+  int64_t OH = initType.getDimSize(2), OW = initType.getDimSize(3);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  // The producer, writing NHWC (into the interior of the padded buffer,
+  // filled with the padding value, when padded).
+  SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
+  maps.back() = nhwc;
+  Value padded, empty;
+  SmallVector<OpFoldResult> interiorAt =
+      indexAttrs(rewriter, {0, low[2], low[3], 0});
+  SmallVector<OpFoldResult> interiorSizes = indexAttrs(rewriter, {N, H, W, C});
+  SmallVector<OpFoldResult> ones = indexAttrs(rewriter, {1, 1, 1, 1});
+  if (pad) {
+    padded = linalg::FillOp::create(
+                 rewriter, loc, padValue,
+                 ValueRange{tensor::EmptyOp::create(
+                     rewriter, loc, ArrayRef<int64_t>{N, Hp, Wp, C}, element)})
+                 .getResult(0);
+    empty = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get({N, H, W, C}, element), padded,
+        interiorAt, interiorSizes, ones);
+  } else {
+    empty = tensor::EmptyOp::create(rewriter, loc,
+                                    ArrayRef<int64_t>{N, H, W, C}, element);
+  }
+  auto nhwcProducer = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{empty.getType()}, producer.getDpsInputs(),
+      ValueRange{empty}, maps, producer.getIteratorTypesArray());
+  rewriter.cloneRegionBefore(producer.getRegion(), nhwcProducer.getRegion(),
+                             nhwcProducer.getRegion().end());
+  Value windowed = nhwcProducer.getResult(0);
+  if (pad)
+    windowed = tensor::InsertSliceOp::create(rewriter, loc, windowed, padded,
+                                             interiorAt, interiorSizes, ones);
+  // The windows and the pooling, in NHWC.
+  SmallVector<Value> slices;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      slices.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, windowed,
+          indexAttrs(rewriter, {0, i * dilations[0], j * dilations[1], 0}),
+          indexAttrs(rewriter, {N, OH, OW, C}),
+          indexAttrs(rewriter, {1, strides[0], strides[1], 1})));
+  Value pooledInit =
+      linalg::FillOp::create(
+          rewriter, loc, fill.getInputs()[0],
+          ValueRange{tensor::EmptyOp::create(
+              rewriter, loc, ArrayRef<int64_t>{N, OH, OW, C}, element)})
+          .getResult(0);
+  SmallVector<AffineMap> poolMaps(slices.size() + 1, identity);
+  Value pooled =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{pooledInit.getType()}, slices,
+          ValueRange{pooledInit}, poolMaps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value acc = args.back();
+            for (Value v : args.drop_back())
+              acc = max ? arith::MaximumFOp::create(b, loc, acc, v).getResult()
+                        : arith::AddFOp::create(b, loc, acc, v).getResult();
+            linalg::YieldOp::create(b, loc, acc);
+          })
+          .getResult(0);
+  // Back to NCHW.
+  rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+      op, TypeRange{initType}, ValueRange{pooled}, ValueRange{init},
+      ArrayRef<AffineMap>{nhwc, identity},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+  if (pad)
+    rewriter.eraseOp(pad);
+  rewriter.eraseOp(producer);
+  return success();
+}
+
 LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op);
   bool max = isa<linalg::PoolingNchwMaxOp>(op);
@@ -250,6 +375,9 @@ LogicalResult unrollWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   int64_t kw = windowType.getDimSize(depthwise ? 2 : 1);
   if (kh * kw > 64)
     return failure();
+  if (!depthwise &&
+      succeeded(poolInNHWC(rewriter, op, max, strides, dilations, kh, kw)))
+    return success();
   Location loc = op.getLoc();
   MLIRContext *context = rewriter.getContext();
   rewriter.setInsertionPoint(op);

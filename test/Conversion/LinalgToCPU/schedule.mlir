@@ -715,3 +715,40 @@ func.func @epilogue_to_nchw(%d: tensor<1x4x8x32xi32>, %scale: tensor<32xf32>) ->
   } -> tensor<1x32x4x8xf32>
   return %r : tensor<1x32x4x8xf32>
 }
+
+// -----
+
+// Max pooling of an elementwise op that reads NHWC data across (an int8
+// conv's products through its epilogue, as after resnet's first conv):
+// pooled in NHWC. The epilogue writes NHWC into the interior of a buffer
+// filled with -inf (the padding), reading its input along the rows; the
+// 3 x 3 windows at stride 2 are strided views of that, the channels
+// innermost (registers of 16 channels); only the pooled result is
+// transposed back to NCHW.
+
+// CHECK-LABEL: func.func @pool_in_nhwc
+// CHECK: arith.sitofp %{{.*}} : vector<32xi32> to vector<32xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 1, 0] [1, 16, 16, 32] [1, 1, 1, 1] : tensor<1x16x16x32xf32> into tensor<1x18x18x32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 2, 2, 0] [1, 8, 8, 32] [1, 2, 2, 1] : tensor<1x18x18x32xf32> to tensor<1x8x8x32xf32>
+// CHECK: arith.maximumf %{{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK: return %{{.*}} : tensor<1x32x8x8xf32>
+func.func @pool_in_nhwc(%d: tensor<1x16x16x32xi32>, %scale: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %e = tensor.empty() : tensor<1x32x16x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %scale : tensor<1x16x16x32xi32>, tensor<32xf32>) outs(%e : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %s: f32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x32x16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %padded = tensor.pad %y low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %dd: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x32x16x16xf32> to tensor<1x32x18x18xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %init0 = tensor.empty() : tensor<1x32x8x8xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%init0 : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded, %window : tensor<1x32x18x18xf32>, tensor<3x3xf32>) outs(%init : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  return %r : tensor<1x32x8x8xf32>
+}
