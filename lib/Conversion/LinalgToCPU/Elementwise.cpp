@@ -99,12 +99,22 @@ std::optional<unsigned> transposedLoop(linalg::LinalgOp op) {
   return t;
 }
 
+/// Whether upstream's collapseOpIterationDims can take `op`: every operand
+/// read through a projected permutation without constant results (it
+/// crashes on a broadcast read as (n, c, 0, 0)).
+static bool collapsible(linalg::LinalgOp op) {
+  return isa<linalg::GenericOp>(op) &&
+         llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+         });
+}
+
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
                                   unsigned t) {
   // The innermost loops that every operand reads contiguously are one
   // (an image's rows and columns: 14 x 14 positions make 12 tiles of 16).
   unsigned inner = op.getNumLoops() - 1;
-  while (isa<linalg::GenericOp>(op) && inner - 1 != t &&
+  while (collapsible(op) && inner - 1 != t &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{inner - 1, inner}})) {
     SmallVector<ReassociationIndices> groups;
@@ -126,7 +136,7 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   // of 16 x 1 x 16 from a [c, h, w] view of [c, h * w]) would meet
   // fold-memref-alias-ops, which in MLIR 22 folds such a read into a
   // wrong one of the unexpanded buffer.
-  while (isa<linalg::GenericOp>(op) && t > 0 && t - 1 != inner &&
+  while (collapsible(op) && t > 0 && t - 1 != inner &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{t - 1, t}})) {
     SmallVector<ReassociationIndices> groups;

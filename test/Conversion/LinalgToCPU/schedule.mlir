@@ -752,3 +752,24 @@ func.func @pool_in_nhwc(%d: tensor<1x16x16x32xi32>, %scale: tensor<32xf32>) -> t
   %r = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%padded, %window : tensor<1x32x18x18xf32>, tensor<3x3xf32>) outs(%init : tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
   return %r : tensor<1x32x8x8xf32>
 }
+
+// -----
+
+// A transposing op with an operand broadcast through constant indices (a
+// squeeze-and-excitation scale [1, C, 1, 1], read (n, c, 0, 0)) keeps its
+// loops uncollapsed (upstream's collapseOpIterationDims does not take
+// constant results) and is still transposed in 16 x 16 tiles.
+
+// CHECK-LABEL: func.func @transposing_with_broadcast
+// CHECK: vector.transpose %{{.*}}, [0, 3, 1, 2] : vector<1x1x16x16xi32> to vector<1x16x1x16xi32>
+// CHECK: arith.sitofp %{{.*}} : vector<16x1x16xi32> to vector<16x1x16xf32>
+func.func @transposing_with_broadcast(%d: tensor<1x4x16x32xi32>, %se: tensor<1x32x1x1xf32>) -> tensor<1x32x4x16xf32> {
+  %e = tensor.empty() : tensor<1x32x4x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %se : tensor<1x4x16x32xi32>, tensor<1x32x1x1xf32>) outs(%e : tensor<1x32x4x16xf32>) {
+  ^bb0(%in: i32, %s: f32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    %y = arith.mulf %f, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<1x32x4x16xf32>
+  return %r : tensor<1x32x4x16xf32>
+}
