@@ -857,6 +857,9 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   pipeline.weightsAsArguments = options.weightsAsArguments;
   pipeline.dynamicBatch = options.dynamicBatch;
   pipeline.normalize = options.normalize;
+  // The target decides what fx-fold-quant keeps in integers (int8 convs
+  // only where the target, not just the host, has VNNI).
+  pipeline.cpu = options.cpu;
   PassManager toLinalg(&ctx);
   if (failed(parsePassPipeline(getFXToLinalgPipeline(pipeline), toLinalg)) ||
       failed(toLinalg.run(*module)))
