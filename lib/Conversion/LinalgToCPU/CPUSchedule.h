@@ -307,6 +307,14 @@ linalg::GenericOp int8Epilogue(linalg::GenericOp op);
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
                           linalg::GenericOp epilogue);
 
+/// Elementwise ops that read NHWC data across and write NCHW (a residual
+/// block's epilogue over an int8 conv's products), and those reading their
+/// results in order (the next block's), computed in NHWC: each writes an
+/// NHWC result, reads the others' along their rows, and each reader
+/// outside gets a transpose back of its own (Layout.cpp). Whether anything
+/// changed; the elementwise fusion runs again after.
+bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func);
+
 /// The byte dot products int8DotConv writes, as `vpdpbusd` (for
 /// fx-cpu-lower-vectors, on targets with int8Dot).
 void lowerByteDots(RewriterBase &rewriter, func::FuncOp func);

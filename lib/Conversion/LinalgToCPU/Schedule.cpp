@@ -227,35 +227,43 @@ struct CPUSchedulePass
       if (llvm::any_of(op->getOpOperands(), readsTransposingView))
         dropConstantUnitDims(rewriter, op);
     });
-    RewritePatternSet fusion(context);
-    linalg::populateElementwiseOpsFusionPatterns(
-        fusion, [&shifted](OpOperand *operand) {
-          Operation *producer = operand->get().getDefiningOp();
-          auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
-          // Fusing copies the producer's body into the consumer: along a
-          // chain of thousands of elementwise ops one growing body would
-          // be copied at every step (quadratic in the graph's size), so
-          // a body stops growing at kMaxFusedBodyOps.
-          auto bodySize = [](Operation *op) {
-            auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-            return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
-          };
-          return producer && producer->hasOneUse() &&
-                 !readsBytesAcross(producer, *operand) &&
-                 !linalg::isaContractionOpInterface(consumer) &&
-                 !shifted.count(consumer) &&
-                 bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
-        });
-    // The view of a transposing op's result as the conv's (replaceFromPanels)
-    // folds into its elementwise consumers, which then fuse with it.
-    linalg::populateFoldReshapeOpsByExpansionPatterns(
-        fusion, [](OpOperand *operand) {
-          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
-          return consumer && readsTransposingView(*operand) &&
-                 isElementwiseLike(consumer);
-        });
-    linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
-    if (failed(applyPatternsGreedily(func, std::move(fusion))))
+    auto fuse = [&]() -> LogicalResult {
+      RewritePatternSet fusion(context);
+      linalg::populateElementwiseOpsFusionPatterns(
+          fusion, [&shifted](OpOperand *operand) {
+            Operation *producer = operand->get().getDefiningOp();
+            auto consumer = cast<linalg::LinalgOp>(operand->getOwner());
+            // Fusing copies the producer's body into the consumer: along a
+            // chain of thousands of elementwise ops one growing body would
+            // be copied at every step (quadratic in the graph's size), so
+            // a body stops growing at kMaxFusedBodyOps.
+            auto bodySize = [](Operation *op) {
+              auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+              return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
+            };
+            return producer && producer->hasOneUse() &&
+                   !readsBytesAcross(producer, *operand) &&
+                   !linalg::isaContractionOpInterface(consumer) &&
+                   !shifted.count(consumer) &&
+                   bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;
+          });
+      // The view of a transposing op's result as the conv's (replaceFromPanels)
+      // folds into its elementwise consumers, which then fuse with it.
+      linalg::populateFoldReshapeOpsByExpansionPatterns(
+          fusion, [](OpOperand *operand) {
+            auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+            return consumer && readsTransposingView(*operand) &&
+                   isElementwiseLike(consumer);
+          });
+      linalg::GenericOp::getCanonicalizationPatterns(fusion, context);
+      return applyPatternsGreedily(func, std::move(fusion));
+    };
+    if (failed(fuse()))
+      return signalPassFailure();
+    // Chains of elementwise ops over an int8 conv's NHWC products in NHWC
+    // (Layout.cpp), then fused again: their transposes back fuse into the
+    // readers.
+    if (computeChainsInNHWC(rewriter, func) && failed(fuse()))
       return signalPassFailure();
     // Depthwise convs and pooling as elementwise ops over window slices.
     SmallVector<linalg::LinalgOp> windows;
@@ -285,6 +293,10 @@ struct CPUSchedulePass
       if (op->hasAttr(mlir::fx::kInt8ConvAttr) && tuned.cpu().int8Dot) {
         auto generic = cast<linalg::GenericOp>(op.getOperation());
         linalg::GenericOp epilogue = int8Epilogue(generic);
+        // An epilogue reading two convs' products (a residual block's
+        // add after a downsampling conv) goes with the first.
+        if (epilogue && int8Ops.contains(epilogue))
+          epilogue = {};
         int8Convs.push_back({generic, epilogue});
         int8Ops.insert(generic);
         note(op, epilogue ? "int8 vnni, epilogue in registers" : "int8 vnni");

@@ -773,3 +773,40 @@ func.func @transposing_with_broadcast(%d: tensor<1x4x16x32xi32>, %se: tensor<1x3
   } -> tensor<1x32x4x16xf32>
   return %r : tensor<1x32x4x16xf32>
 }
+
+// -----
+
+// Two residual adds over int8 convs' NHWC products (d1, d2), each result
+// read twice (the first's by the second and the return; so neither fuses
+// into a reader): computed in NHWC (Layout.cpp). The first reads its
+// products along the rows and the block input across; the second reads
+// both the first's NHWC result and its products along the rows (no
+// transpose); each NCHW result the function returns is a transpose back.
+
+// CHECK-LABEL: func.func @residual_chain_in_nhwc
+// CHECK: scf.for {{.*}} -> (tensor<1x256x32xf32>)
+// CHECK: vector.transpose %{{.*}} : vector<1x16x16xf32> to vector<1x16x16xf32>
+// CHECK: arith.sitofp %{{.*}} : vector<16x16xi32> to vector<16x16xf32>
+// CHECK: scf.for {{.*}} -> (tensor<1x16x16x32xf32>)
+// CHECK-NOT: vector.transpose
+// CHECK: arith.sitofp %{{.*}} : vector<32xi32> to vector<32xf32>
+// CHECK: scf.for {{.*}} -> (tensor<1x32x256xf32>)
+// CHECK: vector.transpose
+// CHECK: return
+func.func @residual_chain_in_nhwc(%d1: tensor<1x16x16x32xi32>, %d2: tensor<1x16x16x32xi32>, %x: tensor<1x32x16x16xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %e1 = tensor.empty() : tensor<1x32x16x16xf32>
+  %r1 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d1, %x : tensor<1x16x16x32xi32>, tensor<1x32x16x16xf32>) outs(%e1 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %res: f32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    %s = arith.addf %f, %res : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x16x16xf32>
+  %e2 = tensor.empty() : tensor<1x32x16x16xf32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d2, %r1 : tensor<1x16x16x32xi32>, tensor<1x32x16x16xf32>) outs(%e2 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %res: f32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    %s = arith.addf %f, %res : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x16x16xf32>
+  return %r1, %r2, %r2 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}
