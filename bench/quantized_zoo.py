@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Quantized torchvision models no issue names, compiled and compared with
+PyTorch's quantized engine in the same process.
+
+    /usr/bin/python3 bench/quantized_zoo.py [MODEL ...] [--threads 1]
+                                            [--calls 20]
+
+Each model (default: resnet50, googlenet, inception_v3, mobilenet_v3_large,
+efficientnet_b0, regnet_y_400mf, mnasnet0_5, squeezenet1_1) is built with
+random weights (torchvision's quantizable definition where there is one),
+prepared with the default qconfig of the CPU's quantized engine (onednn,
+else qnnpack), calibrated on four random 224x224 images (299 for
+inception_v3), converted (convert_fx) and compiled (fx_mlir.compile). On a
+new random image: the largest difference of the outputs in quantization
+steps (the scale of the tensor the final dequantize reads), the share of
+outputs more than 1.5 steps off, and the median time of `--calls` calls of
+each side at `--threads` threads, with the ratio (PyTorch / fx-mlir).
+A model that fails to trace or compile is reported, not fatal.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu_env  # noqa: E402
+
+cpu_env.prepare(sys.argv)  # OpenBLAS's core type where needed, --cpu
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+from torch.ao.quantization import get_default_qconfig_mapping  # noqa: E402
+from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx  # noqa
+
+import fx_mlir  # noqa: E402
+
+DEFAULT = ["resnet50", "googlenet", "inception_v3", "mobilenet_v3_large",
+           "efficientnet_b0", "regnet_y_400mf", "mnasnet0_5", "squeezenet1_1"]
+
+
+def median_ms(fn, x, calls):
+    with torch.no_grad():
+        for _ in range(3):
+            fn(x)
+        times = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            fn(x)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def build(name, engine):
+    quantizable = torchvision.models.quantization
+    if hasattr(quantizable, name):
+        extra = ({"aux_logits": False, "init_weights": False}
+                 if name in ("googlenet", "inception_v3") else {})
+        model = getattr(quantizable, name)(weights=None, quantize=False,
+                                           **extra)
+    else:
+        model = getattr(torchvision.models, name)(weights=None)
+    size = 299 if name == "inception_v3" else 224
+    model = model.eval()
+    x = torch.randn(1, 3, size, size)
+    prepared = prepare_fx(model, get_default_qconfig_mapping(engine), (x,))
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(1, 3, size, size))
+    return convert_fx(prepared).eval(), size
+
+
+def output_step(converted, output):
+    final = [n for n in converted.graph.nodes if n.op == "output"][0]
+    source = final.args[0].args[0] if final.args[0].args else None
+    if source is not None and source.op == "call_module":
+        return float(converted.get_submodule(source.target).scale)
+    return float(output.max() - output.min()) / 255
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("models", nargs="*", default=DEFAULT)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--cpu", default=None)
+    args = parser.parse_args()
+    engines = torch.backends.quantized.supported_engines
+    engine = "onednn" if "onednn" in engines else "qnnpack"
+    torch.backends.quantized.engine = engine
+    torch.set_num_threads(args.threads)
+    fx_mlir.set_num_threads(args.threads)
+    print(f"engine {engine}, {args.threads} thread(s)")
+    print(f"{'model':22s} {'max steps':>9s} {'>1.5 steps':>10s} "
+          f"{'PyTorch ms':>10s} {'fx-mlir ms':>10s} {'speedup':>8s}")
+    for name in args.models:
+        torch.manual_seed(0)
+        try:
+            converted, size = build(name, engine)
+            compiled = fx_mlir.compile(converted, (torch.randn(1, 3, size,
+                                                               size),))
+            x = torch.randn(1, 3, size, size)
+            with torch.no_grad():
+                ours, eager = compiled(x), converted(x)
+            steps = (ours - eager).abs() / output_step(converted, eager)
+            eager_ms = median_ms(converted, x, args.calls)
+            ours_ms = median_ms(compiled, x, args.calls)
+            print(f"{name:22s} {steps.max().item():9.2f} "
+                  f"{(steps > 1.5).float().mean().item() * 100:9.3f}% "
+                  f"{eager_ms:10.2f} {ours_ms:10.2f} "
+                  f"{eager_ms / ours_ms:7.2f}x", flush=True)
+        except Exception as error:  # noqa: BLE001 - reported, not fatal
+            print(f"{name:22s} failed: {type(error).__name__}: "
+                  f"{str(error).splitlines()[0][:160]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
