@@ -178,8 +178,10 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
   let description = [{
     The schedule of `fx-to-llvm`, run on the tensor function that
     `convert-fx-to-linalg` made, before bufferization. Ops whose shapes are
-    static and whose element type is f32 are scheduled; every other op
-    stays as it is and becomes scalar loops later.
+    static and whose element type is f32 are scheduled (elementwise and
+    transposing ops also of f32, i32 and i8 elements together, with one
+    f32: a quantize to bytes, an int8 conv's epilogue), and int8 convs;
+    every other op stays as it is and becomes scalar loops later.
 
     **The target.** The option `target` names the CPU (`host` by default:
     this machine's vector width, registers and caches). The sizes below are
@@ -289,7 +291,30 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       time as above.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
-      input, in the named op's order (bit-identical results).
+      input, in the named op's order (bit-identical results). Pooling of
+      an elementwise op that reads NHWC data across (an int8 conv's
+      epilogue) pools in NHWC: the op writes NHWC, the windows are strided
+      views of that, and only the pooled result is transposed back.
+    - **int8 convolutions** (a `linalg.generic` marked `fx.int8_conv`,
+      `convert-fx-to-linalg`'s lowering of a quantized conv), on targets
+      with AVX-512 VNNI: an `scf.forall` over images, output rows, tiles of
+      P pixels and blocks of 16V output channels (the channel blocks
+      outermost when the weights outweigh the input), each tile P x V
+      vectors of i32 accumulators held in registers across the window,
+      one byte dot product (`vpdpbusd` after `fx-cpu-lower-vectors`) per
+      4-channel group, pixel and vector. When the products' only reader is
+      an elementwise op reading them in NHWC order and writing in that
+      order (the epilogue fused with a requantization and the next conv's
+      input copy, or a residual add), its body runs on each tile's
+      accumulators as 16-lane vectors and the tile writes its result; the
+      products are never stored. Elsewhere the generic stays loops.
+    - **Chains in NHWC**: elementwise ops writing NCHW that read an NHWC
+      tensor across (an int8 conv's products), and those reading their
+      results in order (the next residual block's add), write NHWC
+      instead; their other readers get a transpose back each, which fuses
+      into them. A producer reading bytes along its rows is not fused into
+      a reader that reads it across (the bytes would be gathered one by
+      one).
     - **Columns packed in panels**: a contraction of at least 8 rows
       whose result's innermost dim n is a multiple of 32 (and more than
       32), with its columns operand B indexed `(..., k, n)` or
@@ -339,10 +364,14 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     - **Transposing ops** (all-parallel generics of arith and math ops and
       `linalg.transpose`s, some of whose inputs read the innermost loop
       elsewhere than innermost, all with the same loop `t` innermost
-      instead) have their innermost loops collapsed into one while every
-      operand reads them contiguously, then are tiled 16 x 16 along `t`
-      and the innermost loop and vectorized: each tile is a 16 x 16
-      `vector.transpose` (`fx-cpu-lower-vectors` makes it shuffles). The
+      instead; a generic writing its result permuted first iterates in
+      the result's order) have their innermost loops, and `t` with the
+      loop before it, collapsed into one while every operand reads them
+      contiguously (and through projected permutations without
+      constants), then are tiled 16 x 16 along `t` and the innermost loop
+      and vectorized: each tile is a 16 x 16 `vector.transpose` of 32-bit
+      words (`fx-cpu-lower-vectors` makes it shuffles), the inputs read
+      across must be 32-bit. The
       tails of either loop stay scalar loops. Other all-parallel ops
       (gathers) stay scalar loops, in parallel blocks too when that large.
     - A contraction or transposing op that cannot be tiled and vectorized

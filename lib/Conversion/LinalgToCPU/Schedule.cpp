@@ -11,7 +11,10 @@
 //      threads (scf.forall), the cache (k blocks) and registers, and the
 //      register tiles vectorized;
 //   4. elementwise ops are tiled to rows of the innermost dim (after
-//      parallel blocks when large) and vectorized.
+//      parallel blocks when large) and vectorized; chains of them over an
+//      int8 conv's NHWC products are computed in NHWC (Layout.cpp);
+//   5. int8 convs become VNNI register tiles (ConvInt8.cpp), their
+//      epilogue computed on the tiles where it reads them in NHWC.
 //
 // Upstream's loop-invariant-subset-hoisting then keeps each register
 // tile's accumulator in registers across its k loop. fx-cpu-lower-vectors,
