@@ -312,7 +312,8 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       tensor across (an int8 conv's products), and those reading their
       results in order (the next residual block's add), write NHWC
       instead; their other readers get a transpose back each, which fuses
-      into them. A producer reading bytes along its rows is not fused into
+      into them. A concatenation along the channels of such results
+      (`tensor.insert_slice`s from a `tensor.empty`) joins them, in NHWC. A producer reading bytes along its rows is not fused into
       a reader that reads it across (the bytes would be gathered one by
       one).
     - **Columns packed in panels**: a contraction of at least 8 rows

@@ -109,6 +109,28 @@ static bool collapsible(linalg::LinalgOp op) {
          });
 }
 
+/// Collapses `op`'s loops `d` and `d + 1` into one, replacing `op`.
+static LogicalResult collapsePair(RewriterBase &rewriter, linalg::LinalgOp &op,
+                                  unsigned d) {
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned i = 0; i < op.getNumLoops(); ++i) {
+    if (i == d + 1)
+      continue;
+    if (i == d)
+      groups.push_back({int64_t(i), int64_t(i + 1)});
+    else
+      groups.push_back({int64_t(i)});
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (failed(collapsed))
+    return failure();
+  rewriter.replaceOp(op, collapsed->results);
+  op = collapsed->collapsedOp;
+  return success();
+}
+
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
                                   unsigned t) {
   // The innermost loops that every operand reads contiguously are one
@@ -117,17 +139,8 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   while (collapsible(op) && inner - 1 != t &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{inner - 1, inner}})) {
-    SmallVector<ReassociationIndices> groups;
-    for (unsigned d = 0; d + 1 < inner; ++d)
-      groups.push_back({d});
-    groups.push_back({inner - 1, inner});
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, groups, rewriter);
-    if (failed(collapsed))
+    if (failed(collapsePair(rewriter, op, inner - 1)))
       break;
-    rewriter.replaceOp(op, collapsed->results);
-    op = collapsed->collapsedOp;
     --inner;
   }
   // So are the loop read innermost across and the one before it (an NHWC
@@ -139,22 +152,8 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   while (collapsible(op) && t > 0 && t - 1 != inner &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{t - 1, t}})) {
-    SmallVector<ReassociationIndices> groups;
-    for (unsigned d = 0; d <= inner; ++d) {
-      if (d == t)
-        continue;
-      if (d == t - 1)
-        groups.push_back({d, d + 1});
-      else
-        groups.push_back({d});
-    }
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, groups, rewriter);
-    if (failed(collapsed))
+    if (failed(collapsePair(rewriter, op, t - 1)))
       break;
-    rewriter.replaceOp(op, collapsed->results);
-    op = collapsed->collapsedOp;
     --t;
     --inner;
   }

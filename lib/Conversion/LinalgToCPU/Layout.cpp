@@ -8,7 +8,9 @@
 // feeds more of the same (the next block's residual add), the whole chain
 // is computed in NHWC: each op of the chain writes NHWC, reads the chain's
 // results along their rows, and its NCHW readers outside the chain get a
-// transpose of their own, which fuses into them.
+// transpose of their own, which fuses into them. A concatenation along the
+// channels of chain results (an inception block's branches) is one too:
+// its parts go to [0, 0, 0, c] of an NHWC result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,112 +40,228 @@ static bool isNCHWElementwise(linalg::GenericOp op) {
   });
 }
 
+/// A concatenation along the channels of 4-D NCHW tensors, as
+/// convert-fx-to-linalg writes torch.cat: tensor.insert_slice of each part
+/// at [0, c, 0, 0] into the previous one's result, from a tensor.empty.
+struct Concat {
+  SmallVector<tensor::InsertSliceOp> inserts; // in order
+  Value result() { return inserts.back().getResult(); }
+};
+
+/// The concatenation whose last insert is `last`, if it is one.
+static std::optional<Concat> concatEndingAt(tensor::InsertSliceOp last) {
+  Concat concat;
+  auto type = cast<RankedTensorType>(last.getResult().getType());
+  if (type.getRank() != 4 || !type.hasStaticShape())
+    return std::nullopt;
+  for (tensor::InsertSliceOp insert = last; insert;
+       insert = insert.getDest().getDefiningOp<tensor::InsertSliceOp>()) {
+    auto part = cast<RankedTensorType>(insert.getSourceType());
+    if (!insert.hasUnitStride() || part.getRank() != 4 ||
+        !part.hasStaticShape() || part.getDimSize(0) != type.getDimSize(0) ||
+        part.getDimSize(2) != type.getDimSize(2) ||
+        part.getDimSize(3) != type.getDimSize(3) ||
+        llvm::any_of(insert.getStaticOffsets(),
+                     [](int64_t o) { return ShapedType::isDynamic(o); }) ||
+        insert.getStaticOffsets()[0] != 0 ||
+        insert.getStaticOffsets()[2] != 0 || insert.getStaticOffsets()[3] != 0)
+      return std::nullopt;
+    if (insert != last && !insert->hasOneUse())
+      return std::nullopt;
+    concat.inserts.insert(concat.inserts.begin(), insert);
+    if (insert.getDest().getDefiningOp<tensor::EmptyOp>())
+      return concat;
+  }
+  return std::nullopt;
+}
+
 bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
   MLIRContext *context = func.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   // An NHWC tensor read in NCHW order.
   AffineMap acrossNHWC =
       AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, context);
-  SmallVector<linalg::GenericOp> candidates;
-  func.walk([&](linalg::GenericOp op) {
-    if (isNCHWElementwise(op))
-      candidates.push_back(op);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  DenseSet<Operation *> isCandidate;
+  // Concatenations, by each of their inserts.
+  SmallVector<Concat> concats;
+  DenseMap<Operation *, unsigned> concatOf;
+  func.walk([&](Operation *op) {
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      if (isNCHWElementwise(generic))
+        isCandidate.insert(op);
+    } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+      bool last = !insert->hasOneUse() ||
+                  !isa<tensor::InsertSliceOp>(*insert->getUsers().begin());
+      if (!last)
+        return;
+      if (std::optional<Concat> concat = concatEndingAt(insert)) {
+        for (tensor::InsertSliceOp part : concat->inserts)
+          concatOf[part] = concats.size();
+        concats.push_back(std::move(*concat));
+      }
+    }
   });
-  // The chains: seeded by ops reading NHWC data across, grown through
-  // ops reading a chain op's result in order.
+  // The chains: seeded by ops reading NHWC words across, grown through
+  // ops reading a chain member's result in order, and through
+  // concatenations all of whose parts are chain members.
   llvm::SetVector<Operation *> chain;
-  for (linalg::GenericOp op : candidates)
-    if (llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-          return op.getMatchingIndexingMap(in) == acrossNHWC &&
-                 getElementTypeOrSelf(in->get().getType())
-                         .getIntOrFloatBitWidth() == 32;
-        }))
-      chain.insert(op);
-  bool grown = !chain.empty();
-  while (grown) {
-    grown = false;
-    for (linalg::GenericOp op : candidates) {
-      if (chain.contains(op))
+  DenseSet<unsigned> chainConcats;
+  SmallVector<Value> worklist;
+  for (Operation *op : isCandidate) {
+    auto generic = cast<linalg::GenericOp>(op);
+    if (llvm::any_of(generic.getDpsInputOperands(),
+                     [&](OpOperand *in) {
+                       Type element = getElementTypeOrSelf(in->get().getType());
+                       return generic.getMatchingIndexingMap(in) ==
+                                  acrossNHWC &&
+                              element.isIntOrFloat() &&
+                              element.getIntOrFloatBitWidth() == 32;
+                     }) &&
+        chain.insert(op))
+      worklist.push_back(generic.getResult(0));
+  }
+  auto inChain = [&](Value v) {
+    Operation *producer = v.getDefiningOp();
+    if (!producer)
+      return false;
+    if (chain.contains(producer))
+      return true;
+    auto it = concatOf.find(producer);
+    return it != concatOf.end() && chainConcats.contains(it->second) &&
+           concats[it->second].result() == v;
+  };
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *reader = use.getOwner();
+      if (auto generic = dyn_cast<linalg::GenericOp>(reader)) {
+        if (isCandidate.contains(reader) && generic.isDpsInput(&use) &&
+            generic.getMatchingIndexingMap(&use).isIdentity() &&
+            chain.insert(reader))
+          worklist.push_back(generic.getResult(0));
         continue;
-      if (llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-            Operation *producer = in->get().getDefiningOp();
-            return producer && chain.contains(producer) &&
-                   op.getMatchingIndexingMap(in).isIdentity();
+      }
+      auto it = concatOf.find(reader);
+      if (it == concatOf.end() || chainConcats.contains(it->second))
+        continue;
+      Concat &concat = concats[it->second];
+      if (llvm::all_of(concat.inserts, [&](tensor::InsertSliceOp part) {
+            return inChain(part.getSource());
           })) {
-        chain.insert(op);
-        grown = true;
+        chainConcats.insert(it->second);
+        worklist.push_back(concat.result());
       }
     }
   }
   if (chain.empty())
     return false;
-  // Old loops (n, c, h, w) -> new loops (n, h, w, c).
-  AffineMap toNew = AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context);
-  DenseMap<Operation *, Value> nhwc;
-  // In program order, so that a chain op's inputs from the chain exist.
+  // The members in program order, so that a member's inputs from the
+  // chain exist when it is rewritten: generics, and concatenations by
+  // their last insert.
   SmallVector<Operation *> ordered(chain.begin(), chain.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (unsigned c : chainConcats)
+    ordered.push_back(concats[c].inserts.back());
   if (llvm::any_of(ordered, [&](Operation *op) {
         return op->getBlock() != ordered.front()->getBlock();
       }))
     return false;
-  for (Operation *raw : ordered) {
-    auto op = cast<linalg::GenericOp>(raw);
-    auto type = cast<RankedTensorType>(op.getResult(0).getType());
-    rewriter.setInsertionPoint(op);
-    SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
-    for (OpOperand *in : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(in);
-      Operation *producer = in->get().getDefiningOp();
-      if (producer && nhwc.count(producer) && map.isIdentity()) {
-        inputs.push_back(nhwc[producer]);
-        maps.push_back(AffineMap::getMultiDimIdentityMap(4, context));
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  // Old loops (n, c, h, w) -> new loops (n, h, w, c).
+  AffineMap toNew = AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context);
+  DenseMap<Value, Value> nhwc;
+  auto nhwcType = [](RankedTensorType type) {
+    return RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
+                                  type.getDimSize(3), type.getDimSize(1)},
+                                 type.getElementType());
+  };
+  // A chain reader reads the NHWC value in order; any other reader gets a
+  // transpose back of its own, which fuses into it.
+  auto redirect = [&](Value old) {
+    for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+      Operation *reader = use.getOwner();
+      if (chain.contains(reader) &&
+          cast<linalg::GenericOp>(reader).getMatchingIndexingMap(&use) ==
+              identity)
         continue;
-      }
-      inputs.push_back(in->get());
-      maps.push_back(map.compose(toNew));
-    }
-    maps.push_back(AffineMap::getMultiDimIdentityMap(4, context));
-    SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(2),
-                               type.getDimSize(3), type.getDimSize(1)};
-    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), shape,
-                                          type.getElementType());
-    auto flipped = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{empty.getType()}, inputs,
-        ValueRange{empty}, maps, op.getIteratorTypesArray());
-    rewriter.cloneRegionBefore(op.getRegion(), flipped.getRegion(),
-                               flipped.getRegion().end());
-    nhwc[op] = flipped.getResult(0);
-    // Readers outside the chain: a transpose back each, which fuses into
-    // its reader.
-    for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
-      if (chain.contains(use.getOwner()) &&
-          cast<linalg::GenericOp>(use.getOwner())
-              .getMatchingIndexingMap(&use)
-              .isIdentity())
+      auto it = concatOf.find(reader);
+      if (it != concatOf.end() && chainConcats.contains(it->second) &&
+          cast<tensor::InsertSliceOp>(reader).getSource() == old)
         continue;
-      rewriter.setInsertionPoint(use.getOwner());
+      auto type = cast<RankedTensorType>(old.getType());
+      rewriter.setInsertionPoint(reader);
       Value back = tensor::EmptyOp::create(
-          rewriter, op.getLoc(), type.getShape(), type.getElementType());
+          rewriter, old.getLoc(), type.getShape(), type.getElementType());
       Value transposed =
           linalg::GenericOp::create(
-              rewriter, op.getLoc(), TypeRange{type}, ValueRange{nhwc[op]},
-              ValueRange{back},
-              ArrayRef<AffineMap>{
-                  acrossNHWC, AffineMap::getMultiDimIdentityMap(4, context)},
+              rewriter, old.getLoc(), TypeRange{type}, ValueRange{nhwc[old]},
+              ValueRange{back}, ArrayRef<AffineMap>{acrossNHWC, identity},
               SmallVector<utils::IteratorType>(4,
                                                utils::IteratorType::parallel),
               [&](OpBuilder &b, Location loc, ValueRange args) {
                 linalg::YieldOp::create(b, loc, args[0]);
               })
               .getResult(0);
-      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(transposed); });
+      rewriter.modifyOpInPlace(reader, [&] { use.set(transposed); });
     }
+  };
+  SmallVector<Operation *> old;
+  for (Operation *raw : ordered) {
+    rewriter.setInsertionPoint(raw);
+    if (auto last = dyn_cast<tensor::InsertSliceOp>(raw)) {
+      // The concatenation in NHWC: each part at [0, 0, 0, c].
+      Concat &concat = concats[concatOf[last]];
+      auto type = cast<RankedTensorType>(concat.result().getType());
+      Value result = tensor::EmptyOp::create(rewriter, last.getLoc(),
+                                             nhwcType(type).getShape(),
+                                             type.getElementType());
+      for (tensor::InsertSliceOp part : concat.inserts) {
+        auto partType = cast<RankedTensorType>(part.getSourceType());
+        int64_t c = part.getStaticOffsets()[1];
+        result = tensor::InsertSliceOp::create(
+            rewriter, part.getLoc(), nhwc[part.getSource()], result,
+            indexAttrs(rewriter, {0, 0, 0, c}),
+            indexAttrs(rewriter, nhwcType(partType).getShape()),
+            indexAttrs(rewriter, {1, 1, 1, 1}));
+        old.push_back(part);
+      }
+      nhwc[concat.result()] = result;
+      redirect(concat.result());
+      continue;
+    }
+    auto op = cast<linalg::GenericOp>(raw);
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      if (map == identity && nhwc.count(in->get())) {
+        inputs.push_back(nhwc[in->get()]);
+        maps.push_back(identity);
+        continue;
+      }
+      inputs.push_back(in->get());
+      maps.push_back(map.compose(toNew));
+    }
+    maps.push_back(identity);
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                          nhwcType(type).getShape(),
+                                          type.getElementType());
+    auto flipped = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{empty.getType()}, inputs,
+        ValueRange{empty}, maps, op.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(op.getRegion(), flipped.getRegion(),
+                               flipped.getRegion().end());
+    nhwc[op.getResult(0)] = flipped.getResult(0);
+    redirect(op.getResult(0));
+    old.push_back(op);
   }
-  // The old ops: their chain readers now read the new ones.
-  for (Operation *op : llvm::reverse(ordered))
+  // The old members, readers first: their chain readers now read the new
+  // ones.
+  llvm::sort(old,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : llvm::reverse(old))
     if (op->use_empty())
       rewriter.eraseOp(op);
   return true;

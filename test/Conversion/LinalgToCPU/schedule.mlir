@@ -810,3 +810,41 @@ func.func @residual_chain_in_nhwc(%d1: tensor<1x16x16x32xi32>, %d2: tensor<1x16x
   } -> tensor<1x32x16x16xf32>
   return %r1, %r2, %r2 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// A concatenation along the channels of two such ops (an inception block's
+// branches over int8 convs' products), read by a third (returned twice,
+// so not fused into its transposes back): the branches write NHWC into
+// their channels of an NHWC concatenation ([0, 0, 0, 32] for the second),
+// which the third reads in order; only its result is transposed back.
+
+// CHECK-LABEL: func.func @concat_in_nhwc
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 32] [1, 16, 16, 32] [1, 1, 1, 1] : tensor<1x16x16x32xf32> into tensor<1x16x16x64xf32>
+// CHECK: arith.maximumf %{{.*}} : vector<64xf32>
+// CHECK: return
+func.func @concat_in_nhwc(%d1: tensor<1x16x16x32xi32>, %d2: tensor<1x16x16x32xi32>) -> (tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>) {
+  %e1 = tensor.empty() : tensor<1x32x16x16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d1 : tensor<1x16x16x32xi32>) outs(%e1 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<1x32x16x16xf32>
+  %e2 = tensor.empty() : tensor<1x32x16x16xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d2 : tensor<1x16x16x32xi32>) outs(%e2 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<1x32x16x16xf32>
+  %empty = tensor.empty() : tensor<1x64x16x16xf32>
+  %c0 = tensor.insert_slice %a into %empty[0, 0, 0, 0] [1, 32, 16, 16] [1, 1, 1, 1] : tensor<1x32x16x16xf32> into tensor<1x64x16x16xf32>
+  %cat = tensor.insert_slice %b into %c0[0, 32, 0, 0] [1, 32, 16, 16] [1, 1, 1, 1] : tensor<1x32x16x16xf32> into tensor<1x64x16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<1x64x16x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cat : tensor<1x64x16x16xf32>) outs(%e3 : tensor<1x64x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x16x16xf32>
+  return %r, %r : tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>
+}
