@@ -296,6 +296,19 @@ private:
 /// and math ops. Null otherwise.
 linalg::GenericOp int8Epilogue(linalg::GenericOp op);
 
+/// Each insertion of data into the interior of a filled tensor (a padded
+/// int8 conv input) gets a tensor of its own whose borders alone are
+/// filled, its data's producer writing into the interior (Padding.cpp):
+/// no whole-buffer fill, no copy of the data or of a shared fill.
+void fillBordersOnly(RewriterBase &rewriter, func::FuncOp func);
+
+/// Where the products' initial values are a linalg.fill of a constant
+/// (zeros, QuantizedConv.cpp), the conv writes the fill's destination
+/// instead and its accumulators start from the constant in registers:
+/// the fill (a pass over the whole i32 buffer) goes away if nothing else
+/// reads it. Run before the fill is scheduled.
+void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op);
+
 /// Rewrites the u8 x s8 products of an int8 conv (a linalg.generic marked
 /// kInt8ConvAttr, lib/Conversion/FXToLinalg/QuantizedConv.cpp) as VNNI
 /// register tiles: `vpdpbusd` on 16 x V output channels of P pixels of one

@@ -223,8 +223,28 @@ static Value applyEpilogue(RewriterBase &rewriter, Location loc,
       .getResult();
 }
 
-LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
-                          linalg::GenericOp epilogue) {
+/// The constant the accumulators start from (startInt8ConvFromConstant).
+static constexpr llvm::StringLiteral kStartAttr = "fx.int8_start";
+
+void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return;
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  IntegerAttr start;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
+      !start.getType().isInteger(32))
+    return;
+  rewriter.modifyOpInPlace(op, [&] {
+    init->set(fill.getOutputs()[0]);
+    op->setAttr(kStartAttr, start);
+  });
+  if (fill->use_empty())
+    rewriter.eraseOp(fill);
+}
+
+static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
+                               linalg::GenericOp epilogue) {
   auto params = op->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr);
   if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
@@ -313,12 +333,23 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
   auto tileType = RankedTensorType::get({P, lanes}, i32);
   Value tile = tensor::ExtractSliceOp::create(
       rewriter, loc, tileType, epilogue ? init : whole, offsets, sizes, ones);
+  // The accumulators start from the products' initial values, or from
+  // the constant they were filled with.
   SmallVector<Value> accs;
+  auto start = op->getAttrOfType<IntegerAttr>(kStartAttr);
+  Value splat =
+      start ? arith::ConstantOp::create(
+                  rewriter, loc, DenseElementsAttr::get(acc, start.getValue()))
+                  .getResult()
+            : Value();
   for (int64_t p = 0; p < P; ++p)
     for (int64_t v = 0; v < V; ++v)
-      accs.push_back(vector::TransferReadOp::create(
-          rewriter, loc, acc, tile, ValueRange{c(p), c(16 * v)}, zero32,
-          ArrayRef<bool>{true}));
+      accs.push_back(
+          splat ? splat
+                : vector::TransferReadOp::create(rewriter, loc, acc, tile,
+                                                 ValueRange{c(p), c(16 * v)},
+                                                 zero32, ArrayRef<bool>{true})
+                      .getResult());
   // The epilogue's tile: [n, oh, ow0 .. ow0 + P, ocb 16 V ..] of its result.
   Value oc0 = arith::MulIOp::create(rewriter, loc, ocb, c(lanes));
   SmallVector<OpFoldResult> outOffsets{n, oh, ow0, oc0};
@@ -411,6 +442,27 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
   rewriter.eraseOp(view);
   rewriter.eraseOp(op);
   return success();
+}
+
+LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
+                          linalg::GenericOp epilogue) {
+  if (succeeded(vnniTiles(rewriter, op, epilogue)))
+    return success();
+  // The loops that stay read their initial values: filled again.
+  if (auto start = op->getAttrOfType<IntegerAttr>(kStartAttr)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    OpOperand *init = op.getDpsInitOperand(0);
+    Value value = arith::ConstantOp::create(rewriter, op.getLoc(), start);
+    Value filled =
+        linalg::FillOp::create(rewriter, op.getLoc(), value, init->get())
+            .getResult(0);
+    rewriter.modifyOpInPlace(op, [&] {
+      init->set(filled);
+      op->removeAttr(kStartAttr);
+    });
+  }
+  return failure();
 }
 
 } // namespace mlir::fx::cpu

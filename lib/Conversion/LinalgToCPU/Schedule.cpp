@@ -277,6 +277,18 @@ struct CPUSchedulePass
     });
     for (linalg::LinalgOp op : windows)
       (void)unrollWindow(rewriter, op);
+    fillBordersOnly(rewriter, func);
+    // int8 convs whose accumulators start from a constant (zeros) do not
+    // read a filled buffer.
+    if (tuned.cpu().int8Dot) {
+      SmallVector<linalg::GenericOp> int8Generics;
+      func.walk([&](linalg::GenericOp op) {
+        if (op->hasAttr(mlir::fx::kInt8ConvAttr))
+          int8Generics.push_back(op);
+      });
+      for (linalg::GenericOp op : int8Generics)
+        startInt8ConvFromConstant(rewriter, op);
+    }
     // The ops to schedule, collected first: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });

@@ -4,9 +4,8 @@
 // input copy into one elementwise op reading the products in NHWC, and
 // computes it in the first conv's register tile (int8Epilogue,
 // lib/Conversion/LinalgToCPU/ConvInt8.cpp): the products are never stored,
-// the tile writes the second conv's padded input bytes (a tensor.empty
-// here, which eliminate-empty-tensors makes the padded buffer's interior
-// before bufferization). The second conv's epilogue (the graph's NCHW f32
+// the tile writes the second conv's padded input bytes into the interior
+// of a buffer whose borders alone are filled. The second conv's epilogue (the graph's NCHW f32
 // output, read across) stays a separate op.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=sapphirerapids}))' | FileCheck %s
@@ -18,19 +17,30 @@
 
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 vnni, epilogue in registers{{.*}}int8 vnni"
+// The convs' accumulators start from zeros in registers: no i32 buffer is
+// filled (startInt8ConvFromConstant).
+// CHECK-NOT: linalg.fill ins(%{{.*}} : i32)
+// The second conv's padded input is a tensor of its own, only its borders
+// filled (fillBordersOnly, top and bottom rows, left and right columns).
+// CHECK: %[[EMPTY:.*]] = tensor.empty() {fx.distinct = {{.*}}} : tensor<1x6x6x32xi8>
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x1x6x32xi8>)
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x1x6x32xi8>)
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x4x1x32xi8>)
+// CHECK: %[[BORDERED:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 5, 0] [1, 4, 1, 32]
 // The first conv: its tile is 4 pixels x 32 channels of the second conv's
-// padded input (bytes).
-// CHECK: %[[PADDED:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x6x6x32xi8>)
-// CHECK: %[[INTERIOR:.*]] = tensor.empty() : tensor<1x4x4x32xi8>
+// padded input (bytes), written into its interior.
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[BORDERED]][0, 1, 1, 0] [1, 4, 4, 32] [1, 1, 1, 1]
 // CHECK: %[[FIRST:.*]] = scf.forall {{.*}} shared_outs(%[[OUT:.*]] = %[[INTERIOR]]) -> (tensor<1x4x4x32xi8>)
 // CHECK: tensor.extract_slice %[[OUT]]{{.*}} : tensor<1x4x4x32xi8> to tensor<4x32xi8>
 // CHECK: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
 // CHECK: arith.trunci %{{.*}} : vector<16xi32> to vector<16xi8>
 // CHECK: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<4x32xi8>
 // CHECK: tensor.parallel_insert_slice
-// CHECK: tensor.insert_slice %[[FIRST]] into %[[PADDED]][0, 1, 1, 0] [1, 4, 4, 32]
-// The second conv writes its products.
-// CHECK: scf.forall {{.*}} -> (tensor<1x4x4x1x32xi32>)
+// CHECK: tensor.insert_slice %[[FIRST]] into %[[BORDERED]][0, 1, 1, 0] [1, 4, 4, 32]
+// The second conv writes its products into an unfilled tensor.
+// CHECK: %[[PRODUCTS:.*]] = tensor.empty() : tensor<1x4x4x1x32xi32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[PRODUCTS]]) -> (tensor<1x4x4x1x32xi32>)
 
 // INTRINSIC: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 

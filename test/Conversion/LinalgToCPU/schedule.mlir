@@ -848,3 +848,47 @@ func.func @concat_in_nhwc(%d1: tensor<1x16x16x32xi32>, %d2: tensor<1x16x16x32xi3
   } -> tensor<1x64x16x16xf32>
   return %r, %r : tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>
 }
+
+// -----
+
+// Two padded tensors from one fill (CSE merges the fills of same-sized
+// padded inputs): each insertion gets a tensor of its own (distinct, so
+// CSE keeps them apart) whose borders alone are filled, and the data's
+// producer writes straight into its interior. Without this, bufferization
+// fills the whole buffer, copies it for the second insertion and copies
+// each producer's result into the interior.
+
+// CHECK-LABEL: func.func @border_fills
+// CHECK-NOT: outs(%{{.*}} : tensor<1x6x6x16xi8>)
+// CHECK: %[[E1:.*]] = tensor.empty() {fx.distinct = {{.*}}} : tensor<1x6x6x16xi8>
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x1x6x16xi8>)
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x1x6x16xi8>)
+// CHECK: linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x4x1x16xi8>)
+// CHECK: %[[B1:.*]] = tensor.insert_slice %{{.*}}[0, 1, 5, 0] [1, 4, 1, 16]
+// CHECK: %[[I1:.*]] = tensor.extract_slice %[[B1]][0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1]
+// CHECK: %[[P1:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[I1]])
+// CHECK: tensor.insert_slice %[[P1]] into %[[B1]][0, 1, 1, 0] [1, 4, 4, 16]
+// CHECK: %[[E2:.*]] = tensor.empty() {fx.distinct = {{.*}}} : tensor<1x6x6x16xi8>
+// CHECK: %[[B2:.*]] = tensor.insert_slice %{{.*}}[0, 1, 5, 0] [1, 4, 1, 16]
+// CHECK: %[[I2:.*]] = tensor.extract_slice %[[B2]][0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1]
+// CHECK: %[[P2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[I2]])
+// CHECK: tensor.insert_slice %[[P2]] into %[[B2]][0, 1, 1, 0] [1, 4, 4, 16]
+func.func @border_fills(%a: tensor<1x4x4x16xf32>, %b: tensor<1x4x4x16xf32>) -> (tensor<1x6x6x16xi8>, tensor<1x6x6x16xi8>) {
+  %zp = arith.constant 3 : i8
+  %e = tensor.empty() : tensor<1x6x6x16xi8>
+  %filled = linalg.fill ins(%zp : i8) outs(%e : tensor<1x6x6x16xi8>) -> tensor<1x6x6x16xi8>
+  %i = tensor.empty() : tensor<1x4x4x16xi8>
+  %qa = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x4x4x16xf32>) outs(%i : tensor<1x4x4x16xi8>) {
+  ^bb0(%x: f32, %o: i8):
+    %t = arith.fptosi %x : f32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x4x4x16xi8>
+  %pa = tensor.insert_slice %qa into %filled[0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x16xi8> into tensor<1x6x6x16xi8>
+  %qb = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<1x4x4x16xf32>) outs(%i : tensor<1x4x4x16xi8>) {
+  ^bb0(%x: f32, %o: i8):
+    %t = arith.fptosi %x : f32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x4x4x16xi8>
+  %pb = tensor.insert_slice %qb into %filled[0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x16xi8> into tensor<1x6x6x16xi8>
+  return %pa, %pb : tensor<1x6x6x16xi8>, tensor<1x6x6x16xi8>
+}
