@@ -226,9 +226,9 @@ Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
             Value acc = v[2 * window];
             for (int64_t k = 0; k < window; ++k) {
               Value xf = arith::UIToFPOp::create(b, loc, f32, v[k]);
-              acc = arith::AddFOp::create(
-                  b, loc, acc,
-                  arith::MulFOp::create(b, loc, xf, v[window + k]));
+              // One FMA a tap (exact: the operands and sums are
+              // integers below 2^24).
+              acc = math::FmaOp::create(b, loc, xf, v[window + k], acc);
             }
             Value r = arith::MulFOp::create(b, loc, acc, v[2 * window + 1]);
             if (bias)

@@ -5,14 +5,17 @@
 // (120), the 9 windows as strided views of it (stride 2), and one
 // elementwise op over (n, oh, ow, c) computing
 //   (sum_ij x_ij w_ij - 120 sum_ij w_ij) * sx sw[c] + b[c]
-// in f32 on the integers (exact: every partial sum below 2^24), each
+// in f32 on the integers, one FMA a tap (exact: every partial sum below
+// 2^24), each
 // window's weights and the correction a table per channel; then a
 // transpose to NCHW.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg | FileCheck %s
 //
 // fx-cpu-schedule vectorizes the op along the channels (contiguous in
-// every window) and keeps it apart from the NCHW transpose, which reads
+// every window), 4 neighbouring outputs of a row a tile (an input pixel
+// that several taps read is loaded and converted once for them, after
+// unrolling), and keeps it apart from the NCHW transpose, which reads
 // it across: fused, the bytes would be gathered one by one
 // (readsBytesAcross); the transpose is one of 32-bit words.
 //
@@ -28,12 +31,14 @@
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK-SAME: tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<32xf32>
 // CHECK-COUNT-9: arith.uitofp
+// CHECK: math.fma
+// CHECK-NOT: arith.addf
 // CHECK: arith.mulf
-// CHECK: arith.addf
 // CHECK: -> tensor<1x4x4x32xf32>
 // CHECK: -> tensor<1x32x4x4xf32>
 
-// SCHED-COUNT-9: arith.uitofp %{{.*}} : vector<32xi8> to vector<32xf32>
+// SCHED-COUNT-9: arith.uitofp %{{.*}} : vector<4x32xi8> to vector<4x32xf32>
+// SCHED: math.fma {{.*}} : vector<4x32xf32>
 // SCHED: vector.transpose {{.*}} : vector<1x16x16xf32> to vector<1x16x16xf32>
 
 fx.graph_module @QuantizedDepthwise {
