@@ -201,6 +201,31 @@ class DepthwiseShapes(nn.Module):
         return torch.cat(ys, 1)
 
 
+class GroupedShapes(nn.Module):
+    """Grouped convs (1 < groups < channels) of the shapes the int8 kernel
+    covers with blocks of 16 or 32 output channels (docs/Quantization.md,
+    "int8 convolutions"): groups of 8 channels (regnet's, two groups a
+    block of 16), of 4 in and 16 out (two a block of 32), of 96 in and 64
+    out (two blocks a group, stride 2), and of 6 (no block lines up: the
+    f32 path); a batch of 2 with odd widths."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Conv2d(8, 48, 1)
+        self.convs = nn.ModuleList([
+            nn.Conv2d(48, 48, 3, padding=1, groups=6),
+            nn.Conv2d(48, 192, 3, padding=1, groups=12),
+            nn.Conv2d(48, 48, 3, padding=1, groups=8),
+        ])
+        self.wide = nn.Conv2d(192, 128, 3, stride=2, padding=1, groups=2)
+
+    def forward(self, x):
+        x = F.relu(self.expand(x))
+        ys = [F.relu(conv(x)) for conv in self.convs]
+        ys.append(self.wide(ys[1]))
+        return torch.cat([y.mean(dim=(2, 3)) for y in ys], 1)
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -309,6 +334,10 @@ def _static_cases():
     yield ("depthwise_shapes", _quantized(DepthwiseShapes,
                                           lambda: (torch.randn(2, 8, 11, 13),),
                                           _default),
+           lambda: (torch.randn(2, 8, 11, 13),), 1)
+    yield ("grouped_shapes", _quantized(GroupedShapes,
+                                        lambda: (torch.randn(2, 8, 11, 13),),
+                                        _default),
            lambda: (torch.randn(2, 8, 11, 13),), 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)

@@ -2,7 +2,10 @@
 //
 // A conv2d of a dequantized per-tensor quint8 activation and a dequantized
 // constant qint8 weight (zero points 0, per channel or per tensor), groups
-// 1, which `fx-fold-quant{int8-convs}` leaves in reference form, computes
+// 1 or groups that line up with the register tile's blocks of output
+// channels (int8GroupedBlocks: each block reads the input channels of its
+// groups, the weights of other groups zeros), which
+// `fx-fold-quant{int8-convs}` leaves in reference form, computes
 // in integers as PyTorch's quantized engine does: the exact int32 sum of
 // (x - zx) * w, then y = float(sum) * (sx * sw[oc]) + b[oc] in f32.
 //
@@ -36,6 +39,7 @@
 #include "Lowering.h"
 
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+#include "fx-mlir/Dialect/FX/Transforms/Int8Conv.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -276,7 +280,11 @@ Value mlir::fx::lowering::int8Conv2d(
   int64_t OC = w8.getDimSize(0), KH = w8.getDimSize(2), KW = w8.getDimSize(3);
   bool depthwise = groups > 1 && groups == C && OC == C &&
                    w8.getDimSize(1) == 1 && KH * KW <= 256;
-  if (!depthwise && (groups != 1 || w8.getDimSize(1) != C))
+  std::optional<Int8GroupedBlocks> grouped;
+  if (!depthwise && groups > 1)
+    grouped = int8GroupedBlocks(C, OC, groups);
+  if (!depthwise && (groups != 1 || w8.getDimSize(1) != C) &&
+      (!grouped || w8.getDimSize(1) * groups != C))
     return {};
   // The weight's scale per output channel; zero points must be 0.
   SmallVector<float> wScale(OC);
@@ -312,41 +320,52 @@ Value mlir::fx::lowering::int8Conv2d(
   // Register tile: 16 * V output channels (V vectors) x P pixels of one
   // output row (2 * P <= 24 accumulators of 32 registers with V = 2).
   int64_t V = OC % 32 == 0 ? 2 : 1;
+  if (grouped)
+    V = grouped->lanes / 16;
   int64_t P = pixelTile(OW, V == 2 ? 12 : 14);
   int64_t OWp = llvm::divideCeil(OW, P) * P;
   int64_t OCp = llvm::alignTo(OC, 16 * V), OCB = OCp / (16 * V);
+  // The input channels each block reads, in 4-channel groups: all of them,
+  // or (grouped) the slice of its groups, from channel sliceAt(ocb).
   int64_t C4 = llvm::divideCeil(C, 4), Cp = 4 * C4;
-  int64_t K = C * KH * KW;
-  // |D| <= 255 * 128 * Cp * KH * KW must fit an i32.
-  if (Cp * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
+  int64_t Cg = C / groups, OCg = OC / groups;
+  int64_t CB4 = grouped ? grouped->sliceChannels / 4 : C4;
+  auto sliceAt = [&](int64_t ocb) -> int64_t {
+    return grouped ? ocb / grouped->blocksPerSlice * grouped->sliceChannels : 0;
+  };
+  int64_t K = Cg * KH * KW;
+  // |D| <= 255 * 128 * 4 CB4 * KH * KW must fit an i32.
+  if (4 * CB4 * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
     return {};
 
   MLIRContext *ctx = l.b.getContext();
   Location loc = l.loc;
   Type i8 = l.b.getI8Type(), i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
 
-  // The packed weight: [OCB][KH][KW][C4][16V][4], the 16V x 4
-  // bytes of one 4-channel group the V vectors the register tile loads.
-  std::vector<int8_t> packed(OCB * KH * KW * C4 * 64 * V);
+  // The packed weight: [OCB][KH][KW][CB4][16V][4], the 16V x 4
+  // bytes of one 4-channel group the V vectors the register tile loads
+  // (zeros for the channels of other groups).
+  std::vector<int8_t> packed(OCB * KH * KW * CB4 * 64 * V);
   std::vector<int32_t> correction(OC, 0);
   for (int64_t ocb = 0; ocb < OCB; ++ocb)
     for (int64_t i = 0; i < KH; ++i)
       for (int64_t j = 0; j < KW; ++j)
-        for (int64_t cc = 0; cc < C4; ++cc)
+        for (int64_t cc = 0; cc < CB4; ++cc)
           for (int64_t o = 0; o < 16 * V; ++o)
             for (int64_t b = 0; b < 4; ++b) {
-              int64_t oc = ocb * 16 * V + o, c = 4 * cc + b;
+              int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + 4 * cc + b;
+              int64_t g = oc / OCg, cInGroup = c - g * Cg;
               int32_t wv = 0;
-              if (oc < OC && c < C)
-                wv = int8_t(wBytes[((oc * C + c) * KH + i) * KW + j]);
+              if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
+                wv = int8_t(wBytes[((oc * Cg + cInGroup) * KH + i) * KW + j]);
               int64_t at =
-                  ((((ocb * KH + i) * KW + j) * C4 + cc) * 16 * V + o) * 4 + b;
+                  ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * 4 + b;
               packed[at] = int8_t(wv);
             }
   for (int64_t oc = 0; oc < OC; ++oc)
     for (int64_t k = 0; k < K; ++k)
       correction[oc] -= zx * int8_t(wBytes[oc * K + k]);
-  auto packedType = RankedTensorType::get({OCB, KH, KW, C4, 16 * V, 4}, i8);
+  auto packedType = RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, 4}, i8);
   Value wPacked = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::getFromRawBuffer(
@@ -382,11 +401,14 @@ Value mlir::fx::lowering::int8Conv2d(
   {
     // n, oh, ow, ocb, o | i, j, cc, b
     auto e = dims(9);
-    AffineMap in =
-        AffineMap::get(9, 0,
-                       {e[0], e[1] * stride[0] + e[5] * dilation[0],
-                        e[2] * stride[1] + e[6] * dilation[1], e[7], e[8]},
-                       ctx);
+    // Grouped: block ocb reads the 4-channel groups of its slice.
+    AffineExpr channelGroup =
+        grouped ? e[3].floorDiv(grouped->blocksPerSlice) * CB4 + e[7] : e[7];
+    AffineMap in = AffineMap::get(9, 0,
+                                  {e[0], e[1] * stride[0] + e[5] * dilation[0],
+                                   e[2] * stride[1] + e[6] * dilation[1],
+                                   channelGroup, e[8]},
+                                  ctx);
     AffineMap wMap =
         AffineMap::get(9, 0, {e[3], e[5], e[6], e[7], e[4], e[8]}, ctx);
     Value groups = tensor::ExpandShapeOp::create(

@@ -266,10 +266,14 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
           lanes = outT.getDimSize(4);
   int64_t KH = wT.getDimSize(1), KW = wT.getDimSize(2), C4 = wT.getDimSize(3);
   int64_t V = lanes / 16;
+  // The input's 4-channel groups: the C4 each block reads (groups 1), or
+  // one slice of C4 for every R blocks (grouped, QuantizedConv.cpp).
+  int64_t inC4 = inT.getDimSize(3);
+  int64_t R = inC4 == C4 ? OCB : OCB * C4 / std::max<int64_t>(inC4, 1);
   if (lanes % 16 != 0 || V < 1 || V > 2 || P < 1 || OWp % P != 0 ||
       P * V > 28 || wT.getDimSize(0) != OCB || wT.getDimSize(4) != lanes ||
-      wT.getDimSize(5) != 4 || inT.getDimSize(0) != N ||
-      inT.getDimSize(3) != C4 || inT.getDimSize(4) != 4 ||
+      wT.getDimSize(5) != 4 || inT.getDimSize(0) != N || R < 1 ||
+      (inC4 != C4 && R * inC4 != OCB * C4) || inT.getDimSize(4) != 4 ||
       (OH - 1) * s0 + (KH - 1) * d0 >= inT.getDimSize(1) ||
       (OWp - 1) * s1 + (KW - 1) * d1 >= inT.getDimSize(2))
     return failure();
@@ -294,7 +298,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
   // The 4-byte groups and the 16 V x 4 weight bytes as contiguous rows.
   input = tensor::CollapseShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({N, inT.getDimSize(1), inT.getDimSize(2), 4 * C4},
+      RankedTensorType::get({N, inT.getDimSize(1), inT.getDimSize(2), 4 * inC4},
                             i8),
       input, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
   weight = tensor::CollapseShapeOp::create(
@@ -362,6 +366,12 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
                               getElementTypeOrSelf(shared.getType())),
         whole, outOffsets, outSizes, outOnes);
 
+  // The block's slice of the input's channel groups.
+  Value slice =
+      inC4 == C4 ? c(0)
+                 : arith::MulIOp::create(
+                       rewriter, loc,
+                       arith::DivUIOp::create(rewriter, loc, ocb, c(R)), c(C4));
   // The window and the channel groups, the accumulators carried.
   Value ihBase = arith::MulIOp::create(rewriter, loc, oh, c(s0));
   Value iwBase = arith::MulIOp::create(rewriter, loc, ow0, c(s1));
@@ -392,7 +402,9 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
               ArrayRef<bool>{true});
           w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
         }
-        Value ch = arith::MulIOp::create(rewriter, loc, cc, c(4));
+        Value ch = arith::MulIOp::create(
+            rewriter, loc, arith::AddIOp::create(rewriter, loc, slice, cc),
+            c(4));
         SmallVector<Value> out(a.begin(), a.end());
         for (int64_t p = 0; p < P; ++p) {
           Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));

@@ -11,6 +11,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
+#include "fx-mlir/Dialect/FX/Transforms/Int8Conv.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -214,10 +215,12 @@ StateOp stateOf(GraphModuleOp module, Value v) {
 constexpr int64_t kInt8MinDepth = 16;
 
 /// Whether `conv` is a conv2d the lowering computes in int8
-/// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1 (at least
-/// kInt8MinDepth deep) or depthwise (groups = input channels = output
-/// channels), its input the dequantize of a 4-D per-tensor quint8 tensor,
-/// its weight the dequantize of qint8 module state with zero points 0.
+/// (lib/Conversion/FXToLinalg/QuantizedConv.cpp): groups 1 or grouped
+/// with groups that line up with the register tile's channel blocks
+/// (int8GroupedBlocks), at least kInt8MinDepth deep, or depthwise (groups
+/// = input channels = output channels), its input the dequantize of a 4-D
+/// per-tensor quint8 tensor, its weight the dequantize of qint8 module state
+/// with zero points 0.
 bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto conv = dyn_cast<CallFunctionOp>(op);
   if (!conv || conv.getTarget() != "aten::conv2d" || conv.getArgs().size() < 7)
@@ -243,7 +246,9 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   bool depthwise = groups.getInt() > 1 && wType.getDimSize(1) == 1 &&
                    groups.getInt() == xType.getDimSize(1) &&
                    groups.getInt() == wType.getDimSize(0);
-  if (groups.getInt() != 1 && !depthwise)
+  if (groups.getInt() != 1 && !depthwise &&
+      !int8GroupedBlocks(xType.getDimSize(1), wType.getDimSize(0),
+                         groups.getInt()))
     return false;
   // Below this depth (channels x window) the int8 kernel's layout
   // changes cost more than its dot products save.
