@@ -710,6 +710,16 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
 /// reassociate a float reduction on its own.
 LogicalResult scheduleRowReduction(RewriterBase &rewriter, linalg::LinalgOp op);
 
+/// A reduction over loops outside the one its data is contiguous along (a
+/// global average pooling of NHWC data: the sum over h, w of x[n, h, w,
+/// c], c parallel): its loops reordered (the other parallel ones, the
+/// reduced ones, then c), tiles of up to 4 registers along c with scf.for
+/// loops around them, whose accumulators loop-invariant-subset-hoisting
+/// keeps in registers across the reduced loops. Fails, changing nothing,
+/// on other forms.
+LogicalResult scheduleColumnReduction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op);
+
 /// A depthwise conv or a max/sum pooling (NCHW, static, f32) as one
 /// elementwise generic over the output whose inputs are the KHxKW strided
 /// slices of the input, one per window position (and, for the depthwise

@@ -229,6 +229,96 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
 // Row reductions
 //===----------------------------------------------------------------------===//
 
+LogicalResult scheduleColumnReduction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !isStaticVectorizable(op, std::nullopt) ||
+      op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+      !hasArithBody(generic))
+    return failure();
+  // The loop the largest input is contiguous along: a parallel one.
+  OpOperand *largest = nullptr;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    if (type &&
+        (!largest ||
+         type.getNumElements() >
+             cast<RankedTensorType>(largest->get().getType()).getNumElements()))
+      largest = input;
+  }
+  if (!largest)
+    return failure();
+  AffineMap readMap = op.getMatchingIndexingMap(largest);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (readMap.getNumResults() == 0)
+    return failure();
+  auto last = dyn_cast<AffineDimExpr>(readMap.getResults().back());
+  if (!last || !linalg::isParallelIterator(iterators[last.getPosition()]))
+    return failure();
+  unsigned c = last.getPosition();
+  // Every operand reads it innermost (only unit dims after it) or not at
+  // all, through projected permutations.
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type || !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return failure();
+    std::optional<unsigned> pos =
+        map.getResultPosition(rewriter.getAffineDimExpr(c));
+    if (!pos)
+      continue;
+    for (unsigned r = *pos + 1; r < map.getNumResults(); ++r)
+      if (type.getDimSize(r) != 1)
+        return failure();
+  }
+  // Already a row reduction's or an elementwise op's shape: not this one.
+  if (c == op.getNumLoops() - 1 && linalg::isParallelIterator(iterators[c]) &&
+      llvm::all_of(llvm::seq<unsigned>(0, c), [&](unsigned i) {
+        return linalg::isParallelIterator(iterators[i]);
+      }))
+    return failure();
+  // Parallel loops, reduced loops, then that one.
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (i != c && linalg::isParallelIterator(iterators[i]))
+      order.push_back(i);
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (linalg::isReductionIterator(iterators[i]))
+      order.push_back(i);
+  order.push_back(c);
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return failure();
+  linalg::LinalgOp reordered = *interchanged;
+  unsigned inner = order.size() - 1;
+  int64_t range = reordered.getStaticLoopRanges()[inner];
+  int64_t width = range <= 4 * tuning().lanes
+                      ? range
+                      : blockSize(range, tuning().lanes, 4 * tuning().lanes);
+  if (width > 4 * tuning().lanes)
+    width = tuning().lanes;
+  // The tiles' loops: the parallel ones, c's blocks, then the reduced ones
+  // (a block's accumulators stay in registers across them).
+  SmallVector<int64_t> loopOrder;
+  for (unsigned i = 0; i < inner; ++i)
+    if (linalg::isParallelIterator(reordered.getIteratorTypesArray()[i]))
+      loopOrder.push_back(i);
+  loopOrder.push_back(inner);
+  for (unsigned i = 0; i < inner; ++i)
+    if (linalg::isReductionIterator(reordered.getIteratorTypesArray()[i]))
+      loopOrder.push_back(i);
+  for (linalg::LinalgOp piece : splitTail(rewriter, reordered, inner, width)) {
+    SmallVector<int64_t> sizes(order.size(), 1);
+    sizes[inner] = std::min(width, piece.getStaticLoopRanges()[inner]);
+    FailureOr<linalg::LinalgOp> tiled =
+        tile(rewriter, piece, sizes, false, loopOrder);
+    if (failed(tiled) || failed(vectorizeTile(rewriter, *tiled)))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult scheduleRowReduction(RewriterBase &rewriter,
                                    linalg::LinalgOp op) {
   if (!isStaticF32(op) || op.getNumDpsInits() != 1 ||

@@ -370,7 +370,8 @@ struct CPUSchedulePass
         continue;
       }
       if (succeeded(scheduleElementwise(rewriter, op)) ||
-          succeeded(scheduleRowReduction(rewriter, op)))
+          succeeded(scheduleRowReduction(rewriter, op)) ||
+          succeeded(scheduleColumnReduction(rewriter, op)))
         continue;
       if (op.getNumDpsInits() == 1 && linalg::isaConvolutionOpInterface(op))
         moveWidthInnermost(rewriter, op);

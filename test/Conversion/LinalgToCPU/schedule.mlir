@@ -892,3 +892,37 @@ func.func @border_fills(%a: tensor<1x4x4x16xf32>, %b: tensor<1x4x4x16xf32>) -> (
   %pb = tensor.insert_slice %qb into %filled[0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x4x4x16xi8> into tensor<1x6x6x16xi8>
   return %pa, %pb : tensor<1x6x6x16xi8>, tensor<1x6x6x16xi8>
 }
+
+// -----
+
+// A reduction over the loops outside the one its data is contiguous
+// along: the global average pooling of NHWC products (the sum over h, w
+// of x[n, h, w, c], with the epilogue fused in). The loops are reordered
+// (n, h, w, then c) and the channels vectorized (992 in registers of 16,
+// the 8 left a tail piece); around each tile the loops over n, the
+// channel blocks, then h and w, so that a block's accumulators stay in
+// registers across h and w (loop-invariant-subset-hoisting), instead of
+// scalar loops reading across the channels.
+
+// CHECK-LABEL: func.func @column_reduction
+// CHECK: scf.for %{{.*}} = %c0 to %c992 step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %c13 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c13 step %c1
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x1x16xi32>, vector<16xi32>
+// CHECK: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK: {{arith.addf|vector.contract}} {{.*}}vector<16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x1x8xi32>, vector<8xi32>
+// CHECK-NOT: linalg.generic
+func.func @column_reduction(%x: tensor<1x13x13x1000xi32>, %scale: tensor<1000xf32>) -> tensor<1x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1000xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1000xf32>) -> tensor<1x1000xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %scale : tensor<1x13x13x1000xi32>, tensor<1000xf32>) outs(%init : tensor<1x1000xf32>) {
+  ^bb0(%v: i32, %s: f32, %acc: f32):
+    %f = arith.sitofp %v : i32 to f32
+    %m = arith.mulf %f, %s : f32
+    %a = arith.addf %acc, %m : f32
+    linalg.yield %a : f32
+  } -> tensor<1x1000xf32>
+  return %r : tensor<1x1000xf32>
+}
