@@ -205,9 +205,10 @@ class GroupedShapes(nn.Module):
     """Grouped convs (1 < groups < channels) of the shapes the int8 kernel
     covers with blocks of 16 or 32 output channels (docs/Quantization.md,
     "int8 convolutions"): groups of 8 channels (regnet's, two groups a
-    block of 16), of 4 in and 16 out (two a block of 32), of 96 in and 64
-    out (two blocks a group, stride 2), and of 6 (no block lines up: the
-    f32 path); a batch of 2 with odd widths."""
+    block of 16), 5 of them (the last block one group, its slice reaching
+    into padded channels), of 4 in and 16 out (two a block of 32), of 96
+    in and 64 out (two blocks a group, stride 2), and of 6 (no block lines
+    up: the f32 path); a batch of 2 with odd widths."""
 
     def __init__(self):
         super().__init__()
@@ -218,11 +219,13 @@ class GroupedShapes(nn.Module):
             nn.Conv2d(48, 48, 3, padding=1, groups=8),
         ])
         self.wide = nn.Conv2d(192, 128, 3, stride=2, padding=1, groups=2)
+        self.odd = nn.Conv2d(40, 40, 3, padding=1, groups=5)
 
     def forward(self, x):
         x = F.relu(self.expand(x))
         ys = [F.relu(conv(x)) for conv in self.convs]
         ys.append(self.wide(ys[1]))
+        ys.append(self.odd(x[:, :40]))
         return torch.cat([y.mean(dim=(2, 3)) for y in ys], 1)
 
 

@@ -327,9 +327,15 @@ Value mlir::fx::lowering::int8Conv2d(
   int64_t OCp = llvm::alignTo(OC, 16 * V), OCB = OCp / (16 * V);
   // The input channels each block reads, in 4-channel groups: all of them,
   // or (grouped) the slice of its groups, from channel sliceAt(ocb).
-  int64_t C4 = llvm::divideCeil(C, 4), Cp = 4 * C4;
+  int64_t C4 = llvm::divideCeil(C, 4);
   int64_t Cg = C / groups, OCg = OC / groups;
   int64_t CB4 = grouped ? grouped->sliceChannels / 4 : C4;
+  // Grouped: the last slice may reach past the channels (a last block of
+  // fewer groups), into channels padded with zx (their weights zeros).
+  if (grouped)
+    C4 = std::max<int64_t>(C4, llvm::divideCeil(OCB, grouped->blocksPerSlice) *
+                                   CB4);
+  int64_t Cp = 4 * C4;
   auto sliceAt = [&](int64_t ocb) -> int64_t {
     return grouped ? ocb / grouped->blocksPerSlice * grouped->sliceChannels : 0;
   };
