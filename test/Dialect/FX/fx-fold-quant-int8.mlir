@@ -5,9 +5,11 @@
 // activation and a dequantized qint8 weight with zero points 0, at least
 // 16 deep (channels x window), or a depthwise one (groups = channels),
 // keeps both dequantizes: the lowering computes it in int8 (lit
-// Conversion/FXToLinalg/int8-conv.mlir, int8-depthwise.mlir). A pointwise
-// conv of 8 channels, a grouped conv (2 groups of 4), a weight with a
-// nonzero zero point and a qint8 activation fold as without the option.
+// Conversion/FXToLinalg/int8-conv.mlir, int8-depthwise.mlir), and so does
+// a grouped conv whose groups line up with the kernel's blocks of output
+// channels (2 groups of 4 in, 2 out: one block of 16, int8-grouped.mlir).
+// A pointwise conv of 8 channels, a weight with a nonzero zero point and a
+// qint8 activation fold as without the option.
 
 // CHECK-LABEL: fx.graph_module @Convs
 // CHECK: %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 128, torch.quint8)
@@ -16,7 +18,9 @@
 // CHECK: %y = fx.call_function "aten::conv2d"(%xf, %wf, None, [1, 1], [1, 1], [1, 1], 1)
 // CHECK: %xf2 = fx.call_function "aten::fake_quantize_per_tensor_affine"(%in, 0.1, 128, 0, 255)
 // CHECK: %pointwise = fx.call_function "aten::conv2d"(%xf2, %p_dequantized,
-// CHECK: %grouped = fx.call_function "aten::conv2d"(%xf2, %g_dequantized, None, [1, 1], [1, 1], [1, 1], 2)
+// CHECK: %xf3 = fx.call_function "aten::dequantize.self"(%x)
+// CHECK: %gf = fx.call_function "aten::dequantize.self"(%g0)
+// CHECK: %grouped = fx.call_function "aten::conv2d"(%xf3, %gf, None, [1, 1], [1, 1], [1, 1], 2)
 // CHECK: %shifted = fx.call_function "aten::conv2d"(%xf2, %zp_dequantized,
 // CHECK: %s8f = fx.call_function "aten::fake_quantize_per_tensor_affine"(%in, 0.1, 0, -128, 127)
 // CHECK: %signed = fx.call_function "aten::conv2d"(%s8f, %w_dequantized,
