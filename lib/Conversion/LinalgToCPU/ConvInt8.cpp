@@ -157,6 +157,34 @@ linalg::GenericOp int8Epilogue(linalg::GenericOp op) {
   return epilogue;
 }
 
+/// The epilogue's per-channel addend of the products: the other operand of
+/// its body's `addi(products, t)` (the zero point's correction,
+/// QuantizedConv.cpp) where that is the products' only use and t is read
+/// along the channels only. The accumulators can start from t instead
+/// (exact: i32 sums wrap alike in any order), which saves an add a vector.
+static OpOperand *channelAddend(linalg::GenericOp epilogue, OpOperand *read) {
+  Block *body = epilogue.getBody();
+  BlockArgument products = body->getArgument(read->getOperandNumber());
+  if (!products.hasOneUse())
+    return nullptr;
+  auto add = dyn_cast<arith::AddIOp>(*products.getUsers().begin());
+  if (!add || !add.getType().isInteger(32))
+    return nullptr;
+  auto arg = dyn_cast<BlockArgument>(add.getLhs() == products ? add.getRhs()
+                                                              : add.getLhs());
+  if (!arg || arg == products || arg.getOwner() != body ||
+      arg.getArgNumber() >= epilogue.getNumDpsInputs())
+    return nullptr;
+  OpOperand *input = epilogue.getDpsInputOperand(arg.getArgNumber());
+  AffineMap map = epilogue.getMatchingIndexingMap(input);
+  if (!map.isFunctionOfDim(3))
+    return nullptr;
+  for (AffineExpr r : map.getResults())
+    if (auto dim = dyn_cast<AffineDimExpr>(r); dim && dim.getPosition() != 3)
+      return nullptr;
+  return input;
+}
+
 /// Writes `epilogue`'s result for 16 channels from `oc0` of the pixel
 /// (n, oh, ow) into `tile` at (p, lane): its body on vectors of 16 lanes,
 /// `products` (the pixel's 16 accumulators) for the products' operand,
@@ -164,7 +192,7 @@ linalg::GenericOp int8Epilogue(linalg::GenericOp op) {
 static Value applyEpilogue(RewriterBase &rewriter, Location loc,
                            linalg::GenericOp epilogue, OpOperand *read,
                            Value products, ArrayRef<Value> pixel, Value tile,
-                           ValueRange at) {
+                           ValueRange at, bool addendInProducts) {
   auto c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   auto lanesOf = [](Type t) { return VectorType::get({16}, t); };
   IRMapping values;
@@ -203,7 +231,16 @@ static Value applyEpilogue(RewriterBase &rewriter, Location loc,
     // A value from outside the body (a scalar the op captures).
     return vector::BroadcastOp::create(rewriter, loc, lanesOf(v.getType()), v);
   };
+  // The products' addend already in them: its add is the products.
+  Operation *added =
+      addendInProducts
+          ? *body->getArgument(read->getOperandNumber()).getUsers().begin()
+          : nullptr;
   for (Operation &op : body->without_terminator()) {
+    if (&op == added) {
+      values.map(op.getResult(0), products);
+      continue;
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       Value scalar = rewriter.clone(op)->getResult(0);
       values.map(constant.getResult(),
@@ -346,16 +383,34 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
                   rewriter, loc, DenseElementsAttr::get(acc, start.getValue()))
                   .getResult()
             : Value();
+  // The epilogue's tile: [n, oh, ow0 .. ow0 + P, ocb 16 V ..] of its result.
+  Value oc0 = arith::MulIOp::create(rewriter, loc, ocb, c(lanes));
+  // From zeros plus the epilogue's per-channel addend: from the addend.
+  OpOperand *addend = epilogue && start && start.getValue().isZero()
+                          ? channelAddend(epilogue, read)
+                          : nullptr;
+  SmallVector<Value> addends;
+  if (addend) {
+    AffineMap map = epilogue.getMatchingIndexingMap(addend);
+    for (int64_t v = 0; v < V; ++v) {
+      Value oc = arith::AddIOp::create(rewriter, loc, oc0, c(16 * v));
+      SmallVector<Value> indices;
+      for (AffineExpr r : map.getResults())
+        indices.push_back(isa<AffineDimExpr>(r) ? oc : c(0));
+      addends.push_back(vector::TransferReadOp::create(
+          rewriter, loc, acc, addend->get(), indices, zero32,
+          ArrayRef<bool>{true}));
+    }
+  }
   for (int64_t p = 0; p < P; ++p)
     for (int64_t v = 0; v < V; ++v)
       accs.push_back(
-          splat ? splat
-                : vector::TransferReadOp::create(rewriter, loc, acc, tile,
-                                                 ValueRange{c(p), c(16 * v)},
-                                                 zero32, ArrayRef<bool>{true})
-                      .getResult());
-  // The epilogue's tile: [n, oh, ow0 .. ow0 + P, ocb 16 V ..] of its result.
-  Value oc0 = arith::MulIOp::create(rewriter, loc, ocb, c(lanes));
+          addend  ? addends[v]
+          : splat ? splat
+                  : vector::TransferReadOp::create(rewriter, loc, acc, tile,
+                                                   ValueRange{c(p), c(16 * v)},
+                                                   zero32, ArrayRef<bool>{true})
+                        .getResult());
   SmallVector<OpFoldResult> outOffsets{n, oh, ow0, oc0};
   SmallVector<OpFoldResult> outSizes = indexAttrs(rewriter, {1, 1, P, lanes});
   SmallVector<OpFoldResult> outOnes = indexAttrs(rewriter, {1, 1, 1, 1});
@@ -438,7 +493,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
       Value ow = arith::AddIOp::create(rewriter, loc, ow0, c(p));
       Value oc = arith::AddIOp::create(rewriter, loc, oc0, c(16 * v));
       tile = applyEpilogue(rewriter, loc, epilogue, read, sums[p * V + v],
-                           {n, oh, ow, oc}, tile, at);
+                           {n, oh, ow, oc}, tile, at, addend != nullptr);
     }
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   if (!epilogue) {
