@@ -31,10 +31,10 @@
 // padded input (bytes), written into its interior.
 // CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[BORDERED]][0, 1, 1, 0] [1, 4, 4, 32] [1, 1, 1, 1]
 // CHECK: %[[FIRST:.*]] = scf.forall {{.*}} shared_outs(%[[OUT:.*]] = %[[INTERIOR]]) -> (tensor<1x4x4x32xi8>)
-// CHECK: tensor.extract_slice %[[OUT]]{{.*}} : tensor<1x4x4x32xi8> to tensor<4x32xi8>
 // Its accumulators start from the zero point's correction (-zx sum w, a
 // table per channel) instead of adding it in the epilogue.
 // CHECK: %[[CORR:.*]] = vector.transfer_read %{{.*}} : tensor<32xi32>, vector<16xi32>
+// CHECK: tensor.extract_slice %[[OUT]]{{.*}} : tensor<1x4x4x32xi8> to tensor<4x32xi8>
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[CORR]],
 // CHECK-NOT: arith.addi {{.*}} : vector<16xi32>
 // CHECK: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
