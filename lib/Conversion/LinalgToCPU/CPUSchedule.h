@@ -328,6 +328,13 @@ LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
 /// changed; the elementwise fusion runs again after.
 bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func);
 
+/// Copies (a generic of one input whose body yields it, writing every
+/// element) of the same input to the same layout in one block, as the
+/// int8 lowering writes for each conv reading one NCHW tensor (the
+/// branches of an inception block), made one: the later ones use the
+/// first's result. Whether anything changed.
+bool mergeIdenticalCopies(RewriterBase &rewriter, func::FuncOp func);
+
 /// The byte dot products int8DotConv writes, as `vpdpbusd` (for
 /// fx-cpu-lower-vectors, on targets with int8Dot).
 void lowerByteDots(RewriterBase &rewriter, func::FuncOp func);

@@ -267,4 +267,38 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
   return true;
 }
 
+bool mergeIdenticalCopies(RewriterBase &rewriter, func::FuncOp func) {
+  // Copies: all-parallel generics of one input whose body yields it, not
+  // reading their init (they write every element).
+  auto isCopy = [](linalg::GenericOp op) {
+    return op.getNumDpsInputs() == 1 && op.getNumDpsInits() == 1 &&
+           op.getNumReductionLoops() == 0 && op.hasPureTensorSemantics() &&
+           op.getBody()->getOperations().size() == 1 &&
+           op.getBody()->getTerminator()->getOperand(0) ==
+               op.getBody()->getArgument(0) &&
+           op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isPermutation();
+  };
+  bool changed = false;
+  for (Block &block : func.getBody()) {
+    // The first copy of each (input, maps, result type) in the block.
+    DenseMap<std::tuple<Value, Attribute, Type>, linalg::GenericOp> first;
+    SmallVector<linalg::GenericOp> copies;
+    for (Operation &op : block)
+      if (auto generic = dyn_cast<linalg::GenericOp>(op);
+          generic && isCopy(generic))
+        copies.push_back(generic);
+    for (linalg::GenericOp op : copies) {
+      auto key =
+          std::make_tuple(op.getDpsInputs()[0], Attribute(op.getIndexingMaps()),
+                          op.getResult(0).getType());
+      auto [it, inserted] = first.try_emplace(key, op);
+      if (inserted)
+        continue;
+      rewriter.replaceOp(op, it->second.getResult(0));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 } // namespace mlir::fx::cpu

@@ -230,6 +230,8 @@ struct CPUSchedulePass
       if (llvm::any_of(op->getOpOperands(), readsTransposingView))
         dropConstantUnitDims(rewriter, op);
     });
+    // One NHWC copy of a tensor several int8 convs read.
+    mergeIdenticalCopies(rewriter, func);
     auto fuse = [&]() -> LogicalResult {
       RewritePatternSet fusion(context);
       linalg::populateElementwiseOpsFusionPatterns(

@@ -926,3 +926,34 @@ func.func @column_reduction(%x: tensor<1x13x13x1000xi32>, %scale: tensor<1000xf3
   } -> tensor<1x1000xf32>
   return %r : tensor<1x1000xf32>
 }
+
+// -----
+
+// Three copies of one NCHW tensor to NHWC (each int8 conv of an inception
+// block's branches writes its own input copy): made one before
+// scheduling (mergeIdenticalCopies), whose result all three readers use.
+
+// CHECK-LABEL: func.func @merged_copies
+// CHECK: vector.transpose
+// CHECK-NOT: vector.transpose
+// CHECK: return %[[R:.*]], %[[R]], %[[R]] :
+func.func @merged_copies(%x: tensor<1x64x8x8xf32>) -> (tensor<1x8x8x64xf32>, tensor<1x8x8x64xf32>, tensor<1x8x8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x8x8x64xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  %c1 = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, c, h, w)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x8x8xf32>) outs(%f1 : tensor<1x8x8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x64xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x64xf32>
+  %c2 = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, c, h, w)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x8x8xf32>) outs(%e2 : tensor<1x8x8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x64xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  %c3 = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, c, h, w)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x8x8xf32>) outs(%f3 : tensor<1x8x8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x8x64xf32>
+  return %c1, %c2, %c3 : tensor<1x8x8x64xf32>, tensor<1x8x8x64xf32>, tensor<1x8x8x64xf32>
+}
