@@ -291,7 +291,12 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       time as above.
     - **Depthwise convolutions and max/sum pooling** (NCHW) become one
       elementwise `linalg.generic` over the KHxKW strided slices of the
-      input, in the named op's order (bit-identical results). Pooling of
+      input, in the named op's order (bit-identical results). An
+      elementwise op reading several slices of one integer tensor (an int8
+      depthwise conv) is tiled with up to 8 neighbouring outputs along its
+      second innermost loop (12 registers of results with 32 registers, 4
+      with 16), so that a pixel several taps read is loaded and converted
+      once. Pooling of
       an elementwise op that reads NHWC data across (an int8 conv's
       epilogue) pools in NHWC: the op writes NHWC, the windows are strided
       views of that, and only the pooled result is transposed back.
@@ -307,7 +312,24 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       order (the epilogue fused with a requantization and the next conv's
       input copy, or a residual add), its body runs on each tile's
       accumulators as 16-lane vectors and the tile writes its result; the
-      products are never stored. Elsewhere the generic stays loops.
+      products are never stored. The accumulators start from zeros in
+      registers (the products' `linalg.fill` of zeros is dropped), or, where
+      the epilogue first adds a per-channel table (the zero point's
+      correction), from that table. A grouped conv's channel blocks each
+      read their slice of the input's channels (its weights `[OCB, KH, KW,
+      CB/4, 16V, 4]`, the input `[N, Hp, Wp, C/4, 4]`, block `b` reading
+      groups from `b floordiv R * CB/4`). Elsewhere the generic stays
+      loops.
+    - **Padded tensors** (data inserted into the interior of a
+      `linalg.fill`, an int8 conv's padded input): each insertion gets a
+      tensor of its own (`fx.distinct`, so CSE keeps them apart) whose
+      borders alone are filled, and the data's producer writes its interior
+      (its init an `extract_slice` of it): no fill of the whole buffer, no
+      copy of the data or of a fill CSE shared between same-sized tensors.
+    - **Identical copies** (generics of one input whose body yields it,
+      writing every element) of one tensor in one layout, as each int8
+      branch conv of an inception block writes of the block's input, are
+      made one before anything is fused.
     - **Chains in NHWC**: elementwise ops writing NCHW that read an NHWC
       tensor across (an int8 conv's products), and those reading their
       results in order (the next residual block's add), write NHWC
@@ -357,6 +379,13 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       row that add one register of the row per step, then a last op
       reduces the 16; LLVM would leave each row one chain of dependent
       scalar operations, as it does not reassociate float reductions.
+    - **Column reductions** (reduction loops outside the loop the largest
+      input is contiguous along, a parallel one `c`: a global average
+      pooling of NHWC data, the sum over h and w of `x[n, h, w, c]`) are
+      reordered (parallel loops, reduced loops, `c`), tiled along `c` in up
+      to 4 registers, and looped over the other parallel loops, `c`'s
+      blocks, then the reduced loops, so that a block's accumulators stay
+      in registers across them.
     - **Elementwise ops** (all-parallel generics of arith and math ops,
       fills, broadcasts, transposes that keep the innermost dim) are tiled
       to rows of their innermost dim, up to 64 elements, and vectorized;
