@@ -326,6 +326,11 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       borders alone are filled, and the data's producer writes its interior
       (its init an `extract_slice` of it): no fill of the whole buffer, no
       copy of the data or of a fill CSE shared between same-sized tensors.
+      Where the data has another reader, or a reader of the padded tensor
+      reads exactly its interior (a stride-1 window's centre tap, folded
+      into a read of the data), the producer writes a tensor of its own,
+      inserted after: in place, bufferization would copy the interior out
+      and back for that reader.
     - **Identical copies** (generics of one input whose body yields it,
       writing every element) of one tensor in one layout, as each int8
       branch conv of an inception block writes of the block's input, are

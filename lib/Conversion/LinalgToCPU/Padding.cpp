@@ -76,20 +76,37 @@ void fillBordersOnly(RewriterBase &rewriter, func::FuncOp func) {
       // The data's producer writes into the interior where it computes
       // every element without reading its destination.
       auto producer = insert.getSource().getDefiningOp<linalg::LinalgOp>();
+      // A reader of exactly the interior (a stride-1 window's centre tap)
+      // folds into a read of the data itself, a second reader after the
+      // insertion: bufferization would then copy the interior out and
+      // back. The producer writes a buffer of its own there.
+      bool interiorRead = llvm::any_of(insert->getUsers(), [&](Operation *u) {
+        auto slice = dyn_cast<tensor::ExtractSliceOp>(u);
+        return slice && slice.getSource() == insert.getResult() &&
+               slice.getMixedOffsets() == insert.getMixedOffsets() &&
+               slice.getMixedSizes() == insert.getMixedSizes() &&
+               slice.getMixedStrides() == insert.getMixedStrides();
+      });
+      // The producer's init where it computes every element without
+      // reading it: written in place in the interior, or else (another
+      // reader, the fill's value defined after it) a tensor of its own
+      // where it was a slice of the filled tensor, which then goes.
       OpOperand *init = nullptr;
+      bool inPlace = false;
       if (producer && producer->getBlock() == insert->getBlock() &&
-          producer->getNumResults() == 1 && producer->hasOneUse() &&
+          producer->getNumResults() == 1 &&
           producer.getNumReductionLoops() == 0 &&
-          producer.hasPureTensorSemantics()) {
+          producer.hasPureTensorSemantics() &&
+          !producer.payloadUsesValueFromOperand(
+              producer.getDpsInitOperand(0))) {
         init = producer.getDpsInitOperand(0);
         Operation *valueDef = fill.getInputs()[0].getDefiningOp();
-        if (producer.payloadUsesValueFromOperand(init) ||
-            (valueDef && valueDef->getBlock() == producer->getBlock() &&
-             !valueDef->isBeforeInBlock(producer)))
-          init = nullptr;
+        inPlace = producer->hasOneUse() && !interiorRead &&
+                  (!valueDef || valueDef->getBlock() != producer->getBlock() ||
+                   valueDef->isBeforeInBlock(producer));
       }
-      rewriter.setInsertionPoint(init ? producer.getOperation()
-                                      : insert.getOperation());
+      rewriter.setInsertionPoint(inPlace ? producer.getOperation()
+                                         : insert.getOperation());
       // A buffer of its own (CSE would merge identical ones again).
       auto empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                            type.getElementType());
@@ -111,10 +128,23 @@ void fillBordersOnly(RewriterBase &rewriter, func::FuncOp func) {
         padded = tensor::InsertSliceOp::create(rewriter, loc, boxFilled, padded,
                                                o, s, ones);
       }
-      if (init) {
-        Value interior = tensor::ExtractSliceOp::create(
-            rewriter, loc, padded, insert.getMixedOffsets(),
-            insert.getMixedSizes(), insert.getMixedStrides());
+      auto sliceOfFill = [&](Value v) {
+        auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+        return slice && slice.getSource() == filled;
+      };
+      if (init && (inPlace || sliceOfFill(init->get()))) {
+        Value interior;
+        if (inPlace) {
+          interior = tensor::ExtractSliceOp::create(
+              rewriter, loc, padded, insert.getMixedOffsets(),
+              insert.getMixedSizes(), insert.getMixedStrides());
+        } else {
+          OpBuilder::InsertionGuard atProducer(rewriter);
+          rewriter.setInsertionPoint(producer);
+          auto initType = cast<RankedTensorType>(init->get().getType());
+          interior = tensor::EmptyOp::create(rewriter, loc, initType.getShape(),
+                                             initType.getElementType());
+        }
         Operation *old = init->get().getDefiningOp();
         rewriter.modifyOpInPlace(producer, [&] { init->set(interior); });
         if (old && isa<tensor::EmptyOp, tensor::ExtractSliceOp>(old) &&
