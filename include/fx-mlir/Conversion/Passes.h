@@ -13,6 +13,11 @@ namespace mlir::fx {
 #define GEN_PASS_DECL
 #include "fx-mlir/Conversion/Passes.h.inc"
 
+/// Marks a tensor.empty that CSE must keep apart from identical ones (its
+/// own buffer): fx-cpu-distinct-empty-tensors and fx-cpu-schedule's padded
+/// tensors (Padding.cpp) set it.
+constexpr llvm::StringLiteral kDistinctEmptyAttr = "fx.distinct";
+
 /// Options of the `fx-to-llvm` pipeline.
 struct FXToLLVMPipelineOptions
     : public PassPipelineOptions<FXToLLVMPipelineOptions> {

@@ -46,7 +46,7 @@ struct DistinctEmptyTensorsPass
       if (group.second.size() <= kMaxMerged)
         continue;
       for (auto [i, op] : llvm::enumerate(group.second))
-        op->setAttr("fx.distinct", b.getI64IntegerAttr(i));
+        op->setAttr(mlir::fx::kDistinctEmptyAttr, b.getI64IntegerAttr(i));
     }
   }
 };

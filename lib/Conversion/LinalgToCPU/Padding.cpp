@@ -16,6 +16,8 @@
 
 #include "CPUSchedule.h"
 
+#include "fx-mlir/Conversion/Passes.h"
+
 using namespace mlir;
 
 namespace mlir::fx::cpu {
@@ -73,8 +75,6 @@ void fillBordersOnly(RewriterBase &rewriter, func::FuncOp func) {
       Location loc = insert.getLoc();
       ArrayRef<int64_t> at = insert.getStaticOffsets();
       ArrayRef<int64_t> sizes = insert.getSourceType().getShape();
-      // The data's producer writes into the interior where it computes
-      // every element without reading its destination.
       auto producer = insert.getSource().getDefiningOp<linalg::LinalgOp>();
       // A reader of exactly the interior (a stride-1 window's centre tap)
       // folds into a read of the data itself, a second reader after the
@@ -110,7 +110,8 @@ void fillBordersOnly(RewriterBase &rewriter, func::FuncOp func) {
       // A buffer of its own (CSE would merge identical ones again).
       auto empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                            type.getElementType());
-      empty->setAttr("fx.distinct", rewriter.getI64IntegerAttr(distinct++));
+      empty->setAttr(kDistinctEmptyAttr,
+                     rewriter.getI64IntegerAttr(distinct++));
       Value padded = empty;
       Value value = fill.getInputs()[0];
       for (auto &[offsets, boxSizes] :
