@@ -9,7 +9,9 @@ with SIGILL. So a core type is set only where it is right:
 - the user's OPENBLAS_CORETYPE, when set (even empty), is kept;
 - with `--cpu` an AVX2 target (x86-64-v3, haswell, znver2, znver3) on an
   AVX-512 host, eager runs OpenBLAS's Haswell (AVX2) kernels: the fair
-  baseline for AVX2 code;
+  baseline for AVX2 code; likewise oneDNN (PyTorch's onednn quantized
+  engine, the int8 baseline) is held to AVX2 (DNNL_MAX_CPU_ISA=AVX2,
+  unless the user set it);
 - on an AVX-512 CPU whose detected core OpenBLAS has no AVX-512 kernels
   for, SkylakeX;
 - otherwise nothing: OpenBLAS's own choice.
@@ -105,14 +107,22 @@ def prepare(argv):
         return
     coretype, why = choose_coretype(cpu)
     os.environ[_CHOSEN] = why
+    isa = None
+    if (cpu in AVX2_TARGETS and "avx512f" in cpu_flags()
+            and "DNNL_MAX_CPU_ISA" not in os.environ
+            and "ONEDNN_MAX_CPU_ISA" not in os.environ):
+        isa = os.environ["DNNL_MAX_CPU_ISA"] = "AVX2"
     if coretype:
         os.environ["OPENBLAS_CORETYPE"] = coretype
+    if coretype or isa:
         os.execv(sys.executable, [sys.executable] + argv)
 
 
 def describe():
     """For the report: the core type set, why, and the kernels in use."""
     return {"openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+            "onednn_max_cpu_isa": (os.environ.get("DNNL_MAX_CPU_ISA")
+                                   or os.environ.get("ONEDNN_MAX_CPU_ISA")),
             "openblas_coretype_reason": os.environ.get(_CHOSEN),
             "openblas_corename": corename(),
             "fx_mlir_cpu": os.environ.get("FX_MLIR_CPU", "host")}

@@ -648,6 +648,7 @@ def summary(report, tablefmt):
         f"{', '.join(os.path.join(*b.split('/')[-2:]) for b in m['blas'])}, "
         f"OPENBLAS_CORETYPE={m['openblas_coretype']} (OpenBLAS runs "
         f"{m.get('openblas_corename')}: {m.get('openblas_coretype_reason')}); "
+        f"{'oneDNN held to ' + m['onednn_max_cpu_isa'] + '; ' if m.get('onednn_max_cpu_isa') else ''}"
         f"fx-mlir CPU target {m.get('fx_mlir_cpu', 'host')}; {m['date']}, "
         f"commit {m['git_commit'][:12]}"
         f"{' (dirty)' if m['git_dirty'] else ''}.",

@@ -75,6 +75,10 @@ def ConvertFXToLinalg : Pass<"convert-fx-to-linalg", "::mlir::ModuleOp"> {
            "baking it in as constants">,
     Option<"dynamicBatch", "dynamic-batch", "bool", /*default=*/"false",
            "Make dim 0 of every tensor input dynamic">,
+    Option<"int8Pairs", "int8-pairs", "bool", /*default=*/"false",
+           "Lower the int8 convs fx-fold-quant{int8-convs} keeps in i16 "
+           "pairs (activations widened, weights packed as pairs) for CPUs "
+           "without VNNI (AVX2 `vpmaddwd`); else in 4-byte groups">,
   ];
 }
 

@@ -379,6 +379,9 @@ constexpr StringLiteral kUint8Attr = "fx.uint8";
 /// tensors are computed as their storage integers (i8, i32), which no
 /// longer say their scale, zero point or signedness.
 constexpr StringLiteral kQuantTypeAttr = "fx.quant_type";
+/// On a conv2d call (convert-fx-to-linalg{int8-pairs}): int8Conv2d builds
+/// its dense int8 form in i16 pairs rather than 4-byte groups.
+constexpr StringLiteral kInt8PairsAttr = "fx.int8_pairs";
 /// `fn` applied to each element of the ranked tensor `v`, giving a tensor
 /// of `elementType` of its shape (one linalg.generic; usable where no
 /// Lowering is at hand, as in the pass itself).
@@ -401,8 +404,8 @@ Value reduceAll(Lowering &l, Value x, Value init,
 /// conv2d(dequantize(x), dequantize(w), bias) with `x` a per-tensor quint8
 /// activation and `w` a constant qint8 weight of zero points 0 (`groups`
 /// 1, or depthwise: groups = input = output channels), computed exactly on
-/// the integers (QuantizedConv.cpp); null when the call is not of that
-/// form.
+/// the integers (QuantizedConv.cpp), in i16 pairs where the call is
+/// marked kInt8PairsAttr; null when the call is not of that form.
 Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
                  ArrayRef<int64_t> dilation, int64_t groups);

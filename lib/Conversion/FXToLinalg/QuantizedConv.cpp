@@ -22,6 +22,12 @@
 // float 0), whose terms cancel with the correction; padded channels have
 // w = 0.
 //
+// Where the CPU has no byte dot products but i16 ones (AVX2 `vpmaddwd`:
+// 2 i16 products summed into each i32 lane; convert-fx-to-linalg{
+// int8-pairs} marks the conv kInt8PairsAttr), the same sums are formed
+// from pairs: x widened to i16 as the NHWC copy writes it, w packed as i16
+// pairs [.., 16 V, 2], 2-channel groups instead of 4 (exact alike).
+//
 // The lowering builds, on tensors:
 //   x   NHWC, channels padded to a multiple of 4, spatially padded with
 //       zx (and on the right up to the output width the register tile
@@ -95,27 +101,30 @@ SmallVector<AffineExpr> dimExprs(unsigned n, MLIRContext *ctx) {
   return e;
 }
 
-/// The activation bytes `x` (NCHW, [N, C, H, W]) as NHWC, written into the
+/// The activation bytes `x` (NCHW, [N, C, H, W]) as NHWC `element`s (i8,
+/// or i16 zero-extended), written into the
 /// interior (at padLo) of a [N, Hp, Wp, Cp] buffer filled with `zx`: the
 /// copy is an elementwise op fx-cpu-schedule fuses with the ops making x
 /// (a quantize; with one use, the previous conv's epilogue too, which
 /// reads its products in NHWC already), and eliminate-empty-tensors keeps
 /// it in place in the buffer.
 Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
-                 int64_t Wp, int64_t Cp, int32_t zx) {
+                 int64_t Wp, int64_t Cp, int32_t zx, Type element) {
   MLIRContext *ctx = l.b.getContext();
   Location loc = l.loc;
-  Type i8 = l.b.getI8Type();
   auto xType = cast<RankedTensorType>(x.getType());
   int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
           H = xType.getDimSize(2), W = xType.getDimSize(3);
   auto e4 = dimExprs(4, ctx);
   AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  bool widened = !element.isInteger(8);
   Value padded =
       l.filled(getAsIndexOpFoldResult(ctx, {N, Hp, Wp, Cp}),
                arith::ConstantOp::create(
-                   l.b, loc, l.b.getIntegerAttr(i8, int8_t(uint8_t(zx)))));
+                   l.b, loc,
+                   widened ? l.b.getIntegerAttr(element, zx)
+                           : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
   SmallVector<OpFoldResult> interiorAt =
       getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0});
   SmallVector<OpFoldResult> interiorSizes =
@@ -123,15 +132,18 @@ Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
   SmallVector<OpFoldResult> unitStrides =
       getAsIndexOpFoldResult(ctx, {1, 1, 1, 1});
   Value interior = tensor::ExtractSliceOp::create(
-      l.b, loc, RankedTensorType::get({N, H, W, C}, i8), padded, interiorAt,
-      interiorSizes, unitStrides);
+      l.b, loc, RankedTensorType::get({N, H, W, C}, element), padded,
+      interiorAt, interiorSizes, unitStrides);
   Value nhwc =
       linalg::GenericOp::create(
           l.b, loc, interior.getType(), ValueRange{x}, ValueRange{interior},
           ArrayRef<AffineMap>{toNHWC, id4},
           SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
           [&](OpBuilder &b, Location loc, ValueRange v) {
-            linalg::YieldOp::create(b, loc, v[0]);
+            // The bytes read unsigned, widened (to i16 pairs).
+            linalg::YieldOp::create(
+                b, loc,
+                widened ? arith::ExtUIOp::create(b, loc, element, v[0]) : v[0]);
           })
           .getResult(0);
   return tensor::InsertSliceOp::create(l.b, loc, nhwc, padded, interiorAt,
@@ -178,7 +190,7 @@ Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
   int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
           H = xType.getDimSize(2), W = xType.getDimSize(3);
   Value padded = paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0],
-                            W + padLo[1] + padHi[1], C, zx);
+                            W + padLo[1] + padHi[1], C, zx, i8);
   auto table = [&](ArrayRef<float> values) -> Value {
     return arith::ConstantOp::create(
         l.b, loc,
@@ -317,67 +329,76 @@ Value mlir::fx::lowering::int8Conv2d(
     return depthwiseInt8(l, x, wBytes, scale, bias, KH, KW, OH, OW, stride,
                          padLo, padHi, dilation, zx);
 
+  // The input channels a dot product sums into each i32 lane: 4 bytes
+  // (vpdpbusd), or 2 i16 (vpmaddwd: the bytes widened, kInt8PairsAttr).
+  bool pairs = l.op->hasAttr(kInt8PairsAttr);
+  int64_t G = pairs ? 2 : 4;
+  Type element = pairs ? l.b.getI16Type() : l.b.getI8Type();
   // Register tile: 16 * V output channels (V vectors) x P pixels of one
-  // output row (2 * P <= 24 accumulators of 32 registers with V = 2).
-  int64_t V = OC % 32 == 0 ? 2 : 1;
+  // output row (2 * P <= 24 accumulators of 32 registers with V = 2;
+  // pairs, for CPUs of 16 registers of 8 lanes: 2 * P <= 12 with V = 1).
+  int64_t V = OC % 32 == 0 && !pairs ? 2 : 1;
   if (grouped)
     V = grouped->lanes / 16;
-  int64_t P = pixelTile(OW, V == 2 ? 12 : 14);
+  int64_t P =
+      pairs ? pixelTile(OW, V == 2 ? 2 : 6) : pixelTile(OW, V == 2 ? 12 : 14);
   int64_t OWp = llvm::divideCeil(OW, P) * P;
   int64_t OCp = llvm::alignTo(OC, 16 * V), OCB = OCp / (16 * V);
-  // The input channels each block reads, in 4-channel groups: all of them,
-  // or (grouped) the slice of its groups, from channel sliceAt(ocb).
-  int64_t C4 = llvm::divideCeil(C, 4);
+  // The input channels each block reads, in groups of G: all of them, or
+  // (grouped) the slice of its groups, from channel sliceAt(ocb).
+  int64_t C4 = llvm::divideCeil(C, G);
   int64_t Cg = C / groups, OCg = OC / groups;
-  int64_t CB4 = grouped ? grouped->sliceChannels / 4 : C4;
+  int64_t CB4 = grouped ? grouped->sliceChannels / G : C4;
   // Grouped: the last slice may reach past the channels (a last block of
   // fewer groups), into channels padded with zx (their weights zeros).
   if (grouped)
     C4 = std::max<int64_t>(C4, llvm::divideCeil(OCB, grouped->blocksPerSlice) *
                                    CB4);
-  int64_t Cp = 4 * C4;
+  int64_t Cp = G * C4;
   auto sliceAt = [&](int64_t ocb) -> int64_t {
     return grouped ? ocb / grouped->blocksPerSlice * grouped->sliceChannels : 0;
   };
   int64_t K = Cg * KH * KW;
-  // |D| <= 255 * 128 * 4 CB4 * KH * KW must fit an i32.
-  if (4 * CB4 * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
+  // |D| <= 255 * 128 * G CB4 * KH * KW must fit an i32.
+  if (G * CB4 * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
     return {};
 
   MLIRContext *ctx = l.b.getContext();
   Location loc = l.loc;
-  Type i8 = l.b.getI8Type(), i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
+  Type i32 = l.b.getI32Type(), f32 = l.b.getF32Type();
 
-  // The packed weight: [OCB][KH][KW][CB4][16V][4], the 16V x 4
-  // bytes of one 4-channel group the V vectors the register tile loads
-  // (zeros for the channels of other groups).
-  std::vector<int8_t> packed(OCB * KH * KW * CB4 * 64 * V);
+  // The packed weight: [OCB][KH][KW][CB4][16V][G], the 16V x G
+  // weights of one group of G channels the V vectors the register tile
+  // loads (zeros for the channels of other groups); i16 for pairs.
+  std::vector<int16_t> packed(OCB * KH * KW * CB4 * 16 * G * V);
   std::vector<int32_t> correction(OC, 0);
   for (int64_t ocb = 0; ocb < OCB; ++ocb)
     for (int64_t i = 0; i < KH; ++i)
       for (int64_t j = 0; j < KW; ++j)
         for (int64_t cc = 0; cc < CB4; ++cc)
           for (int64_t o = 0; o < 16 * V; ++o)
-            for (int64_t b = 0; b < 4; ++b) {
-              int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + 4 * cc + b;
+            for (int64_t b = 0; b < G; ++b) {
+              int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + G * cc + b;
               int64_t g = oc / OCg, cInGroup = c - g * Cg;
               int32_t wv = 0;
               if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
                 wv = int8_t(wBytes[((oc * Cg + cInGroup) * KH + i) * KW + j]);
               int64_t at =
-                  ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * 4 + b;
-              packed[at] = int8_t(wv);
+                  ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * G + b;
+              packed[at] = int16_t(wv);
             }
   for (int64_t oc = 0; oc < OC; ++oc)
     for (int64_t k = 0; k < K; ++k)
       correction[oc] -= zx * int8_t(wBytes[oc * K + k]);
-  auto packedType = RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, 4}, i8);
+  auto packedType =
+      RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, G}, element);
+  std::vector<int8_t> bytes;
+  if (!pairs)
+    bytes.assign(packed.begin(), packed.end());
   Value wPacked = arith::ConstantOp::create(
       l.b, loc,
-      DenseElementsAttr::getFromRawBuffer(
-          packedType,
-          ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
-                         packed.size())));
+      pairs ? DenseElementsAttr::get(packedType, ArrayRef<int16_t>(packed))
+            : DenseElementsAttr::get(packedType, ArrayRef<int8_t>(bytes)));
   Value correctionTable = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, i32),
@@ -395,7 +416,7 @@ Value mlir::fx::lowering::int8Conv2d(
   int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
   int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
   int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
-  Value padded = paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx);
+  Value padded = paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
@@ -418,7 +439,7 @@ Value mlir::fx::lowering::int8Conv2d(
     AffineMap wMap =
         AffineMap::get(9, 0, {e[3], e[5], e[6], e[7], e[4], e[8]}, ctx);
     Value groups = tensor::ExpandShapeOp::create(
-        l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, 4}, i8), padded,
+        l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, G}, element), padded,
         SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
     AffineMap out = AffineMap::get(9, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
     auto generic = linalg::GenericOp::create(
@@ -429,7 +450,10 @@ Value mlir::fx::lowering::int8Conv2d(
         SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
                                          red},
         [&](OpBuilder &b, Location loc, ValueRange v) {
-          Value a = arith::ExtUIOp::create(b, loc, i32, v[0]);
+          // (Widened bytes read signed: the i16 products vpmaddwd takes.)
+          Value a = pairs
+                        ? arith::ExtSIOp::create(b, loc, i32, v[0]).getResult()
+                        : arith::ExtUIOp::create(b, loc, i32, v[0]).getResult();
           Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
           Value p = arith::MulIOp::create(b, loc, a, wv);
           linalg::YieldOp::create(

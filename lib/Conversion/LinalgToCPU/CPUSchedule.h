@@ -335,9 +335,11 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func);
 /// first's result. Whether anything changed.
 bool mergeIdenticalCopies(RewriterBase &rewriter, func::FuncOp func);
 
-/// The byte dot products int8DotConv writes, as `vpdpbusd` (for
-/// fx-cpu-lower-vectors, on targets with int8Dot).
-void lowerByteDots(RewriterBase &rewriter, func::FuncOp func);
+/// The dot products int8DotConv writes, as `vpdpbusd` (bytes, on targets
+/// with int8Dot) or `vpmaddwd` and an add (i16 pairs, on targets with
+/// int8Pairs), for fx-cpu-lower-vectors.
+void lowerByteDots(RewriterBase &rewriter, func::FuncOp func,
+                   const CPUTarget &cpu);
 
 //===----------------------------------------------------------------------===//
 // Contractions (Contraction.cpp)

@@ -112,6 +112,7 @@ const CPUTarget &CPUTarget::host() {
       t.vectorRegisters = has("avx512f") ? 32 : 16;
       t.fma = has("fma");
       t.int8Dot = has("avx512vnni") && has("avx512bw");
+      t.int8Pairs = !t.int8Dot && has("avx2");
     } else {
       // AArch64 NEON (and a conservative guess elsewhere).
       t.f32Lanes = 4;
@@ -147,6 +148,7 @@ std::optional<CPUTarget> CPUTarget::lookup(StringRef name) {
     t.vectorRegisters = named.registers;
     t.fma = named.fma;
     t.int8Dot = llvm::is_contained(named.needs, "avx512vnni");
+    t.int8Pairs = !t.int8Dot && llvm::is_contained(named.needs, "avx2");
     t.l1 = named.l1;
     t.l2 = named.l2;
     t.l3 = named.l3;
@@ -204,7 +206,8 @@ std::string CPUTarget::describe() const {
   llvm::raw_string_ostream os(text);
   os << name << ": " << triple << " cpu=" << cpu << " f32-lanes=" << f32Lanes
      << " vector-registers=" << vectorRegisters << " fma=" << (fma ? 1 : 0)
-     << " int8-dot=" << (int8Dot ? 1 : 0) << " l1=" << l1 / KiB
+     << " int8-dot=" << (int8Dot ? 1 : 0)
+     << " int8-pairs=" << (int8Pairs ? 1 : 0) << " l1=" << l1 / KiB
      << "K l2=" << l2 / KiB << "K l3=" << l3 / KiB << "K";
   if (!features.empty())
     os << " features=" << features;

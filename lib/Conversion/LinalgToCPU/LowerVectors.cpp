@@ -191,9 +191,9 @@ struct CPULowerVectorsPass
     // input) would become a call to the generic, element-by-element
     // memrefCopy: as linalg.copy it becomes loops LLVM vectorizes.
     IRRewriter rewriter(context);
-    // The int8 convs' byte dot products as vpdpbusd.
-    if (tuned.cpu().int8Dot)
-      lowerByteDots(rewriter, func);
+    // The int8 convs' dot products as vpdpbusd or vpmaddwd.
+    if (tuned.cpu().int8Dot || tuned.cpu().int8Pairs)
+      lowerByteDots(rewriter, func, tuned.cpu());
     SmallVector<memref::CopyOp> copies;
     func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies) {

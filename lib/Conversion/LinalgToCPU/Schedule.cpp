@@ -282,10 +282,21 @@ struct CPUSchedulePass
     fillBordersOnly(rewriter, func);
     // int8 convs whose accumulators start from a constant (zeros) do not
     // read a filled buffer.
-    if (tuned.cpu().int8Dot) {
+    // Bytes in 4-byte groups need VNNI; i16 pairs vpmaddwd (AVX2, or
+    // AVX-512BW, which VNNI CPUs have).
+    auto int8Tiles = [&](Operation *op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (!generic || !op->hasAttr(mlir::fx::kInt8ConvAttr) ||
+          generic.getNumDpsInputs() < 1)
+        return false;
+      bool pairs = getElementTypeOrSelf(generic.getDpsInputs()[0].getType())
+                       .isInteger(16);
+      return tuned.cpu().int8Dot || (pairs && tuned.cpu().int8Pairs);
+    };
+    {
       SmallVector<linalg::GenericOp> int8Generics;
       func.walk([&](linalg::GenericOp op) {
-        if (op->hasAttr(mlir::fx::kInt8ConvAttr))
+        if (int8Tiles(op))
           int8Generics.push_back(op);
       });
       for (linalg::GenericOp op : int8Generics)
@@ -301,13 +312,14 @@ struct CPUSchedulePass
                      << what;
       signalPassFailure();
     };
-    // The int8 convs' products, as VNNI register tiles where the CPU has
-    // them (last: the vector patterns below would rewrite their byte dot
-    // products); elsewhere loops.
+    // The int8 convs' products, as register tiles of byte (VNNI) or i16
+    // pair (vpmaddwd) dot products where the CPU has them (last: the
+    // vector patterns below would rewrite their dot products); elsewhere
+    // loops.
     SmallVector<std::pair<linalg::GenericOp, linalg::GenericOp>> int8Convs;
     DenseSet<Operation *> int8Ops;
     for (linalg::LinalgOp op : ops) {
-      if (op->hasAttr(mlir::fx::kInt8ConvAttr) && tuned.cpu().int8Dot) {
+      if (int8Tiles(op)) {
         auto generic = cast<linalg::GenericOp>(op.getOperation());
         linalg::GenericOp epilogue = int8Epilogue(generic);
         // An epilogue reading two convs' products (a residual block's
@@ -316,7 +328,11 @@ struct CPUSchedulePass
           epilogue = {};
         int8Convs.push_back({generic, epilogue});
         int8Ops.insert(generic);
-        note(op, epilogue ? "int8 vnni, epilogue in registers" : "int8 vnni");
+        bool pairs = getElementTypeOrSelf(generic.getDpsInputs()[0].getType())
+                         .isInteger(16);
+        StringRef kind = pairs ? "int8 pairs" : "int8 vnni";
+        note(op,
+             epilogue ? (kind + ", epilogue in registers").str() : kind.str());
         if (epilogue)
           int8Ops.insert(epilogue);
       }

@@ -34,19 +34,23 @@ using namespace mlir::fx;
 std::string
 mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
   std::string text;
+  bool pairs = false;
   if (options.normalize) {
     // Quantized convs keep their integers where the target CPU has int8
     // dot products (the schedule writes them as VNNI register tiles).
     std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
-    text += target && target->int8Dot
+    // Where it has i16 pair dot products instead (AVX2), in pairs.
+    text += target && (target->int8Dot || target->int8Pairs)
                 ? "fx-normalize,fx-fold-quant{int8-convs=true},"
                 : "fx-normalize,fx-fold-quant,";
+    pairs = target && target->int8Pairs;
   }
   text += llvm::formatv("convert-fx-to-linalg{{entry={0} "
-                        "weights-as-arguments={1} dynamic-batch={2}}",
+                        "weights-as-arguments={1} dynamic-batch={2}{3}}",
                         options.entry.getValue(),
                         options.weightsAsArguments ? "true" : "false",
-                        options.dynamicBatch ? "true" : "false")
+                        options.dynamicBatch ? "true" : "false",
+                        pairs ? " int8-pairs=true" : "")
               .str();
   return text;
 }

@@ -13,18 +13,20 @@
 // fx-cpu-schedule writes the products as VNNI register tiles where the
 // target has them (5 pixels x 2 vectors of 16 channels: 10 byte dot
 // products per 4-channel group), the channel blocks outermost since the
-// weights (2,304 bytes) outweigh the input (392); elsewhere the generic
-// stays.
+// weights (2,304 bytes) outweigh the input (392); elsewhere (x86-64-v4:
+// AVX-512 without VNNI, whose int8 convs are lowered in i16 pairs
+// instead, lit int8-pairs.mlir) the generic stays.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=sapphirerapids}))' | FileCheck %s --check-prefix=VNNI
 // RUN: fx-opt %s --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v4}))' | FileCheck %s --check-prefix=LOOPS
 //
 // Down to LLVM: fx-cpu-lower-vectors makes each byte dot product one
 // vpdpbusd; the pipeline keeps the integers only for a target with VNNI
-// (x86-64-v4 computes the conv in f32 on the dequantized values).
+// or AVX2 (x86-64-v2, SSE 4.2, computes the conv in f32 on the
+// dequantized values).
 //
 // RUN: fx-opt %s --fx-to-llvm=cpu=sapphirerapids | FileCheck %s --check-prefix=INTRINSIC
-// RUN: fx-opt %s --fx-to-llvm=cpu=x86-64-v4 | FileCheck %s --check-prefix=F32
+// RUN: fx-opt %s --fx-to-llvm=cpu=x86-64-v2 | FileCheck %s --check-prefix=F32
 
 // CHECK-LABEL: func.func @forward
 // CHECK-DAG: %[[CORR:.*]] = arith.constant dense<[-21240, -97440, {{.*}}]> : tensor<32xi32>
@@ -58,6 +60,7 @@
 
 // INTRINSIC: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // F32-NOT: vpdpbusd
+// F32-NOT: pmadd
 
 fx.graph_module @QuantizedConv {
   fx.state parameter @w : tensor<32x8x3x3x!quant.uniform<i8:f32:0, {0.01, 0.011, 0.012, 0.013, 0.014, 0.015, 0.016, 0.017, 0.018, 0.019, 0.02, 0.021, 0.022, 0.023, 0.024, 0.025, 0.026, 0.027, 0.028, 0.029, 0.03, 0.031, 0.032, 0.033, 0.034, 0.035, 0.036, 0.037, 0.038, 0.039, 0.04, 0.041}>> = dense_resource<w>

@@ -34,6 +34,10 @@ struct CPUTarget {
   /// u8 x s8 dot products into i32 lanes (AVX-512 VNNI `vpdpbusd`): the
   /// int8 convolutions of quantized models use them.
   bool int8Dot = false;
+  /// No int8Dot, but i16 x i16 dot products of pairs into i32 lanes
+  /// (AVX2 `vpmaddwd`): the int8 convolutions read their bytes widened to
+  /// i16 pairs (exact, as `vpdpbusd`; XNNPACK's AVX2 form).
+  bool int8Pairs = false;
   /// Data cache sizes in bytes: L1 and L2 per core, L3 shared.
   int64_t l1 = 32 << 10, l2 = 1 << 20, l3 = 32 << 20;
   /// Cores the code may run on (the host's; 0 for a named target).
