@@ -306,7 +306,7 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       views of that, and only the pooled result is transposed back.
     - **int8 convolutions** (a `linalg.generic` marked `fx.int8_conv`,
       `convert-fx-to-linalg`'s lowering of a quantized conv), on targets
-      with AVX-512 VNNI: an `scf.forall` over images, output rows, tiles of
+      with AVX-512 VNNI (the byte form; AVX2 for the pairs form below): an `scf.forall` over images, output rows, tiles of
       P pixels and blocks of 16V output channels (the channel blocks
       outermost when the weights outweigh the input), each tile P x V
       vectors of i32 accumulators held in registers across the window,
@@ -322,8 +322,13 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       correction), from that table. A grouped conv's channel blocks each
       read their slice of the input's channels (its weights `[OCB, KH, KW,
       CB/4, 16V, 4]`, the input `[N, Hp, Wp, C/4, 4]`, block `b` reading
-      groups from `b floordiv R * CB/4`). Elsewhere the generic stays
-      loops.
+      groups from `b floordiv R * CB/4`). The pairs form
+      (`convert-fx-to-linalg{int8-pairs}`: i16 operands in 2-channel
+      groups, `[N, Hp, Wp, C/2, 2]` and `[OCB, KH, KW, C/2, 16V, 2]`) gets
+      the same tiles on targets with AVX2 or VNNI, one i16 pair dot
+      product (`vpmaddwd` and an add after `fx-cpu-lower-vectors`: two of
+      256 bits on AVX2, one of 512 on AVX-512) per 2-channel group, pixel
+      and vector. Elsewhere the generic stays loops.
     - **Padded tensors** (data inserted into the interior of a
       `linalg.fill`, an int8 conv's padded input): each insertion gets a
       tensor of its own (`fx.distinct`, so CSE keeps them apart) whose
