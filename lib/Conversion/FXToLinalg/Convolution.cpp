@@ -15,6 +15,7 @@
 #include "Lowering.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -1287,6 +1288,21 @@ LogicalResult lowerMaxPool(Lowering &l, int spatial) {
   if (failed(poolOperands(l, spatial, /*hasDilation=*/true, input, input,
                           unbatched, wins)))
     return failure();
+  // A quantized tensor's 8-bit integers (fx-fold-quant pools them instead
+  // of their dequantized values): pooled in NHWC.
+  auto quantType = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr);
+  auto quantized = quantType
+                       ? dyn_cast<quant::QuantizedType>(quantType.getValue())
+                       : quant::QuantizedType();
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (quantized && spatial == 2 && !unbatched && inputType &&
+      inputType.hasStaticShape() && inputType.getRank() == 4 &&
+      elem.isInteger(8) && inputType.getElementType() == elem)
+    return l.replace(
+        int8MaxPool2d(l, input, !quantized.isSigned(), {wins[0].k, wins[1].k},
+                      {wins[0].s, wins[1].s}, {wins[0].p, wins[1].p},
+                      {wins[0].p + wins[0].extra, wins[1].p + wins[1].extra},
+                      {wins[0].d, wins[1].d}, {wins[0].out, wins[1].out}));
   if (spatial == 1) {
     input = l.unsqueeze(input, 2);
     wins.insert(wins.begin(), unitWindow());

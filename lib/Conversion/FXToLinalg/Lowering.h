@@ -410,6 +410,16 @@ Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
                  ArrayRef<int64_t> dilation, int64_t groups);
 
+/// max_pool2d of the 8-bit storage integers `x` ([N, C, H, W]) of a
+/// quantized tensor (fx-fold-quant pools them rather than their
+/// dequantized values), unsigned or signed: in NHWC, the windows strided
+/// views of the padded NHWC copy (padded with the type's least value), the
+/// channels contiguous, then back to NCHW (QuantizedConv.cpp).
+Value int8MaxPool2d(Lowering &l, Value x, bool isUnsigned,
+                    ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                    ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+                    ArrayRef<int64_t> dilation, ArrayRef<int64_t> out);
+
 void addFusedLowerings(llvm::StringMap<LowerFn> &table);
 void addProbeLowerings(llvm::StringMap<LowerFn> &table);
 

@@ -257,6 +257,48 @@ Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
 
 } // namespace
 
+Value mlir::fx::lowering::int8MaxPool2d(
+    Lowering &l, Value x, bool isUnsigned, ArrayRef<int64_t> kernel,
+    ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+    ArrayRef<int64_t> dilation, ArrayRef<int64_t> out) {
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type element = xType.getElementType();
+  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
+          H = xType.getDimSize(2), W = xType.getDimSize(3);
+  int64_t OH = out[0], OW = out[1];
+  // Padded with the least value, which no window of real values exceeds.
+  Value padded =
+      paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0], W + padLo[1] + padHi[1],
+                 C, isUnsigned ? 0 : -128, element);
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j)
+      windows.push_back(tensor::ExtractSliceOp::create(
+          l.b, loc, RankedTensorType::get({N, OH, OW, C}, element), padded,
+          getAsIndexOpFoldResult(ctx, {0, i * dilation[0], j * dilation[1], 0}),
+          getAsIndexOpFoldResult(ctx, {N, OH, OW, C}),
+          getAsIndexOpFoldResult(ctx, {1, stride[0], stride[1], 1})));
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  SmallVector<AffineMap> maps(windows.size() + 1, id4);
+  Value init = l.empty(getAsIndexOpFoldResult(ctx, {N, OH, OW, C}), element);
+  Value y =
+      linalg::GenericOp::create(
+          l.b, loc, init.getType(), windows, ValueRange{init}, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            Value acc = v[0];
+            for (Value tap : v.drop_front().drop_back())
+              acc = isUnsigned
+                        ? arith::MaxUIOp::create(b, loc, acc, tap).getResult()
+                        : arith::MaxSIOp::create(b, loc, acc, tap).getResult();
+            linalg::YieldOp::create(b, loc, acc);
+          })
+          .getResult(0);
+  return toNCHW(l, y);
+}
+
 Value mlir::fx::lowering::int8Conv2d(
     Lowering &l, Value bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
     ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation, int64_t groups) {

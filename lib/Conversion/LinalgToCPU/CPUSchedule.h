@@ -233,7 +233,9 @@ bool isStaticF32(linalg::LinalgOp op);
 
 /// Whether the elementwise and transposing schedules take `op`: static
 /// shapes (no dim of 0) of f32, i32 and i8 elements, at least one f32 (a
-/// float op, a quantize to bytes, an int8 conv's epilogue). With
+/// float op, a quantize to bytes, an int8 conv's epilogue) or a body of
+/// integer ops that cannot trap (no division: max pooling of quantized
+/// tensors' bytes, their copies). With
 /// `transposed` (transposedLoop's loop), the inputs read across the
 /// innermost loop must be 32-bit: their 16 x 16 tiles are transposed in
 /// registers.

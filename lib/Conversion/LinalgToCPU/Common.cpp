@@ -138,7 +138,18 @@ bool isStaticVectorizable(linalg::LinalgOp op,
       return false;
     anyF32 |= element.isF32();
   }
-  if (!anyF32)
+  // Integers only: where the body cannot trap (no division), as max
+  // pooling and copies of quantized tensors' storage; not fills (of a
+  // padded tensor's borders: they stay fills, memsets).
+  if (!anyF32 &&
+      (isa<linalg::FillOp>(op) ||
+       !llvm::all_of(op.getBlock()->without_terminator(), [](Operation &body) {
+         return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::MaxSIOp,
+                    arith::MaxUIOp, arith::MinSIOp, arith::MinUIOp,
+                    arith::XOrIOp, arith::AndIOp, arith::OrIOp, arith::ExtSIOp,
+                    arith::ExtUIOp, arith::TruncIOp, arith::SelectOp,
+                    arith::CmpIOp, arith::ConstantOp>(body);
+       })))
     return false;
   if (!transposed)
     return true;

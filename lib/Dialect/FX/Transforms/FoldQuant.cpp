@@ -286,6 +286,10 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     GraphBuilder gb(graph);
     bool changed = false;
     llvm::StringMap<std::string> dequantized; // state -> its float copy
+    // With int8 convs, max pooling of dequantized values on the integers.
+    if (int8Convs)
+      for (Operation *op : getCallNodes(graph))
+        changed |= poolIntegers(gb, op);
     // First the quantizes of dequantizes (identities), then the
     // dequantizes: of quantizes (fake quantization), of weights.
     for (bool quantizes : {true, false})
@@ -293,6 +297,47 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
         changed |= foldNode(module, gb, op, quantizes, dequantized);
     changed |= dropRedundantFakeQuants(graph);
     return changed;
+  }
+
+  /// max_pool2d(dequantize(x)) as dequantize(max_pool2d(x)), x per-tensor
+  /// quantized: the dequantization is increasing (a positive scale; f32
+  /// rounding keeps the order), so the two commute exactly, and no value
+  /// of x is a NaN. The pooling then reads and writes the 8-bit integers,
+  /// and the quantize convert_fx puts after it (the same scale and zero
+  /// point) folds away with the new dequantize.
+  bool poolIntegers(GraphBuilder &gb, Operation *op) {
+    auto pool = dyn_cast<CallFunctionOp>(op);
+    if (!pool || pool.getTarget() != "aten::max_pool2d" ||
+        pool.getNumOperands() != 1 || !pool.getKwargs().empty() ||
+        pool.getArgs().empty() ||
+        pool.getArgs()[0] != NodeAttr::get(pool.getContext(), 0))
+      return false;
+    auto dq = pool.getOperand(0).getDefiningOp<CallFunctionOp>();
+    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+        dq.getNumOperands() != 1 || !dq.getKwargs().empty())
+      return false;
+    Value x = dq.getOperand(0);
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto outType = dyn_cast<RankedTensorType>(pool.getResult().getType());
+    auto q = xType
+                 ? dyn_cast<quant::UniformQuantizedType>(xType.getElementType())
+                 : quant::UniformQuantizedType();
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !(q.getScale() > 0) ||
+        !outType || !outType.getElementType().isF32() ||
+        outType.getRank() != 4 || !outType.hasStaticShape())
+      return false;
+    CallFunctionOp integers =
+        gb.call(pool, gb.uniqueName((pool.getNodeName() + "_q").str()),
+                "aten::max_pool2d", pool.getArgs().getValue(), {}, {}, {x},
+                outType.clone(q));
+    CallFunctionOp floats = gb.call(
+        pool, pool.getNodeName(), "aten::dequantize.self",
+        dq.getArgs().getValue(), {}, {}, {integers.getResult()}, outType);
+    pool.getResult().replaceAllUsesWith(floats.getResult());
+    pool.erase();
+    if (dq->use_empty())
+      dq.erase();
+    return true;
   }
 
   bool foldNode(GraphModuleOp module, GraphBuilder &gb, Operation *op,

@@ -259,7 +259,11 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
     window), keeps both dequantizes: the lowering
     computes it with int32 accumulation from the integers (the int8 kernels
     of docs/Quantization.md). The compile pipeline sets it where the target
-    CPU has VNNI byte dot products or AVX2's i16 pair dot products.
+    CPU has VNNI byte dot products or AVX2's i16 pair dot products. With
+    it, `max_pool2d(dequantize(x))` (x per-tensor quantized, 8 bits)
+    becomes `dequantize(max_pool2d(x))`, exact since the dequantization
+    is increasing: the pooling runs on the integers, and the quantize
+    after it (the same scale and zero point) folds away.
 
     ```mlir
     %w = fx.get_attr @"fc.weight" : tensor<3x4x!quant.uniform<i8:f32, 1.000000e-01>>
