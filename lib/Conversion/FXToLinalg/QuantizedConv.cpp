@@ -150,6 +150,29 @@ Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
                                        interiorSizes, unitStrides);
 }
 
+/// The kernel[0] x kernel[1] windows of a padded NHWC tensor for `out`
+/// outputs (rows, columns): strided views, [N, OH, OW, C] each.
+SmallVector<Value> windowViews(Lowering &l, Value padded,
+                               ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> dilation,
+                               ArrayRef<int64_t> out) {
+  MLIRContext *ctx = l.b.getContext();
+  auto type = cast<RankedTensorType>(padded.getType());
+  int64_t N = type.getDimSize(0), C = type.getDimSize(3);
+  SmallVector<Value> windows;
+  for (int64_t i = 0; i < kernel[0]; ++i)
+    for (int64_t j = 0; j < kernel[1]; ++j)
+      windows.push_back(tensor::ExtractSliceOp::create(
+          l.b, l.loc,
+          RankedTensorType::get({N, out[0], out[1], C}, type.getElementType()),
+          padded,
+          getAsIndexOpFoldResult(ctx, {0, i * dilation[0], j * dilation[1], 0}),
+          getAsIndexOpFoldResult(ctx, {N, out[0], out[1], C}),
+          getAsIndexOpFoldResult(ctx, {1, stride[0], stride[1], 1})));
+  return windows;
+}
+
 /// `y` ([N, H, W, C] f32) as NCHW: an elementwise op the schedule fuses
 /// with y's consumers.
 Value toNCHW(Lowering &l, Value y) {
@@ -202,15 +225,8 @@ Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   // The windows: KH x KW strided views of the padded input.
-  for (int64_t i = 0; i < KH; ++i)
-    for (int64_t j = 0; j < KW; ++j) {
-      inputs.push_back(tensor::ExtractSliceOp::create(
-          l.b, loc, RankedTensorType::get({N, OH, OW, C}, i8), padded,
-          getAsIndexOpFoldResult(ctx, {0, i * dilation[0], j * dilation[1], 0}),
-          getAsIndexOpFoldResult(ctx, {N, OH, OW, C}),
-          getAsIndexOpFoldResult(ctx, {1, stride[0], stride[1], 1})));
-      maps.push_back(id4);
-    }
+  inputs = windowViews(l, padded, {KH, KW}, stride, dilation, {OH, OW});
+  maps.assign(inputs.size(), id4);
   // Their weights, the correction -zx sum w, the scale and the bias, per
   // channel.
   std::vector<float> correction(C, 0.0f);
@@ -272,14 +288,8 @@ Value mlir::fx::lowering::int8MaxPool2d(
   Value padded =
       paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0], W + padLo[1] + padHi[1],
                  C, isUnsigned ? 0 : -128, element);
-  SmallVector<Value> windows;
-  for (int64_t i = 0; i < kernel[0]; ++i)
-    for (int64_t j = 0; j < kernel[1]; ++j)
-      windows.push_back(tensor::ExtractSliceOp::create(
-          l.b, loc, RankedTensorType::get({N, OH, OW, C}, element), padded,
-          getAsIndexOpFoldResult(ctx, {0, i * dilation[0], j * dilation[1], 0}),
-          getAsIndexOpFoldResult(ctx, {N, OH, OW, C}),
-          getAsIndexOpFoldResult(ctx, {1, stride[0], stride[1], 1})));
+  SmallVector<Value> windows =
+      windowViews(l, padded, kernel, stride, dilation, out);
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   SmallVector<AffineMap> maps(windows.size() + 1, id4);
   Value init = l.empty(getAsIndexOpFoldResult(ctx, {N, OH, OW, C}), element);

@@ -10,7 +10,7 @@
 // each window position and 4-channel group, V vectors of weights are
 // loaded, the 4 activation bytes of each pixel broadcast to all lanes, and
 // the 4 byte products of each lane added into its i32 accumulator, written
-// as vector arithmetic (byteDot) that fx-cpu-lower-vectors, after
+// as vector arithmetic (laneDot) that fx-cpu-lower-vectors, after
 // bufferization, makes one `vpdpbusd` (llvm.x86.avx512.vpdpbusd.512, an
 // op of unknown memory effects the deallocation passes refuse): 64
 // multiply-adds per instruction, 2 P V accumulators held in registers
@@ -19,7 +19,7 @@
 // The pairs form (CPUs without VNNI: AVX2) is the same tile on
 //   x [N, Hp, Wp, C2, 2]          activation bytes widened to i16
 //   w [OCB, KH, KW, C2, 16 V, 2]  weights as i16
-// with 2 products a lane (pairDot): one `vpmaddwd` and an add for 8
+// with 2 products a lane (laneDot): one `vpmaddwd` and an add for 8
 // lanes on AVX2 (16 on AVX-512), 8 multiply-adds an instruction, where
 // the f32 form's FMA does 8 on fewer execution ports. Exact alike.
 //
@@ -36,46 +36,31 @@ using namespace mlir;
 
 namespace mlir::fx::cpu {
 
-/// acc + the sums of 4 byte products per i32 lane, `u` read unsigned and
-/// `s` signed (both vector<16xi32> of 4 bytes a lane), in pure vector
-/// arithmetic: what `vpdpbusd` computes (i32 sums wrap, never saturate).
-/// fx-cpu-lower-vectors makes it that instruction (lowerByteDots).
-static Value byteDot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  auto bytes = VectorType::get({64}, i8);
-  auto wide = VectorType::get({64}, i32);
-  Value uw = arith::ExtUIOp::create(
-      b, loc, wide, vector::BitCastOp::create(b, loc, bytes, u));
+/// acc + the sums of G products per i32 lane, `u` and `s` vector<16xi32>
+/// of G elements a lane: 4 bytes, `u` read unsigned and `s` signed (what
+/// `vpdpbusd` computes), or 2 i16, both read signed (what `vpmaddwd` and
+/// an add compute), in pure vector arithmetic (i32 sums wrap, never
+/// saturate). fx-cpu-lower-vectors makes it those instructions
+/// (lowerByteDots).
+static Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
+                     int64_t G) {
+  Type i32 = b.getI32Type();
+  auto narrow = VectorType::get({16 * G}, b.getIntegerType(32 / G));
+  auto wide = VectorType::get({16 * G}, i32);
+  Value un = vector::BitCastOp::create(b, loc, narrow, u);
+  Value uw = G == 4 ? arith::ExtUIOp::create(b, loc, wide, un).getResult()
+                    : arith::ExtSIOp::create(b, loc, wide, un).getResult();
   Value sw = arith::ExtSIOp::create(
-      b, loc, wide, vector::BitCastOp::create(b, loc, bytes, s));
+      b, loc, wide, vector::BitCastOp::create(b, loc, narrow, s));
   Value products =
-      vector::ShapeCastOp::create(b, loc, VectorType::get({16, 4}, i32),
+      vector::ShapeCastOp::create(b, loc, VectorType::get({16, G}, i32),
                                   arith::MulIOp::create(b, loc, uw, sw));
   return vector::MultiDimReductionOp::create(b, loc, products, acc,
                                              ArrayRef<bool>{false, true},
                                              vector::CombiningKind::ADD);
 }
 
-/// acc + the sums of 2 i16 products per i32 lane (both operands
-/// vector<16xi32> of 2 i16 a lane, read signed): what `vpmaddwd` and an
-/// add compute. fx-cpu-lower-vectors makes it those (lowerByteDots).
-static Value pairDot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
-  Type i16 = b.getI16Type(), i32 = b.getI32Type();
-  auto halves = VectorType::get({32}, i16);
-  auto wide = VectorType::get({32}, i32);
-  Value uw = arith::ExtSIOp::create(
-      b, loc, wide, vector::BitCastOp::create(b, loc, halves, u));
-  Value sw = arith::ExtSIOp::create(
-      b, loc, wide, vector::BitCastOp::create(b, loc, halves, s));
-  Value products =
-      vector::ShapeCastOp::create(b, loc, VectorType::get({16, 2}, i32),
-                                  arith::MulIOp::create(b, loc, uw, sw));
-  return vector::MultiDimReductionOp::create(b, loc, products, acc,
-                                             ArrayRef<bool>{false, true},
-                                             vector::CombiningKind::ADD);
-}
-
-/// The i16 pair dot products of pairDot's form `op` reduces, as
+/// The i16 pair dot products of laneDot's form `op` reduces, as
 /// `vpmaddwd` (one of 512 bits on AVX-512, two of 256 on AVX2) and an
 /// add; false when `op` is not of that form.
 static bool lowerPairDot(RewriterBase &rewriter, vector::MultiDimReductionOp op,
@@ -568,8 +553,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
               vector::BroadcastOp::create(rewriter, loc, acc, word);
           for (int64_t v = 0; v < V; ++v)
             out[p * V + v] =
-                pairs ? pairDot(rewriter, loc, out[p * V + v], broadcast, w[v])
-                      : byteDot(rewriter, loc, out[p * V + v], broadcast, w[v]);
+                laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);
         }
         return out;
       });
