@@ -112,7 +112,9 @@ const CPUTarget &CPUTarget::host() {
       t.vectorRegisters = has("avx512f") ? 32 : 16;
       t.fma = has("fma");
       t.int8Dot = has("avx512vnni") && has("avx512bw");
-      t.int8Pairs = !t.int8Dot && has("avx2");
+      // (512-bit vpmaddwd needs AVX-512BW where 16 f32 lanes are used.)
+      t.int8Pairs =
+          !t.int8Dot && has("avx2") && (!has("avx512f") || has("avx512bw"));
     } else {
       // AArch64 NEON (and a conservative guess elsewhere).
       t.f32Lanes = 4;
