@@ -284,14 +284,17 @@ struct CPUSchedulePass
     // read a filled buffer.
     // Bytes in 4-byte groups need VNNI; i16 pairs vpmaddwd (AVX2, or
     // AVX-512BW, which VNNI CPUs have).
+    auto pairsForm = [](linalg::GenericOp generic) {
+      return getElementTypeOrSelf(generic.getDpsInputs()[0].getType())
+          .isInteger(16);
+    };
     auto int8Tiles = [&](Operation *op) {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic || !op->hasAttr(mlir::fx::kInt8ConvAttr) ||
           generic.getNumDpsInputs() < 1)
         return false;
-      bool pairs = getElementTypeOrSelf(generic.getDpsInputs()[0].getType())
-                       .isInteger(16);
-      return tuned.cpu().int8Dot || (pairs && tuned.cpu().int8Pairs);
+      return tuned.cpu().int8Dot ||
+             (pairsForm(generic) && tuned.cpu().int8Pairs);
     };
     {
       SmallVector<linalg::GenericOp> int8Generics;
@@ -328,9 +331,7 @@ struct CPUSchedulePass
           epilogue = {};
         int8Convs.push_back({generic, epilogue});
         int8Ops.insert(generic);
-        bool pairs = getElementTypeOrSelf(generic.getDpsInputs()[0].getType())
-                         .isInteger(16);
-        StringRef kind = pairs ? "int8 pairs" : "int8 vnni";
+        StringRef kind = pairsForm(generic) ? "int8 pairs" : "int8 vnni";
         note(op,
              epilogue ? (kind + ", epilogue in registers").str() : kind.str());
         if (epilogue)
