@@ -252,6 +252,39 @@ class MaxPools(nn.Module):
         return torch.cat([y.mean(dim=(2, 3)), z.mean(dim=(2, 3))], 1)
 
 
+class DenseBlock(nn.Module):
+    """densenet's block: each layer's input is the cat of all earlier
+    feature maps (one shared scale: the cat's observer is its inputs'),
+    normalized by a batch norm + ReLU of its own (not after a conv: a
+    quantized BNReLU2d) and read by a 1x1 and a 3x3 conv. The cats copy
+    bytes (docs/Quantization.md, "Concatenation"); the batch norms read and
+    write them in NHWC, a batch of 2."""
+
+    def __init__(self, channels=16, growth=8, layers=3):
+        super().__init__()
+        self.stem = nn.Conv2d(3, channels, 3, padding=1)
+        self.norms = nn.ModuleList()
+        self.convs = nn.ModuleList()
+        for i in range(layers):
+            width = channels + i * growth
+            norm = nn.BatchNorm2d(width)
+            with torch.no_grad():
+                norm.weight.uniform_(0.5, 1.5)
+                norm.bias.uniform_(-0.5, 0.5)
+                norm.running_mean.uniform_(-0.5, 0.5)
+                norm.running_var.uniform_(0.5, 2.0)
+            self.norms.append(nn.Sequential(norm, nn.ReLU()))
+            self.convs.append(nn.Sequential(
+                nn.Conv2d(width, 32, 1), nn.ReLU(),
+                nn.Conv2d(32, growth, 3, padding=1)))
+
+    def forward(self, x):
+        features = [self.stem(x)]
+        for norm, conv in zip(self.norms, self.convs):
+            features.append(conv(norm(torch.cat(features, 1))))
+        return torch.cat(features, 1)
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -371,6 +404,10 @@ def _static_cases():
                                    lambda: (torch.randn(2, 8, 11, 13),),
                                    _default),
            lambda: (torch.randn(2, 8, 11, 13),), 1)
+    yield ("dense_block", _quantized(DenseBlock,
+                                     lambda: (torch.randn(2, 3, 12, 10),),
+                                     _default),
+           lambda: (torch.randn(2, 3, 12, 10),), 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
     yield ("conv_blocks_reference",

@@ -1180,14 +1180,46 @@ LogicalResult lowerBatchNorm(Lowering &l) {
   auto eps = l.constFloat(l.arg(P::eps));
   if (!eps)
     return l.fail("eps must be a constant");
-  Value weight =
-      l.isNone(P::weight) ? Value() : channelView(l, l.tensor(P::weight), rank);
-  Value bias =
-      l.isNone(P::bias) ? Value() : channelView(l, l.tensor(P::bias), rank);
-  return l.replace(
-      normalizeAffine(l, x, channelView(l, l.tensor(P::running_mean), rank),
-                      channelView(l, l.tensor(P::running_var), rank), *eps,
-                      weight, bias, elem));
+  // PyTorch's inference form (batch_norm_cpu_collect_linear_and_constant
+  // _terms): per channel alpha = weight / sqrt(var + eps) and beta = bias -
+  // mean * alpha, computed once on the C-vectors; each element is then
+  // x * alpha + beta (no square root or division per element).
+  Value mean = l.tensor(P::running_mean), var = l.tensor(P::running_var);
+  Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
+  Value bias = l.isNone(P::bias) ? Value() : l.tensor(P::bias);
+  if (!mean || !var || (!l.isNone(P::weight) && !weight) ||
+      (!l.isNone(P::bias) && !bias))
+    return failure();
+  x = l.castTensor(x, elem);
+  Value epsValue = l.constant(elem, *eps);
+  SmallVector<Value> alphaInputs = {l.castTensor(var, elem)};
+  if (weight)
+    alphaInputs.push_back(l.castTensor(weight, elem));
+  Value alpha = l.elementwise(
+      alphaInputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value std = math::SqrtOp::create(
+            b, loc, arith::AddFOp::create(b, loc, v[0], epsValue));
+        Value invstd = arith::DivFOp::create(
+            b, loc, constantOf(b, loc, v[0].getType(), 1.0), std);
+        return v.size() > 1 ? arith::MulFOp::create(b, loc, invstd, v[1])
+                            : invstd;
+      });
+  SmallVector<Value> betaInputs = {l.castTensor(mean, elem), alpha};
+  if (bias)
+    betaInputs.push_back(l.castTensor(bias, elem));
+  Value beta = l.elementwise(
+      betaInputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+        Value shifted = arith::MulFOp::create(b, loc, v[0], v[1]);
+        if (v.size() > 2)
+          return Value(arith::SubFOp::create(b, loc, v[2], shifted));
+        return Value(arith::NegFOp::create(b, loc, shifted));
+      });
+  return l.replace(l.elementwise(
+      {x, channelView(l, alpha, rank), channelView(l, beta, rank)}, elem, elem,
+      [&](OpBuilder &b, Location loc, ValueRange v) {
+        return arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, v[0], v[1]), v[2]);
+      }));
 }
 
 /// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable).

@@ -382,6 +382,11 @@ struct CPUSchedulePass
           (void)linalg::interchangeGenericOp(rewriter, generic, order);
         }
       }
+      // Parameters read with constant indices (a batch norm's [1, C, 1, 1]
+      // scale, read (n, h, w, c) -> (n, c, 0, 0) once its chain is in NHWC)
+      // are read as the vectors they are, so that the op is elementwise.
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        dropConstantUnitDims(rewriter, generic);
       std::optional<unsigned> t = transposedLoop(op);
       if (t && isStaticVectorizable(op, /*transposed=*/*t)) {
         if (failed(scheduleTransposing(rewriter, op, *t)))

@@ -101,28 +101,37 @@ fx.graph_module @M {
 
 // -----
 
-// batch_norm in eval mode: one elementwise generic over the input and the
-// per-channel running mean, running var, weight and bias, each read along
-// the channel dim.
+// batch_norm in eval mode, PyTorch's inference form: per channel
+// alpha = weight / sqrt(var + eps) and beta = bias - mean * alpha on the
+// C-vectors, then one elementwise generic x * alpha + beta reading them
+// along the channel dim (no square root or division per element).
 
+// CHECK-DAG: #[[$VEC:map[0-9]*]] = affine_map<(d0) -> (d0)>
 // CHECK-DAG: #[[$ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$CHANNEL:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x3x4x4xf32>, %[[W:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>, %[[MEAN:.*]]: tensor<3xf32>, %[[VAR:.*]]: tensor<3xf32>)
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG:     %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK-DAG:     %[[W4:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
-// CHECK-DAG:     %[[B4:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
-// CHECK-DAG:     %[[MEAN4:.*]] = tensor.expand_shape %[[MEAN]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
-// CHECK-DAG:     %[[VAR4:.*]] = tensor.expand_shape %[[VAR]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
-// CHECK:         linalg.generic {indexing_maps = [#[[$ID]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$ID]]]
-// CHECK-SAME:      ins(%[[X]], %[[MEAN4]], %[[VAR4]], %[[W4]], %[[B4]] :
-// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[M:.*]]: f32, %[[V:.*]]: f32, %[[G:.*]]: f32, %[[BETA:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      %[[CENTERED:.*]] = arith.subf %[[IN]], %[[M]] : f32
+// CHECK:         %[[ALPHA:.*]] = linalg.generic {indexing_maps = [#[[$VEC]], #[[$VEC]], #[[$VEC]]]
+// CHECK-SAME:      ins(%[[VAR]], %[[W]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[G:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[VEPS:.*]] = arith.addf %[[V]], %[[EPS]] : f32
-// CHECK-NEXT:      %[[RSTD:.*]] = math.rsqrt %[[VEPS]] : f32
-// CHECK-NEXT:      %[[NORM:.*]] = arith.mulf %[[CENTERED]], %[[RSTD]] : f32
-// CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[NORM]], %[[G]] : f32
-// CHECK-NEXT:      arith.addf %[[SCALED]], %[[BETA]] : f32
+// CHECK-NEXT:      %[[STD:.*]] = math.sqrt %[[VEPS]] : f32
+// CHECK-NEXT:      %[[INV:.*]] = arith.divf %[[ONE]], %[[STD]] : f32
+// CHECK-NEXT:      arith.mulf %[[INV]], %[[G]] : f32
+// CHECK:         %[[BETA:.*]] = linalg.generic {indexing_maps = [#[[$VEC]], #[[$VEC]], #[[$VEC]], #[[$VEC]]]
+// CHECK-SAME:      ins(%[[MEAN]], %[[ALPHA]], %[[B]] : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT:    ^bb0(%[[M:.*]]: f32, %[[A:.*]]: f32, %[[BIAS:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[MA:.*]] = arith.mulf %[[M]], %[[A]] : f32
+// CHECK-NEXT:      arith.subf %[[BIAS]], %[[MA]] : f32
+// CHECK-DAG:     %[[ALPHA4:.*]] = tensor.expand_shape %[[ALPHA]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK-DAG:     %[[BETA4:.*]] = tensor.expand_shape %[[BETA]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1]
+// CHECK:         linalg.generic {indexing_maps = [#[[$ID]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$ID]]]
+// CHECK-SAME:      ins(%[[X]], %[[ALPHA4]], %[[BETA4]] :
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[AL:.*]]: f32, %[[BE:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[IN]], %[[AL]] : f32
+// CHECK-NEXT:      arith.addf %[[SCALED]], %[[BE]] : f32
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<1x3x4x4xf32>

@@ -756,13 +756,16 @@ func.func @pool_in_nhwc(%d: tensor<1x16x16x32xi32>, %scale: tensor<32xf32>) -> t
 // -----
 
 // A transposing op with an operand broadcast through constant indices (a
-// squeeze-and-excitation scale [1, C, 1, 1], read (n, c, 0, 0)) keeps its
-// loops uncollapsed (upstream's collapseOpIterationDims does not take
-// constant results) and is still transposed in 16 x 16 tiles.
+// squeeze-and-excitation scale [1, C, 1, 1], read (n, c, 0, 0)) reads it
+// as the [1, C] vector it is (upstream's collapseOpIterationDims does not
+// take constant results); then the image's rows and columns collapse into
+// one loop of 64 and the op is transposed in 16 x 16 tiles.
 
 // CHECK-LABEL: func.func @transposing_with_broadcast
-// CHECK: vector.transpose %{{.*}}, [0, 3, 1, 2] : vector<1x1x16x16xi32> to vector<1x16x1x16xi32>
-// CHECK: arith.sitofp %{{.*}} : vector<16x1x16xi32> to vector<16x1x16xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x32x1x1xf32> into tensor<1x32xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x4x16x32xi32> into tensor<1x64x32xi32>
+// CHECK: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x16x16xi32> to vector<1x16x16xi32>
+// CHECK: arith.sitofp %{{.*}} : vector<16x16xi32> to vector<16x16xf32>
 func.func @transposing_with_broadcast(%d: tensor<1x4x16x32xi32>, %se: tensor<1x32x1x1xf32>) -> tensor<1x32x4x16xf32> {
   %e = tensor.empty() : tensor<1x32x4x16xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %se : tensor<1x4x16x32xi32>, tensor<1x32x1x1xf32>) outs(%e : tensor<1x32x4x16xf32>) {
@@ -987,4 +990,32 @@ func.func @border_fills_interior_read(%a: tensor<1x4x4x16xf32>) -> (tensor<1x4x4
   %centre = tensor.extract_slice %p[0, 1, 1, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x6x6x16xi8> to tensor<1x4x4x16xi8>
   %corner = tensor.extract_slice %p[0, 0, 0, 0] [1, 4, 4, 16] [1, 1, 1, 1] : tensor<1x6x6x16xi8> to tensor<1x4x4x16xi8>
   return %centre, %corner : tensor<1x4x4x16xi8>, tensor<1x4x4x16xi8>
+}
+
+// -----
+
+// An elementwise chain in NHWC reading per-channel parameters as
+// [1, C, 1, 1] with constant indices (a batch norm's alpha and beta once
+// the chain is in NHWC: (n, h, w, c) -> (n, c, 0, 0)): the parameters are
+// read as the vectors they are, and the op is vectorized along the
+// channels like any elementwise op, not left as scalar loops.
+
+// CHECK-LABEL: func.func @nhwc_channel_params
+// CHECK-DAG:     tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x32x1x1xf32> into tensor<1x32xf32>
+// CHECK-DAG:     tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x32x1x1xf32> into tensor<1x32xf32>
+// CHECK:         scf.for
+// CHECK-DAG:       vector.transfer_read %{{.*}} : tensor<1x1x1x32xf32>, vector<32xf32>
+// CHECK-DAG:       vector.transfer_read %{{.*}} : tensor<1x32xf32>, vector<32xf32>
+// CHECK:           arith.mulf %{{.*}} : vector<32xf32>
+// CHECK:           arith.addf %{{.*}} : vector<32xf32>
+// CHECK-NOT:     linalg.generic
+func.func @nhwc_channel_params(%x: tensor<1x4x16x32xf32>, %a: tensor<1x32x1x1xf32>, %b: tensor<1x32x1x1xf32>) -> tensor<1x4x16x32xf32> {
+  %e = tensor.empty() : tensor<1x4x16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, c, 0, 0)>, affine_map<(n, h, w, c) -> (n, c, 0, 0)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %a, %b : tensor<1x4x16x32xf32>, tensor<1x32x1x1xf32>, tensor<1x32x1x1xf32>) outs(%e : tensor<1x4x16x32xf32>) {
+  ^bb0(%in: f32, %al: f32, %be: f32, %out: f32):
+    %m = arith.mulf %in, %al : f32
+    %s = arith.addf %m, %be : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x16x32xf32>
+  return %r : tensor<1x4x16x32xf32>
 }

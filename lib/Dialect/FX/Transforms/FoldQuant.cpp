@@ -289,7 +289,7 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     // With int8 convs, max pooling of dequantized values on the integers.
     if (int8Convs)
       for (Operation *op : getCallNodes(graph))
-        changed |= poolIntegers(gb, op);
+        changed |= poolIntegers(gb, op) || catIntegers(gb, op);
     // First the quantizes of dequantizes (identities), then the
     // dequantizes: of quantizes (fake quantization), of weights.
     for (bool quantizes : {true, false})
@@ -337,6 +337,65 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     pool.erase();
     if (dq->use_empty())
       dq.erase();
+    return true;
+  }
+
+  /// cat([dequantize(x1), ..., dequantize(xn)], dim) as
+  /// dequantize(cat([x1, ..., xn], dim)) when every xi has the same
+  /// per-tensor 8-bit quantized type: cat only copies, so the two are
+  /// equal bit for bit. The concatenation then copies bytes, and the
+  /// quantize convert_fx puts after it (the cat's observer is shared with
+  /// its inputs') folds away with the new dequantize: densenet's growing
+  /// feature maps stay 8-bit.
+  bool catIntegers(GraphBuilder &gb, Operation *op) {
+    auto cat = dyn_cast<CallFunctionOp>(op);
+    if (!cat || cat.getTarget() != "aten::cat" || cat.getNumOperands() == 0 ||
+        !cat.getKwargs().empty() || cat.getArgs().empty() ||
+        cat->getNumResults() != 1)
+      return false;
+    auto list = dyn_cast<ListAttr>(cat.getArgs()[0]);
+    auto outType = dyn_cast<RankedTensorType>(cat.getResult().getType());
+    if (!list || list.getElements().empty() || !outType ||
+        !outType.getElementType().isF32())
+      return false;
+    // Every operand is a list element (not the dim), each a dequantize of
+    // the one type.
+    if (list.getElements().size() != cat.getNumOperands())
+      return false;
+    quant::UniformQuantizedType q;
+    SmallVector<Value> integers;
+    SmallVector<CallFunctionOp> dequantizes;
+    for (auto [i, element] : llvm::enumerate(list.getElements())) {
+      auto ref = dyn_cast<NodeAttr>(element);
+      if (!ref || ref.getIndex() != i)
+        return false;
+      auto dq = cat.getOperand(i).getDefiningOp<CallFunctionOp>();
+      if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+          dq.getNumOperands() != 1 || !dq.getKwargs().empty())
+        return false;
+      auto type = dyn_cast<RankedTensorType>(dq.getOperand(0).getType());
+      auto elementQ =
+          type ? dyn_cast<quant::UniformQuantizedType>(type.getElementType())
+               : quant::UniformQuantizedType();
+      if (!elementQ || elementQ.getStorageTypeIntegralWidth() != 8 ||
+          (q && elementQ != q))
+        return false;
+      q = elementQ;
+      integers.push_back(dq.getOperand(0));
+      dequantizes.push_back(dq);
+    }
+    CallFunctionOp joined = gb.call(
+        cat, gb.uniqueName((cat.getNodeName() + "_q").str()), "aten::cat",
+        cat.getArgs().getValue(), {}, {}, integers, outType.clone(q));
+    CallFunctionOp floats =
+        gb.call(cat, cat.getNodeName(), "aten::dequantize.self",
+                dequantizes.front().getArgs().getValue(), {}, {},
+                {joined.getResult()}, outType);
+    cat.getResult().replaceAllUsesWith(floats.getResult());
+    cat.erase();
+    for (CallFunctionOp dq : dequantizes)
+      if (dq->use_empty())
+        dq.erase();
     return true;
   }
 
