@@ -285,6 +285,25 @@ class DenseBlock(nn.Module):
         return torch.cat(features, 1)
 
 
+class ConvNeXtBlock(nn.Module):
+    """convnext's block (torchvision's CNBlock, layer scale 0.5): an int8
+    depthwise 7x7 conv, a permute to NHWC, a quantized LayerNorm, two
+    linears with a float GELU between, a permute back, the quantized layer
+    scale (a [C, 1, 1] parameter quantized in the graph) times it, and the
+    residual add. 28 x 28 positions (not a multiple of 16) and channels
+    read across: the product with the layer scale is a transposing op
+    with a broadcast operand, split into tails."""
+
+    def __init__(self, dim=32):
+        super().__init__()
+        from torchvision.models.convnext import CNBlock
+        self.stem = nn.Conv2d(3, dim, 3, padding=1)
+        self.block = CNBlock(dim, 0.5, 0.0)
+
+    def forward(self, x):
+        return self.block(self.stem(x))
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -408,6 +427,8 @@ def _static_cases():
                                      lambda: (torch.randn(2, 3, 12, 10),),
                                      _default),
            lambda: (torch.randn(2, 3, 12, 10),), 1)
+    yield ("convnext_block", _quantized(ConvNeXtBlock, image(28), _default),
+           image(28), 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
     yield ("conv_blocks_reference",

@@ -385,7 +385,12 @@ struct CPUSchedulePass
       // Parameters read with constant indices (a batch norm's [1, C, 1, 1]
       // scale, read (n, h, w, c) -> (n, c, 0, 0) once its chain is in NHWC)
       // are read as the vectors they are, so that the op is elementwise.
-      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      // Not in transposing ops: their loops would then collapse (h and w
+      // into one), and a 16 x 16 tile read across the collapsed dims of an
+      // NCHW result came out wrong (convnext's layer scale times an NCHW
+      // copy of a linear's NHWC result: NaNs from unwritten memory).
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && !transposedLoop(op))
         dropConstantUnitDims(rewriter, generic);
       std::optional<unsigned> t = transposedLoop(op);
       if (t && isStaticVectorizable(op, /*transposed=*/*t)) {
