@@ -40,6 +40,22 @@ class MLP(nn.Module):
         return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
 
 
+class LinearShapes(nn.Module):
+    """int8 linears (1 x 1 int8 convs of their rows, docs/Quantization.md,
+    "Linears") of a 3-D input: 21 rows (not a multiple of the register
+    tile), depths 100 (not a multiple of 4) and 37, 37 and 200 outputs (not
+    multiples of 16), with and without bias, a LinearReLU between."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(100, 37)
+        self.fc2 = nn.Linear(37, 200, bias=False)
+        self.fc3 = nn.Linear(200, 19)
+
+    def forward(self, x):
+        return self.fc3(F.relu(self.fc2(self.fc1(x))))
+
+
 class AddCat(nn.Module):
     """Quantized add, add_relu (add then relu), mul and cat."""
 
@@ -395,6 +411,10 @@ def _static_cases():
     yield ("mlp", _quantized(MLP, rows(4, 16), _default), rows(4, 16), 1)
     yield ("mlp_per_tensor", _quantized(MLP, rows(4, 16), _per_tensor),
            rows(4, 16), 1)
+    yield ("linear_shapes",
+           _quantized(LinearShapes, lambda: (torch.randn(3, 7, 100),),
+                      _default),
+           lambda: (torch.randn(3, 7, 100),), 1)
     yield ("conv_blocks", _quantized(ConvBlocks, image(16), _default),
            image(16), 1)
     yield ("conv_blocks_per_tensor",

@@ -402,11 +402,13 @@ struct ConvertFXToLinalgPass
           call->setAttr(lowering::kQuantTypeAttr,
                         TypeAttr::get(t.getElementType()));
     }
-    // The int8 convs' form: for CPUs with i16 pair dot products only.
+    // The int8 convs' (and linears') form: for CPUs with i16 pair dot
+    // products only.
     if (int8Pairs)
       for (Operation *nodeOp : nodeOps)
         if (auto call = dyn_cast<CallFunctionOp>(nodeOp);
-            call && call.getTarget() == "aten::conv2d")
+            call && (call.getTarget() == "aten::conv2d" ||
+                     call.getTarget() == "aten::linear"))
           call->setAttr(lowering::kInt8PairsAttr, UnitAttr::get(ctx));
     for (Operation *nodeOp : nodeOps)
       if (auto call = dyn_cast<CallFunctionOp>(nodeOp))

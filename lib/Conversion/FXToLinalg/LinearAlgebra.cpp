@@ -316,6 +316,17 @@ LogicalResult lowerLinear(Lowering &l) {
   auto xt = cast<RankedTensorType>(x.getType());
   if (cast<RankedTensorType>(w.getType()).getRank() != 2 || xt.getRank() < 1)
     return l.fail("linear needs a 2-D weight");
+  // A quantized linear fx-fold-quant left in reference form: in int8.
+  if (elem.isF32()) {
+    Value bias = l.isNone(P::bias) ? Value() : l.tensor(P::bias);
+    auto biasType =
+        bias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
+    if (l.isNone(P::bias) ||
+        (biasType && biasType.getRank() == 1 &&
+         biasType.getElementType().isF32() && biasType.hasStaticShape()))
+      if (Value r = int8Linear(l, bias))
+        return l.replace(r);
+  }
   // Flatten the leading dims of x into one.
   SmallVector<OpFoldResult> lead;
   for (int64_t d = 0; d + 1 < xt.getRank(); ++d)

@@ -410,6 +410,14 @@ Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
                  ArrayRef<int64_t> dilation, int64_t groups);
 
+/// The linear call `l` lowers as an int8 1 x 1 conv (int8Conv2d) of its
+/// input's rows (the pixels of one image row) when its input is the
+/// dequantize of a static per-tensor quint8 tensor and its weight the
+/// dequantize of a constant qint8 [O, K] weight of zero points 0; y in f32
+/// of the input's shape with K replaced by O, or null when it is not of
+/// that form.
+Value int8Linear(Lowering &l, Value bias);
+
 /// max_pool2d of the 8-bit storage integers `x` ([N, C, H, W]) of a
 /// quantized tensor (fx-fold-quant pools them rather than their
 /// dequantized values), unsigned or signed: in NHWC, the windows strided

@@ -1,4 +1,4 @@
-//===- QuantizedConv.cpp - int8 convolutions with int32 accumulation ------===//
+//===- QuantizedConv.cpp - int8 convs and linears, int32 accumulation -----===//
 //
 // A conv2d of a dequantized per-tensor quint8 activation and a dequantized
 // constant qint8 weight (zero points 0, per channel or per tensor), groups
@@ -39,6 +39,10 @@
 //       fx-cpu-schedule writes it as VNNI register tiles where the CPU
 //       has them (CPUSchedule.h); elsewhere it runs as it reads;
 //   y   the epilogue above, NCHW f32.
+//
+// A linear of the same operands (x [..., K], w [O, K]; int8Linear) is a
+// 1 x 1 conv of its rows: x as the image [1, K, 1, rows], each row a pixel
+// of one image row, whose NHWC copy is x's own layout again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -309,23 +313,38 @@ Value mlir::fx::lowering::int8MaxPool2d(
   return toNCHW(l, y);
 }
 
-Value mlir::fx::lowering::int8Conv2d(
-    Lowering &l, Value bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
-    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation, int64_t groups) {
-  // The conv node's own input and weight (not a composed call's).
-  if (l.op.getTarget() != "aten::conv2d" || l.target() != "aten::conv2d" ||
+namespace {
+
+/// The operands of an int8 conv or linear node: its input's bytes (the
+/// remapped operand of the dequantize making it) with their per-tensor
+/// quint8 type, and its weight's constant bytes with their qint8 type.
+struct Int8Operands {
+  Value x;
+  quant::UniformQuantizedType xType;
+  ArrayRef<char> wBytes;
+  RankedTensorType wStorage;
+  quant::QuantizedType wType;
+};
+
+/// The operands of the node `l` lowers, which must be `target`: args 0 and
+/// 1 its input and weight, each the dequantize of an 8-bit quantized
+/// value, the input quint8 of zero point range 0..255 and the weight a
+/// constant of signed storage; nullopt otherwise.
+std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target) {
+  // The node's own input and weight (not a composed call's).
+  if (l.op.getTarget() != target || l.target() != target ||
       l.args() != l.op.getArgs() || l.op.getNumOperands() < 2)
-    return {};
+    return std::nullopt;
   auto inputRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[0]);
   auto weightRef = dyn_cast_or_null<NodeAttr>(l.op.getArgs()[1]);
   if (!inputRef || !weightRef)
-    return {};
+    return std::nullopt;
   auto [dqx, xq] = dequantizeOf(l.op.getOperand(inputRef.getIndex()));
   auto [dqw, wq] = dequantizeOf(l.op.getOperand(weightRef.getIndex()));
   auto xType = dyn_cast_or_null<quant::UniformQuantizedType>(xq);
   if (!dqx || !dqw || !xType || xType.isSigned() || !wq.isSigned() ||
       xType.getStorageTypeMin() != 0 || xType.getStorageTypeMax() != 255)
-    return {};
+    return std::nullopt;
   auto &rewriter = static_cast<ConversionPatternRewriter &>(l.b);
   Value x = rewriter.getRemappedValue(dqx.getOperand(0));
   Value w = dqw.getOperand(0);
@@ -335,20 +354,34 @@ Value mlir::fx::lowering::int8Conv2d(
   auto x8 = x ? dyn_cast<RankedTensorType>(x.getType()) : RankedTensorType();
   auto w8 = dyn_cast<RankedTensorType>(w.getType());
   if (!x8 || !w8 || !x8.hasStaticShape() || !w8.hasStaticShape() ||
-      x8.getRank() != 4 || w8.getRank() != 4 ||
       !x8.getElementType().isInteger(8) || !w8.getElementType().isInteger(8) ||
       int64_t(wBytes.size()) != w8.getNumElements())
+    return std::nullopt;
+  return Int8Operands{x, xType, wBytes, w8, wq};
+}
+
+/// The int8 conv of the bytes `x` (NCHW) by the weight bytes `wBytes` of
+/// shape `wShape` ([OC, C / groups, KH, KW]) and type `wq`: NCHW f32, or
+/// null when it is not of a form int8Conv2d takes.
+Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
+                   ArrayRef<char> wBytes, ArrayRef<int64_t> wShape,
+                   quant::QuantizedType wq, Value bias,
+                   ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+                   ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
+                   int64_t groups) {
+  auto x8 = cast<RankedTensorType>(x.getType());
+  if (x8.getRank() != 4 || wShape.size() != 4)
     return {};
   int64_t N = x8.getDimSize(0), C = x8.getDimSize(1), H = x8.getDimSize(2),
           W = x8.getDimSize(3);
-  int64_t OC = w8.getDimSize(0), KH = w8.getDimSize(2), KW = w8.getDimSize(3);
-  bool depthwise = groups > 1 && groups == C && OC == C &&
-                   w8.getDimSize(1) == 1 && KH * KW <= 256;
+  int64_t OC = wShape[0], KH = wShape[2], KW = wShape[3];
+  bool depthwise =
+      groups > 1 && groups == C && OC == C && wShape[1] == 1 && KH * KW <= 256;
   std::optional<Int8GroupedBlocks> grouped;
   if (!depthwise && groups > 1)
     grouped = int8GroupedBlocks(C, OC, groups);
-  if (!depthwise && (groups != 1 || w8.getDimSize(1) != C) &&
-      (!grouped || w8.getDimSize(1) * groups != C))
+  if (!depthwise && (groups != 1 || wShape[1] != C) &&
+      (!grouped || wShape[1] * groups != C))
     return {};
   // The weight's scale per output channel; zero points must be 0.
   SmallVector<float> wScale(OC);
@@ -550,4 +583,93 @@ Value mlir::fx::lowering::int8Conv2d(
                 })
                 .getResult(0);
   return toNCHW(l, y);
+}
+
+} // namespace
+
+Value mlir::fx::lowering::int8Conv2d(
+    Lowering &l, Value bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation, int64_t groups) {
+  std::optional<Int8Operands> ops = int8Operands(l, "aten::conv2d");
+  if (!ops || ops->wStorage.getRank() != 4)
+    return {};
+  return int8Conv2dOf(l, ops->x, ops->xType, ops->wBytes,
+                      ops->wStorage.getShape(), ops->wType, bias, stride, padLo,
+                      padHi, dilation, groups);
+}
+
+Value mlir::fx::lowering::int8Linear(Lowering &l, Value bias) {
+  std::optional<Int8Operands> ops = int8Operands(l, "aten::linear");
+  if (!ops || ops->wStorage.getRank() != 2)
+    return {};
+  auto x8 = cast<RankedTensorType>(ops->x.getType());
+  int64_t O = ops->wStorage.getDimSize(0), K = ops->wStorage.getDimSize(1);
+  if (x8.getRank() < 1 || x8.getDimSize(x8.getRank() - 1) != K)
+    return {};
+  int64_t M = 1;
+  for (int64_t d = 0; d + 1 < x8.getRank(); ++d)
+    M *= x8.getDimSize(d);
+  if (M == 0)
+    return {};
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  // x [..., K] as the image [1, K, 1, M] (its rows the pixels of one
+  // image row: the register tile's pixels), w [O, K] as a 1 x 1 kernel;
+  // the conv lowering's NHWC copy of that image is x's own layout again
+  // (the schedule fuses the two transposes into one copy).
+  SmallVector<ReassociationIndices> rows(2);
+  for (int64_t d = 0; d + 1 < x8.getRank(); ++d)
+    rows[0].push_back(d);
+  rows[1].push_back(x8.getRank() - 1);
+  Value x2 = ops->x;
+  if (x8.getRank() == 1)
+    x2 = tensor::ExpandShapeOp::create(
+        l.b, loc, RankedTensorType::get({1, K}, x8.getElementType()), x2,
+        SmallVector<ReassociationIndices>{{0, 1}});
+  else if (x8.getRank() > 2)
+    x2 = tensor::CollapseShapeOp::create(l.b, loc, x2, rows);
+  auto e4 = dimExprs(4, ctx);
+  Value image =
+      l.empty(getAsIndexOpFoldResult(ctx, {1, K, 1, M}), x8.getElementType());
+  image =
+      linalg::GenericOp::create(
+          l.b, loc, image.getType(), ValueRange{x2}, ValueRange{image},
+          ArrayRef<AffineMap>{AffineMap::get(4, 0, {e4[3], e4[1]}, ctx),
+                              AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange v) {
+            linalg::YieldOp::create(b, loc, v[0]);
+          })
+          .getResult(0);
+  Value y = int8Conv2dOf(l, image, ops->xType, ops->wBytes, {O, K, 1, 1},
+                         ops->wType, bias, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1);
+  if (!y)
+    return {};
+  // y [1, O, 1, M] back to [..., O].
+  Type f32 = l.b.getF32Type();
+  Value out = l.empty(getAsIndexOpFoldResult(ctx, {M, O}), f32);
+  auto e2 = dimExprs(2, ctx);
+  out = linalg::GenericOp::create(
+            l.b, loc, out.getType(),
+            ValueRange{tensor::CollapseShapeOp::create(
+                l.b, loc, RankedTensorType::get({O, M}, f32), y,
+                SmallVector<ReassociationIndices>{{0, 1}, {2, 3}})},
+            ValueRange{out},
+            ArrayRef<AffineMap>{AffineMap::get(2, 0, {e2[1], e2[0]}, ctx),
+                                AffineMap::getMultiDimIdentityMap(2, ctx)},
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location loc, ValueRange v) {
+              linalg::YieldOp::create(b, loc, v[0]);
+            })
+            .getResult(0);
+  SmallVector<int64_t> shape(x8.getShape());
+  shape.back() = O;
+  if (x8.getRank() == 2)
+    return out;
+  if (x8.getRank() == 1)
+    return tensor::CollapseShapeOp::create(
+        l.b, loc, RankedTensorType::get({O}, f32), out,
+        SmallVector<ReassociationIndices>{{0, 1}});
+  return tensor::ExpandShapeOp::create(
+      l.b, loc, RankedTensorType::get(shape, f32), out, rows);
 }

@@ -270,6 +270,49 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   return false;
 }
 
+/// Whether `op` is a linear the lowering computes in int8 (int8Linear in
+/// lib/Conversion/FXToLinalg/QuantizedConv.cpp, a 1 x 1 int8 conv of its
+/// rows): its input the dequantize of a static per-tensor quint8 tensor
+/// whose last dim is at least kInt8MinDepth, its weight the dequantize of
+/// 2-D qint8 module state with zero points 0.
+bool isInt8Linear(GraphModuleOp module, Operation *op) {
+  auto linear = dyn_cast<CallFunctionOp>(op);
+  if (!linear || linear.getTarget() != "aten::linear" ||
+      linear.getArgs().size() < 2 || !linear.getKwargs().empty())
+    return false;
+  auto inputRef = dyn_cast<NodeAttr>(linear.getArgs()[0]);
+  auto weightRef = dyn_cast<NodeAttr>(linear.getArgs()[1]);
+  if (!inputRef || !weightRef)
+    return false;
+  auto dequantized = [&](NodeAttr ref) -> Value {
+    auto dq = linear.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
+    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+        dq.getNumOperands() != 1)
+      return {};
+    return dq.getOperand(0);
+  };
+  Value x = dequantized(inputRef), w = dequantized(weightRef);
+  auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
+  auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
+  if (!xType || !wType || xType.getRank() < 1 || wType.getRank() != 2 ||
+      !xType.hasStaticShape() || xType.getNumElements() == 0 ||
+      !wType.hasStaticShape() || !stateOf(module, w) ||
+      wType.getDimSize(1) < kInt8MinDepth)
+    return false;
+  auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
+  if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
+    return false;
+  Type we = wType.getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getZeroPoint() == 0;
+  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(we))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getQuantizedDimension() == 0 &&
+           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
+  return false;
+}
+
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   using FXFoldQuantBase::FXFoldQuantBase;
 
@@ -423,10 +466,11 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
       }
       if (call.getTarget() != "aten::dequantize.self")
         return changed;
-      // A dequantize only int8 convs read stays for their lowering.
+      // A dequantize only int8 convs and linears read stays for their
+      // lowering.
       if (int8Convs && !call->use_empty() &&
           llvm::all_of(call->getUsers(), [&](Operation *user) {
-            return isInt8Conv(module, user);
+            return isInt8Conv(module, user) || isInt8Linear(module, user);
           }))
         return changed;
       // dequantize(quantize_per_tensor(x)): one fake quantization of x.
