@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -69,6 +70,25 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
     return l.fail("its result is not a quantized tensor");
   float inverse = 1.0f / float(*scale);
   auto [qmin, qmax] = *range;
+  // quantize(relu(y)) as quantize(y) clamped from the zero point: the
+  // quantization is increasing and maps 0 to the zero point, so
+  //   zp + round(max(y, 0) / s) = max(zp + round(y / s), zp)
+  // (as PyTorch's fused ReLU kernels clamp); the ReLU then is one bound
+  // of the clamp rather than an op of its own.
+  if (l.op.getNumOperands() == 1 && l.args() == l.op.getArgs() &&
+      !l.args().empty() && isa<NodeAttr>(l.args()[0]) && *zeroPoint > qmin &&
+      *zeroPoint <= qmax)
+    if (auto relu = l.op.getOperand(0).getDefiningOp<CallFunctionOp>();
+        relu && relu.getTarget() == "aten::relu" &&
+        relu.getNumOperands() == 1 && relu.getArgs().size() == 1 &&
+        relu.getKwargs().empty() && isa<NodeAttr>(relu.getArgs()[0]))
+      if (Value y =
+              static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
+                  relu.getOperand(0));
+          y && y.getType() == x.getType()) {
+        x = y;
+        qmin = *zeroPoint;
+      }
   Value q = mapElements(
       l.b, l.loc, x, storage, [&](OpBuilder &b, Location loc, Value v) {
         Type i64 = b.getI64Type();
@@ -88,8 +108,11 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(qmin)));
         Value hi =
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(qmax)));
-        Value clamped = arith::MinimumFOp::create(
-            b, loc, arith::MaximumFOp::create(b, loc, shifted, lo), hi);
+        // maxnum: a NaN becomes qmin, as in ATen's vectorized kernel (its
+        // conversion gives INT_MIN, clamped), and against constants the
+        // bounds are one instruction each (maxps, minps).
+        Value clamped = arith::MinNumFOp::create(
+            b, loc, arith::MaxNumFOp::create(b, loc, shifted, lo), hi);
         if (storageInt.getWidth() <= 16)
           return arith::TruncIOp::create(
                      b, loc, storage,
@@ -339,9 +362,11 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
         Value q = math::RoundEvenOp::create(
             b, loc, arith::MulFOp::create(b, loc, v, inverse));
         q = arith::AddFOp::create(b, loc, q, zeroPoint);
-        q = arith::MinimumFOp::create(
+        // maxnum: a NaN becomes quant_min, as ATen's kernel gives
+        // ((quant_min - zero_point) * scale).
+        q = arith::MinNumFOp::create(
             b, loc,
-            arith::MaximumFOp::create(
+            arith::MaxNumFOp::create(
                 b, loc, q,
                 arith::ConstantOp::create(b, loc, b.getF32FloatAttr(lo))),
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));

@@ -3,7 +3,8 @@
 // Quantized tensors are computed as their storage integers (i8 for quint8
 // and qint8). quantize_per_tensor: clamp(zero_point + roundeven(x *
 // (1/scale)), qmin, qmax) in f32, as ATen's quantize_val (bytes converted
-// through i32, qint32 through i64 and clamped again there); dequantize:
+// through i32, qint32 through i64 and clamped again there; the clamp by
+// maxnumf/minnumf: a NaN becomes qmin, as in ATen's kernel); dequantize:
 // (q - zero_point) * scale, quint8 read unsigned, per channel with each
 // channel's scale and zero point; int_repr of quint8 is the uint8 tensor
 // (computed as i32, as uint8 tensors are). A quantized weight is its blob
@@ -15,8 +16,8 @@
 // CHECK:   arith.mulf
 // CHECK:   math.roundeven
 // CHECK:   arith.addf
-// CHECK:   arith.maximumf
-// CHECK:   arith.minimumf
+// CHECK:   arith.maxnumf
+// CHECK:   arith.minnumf
 // CHECK:   arith.fptosi {{.*}} : f32 to i32
 // CHECK-NOT: arith.maxsi
 // CHECK:   arith.trunci {{.*}} : i32 to i8
@@ -83,5 +84,29 @@ fx.graph_module @Dynamic {
     %z = fx.call_function "operator.getitem"(%qp, 1) : (tuple<f64, i64>) -> i64
     %fq = fx.call_function "aten::fake_quantize_per_tensor_affine"(%x, %s, %z, 0, 255) : (tensor<4x16xf32>, f64, i64) -> tensor<4x16xf32>
     fx.output %fq : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+// quantize(relu(y)): the ReLU is the clamp's lower bound, the zero point
+// (zp + round(max(y, 0) / s) = max(zp + round(y / s), zp)), as PyTorch's
+// fused ReLU kernels clamp: the quantize reads y, and the relu, unused,
+// is gone. A ReLU another node also reads stays for it.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
+// CHECK-DAG: %[[ZP:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK-DAG: %[[HI:.*]] = arith.constant 2.550000e+02 : f32
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
+// CHECK:   %[[S:.*]] = arith.addf %{{.*}}, %[[ZP]] : f32
+// CHECK:   %[[LO:.*]] = arith.maxnumf %[[S]], %[[ZP]] : f32
+// CHECK:   arith.minnumf %[[LO]], %[[HI]] : f32
+// CHECK-NOT: arith.maximumf
+fx.graph_module @ReluQuantize {
+  fx.graph @forward {
+    %y = fx.placeholder "y" : tensor<4xf32>
+    %r = fx.call_function "aten::relu"(%y) : (tensor<4xf32>) -> tensor<4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%r, 0.5, 10, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    fx.output %q : tensor<4x!quant.uniform<u8:f32, 0.5:10>>
   }
 }
