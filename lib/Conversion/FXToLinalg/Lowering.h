@@ -243,6 +243,7 @@ void addComparisonLowerings(llvm::StringMap<LowerFn> &table);
 void addScalarLowerings(llvm::StringMap<LowerFn> &table);
 void addLinearAlgebraLowerings(llvm::StringMap<LowerFn> &table);
 void addConvolutionLowerings(llvm::StringMap<LowerFn> &table);
+void addPoolingLowerings(llvm::StringMap<LowerFn> &table);
 void addReductionLowerings(llvm::StringMap<LowerFn> &table);
 void addShapeLowerings(llvm::StringMap<LowerFn> &table);
 void addGatherLowerings(llvm::StringMap<LowerFn> &table);

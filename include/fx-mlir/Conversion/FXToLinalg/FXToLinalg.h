@@ -42,6 +42,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Scalar)                                                                    \
   X(LinearAlgebra)                                                             \
   X(Convolution)                                                               \
+  X(Pooling)                                                                   \
   X(Reduction)                                                                 \
   X(Shape)                                                                     \
   X(Gather)                                                                    \
