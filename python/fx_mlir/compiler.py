@@ -896,7 +896,7 @@ def compile(model, example_inputs, dynamic_batch=False,
                    weights_as_arguments=weights_as_arguments,
                    cache_dir=cache_dir, cpu=cpu)
     if isinstance(model, torch.fx.GraphModule):
-        gm = model
+        gm = _inline_unbound_modules(model)
     elif isinstance(model, torch.jit.ScriptModule):
         return _compile_scripted(model, example_inputs, None, options)
     elif isinstance(model, torch.nn.Module):
@@ -1025,6 +1025,136 @@ def _has_inplace(gm):
                 or node.target in _INPLACE_OPERATORS):
             return True
     return False
+
+
+class _CallOf(torch.nn.Module):
+    """A module whose forward calls `inner` with the arguments of a
+    call_module node: its Node arguments (`count` of them, in order) are
+    the forward's parameters, its other arguments constants."""
+
+    def __init__(self, inner, args, kwargs, count):
+        super().__init__()
+        self.inner = inner
+        self._args, self._kwargs, self._count = args, kwargs, count
+
+    def _call(self, values):
+        def fill(a):
+            return values[a.index] if isinstance(a, _Slot) else a
+        args = torch.fx.node.map_aggregate(self._args, fill)
+        kwargs = torch.fx.node.map_aggregate(self._kwargs, fill)
+        return self.inner(*args, **kwargs)
+
+
+class _Slot:
+    def __init__(self, index):
+        self.index = index
+
+
+def _call_of(inner, node):
+    """_CallOf for `node`, its forward of exactly the node's Node
+    arguments (torch.fx traces a fixed arity), with the Nodes in order."""
+    nodes = []
+
+    def slot(n):
+        nodes.append(n)
+        return _Slot(len(nodes) - 1)
+    args = torch.fx.node.map_arg(node.args, slot)
+    kwargs = torch.fx.node.map_arg(node.kwargs, slot)
+    names = [f"a{i}" for i in range(len(nodes))]
+    namespace = {}
+    exec(f"def forward(self, {', '.join(names)}):\n"  # noqa: S102
+         f"    return self._call(({''.join(n + ', ' for n in names)}))\n",
+         namespace)
+    cls = type("_CallOf" + type(inner).__name__, (_CallOf,),
+               {"forward": namespace["forward"]})
+    return cls(inner, args, kwargs, len(nodes)), nodes
+
+
+def _inline_unbound_modules(gm):
+    """`gm` with each call_module of a module the compiler does not bind
+    (a torch.nn leaf torch.fx kept whole: nn.TransformerEncoderLayer in a
+    symbolic_trace'd or convert_fx'd graph) replaced by the graph of its
+    forward, traced as compile traces an nn.Module (into the modules it
+    does not bind either); `gm` itself when there is none or one does not
+    trace (the compiler then names it). The caller's GraphModule is not
+    changed."""
+    known = _known_module_types()
+    if known is None:
+        return gm
+    candidates = []
+    for node in gm.graph.nodes:
+        if node.op != "call_module":
+            continue
+        try:
+            module = gm.get_submodule(node.target)
+        except AttributeError:
+            continue
+        # Only torch.nn's own classes (torch.nn.X; quantized and fused
+        # modules are the importer's).
+        kind = module_type(module)
+        if (kind in known or not kind.startswith("torch.nn.")
+                or kind.count(".") != 2):
+            continue
+        candidates.append(node)
+    if not candidates:
+        return gm
+    copy = _copy_graph_module(gm)
+    by_name = {n.name: n for n in copy.graph.nodes}
+    changed = False
+    for original in candidates:
+        node = by_name[original.name]
+        module = copy.get_submodule(node.target)
+        wrapper, inputs = _call_of(module, node)
+        try:
+            sub = ModulePathTracer().trace(wrapper)
+        except Exception:  # noqa: BLE001 - left whole, named by the compiler
+            continue
+        prefix = node.target
+        env, result, inserted = {}, None, []
+        placeholders = iter(inputs)
+        with copy.graph.inserting_before(node):
+            for n in sub.nodes:
+                if n.op == "placeholder":
+                    env[n] = next(placeholders)
+                elif n.op == "output":
+                    result = torch.fx.node.map_arg(n.args[0],
+                                                   lambda a: env[a])
+                else:
+                    new = copy.graph.node_copy(n, lambda a: env[a])
+                    if new.op in ("get_attr", "call_module"):
+                        new.target = prefix + new.target[len("inner"):]
+                    path = n.meta.get("fx_mlir_module_path")
+                    if path is not None:
+                        new.meta["fx_mlir_module_path"] = (
+                            prefix + path[len("inner"):])
+                    env[n] = new
+                    inserted.append(new)
+        if isinstance(result, torch.fx.Node):
+            node.replace_all_uses_with(result)
+        elif isinstance(result, (tuple, list)) and all(
+                user.op == "call_function" and user.target is operator.getitem
+                and isinstance(user.args[1], int) and not user.kwargs
+                for user in node.users):
+            for user in list(node.users):
+                item = result[user.args[1]]
+                if not isinstance(item, torch.fx.Node):
+                    break
+                user.replace_all_uses_with(item)
+                copy.graph.erase_node(user)
+        keep = bool(node.users)
+        if not keep:
+            copy.graph.erase_node(node)
+            changed = True
+        # The copied nodes nothing reads (all of them where the node stays:
+        # an output of another form), last first. Only these: a graph's
+        # own unused nodes may be in-place updates.
+        for new in reversed(inserted):
+            if not new.users:
+                copy.graph.erase_node(new)
+    if not changed:
+        return gm
+    copy.recompile()
+    return copy
 
 
 def _copy_graph_module(gm):

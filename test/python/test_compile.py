@@ -956,3 +956,39 @@ def test_data_sized_results_are_a_clear_error():
     with pytest.raises(fx_mlir.FxMlirError,
                        match="the size of its result depends on the values"):
         fx_mlir.compile(Select(), (torch.randn(3, 4),))
+
+
+class _Leaves(nn.Module):
+    """torch.nn modules torch.fx keeps whole (leaves) that the compiler does
+    not bind as calls: a decoder layer of two inputs, an encoder layer, its
+    output read twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
+                                                  batch_first=True)
+        self.decoder = nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0,
+                                                  batch_first=True)
+
+    def forward(self, x, y):
+        memory = self.encoder(x)
+        return self.decoder(y, memory) + memory.mean(1, keepdim=True)
+
+
+def test_graph_module_leaves_are_traced_into():
+    """A GraphModule (symbolic_trace's, convert_fx's) keeps torch.nn leaf
+    modules as call_module nodes; those the compiler does not bind are
+    traced into as compile traces an nn.Module (their parameters read
+    under the module's path), and the caller's GraphModule is unchanged."""
+    torch.manual_seed(0)
+    model = _Leaves().eval()
+    gm = torch.fx.symbolic_trace(model)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_module"]
+    assert targets == ["encoder", "decoder"]
+    x, y = torch.randn(2, 5, 16), torch.randn(2, 3, 16)
+    compiled = fx_mlir.compile(gm, (x, y))
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x, y), model(x, y), rtol=1e-4,
+                                   atol=1e-5)
+    assert [n.target for n in gm.graph.nodes
+            if n.op == "call_module"] == targets

@@ -500,3 +500,39 @@ def test_compile_traced_quantized_model(tmp_path):
         inputs = _inputs(MLP(), seed)
         steps = ((loaded(*inputs) - compiled(*inputs)).abs() / scale).round()
         assert steps.max() <= 1, steps.max()
+
+
+class _EncoderHead(nn.Module):
+    """A quantized linear after a torch.nn leaf convert_fx leaves float
+    (nn.TransformerEncoderLayer: a call_module between a dequantize and a
+    quantize), which the compiler traces into."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Linear(16, 16)
+        self.encoder = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0,
+                                                  batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.head(self.encoder(self.embed(x)))
+
+
+def test_compile_float_leaf_in_a_converted_model():
+    torch.manual_seed(0)
+    model = _EncoderHead().eval()
+    example = (torch.randn(2, 5, 16),)
+    prepared = prepare_fx(model, get_default_qconfig_mapping(ENGINE), example)
+    for seed in range(3):
+        torch.manual_seed(100 + seed)
+        prepared(torch.randn(2, 5, 16))
+    converted = convert_fx(prepared)
+    assert "encoder" in [n.target for n in converted.graph.nodes
+                         if n.op == "call_module"]
+    compiled = fx_mlir.compile(converted, example)
+    scale = _output_scale(converted)
+    for seed in (5, 6):
+        torch.manual_seed(seed)
+        x = torch.randn(2, 5, 16)
+        steps = (converted(x) - compiled(x)).abs() / scale
+        assert steps.max() <= 1.01, steps.max()
