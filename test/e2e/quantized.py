@@ -399,6 +399,14 @@ def cases():
                lambda: (torch.randn(4, 16),), 0.05,
                "one input quantization step on an element, through a weight "
                "row (docs/Quantization.md)")
+        # int8 linears on the input quantized at run time (docs/
+        # Quantization.md, "Linears"): the engine's int32 sums, its f32
+        # scale; a 3-D input, depths 100 and 37 (channels padded), 21 rows.
+        yield ("linear_shapes_dynamic",
+               _quantized(LinearShapes, lambda: (torch.randn(3, 7, 100),),
+                          _dynamic, in_steps=False),
+               lambda: (torch.randn(3, 7, 100),), 1e-4,
+               "int32 sums as the engine's, an f32 epilogue")
 
 
 def _static_cases():

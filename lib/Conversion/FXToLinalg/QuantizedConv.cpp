@@ -51,6 +51,7 @@
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 #include "fx-mlir/Dialect/FX/Transforms/Int8Conv.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -326,11 +327,18 @@ struct Int8Operands {
   quant::QuantizedType wType;
 };
 
+/// An activation's scale (f32) and zero point (i32) computed at run time
+/// (dynamic quantization), or none.
+struct RuntimeQParams {
+  Value scale, zeroPoint;
+};
+
 /// The operands of the node `l` lowers, which must be `target`: args 0 and
 /// 1 its input and weight, each the dequantize of an 8-bit quantized
 /// value, the input quint8 of zero point range 0..255 and the weight a
 /// constant of signed storage; nullopt otherwise.
-std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target) {
+std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
+                                         bool dynamicInput = false) {
   // The node's own input and weight (not a composed call's).
   if (l.op.getTarget() != target || l.target() != target ||
       l.args() != l.op.getArgs() || l.op.getNumOperands() < 2)
@@ -342,11 +350,19 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target) {
   auto [dqx, xq] = dequantizeOf(l.op.getOperand(inputRef.getIndex()));
   auto [dqw, wq] = dequantizeOf(l.op.getOperand(weightRef.getIndex()));
   auto xType = dyn_cast_or_null<quant::UniformQuantizedType>(xq);
-  if (!dqx || !dqw || !xType || xType.isSigned() || !wq.isSigned() ||
-      xType.getStorageTypeMin() != 0 || xType.getStorageTypeMax() != 255)
+  if (!dqw || !wq.isSigned())
     return std::nullopt;
   auto &rewriter = static_cast<ConversionPatternRewriter &>(l.b);
-  Value x = rewriter.getRemappedValue(dqx.getOperand(0));
+  Value x;
+  if (dynamicInput) {
+    // The bytes come from dynamicallyQuantized; x stands for their shape.
+    x = rewriter.getRemappedValue(l.op.getOperand(inputRef.getIndex()));
+  } else {
+    if (!dqx || !xType || xType.isSigned() || xType.getStorageTypeMin() != 0 ||
+        xType.getStorageTypeMax() != 255)
+      return std::nullopt;
+    x = rewriter.getRemappedValue(dqx.getOperand(0));
+  }
   Value w = dqw.getOperand(0);
   if (Value remapped = rewriter.getRemappedValue(w))
     w = remapped;
@@ -354,7 +370,8 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target) {
   auto x8 = x ? dyn_cast<RankedTensorType>(x.getType()) : RankedTensorType();
   auto w8 = dyn_cast<RankedTensorType>(w.getType());
   if (!x8 || !w8 || !x8.hasStaticShape() || !w8.hasStaticShape() ||
-      !x8.getElementType().isInteger(8) || !w8.getElementType().isInteger(8) ||
+      (!dynamicInput && !x8.getElementType().isInteger(8)) ||
+      !w8.getElementType().isInteger(8) ||
       int64_t(wBytes.size()) != w8.getNumElements())
     return std::nullopt;
   return Int8Operands{x, xType, wBytes, w8, wq};
@@ -363,12 +380,15 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target) {
 /// The int8 conv of the bytes `x` (NCHW) by the weight bytes `wBytes` of
 /// shape `wShape` ([OC, C / groups, KH, KW]) and type `wq`: NCHW f32, or
 /// null when it is not of a form int8Conv2d takes.
+/// With `runtime` (a dense conv without spatial padding: a linear's), the
+/// activation's scale and zero point are values; the correction and scale
+/// tables are then computed per call from the weights' constant sums.
 Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                    ArrayRef<char> wBytes, ArrayRef<int64_t> wShape,
                    quant::QuantizedType wq, Value bias,
                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
                    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
-                   int64_t groups) {
+                   int64_t groups, RuntimeQParams runtime = {}) {
   auto x8 = cast<RankedTensorType>(x.getType());
   if (x8.getRank() != 4 || wShape.size() != 4)
     return {};
@@ -405,8 +425,15 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
       (W + padLo[1] + padHi[1] - dilation[1] * (KW - 1) - 1) / stride[1] + 1;
   if (OH < 1 || OW < 1)
     return {};
-  int32_t zx = int32_t(xType.getZeroPoint());
-  float sx = float(xType.getScale());
+  bool dynamic = bool(runtime.scale);
+  if (dynamic &&
+      (groups != 1 || llvm::any_of(padLo, [](int64_t p) { return p != 0; }) ||
+       llvm::any_of(padHi, [](int64_t p) { return p != 0; })))
+    return {};
+  // Dynamic: the padding (channels only) is read against zero weights, so
+  // any value does.
+  int32_t zx = dynamic ? 0 : int32_t(xType.getZeroPoint());
+  float sx = dynamic ? 1.0f : float(xType.getScale());
   SmallVector<float> scale(OC);
   for (int64_t oc = 0; oc < OC; ++oc)
     scale[oc] = sx * wScale[oc];
@@ -484,6 +511,12 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
       l.b, loc,
       pairs ? DenseElementsAttr::get(packedType, ArrayRef<int16_t>(packed))
             : DenseElementsAttr::get(packedType, ArrayRef<int8_t>(bytes)));
+  if (dynamic) {
+    // -sum_k w[oc, k], times the zero point per call.
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t k = 0; k < K; ++k)
+        correction[oc] -= int8_t(wBytes[oc * K + k]);
+  }
   Value correctionTable = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, i32),
@@ -492,6 +525,19 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, f32),
                              ArrayRef<float>(scale)));
+  if (dynamic) {
+    // zx * (-sum w) and sx * sw, [OC] each, once a call.
+    correctionTable = l.elementwise(
+        {correctionTable}, i32, i32,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          return arith::MulIOp::create(b, loc, v[0], runtime.zeroPoint);
+        });
+    scaleTable = l.elementwise(
+        {scaleTable}, f32, f32,
+        [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
+          return arith::MulFOp::create(b, loc, runtime.scale, v[0]);
+        });
+  }
 
   auto dims = [&](unsigned n) { return dimExprs(n, ctx); };
   auto par = utils::IteratorType::parallel,
@@ -598,9 +644,85 @@ Value mlir::fx::lowering::int8Conv2d(
                       padHi, dilation, groups);
 }
 
+/// The input of a dynamically quantized linear, fake_quantize_per_tensor_
+/// affine(x, scale, zero_point, 0, 255) with the scale and zero point
+/// computed at run time (fx-normalize's form of PyTorch's dynamic
+/// linears): x quantized to its bytes as ATen's quantize computes them,
+/// with the scale (f32) and zero point (i32) as values; nullopt otherwise.
+std::optional<std::pair<Value, RuntimeQParams>>
+dynamicallyQuantized(Lowering &l, Value input) {
+  auto fake = input.getDefiningOp<CallFunctionOp>();
+  if (!fake || fake.getTarget() != "aten::fake_quantize_per_tensor_affine" ||
+      fake.getArgs().size() != 5 || !fake.getKwargs().empty())
+    return std::nullopt;
+  auto qmin = dyn_cast<IntegerAttr>(fake.getArgs()[3]);
+  auto qmax = dyn_cast<IntegerAttr>(fake.getArgs()[4]);
+  auto xRef = dyn_cast<NodeAttr>(fake.getArgs()[0]);
+  auto sRef = dyn_cast<NodeAttr>(fake.getArgs()[1]);
+  auto zRef = dyn_cast<NodeAttr>(fake.getArgs()[2]);
+  if (!qmin || !qmax || qmin.getInt() != 0 || qmax.getInt() != 255 || !xRef ||
+      !sRef || !zRef)
+    return std::nullopt;
+  auto &rewriter = static_cast<ConversionPatternRewriter &>(l.b);
+  Value x = rewriter.getRemappedValue(fake.getOperand(xRef.getIndex()));
+  Value s = rewriter.getRemappedValue(fake.getOperand(sRef.getIndex()));
+  Value z = rewriter.getRemappedValue(fake.getOperand(zRef.getIndex()));
+  auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : RankedTensorType();
+  if (!xType || !xType.hasStaticShape() || !xType.getElementType().isF32() ||
+      !s || !z)
+    return std::nullopt;
+  Type f32 = l.b.getF32Type(), i32 = l.b.getI32Type();
+  auto asScalar = [&](Value v, Type type) -> Value {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+      if (t.getRank() != 0)
+        return {};
+      v = tensor::ExtractOp::create(l.b, l.loc, v, ValueRange{});
+    }
+    return isa<IntegerType, FloatType>(v.getType()) ? l.convert(v, type)
+                                                    : Value();
+  };
+  Value scale = asScalar(s, f32), zeroPoint = asScalar(z, f32);
+  if (!scale || !zeroPoint)
+    return std::nullopt;
+  // As the fake quantization's lowering (Quantize.cpp) computes it.
+  Value inverse = arith::DivFOp::create(
+      l.b, l.loc, arith::ConstantOp::create(l.b, l.loc, l.b.getF32FloatAttr(1)),
+      scale);
+  Value bytes = mapElements(
+      l.b, l.loc, x, l.b.getI8Type(),
+      [&](OpBuilder &b, Location loc, Value v) -> Value {
+        Value q = math::RoundEvenOp::create(
+            b, loc, arith::MulFOp::create(b, loc, v, inverse));
+        q = arith::AddFOp::create(b, loc, q, zeroPoint);
+        q = arith::MinNumFOp::create(
+            b, loc,
+            arith::MaxNumFOp::create(
+                b, loc, q,
+                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))),
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(255)));
+        return arith::TruncIOp::create(b, loc, b.getI8Type(),
+                                       arith::FPToSIOp::create(b, loc, i32, q));
+      });
+  Value zx = arith::FPToSIOp::create(l.b, l.loc, i32, zeroPoint);
+  return std::make_pair(bytes, RuntimeQParams{scale, zx});
+}
+
 Value mlir::fx::lowering::int8Linear(Lowering &l, Value bias) {
   std::optional<Int8Operands> ops = int8Operands(l, "aten::linear");
-  if (!ops || ops->wStorage.getRank() != 2)
+  RuntimeQParams runtime;
+  if (!ops) {
+    // A dynamically quantized linear: its input quantized here.
+    ops = int8Operands(l, "aten::linear", /*dynamicInput=*/true);
+    if (!ops)
+      return {};
+    auto inputRef = cast<NodeAttr>(l.op.getArgs()[0]);
+    auto quantized =
+        dynamicallyQuantized(l, l.op.getOperand(inputRef.getIndex()));
+    if (!quantized)
+      return {};
+    std::tie(ops->x, runtime) = *quantized;
+  }
+  if (ops->wStorage.getRank() != 2)
     return {};
   auto x8 = cast<RankedTensorType>(ops->x.getType());
   int64_t O = ops->wStorage.getDimSize(0), K = ops->wStorage.getDimSize(1);
@@ -641,8 +763,9 @@ Value mlir::fx::lowering::int8Linear(Lowering &l, Value bias) {
             linalg::YieldOp::create(b, loc, v[0]);
           })
           .getResult(0);
-  Value y = int8Conv2dOf(l, image, ops->xType, ops->wBytes, {O, K, 1, 1},
-                         ops->wType, bias, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1);
+  Value y =
+      int8Conv2dOf(l, image, ops->xType, ops->wBytes, {O, K, 1, 1}, ops->wType,
+                   bias, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1, runtime);
   if (!y)
     return {};
   // y [1, O, 1, M] back to [..., O].

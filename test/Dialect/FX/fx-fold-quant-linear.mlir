@@ -5,8 +5,10 @@
 // input and a dequantized 2-D qint8 weight with zero points 0 (per channel
 // or per tensor), at least 16 deep, keeps both dequantizes: the lowering
 // computes it in int8 as a 1 x 1 conv of its rows (lit
-// Conversion/FXToLinalg/int8-linear.mlir). A linear 8 deep and a weight
-// with a nonzero zero point fold as without the option (float weights).
+// Conversion/FXToLinalg/int8-linear.mlir), as does a dynamically quantized
+// linear's (its input a fake quantization with run-time scale and zero
+// point, int8-linear-dynamic.mlir). A linear 8 deep and a weight with a
+// nonzero zero point fold as without the option (float weights).
 
 // CHECK-LABEL: fx.graph_module @Linears
 // CHECK: %xf = fx.call_function "aten::dequantize.self"(%x)

@@ -292,6 +292,23 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
     return dq.getOperand(0);
   };
   Value x = dequantized(inputRef), w = dequantized(weightRef);
+  // Or quantized at run time (a dynamically quantized linear's input):
+  // fake_quantize_per_tensor_affine(x, scale, zero_point, 0, 255) with
+  // the scale and zero point nodes.
+  bool dynamic = false;
+  if (!x)
+    if (auto fake = linear.getOperand(inputRef.getIndex())
+                        .getDefiningOp<CallFunctionOp>();
+        fake && fake.getTarget() == "aten::fake_quantize_per_tensor_affine" &&
+        fake.getArgs().size() == 5 && isa<NodeAttr>(fake.getArgs()[0]) &&
+        isa<NodeAttr>(fake.getArgs()[1]) && isa<NodeAttr>(fake.getArgs()[2]) &&
+        fake.getArgs()[3] ==
+            IntegerAttr::get(IntegerType::get(fake.getContext(), 64), 0) &&
+        fake.getArgs()[4] ==
+            IntegerAttr::get(IntegerType::get(fake.getContext(), 64), 255)) {
+      x = fake.getResult();
+      dynamic = true;
+    }
   auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
   auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
   if (!xType || !wType || xType.getRank() < 1 || wType.getRank() != 2 ||
@@ -300,7 +317,8 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
       wType.getDimSize(1) < kInt8MinDepth)
     return false;
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
-  if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
+  if (dynamic ? !xType.getElementType().isF32()
+              : (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8))
     return false;
   Type we = wType.getElementType();
   if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
