@@ -1112,6 +1112,18 @@ def _inline_unbound_modules(gm):
         prefix = node.target
         env, result, inserted = {}, None, []
         placeholders = iter(inputs)
+
+        def target_of(name):
+            # The leaf's own state under its path; what the tracer made
+            # on the wrapper (a constant tensor a forward builds) moved
+            # onto the graph module under a fresh name.
+            if name == "inner" or name.startswith("inner."):
+                return prefix + name[len("inner"):]
+            fresh = f"{prefix.replace('.', '_')}_{name}"
+            while hasattr(copy, fresh):
+                fresh += "_"
+            setattr(copy, fresh, getattr(wrapper, name))
+            return fresh
         with copy.graph.inserting_before(node):
             for n in sub.nodes:
                 if n.op == "placeholder":
@@ -1122,7 +1134,7 @@ def _inline_unbound_modules(gm):
                 else:
                     new = copy.graph.node_copy(n, lambda a: env[a])
                     if new.op in ("get_attr", "call_module"):
-                        new.target = prefix + new.target[len("inner"):]
+                        new.target = target_of(new.target)
                     path = n.meta.get("fx_mlir_module_path")
                     if path is not None:
                         new.meta["fx_mlir_module_path"] = (
@@ -1131,26 +1143,25 @@ def _inline_unbound_modules(gm):
                     inserted.append(new)
         if isinstance(result, torch.fx.Node):
             node.replace_all_uses_with(result)
-        elif isinstance(result, (tuple, list)) and all(
+        elif (isinstance(result, (tuple, list)) and all(
                 user.op == "call_function" and user.target is operator.getitem
                 and isinstance(user.args[1], int) and not user.kwargs
-                for user in node.users):
+                and -len(result) <= user.args[1] < len(result)
+                and isinstance(result[user.args[1]], torch.fx.Node)
+                for user in node.users)):
             for user in list(node.users):
-                item = result[user.args[1]]
-                if not isinstance(item, torch.fx.Node):
-                    break
-                user.replace_all_uses_with(item)
+                user.replace_all_uses_with(result[user.args[1]])
                 copy.graph.erase_node(user)
-        keep = bool(node.users)
-        if not keep:
-            copy.graph.erase_node(node)
-            changed = True
-        # The copied nodes nothing reads (all of them where the node stays:
-        # an output of another form), last first. Only these: a graph's
-        # own unused nodes may be in-place updates.
-        for new in reversed(inserted):
-            if not new.users:
+        if node.users:
+            # An output of another form: the node stays whole, and the
+            # copied nodes go (nothing reads them), last first.
+            for new in reversed(inserted):
                 copy.graph.erase_node(new)
+            continue
+        # The copied nodes stay, read or not (an in-place update among them
+        # reads as unused); the compiler drops what computes nothing used.
+        copy.graph.erase_node(node)
+        changed = True
     if not changed:
         return gm
     copy.recompile()

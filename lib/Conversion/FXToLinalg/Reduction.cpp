@@ -1183,7 +1183,10 @@ LogicalResult lowerBatchNorm(Lowering &l) {
   // PyTorch's inference form (batch_norm_cpu_collect_linear_and_constant
   // _terms): per channel alpha = weight / sqrt(var + eps) and beta = bias -
   // mean * alpha, computed once on the C-vectors; each element is then
-  // x * alpha + beta (no square root or division per element).
+  // x * alpha + beta (no square root or division per element). In f32 for
+  // f16 and bf16 tensors too (PyTorch's opmath): x * alpha and beta cancel
+  // where x is near the mean, which a half-precision alpha and beta would
+  // not survive; the result is rounded once.
   Value mean = l.tensor(P::running_mean), var = l.tensor(P::running_var);
   Value weight = l.isNone(P::weight) ? Value() : l.tensor(P::weight);
   Value bias = l.isNone(P::bias) ? Value() : l.tensor(P::bias);
@@ -1191,12 +1194,15 @@ LogicalResult lowerBatchNorm(Lowering &l) {
       (!l.isNone(P::bias) && !bias))
     return failure();
   x = l.castTensor(x, elem);
-  Value epsValue = l.constant(elem, *eps);
-  SmallVector<Value> alphaInputs = {l.castTensor(var, elem)};
+  Type compute =
+      elem.getIntOrFloatBitWidth() < 32 ? Type(l.b.getF32Type()) : elem;
+  Value epsValue = l.constant(compute, *eps);
+  SmallVector<Value> alphaInputs = {var};
   if (weight)
-    alphaInputs.push_back(l.castTensor(weight, elem));
+    alphaInputs.push_back(weight);
   Value alpha = l.elementwise(
-      alphaInputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+      alphaInputs, compute, compute,
+      [&](OpBuilder &b, Location loc, ValueRange v) {
         Value std = math::SqrtOp::create(
             b, loc, arith::AddFOp::create(b, loc, v[0], epsValue));
         Value invstd = arith::DivFOp::create(
@@ -1204,19 +1210,20 @@ LogicalResult lowerBatchNorm(Lowering &l) {
         return v.size() > 1 ? arith::MulFOp::create(b, loc, invstd, v[1])
                             : invstd;
       });
-  SmallVector<Value> betaInputs = {l.castTensor(mean, elem), alpha};
+  SmallVector<Value> betaInputs = {mean, alpha};
   if (bias)
-    betaInputs.push_back(l.castTensor(bias, elem));
+    betaInputs.push_back(bias);
   Value beta = l.elementwise(
-      betaInputs, elem, elem, [&](OpBuilder &b, Location loc, ValueRange v) {
+      betaInputs, compute, compute,
+      [&](OpBuilder &b, Location loc, ValueRange v) {
         Value shifted = arith::MulFOp::create(b, loc, v[0], v[1]);
         if (v.size() > 2)
           return Value(arith::SubFOp::create(b, loc, v[2], shifted));
         return Value(arith::NegFOp::create(b, loc, shifted));
       });
   return l.replace(l.elementwise(
-      {x, channelView(l, alpha, rank), channelView(l, beta, rank)}, elem, elem,
-      [&](OpBuilder &b, Location loc, ValueRange v) {
+      {x, channelView(l, alpha, rank), channelView(l, beta, rank)}, compute,
+      elem, [&](OpBuilder &b, Location loc, ValueRange v) {
         return arith::AddFOp::create(
             b, loc, arith::MulFOp::create(b, loc, v[0], v[1]), v[2]);
       }));

@@ -163,11 +163,11 @@ static LogicalResult collapsePair(RewriterBase &rewriter, linalg::LinalgOp &op,
 }
 
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  unsigned t) {
+                                  unsigned t, bool collapse) {
   // The innermost loops that every operand reads contiguously are one
   // (an image's rows and columns: 14 x 14 positions make 12 tiles of 16).
   unsigned inner = op.getNumLoops() - 1;
-  while (collapsible(op) && inner - 1 != t &&
+  while (collapse && collapsible(op) && inner - 1 != t &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{inner - 1, inner}})) {
     if (failed(collapsePair(rewriter, op, inner - 1)))
@@ -180,7 +180,7 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   // of 16 x 1 x 16 from a [c, h, w] view of [c, h * w]) would meet
   // fold-memref-alias-ops, which in MLIR 22 folds such a read into a
   // wrong one of the unexpanded buffer.
-  while (collapsible(op) && t > 0 && t - 1 != inner &&
+  while (collapse && collapsible(op) && t > 0 && t - 1 != inner &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{t - 1, t}})) {
     if (failed(collapsePair(rewriter, op, t - 1)))

@@ -65,7 +65,7 @@ static bool readsTransposingView(OpOperand &operand) {
 /// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
 /// tensors without those dims, read through projected permutations, as
 /// upstream's reshape folding needs.
-static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
+static bool dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   bool changed = false;
   for (OpOperand *operand : op.getDpsInputOperands()) {
@@ -111,6 +111,7 @@ static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     rewriter.modifyOpInPlace(op, [&] {
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
+  return changed;
 }
 
 /// Whether fusing `producer` into the consumer of `operand` would read
@@ -384,17 +385,19 @@ struct CPUSchedulePass
       }
       // Parameters read with constant indices (a batch norm's [1, C, 1, 1]
       // scale, read (n, h, w, c) -> (n, c, 0, 0) once its chain is in NHWC)
-      // are read as the vectors they are, so that the op is elementwise.
-      // Not in transposing ops: their loops would then collapse (h and w
-      // into one), and a 16 x 16 tile read across the collapsed dims of an
-      // NCHW result came out wrong (convnext's layer scale times an NCHW
-      // copy of a linear's NHWC result: NaNs from unwritten memory).
-      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-          generic && !transposedLoop(op))
-        dropConstantUnitDims(rewriter, generic);
+      // are read as the vectors they are, so that the op is elementwise,
+      // or transposing (densenet's batch norms read NCHW bytes into the
+      // next conv's NHWC copy). A transposing one keeps its loops as they
+      // are: collapsed (h and w into one), a 16 x 16 tile read across the
+      // collapsed dims of tail pieces came out wrong (convnext's layer
+      // scale times an NCHW copy of a linear's NHWC result: NaNs from
+      // unwritten memory, e2e quantized.convnext_block).
+      bool dropped = false;
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        dropped = dropConstantUnitDims(rewriter, generic);
       std::optional<unsigned> t = transposedLoop(op);
       if (t && isStaticVectorizable(op, /*transposed=*/*t)) {
-        if (failed(scheduleTransposing(rewriter, op, *t)))
+        if (failed(scheduleTransposing(rewriter, op, *t, !dropped)))
           return broken(loc, "transpose");
         continue;
       }

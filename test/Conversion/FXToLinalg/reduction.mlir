@@ -146,6 +146,34 @@ fx.graph_module @M {
 
 // -----
 
+// batch_norm of f16 tensors computes alpha, beta and x * alpha + beta in
+// f32 (PyTorch's opmath: x * alpha and beta cancel near the mean), the
+// result rounded to f16 once.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %{{.*}}: tensor<1x3x4x4xf16>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3xf16>, tensor<3xf16>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3xf16>, tensor<3xf32>, tensor<3xf16>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK:         linalg.generic
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:           arith.mulf %{{.*}} : f32
+// CHECK:           arith.addf %{{.*}} : f32
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK:         } -> tensor<1x3x4x4xf16>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x4x4xf16>
+    %w = fx.placeholder "w" : tensor<3xf16>
+    %b = fx.placeholder "b" : tensor<3xf16>
+    %mean = fx.placeholder "mean" : tensor<3xf16>
+    %var = fx.placeholder "var" : tensor<3xf16>
+    %bn = fx.call_function "aten::batch_norm"(%x, %w, %b, %mean, %var, False, 0.1, 1.0e-05, True) : (tensor<1x3x4x4xf16>, tensor<3xf16>, tensor<3xf16>, tensor<3xf16>, tensor<3xf16>) -> tensor<1x3x4x4xf16>
+    fx.output %bn : tensor<1x3x4x4xf16>
+  }
+}
+
+// -----
+
 // layer_norm over the last dim: mean and biased variance by reductions,
 // then one generic normalizing and scaling by the weight (no bias here).
 

@@ -300,8 +300,9 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
     if (auto fake = linear.getOperand(inputRef.getIndex())
                         .getDefiningOp<CallFunctionOp>();
         fake && fake.getTarget() == "aten::fake_quantize_per_tensor_affine" &&
-        fake.getArgs().size() == 5 && isa<NodeAttr>(fake.getArgs()[0]) &&
-        isa<NodeAttr>(fake.getArgs()[1]) && isa<NodeAttr>(fake.getArgs()[2]) &&
+        fake.getArgs().size() == 5 && fake.getKwargs().empty() &&
+        isa<NodeAttr>(fake.getArgs()[0]) && isa<NodeAttr>(fake.getArgs()[1]) &&
+        isa<NodeAttr>(fake.getArgs()[2]) &&
         fake.getArgs()[3] ==
             IntegerAttr::get(IntegerType::get(fake.getContext(), 64), 0) &&
         fake.getArgs()[4] ==
@@ -317,9 +318,22 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
       wType.getDimSize(1) < kInt8MinDepth)
     return false;
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
-  if (dynamic ? !xType.getElementType().isF32()
-              : (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8))
+  if (dynamic
+          ? !xType.getElementType().isF32()
+          : (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8 ||
+             xq.getStorageTypeMin() != 0 || xq.getStorageTypeMax() != 255))
     return false;
+  // The bias the lowering takes: none, or a static f32 vector.
+  if (linear.getArgs().size() > 2 && !isa<NoneAttr>(linear.getArgs()[2])) {
+    auto biasRef = dyn_cast<NodeAttr>(linear.getArgs()[2]);
+    auto biasType = biasRef
+                        ? dyn_cast<RankedTensorType>(
+                              linear.getOperand(biasRef.getIndex()).getType())
+                        : RankedTensorType();
+    if (!biasType || biasType.getRank() != 1 || !biasType.hasStaticShape() ||
+        !biasType.getElementType().isF32())
+      return false;
+  }
   Type we = wType.getElementType();
   if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
     return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
