@@ -411,6 +411,12 @@ Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
                  ArrayRef<int64_t> dilation, int64_t groups);
 
+/// ATen's quantization of the f32 scalar `v` before its conversion to
+/// integers: zeroPoint + roundeven(v * inverse), clamped to [lo, hi] by
+/// maxnum/minnum (a NaN becomes lo), in f32 (Quantize.cpp).
+Value quantizedValue(OpBuilder &b, Location loc, Value v, Value inverse,
+                     Value zeroPoint, float lo, float hi);
+
 /// The linear call `l` lowers as an int8 1 x 1 conv (int8Conv2d) of its
 /// input's rows (the pixels of one image row) when its input is the
 /// dequantize of a static per-tensor quint8 tensor and its weight the

@@ -40,6 +40,26 @@ std::optional<std::pair<int64_t, int64_t>> dtypeRange(StringRef name) {
   return std::nullopt;
 }
 
+} // namespace
+
+Value mlir::fx::lowering::quantizedValue(OpBuilder &b, Location loc, Value v,
+                                         Value inverse, Value zeroPoint,
+                                         float lo, float hi) {
+  Value q = math::RoundEvenOp::create(
+      b, loc, arith::MulFOp::create(b, loc, v, inverse));
+  q = arith::AddFOp::create(b, loc, q, zeroPoint);
+  // maxnum: a NaN becomes lo, as in ATen's vectorized kernel (its
+  // conversion gives INT_MIN, clamped), and against constants the bounds
+  // are one instruction each (maxps, minps).
+  return arith::MinNumFOp::create(
+      b, loc,
+      arith::MaxNumFOp::create(
+          b, loc, q, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(lo))),
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));
+}
+
+namespace {
+
 /// aten::quantize_per_tensor(Tensor self, float scale, int zero_point,
 ///                           ScalarType dtype)
 LogicalResult lowerQuantizePerTensor(Lowering &l) {
@@ -92,27 +112,16 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   Value q = mapElements(
       l.b, l.loc, x, storage, [&](OpBuilder &b, Location loc, Value v) {
         Type i64 = b.getI64Type();
-        Value scaled = arith::MulFOp::create(
-            b, loc, v,
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(inverse)));
-        Value rounded = math::RoundEvenOp::create(b, loc, scaled);
-        Value shifted = arith::AddFOp::create(
-            b, loc, rounded,
-            arith::ConstantOp::create(b, loc,
-                                      b.getF32FloatAttr(float(*zeroPoint))));
         // Clamped in float first, so the conversion is defined; then in
         // int, where qint32's bounds are exact. Bytes are exact in float:
         // their clamped value converts through i32 alone (half the vector
         // work of i64).
-        Value lo =
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(qmin)));
-        Value hi =
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(qmax)));
-        // maxnum: a NaN becomes qmin, as in ATen's vectorized kernel (its
-        // conversion gives INT_MIN, clamped), and against constants the
-        // bounds are one instruction each (maxps, minps).
-        Value clamped = arith::MinNumFOp::create(
-            b, loc, arith::MaxNumFOp::create(b, loc, shifted, lo), hi);
+        Value clamped = quantizedValue(
+            b, loc, v,
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(inverse)),
+            arith::ConstantOp::create(b, loc,
+                                      b.getF32FloatAttr(float(*zeroPoint))),
+            float(qmin), float(qmax));
         if (storageInt.getWidth() <= 16)
           return arith::TruncIOp::create(
                      b, loc, storage,
@@ -359,17 +368,9 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
   float lo = float(*qmin), hi = float(*qmax);
   return l.replace(mapElements(
       l.b, l.loc, x, f32, [&](OpBuilder &b, Location loc, Value v) -> Value {
-        Value q = math::RoundEvenOp::create(
-            b, loc, arith::MulFOp::create(b, loc, v, inverse));
-        q = arith::AddFOp::create(b, loc, q, zeroPoint);
-        // maxnum: a NaN becomes quant_min, as ATen's kernel gives
+        // A NaN becomes quant_min, as ATen's kernel gives
         // ((quant_min - zero_point) * scale).
-        q = arith::MinNumFOp::create(
-            b, loc,
-            arith::MaxNumFOp::create(
-                b, loc, q,
-                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(lo))),
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));
+        Value q = quantizedValue(b, loc, v, inverse, zeroPoint, lo, hi);
         return arith::MulFOp::create(
             b, loc, arith::SubFOp::create(b, loc, q, zeroPoint), scale);
       }));

@@ -691,15 +691,7 @@ dynamicallyQuantized(Lowering &l, Value input) {
   Value bytes = mapElements(
       l.b, l.loc, x, l.b.getI8Type(),
       [&](OpBuilder &b, Location loc, Value v) -> Value {
-        Value q = math::RoundEvenOp::create(
-            b, loc, arith::MulFOp::create(b, loc, v, inverse));
-        q = arith::AddFOp::create(b, loc, q, zeroPoint);
-        q = arith::MinNumFOp::create(
-            b, loc,
-            arith::MaxNumFOp::create(
-                b, loc, q,
-                arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0))),
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(255)));
+        Value q = quantizedValue(b, loc, v, inverse, zeroPoint, 0, 255);
         return arith::TruncIOp::create(b, loc, b.getI8Type(),
                                        arith::FPToSIOp::create(b, loc, i32, q));
       });

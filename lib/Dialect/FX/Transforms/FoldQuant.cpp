@@ -205,6 +205,28 @@ StateOp stateOf(GraphModuleOp module, Value v) {
   return read ? lookupState(module, read.getTarget()) : StateOp();
 }
 
+/// The value the dequantize making `call`'s argument `ref` reads, or null.
+Value dequantizedOperand(CallFunctionOp call, NodeAttr ref) {
+  auto dq = call.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
+  if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+      dq.getNumOperands() != 1)
+    return {};
+  return dq.getOperand(0);
+}
+
+/// Whether `type` is what the int8 kernels take as weights: qint8 with
+/// zero points 0, per tensor or per output channel (axis 0).
+bool isInt8WeightType(Type type) {
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(type))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getZeroPoint() == 0;
+  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(type))
+    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+           q.getQuantizedDimension() == 0 &&
+           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
+  return false;
+}
+
 /// The least depth (input channels x window) of a dense int8 conv.
 /// Measured on the Sapphire Rapids Xeon at 1 thread (/usr/bin/python3
 /// bench/run.py --only mobilenet_v2_int8_b1): with its depthwise convs in
@@ -230,14 +252,8 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
   if (!groups || groups.getInt() < 1 || !inputRef || !weightRef)
     return false;
-  auto dequantized = [&](NodeAttr ref) -> Value {
-    auto dq = conv.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
-    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
-        dq.getNumOperands() != 1)
-      return {};
-    return dq.getOperand(0);
-  };
-  Value x = dequantized(inputRef), w = dequantized(weightRef);
+  Value x = dequantizedOperand(conv, inputRef),
+        w = dequantizedOperand(conv, weightRef);
   auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
   auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
   if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4 ||
@@ -259,15 +275,7 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
   if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
     return false;
-  Type we = wType.getElementType();
-  if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
-    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
-           q.getZeroPoint() == 0;
-  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(we))
-    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
-           q.getQuantizedDimension() == 0 &&
-           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
-  return false;
+  return isInt8WeightType(wType.getElementType());
 }
 
 /// Whether `op` is a linear the lowering computes in int8 (int8Linear in
@@ -284,14 +292,8 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
   auto weightRef = dyn_cast<NodeAttr>(linear.getArgs()[1]);
   if (!inputRef || !weightRef)
     return false;
-  auto dequantized = [&](NodeAttr ref) -> Value {
-    auto dq = linear.getOperand(ref.getIndex()).getDefiningOp<CallFunctionOp>();
-    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
-        dq.getNumOperands() != 1)
-      return {};
-    return dq.getOperand(0);
-  };
-  Value x = dequantized(inputRef), w = dequantized(weightRef);
+  Value x = dequantizedOperand(linear, inputRef),
+        w = dequantizedOperand(linear, weightRef);
   // Or quantized at run time (a dynamically quantized linear's input):
   // fake_quantize_per_tensor_affine(x, scale, zero_point, 0, 255) with
   // the scale and zero point nodes.
@@ -334,15 +336,7 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
         !biasType.getElementType().isF32())
       return false;
   }
-  Type we = wType.getElementType();
-  if (auto q = dyn_cast<quant::UniformQuantizedType>(we))
-    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
-           q.getZeroPoint() == 0;
-  if (auto q = dyn_cast<quant::UniformQuantizedPerAxisType>(we))
-    return q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
-           q.getQuantizedDimension() == 0 &&
-           llvm::all_of(q.getZeroPoints(), [](int64_t z) { return z == 0; });
-  return false;
+  return isInt8WeightType(wType.getElementType());
 }
 
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
