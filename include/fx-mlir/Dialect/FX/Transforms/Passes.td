@@ -253,17 +253,23 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
 
     State and get_attr nodes nothing reads any more are erased.
 
-    With `int8-convs`, a `conv2d` (groups 1) of the dequantize of a
-    per-tensor `quint8` activation and of the dequantize of a constant
-    `qint8` weight with zero points 0, at least 64 deep (input channels x
-    window), keeps both dequantizes: the lowering
-    computes it with int32 accumulation from the integers (the int8 kernels
-    of docs/Quantization.md). The compile pipeline sets it where the target
-    CPU has VNNI byte dot products or AVX2's i16 pair dot products. With
-    it, `max_pool2d(dequantize(x))` (x per-tensor quantized, 8 bits)
+    With `int8-convs`, a `conv2d` (groups 1, grouped in the kernel's
+    channel blocks, or depthwise) of the dequantize of a per-tensor
+    `quint8` activation and of the dequantize of a constant `qint8` weight
+    with zero points 0, at least 16 deep (input channels x window), keeps
+    both dequantizes: the lowering computes it with int32 accumulation from
+    the integers (the int8 kernels of docs/Quantization.md). So does a
+    `linear` of such operands (2-D weight, at least 16 deep), or of a
+    dynamically quantized input (`fake_quantize_per_tensor_affine(x, s, z,
+    0, 255)` with run-time `s` and `z`): the lowering computes it as a 1 x 1
+    int8 conv of its rows. The compile pipeline sets the option where the
+    target CPU has VNNI byte dot products or AVX2's i16 pair dot products.
+    With it, `max_pool2d(dequantize(x))` (x per-tensor quantized, 8 bits)
     becomes `dequantize(max_pool2d(x))`, exact since the dequantization
-    is increasing: the pooling runs on the integers, and the quantize
-    after it (the same scale and zero point) folds away.
+    is increasing, and `cat([dequantize(a), ..., dequantize(z)])` of one
+    per-tensor 8-bit type becomes `dequantize(cat([a, ..., z]))`, exact
+    since cat only copies: the pooling and the concatenation run on the
+    integers, and the quantize after them (the same type) folds away.
 
     ```mlir
     %w = fx.get_attr @"fc.weight" : tensor<3x4x!quant.uniform<i8:f32, 1.000000e-01>>
@@ -278,7 +284,7 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
   }];
   let options = [
     Option<"int8Convs", "int8-convs", "bool", /*default=*/"false",
-           "Keep the integers of convs the lowering can compute in int8">
+           "Keep convs and linears in int8 where the lowering can">
   ];
 }
 
