@@ -604,6 +604,41 @@ def FXCPUSplitDeallocs : Pass<"fx-cpu-split-deallocs", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FXCPUFoldMemRefAliasOps
+    : Pass<"fx-cpu-fold-memref-alias-ops", "::mlir::ModuleOp"> {
+  let summary = "Accesses of subviews, expand_shapes and collapse_shapes as "
+                "accesses of their sources, without MLIR 22's wrong fold";
+  let description = [{
+    Upstream's `fold-memref-alias-ops` (its patterns, applied greedily),
+    except for one fold that MLIR 22 gets wrong: a `vector.transfer_read`
+    of a `memref.expand_shape` becomes a read of the expand's source with
+    the source's minor identity map, whatever dims of the expanded view the
+    vector spans. A vector that spans two dims of one reassociation group
+    (`vector<16x1x16xf32>` read at `(0, c, h, 0)` of `memref<1x32x28x28xf32>`
+    expanded from `memref<1x32x784xf32>` by `[[0], [1], [2, 3]]`) becomes a
+    read of dims `(0, 1, 2)` of the source: of its unit batch dim 16 times,
+    out of bounds. Fixed upstream after MLIR 22 (llvm/llvm-project#177016).
+
+    This pass folds such a read only where the source's minor identity map
+    reads the same elements: the vector's dims after the first are groups
+    of one dim each, and its first dim is the innermost of its group, read
+    in bounds (or the group is one dim). Other reads stay reads of the
+    expand_shape's view, which `expand-strided-metadata` lowers exactly.
+
+    ```mlir
+    %e = memref.expand_shape %m [[0], [1], [2, 3]] output_shape [1, 32, 28, 28]
+        : memref<1x32x784xf32> into memref<1x32x28x28xf32>
+    %v = vector.transfer_read %e[%c0, %c, %h, %c0], %pad {in_bounds = [true, true, true]}
+        : memref<1x32x28x28xf32>, vector<16x1x16xf32>   // stays
+    %w = vector.transfer_read %e[%c0, %c, %h, %c0], %pad {in_bounds = [true]}
+        : memref<1x32x28x28xf32>, vector<16xf32>        // reads %m[0, %c, %h * 28]
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def FXCPUShortenBufferLifetimes
     : Pass<"fx-cpu-shorten-buffer-lifetimes", "::mlir::func::FuncOp"> {
   let summary = "Allocate each buffer at its first use, free it after its "

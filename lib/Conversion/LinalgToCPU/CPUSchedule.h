@@ -707,11 +707,11 @@ std::optional<unsigned> transposedLoop(linalg::LinalgOp op);
 /// (fx-cpu-lower-vectors: shuffles), in parallel blocks of whole tiles when
 /// large; the tails of either loop stay scalar loops. As scalar loops, the
 /// transpose back of resnet18's first conv (64 x 12544 results) took 0.77 ms
-/// against eager's 0.27 for the same permute. With `collapse`, loops that
-/// every operand reads contiguously become one first (an image's rows and
-/// columns). A failure leaves the IR partly rewritten: the pass fails.
+/// against eager's 0.27 for the same permute. Loops that every operand
+/// reads contiguously become one first (an image's rows and columns). A
+/// failure leaves the IR partly rewritten: the pass fails.
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  unsigned t, bool collapse = true);
+                                  unsigned t);
 
 /// A reduction along the innermost loop, read contiguously (a row's sum or
 /// max: softmax, layer norm, mean), of rows of at least two registers

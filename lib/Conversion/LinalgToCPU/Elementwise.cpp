@@ -163,11 +163,11 @@ static LogicalResult collapsePair(RewriterBase &rewriter, linalg::LinalgOp &op,
 }
 
 LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
-                                  unsigned t, bool collapse) {
+                                  unsigned t) {
   // The innermost loops that every operand reads contiguously are one
   // (an image's rows and columns: 14 x 14 positions make 12 tiles of 16).
   unsigned inner = op.getNumLoops() - 1;
-  while (collapse && collapsible(op) && inner - 1 != t &&
+  while (collapsible(op) && inner - 1 != t &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{inner - 1, inner}})) {
     if (failed(collapsePair(rewriter, op, inner - 1)))
@@ -177,10 +177,10 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
   // So are the loop read innermost across and the one before it (an NHWC
   // result of an NCHW input: h and w, 7 x 7 positions make 3 tiles of 16).
   // Always where they can: a tile read across an expanded dim (a register
-  // of 16 x 1 x 16 from a [c, h, w] view of [c, h * w]) would meet
-  // fold-memref-alias-ops, which in MLIR 22 folds such a read into a
-  // wrong one of the unexpanded buffer.
-  while (collapse && collapsible(op) && t > 0 && t - 1 != inner &&
+  // of 16 x 1 x 16 from a [c, h, w] view of [c, h * w]) is a read of the
+  // view, which fx-cpu-fold-memref-alias-ops leaves unfolded (MLIR 22's
+  // fold-memref-alias-ops folded it into a wrong read of [c, h * w]).
+  while (collapsible(op) && t > 0 && t - 1 != inner &&
          linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
                                           {{t - 1, t}})) {
     if (failed(collapsePair(rewriter, op, t - 1)))
@@ -352,8 +352,9 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
   SmallVector<int64_t> ranges = tiled->getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
   // One register of the row per step: a read of several would span the
-  // row's expanded dims, which fold-memref-alias-ops folds into a read of
-  // several rows of the unexpanded source.
+  // row's expanded dims (MLIR 22's fold-memref-alias-ops folded such a
+  // read into one of several rows of the unexpanded source;
+  // fx-cpu-fold-memref-alias-ops leaves it a read of the view).
   sizes[inner + 1] = tuning().lanes;
   tiled = tile(rewriter, *tiled, sizes, false);
   if (failed(tiled))

@@ -65,7 +65,7 @@ static bool readsTransposingView(OpOperand &operand) {
 /// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
 /// tensors without those dims, read through projected permutations, as
 /// upstream's reshape folding needs.
-static bool dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
+static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   bool changed = false;
   for (OpOperand *operand : op.getDpsInputOperands()) {
@@ -111,7 +111,6 @@ static bool dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
     rewriter.modifyOpInPlace(op, [&] {
       op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
-  return changed;
 }
 
 /// Whether fusing `producer` into the consumer of `operand` would read
@@ -387,17 +386,12 @@ struct CPUSchedulePass
       // scale, read (n, h, w, c) -> (n, c, 0, 0) once its chain is in NHWC)
       // are read as the vectors they are, so that the op is elementwise,
       // or transposing (densenet's batch norms read NCHW bytes into the
-      // next conv's NHWC copy). A transposing one keeps its loops as they
-      // are: collapsed (h and w into one), a 16 x 16 tile read across the
-      // collapsed dims of tail pieces came out wrong (convnext's layer
-      // scale times an NCHW copy of a linear's NHWC result: NaNs from
-      // unwritten memory, e2e quantized.convnext_block).
-      bool dropped = false;
+      // next conv's NHWC copy).
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-        dropped = dropConstantUnitDims(rewriter, generic);
+        dropConstantUnitDims(rewriter, generic);
       std::optional<unsigned> t = transposedLoop(op);
       if (t && isStaticVectorizable(op, /*transposed=*/*t)) {
-        if (failed(scheduleTransposing(rewriter, op, *t, !dropped)))
+        if (failed(scheduleTransposing(rewriter, op, *t)))
           return broken(loc, "transpose");
         continue;
       }

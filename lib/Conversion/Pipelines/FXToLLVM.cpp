@@ -71,7 +71,7 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
          "bufferization-lower-deallocations,cse,canonicalize,"
          "convert-bufferization-to-memref,"
          "func.func(fx-cpu-shorten-buffer-lifetimes),fx-cpu-plan-workspace,"
-         "fold-memref-alias-ops,canonicalize,cse,fx-cpu-outline-parts,"
+         "fx-cpu-fold-memref-alias-ops,canonicalize,cse,fx-cpu-outline-parts,"
          "func.func(fx-cpu-lower-vectors{target=" +
          target +
          "}),cse,"

@@ -756,13 +756,17 @@ func.func @pool_in_nhwc(%d: tensor<1x16x16x32xi32>, %scale: tensor<32xf32>) -> t
 // -----
 
 // A transposing op with an operand broadcast through constant indices (a
-// squeeze-and-excitation scale [1, C, 1, 1], read (n, c, 0, 0)) keeps its
-// loops uncollapsed (upstream's collapseOpIterationDims does not take
-// constant results) and is still transposed in 16 x 16 tiles.
+// squeeze-and-excitation scale [1, C, 1, 1], read (n, c, 0, 0)) reads it
+// as the [1, C] it is, so that its rows and columns collapse into one
+// loop (h * w = 64 positions, 4 tiles of 16) as any transposing op's, and
+// it is transposed in 16 x 16 tiles.
 
 // CHECK-LABEL: func.func @transposing_with_broadcast
-// CHECK: vector.transpose %{{.*}}, [0, 3, 1, 2] : vector<1x1x16x16xi32> to vector<1x16x1x16xi32>
-// CHECK: arith.sitofp %{{.*}} : vector<16x1x16xi32> to vector<16x1x16xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : tensor<1x32x1x1xf32> into tensor<1x32xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x4x16x32xi32> into tensor<1x64x32xi32>
+// CHECK: scf.for {{.*}} -> (tensor<1x32x64xf32>)
+// CHECK: vector.transpose %{{.*}}, [0, 2, 1] : vector<1x16x16xi32> to vector<1x16x16xi32>
+// CHECK: arith.sitofp %{{.*}} : vector<16x16xi32> to vector<16x16xf32>
 func.func @transposing_with_broadcast(%d: tensor<1x4x16x32xi32>, %se: tensor<1x32x1x1xf32>) -> tensor<1x32x4x16xf32> {
   %e = tensor.empty() : tensor<1x32x4x16xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d, %se : tensor<1x4x16x32xi32>, tensor<1x32x1x1xf32>) outs(%e : tensor<1x32x4x16xf32>) {
