@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx-mlir/Runtime/Runtime.h"
+#include "OutputStructure.h"
 #include "fx-mlir/Conversion/LinalgToCPU/CPUTarget.h"
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
@@ -636,76 +637,6 @@ TensorSpec specOf(Type type, StringRef name) {
   return spec;
 }
 
-/// The fx.output args as JSON, what the Python package rebuilds outputs
-/// from with no parser of MLIR syntax: an array (the args), a result index
-/// for a node, null for None, {"tuple": [...]}, {"list": [...]},
-/// {"dict": [[key, value], ...]} (string or int keys), a Python number,
-/// bool or string the graph returns as is as {"value": v} (a float as
-/// {"float": "<%.17g>"}, which keeps 10.0 a float and inf and nan
-/// readable, a complex as {"complex": [re, im]} of such strings),
-/// {"number": i} for a node whose result i is in `numbers` (a number the
-/// graph computes, returned as a 0-d tensor), and
-/// {"unsupported": "<attribute>"} for anything else.
-llvm::json::Value structureJSON(Attribute value,
-                                const llvm::SmallDenseSet<unsigned> &numbers) {
-  auto elements = [&](ArrayRef<Attribute> items) {
-    llvm::json::Array array;
-    for (Attribute item : items)
-      array.push_back(structureJSON(item, numbers));
-    return array;
-  };
-  if (auto node = dyn_cast<NodeAttr>(value)) {
-    if (numbers.contains(node.getIndex()))
-      return llvm::json::Object{{"number", int64_t(node.getIndex())}};
-    return int64_t(node.getIndex());
-  }
-  if (isa<NoneAttr>(value))
-    return nullptr;
-  if (auto flag = dyn_cast<BoolAttr>(value))
-    return llvm::json::Object{{"value", flag.getValue()}};
-  if (auto integer = dyn_cast<IntegerAttr>(value))
-    return llvm::json::Object{{"value", integer.getInt()}};
-  auto floatText = [](double v) {
-    std::string text;
-    llvm::raw_string_ostream(text) << llvm::format("%.17g", v);
-    return text;
-  };
-  if (auto real = dyn_cast<FloatAttr>(value))
-    return llvm::json::Object{{"float", floatText(real.getValueAsDouble())}};
-  if (auto complex = dyn_cast<ComplexAttr>(value))
-    return llvm::json::Object{
-        {"complex",
-         llvm::json::Array{floatText(complex.getReal().convertToDouble()),
-                           floatText(complex.getImag().convertToDouble())}}};
-  if (auto text = dyn_cast<StringAttr>(value))
-    return llvm::json::Object{{"value", text.getValue().str()}};
-  if (auto array = dyn_cast<ArrayAttr>(value))
-    return elements(array.getValue());
-  if (auto tuple = dyn_cast<TupleAttr>(value))
-    return llvm::json::Object{{"tuple", elements(tuple.getElements())}};
-  if (auto list = dyn_cast<ListAttr>(value))
-    return llvm::json::Object{{"list", elements(list.getElements())}};
-  if (auto dict = dyn_cast<DictAttr>(value)) {
-    llvm::json::Array pairs;
-    for (auto [key, item] : llvm::zip(dict.getKeys(), dict.getValues())) {
-      llvm::json::Value jsonKey = nullptr;
-      if (auto text = dyn_cast<StringAttr>(key))
-        jsonKey = text.getValue().str();
-      else if (auto integer = dyn_cast<IntegerAttr>(key))
-        jsonKey = integer.getInt();
-      else
-        break;
-      pairs.push_back(
-          llvm::json::Array{std::move(jsonKey), structureJSON(item, numbers)});
-    }
-    if (pairs.size() == dict.getKeys().size())
-      return llvm::json::Object{{"dict", std::move(pairs)}};
-  }
-  std::string text;
-  llvm::raw_string_ostream(text) << value;
-  return llvm::json::Object{{"unsupported", text}};
-}
-
 /// With FX_MLIR_TIMING set, prints each compile phase's wall time to
 /// stderr.
 class PhaseTimer {
@@ -935,16 +866,8 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
             {lo.getInt(), hi.getInt(), node.getValue().str()});
     }
   }
-  if (auto structure = func->getAttr("fx.output")) {
-    // Results marked fx.number (0-d tensors of a number the graph
-    // returns) are {"number": i}: the Python package returns their value.
-    llvm::SmallDenseSet<unsigned> numbers;
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      if (func.getResultAttr(i, "fx.number"))
-        numbers.insert(i);
-    llvm::raw_string_ostream os(code.outputStructure);
-    os << structureJSON(structure, numbers);
-  }
+  if (func->getAttr("fx.output"))
+    code.outputStructure = outputStructureJSON(func);
 
   // Stage 2: to LLVM.
   PassManager toLLVM(&ctx);

@@ -117,6 +117,33 @@ class _Number:
         self.index = index
 
 
+class _Quantized:
+    """Result `index`, the storage integers of a quantized tensor (uint8
+    for quint8, int8 for qint8, int32 for qint32): returned as the
+    quantized tensor of those integers and the output's quantization
+    parameters (per tensor, or per channel along `axis`)."""
+
+    def __init__(self, leaf):
+        self.index = leaf["quantized"]
+        self.per_channel = "axis" in leaf
+        if self.per_channel:
+            self.axis = leaf["axis"]
+            self.scales = torch.tensor([float(s) for s in leaf["scales"]],
+                                       dtype=torch.double)
+            self.zero_points = torch.tensor(leaf["zero_points"],
+                                            dtype=torch.long)
+        else:
+            self.scale = float(leaf["scale"])
+            self.zero_point = int(leaf["zero_point"])
+
+    def wrap(self, storage):
+        if self.per_channel:
+            return torch._make_per_channel_quantized_tensor(
+                storage, self.scales, self.zero_points, self.axis)
+        return torch._make_per_tensor_quantized_tensor(
+            storage, self.scale, self.zero_point)
+
+
 def _parse_structure(text):
     """The fx.output structure, as the runtime gives it (JSON: the output
     node's args, node references as result indices, `{"tuple": [...]}`,
@@ -124,13 +151,16 @@ def _parse_structure(text):
     tuples/lists/dicts of result indices; None stands for None, and a
     number, bool or string the graph returns as is (`{"value": 3}`,
     `{"float": "10"}`, `{"complex": ["1", "-2"]}`) for itself (a
-    _Constant), and `{"number": i}` for result i, a 0-d tensor of a number
-    the graph computes (a _Number)."""
+    _Constant), `{"number": i}` for result i, a 0-d tensor of a number
+    the graph computes (a _Number), and `{"quantized": i, ...}` for result
+    i, a quantized tensor's integers with its parameters (a _Quantized)."""
     def value(v):
         if v is None or isinstance(v, int):
             return v
         if isinstance(v, dict) and "number" in v:
             return _Number(v["number"])
+        if isinstance(v, dict) and "quantized" in v:
+            return _Quantized(v)
         if isinstance(v, dict) and "value" in v:
             return _Constant(v["value"])
         if isinstance(v, dict) and "float" in v:
@@ -162,6 +192,8 @@ def _rebuild(structure, results):
         return structure.value
     if isinstance(structure, _Number):
         return results[structure.index].item()
+    if isinstance(structure, _Quantized):
+        return structure.wrap(results[structure.index])
     if structure is None:
         return None
     if isinstance(structure, dict):

@@ -630,7 +630,13 @@ def _graph_lines(graph_name, graph, lines):
     """Appends the fx.graph `graph_name` of the torch.fx `graph` to
     `lines`."""
     lines.append(f"  fx.graph {_symbol(graph_name)} {{")
-    for node in graph.nodes:
+    # The placeholders first, as the fx dialect has them: convert_fx puts a
+    # quantized input's scale and zero point get_attrs right after its
+    # placeholder, before the next one. Placeholders read nothing, so the
+    # graph computes the same (and exports with them first).
+    nodes = ([n for n in graph.nodes if n.op == "placeholder"]
+             + [n for n in graph.nodes if n.op != "placeholder"])
+    for node in nodes:
         refs = []
         where = f"node '{node.name}' ({node.op} {node.target})"
         if node.op == "placeholder":

@@ -398,6 +398,92 @@ def test_quantize_and_dequantize_are_exact():
         assert torch.equal(expected, actual), (expected, actual)
 
 
+def test_quantized_outputs_are_quantized_tensors(tmp_path):
+    """A graph that returns quantized tensors (no dequantize) gives them
+    back as quantized tensors of the same dtype, scale and zero point and
+    the same integers, also when loaded from the code cache."""
+    class QOut(nn.Module):
+        def forward(self, x):
+            q = torch.quantize_per_tensor(x, 0.037, 131, torch.quint8)
+            s = torch.quantize_per_tensor(x, 0.011, -3, torch.qint8)
+            return q, (s, x.sum())
+
+    gm = torch.fx.symbolic_trace(QOut())
+    torch.manual_seed(0)
+    x = torch.randn(3, 17) * 4
+    for attempt in range(2):  # compiled, then from the cache
+        compiled = fx_mlir.compile(gm, (x,), cache_dir=str(tmp_path))
+        assert compiled.from_cache == (attempt == 1)
+        (q, (s, total)), (eq, (es, etotal)) = compiled(x), gm(x)
+        for actual, expected in ((q, eq), (s, es)):
+            assert actual.dtype == expected.dtype
+            assert (actual.q_scale(), actual.q_zero_point()) == \
+                (expected.q_scale(), expected.q_zero_point())
+            assert torch.equal(actual.int_repr(), expected.int_repr())
+        assert torch.allclose(total, etotal)
+
+
+def test_converted_model_with_a_quantized_output():
+    """convert_fx with the output left quantized
+    (set_output_quantized_indexes): the compiled model returns the
+    engine's quint8 tensor."""
+    from torch.ao.quantization.fx.custom_config import PrepareCustomConfig
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU()).eval()
+    x = torch.randn(1, 3, 10, 10)
+    prepared = prepare_fx(
+        model, get_default_qconfig_mapping(ENGINE), (x,),
+        prepare_custom_config=PrepareCustomConfig()
+        .set_output_quantized_indexes([0]))
+    prepared(x)
+    converted = convert_fx(prepared)
+    compiled = fx_mlir.compile(converted, (x,))
+    x = torch.randn(1, 3, 10, 10)
+    expected, actual = converted(x), compiled(x)
+    assert actual.dtype == expected.dtype == torch.quint8
+    assert actual.q_scale() == expected.q_scale()
+    assert actual.q_zero_point() == expected.q_zero_point()
+    assert (actual.int_repr().int() - expected.int_repr().int()).abs().max() \
+        <= 1
+
+
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 1)
+        self.b = nn.Conv2d(5, 8, 1)
+
+    def forward(self, x, y):
+        return self.a(x) + self.b(y)
+
+
+def test_two_input_model():
+    """convert_fx puts each input's scale and zero point get_attrs right
+    after its placeholder, before the next placeholder: the importer puts
+    the placeholders first (as the fx dialect has them); the model
+    compiles, matches the engine, and exports back."""
+    torch.manual_seed(0)
+    example = (torch.randn(1, 3, 10, 10), torch.randn(1, 5, 10, 10))
+    prepared = prepare_fx(TwoInputs().eval(),
+                          get_default_qconfig_mapping(ENGINE), example)
+    for seed in range(3):
+        prepared(*_inputs_like(example, 100 + seed))
+    converted = convert_fx(prepared)
+    order = [n.op for n in converted.graph.nodes]
+    assert order.index("get_attr") < len(order) - 1 - order[::-1].index(
+        "placeholder")  # a get_attr between the placeholders
+    compiled = fx_mlir.compile(converted, example)
+    add = next(n for n in converted.graph.nodes
+               if n.op == "call_function" and "add" in str(n.target))
+    scale = getattr(converted, add.args[2].target)  # the add's output
+    for seed in (1, 2):
+        inputs = _inputs_like(example, seed)
+        steps = ((converted(*inputs) - compiled(*inputs)).abs() / scale)
+        assert steps.round().max() <= 1
+    ir = fx_mlir.import_graph_module(converted, example)
+    _assert_round_trip(converted, example, fx_mlir.export_graph_module(ir))
+
+
 def test_quantized_input_is_refused():
     class Identity(nn.Module):
         def forward(self, q):

@@ -390,6 +390,21 @@ struct ConvertFXToLinalgPass
           call->setAttr(lowering::kUint8Attr, UnitAttr::get(ctx));
         }
 
+    // The quantized element types of the outputs, read before their nodes
+    // are retyped: their values are returned as the storage integers,
+    // marked fx.quantized (the Python package gives them back as quantized
+    // tensors).
+    SmallVector<quant::QuantizedType> quantizedOutputs;
+    for (Operation *nodeOp : nodeOps)
+      if (auto out = dyn_cast<OutputOp>(nodeOp);
+          out && out->getBlock() == &body)
+        for (Value v : out->getOperands()) {
+          auto shaped = dyn_cast<ShapedType>(v.getType());
+          quantizedOutputs.push_back(
+              shaped ? dyn_cast<quant::QuantizedType>(shaped.getElementType())
+                     : quant::QuantizedType());
+        }
+
     // Quantized tensors are computed as their storage integers; the calls
     // that read one keep its quant type (lowering::kQuantTypeAttr).
     for (Operation *nodeOp : nodeOps) {
@@ -678,6 +693,14 @@ struct ConvertFXToLinalgPass
         entryBlock->getArgumentTypes(), ValueRange(results).getTypes()));
     for (unsigned i : uint8Results)
       func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
+    for (auto [i, type] : llvm::enumerate(quantizedOutputs)) {
+      if (!type || i >= results.size() - flags.size())
+        continue;
+      // quint8's bytes are uint8 (the lowering holds them as i8).
+      if (!type.isSigned() && type.getStorageTypeIntegralWidth() == 8)
+        func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
+      func.setResultAttr(i, "fx.quantized", TypeAttr::get(type));
+    }
     for (unsigned i : numberResults)
       func.setResultAttr(i, "fx.number", builder.getUnitAttr());
     for (auto [i, name] : llvm::enumerate(stateArgs))
