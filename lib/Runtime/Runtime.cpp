@@ -751,7 +751,23 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   if (probes)
     probes->addSites(module->getOperation());
 
-  // The state the code will take as arguments.
+  // Stage 1: to linalg on tensors, where the signature is read; first the
+  // passes on the graph module, whose state is what the code reads.
+  FXToLLVMPipelineOptions pipeline;
+  pipeline.weightsAsArguments = options.weightsAsArguments;
+  pipeline.dynamicBatch = options.dynamicBatch;
+  pipeline.normalize = options.normalize;
+  // The target decides what fx-fold-quant keeps in integers (int8 convs
+  // only where the target, not just the host, has VNNI).
+  pipeline.cpu = options.cpu;
+  PassManager normalize(&ctx), toLinalg(&ctx);
+  std::string normalizeText = getFXNormalizePipeline(pipeline);
+  if (!normalizeText.empty() &&
+      (failed(parsePassPipeline(normalizeText, normalize)) ||
+       failed(normalize.run(*module))))
+    return false;
+  // The state the code will take as arguments (fx-fold-quant's dequantized
+  // weights among them).
   llvm::StringMap<StateBuffer> stateData;
   if (options.weightsAsArguments) {
     module->walk([&](StateOp state) {
@@ -783,16 +799,7 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
     });
   }
 
-  // Stage 1: to linalg on tensors, where the signature is read.
-  FXToLLVMPipelineOptions pipeline;
-  pipeline.weightsAsArguments = options.weightsAsArguments;
-  pipeline.dynamicBatch = options.dynamicBatch;
-  pipeline.normalize = options.normalize;
-  // The target decides what fx-fold-quant keeps in integers (int8 convs
-  // only where the target, not just the host, has VNNI).
-  pipeline.cpu = options.cpu;
-  PassManager toLinalg(&ctx);
-  if (failed(parsePassPipeline(getFXToLinalgPipeline(pipeline), toLinalg)) ||
+  if (failed(parsePassPipeline(getFXConvertPipeline(pipeline), toLinalg)) ||
       failed(toLinalg.run(*module)))
     return false;
   timer.done("fx to linalg");

@@ -447,7 +447,13 @@ def _packed_weight_bias(module):
     holds) rather than be lost."""
     if callable(getattr(module, "_weight_bias", None)) and \
             callable(getattr(module, "set_weight_bias", None)):
-        return module._weight_bias()
+        weight_bias = module._weight_bias()
+        # A dynamic LSTM's is a dict of its layers' packed cells: not one
+        # weight and bias (the module is refused by name).
+        if isinstance(weight_bias, tuple) and len(weight_bias) == 2 and all(
+                t is None or isinstance(t, torch.Tensor) for t in weight_bias):
+            return weight_bias
+        return None
     if callable(getattr(module, "set_weight", None)) and \
             callable(getattr(module, "weight", None)):
         return module.weight(), None
@@ -626,6 +632,22 @@ def _state_value(name, tensor, resources, blobs):
     return f"dense_resource<{_name_or_str(name)}>"
 
 
+def _check_attribute(owner, node, where):
+    """Raises ImportError_ for a get_attr of a TorchScript object (the
+    packed weights convert_fx gives a functional quantized op,
+    `torch.ops.quantized.linear(x, self._packed_weight_0, ...)`), which no
+    fx state holds."""
+    obj = owner
+    for field in node.target.split("."):
+        obj = getattr(obj, field, None)
+    if isinstance(obj, torch.ScriptObject):
+        raise ImportError_(
+            f"{where}: reads a TorchScript object (a functional quantized "
+            f"op's packed weights, as convert_fx makes them of F.linear or "
+            f"F.conv2d), which fx-mlir does not hold as state; quantize an "
+            f"nn.Linear or nn.Conv2d module instead")
+
+
 def _graph_lines(graph_name, graph, lines):
     """Appends the fx.graph `graph_name` of the torch.fx `graph` to
     `lines`."""
@@ -644,6 +666,7 @@ def _graph_lines(graph_name, graph, lines):
                        if node.args else "")
             op = f"fx.placeholder {_mlir_str(node.target)}{default}"
         elif node.op == "get_attr":
+            _check_attribute(graph.owning_module, node, where)
             op = f"fx.get_attr {_symbol(node.target)}"
         elif node.op == "output":
             op = f"fx.output {_value(node.args[0], refs, where)}"

@@ -148,6 +148,35 @@ class Decoder(nn.Module):
         return self.up1d(torch.flatten(y, 2))
 
 
+class ReflectPadded(nn.Module):
+    """Quantized convs padding by reflection (torch's quantized convs take
+    "zeros" and "reflect"): F.pad of the input, then the conv; a 2-D conv
+    of unequal paddings, then a 1-D one along the flattened rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=(1, 2), padding_mode="reflect")
+        self.conv1d = nn.Conv1d(8, 4, 5, padding=2, padding_mode="reflect")
+
+    def forward(self, x):
+        y = F.relu(self.conv(x))
+        return self.conv1d(torch.flatten(y, 2))
+
+
+class TwoInputs(nn.Module):
+    """Two inputs, each quantized with its own scale (convert_fx reads each
+    one's scale and zero point right after its placeholder), summed after
+    a conv each."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 1)
+        self.b = nn.Conv2d(5, 8, 3, padding=1)
+
+    def forward(self, x, y):
+        return F.relu(self.a(x) + self.b(y))
+
+
 class Activations(nn.Module):
     """Functional hardswish and leaky_relu on quantized tensors
     (torch.ops.quantized.*), a depthwise conv, sigmoid, adaptive average
@@ -457,6 +486,15 @@ def _static_cases():
            lambda: (torch.randn(2, 3, 12, 10),), 1)
     yield ("convnext_block", _quantized(ConvNeXtBlock, image(28), _default),
            image(28), 1)
+    yield ("reflect_padded", _quantized(ReflectPadded,
+                                        lambda: (torch.randn(2, 3, 9, 7),),
+                                        _default),
+           lambda: (torch.randn(2, 3, 9, 7),), 1)
+
+    def two_images():
+        return (torch.randn(1, 3, 10, 10), torch.randn(1, 5, 10, 10))
+    yield ("two_inputs", _quantized(TwoInputs, two_images, _default),
+           two_images, 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
     yield ("conv_blocks_reference",

@@ -381,6 +381,21 @@ def test_compile_matches_the_quantized_engine(model_type, qconfig):
     assert equal >= 0.9 * total, (equal, total)
 
 
+@pytest.mark.parametrize("model_type", [MLP, ConvNet])
+def test_compile_weights_as_arguments(model_type):
+    """With weights_as_arguments the code takes its state as arguments,
+    fx-fold-quant's dequantized weights (a quantized Linear's on CPUs
+    whose int8 kernels do not take it) among them: the same results as
+    the weights compiled in."""
+    converted, example = _quantize(model_type,
+                                   get_default_qconfig_mapping(ENGINE))
+    inlined = fx_mlir.compile(converted, example)
+    passed = fx_mlir.compile(converted, example, weights_as_arguments=True)
+    for seed in (5, 6):
+        inputs = _inputs(model_type(), seed)
+        assert torch.equal(inlined(*inputs), passed(*inputs))
+
+
 def test_quantize_and_dequantize_are_exact():
     class QDQ(nn.Module):
         def forward(self, x):

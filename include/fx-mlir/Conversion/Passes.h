@@ -53,6 +53,12 @@ void buildFXToLLVMPipeline(OpPassManager &pm,
 /// The two halves of fx-to-llvm as pass pipeline text: fx-normalize and
 /// convert-fx-to-linalg, then everything from tensors to LLVM.
 std::string getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options);
+/// The first half in its two steps: the passes on the graph module
+/// (fx-normalize, fx-fold-quant; empty without `normalize`), then
+/// convert-fx-to-linalg. The module's state after the first step is the
+/// state the code reads (fx-fold-quant adds dequantized weights).
+std::string getFXNormalizePipeline(const FXToLLVMPipelineOptions &options);
+std::string getFXConvertPipeline(const FXToLLVMPipelineOptions &options);
 /// `cpu` is the target of the schedule (CPUTarget::lookup's names).
 std::string getLinalgToLLVMPipeline(StringRef cpu = "host");
 

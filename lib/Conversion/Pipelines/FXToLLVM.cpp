@@ -32,27 +32,37 @@ using namespace mlir::fx;
 /// The pipeline as pass pipeline text: the stages are upstream passes with
 /// options, so the text is also what a user can run by hand.
 std::string
+mlir::fx::getFXNormalizePipeline(const FXToLLVMPipelineOptions &options) {
+  if (!options.normalize)
+    return "";
+  // Quantized convs keep their integers where the target CPU has int8 dot
+  // products (the schedule writes them as VNNI register tiles), or i16
+  // pair dot products (AVX2).
+  std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
+  return target && (target->int8Dot || target->int8Pairs)
+             ? "fx-normalize,fx-fold-quant{int8-convs=true}"
+             : "fx-normalize,fx-fold-quant";
+}
+
+std::string
+mlir::fx::getFXConvertPipeline(const FXToLLVMPipelineOptions &options) {
+  // Where the CPU has i16 pair dot products only, int8 convs in pairs.
+  std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
+  bool pairs = options.normalize && target && target->int8Pairs;
+  return llvm::formatv("convert-fx-to-linalg{{entry={0} "
+                       "weights-as-arguments={1} dynamic-batch={2}{3}}",
+                       options.entry.getValue(),
+                       options.weightsAsArguments ? "true" : "false",
+                       options.dynamicBatch ? "true" : "false",
+                       pairs ? " int8-pairs=true" : "")
+      .str();
+}
+
+std::string
 mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
-  std::string text;
-  bool pairs = false;
-  if (options.normalize) {
-    // Quantized convs keep their integers where the target CPU has int8
-    // dot products (the schedule writes them as VNNI register tiles).
-    std::optional<CPUTarget> target = CPUTarget::lookup(options.cpu);
-    // Where it has i16 pair dot products instead (AVX2), in pairs.
-    text += target && (target->int8Dot || target->int8Pairs)
-                ? "fx-normalize,fx-fold-quant{int8-convs=true},"
-                : "fx-normalize,fx-fold-quant,";
-    pairs = target && target->int8Pairs;
-  }
-  text += llvm::formatv("convert-fx-to-linalg{{entry={0} "
-                        "weights-as-arguments={1} dynamic-batch={2}{3}}",
-                        options.entry.getValue(),
-                        options.weightsAsArguments ? "true" : "false",
-                        options.dynamicBatch ? "true" : "false",
-                        pairs ? " int8-pairs=true" : "")
-              .str();
-  return text;
+  std::string normalize = getFXNormalizePipeline(options);
+  return (normalize.empty() ? "" : normalize + ",") +
+         getFXConvertPipeline(options);
 }
 
 std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {

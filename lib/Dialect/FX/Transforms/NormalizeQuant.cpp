@@ -185,6 +185,44 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
       .Default(std::nullopt);
 }
 
+/// Replaces the conv input `input` of `call` by an aten::pad of it in
+/// `mode` ("reflect", "replicate", "circular") by the conv's `padding` (a
+/// tuple of ints, one per spatial dim), and returns the conv's padding then
+/// (zeros); null, with `why`, if it cannot.
+static Attribute padInput(GraphBuilder &gb, CallModuleOp call, StringRef mode,
+                          Attribute padding, Value &input, std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  ArrayRef<Attribute> sizes;
+  if (auto tuple = dyn_cast_or_null<TupleAttr>(padding))
+    sizes = tuple.getElements();
+  else if (auto list = dyn_cast_or_null<ListAttr>(padding))
+    sizes = list.getElements();
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (sizes.empty() || !type || type.getRank() < int64_t(sizes.size()) ||
+      !llvm::all_of(sizes, [](Attribute a) { return isa<IntegerAttr>(a); })) {
+    why = ("padding_mode '" + mode +
+           "' needs a padding of ints and a ranked input")
+              .str();
+    return nullptr;
+  }
+  // F.pad's order: the last dim's two sides first.
+  SmallVector<Attribute> pads;
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [i, size] : llvm::enumerate(llvm::reverse(sizes))) {
+    pads.append(2, size);
+    int64_t &dim = shape[shape.size() - 1 - i];
+    if (!ShapedType::isDynamic(dim))
+      dim += 2 * cast<IntegerAttr>(size).getInt();
+  }
+  input = floatCall(gb, call, (call.getNodeName() + "_pad").str(), "aten::pad",
+                    {NodeAttr::get(ctx, 0), ListAttr::get(ctx, pads),
+                     StringAttr::get(ctx, mode), NoneAttr::get(ctx)},
+                    {input}, type.clone(shape));
+  SmallVector<Attribute> zeros(sizes.size(),
+                               IntegerAttr::get(IntegerType::get(ctx, 64), 0));
+  return TupleAttr::get(ctx, zeros);
+}
+
 /// The args of the float conv, transposed conv or linear `floatTarget` of
 /// module `module` on `input` and the float `weight`: (input, weight, bias
 /// or None[, stride, padding, dilation, groups] or [, stride, padding,
@@ -209,16 +247,22 @@ LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
   if (floatTarget == "aten::linear")
     return success();
   DictAttr hp = module.getHparams();
+  Attribute padding = hp.lookup("padding");
   if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
       mode && mode.getValue() != "zeros") {
-    why = ("padding_mode '" + mode.getValue() + "' is not supported").str();
-    return failure();
+    // As torch's quantized conv does: the input padded in that mode
+    // (reflect, replicate, circular: F.pad, here of the dequantized
+    // values, which pads exactly what padding the integers would), then
+    // the conv without padding.
+    padding = padInput(gb, call, mode.getValue(), padding, values[0], why);
+    if (!padding)
+      return failure();
   }
   SmallVector<StringRef, 5> keys = {"stride", "padding", "dilation", "groups"};
   if (floatTarget.starts_with("aten::conv_transpose"))
     keys = {"stride", "padding", "output_padding", "groups", "dilation"};
   for (StringRef key : keys) {
-    Attribute a = hp.lookup(key);
+    Attribute a = key == "padding" ? padding : hp.lookup(key);
     if (!a) {
       why = ("its hyperparameter '" + key + "' is missing").str();
       return failure();
