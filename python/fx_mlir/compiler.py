@@ -144,6 +144,45 @@ class _Quantized:
             storage, self.scale, self.zero_point)
 
 
+class _QParams:
+    """The quantization of an example input: what a call's tensor must have
+    (dtype, scheme, scales and zero points) to be passed as its integers."""
+
+    def __init__(self, t):
+        self.dtype = t.dtype
+        self.per_channel = t.qscheme() in (torch.per_channel_affine,
+                                           torch.per_channel_symmetric)
+        if self.per_channel:
+            self.params = (t.q_per_channel_axis(),
+                           t.q_per_channel_scales().tolist(),
+                           t.q_per_channel_zero_points().tolist())
+        else:
+            self.params = (t.q_scale(), t.q_zero_point())
+
+    def describe(self):
+        if self.per_channel:
+            return f"{self.dtype} per channel along dim {self.params[0]}"
+        return (f"{self.dtype} of scale {self.params[0]!r} and zero point "
+                f"{self.params[1]}")
+
+    def storage(self, t, index):
+        """`t`'s integers, if `t` is quantized as the example was."""
+        if isinstance(t, torch.Tensor) and t.is_quantized and \
+                _QParams(t).__dict__ == self.__dict__:
+            return t.int_repr()
+        got = (_QParams(t).describe() if isinstance(t, torch.Tensor)
+               and t.is_quantized else
+               f"{t.dtype}" if isinstance(t, torch.Tensor)
+               else type(t).__name__)
+        raise FxMlirError(f"input {index}: the graph was compiled for a "
+                          f"quantized tensor, {self.describe()}; got {got}")
+
+
+def _quantized_inputs(example_inputs):
+    return {i: _QParams(t) for i, t in enumerate(example_inputs)
+            if isinstance(t, torch.Tensor) and t.is_quantized}
+
+
 def _parse_structure(text):
     """The fx.output structure, as the runtime gives it (JSON: the output
     node's args, node references as result indices, `{"tuple": [...]}`,
@@ -757,9 +796,13 @@ class CompiledGraph:
     route = "torch.fx"
 
     def __init__(self, graph, num_inputs, ir=None, dynamic_batch=False,
-                 cpu="host", blobs=None, updated_inputs=()):
+                 cpu="host", blobs=None, updated_inputs=(),
+                 quantized_inputs=None):
         self._graph = graph
         self._num_inputs = num_inputs
+        # Quantized inputs (index -> _QParams of the example's): passed as
+        # their integers, after a check of their parameters.
+        self._quantized_inputs = dict(quantized_inputs or {})
         # The inputs the graph updates in place (functionalize): the code
         # returns their final values after the output, copied into the
         # caller's tensors after each call.
@@ -771,7 +814,7 @@ class CompiledGraph:
         # One output returned as is: the runtime hands back the tensor.
         self._call = (graph.call_one if self._structure == 0
                       and len(graph.outputs) == 1 and not self._updated
-                      else None)
+                      and not self._quantized_inputs else None)
         if self._call is not None and hasattr(graph, "call_args"):
             self._call_args = graph.call_args
             self.__class__ = _SingleOutputGraph
@@ -817,6 +860,11 @@ class CompiledGraph:
         if kwargs:
             raise FxMlirError(f"inputs are passed by position; got the "
                               f"keyword argument '{next(iter(kwargs))}'")
+        if self._quantized_inputs:
+            inputs = tuple(
+                self._quantized_inputs[i].storage(t, i)
+                if i in self._quantized_inputs else t
+                for i, t in enumerate(inputs))
         try:
             if self._call is not None:
                 return self._call(inputs)
@@ -1024,7 +1072,8 @@ def _compile_ir(ir, example_inputs, blobs, updated, dynamic_batch,
             graph = None
         if graph is not None:
             return CompiledGraph(graph, len(example_inputs), ir,
-                                 dynamic_batch, target, blobs, updated)
+                                 dynamic_batch, target, blobs, updated,
+                                 _quantized_inputs(example_inputs))
     try:
         graph = _load_runtime().CompiledGraph(
             ir, weights_as_arguments, dynamic_batch, cache_dir or "", target,
@@ -1032,7 +1081,8 @@ def _compile_ir(ir, example_inputs, blobs, updated, dynamic_batch,
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
     return CompiledGraph(graph, len(example_inputs), ir, dynamic_batch,
-                         target, blobs, updated)
+                         target, blobs, updated,
+                         _quantized_inputs(example_inputs))
 
 
 def _has_inplace(gm):

@@ -499,15 +499,50 @@ def test_two_input_model():
     _assert_round_trip(converted, example, fx_mlir.export_graph_module(ir))
 
 
-def test_quantized_input_is_refused():
-    class Identity(nn.Module):
-        def forward(self, q):
-            return q.dequantize()
+def test_quantized_inputs():
+    """A quantized input is passed as its integers, once its dtype, scale
+    and zero point are checked against the example's (a tensor quantized
+    otherwise, or a float one, is refused by input index)."""
+    class Scale(nn.Module):
+        def forward(self, q, x):
+            return q.dequantize() * 2 + x, torch.ops.quantized.add(
+                q, q, 0.2, 7)
 
-    gm = torch.fx.symbolic_trace(Identity())
-    q = torch.quantize_per_tensor(torch.randn(4), 0.1, 3, torch.quint8)
-    with pytest.raises(fx_mlir.FxMlirError, match="quantized inputs"):
-        fx_mlir.compile(gm, (q,))
+    gm = torch.fx.symbolic_trace(Scale())
+    torch.manual_seed(0)
+    q = torch.quantize_per_tensor(torch.randn(4, 5), 0.1, 3, torch.quint8)
+    x = torch.randn(4, 5)
+    compiled = fx_mlir.compile(gm, (q, x))
+    q2 = torch.quantize_per_tensor(torch.randn(4, 5), 0.1, 3, torch.quint8)
+    (expected, expected_q), (actual, actual_q) = gm(q2, x), compiled(q2, x)
+    assert torch.equal(expected, actual)
+    assert actual_q.dtype == torch.quint8 and actual_q.q_scale() == 0.2
+    assert torch.equal(expected_q.int_repr(), actual_q.int_repr())
+    other = torch.quantize_per_tensor(torch.randn(4, 5), 0.2, 3, torch.quint8)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="input 0: .*scale 0.1 and zero point 3; got "
+                             ".*scale 0.2"):
+        compiled(other, x)
+    with pytest.raises(fx_mlir.FxMlirError, match="input 0: .*got torch.float32"):
+        compiled(torch.randn(4, 5), x)
+
+
+def test_fallback_partitions_take_quantized_inputs():
+    """With fallback=True, a quantized op the compiler does not take
+    (quantized PReLU) runs in PyTorch and the partition after it, which
+    reads its quantized result, is compiled."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.PReLU(), nn.Conv2d(4, 4, 1))
+    example = (torch.randn(1, 3, 8, 8),)
+    prepared = prepare_fx(model.eval(), get_default_qconfig_mapping(ENGINE),
+                          example)
+    prepared(*example)
+    converted = convert_fx(prepared)
+    with pytest.warns(UserWarning, match="PyTorch runs") as record:
+        compiled = fx_mlir.compile(converted, example, fallback=True)
+    assert "left uncompiled" not in str(record[0].message)
+    x = torch.randn(1, 3, 8, 8)
+    assert torch.equal(converted(x), compiled(x))
 
 
 @pytest.mark.parametrize("model_type", [MLP, ConvNet])

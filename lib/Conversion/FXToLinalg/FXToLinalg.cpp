@@ -431,6 +431,7 @@ struct ConvertFXToLinalgPass
           call.getResult().setType(storage);
 
     // The function: placeholders, then state read as arguments.
+    SmallVector<std::pair<unsigned, quant::QuantizedType>> quantizedInputs;
     SmallVector<PlaceholderOp> placeholders;
     graph.getPlaceholders(placeholders);
     SmallVector<Type> inputTypes;
@@ -450,11 +451,14 @@ struct ConvertFXToLinalgPass
       }
       if (isUint8Tensor(type))
         type = type.clone(IntegerType::get(ctx, 8));
-      if (storageTensorType(type)) {
-        p.emitError() << "cannot compile placeholder " << getNodeLabel(p)
-                      << ": quantized inputs are not supported; pass the "
-                         "float tensor and quantize it in the graph";
-        return failure();
+      // A quantized input is passed as its storage integers (uint8 for
+      // quint8), marked fx.quantized with its type; the Python package
+      // checks a quantized tensor's parameters against it and passes its
+      // int_repr().
+      if (Type storage = storageTensorType(type)) {
+        auto quantized = cast<quant::QuantizedType>(type.getElementType());
+        quantizedInputs.push_back({inputTypes.size(), quantized});
+        type = cast<RankedTensorType>(storage);
       }
       inputTypes.push_back(type);
     }
@@ -462,6 +466,11 @@ struct ConvertFXToLinalgPass
     auto func = func::FuncOp::create(builder, module.getLoc(), entry,
                                      builder.getFunctionType(inputTypes, {}));
     Block *entryBlock = func.addEntryBlock();
+    for (auto [i, quantized] : quantizedInputs) {
+      if (!quantized.isSigned() && quantized.getStorageTypeIntegralWidth() == 8)
+        func.setArgAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
+      func.setArgAttr(i, "fx.quantized", TypeAttr::get(quantized));
+    }
     for (auto [i, p, arg] :
          llvm::enumerate(placeholders, entryBlock->getArguments())) {
       Value v = arg;

@@ -110,3 +110,24 @@ fx.graph_module @ReluQuantize {
     fx.output %q : tensor<4x!quant.uniform<u8:f32, 0.5:10>>
   }
 }
+
+// -----
+
+// Quantized inputs and outputs are their storage integers, marked
+// fx.quantized with their type (the Python package passes a quantized
+// tensor's int_repr() after checking its parameters, and gives the
+// results back as quantized tensors); quint8's are uint8.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %arg0: tensor<4xi8> {fx.dtype = "uint8", fx.quantized = !quant.uniform<u8:f32, 5.000000e-01:10>},
+// CHECK-SAME:    %arg1: tensor<4xi8> {fx.quantized = !quant.uniform<i8:f32, 2.500000e-01:-3>})
+// CHECK-SAME:    -> (tensor<4xf32>, tensor<4xi8> {fx.quantized = !quant.uniform<i8:f32, 2.500000e-01:-3>}, tensor<4xi8> {fx.dtype = "uint8", fx.quantized = !quant.uniform<u8:f32, 1.000000e-01:7>})
+fx.graph_module @QuantizedIO {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    %b = fx.placeholder "b" : tensor<4x!quant.uniform<i8:f32, 0.25:-3>>
+    %d = fx.call_function "aten::dequantize.self"(%a) : (tensor<4x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%d, 0.1, 7, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.1:7>>
+    fx.output (%d, %b, %q) : tensor<4xf32>, tensor<4x!quant.uniform<i8:f32, 0.25:-3>>, tensor<4x!quant.uniform<u8:f32, 0.1:7>>
+  }
+}
