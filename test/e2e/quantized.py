@@ -148,6 +148,19 @@ class Decoder(nn.Module):
         return self.up1d(torch.flatten(y, 2))
 
 
+class Decoder3d(nn.Module):
+    """A ConvTranspose3d, which convert_fx (PyTorch 1.13) leaves a
+    reference module: its float operator on the reference weight, between
+    a dequantize and a quantize."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.up(x))
+
+
 class ReflectPadded(nn.Module):
     """Quantized convs padding by reflection (torch's quantized convs take
     "zeros" and "reflect"): F.pad of the input, then the conv; a 2-D conv
@@ -497,6 +510,13 @@ def _static_cases():
            two_images, 1)
     yield ("conv_transpose", _quantized(Decoder, image(7), _per_tensor),
            image(7), 1)
+    yield ("conv_transpose_reference",
+           _quantized(Decoder, image(7), _per_tensor, reference=True),
+           image(7), 1)
+    yield ("conv_transpose3d",
+           _quantized(Decoder3d, lambda: (torch.randn(1, 4, 4, 5, 3),),
+                      _per_tensor),
+           lambda: (torch.randn(1, 4, 4, 5, 3),), 1)
     yield ("conv_blocks_reference",
            _quantized(ConvBlocks, image(16), _default, reference=True),
            image(16), 1)

@@ -419,10 +419,10 @@ std::optional<std::vector<double>> qparamNumbers(Attribute a) {
 }
 
 /// A reference quantized module (torch.ao.nn.quantized.reference.Linear,
-/// Conv1d/2d/3d): the float operator on its weight quantized and
-/// dequantized as its `weight_qparams` say, which is a constant: computed
-/// here, as ATen's quantize_per_tensor/per_channel and dequantize compute
-/// it (in f32), into the float parameter `<path>.weight_reference`.
+/// Conv1d/2d/3d, ConvTranspose1d/2d/3d): the float operator on its weight
+/// quantized and dequantized as its `weight_qparams` say, which is a constant:
+/// computed here, as ATen's quantize_per_tensor/per_channel and dequantize
+/// compute it (in f32), into the float parameter `<path>.weight_reference`.
 LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
                                     SubmoduleOp module, StringRef floatTarget,
                                     bool relu, std::string &why) {
@@ -667,6 +667,12 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
           .Case("torch.ao.nn.quantized.reference.Conv1d", "aten::conv1d")
           .Case("torch.ao.nn.quantized.reference.Conv2d", "aten::conv2d")
           .Case("torch.ao.nn.quantized.reference.Conv3d", "aten::conv3d")
+          .Case("torch.ao.nn.quantized.reference.ConvTranspose1d",
+                "aten::conv_transpose1d")
+          .Case("torch.ao.nn.quantized.reference.ConvTranspose2d",
+                "aten::conv_transpose2d.input")
+          .Case("torch.ao.nn.quantized.reference.ConvTranspose3d",
+                "aten::conv_transpose3d.input")
           .Default("");
   // Reference mode's fused modules (torch.ao.nn.intrinsic.ConvReLU2d,
   // LinearReLU, ...) hold the reference module as child 0 and the ReLU as
