@@ -444,6 +444,11 @@ def _quantized_arguments(module_type, hparams, what):
         params = inspect.signature(module_type.__init__).parameters
     except (TypeError, ValueError):
         return arguments, attributes
+    for key in ("scale", "zero_point"):
+        # Quantized PReLU takes them as output_scale, output_zero_point.
+        if key in arguments and key not in params and \
+                f"output_{key}" in params:
+            arguments[f"output_{key}"] = arguments.pop(key)
     if callable(getattr(module_type, "set_weight_bias", None)):
         for key in ("scale", "zero_point"):
             if key in arguments and key not in params:
@@ -528,6 +533,15 @@ def _state(root, entry, packed):
         # set_weight_bias once both are known.
         packed.setdefault(path.rpartition(".")[0], (owner, {}))[1][field] = \
             value
+        return
+    if field == "weight" and kind == "parameter" and value.is_quantized and \
+            callable(getattr(owner, "set_weight", None)):
+        # A quantized module keeping a quantized weight as an attribute
+        # (PReLU) takes it through set_weight.
+        try:
+            owner.set_weight(value)
+        except Exception as error:
+            raise RebuildError(f"{what}: cannot set it: {error}") from None
         return
     owner._buffers.pop(field, None)
     owner.__dict__.pop(field, None)

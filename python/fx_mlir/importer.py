@@ -457,6 +457,11 @@ def _packed_weight_bias(module):
     if callable(getattr(module, "set_weight", None)) and \
             callable(getattr(module, "weight", None)):
         return module.weight(), None
+    # A quantized PReLU keeps its quantized weight as a plain attribute.
+    if callable(getattr(module, "set_weight", None)) and isinstance(
+            getattr(module, "weight", None), torch.Tensor) and \
+            module_type(module) == "torch.ao.nn.quantized.PReLU":
+        return module.weight, None
     return None
 
 

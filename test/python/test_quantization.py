@@ -304,9 +304,21 @@ MODULES = {
                                         7),
     "quantize": lambda: nnq.Quantize(0.1, 3, torch.quint8),
     "dequantize": lambda: nnq.DeQuantize(),
+    "prelu": lambda: _prelu(3),
 }
 SHAPES = {"conv1d": (1, 3, 9), "conv_transpose2d": (1, 3, 5, 5),
+          "prelu": (1, 3, 4, 4),
           "batch_norm2d": (1, 3, 4, 4), "layer_norm": (2, 3, 4)}
+
+
+def _prelu(channels, scale=0.03, zero_point=100):
+    """A quantized PReLU of slopes -0.5 .. 0.7 (convert_fx quantizes a
+    PReLU's slopes with a fresh observer's default parameters, scale 1,
+    which rounds most to 0)."""
+    module = nnq.PReLU(scale, zero_point, channels)
+    module.set_weight(torch.quantize_per_tensor(
+        torch.linspace(-0.5, 0.7, channels), 0.01, 60, torch.quint8))
+    return module
 
 
 class _Holder(nn.Module):
@@ -335,6 +347,26 @@ def test_module(name):
         expected, actual = expected.int_repr(), actual.int_repr()
     assert torch.equal(expected, actual)
     assert fx_mlir.import_graph_module(back, (x,)) == ir
+
+
+def test_compile_quantized_prelu():
+    """A quantized PReLU (its quantized slopes an attribute, not a
+    parameter) compiles: the dequantized input's prelu with the dequantized
+    slopes, quantized to its output; equal to the engine's."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.PReLU(4), nn.Conv2d(4, 4, 1),
+                          nn.PReLU()).eval()
+    example = (torch.randn(1, 3, 8, 8),)
+    prepared = prepare_fx(model, get_default_qconfig_mapping(ENGINE), example)
+    prepared(*example)
+    converted = convert_fx(prepared)
+    for path, channels in (("1", 4), ("3", 1)):
+        old = converted.get_submodule(path)
+        setattr(converted, path, _prelu(channels, old.scale, old.zero_point))
+    compiled = fx_mlir.compile(converted, example)
+    for seed in (1, 2):
+        inputs = _inputs_like(example, seed)
+        assert torch.equal(converted(*inputs), compiled(*inputs))
 
 
 def test_embedding_is_refused():
@@ -527,22 +559,29 @@ def test_quantized_inputs():
         compiled(torch.randn(4, 5), x)
 
 
+@torch.fx.wrap
+def _opaque(q):
+    """A function the compiler does not know (fallback runs it)."""
+    return torch.flip(q, [1])
+
+
 def test_fallback_partitions_take_quantized_inputs():
-    """With fallback=True, a quantized op the compiler does not take
-    (quantized PReLU) runs in PyTorch and the partition after it, which
-    reads its quantized result, is compiled."""
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.PReLU(), nn.Conv2d(4, 4, 1))
-    example = (torch.randn(1, 3, 8, 8),)
-    prepared = prepare_fx(model.eval(), get_default_qconfig_mapping(ENGINE),
-                          example)
-    prepared(*example)
-    converted = convert_fx(prepared)
+    """With fallback=True, an op the compiler does not take runs in PyTorch
+    and the partition after it, which reads its quantized result, is
+    compiled."""
+    class Model(nn.Module):
+        def forward(self, x):
+            q = _opaque(torch.quantize_per_tensor(x, 0.1, 10, torch.quint8))
+            return torch.ops.quantized.add(q, q, 0.2, 5).dequantize()
+
+    gm = torch.fx.symbolic_trace(Model())
+    x = torch.randn(2, 6)
     with pytest.warns(UserWarning, match="PyTorch runs") as record:
-        compiled = fx_mlir.compile(converted, example, fallback=True)
-    assert "left uncompiled" not in str(record[0].message)
-    x = torch.randn(1, 3, 8, 8)
-    assert torch.equal(converted(x), compiled(x))
+        compiled = fx_mlir.compile(gm, (x,), fallback=True)
+    message = str(record[0].message)
+    assert "_opaque" in message and "left uncompiled" not in message
+    x = torch.randn(2, 6)
+    assert torch.equal(gm(x), compiled(x))
 
 
 @pytest.mark.parametrize("model_type", [MLP, ConvNet])

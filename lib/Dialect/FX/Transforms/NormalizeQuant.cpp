@@ -151,6 +151,7 @@ std::optional<QuantizedModule> quantizedModule(StringRef type) {
       .Case("torch.ao.nn.quantized.ConvTranspose3d",
             QuantizedModule{"aten::conv_transpose3d.input"})
       .Case("torch.ao.nn.quantized.Linear", QuantizedModule{"aten::linear"})
+      .Case("torch.ao.nn.quantized.PReLU", QuantizedModule{"aten::prelu"})
       .Case("torch.ao.nn.intrinsic.quantized.LinearReLU",
             QuantizedModule{"aten::linear", true})
       .Case("torch.ao.nn.quantized.ReLU6",
@@ -223,8 +224,8 @@ static Attribute padInput(GraphBuilder &gb, CallModuleOp call, StringRef mode,
   return TupleAttr::get(ctx, zeros);
 }
 
-/// The args of the float conv, transposed conv or linear `floatTarget` of
-/// module `module` on `input` and the float `weight`: (input, weight, bias
+/// The args of the float conv, transposed conv, linear or prelu `floatTarget`
+/// of module `module` on `input` and the float `weight`: (input, weight, bias
 /// or None[, stride, padding, dilation, groups] or [, stride, padding,
 /// output_padding, groups, dilation]), the bias read from the module's
 /// state, into `values` and `args`.
@@ -238,6 +239,8 @@ LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
   std::string bias = (module.getSymName() + ".bias").str();
   values.assign({input, weight});
   args.assign({NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1)});
+  if (floatTarget == "aten::prelu") // prelu(x, weight): no bias
+    return success();
   if (lookupState(call->getParentOfType<GraphModuleOp>(), bias)) {
     values.push_back(gb.readState(bias, call));
     args.push_back(NodeAttr::get(ctx, 2));
