@@ -283,6 +283,13 @@ class ModulePathTracer(torch.fx.Tracer):
     def is_leaf_module(self, m, qualified_name):
         if not super().is_leaf_module(m, qualified_name):
             return False
+        # torch's quantized modules (eager mode's quantize_dynamic and
+        # convert) stay whole, as in a convert_fx graph: fx-normalize
+        # expands them; traced into, one reads its packed weights, a
+        # TorchScript object.
+        if module_type(m).startswith(("torch.ao.nn.quantized.",
+                                      "torch.ao.nn.intrinsic.quantized.")):
+            return True
         if self._known is not None and _reference_forward(m) is not None:
             return False
         # A conv padding by reflection, replication or wrapping (the

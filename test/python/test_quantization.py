@@ -369,6 +369,54 @@ def test_compile_quantized_prelu():
         assert torch.equal(converted(*inputs), compiled(*inputs))
 
 
+class _EagerNet(nn.Module):
+    """Eager mode static quantization: stubs, a fused conv + ReLU, a
+    FloatFunctional residual add, a linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(8, 8, 1)
+        self.skip = nn.quantized.FloatFunctional()
+        self.fc = nn.Linear(8 * 6 * 6, 5)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x):
+        y = self.relu(self.conv(self.quant(x)))
+        y = self.skip.add_relu(y, self.conv2(y))
+        return self.dequant(self.fc(torch.flatten(y, 1)))
+
+
+def test_compile_eager_mode_quantized_models():
+    """Models quantized in eager mode (torch.ao.quantization.prepare and
+    convert; quantize_dynamic) compile: their quantized modules stay whole
+    when traced, as in a convert_fx graph."""
+    torch.manual_seed(0)
+    model = _EagerNet().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig(ENGINE)
+    torch.ao.quantization.fuse_modules(model, [["conv", "relu"]],
+                                       inplace=True)
+    prepared = torch.ao.quantization.prepare(model)
+    for seed in range(3):
+        prepared(_inputs_like((torch.randn(2, 3, 6, 6),), seed)[0])
+    converted = torch.ao.quantization.convert(prepared)
+    example = (torch.randn(2, 3, 6, 6),)
+    compiled = fx_mlir.compile(converted, example)
+    for seed in (1, 2):
+        inputs = _inputs_like(example, seed)
+        steps = (converted(*inputs) - compiled(*inputs)).abs() / \
+            converted.fc.scale
+        assert steps.max() <= 1
+
+    mlp = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    dynamic = torch.ao.quantization.quantize_dynamic(mlp.eval(), {nn.Linear})
+    x = torch.randn(4, 32)
+    compiled = fx_mlir.compile(dynamic, (x,))
+    assert torch.allclose(dynamic(x), compiled(x), atol=1e-5)
+
+
 def test_embedding_is_refused():
     """A quantized Embedding's weight has float zero points, which no MLIR
     quant type holds."""
