@@ -283,6 +283,8 @@ class ModulePathTracer(torch.fx.Tracer):
     def is_leaf_module(self, m, qualified_name):
         if not super().is_leaf_module(m, qualified_name):
             return False
+        if self._known is not None and _reference_forward(m) is not None:
+            return False
         # torch's quantized modules (eager mode's quantize_dynamic and
         # convert) stay whole, as in a convert_fx graph: fx-normalize
         # expands them; traced into, one reads its packed weights, a
@@ -290,8 +292,6 @@ class ModulePathTracer(torch.fx.Tracer):
         if module_type(m).startswith(("torch.ao.nn.quantized.",
                                       "torch.ao.nn.intrinsic.quantized.")):
             return True
-        if self._known is not None and _reference_forward(m) is not None:
-            return False
         # A conv padding by reflection, replication or wrapping (the
         # registry binds zero padding) is traced into: F.pad, then the conv.
         if (isinstance(m, torch.nn.modules.conv._ConvNd)
@@ -312,6 +312,8 @@ class ModulePathTracer(torch.fx.Tracer):
         if reference is not None and not self.is_leaf_module(
                 m, self.path_of_module(m)):
             def forward(*args, **kwargs):  # noqa: F811 - traced instead
+                if getattr(reference, "takes_tracer", False):
+                    kwargs["tracer"] = self
                 return reference(m, *args, **kwargs)
         self._paths.append(self.path_of_module(m))
         try:
@@ -983,7 +985,8 @@ def compile(model, example_inputs, dynamic_batch=False,
                    weights_as_arguments=weights_as_arguments,
                    cache_dir=cache_dir, cpu=cpu)
     if isinstance(model, torch.fx.GraphModule):
-        gm = _inline_unbound_modules(model)
+        gm = _inline_unbound_modules(model, example_inputs,
+                                     static_shapes=not dynamic_batch)
     elif isinstance(model, torch.jit.ScriptModule):
         return _compile_scripted(model, example_inputs, None, options)
     elif isinstance(model, torch.nn.Module):
@@ -1159,14 +1162,35 @@ def _call_of(inner, node):
     return cls(inner, args, kwargs, len(nodes)), nodes
 
 
-def _inline_unbound_modules(gm):
+def _node_values(gm, example_inputs, wanted):
+    """The values of the nodes `wanted` when `gm` runs on `example_inputs`
+    (those it reaches; none if it fails to run)."""
+    values = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            if n in wanted:
+                values[n] = result
+            return result
+    try:
+        with torch.no_grad():
+            Recorder(gm).run(*example_inputs)
+    except Exception:  # noqa: BLE001 - compile reports a model that fails
+        pass
+    return values
+
+
+def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     """`gm` with each call_module of a module the compiler does not bind
     (a torch.nn leaf torch.fx kept whole: nn.TransformerEncoderLayer in a
-    symbolic_trace'd or convert_fx'd graph) replaced by the graph of its
+    symbolic_trace'd or convert_fx'd graph, nn.GRU or a dynamically
+    quantized LSTM in a convert_fx'd one) replaced by the graph of its
     forward, traced as compile traces an nn.Module (into the modules it
-    does not bind either); `gm` itself when there is none or one does not
-    trace (the compiler then names it). The caller's GraphModule is not
-    changed."""
+    does not bind either; with the example values of its arguments, from
+    `gm` run on `example_inputs`, as compile traces with example inputs);
+    `gm` itself when there is none or one does not trace (the compiler
+    then names it). The caller's GraphModule is not changed."""
     known = _known_module_types()
     if known is None:
         return gm
@@ -1179,9 +1203,11 @@ def _inline_unbound_modules(gm):
         except AttributeError:
             continue
         # Only torch.nn's own classes (torch.nn.X; quantized and fused
-        # modules are the importer's).
+        # modules are the importer's), and the quantized ones with a
+        # reference forward (dynamic LSTM and GRU).
         kind = module_type(module)
-        if (kind in known or not kind.startswith("torch.nn.")
+        if _reference_forward(module) is None and (
+                kind in known or not kind.startswith("torch.nn.")
                 or kind.count(".") != 2):
             continue
         candidates.append(node)
@@ -1189,30 +1215,42 @@ def _inline_unbound_modules(gm):
         return gm
     copy = _copy_graph_module(gm)
     by_name = {n.name: n for n in copy.graph.nodes}
+    values = {}
+    if example_inputs is not None:
+        wanted = {by_name[a.name] for node in candidates
+                  for a in node.all_input_nodes}
+        values = _node_values(copy, example_inputs, wanted)
     changed = False
     for original in candidates:
         node = by_name[original.name]
         module = copy.get_submodule(node.target)
         wrapper, inputs = _call_of(module, node)
+        examples = None
+        if all(n in values for n in inputs):
+            examples = tuple(values[n] for n in inputs)
         try:
-            sub = ModulePathTracer().trace(wrapper)
+            sub = ModulePathTracer(examples, static_shapes).trace(wrapper)
         except Exception:  # noqa: BLE001 - left whole, named by the compiler
             continue
         prefix = node.target
         env, result, inserted = {}, None, []
         placeholders = iter(inputs)
 
+        moved = {}
+
         def target_of(name):
             # The leaf's own state under its path; what the tracer made
             # on the wrapper (a constant tensor a forward builds) moved
-            # onto the graph module under a fresh name.
+            # onto the graph module under a fresh name, once.
             if name == "inner" or name.startswith("inner."):
                 return prefix + name[len("inner"):]
-            fresh = f"{prefix.replace('.', '_')}_{name}"
-            while hasattr(copy, fresh):
-                fresh += "_"
-            setattr(copy, fresh, getattr(wrapper, name))
-            return fresh
+            if name not in moved:
+                fresh = f"{prefix.replace('.', '_')}_{name}"
+                while hasattr(copy, fresh):
+                    fresh += "_"
+                setattr(copy, fresh, getattr(wrapper, name))
+                moved[name] = fresh
+            return moved[name]
         with copy.graph.inserting_before(node):
             for n in sub.nodes:
                 if n.op == "placeholder":
@@ -1232,6 +1270,8 @@ def _inline_unbound_modules(gm):
                     inserted.append(new)
         if isinstance(result, torch.fx.Node):
             node.replace_all_uses_with(result)
+            if node in values:  # for a later candidate that reads it
+                values[result] = values[node]
         elif (isinstance(result, (tuple, list)) and all(
                 user.op == "call_function" and user.target is operator.getitem
                 and isinstance(user.args[1], int) and not user.kwargs
@@ -1240,6 +1280,8 @@ def _inline_unbound_modules(gm):
                 for user in node.users)):
             for user in list(node.users):
                 user.replace_all_uses_with(result[user.args[1]])
+                if user in values:
+                    values[result[user.args[1]]] = values[user]
                 copy.graph.erase_node(user)
         if node.users:
             # An output of another form: the node stays whole, and the

@@ -61,12 +61,13 @@ def transformer_forward(transformer, src, tgt, src_mask=None, tgt_mask=None,
         memory_key_padding_mask=memory_key_padding_mask)
 
 
-def _cell_step(mode, x_gates, h, c, w_hh, b_hh, nonlinearity="tanh"):
+def _cell_step(mode, x_gates, h, c, linear_hh, nonlinearity="tanh"):
     """One step of a recurrent cell of `mode` ("LSTM", "GRU", "RNN"):
     `x_gates` is the input's projection (x W_ih^T + b_ih), `h` and `c`
-    the state. Returns the new (h, c) (c None but for LSTM), as ATen's
-    lstm_cell, gru_cell and rnn_tanh/relu_cell compute them."""
-    hidden = F.linear(h, w_hh, b_hh)
+    the state, `linear_hh` the state's projection (h -> h W_hh^T + b_hh).
+    Returns the new (h, c) (c None but for LSTM), as ATen's lstm_cell,
+    gru_cell and rnn_tanh/relu_cell compute them."""
+    hidden = linear_hh(h)
     if mode == "LSTM":
         i, f, g, o = (x_gates + hidden).chunk(4, 1)
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
@@ -94,7 +95,65 @@ def rnn_forward(rnn, input, hx=None):
     tensor (not a PackedSequence): each layer and direction stepped over
     the sequence, the input's projection computed for all steps at once.
     Returns (output, h_n), or (output, (h_n, c_n)) for LSTM."""
-    mode = _mode(rnn)
+    def linears(suffix):
+        def linear(kind):
+            weight = getattr(rnn, f"weight_{kind}{suffix}")
+            bias = getattr(rnn, f"bias_{kind}{suffix}") if rnn.bias else None
+            return lambda x: F.linear(x, weight, bias)
+        return linear("ih"), linear("hh")
+    return _recurrence(rnn, _mode(rnn), input, hx, linears)
+
+
+def _dynamic_linear(weight, bias):
+    """x -> quantized::linear_dynamic(x, (weight, bias)), as fx-normalize
+    writes a dynamically quantized Linear: the input's scale and zero point
+    chosen from its range (reduce_range), the input quantized and
+    dequantized with them, the float linear on the dequantized weight."""
+    def linear(x):
+        scale, zero_point = torch._choose_qparams_per_tensor(x, True)
+        x = torch.fake_quantize_per_tensor_affine(x, scale, zero_point, 0,
+                                                  255)
+        return F.linear(x, weight.dequantize(), bias)
+    return linear
+
+
+def dynamic_rnn_forward(rnn, input, hx=None, tracer=None):
+    """torch.ao.nn.quantized.dynamic.LSTM and GRU (quantize_dynamic's, or
+    convert_fx's with a dynamic qconfig) as ATen's quantized_lstm and
+    quantized_gru compute them: rnn_forward's recurrence with each
+    projection a dynamically quantized linear of the cell's unpacked qint8
+    weight (`quantized::linear_unpack`). Under `tracer` each weight is a
+    get_attr of a plain attribute set on `rnn` (`_fx_mlir_weight_ih_l0`,
+    ...), so that the graph holds the quantized tensor and its dequantize."""
+    mode = {"LSTM": "LSTM", "GRU": "GRU"}.get(rnn.mode)
+    if mode is None or rnn.dtype != torch.qint8:
+        raise NotImplementedError(f"dynamic {rnn.mode} of {rnn.dtype}")
+    directions = 2 if rnn.bidirectional else 1
+    path = tracer.path_of_module(rnn) if tracer is not None else None
+
+    def linears(suffix):
+        layer = int(suffix[2:].split("_")[0])
+        index = layer * directions + ("_reverse" in suffix)
+        state = rnn._all_weight_values[index].param.__getstate__()
+        kind, biases, _, _, packed = state[0] if len(state) == 2 else state
+        if kind != "quantized_dynamic" or len(packed) != 2:
+            raise NotImplementedError(f"dynamic {rnn.mode} cell of {kind}")
+        result = []
+        for which, params, bias in zip(("ih", "hh"), packed, biases):
+            weight, _ = torch.ops.quantized.linear_unpack(params)
+            if tracer is not None:
+                name = f"_fx_mlir_weight_{which}{suffix}"
+                setattr(rnn, name, weight)
+                weight = tracer.create_proxy(
+                    "get_attr", f"{path}.{name}" if path else name, (), {})
+            result.append(_dynamic_linear(weight, bias.detach()))
+        return tuple(result)
+    return _recurrence(rnn, mode, input, hx, linears)
+
+
+def _recurrence(rnn, mode, input, hx, linears):
+    """The recurrence of rnn_forward; `linears(suffix)` gives a layer's and
+    direction's (`_l0`, `_l0_reverse`) input and state projections."""
     if rnn.training and rnn.dropout and rnn.num_layers > 1:
         raise NotImplementedError("dropout between layers in training mode")
     unbatched = input.dim() == 2
@@ -121,21 +180,18 @@ def rnn_forward(rnn, input, hx=None):
         outputs = []
         for direction in range(directions):
             suffix = f"_l{layer}" + ("_reverse" if direction else "")
-            w_ih = getattr(rnn, "weight_ih" + suffix)
-            w_hh = getattr(rnn, "weight_hh" + suffix)
-            b_ih = getattr(rnn, "bias_ih" + suffix) if rnn.bias else None
-            b_hh = getattr(rnn, "bias_hh" + suffix) if rnn.bias else None
+            linear_ih, linear_hh = linears(suffix)
             w_hr = (getattr(rnn, "weight_hr" + suffix)
                     if getattr(rnn, "proj_size", 0) else None)
             index = layer * directions + direction
             h = h0[index]
             c = c0[index] if c0 is not None else None
-            steps = list(F.linear(layer_input, w_ih, b_ih).unbind(0))
+            steps = list(linear_ih(layer_input).unbind(0))
             if direction:
                 steps.reverse()
             seen = []
             for x_gates in steps:
-                h, c = _cell_step(mode, x_gates, h, c, w_hh, b_hh,
+                h, c = _cell_step(mode, x_gates, h, c, linear_hh,
                                   getattr(rnn, "nonlinearity", "tanh"))
                 if w_hr is not None:
                     h = F.linear(h, w_hr)
@@ -175,7 +231,7 @@ def cell_forward(cell, input, hx=None):
             h = h.unsqueeze(0)
             c = c.unsqueeze(0) if c is not None else None
     h, c = _cell_step(mode, F.linear(input, cell.weight_ih, cell.bias_ih), h,
-                      c, cell.weight_hh, cell.bias_hh,
+                      c, lambda h: F.linear(h, cell.weight_hh, cell.bias_hh),
                       getattr(cell, "nonlinearity", "tanh"))
     if unbatched:
         h = h.squeeze(0)
@@ -350,6 +406,10 @@ REFERENCE_FORWARDS = {
     nn.GRUCell: cell_forward,
     nn.EmbeddingBag: embedding_bag_forward,
 }
+dynamic_rnn_forward.takes_tracer = True
+for _quantized in (torch.ao.nn.quantized.dynamic.LSTM,
+                   torch.ao.nn.quantized.dynamic.GRU):
+    REFERENCE_FORWARDS[_quantized] = dynamic_rnn_forward
 
 
 def cross_entropy_forward(module, input, target):

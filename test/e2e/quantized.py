@@ -161,6 +161,23 @@ class Decoder3d(nn.Module):
         return F.relu(self.up(x))
 
 
+class Recurrent(nn.Module):
+    """A 2-layer bidirectional LSTM, a GRU over its output and a linear:
+    under a dynamic qconfig convert_fx makes the LSTM a
+    torch.ao.nn.quantized.dynamic.LSTM (PyTorch 1.13 leaves the GRU
+    float)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(24, 32, num_layers=2, bidirectional=True)
+        self.gru = nn.GRU(64, 16)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        # (prepare_fx of PyTorch 1.13 fails on `y, _ = self.lstm(x)`.)
+        return self.fc(self.gru(self.lstm(x)[0])[0])
+
+
 class ReflectPadded(nn.Module):
     """Quantized convs padding by reflection (torch's quantized convs take
     "zeros" and "reflect"): F.pad of the input, then the conv; a 2-D conv
@@ -413,6 +430,10 @@ def _default():
     return get_default_qconfig_mapping(ENGINE)
 
 
+def _dynamic_recurrent():
+    return QConfigMapping().set_global(default_dynamic_qconfig)
+
+
 def _dynamic():
     return (QConfigMapping().set_object_type(nn.Linear, default_dynamic_qconfig)
             .set_object_type(nn.ReLU, default_dynamic_qconfig))
@@ -449,6 +470,14 @@ def cases():
                           _dynamic, in_steps=False),
                lambda: (torch.randn(3, 7, 100),), 1e-4,
                "int32 sums as the engine's, an f32 epilogue")
+        # Dynamically quantized LSTM and GRU (docs/Quantization.md,
+        # "Recurrent layers"): each projection a dynamic int8 linear.
+        def sequence():
+            return (torch.randn(6, 2, 24),)
+        yield ("recurrent_dynamic",
+               _quantized(Recurrent, sequence, _dynamic_recurrent,
+                          in_steps=False),
+               sequence, 1e-4, "int32 sums as the engine's, f32 gates")
 
 
 def _static_cases():

@@ -417,6 +417,35 @@ def test_compile_eager_mode_quantized_models():
     assert torch.allclose(dynamic(x), compiled(x), atol=1e-5)
 
 
+class _Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(20, 24, num_layers=2, bidirectional=True)
+        self.gru = nn.GRU(48, 16, batch_first=True)
+        self.fc = nn.Linear(16, 3)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        z, _ = self.gru(y.transpose(0, 1))
+        return self.fc(z), h, c
+
+
+def test_compile_dynamic_recurrent_layers():
+    """quantize_dynamic's LSTM and GRU (torch.ao.nn.quantized.dynamic)
+    compile as ATen's quantized_lstm/quantized_gru compute them: each
+    projection a dynamic int8 linear of the cell's unpacked weight; the
+    outputs and final states within 1e-6 of the engine's."""
+    torch.manual_seed(0)
+    model = torch.ao.quantization.quantize_dynamic(
+        _Recurrent().eval(), {nn.LSTM, nn.GRU, nn.Linear})
+    assert type(model.lstm).__module__.startswith("torch.ao.nn.quantized")
+    x = torch.randn(7, 2, 20)
+    compiled = fx_mlir.compile(model, (x,))
+    x = torch.randn(7, 2, 20)
+    for expected, actual in zip(model(x), compiled(x)):
+        assert torch.allclose(expected, actual, rtol=0, atol=1e-6)
+
+
 def test_embedding_is_refused():
     """A quantized Embedding's weight has float zero points, which no MLIR
     quant type holds."""
