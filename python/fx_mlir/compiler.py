@@ -1295,6 +1295,9 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
         changed = True
     if not changed:
         return gm
+    # The inlined modules go (a quantized Embedding's table, which no
+    # quant type holds, is not imported then).
+    copy.delete_all_unused_submodules()
     copy.recompile()
     return copy
 

@@ -123,13 +123,12 @@ def dynamic_rnn_forward(rnn, input, hx=None, tracer=None):
     quantized_gru compute them: rnn_forward's recurrence with each
     projection a dynamically quantized linear of the cell's unpacked qint8
     weight (`quantized::linear_unpack`). Under `tracer` each weight is a
-    get_attr of a plain attribute set on `rnn` (`_fx_mlir_weight_ih_l0`,
-    ...), so that the graph holds the quantized tensor and its dequantize."""
+    constant of the graph (_constant), which then holds the quantized
+    tensor and its dequantize."""
     mode = {"LSTM": "LSTM", "GRU": "GRU"}.get(rnn.mode)
     if mode is None or rnn.dtype != torch.qint8:
         raise NotImplementedError(f"dynamic {rnn.mode} of {rnn.dtype}")
     directions = 2 if rnn.bidirectional else 1
-    path = tracer.path_of_module(rnn) if tracer is not None else None
 
     def linears(suffix):
         layer = int(suffix[2:].split("_")[0])
@@ -141,14 +140,58 @@ def dynamic_rnn_forward(rnn, input, hx=None, tracer=None):
         result = []
         for which, params, bias in zip(("ih", "hh"), packed, biases):
             weight, _ = torch.ops.quantized.linear_unpack(params)
-            if tracer is not None:
-                name = f"_fx_mlir_weight_{which}{suffix}"
-                setattr(rnn, name, weight)
-                weight = tracer.create_proxy(
-                    "get_attr", f"{path}.{name}" if path else name, (), {})
+            weight = _constant(weight, tracer)
             result.append(_dynamic_linear(weight, bias.detach()))
         return tuple(result)
     return _recurrence(rnn, mode, input, hx, linears)
+
+
+def _constant(value, tracer):
+    """`value` as a constant of the graph `tracer` records (a get_attr of a
+    `_tensor_constant` it sets on its root, as torch.fx records a tensor
+    an operation takes), so that the graph holds it and what is computed
+    from it (a quantized weight's dequantize); the value itself without a
+    tracer."""
+    if tracer is None:
+        return value
+    return tracer.proxy(tracer.create_arg(value))
+
+
+def _embedding_rows(weight):
+    """The float rows of a quantized embedding table (quint8, a float scale
+    and zero point per row) as torch.ops.quantized.embedding_byte computes
+    them: PyTorch's packing keeps each row's scale and bias = zero_point *
+    scale * -1, and a row is addcmul(bias, q, scale)."""
+    if weight.dtype != torch.quint8 or \
+            weight.qscheme() != torch.per_channel_affine_float_qparams or \
+            weight.q_per_channel_axis() != 0:
+        raise NotImplementedError(
+            f"a quantized embedding table of {weight.dtype} "
+            f"({weight.qscheme()})")
+    q = weight.int_repr().float()
+    scale = weight.q_per_channel_scales().float()
+    bias = weight.q_per_channel_zero_points().float() * scale * -1
+    return torch.addcmul(bias[:, None].expand_as(q), q,
+                         scale[:, None].expand_as(q))
+
+
+def quantized_embedding_forward(module, indices, offsets=None,
+                                per_sample_weights=None,
+                                compressed_indices_mapping=None,
+                                tracer=None):
+    """torch.ao.nn.quantized.Embedding and EmbeddingBag (8-bit): the float
+    embedding (bag) of the table's rows as the engine computes them (a
+    constant of the graph, 4 bytes an element). The quantized EmbeddingBag
+    sums its bags whatever its `mode` (its forward passes mode 0 to
+    embedding_bag_byte), and so does this."""
+    table = _constant(_embedding_rows(module.weight()), tracer)
+    if isinstance(module, torch.ao.nn.quantized.EmbeddingBag):
+        if module.pruned_weights or compressed_indices_mapping is not None:
+            raise NotImplementedError("a pruned quantized embedding bag")
+        return F.embedding_bag(indices, table, offsets, mode="sum",
+                               per_sample_weights=per_sample_weights,
+                               include_last_offset=module.include_last_offset)
+    return F.embedding(indices, table)
 
 
 def _recurrence(rnn, mode, input, hx, linears):
@@ -407,9 +450,13 @@ REFERENCE_FORWARDS = {
     nn.EmbeddingBag: embedding_bag_forward,
 }
 dynamic_rnn_forward.takes_tracer = True
-for _quantized in (torch.ao.nn.quantized.dynamic.LSTM,
-                   torch.ao.nn.quantized.dynamic.GRU):
-    REFERENCE_FORWARDS[_quantized] = dynamic_rnn_forward
+quantized_embedding_forward.takes_tracer = True
+REFERENCE_FORWARDS.update({
+    torch.ao.nn.quantized.dynamic.LSTM: dynamic_rnn_forward,
+    torch.ao.nn.quantized.dynamic.GRU: dynamic_rnn_forward,
+    torch.ao.nn.quantized.Embedding: quantized_embedding_forward,
+    torch.ao.nn.quantized.EmbeddingBag: quantized_embedding_forward,
+})
 
 
 def cross_entropy_forward(module, input, target):

@@ -448,11 +448,49 @@ def test_compile_dynamic_recurrent_layers():
 
 def test_embedding_is_refused():
     """A quantized Embedding's weight has float zero points, which no MLIR
-    quant type holds."""
+    quant type holds: import refuses it (compile traces into it, below)."""
     gm = torch.fx.symbolic_trace(_Holder(nnq.Embedding(10, 4)))
     with pytest.raises(fx_mlir.FxMlirError,
                        match="'m.weight'.*per_channel_affine_float_qparams"):
         fx_mlir.import_graph_module(gm, (torch.tensor([1, 2]),))
+
+
+class _Embeddings(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(100, 16)
+        self.bag = nn.EmbeddingBag(50, 8, mode="mean")
+
+    def forward(self, i, j, offsets, weights):
+        return (self.embedding(i), self.bag(j, offsets),
+                self.bag(j, offsets, per_sample_weights=weights))
+
+
+def test_compile_quantized_embeddings():
+    """Quantized Embedding and EmbeddingBag (float_qparams_weight_only,
+    from convert_fx or eager convert) compile: the embedding (bag) of the
+    table's rows as embedding_byte computes them (the engine's bag sums
+    whatever the mode: so does the compiled one). Rows equal, bags within
+    float rounding of the engine's sums."""
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+    torch.manual_seed(0)
+    inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              torch.tensor([0, 3, 7]), torch.rand(10))
+    mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
+    converted = convert_fx(prepare_fx(_Embeddings().eval(), mapping, inputs))
+    eager = _Embeddings().eval()
+    eager.qconfig = float_qparams_weight_only_qconfig
+    eager = torch.ao.quantization.convert(
+        torch.ao.quantization.prepare(eager))
+    assert isinstance(eager.bag, nnq.EmbeddingBag)
+    for model in (converted, eager):
+        compiled = fx_mlir.compile(model, inputs)
+        others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+                  inputs[2], torch.rand(10))
+        expected, actual = model(*others), compiled(*others)
+        assert torch.equal(expected[0], actual[0])
+        for e, a in zip(expected[1:], actual[1:]):
+            assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
 
 
 # --- Compiled: reference form, lowered; compared with the quantized engine.
