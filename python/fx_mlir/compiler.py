@@ -1173,9 +1173,11 @@ def _node_values(gm, example_inputs, wanted):
             if n in wanted:
                 values[n] = result
             return result
+    inputs = [t.clone() if isinstance(t, torch.Tensor) else t
+              for t in example_inputs]  # in-place updates stay here
     try:
         with torch.no_grad():
-            Recorder(gm).run(*example_inputs)
+            Recorder(gm).run(*inputs)
     except Exception:  # noqa: BLE001 - compile reports a model that fails
         pass
     return values
@@ -1183,9 +1185,10 @@ def _node_values(gm, example_inputs, wanted):
 
 def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     """`gm` with each call_module of a module the compiler does not bind
-    (a torch.nn leaf torch.fx kept whole: nn.TransformerEncoderLayer in a
-    symbolic_trace'd or convert_fx'd graph, nn.GRU or a dynamically
-    quantized LSTM in a convert_fx'd one) replaced by the graph of its
+    or traces into (a torch.nn leaf torch.fx kept whole:
+    nn.TransformerEncoderLayer in a symbolic_trace'd or convert_fx'd graph,
+    nn.GRU or a dynamically quantized LSTM in a convert_fx'd one; a module
+    of a reference forward) replaced by the graph of its
     forward, traced as compile traces an nn.Module (into the modules it
     does not bind either; with the example values of its arguments, from
     `gm` run on `example_inputs`, as compile traces with example inputs);
@@ -1202,9 +1205,10 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
             module = gm.get_submodule(node.target)
         except AttributeError:
             continue
-        # Only torch.nn's own classes (torch.nn.X; quantized and fused
-        # modules are the importer's), and the quantized ones with a
-        # reference forward (dynamic LSTM and GRU).
+        # torch.nn's own classes (torch.nn.X; quantized and fused modules
+        # are the importer's) the registry does not bind, and the modules
+        # compile traces into by a reference forward (fx_mlir/reference.py:
+        # dynamic LSTM and GRU, quantized embeddings, nn.EmbeddingBag, ...).
         kind = module_type(module)
         if _reference_forward(module) is None and (
                 kind in known or not kind.startswith("torch.nn.")

@@ -104,13 +104,13 @@ def rnn_forward(rnn, input, hx=None):
     return _recurrence(rnn, _mode(rnn), input, hx, linears)
 
 
-def _dynamic_linear(weight, bias):
-    """x -> quantized::linear_dynamic(x, (weight, bias)), as fx-normalize
-    writes a dynamically quantized Linear: the input's scale and zero point
-    chosen from its range (reduce_range), the input quantized and
+def _dynamic_linear(weight, bias, reduce_range=True):
+    """x -> quantized::linear_dynamic(x, (weight, bias), reduce_range), as
+    fx-normalize writes a dynamically quantized Linear: the input's scale
+    and zero point chosen from its range, the input quantized and
     dequantized with them, the float linear on the dequantized weight."""
     def linear(x):
-        scale, zero_point = torch._choose_qparams_per_tensor(x, True)
+        scale, zero_point = torch._choose_qparams_per_tensor(x, reduce_range)
         x = torch.fake_quantize_per_tensor_affine(x, scale, zero_point, 0,
                                                   255)
         return F.linear(x, weight.dequantize(), bias)
@@ -134,14 +134,18 @@ def dynamic_rnn_forward(rnn, input, hx=None, tracer=None):
         layer = int(suffix[2:].split("_")[0])
         index = layer * directions + ("_reverse" in suffix)
         state = rnn._all_weight_values[index].param.__getstate__()
-        kind, biases, _, _, packed = state[0] if len(state) == 2 else state
+        kind, biases, _, flags, packed = state[0] if len(state) == 2 \
+            else state
         if kind != "quantized_dynamic" or len(packed) != 2:
             raise NotImplementedError(f"dynamic {rnn.mode} cell of {kind}")
+        # The cell's reduce_range (False in cells of older modules).
+        reduce_range = bool(flags[0]) if flags else False
         result = []
         for which, params, bias in zip(("ih", "hh"), packed, biases):
             weight, _ = torch.ops.quantized.linear_unpack(params)
             weight = _constant(weight, tracer)
-            result.append(_dynamic_linear(weight, bias.detach()))
+            result.append(_dynamic_linear(weight, bias.detach(),
+                                          reduce_range))
         return tuple(result)
     return _recurrence(rnn, mode, input, hx, linears)
 

@@ -585,6 +585,44 @@ def test_quantized_outputs_are_quantized_tensors(tmp_path):
         assert torch.allclose(total, etotal)
 
 
+def test_per_channel_quantized_inputs_and_outputs():
+    """Per-channel quantized tensors in and out: quantize_per_channel
+    computed as ATen does (each element with its channel's scale and zero
+    point), the output a per-channel quantized tensor of the same
+    parameters, a per-channel input checked against its example's."""
+    class PerChannel(nn.Module):
+        def forward(self, x, q):
+            scales = torch.tensor([0.05, 0.1, 0.02], dtype=torch.double)
+            zero_points = torch.tensor([0, 3, -2])
+            return (torch.quantize_per_channel(x, scales, zero_points, 1,
+                                               torch.qint8),
+                    q.dequantize() + 1)
+
+    gm = torch.fx.symbolic_trace(PerChannel())
+    torch.manual_seed(0)
+
+    def example():
+        q = torch.quantize_per_channel(
+            torch.randn(2, 4), torch.tensor([0.1, 0.2], dtype=torch.double),
+            torch.tensor([1, -1]), 0, torch.qint8)
+        return torch.randn(4, 3, 5) * 3, q
+    compiled = fx_mlir.compile(gm, example())
+    inputs = example()
+    (eq, ed), (aq, ad) = gm(*inputs), compiled(*inputs)
+    assert aq.qscheme() == torch.per_channel_affine
+    assert aq.q_per_channel_axis() == 1
+    assert torch.equal(aq.q_per_channel_scales(), eq.q_per_channel_scales())
+    assert torch.equal(aq.q_per_channel_zero_points(),
+                       eq.q_per_channel_zero_points())
+    assert torch.equal(aq.int_repr(), eq.int_repr())
+    assert torch.equal(ad, ed)
+    other = torch.quantize_per_channel(
+        torch.randn(2, 4), torch.tensor([0.1, 0.3], dtype=torch.double),
+        torch.tensor([1, -1]), 0, torch.qint8)
+    with pytest.raises(fx_mlir.FxMlirError, match="input 1: .*per channel"):
+        compiled(inputs[0], other)
+
+
 def test_converted_model_with_a_quantized_output():
     """convert_fx with the output left quantized
     (set_output_quantized_indexes): the compiled model returns the
@@ -719,6 +757,35 @@ def test_compile_reference_mode(model_type):
         steps = ((expected - actual).abs() / scale).round()
         assert steps.max() <= 1, steps.max()
         assert (steps == 0).float().mean() >= 0.9
+
+
+class _Functional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(8, 4)
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x, y):
+        return (F.linear(x, self.linear.weight, self.linear.bias),
+                F.conv2d(y, self.conv.weight, self.conv.bias))
+
+
+def test_compile_reference_mode_functional():
+    """Reference mode of functional F.linear/F.conv2d: their weights
+    quantized per channel in the graph (quantize_per_channel, dequantize)
+    before the float op: equal to the reference model."""
+    torch.manual_seed(0)
+    example = (torch.randn(3, 8), torch.randn(1, 3, 6, 6))
+    prepared = prepare_fx(_Functional().eval(),
+                          get_default_qconfig_mapping(ENGINE), example)
+    prepared(*example)
+    reference = convert_to_reference_fx(prepared)
+    assert any(n.target == torch.quantize_per_channel
+               for n in reference.graph.nodes)
+    compiled = fx_mlir.compile(reference, example)
+    inputs = _inputs_like(example, 1)
+    for expected, actual in zip(reference(*inputs), compiled(*inputs)):
+        assert torch.equal(expected, actual)
 
 
 def test_compile_dynamic_quantization():

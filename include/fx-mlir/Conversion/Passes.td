@@ -450,7 +450,7 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
 def FXCPULowerVectors : Pass<"fx-cpu-lower-vectors", "::mlir::func::FuncOp"> {
   let summary = "Lower vector ops to FMAs, loads and stores";
   let description = [{
-    Runs after bufferization (and after `fold-memref-alias-ops`). The
+    Runs after bufferization (and after `fx-cpu-fold-memref-alias-ops`). The
     accumulators of the register tiles are already loop-carried vectors
     (`loop-invariant-subset-hoisting` ran on tensors). It lowers
     `vector.contract` to outer products and those to `vector.fma`,
@@ -607,23 +607,29 @@ def FXCPUSplitDeallocs : Pass<"fx-cpu-split-deallocs", "::mlir::func::FuncOp"> {
 def FXCPUFoldMemRefAliasOps
     : Pass<"fx-cpu-fold-memref-alias-ops", "::mlir::ModuleOp"> {
   let summary = "Accesses of subviews, expand_shapes and collapse_shapes as "
-                "accesses of their sources, without MLIR 22's wrong fold";
+                "accesses of their sources, without MLIR 22's wrong folds";
   let description = [{
     Upstream's `fold-memref-alias-ops` (its patterns, applied greedily),
-    except for one fold that MLIR 22 gets wrong: a `vector.transfer_read`
-    of a `memref.expand_shape` becomes a read of the expand's source with
-    the source's minor identity map, whatever dims of the expanded view the
-    vector spans. A vector that spans two dims of one reassociation group
-    (`vector<16x1x16xf32>` read at `(0, c, h, 0)` of `memref<1x32x28x28xf32>`
-    expanded from `memref<1x32x784xf32>` by `[[0], [1], [2, 3]]`) becomes a
-    read of dims `(0, 1, 2)` of the source: of its unit batch dim 16 times,
-    out of bounds. Fixed upstream after MLIR 22 (llvm/llvm-project#177016).
+    except for its folds of vector reads and writes through a
+    `memref.expand_shape`, which MLIR 22 gets wrong: a `vector.transfer_read`
+    becomes a read of the expand's source with the source's minor identity
+    map, whatever dims of the expanded view the vector spans. A vector that
+    spans two dims of one reassociation group (`vector<16x1x16xf32>` read
+    at `(0, c, h, 0)` of `memref<1x32x28x28xf32>` expanded from
+    `memref<1x32x784xf32>` by `[[0], [1], [2, 3]]`) becomes a read of dims
+    `(0, 1, 2)` of the source: of its unit batch dim 16 times, out of
+    bounds. n-D `vector.load`, `vector.store` and their masked forms keep
+    the same wrong strides (reported upstream as
+    llvm/llvm-project#177016).
 
-    This pass folds such a read only where the source's minor identity map
-    reads the same elements: the vector's dims after the first are groups
-    of one dim each, and its first dim is the innermost of its group, read
-    in bounds (or the group is one dim). Other reads stay reads of the
-    expand_shape's view, which `expand-strided-metadata` lowers exactly.
+    This pass folds a transfer_read through an expand_shape only where the
+    source's minor identity map reads the same elements: the vector's dims
+    after the first are groups of one dim each, and its first dim is the
+    innermost of its group, read in bounds (or the group is one dim).
+    Other vector accesses stay accesses of the expand_shape's view, which
+    `expand-strided-metadata` lowers exactly (no `vector.load` or
+    `vector.store` exists yet where this pass runs:
+    `fx-cpu-lower-vectors` makes them after).
 
     ```mlir
     %e = memref.expand_shape %m [[0], [1], [2, 3]] output_shape [1, 32, 28, 28]

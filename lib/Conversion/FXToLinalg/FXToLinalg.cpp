@@ -427,8 +427,14 @@ struct ConvertFXToLinalgPass
           call->setAttr(lowering::kInt8PairsAttr, UnitAttr::get(ctx));
     for (Operation *nodeOp : nodeOps)
       if (auto call = dyn_cast<CallFunctionOp>(nodeOp))
-        if (Type storage = storageTensorType(call.getResult().getType()))
+        if (Type storage = storageTensorType(call.getResult().getType())) {
+          if (call.getTarget() == "aten::quantize_per_channel")
+            call->setAttr(
+                lowering::kResultQuantTypeAttr,
+                TypeAttr::get(cast<ShapedType>(call.getResult().getType())
+                                  .getElementType()));
           call.getResult().setType(storage);
+        }
 
     // The function: placeholders, then state read as arguments.
     SmallVector<std::pair<unsigned, quant::QuantizedType>> quantizedInputs;
@@ -703,7 +709,7 @@ struct ConvertFXToLinalgPass
     for (unsigned i : uint8Results)
       func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
     for (auto [i, type] : llvm::enumerate(quantizedOutputs)) {
-      if (!type || i >= results.size() - flags.size())
+      if (!type)
         continue;
       // quint8's bytes are uint8 (the lowering holds them as i8).
       if (!type.isSigned() && type.getStorageTypeIntegralWidth() == 8)

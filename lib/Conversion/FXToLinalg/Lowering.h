@@ -380,6 +380,9 @@ constexpr StringLiteral kUint8Attr = "fx.uint8";
 /// tensors are computed as their storage integers (i8, i32), which no
 /// longer say their scale, zero point or signedness.
 constexpr StringLiteral kQuantTypeAttr = "fx.quant_type";
+/// The quant type of a quantize_per_channel's result (its scales and zero
+/// points), kept when the result is retyped to its storage integers.
+constexpr StringLiteral kResultQuantTypeAttr = "fx.result_quant_type";
 /// On a conv2d call (convert-fx-to-linalg{int8-pairs}): int8Conv2d builds
 /// its dense int8 form in i16 pairs rather than 4-byte groups.
 constexpr StringLiteral kInt8PairsAttr = "fx.int8_pairs";

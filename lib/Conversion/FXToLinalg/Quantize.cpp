@@ -139,6 +139,97 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   return l.replace(q);
 }
 
+/// A generic over `x` quantized (or to be quantized) per channel along
+/// `type`'s axis: each element of `element` type computed by `body` from
+/// the element and its channel's entries of `first` (a table of
+/// `firstType`) and `second` (f32), one entry a channel; null, the failure
+/// recorded, when the channels do not fit `x`'s shape.
+Value mapChannels(
+    Lowering &l, Value x, quant::UniformQuantizedPerAxisType type,
+    ArrayRef<double> first, FloatType firstType, ArrayRef<float> second,
+    Type element,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> body) {
+  auto tensor = cast<RankedTensorType>(x.getType());
+  int64_t axis = type.getQuantizedDimension();
+  int64_t channels = type.getScales().size();
+  if (axis < 0 || axis >= tensor.getRank() ||
+      tensor.getDimSize(axis) != channels) {
+    (void)l.fail("its per-channel scales do not fit its shape");
+    return nullptr;
+  }
+  SmallVector<Attribute> firstValues;
+  for (double v : first)
+    firstValues.push_back(FloatAttr::get(firstType, v));
+  Value firstTable = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(RankedTensorType::get({channels}, firstType),
+                             firstValues));
+  Value secondTable = arith::ConstantOp::create(
+      l.b, l.loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({channels}, l.b.getF32Type()), second));
+  int64_t rank = tensor.getRank();
+  MLIRContext *ctx = l.b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx), ctx);
+  Value init = l.empty(tensor::getMixedSizes(l.b, l.loc, x), element);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      l.b, l.loc, init.getType(), ValueRange{x, firstTable, secondTable},
+      ValueRange{init},
+      ArrayRef<AffineMap>{identity, channel, channel, identity}, iterators,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc,
+                                body(b, loc, args[0], args[1], args[2]));
+      });
+  return generic.getResult(0);
+}
+
+/// aten::quantize_per_channel(Tensor self, Tensor scales, Tensor
+/// zero_points, int axis, ScalarType dtype): each element quantized as
+/// quantize_per_tensor does, with its channel's scale and zero point, read
+/// from the result's per-axis type (the example run's parameters; the
+/// operands are the constants convert_to_reference_fx reads them from).
+LogicalResult lowerQuantizePerChannel(Lowering &l) {
+  Value x = l.subject();
+  if (!x)
+    return failure();
+  auto resultType = l.op->getAttrOfType<TypeAttr>(kResultQuantTypeAttr);
+  auto perAxis =
+      resultType
+          ? dyn_cast<quant::UniformQuantizedPerAxisType>(resultType.getValue())
+          : quant::UniformQuantizedPerAxisType();
+  auto input = cast<RankedTensorType>(x.getType());
+  if (!perAxis)
+    return l.fail("its result is not a per-channel quantized tensor");
+  if (!input.getElementType().isF32())
+    return l.fail("quantizes float32 tensors only");
+  auto storage = dyn_cast<IntegerType>(l.resultElementType());
+  if (!storage || storage.getWidth() > 16)
+    return l.fail("quantizes to 8-bit types only");
+  float qmin = float(perAxis.getStorageTypeMin());
+  float qmax = float(perAxis.getStorageTypeMax());
+  SmallVector<double> inverses;
+  SmallVector<float> zeroPoints;
+  for (auto [s, z] : llvm::zip(perAxis.getScales(), perAxis.getZeroPoints())) {
+    if (!(s > 0) || !std::isfinite(s))
+      return l.fail("the scales must be positive finite numbers");
+    inverses.push_back(1.0f / float(s));
+    zeroPoints.push_back(float(z));
+  }
+  Value q = mapChannels(
+      l, x, perAxis, inverses, l.b.getF32Type(), zeroPoints, storage,
+      [&](OpBuilder &b, Location loc, Value v, Value inverse, Value zp) {
+        Value clamped = quantizedValue(b, loc, v, inverse, zp, qmin, qmax);
+        return arith::TruncIOp::create(
+                   b, loc, storage,
+                   arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped))
+            .getResult();
+      });
+  return q ? l.replace(q) : failure();
+}
+
 /// The quantized operand of `l`'s call (retyped to its storage integers)
 /// and its quant type; a null value, the failure recorded, otherwise.
 std::pair<Value, quant::QuantizedType> quantizedSubject(Lowering &l) {
@@ -185,41 +276,29 @@ LogicalResult lowerDequantize(Lowering &l) {
   auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(type);
   if (!perAxis)
     return l.fail("this quantized type is not supported");
-  auto tensor = cast<RankedTensorType>(q.getType());
-  int64_t axis = perAxis.getQuantizedDimension();
-  int64_t channels = perAxis.getScales().size();
-  if (axis < 0 || axis >= tensor.getRank() ||
-      tensor.getDimSize(axis) != channels)
-    return l.fail("its per-channel scales do not fit its shape");
-  SmallVector<float> scales, zeroPoints;
-  for (auto [s, z] : llvm::zip(perAxis.getScales(), perAxis.getZeroPoints())) {
-    scales.push_back(float(s));
+  // Per channel, ATen multiplies by the double scale (the integer less the
+  // zero point is exact in f32), then rounds to f32.
+  SmallVector<double> scales(perAxis.getScales());
+  SmallVector<float> zeroPoints;
+  for (int64_t z : perAxis.getZeroPoints())
     zeroPoints.push_back(float(z));
-  }
-  auto vectorType = RankedTensorType::get({channels}, l.b.getF32Type());
-  Value scaleTable = arith::ConstantOp::create(
-      l.b, l.loc, DenseElementsAttr::get(vectorType, ArrayRef<float>(scales)));
-  Value zeroPointTable = arith::ConstantOp::create(
-      l.b, l.loc,
-      DenseElementsAttr::get(vectorType, ArrayRef<float>(zeroPoints)));
-  int64_t rank = tensor.getRank();
-  MLIRContext *ctx = l.b.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx), ctx);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(l.b, l.loc, q);
-  Value init = l.empty(sizes, l.b.getF32Type());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      l.b, l.loc, init.getType(), ValueRange{q, scaleTable, zeroPointTable},
-      ValueRange{init},
-      ArrayRef<AffineMap>{identity, channel, channel, identity}, iterators,
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value r =
-            dequantizeElement(b, loc, args[0], isSigned, args[2], args[1]);
-        linalg::YieldOp::create(b, loc, r);
+  Value x = mapChannels(
+      l, q, perAxis, scales, l.b.getF64Type(), zeroPoints, l.b.getF32Type(),
+      [&](OpBuilder &b, Location loc, Value v, Value scale, Value zp) {
+        Value f =
+            isSigned
+                ? arith::SIToFPOp::create(b, loc, b.getF32Type(), v).getResult()
+                : arith::UIToFPOp::create(b, loc, b.getF32Type(), v)
+                      .getResult();
+        Value centered = arith::ExtFOp::create(
+            b, loc, b.getF64Type(),
+            arith::SubFOp::create(b, loc, f, zp).getResult());
+        return arith::TruncFOp::create(
+                   b, loc, b.getF32Type(),
+                   arith::MulFOp::create(b, loc, centered, scale))
+            .getResult();
       });
-  return l.replace(generic.getResult(0));
+  return x ? l.replace(x) : failure();
 }
 
 /// aten::int_repr(Tensor self): the storage integers; quint8's as the
@@ -380,6 +459,7 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
 
 void mlir::fx::lowering::addQuantizeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::quantize_per_tensor"}, lowerQuantizePerTensor);
+  addLowering(t, {"aten::quantize_per_channel"}, lowerQuantizePerChannel);
   addLowering(t, {"aten::dequantize.self"}, lowerDequantize);
   addLowering(t, {"aten::int_repr"}, lowerIntRepr);
   addLowering(t, {"aten::_choose_qparams_per_tensor"}, lowerChooseQParams);

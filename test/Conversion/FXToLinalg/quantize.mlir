@@ -6,7 +6,8 @@
 // through i32, qint32 through i64 and clamped again there; the clamp by
 // maxnumf/minnumf: a NaN becomes qmin, as in ATen's kernel); dequantize:
 // (q - zero_point) * scale, quint8 read unsigned, per channel with each
-// channel's scale and zero point; int_repr of quint8 is the uint8 tensor
+// channel's scale and zero point (the product in f64, as ATen's per-channel
+// dequantize multiplies by the double scale); int_repr of quint8 is the uint8 tensor
 // (computed as i32, as uint8 tensors are). A quantized weight is its blob
 // of storage integers.
 
@@ -29,7 +30,9 @@
 // CHECK: linalg.generic
 // CHECK:   arith.sitofp {{.*}} : i8 to f32
 // CHECK:   arith.subf
-// CHECK:   arith.mulf
+// CHECK:   arith.extf {{.*}} : f32 to f64
+// CHECK:   arith.mulf {{.*}} : f64
+// CHECK:   arith.truncf {{.*}} : f64 to f32
 // CHECK: linalg.generic
 // CHECK:   arith.extui {{.*}} : i8 to i32
 fx.graph_module @Quantize {
@@ -129,5 +132,35 @@ fx.graph_module @QuantizedIO {
     %d = fx.call_function "aten::dequantize.self"(%a) : (tensor<4x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<4xf32>
     %q = fx.call_function "aten::quantize_per_tensor"(%d, 0.1, 7, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.1:7>>
     fx.output (%d, %b, %q) : tensor<4xf32>, tensor<4x!quant.uniform<i8:f32, 0.25:-3>>, tensor<4x!quant.uniform<u8:f32, 0.1:7>>
+  }
+}
+
+// -----
+
+// quantize_per_channel: each element as quantize_per_tensor computes it,
+// with its channel's inverse scale and zero point (tables read along the
+// axis, from the result's per-axis type).
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<2x3xf32>)
+// CHECK-DAG: %[[INV:.*]] = arith.constant dense<[4.000000e+00, 8.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[ZP:.*]] = arith.constant dense<[0.000000e+00, 3.000000e+00]> : tensor<2xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg0, %[[INV]], %[[ZP]] : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%{{.*}} : tensor<2x3xi8>)
+// CHECK:   arith.mulf
+// CHECK:   math.roundeven
+// CHECK:   arith.addf
+// CHECK:   arith.maxnumf
+// CHECK:   arith.minnumf
+// CHECK:   arith.fptosi {{.*}} : f32 to i32
+// CHECK:   arith.trunci {{.*}} : i32 to i8
+fx.graph_module @QuantizePerChannel {
+  fx.state constant @scales : tensor<2xf64> = dense<[0.25, 0.125]>
+  fx.state constant @zero_points : tensor<2xi64> = dense<[0, 3]>
+  fx.graph @forward {
+    %w = fx.placeholder "w" : tensor<2x3xf32>
+    %s = fx.get_attr @scales : tensor<2xf64>
+    %z = fx.get_attr @zero_points : tensor<2xi64>
+    %q = fx.call_function "aten::quantize_per_channel"(%w, %s, %z, 0, torch.qint8) : (tensor<2x3xf32>, tensor<2xf64>, tensor<2xi64>) -> tensor<2x3x!quant.uniform<i8:f32:0, {0.25:0, 0.125:3}>>
+    %d = fx.call_function "aten::dequantize.self"(%q) : (tensor<2x3x!quant.uniform<i8:f32:0, {0.25:0, 0.125:3}>>) -> tensor<2x3xf32>
+    fx.output %d : tensor<2x3xf32>
   }
 }

@@ -112,3 +112,24 @@ func.func @load_of_views(%m: memref<4x8xf32>, %i: index) -> f32 {
   %v = memref.load %s[%i] : memref<16xf32, strided<[1], offset: 8>>
   return %v : f32
 }
+
+// -----
+
+// A masked tile across the group stays too; so does an n-D vector.load of
+// the view (upstream folds it with the same wrong strides), while a 1-D
+// vector.load of a subview still folds into a load of the view.
+
+// CHECK-LABEL: func.func @masked_and_loads
+// CHECK:       %[[E:.*]] = memref.expand_shape
+// CHECK:       vector.transfer_read %[[E]]{{.*}}, %{{.*}} : memref<1x32x28x28xf32>, vector<16x1x16xf32>
+// CHECK:       vector.load %[[E]]{{.*}} : memref<1x32x28x28xf32>, vector<2x16xf32>
+func.func @masked_and_loads(%m: memref<1x32x784xf32>, %c: index, %h: index, %mask: vector<16x1x16xi1>) -> (vector<16x1x16xf32>, vector<2x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %e = memref.expand_shape %m [[0], [1], [2, 3]] output_shape [1, 32, 28, 28]
+      : memref<1x32x784xf32> into memref<1x32x28x28xf32>
+  %v = vector.transfer_read %e[%c0, %c, %h, %c0], %pad, %mask {in_bounds = [true, true, true]}
+      : memref<1x32x28x28xf32>, vector<16x1x16xf32>
+  %l = vector.load %e[%c0, %c, %h, %c0] : memref<1x32x28x28xf32>, vector<2x16xf32>
+  return %v, %l : vector<16x1x16xf32>, vector<2x16xf32>
+}

@@ -1,9 +1,9 @@
-//===- FoldAliasViews.cpp - Accesses of views as accesses of their source -===//
+//===- FoldMemRefAliasOps.cpp - Accesses of views as of their sources ----===//
 //
 // fx-cpu-fold-memref-alias-ops: upstream's fold-memref-alias-ops patterns,
-// without the fold of a vector.transfer_read through a memref.expand_shape
-// that MLIR 22 gets wrong, plus that fold where it is right (see
-// Passes.td).
+// without its folds of vector reads and writes through a
+// memref.expand_shape, which MLIR 22 gets wrong, plus the transfer_read
+// fold where it is right (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,12 +30,12 @@ namespace {
 /// identity map, reads what the same read of `expand`'s source with its
 /// minor identity map reads. It does when the vector's dims after its first
 /// are whole reassociation groups of one dim each (read with the same
-/// strides in both), and its first dim is the innermost of its group
-/// (read contiguously in both: across the group's outer dims too when the
-/// read is in bounds, so it must be, or the group one dim).
+/// strides in both), and its first dim is the innermost of its group (read
+/// with the source dim's stride in both: across the group's outer dims too
+/// when the read is in bounds, so it must be, or the group one dim).
 static bool readsTheSame(vector::TransferReadOp read,
                          memref::ExpandShapeOp expand) {
-  int64_t vectorRank = read.getVectorType().getRank();
+  int64_t vectorRank = read.getTransferRank();
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
   if (vectorRank == 0 || int64_t(groups.size()) < vectorRank)
     return false;
@@ -58,7 +58,8 @@ struct TransferReadOfExpandShape final
   LogicalResult matchAndRewrite(vector::TransferReadOp read,
                                 PatternRewriter &rewriter) const override {
     auto expand = read.getBase().getDefiningOp<memref::ExpandShapeOp>();
-    if (!expand || !read.getPermutationMap().isMinorIdentity())
+    if (!expand || !read.getPermutationMap().isMinorIdentity() ||
+        isa<VectorType>(expand.getResultType().getElementType()))
       return failure();
     if (!readsTheSame(read, expand))
       return rewriter.notifyMatchFailure(
@@ -67,9 +68,8 @@ struct TransferReadOfExpandShape final
     memref::resolveSourceIndicesExpandShape(read.getLoc(), rewriter, expand,
                                             read.getIndices(), indices,
                                             /*startsInbounds=*/false);
-    int64_t vectorRank = read.getVectorType().getRank();
-    AffineMap map = AffineMap::getMinorIdentityMap(indices.size(), vectorRank,
-                                                   read.getContext());
+    AffineMap map = AffineMap::getMinorIdentityMap(
+        indices.size(), read.getTransferRank(), read.getContext());
     rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
         read, read.getVectorType(), expand.getViewSource(), indices, map,
         read.getPadding(), read.getMask(), read.getInBounds());
@@ -83,21 +83,24 @@ struct FoldMemRefAliasOpsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     memref::populateFoldMemRefAliasOpPatterns(patterns);
-    // Upstream's fold of a transfer_read through an expand_shape, found by
-    // its debug name (the pattern's type name).
+    // Upstream's folds of vector reads and writes through an expand_shape
+    // (transfer_read; n-D vector.load/store and their masked forms, which
+    // keep the same wrong strides), found by their debug names (the
+    // patterns' type names).
     auto &native = patterns.getNativePatterns();
-    auto wrong = llvm::find_if(native, [](const auto &pattern) {
+    size_t before = native.size();
+    llvm::erase_if(native, [](const auto &pattern) {
       StringRef name = pattern->getDebugName();
-      return name.contains("LoadOpOfExpandShapeOpFolder") &&
-             name.contains("TransferReadOp");
+      return (name.contains("LoadOpOfExpandShapeOpFolder") ||
+              name.contains("StoreOpOfExpandShapeOpFolder")) &&
+             name.contains("vector::");
     });
-    if (wrong == native.end()) {
+    if (before - native.size() != 5) {
       getOperation()->emitError(
-          "fx-cpu-fold-memref-alias-ops: upstream's transfer_read of "
-          "expand_shape folder not found (pattern names changed?)");
+          "fx-cpu-fold-memref-alias-ops: upstream's vector folds through "
+          "expand_shape not found (pattern names changed?)");
       return signalPassFailure();
     }
-    native.erase(wrong);
     patterns.add<TransferReadOfExpandShape>(&getContext());
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
