@@ -178,6 +178,18 @@ class Recurrent(nn.Module):
         return self.fc(self.gru(self.lstm(x)[0])[0])
 
 
+class AvgPools(nn.Module):
+    """Average pooling of quantized activations (2 x 2 windows, whose
+    averages are often exact halves; a padded 3 x 3 one of stride 2,
+    ceil mode, without the padding in the count), computed on the integers
+    with PyTorch's rounding (half to even): equal to the engine's."""
+
+    def forward(self, x):
+        a = F.avg_pool2d(x, 2)
+        b = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+        return torch.cat([torch.flatten(a, 1), torch.flatten(b, 1)], 1)
+
+
 class ReflectPadded(nn.Module):
     """Quantized convs padding by reflection (torch's quantized convs take
     "zeros" and "reflect"): F.pad of the input, then the conv; a 2-D conv
@@ -528,6 +540,10 @@ def _static_cases():
            lambda: (torch.randn(2, 3, 12, 10),), 1)
     yield ("convnext_block", _quantized(ConvNeXtBlock, image(28), _default),
            image(28), 1)
+    yield ("avg_pools", _quantized(AvgPools,
+                                   lambda: (torch.randn(2, 8, 11, 10),),
+                                   _default),
+           lambda: (torch.randn(2, 8, 11, 10),), 0)
     yield ("reflect_padded", _quantized(ReflectPadded,
                                         lambda: (torch.randn(2, 3, 9, 7),),
                                         _default),

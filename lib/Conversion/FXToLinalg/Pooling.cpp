@@ -529,6 +529,33 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
       A::avg_pool2d::divisor_override, A::avg_pool3d::divisor_override);
   Value input = l.subject();
   Type elem = l.resultElementType();
+  // A per-tensor quantized tensor's 8-bit integers (fx-fold-quant averages
+  // them instead of their dequantized values): the integers less the zero
+  // point averaged in f32 (exact sums), rounded half to even, the zero
+  // point added back, as PyTorch's quantized avg_pool2d computes.
+  auto quantType = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr);
+  auto quantized =
+      quantType ? dyn_cast<quant::UniformQuantizedType>(quantType.getValue())
+                : quant::UniformQuantizedType();
+  Type integers;
+  if (quantized && input && elem && elem.isInteger(8) &&
+      quantized.getStorageTypeIntegralWidth() == 8) {
+    integers = elem;
+    elem = l.b.getF32Type();
+    float zeroPoint = float(quantized.getZeroPoint());
+    bool isSigned = quantized.isSigned();
+    input = mapElements(
+        l.b, l.loc, input, elem, [&](OpBuilder &b, Location loc, Value v) {
+          Value f = isSigned
+                        ? arith::SIToFPOp::create(b, loc, elem, v).getResult()
+                        : arith::UIToFPOp::create(b, loc, elem, v).getResult();
+          return arith::SubFOp::create(
+                     b, loc, f,
+                     arith::ConstantOp::create(b, loc,
+                                               b.getF32FloatAttr(zeroPoint)))
+              .getResult();
+        });
+  }
   if (!input || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
   bool unbatched;
@@ -582,6 +609,23 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
       {sum, table}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
         return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
       });
+  if (integers) {
+    float zeroPoint = float(quantized.getZeroPoint());
+    float lo = float(quantized.getStorageTypeMin());
+    float hi = float(quantized.getStorageTypeMax());
+    r = mapElements(
+        l.b, l.loc, r, integers, [&](OpBuilder &b, Location loc, Value v) {
+          Value q = quantizedValue(
+              b, loc, v,
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1)),
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)),
+              lo, hi);
+          return arith::TruncIOp::create(
+                     b, loc, integers,
+                     arith::FPToSIOp::create(b, loc, b.getI32Type(), q))
+              .getResult();
+        });
+  }
   if (spatial == 1)
     r = l.squeeze(r, 2);
   if (unbatched)

@@ -164,3 +164,31 @@ fx.graph_module @QuantizePerChannel {
     fx.output %d : tensor<2x3xf32>
   }
 }
+
+// -----
+
+// avg_pool2d of a quantized tensor (fx-fold-quant's form of PyTorch's
+// quantized average pooling): the integers less the zero point (quint8
+// read unsigned) summed in f32, divided by the window's count, rounded
+// half to even with the zero point added, clamped, as bytes again.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<1x2x4x4xf32>)
+// CHECK: linalg.generic
+// CHECK:   arith.uitofp {{.*}} : i8 to f32
+// CHECK:   arith.subf
+// CHECK: linalg.pooling_nchw_sum
+// CHECK: arith.divf
+// CHECK: math.roundeven
+// CHECK: arith.addf
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: arith.trunci {{.*}} : i32 to i8
+fx.graph_module @QuantizedAvgPool {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x4x4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.1:128>>
+    %a = fx.call_function "aten::avg_pool2d"(%q, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x2x2x2x!quant.uniform<u8:f32, 0.1:128>>
+    %d = fx.call_function "aten::dequantize.self"(%a) : (tensor<1x2x2x2x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x2x2x2xf32>
+    fx.output %d : tensor<1x2x2x2xf32>
+  }
+}

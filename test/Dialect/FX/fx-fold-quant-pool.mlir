@@ -35,3 +35,29 @@ fx.graph_module @Pools {
     fx.output (%pq, %r, %rescaled) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x8x3x3xf32>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2>>
   }
 }
+
+// -----
+
+// Average pooling of a dequantized value quantized back to its own type
+// (fx-normalize's form of PyTorch's quantized avg_pool2d) averages the
+// integers, with or without int8 convs (for its rounding: half to even, as
+// PyTorch's kernel); quantized to another scale it stays in floats.
+
+// CHECK-LABEL: fx.graph_module @AvgPools
+// CHECK: %a = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 1.000000e-01:128>>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 1.000000e-01:128>>
+// CHECK: %b_float = fx.call_function "aten::avg_pool2d"
+// CHECK: %b = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.2, 0, torch.quint8)
+// FLOAT-LABEL: fx.graph_module @AvgPools
+// FLOAT: %a = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 1.000000e-01:128>>)
+fx.graph_module @AvgPools {
+  fx.graph @forward {
+    %in = fx.placeholder "in" : tensor<1x8x6x6xf32>
+    %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 128, torch.quint8) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:128>>
+    %xf = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x8x6x6xf32>
+    %a_float = fx.call_function "aten::avg_pool2d"(%xf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
+    %a = fx.call_function "aten::quantize_per_tensor"(%a_float, 0.1, 128, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>
+    %b_float = fx.call_function "aten::avg_pool2d"(%xf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
+    %b = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.2, 0, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>
+    fx.output (%a, %b) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>
+  }
+}

@@ -355,7 +355,10 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     GraphBuilder gb(graph);
     bool changed = false;
     llvm::StringMap<std::string> dequantized; // state -> its float copy
-    // With int8 convs, max pooling of dequantized values on the integers.
+    // Average pooling on the integers, for its rounding; with int8 convs,
+    // max pooling and cats of dequantized values on the integers too.
+    for (Operation *op : getCallNodes(graph))
+      changed |= averageIntegers(gb, op);
     if (int8Convs)
       for (Operation *op : getCallNodes(graph))
         changed |= poolIntegers(gb, op) || catIntegers(gb, op);
@@ -403,6 +406,49 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
         pool, pool.getNodeName(), "aten::dequantize.self",
         dq.getArgs().getValue(), {}, {}, {integers.getResult()}, outType);
     pool.getResult().replaceAllUsesWith(floats.getResult());
+    pool.erase();
+    if (dq->use_empty())
+      dq.erase();
+    return true;
+  }
+
+  /// quantize(avg_pool2d(dequantize(x))) to x's own type (as fx-normalize
+  /// writes PyTorch's quantized avg_pool2d, which keeps its input's scale
+  /// and zero point) as avg_pool2d(x) on the quantized tensor: the lowering
+  /// averages the integers less the zero point and rounds half to even, as
+  /// PyTorch's kernel does. Through floats, (q - zp) * scale averaged and
+  /// divided by the scale again lands beside an exact half (a 2 x 2 window
+  /// of sum 2k + 1 * 2) about as often as not: one step off.
+  bool averageIntegers(GraphBuilder &gb, Operation *op) {
+    auto quantize = dyn_cast<CallFunctionOp>(op);
+    if (!quantize || quantize.getTarget() != "aten::quantize_per_tensor" ||
+        quantize.getNumOperands() != 1)
+      return false;
+    auto pool = quantize.getOperand(0).getDefiningOp<CallFunctionOp>();
+    if (!pool || pool.getTarget() != "aten::avg_pool2d" ||
+        pool.getNumOperands() != 1 || !pool.getKwargs().empty() ||
+        pool.getArgs().empty() ||
+        pool.getArgs()[0] != NodeAttr::get(pool.getContext(), 0) ||
+        !pool->hasOneUse())
+      return false;
+    auto dq = pool.getOperand(0).getDefiningOp<CallFunctionOp>();
+    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+        dq.getNumOperands() != 1 || !dq.getKwargs().empty())
+      return false;
+    Value x = dq.getOperand(0);
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto outType = dyn_cast<RankedTensorType>(quantize.getResult().getType());
+    auto q = xType
+                 ? dyn_cast<quant::UniformQuantizedType>(xType.getElementType())
+                 : quant::UniformQuantizedType();
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !outType ||
+        outType.getElementType() != q)
+      return false;
+    CallFunctionOp integers =
+        gb.call(quantize, quantize.getNodeName(), "aten::avg_pool2d",
+                pool.getArgs().getValue(), {}, {}, {x}, outType);
+    quantize.getResult().replaceAllUsesWith(integers.getResult());
+    quantize.erase();
     pool.erase();
     if (dq->use_empty())
       dq.erase();

@@ -249,7 +249,13 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
     - `aten::dequantize.self(aten::quantize_per_tensor(x, s, z, dtype))`
       is `aten::fake_quantize_per_tensor_affine(x, s, z, qmin, qmax)`: the
       same arithmetic in one pass, without the integers in between (the
-      quantize stays while something else reads it).
+      quantize stays while something else reads it);
+    - `aten::quantize_per_tensor(aten::avg_pool2d(aten::dequantize.self(a)))`
+      to `a`'s own 8-bit type (fx-normalize's form of PyTorch's quantized
+      average pooling) is `aten::avg_pool2d(a)` on the quantized tensor,
+      which the lowering averages on the integers with PyTorch's rounding
+      (half to even): through floats, a 2 x 2 window's exact half lands on
+      either side.
 
     State and get_attr nodes nothing reads any more are erased.
 
