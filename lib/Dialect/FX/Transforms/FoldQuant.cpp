@@ -377,25 +377,36 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   /// of x is a NaN. The pooling then reads and writes the 8-bit integers,
   /// and the quantize convert_fx puts after it (the same scale and zero
   /// point) folds away with the new dequantize.
-  bool poolIntegers(GraphBuilder &gb, Operation *op) {
-    auto pool = dyn_cast<CallFunctionOp>(op);
-    if (!pool || pool.getTarget() != "aten::max_pool2d" ||
-        pool.getNumOperands() != 1 || !pool.getKwargs().empty() ||
-        pool.getArgs().empty() ||
+  /// `op` as a call of the pooling `target` whose first arg (its one
+  /// operand) is the dequantize of an 8-bit per-tensor quantized tensor x:
+  /// (the pooling, the dequantize, x's type); nulls otherwise.
+  static std::tuple<CallFunctionOp, CallFunctionOp, quant::UniformQuantizedType>
+  poolOfDequantize(Operation *op, StringRef target) {
+    auto pool = dyn_cast_or_null<CallFunctionOp>(op);
+    if (!pool || pool.getTarget() != target || pool.getNumOperands() != 1 ||
+        !pool.getKwargs().empty() || pool.getArgs().empty() ||
         pool.getArgs()[0] != NodeAttr::get(pool.getContext(), 0))
-      return false;
+      return {};
     auto dq = pool.getOperand(0).getDefiningOp<CallFunctionOp>();
     if (!dq || dq.getTarget() != "aten::dequantize.self" ||
         dq.getNumOperands() != 1 || !dq.getKwargs().empty())
-      return false;
-    Value x = dq.getOperand(0);
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    auto outType = dyn_cast<RankedTensorType>(pool.getResult().getType());
+      return {};
+    auto xType = dyn_cast<RankedTensorType>(dq.getOperand(0).getType());
     auto q = xType
                  ? dyn_cast<quant::UniformQuantizedType>(xType.getElementType())
                  : quant::UniformQuantizedType();
-    if (!q || q.getStorageTypeIntegralWidth() != 8 || !(q.getScale() > 0) ||
-        !outType || !outType.getElementType().isF32() ||
+    if (!q || q.getStorageTypeIntegralWidth() != 8 || !(q.getScale() > 0))
+      return {};
+    return {pool, dq, q};
+  }
+
+  bool poolIntegers(GraphBuilder &gb, Operation *op) {
+    auto [pool, dq, q] = poolOfDequantize(op, "aten::max_pool2d");
+    if (!pool)
+      return false;
+    Value x = dq.getOperand(0);
+    auto outType = dyn_cast<RankedTensorType>(pool.getResult().getType());
+    if (!outType || !outType.getElementType().isF32() ||
         outType.getRank() != 4 || !outType.hasStaticShape())
       return false;
     CallFunctionOp integers =
@@ -424,25 +435,13 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     if (!quantize || quantize.getTarget() != "aten::quantize_per_tensor" ||
         quantize.getNumOperands() != 1)
       return false;
-    auto pool = quantize.getOperand(0).getDefiningOp<CallFunctionOp>();
-    if (!pool || pool.getTarget() != "aten::avg_pool2d" ||
-        pool.getNumOperands() != 1 || !pool.getKwargs().empty() ||
-        pool.getArgs().empty() ||
-        pool.getArgs()[0] != NodeAttr::get(pool.getContext(), 0) ||
-        !pool->hasOneUse())
-      return false;
-    auto dq = pool.getOperand(0).getDefiningOp<CallFunctionOp>();
-    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
-        dq.getNumOperands() != 1 || !dq.getKwargs().empty())
+    auto [pool, dq, q] = poolOfDequantize(
+        quantize.getOperand(0).getDefiningOp(), "aten::avg_pool2d");
+    if (!pool || !pool->hasOneUse())
       return false;
     Value x = dq.getOperand(0);
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
     auto outType = dyn_cast<RankedTensorType>(quantize.getResult().getType());
-    auto q = xType
-                 ? dyn_cast<quant::UniformQuantizedType>(xType.getElementType())
-                 : quant::UniformQuantizedType();
-    if (!q || q.getStorageTypeIntegralWidth() != 8 || !outType ||
-        outType.getElementType() != q)
+    if (!outType || outType.getElementType() != q)
       return false;
     CallFunctionOp integers =
         gb.call(quantize, quantize.getNodeName(), "aten::avg_pool2d",
