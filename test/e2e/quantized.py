@@ -181,13 +181,16 @@ class Recurrent(nn.Module):
 class AvgPools(nn.Module):
     """Average pooling of quantized activations (2 x 2 windows, whose
     averages are often exact halves; a padded 3 x 3 one of stride 2,
-    ceil mode, without the padding in the count), computed on the integers
-    with PyTorch's rounding (half to even): equal to the engine's."""
+    ceil mode, without the padding in the count; adaptive windows of 2 x 5
+    and 3 x 5), computed on the integers with PyTorch's rounding (half to
+    even): equal to the engine's."""
 
     def forward(self, x):
         a = F.avg_pool2d(x, 2)
         b = F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)
-        return torch.cat([torch.flatten(a, 1), torch.flatten(b, 1)], 1)
+        c = F.adaptive_avg_pool2d(x, (4, 2))
+        return torch.cat([torch.flatten(a, 1), torch.flatten(b, 1),
+                          torch.flatten(c, 1)], 1)
 
 
 class ReflectPadded(nn.Module):

@@ -518,6 +518,57 @@ LogicalResult lowerMaxPool1d(Lowering &l) { return lowerMaxPool(l, 1); }
 LogicalResult lowerMaxPool2d(Lowering &l) { return lowerMaxPool(l, 2); }
 LogicalResult lowerMaxPool3d(Lowering &l) { return lowerMaxPool(l, 3); }
 
+/// The quant type of the tensor `l`'s call averages when it is a per-tensor
+/// quantized tensor's 8-bit integers (`elem`, the result's storage type):
+/// fx-fold-quant pools them, as PyTorch's quantized average poolings do.
+quant::UniformQuantizedType averagedIntegers(Lowering &l, Type elem) {
+  auto attr = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr);
+  auto type = attr ? dyn_cast<quant::UniformQuantizedType>(attr.getValue())
+                   : quant::UniformQuantizedType();
+  if (!type || type.getStorageTypeIntegralWidth() != 8 || !elem ||
+      !elem.isInteger(8))
+    return {};
+  return type;
+}
+
+/// The integers `q` (of quant type `type`) less the zero point, in f32.
+Value centeredIntegers(Lowering &l, Value q, quant::UniformQuantizedType type) {
+  float zeroPoint = float(type.getZeroPoint());
+  bool isSigned = type.isSigned();
+  Type f32 = l.b.getF32Type();
+  return mapElements(
+      l.b, l.loc, q, f32, [&](OpBuilder &b, Location loc, Value v) {
+        Value f = isSigned
+                      ? arith::SIToFPOp::create(b, loc, f32, v).getResult()
+                      : arith::UIToFPOp::create(b, loc, f32, v).getResult();
+        return arith::SubFOp::create(b, loc, f,
+                                     arith::ConstantOp::create(
+                                         b, loc, b.getF32FloatAttr(zeroPoint)))
+            .getResult();
+      });
+}
+
+/// An average of centered integers back to integers of `type` (`storage`):
+/// rounded half to even, the zero point added, clamped, as PyTorch's
+/// quantized average poolings round.
+Value averageAsIntegers(Lowering &l, Value average,
+                        quant::UniformQuantizedType type, Type storage) {
+  float zeroPoint = float(type.getZeroPoint());
+  float lo = float(type.getStorageTypeMin());
+  float hi = float(type.getStorageTypeMax());
+  return mapElements(
+      l.b, l.loc, average, storage, [&](OpBuilder &b, Location loc, Value v) {
+        Value q = quantizedValue(
+            b, loc, v, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1)),
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)), lo,
+            hi);
+        return arith::TruncIOp::create(
+                   b, loc, storage,
+                   arith::FPToSIOp::create(b, loc, b.getI32Type(), q))
+            .getResult();
+      });
+}
+
 /// avg_pool(self, kernel, stride, padding, ceil_mode, count_include_pad
 /// [, divisor_override]).
 LogicalResult lowerAvgPool(Lowering &l, int spatial) {
@@ -533,28 +584,11 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   // them instead of their dequantized values): the integers less the zero
   // point averaged in f32 (exact sums), rounded half to even, the zero
   // point added back, as PyTorch's quantized avg_pool2d computes.
-  auto quantType = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr);
-  auto quantized =
-      quantType ? dyn_cast<quant::UniformQuantizedType>(quantType.getValue())
-                : quant::UniformQuantizedType();
-  Type integers;
-  if (quantized && input && elem && elem.isInteger(8) &&
-      quantized.getStorageTypeIntegralWidth() == 8) {
-    integers = elem;
+  quant::UniformQuantizedType quantized = averagedIntegers(l, elem);
+  Type integers = quantized ? elem : Type();
+  if (quantized && input) {
+    input = centeredIntegers(l, input, quantized);
     elem = l.b.getF32Type();
-    float zeroPoint = float(quantized.getZeroPoint());
-    bool isSigned = quantized.isSigned();
-    input = mapElements(
-        l.b, l.loc, input, elem, [&](OpBuilder &b, Location loc, Value v) {
-          Value f = isSigned
-                        ? arith::SIToFPOp::create(b, loc, elem, v).getResult()
-                        : arith::UIToFPOp::create(b, loc, elem, v).getResult();
-          return arith::SubFOp::create(
-                     b, loc, f,
-                     arith::ConstantOp::create(b, loc,
-                                               b.getF32FloatAttr(zeroPoint)))
-              .getResult();
-        });
   }
   if (!input || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
@@ -609,23 +643,8 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
       {sum, table}, elem, elem, [](OpBuilder &b, Location loc, ValueRange v) {
         return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
       });
-  if (integers) {
-    float zeroPoint = float(quantized.getZeroPoint());
-    float lo = float(quantized.getStorageTypeMin());
-    float hi = float(quantized.getStorageTypeMax());
-    r = mapElements(
-        l.b, l.loc, r, integers, [&](OpBuilder &b, Location loc, Value v) {
-          Value q = quantizedValue(
-              b, loc, v,
-              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1)),
-              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)),
-              lo, hi);
-          return arith::TruncIOp::create(
-                     b, loc, integers,
-                     arith::FPToSIOp::create(b, loc, b.getI32Type(), q))
-              .getResult();
-        });
-  }
+  if (integers)
+    r = averageAsIntegers(l, r, quantized, integers);
   if (spatial == 1)
     r = l.squeeze(r, 2);
   if (unbatched)
@@ -637,14 +656,16 @@ LogicalResult lowerAvgPool1d(Lowering &l) { return lowerAvgPool(l, 1); }
 LogicalResult lowerAvgPool2d(Lowering &l) { return lowerAvgPool(l, 2); }
 LogicalResult lowerAvgPool3d(Lowering &l) { return lowerAvgPool(l, 3); }
 
-/// The (out x in) matrix averaging the adaptive windows of one dim.
-Value averagingMatrix(Lowering &l, int64_t in, int64_t out, Type elem) {
+/// The (out x in) matrix averaging the adaptive windows of one dim (with
+/// `sum`, summing them).
+Value averagingMatrix(Lowering &l, int64_t in, int64_t out, Type elem,
+                      bool sum = false) {
   SmallVector<double> m(out * in, 0.0);
   for (int64_t i = 0; i < out; ++i) {
     int64_t start = (i * in) / out;
     int64_t end = ((i + 1) * in + out - 1) / out;
     for (int64_t j = start; j < end; ++j)
-      m[i * in + j] = 1.0 / double(end - start);
+      m[i * in + j] = sum ? 1.0 : 1.0 / double(end - start);
   }
   auto type = RankedTensorType::get({out, in}, elem);
   SmallVector<Attribute> values;
@@ -661,6 +682,14 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
   Value input = l.tensor(P::self);
   Type elem = l.resultElementType();
   auto outSize = l.intList(P::output_size);
+  // A quantized tensor's integers (as lowerAvgPool): the windows' sums of
+  // the centered integers, divided by their counts, rounded half to even.
+  quant::UniformQuantizedType quantized = averagedIntegers(l, elem);
+  Type integers = quantized ? elem : Type();
+  if (quantized && input) {
+    input = centeredIntegers(l, input, quantized);
+    elem = l.b.getF32Type();
+  }
   if (!input || !elem || !isFloat(elem) || !outSize)
     return l.fail("needs a float tensor and a constant output size");
   auto type = cast<RankedTensorType>(input.getType());
@@ -686,6 +715,7 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
   }
   SmallVector<Value> matrices;
   SmallVector<AffineMap> matrixMaps;
+  SmallVector<SmallVector<int64_t>> counts; // each output's window, per dim
   for (int64_t i = 0; i < k; ++i) {
     int64_t in = type.getDimSize(lead + i);
     if (ShapedType::isDynamic(in))
@@ -696,7 +726,10 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
     xExprs.push_back(x);
     outExprs.push_back(o);
     sizes.push_back(b.getIndexAttr(out));
-    matrices.push_back(averagingMatrix(l, in, out, elem));
+    matrices.push_back(averagingMatrix(l, in, out, elem, bool(integers)));
+    counts.push_back({});
+    for (int64_t o = 0; o < out; ++o)
+      counts.back().push_back(((o + 1) * in + out - 1) / out - (o * in) / out);
     matrixMaps.push_back(AffineMap::get(loops, 0, {o, x}, b.getContext()));
   }
   SmallVector<AffineMap> maps = {
@@ -721,6 +754,30 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
                       arith::AddFOp::create(nb, loc, v[k + 1], p).getResult());
                 })
                 .getResult(0);
+  if (integers) {
+    // The windows' element counts, [out_1, ..., out_k].
+    SmallVector<int64_t> shape;
+    for (const SmallVector<int64_t> &c : counts)
+      shape.push_back(c.size());
+    SmallVector<float> table = {1.0f};
+    for (const SmallVector<int64_t> &c : counts) {
+      SmallVector<float> next;
+      for (float t : table)
+        for (int64_t n : c)
+          next.push_back(t * float(n));
+      table = std::move(next);
+    }
+    Value divisors = arith::ConstantOp::create(
+        b, l.loc,
+        DenseElementsAttr::get(RankedTensorType::get(shape, elem),
+                               ArrayRef<float>(table)));
+    r = l.elementwise(
+        {r, divisors}, elem, elem,
+        [](OpBuilder &nb, Location loc, ValueRange v) {
+          return arith::DivFOp::create(nb, loc, v[0], v[1]).getResult();
+        });
+    r = averageAsIntegers(l, r, quantized, integers);
+  }
   if (spatial == 1)
     r = l.squeeze(r, rank - 2);
   return l.replace(r);

@@ -192,3 +192,26 @@ fx.graph_module @QuantizedAvgPool {
     fx.output %d : tensor<1x2x2x2xf32>
   }
 }
+
+// -----
+
+// adaptive_avg_pool2d of a quantized tensor: the windows' sums of the
+// centered integers (summing matrices of ones), divided by each window's
+// count (a [3, 3] table: windows of 2, 3 and 2 of the 5 rows, 2 of the 6
+// columns), rounded as avg_pool2d's.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<1x2x5x6xf32>)
+// CHECK-DAG: arith.constant dense<{{\[\[}}4.000000e+00, 4.000000e+00, 4.000000e+00], [6.000000e+00, 6.000000e+00, 6.000000e+00], [4.000000e+00, 4.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
+// CHECK: arith.uitofp {{.*}} : i8 to f32
+// CHECK: arith.divf
+// CHECK: math.roundeven
+// CHECK: arith.trunci {{.*}} : i32 to i8
+fx.graph_module @QuantizedAdaptiveAvgPool {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x5x6xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<1x2x5x6xf32>) -> tensor<1x2x5x6x!quant.uniform<u8:f32, 0.1:128>>
+    %a = fx.call_function "aten::adaptive_avg_pool2d"(%q, [3, 3]) : (tensor<1x2x5x6x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x2x3x3x!quant.uniform<u8:f32, 0.1:128>>
+    %d = fx.call_function "aten::dequantize.self"(%a) : (tensor<1x2x3x3x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x2x3x3xf32>
+    fx.output %d : tensor<1x2x3x3xf32>
+  }
+}

@@ -47,6 +47,7 @@ fx.graph_module @Pools {
 // CHECK: %a = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 1.000000e-01:128>>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 1.000000e-01:128>>
 // CHECK: %b_float = fx.call_function "aten::avg_pool2d"
 // CHECK: %b = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.2, 0, torch.quint8)
+// CHECK: %c = fx.call_function "aten::adaptive_avg_pool2d"(%x, [4, 2]) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 1.000000e-01:128>>) -> tensor<1x8x4x2x!quant.uniform<u8:f32, 1.000000e-01:128>>
 // FLOAT-LABEL: fx.graph_module @AvgPools
 // FLOAT: %a = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 1.000000e-01:128>>)
 fx.graph_module @AvgPools {
@@ -58,6 +59,8 @@ fx.graph_module @AvgPools {
     %a = fx.call_function "aten::quantize_per_tensor"(%a_float, 0.1, 128, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>
     %b_float = fx.call_function "aten::avg_pool2d"(%xf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
     %b = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.2, 0, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>
-    fx.output (%a, %b) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>
+    %c_float = fx.call_function "aten::adaptive_avg_pool2d"(%xf, [4, 2]) : (tensor<1x8x6x6xf32>) -> tensor<1x8x4x2xf32>
+    %c = fx.call_function "aten::quantize_per_tensor"(%c_float, 0.1, 128, torch.quint8) : (tensor<1x8x4x2xf32>) -> tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:128>>
+    fx.output (%a, %b, %c) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>, tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:128>>
   }
 }

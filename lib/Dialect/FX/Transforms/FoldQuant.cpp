@@ -425,7 +425,8 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
 
   /// quantize(avg_pool2d(dequantize(x))) to x's own type (as fx-normalize
   /// writes PyTorch's quantized avg_pool2d, which keeps its input's scale
-  /// and zero point) as avg_pool2d(x) on the quantized tensor: the lowering
+  /// and zero point) as avg_pool2d(x) on the quantized tensor (so
+  /// adaptive_avg_pool2d): the lowering
   /// averages the integers less the zero point and rounds half to even, as
   /// PyTorch's kernel does. Through floats, (q - zp) * scale averaged and
   /// divided by the scale again lands beside an exact half (a 2 x 2 window
@@ -435,8 +436,11 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     if (!quantize || quantize.getTarget() != "aten::quantize_per_tensor" ||
         quantize.getNumOperands() != 1)
       return false;
-    auto [pool, dq, q] = poolOfDequantize(
-        quantize.getOperand(0).getDefiningOp(), "aten::avg_pool2d");
+    Operation *producer = quantize.getOperand(0).getDefiningOp();
+    auto [pool, dq, q] = poolOfDequantize(producer, "aten::avg_pool2d");
+    if (!pool)
+      std::tie(pool, dq, q) =
+          poolOfDequantize(producer, "aten::adaptive_avg_pool2d");
     if (!pool || !pool->hasOneUse())
       return false;
     Value x = dq.getOperand(0);
@@ -444,7 +448,7 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     if (!outType || outType.getElementType() != q)
       return false;
     CallFunctionOp integers =
-        gb.call(quantize, quantize.getNodeName(), "aten::avg_pool2d",
+        gb.call(quantize, quantize.getNodeName(), pool.getTarget(),
                 pool.getArgs().getValue(), {}, {}, {x}, outType);
     quantize.getResult().replaceAllUsesWith(integers.getResult());
     quantize.erase();

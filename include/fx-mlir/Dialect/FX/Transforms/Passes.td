@@ -255,7 +255,7 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
       average pooling) is `aten::avg_pool2d(a)` on the quantized tensor,
       which the lowering averages on the integers with PyTorch's rounding
       (half to even): through floats, a 2 x 2 window's exact half lands on
-      either side.
+      either side; so is `adaptive_avg_pool2d`.
 
     State and get_attr nodes nothing reads any more are erased.
 
