@@ -10,6 +10,7 @@
 #include "fx-mlir/Conversion/Passes.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,10 +46,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                     tensor::TensorDialect>(500);
   // NUL-terminated, as every buffer the tools and the Python binding
-  // parse is (MLIR's lexer reads the terminator).
+  // parse is (MLIR's lexer reads the terminator), and parsed as they
+  // parse it (fx/Support/ParseText.h).
   std::string text(reinterpret_cast<const char *>(data), size);
   ParserConfig config(&ctx);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  OwningOpRef<ModuleOp> module = fx::parseModuleText(text, config);
   if (!module)
     return 0;
   PassManager pm(&ctx);

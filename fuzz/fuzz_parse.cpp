@@ -8,6 +8,7 @@
 
 #include "Common.h"
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -41,7 +42,7 @@ bool hasEmptySymbolRef(ModuleOp module) {
 
 OwningOpRef<ModuleOp> parseAndVerify(llvm::StringRef text, MLIRContext &ctx) {
   ParserConfig config(&ctx, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
+  OwningOpRef<ModuleOp> module = fx::parseModuleText(text, config);
   if (!module || failed(verify(*module)) || hasEmptySymbolRef(*module))
     return nullptr;
   return module;
@@ -53,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   MLIRContext &ctx = fuzz::context<fx::FXDialect, func::FuncDialect>(2000);
   // NUL-terminated, as every buffer the tools and the Python binding
-  // parse is (MLIR's lexer reads the terminator).
+  // parse is (MLIR's lexer reads the terminator), and parsed as they
+  // parse it (fx/Support/ParseText.h).
   std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = parseAndVerify(text, ctx);
   if (!module)

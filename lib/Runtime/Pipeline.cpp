@@ -11,6 +11,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -66,7 +67,7 @@ std::optional<std::string> mlir::fx::runPassPipeline(llvm::StringRef ir,
     return success();
   });
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(ir, ParserConfig(&context), "<stdin>");
+      fx::parseModuleText(ir, ParserConfig(&context), "<stdin>");
   if (!module)
     return std::nullopt;
   FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, diagnostics);

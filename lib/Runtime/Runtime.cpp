@@ -16,6 +16,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Probes.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -729,7 +730,7 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   });
 
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(ir, ParserConfig(&ctx), "graph");
+      fx::parseModuleText(ir, ParserConfig(&ctx), "graph");
   if (!module)
     return false;
   // The weights handed over as memory: the blobs of the dense resources

@@ -299,3 +299,31 @@ def test_singular_and_indefinite_matrices_raise():
     assert "no error" not in out, out
     assert "info [0, 3] [0, 3]" in out, out
     assert out.count("singular") == 2 and "positive-definite" in out, out
+
+
+def test_text_ending_in_an_open_string():
+    """A string left open on the last line of the IR, in a
+    dialect_resources entry, made MLIR's lexer read past the end of the
+    text (a fault under AddressSanitizer, found by fuzz-lower). Every entry
+    point that parses text reports the open string, and nothing past it."""
+    out = run("""
+        from fx_mlir.compiler import _load_runtime
+        import tempfile, os
+        ir = ('fx.graph_module @m {\\n  fx.graph @forward {\\n'
+              '    %x = fx.placeholder "x" : tensor<2xf32>\\n'
+              '    fx.output %x : tensor<2xf32>\\n  }\\n}\\n'
+              '{-#\\n  dialect_resources: { builtin: { w: "3D2BF5179')
+        lib = os.path.join(tempfile.mkdtemp(), "m.so")
+        rt = _load_runtime()
+        for message in outcomes(
+                lambda: rt.run_pipeline(ir, "builtin.module(fx-normalize)"),
+                lambda: rt.export_fx_json(ir),
+                lambda: rt.export_python(ir, []),
+                lambda: rt.compile_library(ir, lib)):
+            print(message.replace("\\n", " | "))
+    """)
+    lines = out.splitlines()
+    assert len(lines) == 4, out
+    for line in lines:
+        assert "expected '\"' in string literal" in line, out
+        assert "unexpected character" not in line, out

@@ -18,6 +18,7 @@
 #include "fx-mlir/Interpreter/Interpreter.h"
 #include "fx-mlir/Runtime/Runtime.h"
 #include "fx-mlir/Runtime/TorchDTypes.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(ir, ParserConfig(&context), inputFile);
+      fx::parseModuleText(ir, ParserConfig(&context), inputFile);
   if (!module)
     return 1;
   fx::GraphModuleOp graphModule;

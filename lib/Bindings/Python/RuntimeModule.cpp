@@ -12,6 +12,7 @@
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "fx-mlir/Runtime/Runtime.h"
+#include "fx-mlir/Support/ParseText.h"
 #include "fx-mlir/Target/Python/ExportPython.h"
 #include "fx-mlir/Target/TorchScript/ImportTorchScript.h"
 
@@ -100,8 +101,7 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
     context.loadDialect<mlir::fx::FXDialect>();
     mlir::ScopedDiagnosticHandler handler(&context, firstError(errors));
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceString<mlir::ModuleOp>(
-            ir, mlir::ParserConfig(&context), "<stdin>");
+        mlir::fx::parseModuleText(ir, mlir::ParserConfig(&context), "<stdin>");
     llvm::raw_string_ostream os(text);
     bool ok =
         module &&

@@ -15,6 +15,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXDialect.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/IR/PythonRepr.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -609,6 +610,36 @@ LogicalResult mlir::fx::exportPython(Operation *op, raw_ostream &os,
   return success();
 }
 
+/// Registers translation `name` from MLIR text, as
+/// TranslateFromMLIRRegistration does, but parsing the input with a final
+/// newline (fx-mlir/Support/ParseText.h). The copy keeps the input's
+/// name, so diagnostics (and -verify-diagnostics) see the same file,
+/// lines and columns.
+static void
+registerFromText(StringRef name, StringRef description,
+                 std::function<LogicalResult(Operation *, raw_ostream &)> fn) {
+  TranslateRegistration registration(
+      name, description,
+      [fn](const std::shared_ptr<llvm::SourceMgr> &sourceMgr, raw_ostream &os,
+           MLIRContext *context) -> LogicalResult {
+        DialectRegistry registry;
+        registry.insert<FXDialect>();
+        context->appendDialectRegistry(registry);
+        const llvm::MemoryBuffer *input =
+            sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+        auto text = std::make_shared<llvm::SourceMgr>();
+        text->AddNewSourceBuffer(
+            withFinalNewline(llvm::MemoryBuffer::getMemBuffer(
+                input->getMemBufferRef(), /*RequiresNullTerminator=*/false)),
+            llvm::SMLoc());
+        OwningOpRef<ModuleOp> module =
+            parseSourceFile<ModuleOp>(text, ParserConfig(context));
+        if (!module)
+          return failure();
+        return fn(module.get(), os);
+      });
+}
+
 void mlir::fx::registerExportPythonTranslation() {
   static llvm::cl::opt<std::string> graphModuleName(
       "export-graph-module",
@@ -620,22 +651,19 @@ void mlir::fx::registerExportPythonTranslation() {
       llvm::cl::desc("With --export-python: a package whose torch.nn.Module "
                      "subclasses the script may construct as submodules "
                      "(besides torch and fx_mlir); repeatable"));
-  TranslateFromMLIRRegistration script(
+  registerFromText(
       "export-python",
-      "Emit a Python script that rebuilds the torch.fx.GraphModule of an "
-      "fx.graph_module",
+      "Emit a Python script that rebuilds the torch.fx.GraphModule "
+      "of an fx.graph_module",
       [](Operation *op, raw_ostream &os) {
         return exportPython(op, os, graphModuleName,
                             SmallVector<std::string>(allowedModules.begin(),
                                                      allowedModules.end()));
-      },
-      [](DialectRegistry &registry) { registry.insert<FXDialect>(); });
-  TranslateFromMLIRRegistration json(
-      "export-fx-json",
-      "Emit the JSON description of an fx.graph_module that "
-      "fx_mlir.export_graph_module rebuilds",
-      [](Operation *op, raw_ostream &os) {
-        return exportGraphModuleJson(op, os, graphModuleName);
-      },
-      [](DialectRegistry &registry) { registry.insert<FXDialect>(); });
+      });
+  registerFromText("export-fx-json",
+                   "Emit the JSON description of an fx.graph_module that "
+                   "fx_mlir.export_graph_module rebuilds",
+                   [](Operation *op, raw_ostream &os) {
+                     return exportGraphModuleJson(op, os, graphModuleName);
+                   });
 }

@@ -12,6 +12,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "fx-mlir/Dialect/FX/Transforms/GraphBuilder.h"
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -145,8 +146,8 @@ struct ReplacePatternPass
              << "fx-replace-pattern needs 'file', the MLIR file holding the "
                 "'pattern' and 'replacement' graphs";
     ParserConfig config(ctx);
-    patternFile = std::make_shared<OwningOpRef<ModuleOp>>(
-        parseSourceFile<ModuleOp>(file, config));
+    patternFile =
+        std::make_shared<OwningOpRef<ModuleOp>>(parseModuleFile(file, config));
     patternModule = patternFile->get();
     if (!patternModule)
       return emitError(UnknownLoc::get(ctx))
