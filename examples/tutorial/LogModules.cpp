@@ -15,6 +15,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Interpreter/Interpreter.h"
 #include "fx-mlir/Runtime/TorchDTypes.h"
+#include "fx-mlir/Support/ParseText.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
   MLIRContext context;
   context.loadDialect<fx::FXDialect>();
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile.getValue(), &context);
+      fx::parseModuleFile(inputFile.getValue(), ParserConfig(&context));
   if (!module)
     return 1;
   auto graphModules = module->getOps<fx::GraphModuleOp>();
