@@ -502,55 +502,58 @@ def _static_cases():
     def rows(n, width):
         return lambda: (torch.randn(n, width),)
 
+    def shaped(*shape):
+        return lambda: (torch.randn(*shape),)
+
     yield ("mlp", _quantized(MLP, rows(4, 16), _default), rows(4, 16), 1)
     yield ("mlp_per_tensor", _quantized(MLP, rows(4, 16), _per_tensor),
            rows(4, 16), 1)
     yield ("linear_shapes",
-           _quantized(LinearShapes, lambda: (torch.randn(3, 7, 100),),
+           _quantized(LinearShapes, shaped(3, 7, 100),
                       _default),
-           lambda: (torch.randn(3, 7, 100),), 1)
+           shaped(3, 7, 100), 1)
     yield ("conv_blocks", _quantized(ConvBlocks, image(16), _default),
            image(16), 1)
     yield ("conv_blocks_per_tensor",
            _quantized(ConvBlocks, image(16), _per_tensor), image(16), 1)
     yield ("add_mul_cat", _quantized(AddCat, image(12), _default),
            image(12), 1)
-    yield ("attention", _quantized(Attention, lambda: (torch.randn(2, 5, 16),),
+    yield ("attention", _quantized(Attention, shaped(2, 5, 16),
                                    _default),
-           lambda: (torch.randn(2, 5, 16),), 1)
+           shaped(2, 5, 16), 1)
     yield ("activations", _quantized(Activations, image(10), _default),
            image(10), 1)
     yield ("norms", _quantized(Norms, image(8), _default), image(8), 1)
     yield ("conv_shapes", _quantized(ConvShapes,
-                                     lambda: (torch.randn(2, 8, 9, 13),),
+                                     shaped(2, 8, 9, 13),
                                      _default),
-           lambda: (torch.randn(2, 8, 9, 13),), 1)
+           shaped(2, 8, 9, 13), 1)
     yield ("depthwise_shapes", _quantized(DepthwiseShapes,
-                                          lambda: (torch.randn(2, 8, 11, 13),),
+                                          shaped(2, 8, 11, 13),
                                           _default),
-           lambda: (torch.randn(2, 8, 11, 13),), 1)
+           shaped(2, 8, 11, 13), 1)
     yield ("grouped_shapes", _quantized(GroupedShapes,
-                                        lambda: (torch.randn(2, 8, 11, 13),),
+                                        shaped(2, 8, 11, 13),
                                         _default),
-           lambda: (torch.randn(2, 8, 11, 13),), 1)
+           shaped(2, 8, 11, 13), 1)
     yield ("max_pools", _quantized(MaxPools,
-                                   lambda: (torch.randn(2, 8, 11, 13),),
+                                   shaped(2, 8, 11, 13),
                                    _default),
-           lambda: (torch.randn(2, 8, 11, 13),), 1)
+           shaped(2, 8, 11, 13), 1)
     yield ("dense_block", _quantized(DenseBlock,
-                                     lambda: (torch.randn(2, 3, 12, 10),),
+                                     shaped(2, 3, 12, 10),
                                      _default),
-           lambda: (torch.randn(2, 3, 12, 10),), 1)
+           shaped(2, 3, 12, 10), 1)
     yield ("convnext_block", _quantized(ConvNeXtBlock, image(28), _default),
            image(28), 1)
     yield ("avg_pools", _quantized(AvgPools,
-                                   lambda: (torch.randn(2, 8, 11, 10),),
+                                   shaped(2, 8, 11, 10),
                                    _default),
-           lambda: (torch.randn(2, 8, 11, 10),), 0)
+           shaped(2, 8, 11, 10), 0)
     yield ("reflect_padded", _quantized(ReflectPadded,
-                                        lambda: (torch.randn(2, 3, 9, 7),),
+                                        shaped(2, 3, 9, 7),
                                         _default),
-           lambda: (torch.randn(2, 3, 9, 7),), 1)
+           shaped(2, 3, 9, 7), 1)
 
     def two_images():
         return (torch.randn(1, 3, 10, 10), torch.randn(1, 5, 10, 10))
@@ -562,9 +565,9 @@ def _static_cases():
            _quantized(Decoder, image(7), _per_tensor, reference=True),
            image(7), 1)
     yield ("conv_transpose3d",
-           _quantized(Decoder3d, lambda: (torch.randn(1, 4, 4, 5, 3),),
+           _quantized(Decoder3d, shaped(1, 4, 4, 5, 3),
                       _per_tensor),
-           lambda: (torch.randn(1, 4, 4, 5, 3),), 1)
+           shaped(1, 4, 4, 5, 3), 1)
     yield ("conv_blocks_reference",
            _quantized(ConvBlocks, image(16), _default, reference=True),
            image(16), 1)

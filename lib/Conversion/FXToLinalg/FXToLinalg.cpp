@@ -128,6 +128,18 @@ Type storageTensorType(Type type) {
       type.getContext(), quantized.getStorageTypeIntegralWidth()));
 }
 
+/// The signature attributes of an argument or result passed as the storage
+/// integers of a tensor of quantized `type`: fx.quantized, and fx.dtype
+/// uint8 for quint8 (whose bytes the lowering holds as i8).
+NamedAttrList quantizedSignatureAttrs(quant::QuantizedType type) {
+  MLIRContext *ctx = type.getContext();
+  NamedAttrList attrs;
+  if (!type.isSigned() && type.getStorageTypeIntegralWidth() == 8)
+    attrs.append("fx.dtype", StringAttr::get(ctx, "uint8"));
+  attrs.append("fx.quantized", TypeAttr::get(type));
+  return attrs;
+}
+
 /// Whether `type` is a tensor of uint8 (`ui8`) elements.
 bool isUint8Tensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -472,11 +484,9 @@ struct ConvertFXToLinalgPass
     auto func = func::FuncOp::create(builder, module.getLoc(), entry,
                                      builder.getFunctionType(inputTypes, {}));
     Block *entryBlock = func.addEntryBlock();
-    for (auto [i, quantized] : quantizedInputs) {
-      if (!quantized.isSigned() && quantized.getStorageTypeIntegralWidth() == 8)
-        func.setArgAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
-      func.setArgAttr(i, "fx.quantized", TypeAttr::get(quantized));
-    }
+    for (auto [i, quantized] : quantizedInputs)
+      for (NamedAttribute attr : quantizedSignatureAttrs(quantized))
+        func.setArgAttr(i, attr.getName(), attr.getValue());
     for (auto [i, p, arg] :
          llvm::enumerate(placeholders, entryBlock->getArguments())) {
       Value v = arg;
@@ -711,10 +721,8 @@ struct ConvertFXToLinalgPass
     for (auto [i, type] : llvm::enumerate(quantizedOutputs)) {
       if (!type)
         continue;
-      // quint8's bytes are uint8 (the lowering holds them as i8).
-      if (!type.isSigned() && type.getStorageTypeIntegralWidth() == 8)
-        func.setResultAttr(i, "fx.dtype", builder.getStringAttr("uint8"));
-      func.setResultAttr(i, "fx.quantized", TypeAttr::get(type));
+      for (NamedAttribute attr : quantizedSignatureAttrs(type))
+        func.setResultAttr(i, attr.getName(), attr.getValue());
     }
     for (unsigned i : numberResults)
       func.setResultAttr(i, "fx.number", builder.getUnitAttr());

@@ -420,6 +420,15 @@ Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
 Value quantizedValue(OpBuilder &b, Location loc, Value v, Value inverse,
                      Value zeroPoint, float lo, float hi);
 
+/// A quantizedValue `clamped` as the 8- or 16-bit `storage` integer it is
+/// exactly (converted through i32).
+Value storageInteger(OpBuilder &b, Location loc, Value clamped, Type storage);
+
+/// The storage integer `q` less the f32 `zeroPoint`, in f32 (exact), `q`
+/// read signed or unsigned.
+Value centeredInteger(OpBuilder &b, Location loc, Value q, bool isSigned,
+                      Value zeroPoint);
+
 /// The linear call `l` lowers as an int8 1 x 1 conv (int8Conv2d) of its
 /// input's rows (the pixels of one image row) when its input is the
 /// dequantize of a static per-tensor quint8 tensor and its weight the

@@ -538,13 +538,9 @@ Value centeredIntegers(Lowering &l, Value q, quant::UniformQuantizedType type) {
   Type f32 = l.b.getF32Type();
   return mapElements(
       l.b, l.loc, q, f32, [&](OpBuilder &b, Location loc, Value v) {
-        Value f = isSigned
-                      ? arith::SIToFPOp::create(b, loc, f32, v).getResult()
-                      : arith::UIToFPOp::create(b, loc, f32, v).getResult();
-        return arith::SubFOp::create(b, loc, f,
-                                     arith::ConstantOp::create(
-                                         b, loc, b.getF32FloatAttr(zeroPoint)))
-            .getResult();
+        return centeredInteger(
+            b, loc, v, isSigned,
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)));
       });
 }
 
@@ -562,10 +558,7 @@ Value averageAsIntegers(Lowering &l, Value average,
             b, loc, v, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1)),
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)), lo,
             hi);
-        return arith::TruncIOp::create(
-                   b, loc, storage,
-                   arith::FPToSIOp::create(b, loc, b.getI32Type(), q))
-            .getResult();
+        return storageInteger(b, loc, q, storage);
       });
 }
 

@@ -58,6 +58,21 @@ Value mlir::fx::lowering::quantizedValue(OpBuilder &b, Location loc, Value v,
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));
 }
 
+Value mlir::fx::lowering::storageInteger(OpBuilder &b, Location loc,
+                                         Value clamped, Type storage) {
+  return arith::TruncIOp::create(
+      b, loc, storage,
+      arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped));
+}
+
+Value mlir::fx::lowering::centeredInteger(OpBuilder &b, Location loc, Value q,
+                                          bool isSigned, Value zeroPoint) {
+  Type f32 = b.getF32Type();
+  Value f = isSigned ? arith::SIToFPOp::create(b, loc, f32, q).getResult()
+                     : arith::UIToFPOp::create(b, loc, f32, q).getResult();
+  return arith::SubFOp::create(b, loc, f, zeroPoint);
+}
+
 namespace {
 
 /// aten::quantize_per_tensor(Tensor self, float scale, int zero_point,
@@ -123,10 +138,7 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
                                       b.getF32FloatAttr(float(*zeroPoint))),
             float(qmin), float(qmax));
         if (storageInt.getWidth() <= 16)
-          return arith::TruncIOp::create(
-                     b, loc, storage,
-                     arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped))
-              .getResult();
+          return storageInteger(b, loc, clamped, storage);
         Value asInt = arith::FPToSIOp::create(b, loc, i64, clamped);
         asInt = arith::MinSIOp::create(
             b, loc,
@@ -221,11 +233,9 @@ LogicalResult lowerQuantizePerChannel(Lowering &l) {
   Value q = mapChannels(
       l, x, perAxis, inverses, l.b.getF32Type(), zeroPoints, storage,
       [&](OpBuilder &b, Location loc, Value v, Value inverse, Value zp) {
-        Value clamped = quantizedValue(b, loc, v, inverse, zp, qmin, qmax);
-        return arith::TruncIOp::create(
-                   b, loc, storage,
-                   arith::FPToSIOp::create(b, loc, b.getI32Type(), clamped))
-            .getResult();
+        return storageInteger(
+            b, loc, quantizedValue(b, loc, v, inverse, zp, qmin, qmax),
+            storage);
       });
   return q ? l.replace(q) : failure();
 }
@@ -248,11 +258,8 @@ std::pair<Value, quant::QuantizedType> quantizedSubject(Lowering &l) {
 /// in f32, `q` read signed or unsigned.
 Value dequantizeElement(OpBuilder &b, Location loc, Value q, bool isSigned,
                         Value zeroPoint, Value scale) {
-  Value f =
-      isSigned ? arith::SIToFPOp::create(b, loc, b.getF32Type(), q).getResult()
-               : arith::UIToFPOp::create(b, loc, b.getF32Type(), q).getResult();
-  Value centered = arith::SubFOp::create(b, loc, f, zeroPoint);
-  return arith::MulFOp::create(b, loc, centered, scale);
+  return arith::MulFOp::create(
+      b, loc, centeredInteger(b, loc, q, isSigned, zeroPoint), scale);
 }
 
 /// aten::dequantize.self(Tensor self)
@@ -285,14 +292,8 @@ LogicalResult lowerDequantize(Lowering &l) {
   Value x = mapChannels(
       l, q, perAxis, scales, l.b.getF64Type(), zeroPoints, l.b.getF32Type(),
       [&](OpBuilder &b, Location loc, Value v, Value scale, Value zp) {
-        Value f =
-            isSigned
-                ? arith::SIToFPOp::create(b, loc, b.getF32Type(), v).getResult()
-                : arith::UIToFPOp::create(b, loc, b.getF32Type(), v)
-                      .getResult();
         Value centered = arith::ExtFOp::create(
-            b, loc, b.getF64Type(),
-            arith::SubFOp::create(b, loc, f, zp).getResult());
+            b, loc, b.getF64Type(), centeredInteger(b, loc, v, isSigned, zp));
         return arith::TruncFOp::create(
                    b, loc, b.getF32Type(),
                    arith::MulFOp::create(b, loc, centered, scale))
