@@ -1202,7 +1202,11 @@ LogicalResult lowerDropout(Lowering &l) {
   // Parameters as aten::dropout names them, at the same positions in
   // aten::feature_dropout.
   using P = args::aten::dropout;
-  if (l.constBool(P::train).value_or(true))
+  // ATen returns the input when not training and when p is 0 (a model
+  // that calls F.dropout(x, 0.0) without passing its training flag, as
+  // torchvision's shifted_window_attention does).
+  if (l.constBool(P::train).value_or(true) &&
+      l.constFloat(l.arg(P::p)) != std::optional<double>(0.0))
     return l.fail("dropout in training mode is not supported");
   Value x = l.tensor(P::input);
   return x ? l.replace(x) : failure();

@@ -142,6 +142,23 @@ fx.graph_module @M {
 
 // -----
 
+// Dropout of p=0 is the identity in training mode too, as ATen's is
+// (torchvision's shifted_window_attention calls F.dropout(x, 0.0) without
+// its module's training flag).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x4xf32>)
+// CHECK-NEXT:    return %[[X]] : tensor<2x4xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %dropout = fx.call_function "aten::dropout"(%x, 0.0, True) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %dropout : tensor<2x4xf32>
+  }
+}
+
+// -----
+
 // prelu: one slope per channel, the weight (C) viewed as (C, 1) so it
 // broadcasts along dim 1 of the input.
 

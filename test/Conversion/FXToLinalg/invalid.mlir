@@ -69,6 +69,20 @@ fx.graph_module @M {
 
 // -----
 
+// Dropout that drops (p > 0 in training mode) draws random numbers: not
+// compiled.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'dropout' with target 'aten::dropout': dropout in training mode is not supported}}
+    %dropout = fx.call_function "aten::dropout"(%x, 0.5, True) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    fx.output %dropout : tensor<2x3xf32>
+  }
+}
+
+// -----
+
 // group_norm needs groups that divide the channels; prelu one slope per
 // channel (a 1-D input has one channel); instance_norm cannot update
 // running statistics.
