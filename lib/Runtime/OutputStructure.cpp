@@ -90,14 +90,11 @@ structureJSON(Attribute value,
   return llvm::json::Object{{"unsupported", text}};
 }
 
-/// The JSON of result `index` of quantized element type `type`:
-/// {"quantized": index, "dtype": "quint8", "scale": "<%.17g>",
-/// "zero_point": z}, or, per channel, "axis", "scales" and "zero_points"
-/// instead of "scale" and "zero_point".
-static llvm::json::Value quantizedLeaf(unsigned index,
-                                       quant::QuantizedType type) {
-  llvm::json::Object leaf{{"quantized", int64_t(index)},
-                          {"dtype", getQuantizedDTypeName(type).str()}};
+/// The quantization of element type `type` as JSON: {"dtype": "quint8",
+/// "scale": "<%.17g>", "zero_point": z}, or, per channel, "axis",
+/// "scales" and "zero_points" instead of "scale" and "zero_point".
+static llvm::json::Object quantizationObject(quant::QuantizedType type) {
+  llvm::json::Object leaf{{"dtype", getQuantizedDTypeName(type).str()}};
   if (auto tensor = dyn_cast<quant::UniformQuantizedType>(type)) {
     leaf["scale"] = floatText(tensor.getScale());
     leaf["zero_point"] = tensor.getZeroPoint();
@@ -113,6 +110,27 @@ static llvm::json::Value quantizedLeaf(unsigned index,
     leaf["zero_points"] = std::move(zeroPoints);
   }
   return leaf;
+}
+
+/// The JSON of result `index` of quantized element type `type`: its
+/// quantization with "quantized": index.
+static llvm::json::Value quantizedLeaf(unsigned index,
+                                       quant::QuantizedType type) {
+  llvm::json::Object leaf = quantizationObject(type);
+  leaf["quantized"] = int64_t(index);
+  return leaf;
+}
+
+std::string mlir::fx::inputQuantizationJSON(func::FuncOp func, unsigned index) {
+  auto type = func.getArgAttrOfType<TypeAttr>(index, "fx.quantized");
+  auto quantized =
+      type ? dyn_cast<quant::QuantizedType>(type.getValue()) : nullptr;
+  if (!quantized)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream(text)
+      << llvm::json::Value(quantizationObject(quantized));
+  return text;
 }
 
 std::string mlir::fx::outputStructureJSON(func::FuncOp func) {

@@ -1,6 +1,7 @@
 //===- OutputStructure.h - A graph's outputs as JSON ------------*- C++ -*-===//
 //
-// What the Python package rebuilds a compiled graph's outputs from.
+// What the Python package rebuilds a compiled graph's outputs from, and
+// the quantization its quantized inputs must have.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,11 @@ namespace mlir::fx {
 /// The `fx.output` attribute of `func` (the lowered graph's entry) as
 /// JSON: see OutputStructure.cpp.
 std::string outputStructureJSON(func::FuncOp func);
+
+/// The quantization of argument `index` of `func` when it is marked
+/// fx.quantized (a quantized tensor's storage integers), as JSON
+/// (TensorSpec::quantization); empty otherwise.
+std::string inputQuantizationJSON(func::FuncOp func, unsigned index);
 
 } // namespace mlir::fx
 

@@ -826,6 +826,7 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
     // uint8 tensors are passed as i8 bytes (convert-fx-to-linalg).
     if (auto dtype = func.getArgAttrOfType<StringAttr>(i, "fx.dtype"))
       code.inputs.back().dtype = dtype.str();
+    code.inputs.back().quantization = inputQuantizationJSON(func, i);
     if (code.inputs.back().dtype.empty()) {
       errors << "error: unsupported input type " << describe(type.getInput(i))
              << "\n";

@@ -159,6 +159,22 @@ class _QParams:
         else:
             self.params = (t.q_scale(), t.q_zero_point())
 
+    @classmethod
+    def from_json(cls, text):
+        """The quantization a library's signature holds for an input
+        (TensorSpec::quantization: dtype, then scale and zero point, or
+        axis, scales and zero points)."""
+        spec = json.loads(text)
+        self = cls.__new__(cls)
+        self.dtype = getattr(torch, spec["dtype"])
+        self.per_channel = "axis" in spec
+        if self.per_channel:
+            self.params = (spec["axis"], [float(s) for s in spec["scales"]],
+                           list(spec["zero_points"]))
+        else:
+            self.params = (float(spec["scale"]), int(spec["zero_point"]))
+        return self
+
     def describe(self):
         if self.per_channel:
             return f"{self.dtype} per channel along dim {self.params[0]}"
@@ -176,6 +192,14 @@ class _QParams:
                else type(t).__name__)
         raise FxMlirError(f"input {index}: the graph was compiled for a "
                           f"quantized tensor, {self.describe()}; got {got}")
+
+
+def _signature_quantized_inputs(graph):
+    """The quantized inputs a loaded library's signature names (index ->
+    _QParams)."""
+    return {i: _QParams.from_json(text)
+            for i, text in enumerate(getattr(graph, "input_quantization", ()))
+            if text}
 
 
 def _quantized_inputs(example_inputs):
@@ -279,6 +303,13 @@ class ModulePathTracer(torch.fx.Tracer):
         self._known = _known_module_types()
         self._known_functions = _known_function_names()
         self._traceable = {}
+        self._inlined_results = []
+
+    def trace(self, root, concrete_args=None):
+        graph = super().trace(root, concrete_args)
+        for node in self._inlined_results:
+            node.meta.pop("is_wrapped", None)
+        return graph
 
     def is_leaf_module(self, m, qualified_name):
         if not super().is_leaf_module(m, qualified_name):
@@ -359,8 +390,34 @@ class ModulePathTracer(torch.fx.Tracer):
             except Exception:  # noqa: BLE001 - keep the call as it was
                 while self.graph._root.prev is not last:
                     self.graph.erase_node(self.graph._root.prev)
+        # A function torch.fx.wrap keeps as one call (torchvision's
+        # shifted_window_attention), outside torch and fx_mlir and not bound
+        # by the compiler, is traced into when sizes are the example's
+        # numbers: its body's control flow on shapes then runs in Python.
+        # When the body does not trace, the call stays (the compiler names
+        # it, or fallback runs it).
+        # torch.fx.wrap's patch marks what this returns `is_wrapped`, which
+        # would make the GraphModule's code wrap() the name of the body's
+        # last op (`torch.cat`) for every later trace: trace() clears it.
+        # A body that returns other than one tensor is not inlined (the
+        # patch reads the result's node).
+        if kind == "call_function" and self._wrapped_unknown(target):
+            last = self.graph._root.prev
+            try:
+                result = target(*args, **kwargs)
+                if isinstance(result, torch.fx.Proxy):
+                    self._inlined_results.append(result.node)
+                    return result
+            except Exception:  # noqa: BLE001 - keep the call as it was
+                pass
+            while self.graph._root.prev is not last:
+                self.graph.erase_node(self.graph._root.prev)
         return super().create_proxy(kind, target, args, kwargs, *rest,
                                     **options)
+
+    def _wrapped_unknown(self, fn):
+        return self._static_shapes and _wrapped_unknown(fn,
+                                                        self._known_functions)
 
     def _inlinable(self, fn):
         if (self._known_functions is None or not inspect.isfunction(fn)
@@ -450,6 +507,19 @@ def _registry_names(kind, expanded):
 def _known_module_types():
     """The torch.nn module types the compiler binds as calls."""
     return _registry_names("module_types", "expanded_module_types")
+
+
+def _wrapped_unknown(fn, known_functions):
+    """Whether `fn` is a Python function outside torch and fx_mlir (one
+    torch.fx.wrap keeps as a call) that the compiler does not bind."""
+    if known_functions is None or not inspect.isfunction(fn):
+        return False
+    # Its name as the registry spells targets (function_name would resolve
+    # it, and finds the tracer's patch of it while tracing).
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] in ("torch", "fx_mlir"):
+        return False
+    return f"{module}.{fn.__qualname__}" not in known_functions
 
 
 def _known_function_names():
@@ -1137,6 +1207,18 @@ class _CallOf(torch.nn.Module):
         return self.inner(*args, **kwargs)
 
 
+class _FunctionCall(torch.nn.Module):
+    """A module whose forward is a call of `fn` (traced into: the
+    function object itself is called, not the name torch.fx.wrap patches)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
 class _Slot:
     def __init__(self, index):
         self.index = index
@@ -1191,14 +1273,27 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     of a reference forward) replaced by the graph of its
     forward, traced as compile traces an nn.Module (into the modules it
     does not bind either; with the example values of its arguments, from
-    `gm` run on `example_inputs`, as compile traces with example inputs);
-    `gm` itself when there is none or one does not trace (the compiler
-    then names it). The caller's GraphModule is not changed."""
+    `gm` run on `example_inputs`, as compile traces with example inputs),
+    and, with static shapes, each call_function of a Python function
+    torch.fx.wrap kept as a call and the compiler does not bind
+    (torchvision's shifted_window_attention) replaced by the graph of its
+    body, traced likewise; `gm` itself when there is none or one does not
+    trace (the compiler then names it). The caller's GraphModule is not
+    changed."""
     known = _known_module_types()
     if known is None:
         return gm
+    known_functions = _known_function_names()
     candidates = []
     for node in gm.graph.nodes:
+        # A function torch.fx.wrap kept as a call (ModulePathTracer traces
+        # into it when it traces a module): traced with the example values
+        # of its arguments, whose sizes its control flow may read.
+        if (node.op == "call_function" and static_shapes
+                and example_inputs is not None
+                and _wrapped_unknown(node.target, known_functions)):
+            candidates.append(node)
+            continue
         if node.op != "call_module":
             continue
         try:
@@ -1227,7 +1322,9 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     changed = False
     for original in candidates:
         node = by_name[original.name]
-        module = copy.get_submodule(node.target)
+        function = node.op == "call_function"
+        module = (_FunctionCall(node.target) if function
+                  else copy.get_submodule(node.target))
         wrapper, inputs = _call_of(module, node)
         examples = None
         if all(n in values for n in inputs):
@@ -1236,7 +1333,11 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
             sub = ModulePathTracer(examples, static_shapes).trace(wrapper)
         except Exception:  # noqa: BLE001 - left whole, named by the compiler
             continue
-        prefix = node.target
+        # Where the inlined nodes' state and module paths go: under the
+        # module's path, or, for a function, fresh names after the node's
+        # and the module path of the call.
+        prefix = node.name if function else node.target
+        call_path = node.meta.get("fx_mlir_module_path")
         env, result, inserted = {}, None, []
         placeholders = iter(inputs)
 
@@ -1267,7 +1368,11 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
                     if new.op in ("get_attr", "call_module"):
                         new.target = target_of(new.target)
                     path = n.meta.get("fx_mlir_module_path")
-                    if path is not None:
+                    if function:
+                        new.meta.pop("fx_mlir_module_path", None)
+                        if call_path is not None:
+                            new.meta["fx_mlir_module_path"] = call_path
+                    elif path is not None:
                         new.meta["fx_mlir_module_path"] = (
                             prefix + path[len("inner"):])
                     env[n] = new
@@ -1332,11 +1437,14 @@ def _quick_settings(dynamic_batch, cpu):
 def load(path):
     """Loads a library that `CompiledGraph.save` or `fx-compile` wrote: a
     callable like the one `compile` returns, with no compiler run (the
-    runtime core loads the code and maps its weights). Raises FxMlirError
-    for a file that is not such a library or whose weights file differs
-    from the one it was compiled with."""
+    runtime core loads the code and maps its weights). Quantized inputs
+    are passed as quantized tensors, checked against the quantization the
+    library's signature holds, as the compiled graph's are. Raises
+    FxMlirError for a file that is not such a library or whose weights
+    file differs from the one it was compiled with."""
     try:
         graph = _load_core().load_library(os.fspath(path))
     except (ValueError, RuntimeError) as e:
         raise FxMlirError(str(e).strip()) from None
-    return CompiledGraph(graph, len(graph.inputs))
+    return CompiledGraph(graph, len(graph.inputs),
+                         quantized_inputs=_signature_quantized_inputs(graph))

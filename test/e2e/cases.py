@@ -2865,6 +2865,16 @@ def vit_tiny():
     return model
 
 
+def swin_tiny():
+    """torchvision's SwinTransformer, small: its attention and patch
+    merging are functions torch.fx.wrap keeps as calls
+    (shifted_window_attention reads its input's sizes to pad, roll and
+    mask windows), which compile traces into with the example's sizes."""
+    return random_norm_state(torchvision.models.SwinTransformer(
+        patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4],
+        window_size=[4, 4], num_classes=10))
+
+
 def r2plus1d_18():
     """torchvision's video ResNet with (2+1)-D convs: (1, 3, 3) and
     (3, 1, 1) Conv3d, BatchNorm3d, AdaptiveAvgPool3d."""
@@ -2885,6 +2895,9 @@ for _name, _model, _shape in _MODELS:
     add(_name, _model, randn((1, *_shape)))
 for _name, _model, _shape in _MODELS:
     add(f"{_name}_dynamic", _model, batched(_shape), batch_sizes=(2, 3))
+# Static shapes only: with a dynamic batch the wrapped functions' control
+# flow on sizes does not trace.
+add("swin_tiny", swin_tiny, randn((1, 3, 32, 32)))
 
 
 # --- Empty tensors, 0-d constants, complex data movement (issue 26). -------

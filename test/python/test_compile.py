@@ -992,3 +992,65 @@ def test_graph_module_leaves_are_traced_into():
                                    atol=1e-5)
     assert [n.target for n in gm.graph.nodes
             if n.op == "call_module"] == targets
+
+
+@torch.fx.wrap
+def _window_sums(x, size):
+    """Sums of `size` consecutive elements of the last dim, padded to a
+    multiple of `size`: control flow on x's sizes, which symbolic tracing
+    cannot follow (so it is wrapped, as torchvision's Swin wraps its
+    attention)."""
+    pad = (size - x.shape[-1] % size) % size
+    if pad > 0:
+        x = F.pad(x, (0, pad))
+    return torch.sum(x.reshape(*x.shape[:-1], -1, size), -1)
+
+
+@torch.fx.wrap
+def _positive_part(x):
+    """Control flow on a value: no example-sized trace follows it."""
+    if bool(x.sum() > 0):
+        return x
+    return -x
+
+
+class _WindowSums(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(6, 7)
+
+    def forward(self, x):
+        return _window_sums(self.linear(x), 3) * 2
+
+
+class _Positive(nn.Module):
+    def forward(self, x):
+        return _positive_part(x) + 1
+
+
+def test_compile_traces_into_wrapped_functions():
+    """A function torch.fx.wrap keeps as one call is traced into when the
+    sizes are the example's (no dynamic batch): from a module and from a
+    GraphModule that holds the call. With a dynamic batch, or when its
+    body does not trace (control flow on values), the call stays, and the
+    error names it (fallback=True runs it in PyTorch)."""
+    torch.manual_seed(0)
+    model, x = _WindowSums().eval(), torch.randn(2, 4, 6)
+    gm = torch.fx.symbolic_trace(model)
+    assert any(n.target is _window_sums for n in gm.graph.nodes)
+    for source in (model, gm):
+        compiled = fx_mlir.compile(source, (x,), cache_dir="")
+        torch.testing.assert_close(compiled(x), model(x))
+    # The inlined body's last op (torch.sum) is not left marked as wrapped:
+    # the GraphModule's code would register it with torch.fx.wrap, and
+    # every later trace would fail.
+    torch.fx.symbolic_trace(model)
+    with pytest.raises(fx_mlir.FxMlirError, match="_window_sums"):
+        fx_mlir.compile(model, (x,), cache_dir="", dynamic_batch=True)
+    positive, y = _Positive(), -torch.rand(3, 4)
+    with pytest.raises(fx_mlir.FxMlirError, match="_positive_part"):
+        fx_mlir.compile(positive, (y,), cache_dir="")
+    with pytest.warns(UserWarning, match="PyTorch runs"):
+        compiled = fx_mlir.compile(positive, (y,), cache_dir="",
+                                   fallback=True)
+    torch.testing.assert_close(compiled(y), positive(y))

@@ -712,10 +712,60 @@ def test_quantized_inputs():
         compiled(torch.randn(4, 5), x)
 
 
+def test_saved_library_checks_quantized_inputs(tmp_path):
+    """A library saved from a graph with quantized inputs (per tensor and
+    per channel) holds their quantization in its signature: loaded back,
+    it takes quantized tensors as the compiled graph does, and refuses one
+    quantized otherwise, by index."""
+    class Mix(nn.Module):
+        def forward(self, q, p, x):
+            return (q.dequantize() * 2 + x + p.dequantize(),
+                    torch.ops.quantized.add(q, q, 0.2, 7))
+
+    gm = torch.fx.symbolic_trace(Mix())
+    torch.manual_seed(0)
+    scales, zeros = torch.tensor([0.1, 0.05, 0.2, 0.3, 0.07],
+                                 dtype=torch.double), torch.tensor([0, 1, 2,
+                                                                    3, 4])
+
+    def inputs():
+        return (torch.quantize_per_tensor(torch.randn(4, 5), 0.1, 3,
+                                          torch.quint8),
+                torch.quantize_per_channel(torch.randn(4, 5), scales, zeros,
+                                           1, torch.qint8),
+                torch.randn(4, 5))
+
+    compiled = fx_mlir.compile(gm, inputs(), cache_dir="")
+    compiled.save(tmp_path / "mix.so")
+    loaded = fx_mlir.load(tmp_path / "mix.so")
+    args = inputs()
+    (expected, expected_q), (actual, actual_q) = gm(*args), loaded(*args)
+    assert torch.equal(expected, actual)
+    assert actual_q.dtype == torch.quint8 and actual_q.q_scale() == 0.2
+    assert torch.equal(expected_q.int_repr(), actual_q.int_repr())
+    q, p, x = args
+    other = torch.quantize_per_tensor(torch.randn(4, 5), 0.2, 3, torch.quint8)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="input 0: .*scale 0.1 and zero point 3; got "
+                             ".*scale 0.2"):
+        loaded(other, p, x)
+    per_tensor = torch.quantize_per_tensor(torch.randn(4, 5), 0.1, 0,
+                                           torch.qint8)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="input 1: .*torch.qint8 per channel along dim "
+                             "1; got torch.qint8 of scale"):
+        loaded(q, per_tensor, x)
+    with pytest.raises(fx_mlir.FxMlirError, match="input 0: .*got torch.uint8"):
+        loaded(q.int_repr(), p, x)
+
+
 @torch.fx.wrap
 def _opaque(q):
-    """A function the compiler does not know (fallback runs it)."""
-    return torch.flip(q, [1])
+    """A function the compiler does not know, whose body does not trace
+    (control flow on a value): fallback runs it."""
+    if bool(q.int_repr().sum() >= 0):
+        return torch.flip(q, [1])
+    return q
 
 
 def test_fallback_partitions_take_quantized_inputs():

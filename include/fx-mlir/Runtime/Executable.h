@@ -77,6 +77,11 @@ struct TensorSpec {
   std::string dtype;
   std::vector<int64_t> shape;
   std::vector<IndexBound> bounds;
+  /// For an input that is a quantized tensor's storage integers: its
+  /// quantization as JSON ({"dtype": "quint8", "scale": "<%.17g>",
+  /// "zero_point": z}, or "axis", "scales" and "zero_points" per channel),
+  /// which a caller's quantized tensor must have; empty otherwise.
+  std::string quantization;
 };
 
 /// Size in bytes of one element of `dtype`, or 0 if unknown.

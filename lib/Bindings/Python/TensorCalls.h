@@ -167,6 +167,15 @@ public:
     return outputs;
   }
 
+  /// The quantization (JSON) each input's quantized tensor must have;
+  /// empty for an input that is not one.
+  py::list inputQuantization() const {
+    py::list result;
+    for (const auto &spec : self().inputSpecs())
+      result.append(spec.quantization);
+    return result;
+  }
+
   py::list specs(bool isInput) const {
     py::list result;
     const auto &list = isInput ? self().inputSpecs() : self().outputSpecs();
@@ -220,7 +229,8 @@ private:
 
 /// Defines the Python face of a TensorCalls graph on `c`: called with
 /// tensors (`__call__`, `call_args`, `call_one`), its `inputs` and
-/// `outputs` ((dtype, shape) pairs), `from_cache` and `output_structure`.
+/// `outputs` ((dtype, shape) pairs), `from_cache`, `output_structure` and
+/// `input_quantization`.
 template <typename Graph> void defineCalls(py::class_<Graph> &c) {
   c.def("__call__", &Graph::call)
       .def("call_args", &Graph::callArgs,
@@ -241,7 +251,10 @@ template <typename Graph> void defineCalls(py::class_<Graph> &c) {
       .def_property_readonly("outputs",
                              [](const Graph &g) { return g.specs(false); })
       .def_property_readonly("from_cache", &Graph::fromCache)
-      .def_property_readonly("output_structure", &Graph::outputStructure);
+      .def_property_readonly("output_structure", &Graph::outputStructure)
+      .def_property_readonly("input_quantization", [](const Graph &g) {
+        return g.inputQuantization();
+      });
 }
 
 } // namespace fx_python

@@ -245,6 +245,9 @@ std::string Signature::print(std::string_view header) const {
     for (const IndexBound &bound : inputs[i].bounds)
       os << "bound " << i << ' ' << bound.lo << ' ' << bound.hi << ' '
          << bound.node << '\n';
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].quantization.empty())
+      os << "quantized " << i << ' ' << inputs[i].quantization << '\n';
   for (const TensorSpec &spec : outputs)
     printSpec("output", spec);
   // The node's name may hold spaces: its length comes first.
@@ -280,6 +283,7 @@ bool Signature::parse(std::string_view text, std::string_view header,
     return fail("expected the header '" + std::string(header) + "'");
   *this = Signature();
   std::vector<std::pair<size_t, IndexBound>> bounds;
+  std::vector<std::pair<size_t, std::string>> quantized;
   for (size_t l = 1; l < lines.size(); ++l) {
     std::string_view line = lines[l];
     size_t space = line.find(' ');
@@ -290,6 +294,14 @@ bool Signature::parse(std::string_view text, std::string_view header,
     std::string where = "line " + std::to_string(l + 1);
     if (kind == "structure") {
       outputStructure = std::string(rest);
+    } else if (kind == "quantized") {
+      // An input's quantization (JSON, which holds no newline).
+      size_t input;
+      size_t at = rest.find(' ');
+      if (at == std::string_view::npos ||
+          !parseInteger(rest.substr(0, at), input) || at + 1 == rest.size())
+        return fail(where);
+      quantized.emplace_back(input, std::string(rest.substr(at + 1)));
     } else if (kind == "objects") {
       if (!parseInteger(rest, objectCount) || objectCount == 0)
         return fail(where);
@@ -357,6 +369,11 @@ bool Signature::parse(std::string_view text, std::string_view header,
     if (input >= inputs.size())
       return fail("a bound of input " + std::to_string(input));
     inputs[input].bounds.push_back(std::move(bound));
+  }
+  for (auto &[input, json] : quantized) {
+    if (input >= inputs.size())
+      return fail("the quantization of input " + std::to_string(input));
+    inputs[input].quantization = std::move(json);
   }
   return true;
 }
