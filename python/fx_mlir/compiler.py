@@ -307,8 +307,13 @@ class ModulePathTracer(torch.fx.Tracer):
 
     def trace(self, root, concrete_args=None):
         graph = super().trace(root, concrete_args)
-        for node in self._inlined_results:
-            node.meta.pop("is_wrapped", None)
+        # The mark as it was before the patch set it (a body may return
+        # its input, itself the result of a call kept wrapped).
+        for node, wrapped in self._inlined_results:
+            if wrapped:
+                node.meta["is_wrapped"] = True
+            else:
+                node.meta.pop("is_wrapped", None)
         return graph
 
     def is_leaf_module(self, m, qualified_name):
@@ -406,7 +411,9 @@ class ModulePathTracer(torch.fx.Tracer):
             try:
                 result = target(*args, **kwargs)
                 if isinstance(result, torch.fx.Proxy):
-                    self._inlined_results.append(result.node)
+                    self._inlined_results.append(
+                        (result.node, result.node.meta.get("is_wrapped",
+                                                           False)))
                     return result
             except Exception:  # noqa: BLE001 - keep the call as it was
                 pass
