@@ -304,9 +304,12 @@ class ModulePathTracer(torch.fx.Tracer):
         self._known_functions = _known_function_names()
         self._traceable = {}
         self._inlined_results = []
+        self._inlined_tuples = []
 
     def trace(self, root, concrete_args=None):
         graph = super().trace(root, concrete_args)
+        for node in self._inlined_tuples:
+            _unpack_inlined_tuple(node)
         # The mark as it was before the patch set it (a body may return
         # its input, itself the result of a call kept wrapped).
         for node, wrapped in self._inlined_results:
@@ -410,6 +413,13 @@ class ModulePathTracer(torch.fx.Tracer):
             last = self.graph._root.prev
             try:
                 result = target(*args, **kwargs)
+                if isinstance(result, tuple) and _holds_proxy(result):
+                    # A tuple (torchvision's mvit: `x, dim =
+                    # _unsqueeze(x, 4, 1)`): one node of its items, which
+                    # trace() replaces by the items where it is unpacked.
+                    result = super().create_proxy(
+                        "call_function", _inlined_tuple, result, {})
+                    self._inlined_tuples.append(result.node)
                 if isinstance(result, torch.fx.Proxy):
                     self._inlined_results.append(
                         (result.node, result.node.meta.get("is_wrapped",
@@ -514,6 +524,36 @@ def _registry_names(kind, expanded):
 def _known_module_types():
     """The torch.nn module types the compiler binds as calls."""
     return _registry_names("module_types", "expanded_module_types")
+
+
+def _inlined_tuple(*items):
+    """The tuple a function traced into returned (ModulePathTracer);
+    replaced by its items where it is unpacked."""
+    return items
+
+
+def _unpack_inlined_tuple(node):
+    """Replaces each `node[i]` (an _inlined_tuple node) by item i, a
+    node or a constant; `node` goes once nothing else reads it."""
+    for user in list(node.users):
+        if not (user.op == "call_function" and user.target is operator.getitem
+                and isinstance(user.args[1], int) and not user.kwargs
+                and -len(node.args) <= user.args[1] < len(node.args)):
+            continue
+        item = node.args[user.args[1]]
+        if isinstance(item, torch.fx.Node):
+            user.replace_all_uses_with(item)
+        else:
+            for reader in list(user.users):
+                def swap(a, user=user, item=item):
+                    return item if a is user else a
+                reader.args = torch.fx.node.map_aggregate(reader.args, swap)
+                reader.kwargs = torch.fx.node.map_aggregate(reader.kwargs,
+                                                            swap)
+        if not user.users:
+            node.graph.erase_node(user)
+    if not node.users:
+        node.graph.erase_node(node)
 
 
 def _wrapped_unknown(fn, known_functions):
@@ -673,6 +713,11 @@ class _ExampleSized:
         return super().__len__()
 
     def __iter__(self):
+        # A tuple a function traced into returned: its items themselves
+        # (a number stays a number, for the code after it to branch on).
+        if self.node.target is _inlined_tuple:
+            return iter([self.tracer.proxy(a) if isinstance(a, torch.fx.Node)
+                         else a for a in self.node.args])
         value = self.tracer._example_value(self.node)
         if isinstance(value, (tuple, list)):
             return iter([self[i] for i in range(len(value))])

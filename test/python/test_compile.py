@@ -1014,6 +1014,33 @@ def _positive_part(x):
     return -x
 
 
+@torch.fx.wrap
+def _lift(x, rank, dim):
+    """Returns a tuple, the tensor and a number the caller branches on
+    later (as torchvision's mvit's _unsqueeze does)."""
+    old_rank = x.dim()
+    if old_rank == rank - 1:
+        x = x.unsqueeze(dim)
+    return x, old_rank
+
+
+@torch.fx.wrap
+def _lower(x, dim, old_rank):
+    if old_rank == 3:
+        x = x.squeeze(dim)
+    return x
+
+
+class _LiftLower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(5, 5)
+
+    def forward(self, x):
+        y, rank = _lift(x, 4, 1)
+        return _lower(self.linear(y) * 2, 1, rank)
+
+
 class _WindowSums(nn.Module):
     def __init__(self):
         super().__init__()
@@ -1047,6 +1074,10 @@ def test_compile_traces_into_wrapped_functions():
     torch.fx.symbolic_trace(model)
     with pytest.raises(fx_mlir.FxMlirError, match="_window_sums"):
         fx_mlir.compile(model, (x,), cache_dir="", dynamic_batch=True)
+    # A function returning a tuple: its items, a number among them.
+    lift, z = _LiftLower().eval(), torch.randn(2, 3, 5)
+    compiled = fx_mlir.compile(lift, (z,), cache_dir="")
+    torch.testing.assert_close(compiled(z), lift(z))
     positive, y = _Positive(), -torch.rand(3, 4)
     with pytest.raises(fx_mlir.FxMlirError, match="_positive_part"):
         fx_mlir.compile(positive, (y,), cache_dir="")
