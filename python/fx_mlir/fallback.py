@@ -111,7 +111,11 @@ def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
         recorder = _Recorder(split)
         recorder.run(*example_inputs)
     partitions, failed = [], []
-    children = sorted(split.named_children(),
+    # The partitions are `submod_<id>`; split_module also keeps the
+    # submodules whose state a get_attr of the graph reads (a model's
+    # `pos_encoding` holding a parameter), which are not partitions.
+    children = sorted(((name, m) for name, m in split.named_children()
+                       if re.fullmatch(r"submod_\d+", name)),
                       key=lambda item: int(item[0].rsplit("_", 1)[1]))
     for name, module in children:
         index = int(name.rsplit("_", 1)[1])

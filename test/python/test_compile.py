@@ -1085,3 +1085,33 @@ def test_compile_traces_into_wrapped_functions():
         compiled = fx_mlir.compile(positive, (y,), cache_dir="",
                                    fallback=True)
     torch.testing.assert_close(compiled(y), positive(y))
+
+
+class _Encoding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        return x + self.table
+
+
+class _EncodedPositive(nn.Module):
+    """A parameter of a submodule read by get_attr (split_module keeps the
+    submodule `encoding` next to its partitions), then a node PyTorch
+    runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoding = _Encoding()
+
+    def forward(self, x):
+        return _positive_part(self.encoding(x)) * 2
+
+
+def test_fallback_with_submodule_state():
+    torch.manual_seed(0)
+    model, x = _EncodedPositive().eval(), -torch.rand(3, 4) - 2
+    with pytest.warns(UserWarning, match="PyTorch runs"):
+        compiled = fx_mlir.compile(model, (x,), cache_dir="", fallback=True)
+    torch.testing.assert_close(compiled(x), model(x))
