@@ -812,6 +812,12 @@ void Importer::importNode(torch::jit::Node *node) {
     values[node->output()] = constantOf(*value, node);
     return;
   }
+  if (kind == prim::unchecked_cast) {
+    // A refinement (`assert isinstance(y, Tensor)`, `if x is not None`):
+    // the same value under its refined type.
+    values[node->output()] = input(0);
+    return;
+  }
   if (kind == aten::Int && node->inputs().size() == 1 &&
       node->input(0)->node()->kind() == prim::NumToTensor) {
     // A tracer's int -> tensor -> int round trip: FX keeps the int.

@@ -4,7 +4,7 @@ must reject. Run by lit at test time (nothing binary is checked in)."""
 
 import os
 import sys
-from typing import List
+from typing import List, Optional
 
 import torch
 import torch.nn as nn
@@ -89,6 +89,23 @@ class Scripted(nn.Module):
 
     def forward(self, x):
         return torch.relu(self.lin(x)).sum(dim=-1, keepdim=True)
+
+
+class Refined(nn.Module):
+    """An Optional refined by `is not None` and an isinstance assert:
+    TorchScript's prim::unchecked_cast, a cast of the same value."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale: Optional[torch.Tensor] = torch.tensor(2.0)
+
+    def forward(self, x):
+        scale = self.scale
+        y = x * 3
+        assert isinstance(y, torch.Tensor)
+        if scale is not None:
+            return y * scale
+        return y
 
 
 class EncoderBlock(nn.Module):
@@ -178,6 +195,7 @@ save("collect", torch.jit.script(Collect()))
 save("control_flow", torch.jit.script(ControlFlow()))
 save("custom_class", torch.jit.script(CustomClass()))
 save("scripted", torch.jit.script(Scripted().eval()))
+save("refined", torch.jit.script(Refined().eval()))
 save("encoder", trace(EncoderBlock(), torch.randn(2, 8, 32)))
 save("resnet18", trace(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64)))
 save("mobilenet_v2",
