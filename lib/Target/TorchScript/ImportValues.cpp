@@ -138,6 +138,11 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
       outputs.push_back(elements.at(i < 0 ? i + elements.size() : i));
     } else if (node->blocks().empty() && node->maybeOperator()) {
       Stack stack(inputs.begin(), inputs.end());
+      // A vararg operator (`aten::format(str self, ...)`) pops how many
+      // inputs it has, which TorchScript's interpreter pushes after them.
+      if (const c10::FunctionSchema *schema = node->maybeSchema();
+          schema && schema->is_vararg())
+        stack.emplace_back(int64_t(inputs.size()));
       node->getOperation()(stack);
       outputs.assign(stack.end() - node->outputs().size(), stack.end());
     } else {

@@ -108,6 +108,15 @@ class Refined(nn.Module):
         return y
 
 
+class Formatted(nn.Module):
+    """torch._assert with an f-string message: aten::format, a vararg
+    operator, which the importer runs on the example inputs."""
+
+    def forward(self, x):
+        torch._assert(x.dim() == 2, f"expected 2 dims, got {x.shape}")
+        return x * 2
+
+
 class EncoderBlock(nn.Module):
     def __init__(self, d=32, heads=4, ffn=64):
         super().__init__()
@@ -196,6 +205,7 @@ save("control_flow", torch.jit.script(ControlFlow()))
 save("custom_class", torch.jit.script(CustomClass()))
 save("scripted", torch.jit.script(Scripted().eval()))
 save("refined", torch.jit.script(Refined().eval()))
+save("formatted", torch.jit.script(Formatted().eval()))
 save("encoder", trace(EncoderBlock(), torch.randn(2, 8, 32)))
 save("resnet18", trace(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64)))
 save("mobilenet_v2",
