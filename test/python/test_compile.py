@@ -1115,3 +1115,21 @@ def test_fallback_with_submodule_state():
     with pytest.warns(UserWarning, match="PyTorch runs"):
         compiled = fx_mlir.compile(model, (x,), cache_dir="", fallback=True)
     torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_one_argument_where_is_named_as_unlowered():
+    """torch.where(condition) binds (aten::where, a tuple of index
+    tensors): its sizes depend on the data, so it is reported as an
+    operator without a lowering, which fallback=True runs in PyTorch."""
+    class Where(nn.Module):
+        def forward(self, x):
+            return torch.where(x > 0.5)[0] * 2
+
+    model, x = Where(), torch.rand(16)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="target 'aten::where': the operator has no "
+                             "lowering"):
+        fx_mlir.compile(model, (x,), cache_dir="")
+    with pytest.warns(UserWarning, match="PyTorch runs"):
+        compiled = fx_mlir.compile(model, (x,), cache_dir="", fallback=True)
+    torch.testing.assert_close(compiled(x), model(x))
