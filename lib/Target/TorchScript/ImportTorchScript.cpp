@@ -38,6 +38,7 @@
 
 #include <ATen/Functions.h>
 #include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -751,6 +752,51 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
         FxValue::ofNode(getitem(result, i, typeOf(node->outputs()[i]), node));
 }
 
+/// Inlines every call of a free TorchScript function in `graph`
+/// (prim::CallFunction of a function constant: `helper(x)` in a scripted
+/// forward, torchvision's `box_iou`), as TorchScript's inliner does, and
+/// keeps method calls, which the importer walks into with their module
+/// paths. A callee's own calls are inlined in the next round; function
+/// constants nothing calls any more (a callee's graph keeps those of the
+/// calls TorchScript inlined into it) go.
+static void inlineFunctionCalls(torch::jit::Graph &graph) {
+  for (int round = 0; round < 64; ++round) {
+    std::vector<torch::jit::Node *> calls, unused;
+    std::function<void(torch::jit::Block *)> collect =
+        [&](torch::jit::Block *block) {
+          for (torch::jit::Node *node : block->nodes()) {
+            for (torch::jit::Block *inner : node->blocks())
+              collect(inner);
+            if (node->kind() == c10::prim::CallFunction)
+              calls.push_back(node);
+            else if (node->kind() == c10::prim::Constant &&
+                     node->output()->type()->cast<c10::FunctionType>() &&
+                     !node->hasUses())
+              unused.push_back(node);
+          }
+        };
+    collect(graph.block());
+    for (torch::jit::Node *constant : unused)
+      constant->destroy();
+    bool changed = false;
+    for (torch::jit::Node *call : calls) {
+      auto type = call->input(0)->type()->cast<c10::FunctionType>();
+      torch::jit::GraphFunction *callee =
+          type ? torch::jit::tryToGraphFunction(*type->function()) : nullptr;
+      if (!callee)
+        continue;
+      torch::jit::Node *constant = call->input(0)->node();
+      call->removeInput(0);
+      torch::jit::inlineCallTo(call, callee);
+      if (constant->kind() == c10::prim::Constant && !constant->hasUses())
+        constant->destroy();
+      changed = true;
+    }
+    if (!changed)
+      return;
+  }
+}
+
 std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
                                             const std::string &method,
                                             std::vector<FxValue> args,
@@ -759,6 +805,7 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   if (!found)
     fail(call, "module '" + self.path + "' has no method '" + method + "'");
   std::shared_ptr<torch::jit::Graph> graph = found->graph();
+  inlineFunctionCalls(*graph);
   auto inputs = graph->inputs();
   if (inputs.size() != args.size() + 1)
     fail(call, "method '" + method + "' of module '" + self.path + "' takes " +
@@ -1017,6 +1064,7 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
     return nullptr;
   }
   std::shared_ptr<torch::jit::Graph> tsGraph = forward->graph();
+  inlineFunctionCalls(*tsGraph);
   builder.setInsertionPointToEnd(&graph.getBody().front());
 
   FxValue self;

@@ -117,6 +117,22 @@ class Formatted(nn.Module):
         return x * 2
 
 
+def _doubled(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+def _doubled_plus(x: torch.Tensor, y: float) -> torch.Tensor:
+    return _doubled(x) + y
+
+
+class CallsFunctions(nn.Module):
+    """Calls of free functions (prim::CallFunction), one calling
+    another."""
+
+    def forward(self, x):
+        return _doubled_plus(torch.relu(x), 1.5)
+
+
 class EncoderBlock(nn.Module):
     def __init__(self, d=32, heads=4, ffn=64):
         super().__init__()
@@ -206,6 +222,7 @@ save("custom_class", torch.jit.script(CustomClass()))
 save("scripted", torch.jit.script(Scripted().eval()))
 save("refined", torch.jit.script(Refined().eval()))
 save("formatted", torch.jit.script(Formatted().eval()))
+save("calls_functions", torch.jit.script(CallsFunctions().eval()))
 save("encoder", trace(EncoderBlock(), torch.randn(2, 8, 32)))
 save("resnet18", trace(torchvision.models.resnet18(), torch.randn(1, 3, 64, 64)))
 save("mobilenet_v2",
