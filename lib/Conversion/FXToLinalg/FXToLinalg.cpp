@@ -355,10 +355,20 @@ struct ConvertFXToLinalgPass
         if (isLowerableTarget(call.getTarget()) || tupleGetitem)
           continue;
         if (call.getTarget() == "operator.getitem") {
+          // A bool mask (`x[x > 0]`) selects as many elements as are true:
+          // a size the data decides.
+          bool mask = llvm::any_of(
+              llvm::drop_begin(call->getOperands()), [](Value index) {
+                auto type = dyn_cast<TensorType>(index.getType());
+                return type && type.getElementType().isInteger(1);
+              });
           reportNode(&op,
-                     "this tensor indexing is not supported (ints, slices, "
-                     "None, `...`, or int index tensors next to each other "
-                     "after full slices are)",
+                     mask ? "indexing by a bool mask is not supported: the "
+                            "result's size depends on the data (masked_fill "
+                            "or torch.where keep the shape)"
+                          : "this tensor indexing is not supported (ints, "
+                            "slices, None, `...`, or int index tensors next "
+                            "to each other after full slices are)",
                      false);
           ok = false;
           continue;

@@ -432,3 +432,20 @@ fx.graph_module @M {
     fx.output %p : tensor<3x5xf32>
   }
 }
+
+// -----
+
+// Tensor indexing fx-normalize did not expand: by a bool mask, whose
+// result's size the data decides, and by a float tensor.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<4xf32>
+    %m = fx.placeholder "m" : tensor<4xi1>
+    // expected-error @+1 {{cannot compile call_function 'g' with target 'operator.getitem': indexing by a bool mask is not supported: the result's size depends on the data (masked_fill or torch.where keep the shape)}}
+    %g = fx.call_function "operator.getitem"(%x, %m) : (tensor<4xf32>, tensor<4xi1>) -> tensor<?xf32>
+    // expected-error @+1 {{cannot compile call_function 'h' with target 'operator.getitem': this tensor indexing is not supported}}
+    %h = fx.call_function "operator.getitem"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    fx.output (%g, %h) : tensor<?xf32>, tensor<4xf32>
+  }
+}
