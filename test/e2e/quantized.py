@@ -265,6 +265,44 @@ class ConvShapes(nn.Module):
         return torch.cat(ys, 1)
 
 
+class WinogradBlocks(nn.Module):
+    """3x3 convs of stride 1, which the pairs form (AVX2 targets) computes
+    by Winograd's F(2x2, 3x3) in integers, the same int32 sums exactly
+    (docs/Quantization.md, "Winograd in integers"): 24 channels (a vector
+    of 16 and a tail of 8), a residual block (one epilogue reading two
+    convs' products: the second conv writes its products), a stride-2 conv
+    between (direct), 40 and 20 output channels (not multiples of 16), and
+    a conv without padding; on even sizes the tiles run in row blocks in
+    parallel, on odd ones the bottom row and right column of tiles are
+    half outside."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(24, 24, 3, padding=1)
+        self.b = nn.Conv2d(24, 24, 3, padding=1)
+        self.down = nn.Conv2d(24, 40, 3, stride=2, padding=1)
+        self.c = nn.Conv2d(40, 40, 3, padding=1)
+        self.valid = nn.Conv2d(24, 20, 3)
+
+    def forward(self, x):
+        y = F.relu(self.a(x))
+        y = F.relu(self.b(y) + x)
+        z = self.c(F.relu(self.down(y)))
+        return torch.cat([z.mean(dim=(2, 3)),
+                          self.valid(y).mean(dim=(2, 3))], 1)
+
+
+class WinogradConv(nn.Module):
+    """One such conv, its output the engine's exactly."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(24, 40, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
 class DepthwiseShapes(nn.Module):
     """Depthwise convs (groups = channels) of the shapes the int8 lowering
     reads as strided windows (docs/Quantization.md, "int8 convolutions"):
@@ -540,6 +578,14 @@ def _static_cases():
                                    shaped(2, 8, 11, 13),
                                    _default),
            shaped(2, 8, 11, 13), 1)
+    for shape in [(2, 24, 16, 16), (2, 24, 15, 17)]:
+        size = "x".join(map(str, shape[2:]))
+        yield (f"winograd_blocks_{size}",
+               _quantized(WinogradBlocks, shaped(*shape), _default),
+               shaped(*shape), 1)
+        yield (f"winograd_conv_{size}",
+               _quantized(WinogradConv, shaped(*shape), _default),
+               shaped(*shape), 0)
     yield ("dense_block", _quantized(DenseBlock,
                                      shaped(2, 3, 12, 10),
                                      _default),

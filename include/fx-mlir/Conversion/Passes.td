@@ -329,6 +329,23 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       product (`vpmaddwd` and an add after `fx-cpu-lower-vectors`: two of
       256 bits on AVX2, one of 512 on AVX-512) per 2-channel group, pixel
       and vector. Elsewhere the generic stays loops.
+    - **int8 3x3 convolutions of stride and dilation 1 in the pairs form**
+      (option `int8-winograd`, on by default) with constant weights,
+      accumulators starting from a constant, groups 1 and at least 8
+      tiles of 2x2 over the batch are computed by Winograd's F(2x2, 3x3)
+      in integers, exactly: the weights transformed at compile time as
+      `U = (2G) g (2G)t` (i16, `|U| <= 9 * 128`), the input transform
+      `V = Bt d B` on i16 vectors of channels (additions only, `|V| <=
+      4 * 255`), the 16 products `M[q] = V[q] . U[q]` as the pair register
+      tiles above (P tiles x 16V channels), and `At M A` in i32, shifted
+      right by 2: the i32 sums wrap alike in any order, so the result is
+      the direct form's sums exactly wherever `4 * 255 * sum |w|` fits an
+      i32 for every output channel, which is checked on the weights
+      (others stay direct). 16 products per 4 outputs instead of 36. The
+      tiles run in row blocks whose `V` and `M` fit the L2, in parallel
+      (each block on one thread) when there are 4 or more; the epilogue
+      runs on the output transform's vectors, as above. The applied
+      strategy reads `int8 pairs winograd`.
     - **Padded tensors** (data inserted into the interior of a
       `linalg.fill`, an int8 conv's padded input): each insertion gets a
       tensor of its own (`fx.distinct`, so CSE keeps them apart) whose
@@ -437,7 +454,11 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
            "and the OS describe it) or a named target: x86-64-v2, "
            "x86-64-v3, haswell, znver2, znver3 (AVX2), x86-64-v4, "
            "skylake-avx512, icelake-server, sapphirerapids, znver4 "
-           "(AVX-512), neoverse-n1, aarch64 (NEON)">
+           "(AVX-512), neoverse-n1, aarch64 (NEON)">,
+    Option<"useInt8Winograd", "int8-winograd", "bool", /*default=*/"true",
+           "Compute the pairs form's 3x3 int8 convs of stride 1 by "
+           "Winograd's F(2x2, 3x3) in integers (exact, the same sums); "
+           "false keeps them direct register tiles">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",

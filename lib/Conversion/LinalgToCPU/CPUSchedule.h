@@ -12,6 +12,7 @@
 //   ConvIm2col.cpp         im2col + a contraction
 //   ConvGrouped.cpp        grouped convs, the group a batch dim
 //   ConvInt8.cpp           int8 convs as VNNI register tiles
+//   ConvInt8Winograd.cpp   int8 3x3 convs by Winograd, in integers
 //   Elementwise.cpp        elementwise, transposing, reducing, window ops
 //   Strategy.cpp           fx-cpu-strategy: which algorithm and tiles
 //   Schedule.cpp           fx-cpu-schedule: applies the recorded strategy
@@ -319,8 +320,46 @@ void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op);
 /// tile's accumulators go through the epilogue's body as vectors and its
 /// result is written instead of the products, which are never stored.
 /// Fails, changing nothing, on any other form.
+/// With `winograd`, the convs int8Winograd takes go to int8WinogradConv.
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
-                          linalg::GenericOp epilogue);
+                          linalg::GenericOp epilogue, bool winograd);
+
+/// Whether the int8 conv `op` (pairs form: i16 activations, the widened
+/// bytes of QuantizedConv.cpp) is a 3x3 conv of stride and dilation 1
+/// whose products int8WinogradConv computes exactly: constant weights,
+/// accumulators starting from a constant, groups 1, and for every output
+/// channel 1020 * sum |w| < 2^31 (ConvInt8Winograd.cpp).
+bool int8Winograd(linalg::GenericOp op);
+
+/// The products of such a conv by Winograd's F(2x2, 3x3) in integers:
+/// the input transform Bt d B (i16, exact), 16 i16 pair dot products of
+/// channels (laneDot's register tiles) against 2G g 2Gt (i16, transformed
+/// at compile time), the output transform At M A (i32, wrapping) shifted
+/// right by 2: the same int32 sums as the direct form, with `epilogue`
+/// (int8Epilogue's) applied to them in registers. Fails, changing
+/// nothing, on any other form.
+LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
+                               linalg::GenericOp epilogue);
+
+/// What the int8 register tiles share (ConvInt8.cpp): acc + the sums of G
+/// products per i32 lane of `u` and `s` (vector<16xi32>: 4 bytes, or 2
+/// i16, a lane), as fx-cpu-lower-vectors makes `vpdpbusd` or `vpmaddwd`.
+Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
+              int64_t G);
+/// The input of `epilogue` the products of `op` are read through, or null.
+OpOperand *productsOperand(linalg::GenericOp op, linalg::GenericOp epilogue);
+/// The epilogue's per-channel addend of the products (the zero point's
+/// correction), which the accumulators can start from, or null.
+OpOperand *channelAddend(linalg::GenericOp epilogue, OpOperand *read);
+/// `epilogue`'s body on the 16 lanes `products` of the pixel `pixel` (n,
+/// oh, ow, oc), written into `tile` at `at`.
+Value applyEpilogue(RewriterBase &rewriter, Location loc,
+                    linalg::GenericOp epilogue, OpOperand *read, Value products,
+                    ArrayRef<Value> pixel, Value tile, ValueRange at,
+                    bool addendInProducts);
+/// The constant an int8 conv's accumulators start from
+/// (startInt8ConvFromConstant), or null.
+IntegerAttr int8ConvStart(linalg::GenericOp op);
 
 /// Elementwise ops that read NHWC data across and write NCHW (a residual
 /// block's epilogue over an int8 conv's products), and those reading their

@@ -42,8 +42,8 @@ namespace mlir::fx::cpu {
 /// an add compute), in pure vector arithmetic (i32 sums wrap, never
 /// saturate). fx-cpu-lower-vectors makes it those instructions
 /// (lowerByteDots).
-static Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
-                     int64_t G) {
+Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
+              int64_t G) {
   Type i32 = b.getI32Type();
   auto narrow = VectorType::get({16 * G}, b.getIntegerType(32 / G));
   auto wide = VectorType::get({16 * G}, i32);
@@ -166,8 +166,7 @@ void lowerByteDots(RewriterBase &rewriter, func::FuncOp func,
 }
 
 /// The input of `epilogue` the products are read through, or null.
-static OpOperand *productsOperand(linalg::GenericOp op,
-                                  linalg::GenericOp epilogue) {
+OpOperand *productsOperand(linalg::GenericOp op, linalg::GenericOp epilogue) {
   if (!op->hasOneUse())
     return nullptr;
   auto view = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin());
@@ -233,7 +232,7 @@ linalg::GenericOp int8Epilogue(linalg::GenericOp op) {
 /// QuantizedConv.cpp) where that is the products' only use and t is read
 /// along the channels only. The accumulators can start from t instead
 /// (exact: i32 sums wrap alike in any order), which saves an add a vector.
-static OpOperand *channelAddend(linalg::GenericOp epilogue, OpOperand *read) {
+OpOperand *channelAddend(linalg::GenericOp epilogue, OpOperand *read) {
   Block *body = epilogue.getBody();
   BlockArgument products = body->getArgument(read->getOperandNumber());
   if (!products.hasOneUse())
@@ -260,10 +259,10 @@ static OpOperand *channelAddend(linalg::GenericOp epilogue, OpOperand *read) {
 /// (n, oh, ow) into `tile` at (p, lane): its body on vectors of 16 lanes,
 /// `products` (the pixel's 16 accumulators) for the products' operand,
 /// its other operands read along the channels or broadcast.
-static Value applyEpilogue(RewriterBase &rewriter, Location loc,
-                           linalg::GenericOp epilogue, OpOperand *read,
-                           Value products, ArrayRef<Value> pixel, Value tile,
-                           ValueRange at, bool addendInProducts) {
+Value applyEpilogue(RewriterBase &rewriter, Location loc,
+                    linalg::GenericOp epilogue, OpOperand *read, Value products,
+                    ArrayRef<Value> pixel, Value tile, ValueRange at,
+                    bool addendInProducts) {
   auto c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   auto lanesOf = [](Type t) { return VectorType::get({16}, t); };
   IRMapping values;
@@ -333,6 +332,10 @@ static Value applyEpilogue(RewriterBase &rewriter, Location loc,
 
 /// The constant the accumulators start from (startInt8ConvFromConstant).
 static constexpr llvm::StringLiteral kStartAttr = "fx.int8_start";
+
+IntegerAttr int8ConvStart(linalg::GenericOp op) {
+  return op->getAttrOfType<IntegerAttr>(kStartAttr);
+}
 
 void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
@@ -590,7 +593,10 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
-                          linalg::GenericOp epilogue) {
+                          linalg::GenericOp epilogue, bool winograd) {
+  if (winograd && int8Winograd(op) &&
+      succeeded(int8WinogradConv(rewriter, op, epilogue)))
+    return success();
   if (succeeded(vnniTiles(rewriter, op, epilogue)))
     return success();
   // The loops that stay read their initial values: filled again.

@@ -331,7 +331,10 @@ struct CPUSchedulePass
           epilogue = {};
         int8Convs.push_back({generic, epilogue});
         int8Ops.insert(generic);
-        StringRef kind = pairsForm(generic) ? "int8 pairs" : "int8 vnni";
+        StringRef kind = !pairsForm(generic) ? "int8 vnni"
+                         : useInt8Winograd && int8Winograd(generic)
+                             ? "int8 pairs winograd"
+                             : "int8 pairs";
         note(op,
              epilogue ? (kind + ", epilogue in registers").str() : kind.str());
         if (epilogue)
@@ -430,7 +433,7 @@ struct CPUSchedulePass
     if (failed(applyPatternsGreedily(func, std::move(unitDims))))
       return signalPassFailure();
     for (auto [op, epilogue] : int8Convs)
-      if (failed(int8DotConv(rewriter, op, epilogue)))
+      if (failed(int8DotConv(rewriter, op, epilogue, useInt8Winograd)))
         op.emitWarning("fx-cpu-schedule: this int8 conv stays loops");
   }
 };

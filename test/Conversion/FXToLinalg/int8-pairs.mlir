@@ -12,9 +12,15 @@
 // fx-cpu-schedule writes the products as register tiles of pair dot
 // products where the target has them (x86-64-v3; and VNNI targets, which
 // have AVX-512BW's vpmaddwd): 5 per 2-channel group, the channel blocks
-// outermost. A target with neither (x86-64-v2) keeps the generic.
+// outermost. A target with neither (x86-64-v2) keeps the generic. This
+// 3x3 conv of stride 1 is computed by Winograd's F(2x2, 3x3) in integers
+// (lit LinalgToCPU/int8-winograd.mlir) unless int8-winograd=false: 3 x 3
+// tiles of 2x2 (the bottom row and right column half outside, their reads
+// past the input under scf.if), their 16 products in register tiles of 6
+// tiles, the output transform writing 5 x 5.
 //
-// RUN: fx-opt %s --convert-fx-to-linalg=int8-pairs=true | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3}))' | FileCheck %s --check-prefix=TILES
+// RUN: fx-opt %s --convert-fx-to-linalg=int8-pairs=true | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3 int8-winograd=false}))' | FileCheck %s --check-prefix=TILES
+// RUN: fx-opt %s --convert-fx-to-linalg=int8-pairs=true | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3}))' | FileCheck %s --check-prefix=WINO
 // RUN: fx-opt %s --convert-fx-to-linalg=int8-pairs=true | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v2}))' | FileCheck %s --check-prefix=LOOPS
 //
 // Down to LLVM (the pipeline chooses the form by target): two 256-bit
@@ -46,6 +52,17 @@
 // TILES-NOT: vector.multi_reduction
 // TILES: scf.forall.in_parallel
 // TILES-NOT: fx.int8_conv
+
+// WINO: fx.cpu_strategies = [{{.*}}int8 pairs winograd"
+// WINO: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<16x2x4x32xi16>
+// WINO: scf.forall ({{.*}}) in (1, 3) shared_outs({{.*}}) -> (tensor<16x12x8xi16>)
+// WINO: scf.if {{.*}} -> (vector<8xi16>, vector<8xi16>, vector<8xi16>)
+// WINO: scf.forall ({{.*}}) in (2, 16, 2) shared_outs({{.*}}) -> (tensor<16x12x2x16xi32>)
+// WINO-COUNT-6: vector.multi_reduction <add>, {{.*}} [1] : vector<16x2xi32> to vector<16xi32>
+// WINO: scf.forall ({{.*}}) in (1, 2) shared_outs({{.*}}) -> (tensor<1x5x5x2x16xi32>)
+// WINO: arith.shrsi
+// WINO: scf.if {{.*}} -> (tensor<5x5x16xi32>)
+// WINO-NOT: fx.int8_conv
 
 // LOOPS: linalg.generic {{.*}} ins({{.*}} : tensor<1x7x7x4x2xi16>, tensor<2x3x3x4x16x2xi16>)
 // LOOPS-NOT: vector.multi_reduction

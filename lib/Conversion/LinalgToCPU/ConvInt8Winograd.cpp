@@ -1,0 +1,602 @@
+//===- ConvInt8Winograd.cpp - int8 3x3 convs by Winograd, in integers -----===//
+//
+// Part of fx-cpu-schedule; see CPUSchedule.h.
+//
+// On CPUs without byte dot products (AVX2: the pairs form of ConvInt8.cpp,
+// 8 multiply-adds an instruction) a 3x3 conv of stride 1 computes its
+// int32 sums D = sum w x by Winograd's F(2x2, 3x3), exactly, in integers:
+//
+//   U = (2G) g (2G)t   per output and input channel, at compile time:
+//                      2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2], |U| <= 9 * 128
+//   V = Bt d B         per 4x4 input tile d and channel, as i16 vectors of
+//                      channels: Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
+//                      0 1 0 -1], |V| <= 4 * 255 (d the widened bytes)
+//   M = sum_c V U      16 products of channels (one per element of the
+//                      4x4 tile), laneDot's i16 pair register tiles
+//   4 D = At M A       At = [1 1 1 0; 0 1 -1 -1], a 2x2 output tile
+//
+// The pair products fit (2 * 1020 * 1152 < 2^31) and the i32 sums wrap
+// alike in any order, so At M A is 4 D modulo 2^32: exactly 4 D where
+// |4 D| < 2^31, which int8Winograd checks on the weights (|D| <= 255 sum
+// |w|), and D is its arithmetic shift right by 2. 16 products per 4
+// outputs instead of 36: 2.25 times fewer multiply-adds, the same
+// register tiles. Reads past the input's last row or column (the bottom
+// and right tiles of an odd output) read zeros instead, which change only
+// outputs that are not written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUSchedule.h"
+
+#include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace mlir::fx::cpu {
+
+namespace {
+
+/// Fewer 2x2 output tiles (over the batch) than this stay direct.
+constexpr int64_t kInt8WinogradTiles = 8;
+
+/// What an int8 Winograd conv reads and writes.
+struct Form {
+  int64_t N, Hp, Wp, C2, OH, OWp, OCB, lanes;
+  /// The direct form's packed weights, [OCB, 3, 3, C2, lanes, 2].
+  SmallVector<int16_t> weights;
+  int64_t th() const { return (OH + 1) / 2; }
+  int64_t tw() const { return (OWp + 1) / 2; }
+};
+
+} // namespace
+
+static std::optional<Form> winogradForm(linalg::GenericOp op) {
+  auto params = op->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr);
+  if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 9 ||
+      !llvm::all_equal(
+          {params[0], params[1], params[2], params[3], int64_t(1)}) ||
+      !int8ConvStart(op))
+    return std::nullopt;
+  auto inT = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto wT = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  auto outT = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!inT || !wT || !outT || !inT.hasStaticShape() || !wT.hasStaticShape() ||
+      !outT.hasStaticShape() || inT.getRank() != 5 || wT.getRank() != 6 ||
+      outT.getRank() != 5 || !inT.getElementType().isInteger(16) ||
+      !wT.getElementType().isInteger(16) ||
+      !outT.getElementType().isInteger(32))
+    return std::nullopt;
+  Form f;
+  f.N = outT.getDimSize(0), f.OH = outT.getDimSize(1),
+  f.OWp = outT.getDimSize(2), f.OCB = outT.getDimSize(3),
+  f.lanes = outT.getDimSize(4);
+  f.Hp = inT.getDimSize(1), f.Wp = inT.getDimSize(2), f.C2 = wT.getDimSize(3);
+  if (f.lanes % 16 != 0 || f.lanes > 32 || inT.getDimSize(0) != f.N ||
+      inT.getDimSize(3) != f.C2 || inT.getDimSize(4) != 2 ||
+      wT.getShape() != ArrayRef<int64_t>{f.OCB, 3, 3, f.C2, f.lanes, 2} ||
+      f.Hp < f.OH + 2 || f.Wp < f.OWp + 2 ||
+      f.N * f.th() * f.tw() < kInt8WinogradTiles)
+    return std::nullopt;
+  DenseIntElementsAttr weights;
+  if (!matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
+    return std::nullopt;
+  f.weights = llvm::to_vector(weights.getValues<int16_t>());
+  // |4 D| <= 4 * 255 * sum |w| per output channel must fit an i32.
+  int64_t perBlock = 9 * f.C2 * f.lanes * 2;
+  for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
+    for (int64_t o = 0; o < f.lanes; ++o) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < 9 * f.C2; ++k)
+        for (int64_t b = 0; b < 2; ++b)
+          sum += std::abs(
+              int64_t(f.weights[ocb * perBlock + (k * f.lanes + o) * 2 + b]));
+      if (4 * 255 * sum >= (int64_t(1) << 31))
+        return std::nullopt;
+    }
+  return f;
+}
+
+bool int8Winograd(linalg::GenericOp op) { return winogradForm(op).has_value(); }
+
+LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
+                               linalg::GenericOp epilogue) {
+  std::optional<Form> form = winogradForm(op);
+  if (!form)
+    return failure();
+  OpOperand *read = epilogue ? productsOperand(op, epilogue) : nullptr;
+  if (epilogue && !read)
+    return failure();
+  const Form &f = *form;
+  int64_t th = f.th(), tw = f.tw(), lanes = f.lanes, V = lanes / 16;
+  int64_t Cp = 2 * f.C2;
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(epilogue ? epilogue.getOperation()
+                                      : op.getOperation());
+  Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+  auto acc = VectorType::get({16}, i32);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  auto splat = [&](VectorType type, int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(
+            type, rewriter.getIntegerAttr(type.getElementType(), v)));
+  };
+  Value zero16 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI16IntegerAttr(0));
+  Value zero32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  auto readVector = [&](VectorType type, Value from, ValueRange at) -> Value {
+    Value pad = type.getElementType() == i16 ? zero16 : zero32;
+    return vector::TransferReadOp::create(rewriter, loc, type, from, at, pad,
+                                          ArrayRef<bool>{true});
+  };
+  auto write = [&](Value v, Value into, ValueRange at) -> Value {
+    return vector::TransferWriteOp::create(rewriter, loc, v, into, at,
+                                           ArrayRef<bool>{true})
+        .getResult();
+  };
+  // An scf.for from 0 to `count` carrying `carried`, its body `body(iv,
+  // carried)`; the loop's results.
+  auto loop = [&](int64_t count, ValueRange carried,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, c(0), c(count), c(1), carried);
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    scf::YieldOp::create(
+        rewriter, loc,
+        body(forOp.getInductionVar(), forOp.getRegionIterArgs()));
+    return SmallVector<Value>(forOp.getResults());
+  };
+  // Over `ranges`, the slice `sliceOf(ivs)` (offsets, sizes; rank-reduced
+  // to `tileType`) of `shared` rewritten by `body(ivs, tile)`: an
+  // scf.forall when `parallel`, else nested scf.for loops; the result.
+  auto blocks =
+      [&](ArrayRef<int64_t> ranges, bool parallel, Value shared,
+          RankedTensorType tileType,
+          function_ref<std::pair<SmallVector<OpFoldResult>,
+                                 SmallVector<OpFoldResult>>(ValueRange)>
+              sliceOf,
+          function_ref<Value(ValueRange, Value)> body) -> Value {
+    if (parallel) {
+      auto op =
+          scf::ForallOp::create(rewriter, loc, indexAttrs(rewriter, ranges),
+                                ValueRange{shared}, std::nullopt);
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(op.getBody());
+      auto [offsets, sizes] = sliceOf(op.getInductionVars());
+      SmallVector<OpFoldResult> ones(offsets.size(), rewriter.getIndexAttr(1));
+      Value tile = tensor::ExtractSliceOp::create(rewriter, loc, tileType,
+                                                  op.getRegionIterArgs()[0],
+                                                  offsets, sizes, ones);
+      Value written = body(op.getInductionVars(), tile);
+      rewriter.setInsertionPointToStart(op.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, loc, written,
+                                            op.getRegionIterArgs()[0], offsets,
+                                            sizes, ones);
+      return op.getResult(0);
+    }
+    SmallVector<Value> ivs;
+    std::function<Value(size_t, Value)> nest = [&](size_t d,
+                                                   Value whole) -> Value {
+      if (d == ranges.size()) {
+        auto [offsets, sizes] = sliceOf(ivs);
+        SmallVector<OpFoldResult> ones(offsets.size(),
+                                       rewriter.getIndexAttr(1));
+        Value tile = tensor::ExtractSliceOp::create(
+            rewriter, loc, tileType, whole, offsets, sizes, ones);
+        return tensor::InsertSliceOp::create(rewriter, loc, body(ivs, tile),
+                                             whole, offsets, sizes, ones)
+            .getResult();
+      }
+      return loop(ranges[d], whole, [&](Value iv, ValueRange carried) {
+        ivs.push_back(iv);
+        Value nested = nest(d + 1, carried[0]);
+        ivs.pop_back();
+        return SmallVector<Value>{nested};
+      })[0];
+    };
+    return nest(0, shared);
+  };
+  // Values of `types` from `then()` where `cond`, else zeros; `then()`
+  // alone without a condition.
+  auto valuesIf = [&](Value cond, TypeRange types,
+                      function_ref<SmallVector<Value>()> then) {
+    if (!cond)
+      return then();
+    auto ifOp = scf::IfOp::create(rewriter, loc, types, cond,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(rewriter, loc, then());
+    rewriter.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> zeros;
+    for (Type t : types)
+      zeros.push_back(splat(cast<VectorType>(t), 0));
+    scf::YieldOp::create(rewriter, loc, zeros);
+    return SmallVector<Value>(ifOp.getResults());
+  };
+  auto sub = [&](Value a, Value b) -> Value {
+    return arith::SubIOp::create(rewriter, loc, a, b);
+  };
+  auto add = [&](Value a, Value b) -> Value {
+    return arith::AddIOp::create(rewriter, loc, a, b);
+  };
+  auto mul = [&](Value a, int64_t b) -> Value {
+    return arith::MulIOp::create(rewriter, loc, a, c(b));
+  };
+
+  // U [16, OCB, C2, lanes x 2]: the 4x4 tile's element q = 4a + e of
+  // (2G) g (2G)t, the lanes x 2 weights of a channel pair as the direct
+  // form packs them.
+  static const int64_t g2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+  SmallVector<int16_t> u(16 * f.OCB * f.C2 * lanes * 2);
+  for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
+    for (int64_t cc = 0; cc < f.C2; ++cc)
+      for (int64_t ob = 0; ob < lanes * 2; ++ob) {
+        int64_t g[3][3];
+        for (int64_t r = 0; r < 3; ++r)
+          for (int64_t s = 0; s < 3; ++s)
+            g[r][s] =
+                f.weights[(((ocb * 3 + r) * 3 + s) * f.C2 + cc) * lanes * 2 +
+                          ob];
+        for (int64_t a = 0; a < 4; ++a)
+          for (int64_t e = 0; e < 4; ++e) {
+            int64_t sum = 0;
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s)
+                sum += g2[a][r] * g[r][s] * g2[e][s];
+            u[(((a * 4 + e) * f.OCB + ocb) * f.C2 + cc) * lanes * 2 + ob] =
+                int16_t(sum);
+          }
+      }
+  Value weights = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get({16, f.OCB, f.C2, lanes * 2}, i16),
+          ArrayRef<int16_t>(u)));
+
+  Value input = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f.N, f.Hp, f.Wp, Cp}, i16),
+      op.getDpsInputs()[0],
+      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  auto bt = [&](ArrayRef<Value> s) {
+    return SmallVector<Value>{sub(s[0], s[2]), add(s[1], s[2]), sub(s[2], s[1]),
+                              sub(s[1], s[3])};
+  };
+  auto at = [&](ArrayRef<Value> s) {
+    return SmallVector<Value>{add(add(s[0], s[1]), s[2]),
+                              sub(sub(s[1], s[2]), s[3])};
+  };
+  // The bottom row or right column of tiles reads one row or column past
+  // the input when the output's height or width is odd.
+  bool rowPast = 2 * th + 1 >= f.Hp, columnPast = 2 * tw + 1 >= f.Wp;
+  auto below = [&](Value v, int64_t bound) -> Value {
+    return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, v,
+                                 c(bound));
+  };
+
+  // Row blocks of tiles: a block's transformed input V and products M
+  // stay in the L2 from the step that writes them to the one that reads
+  // them. Many blocks run in parallel, each on one thread; fewer one after
+  // the other, each step on all threads. An odd output height is one
+  // block (its last row of tiles half outside).
+  int64_t rowBytes = 16 * f.N * tw * (2 * Cp + 4 * f.OCB * lanes);
+  int64_t l2 = tuning().winogradElements * 4;
+  auto rowsFor = [&](int64_t bytes) {
+    for (int64_t r = th; r > 1; --r)
+      if (th % r == 0 && r * rowBytes <= bytes)
+        return r;
+    return int64_t(1);
+  };
+  int64_t rows = th;
+  bool parallelBlocks = false;
+  if (f.OH % 2 == 0) {
+    rows = rowsFor(l2 / 4);
+    parallelBlocks = th / rows >= kWinogradParallelChunks;
+    if (!parallelBlocks)
+      rows = rowsFor(l2);
+  }
+  int64_t chunks = th / rows;
+  bool inner = !parallelBlocks;
+  // The tiles of a block (n, r, tx), in register tiles of P.
+  int64_t T = f.N * rows * tw;
+  int64_t P = std::min<int64_t>(T, (tuning().lanes >= 16 ? 12 : 6) / V);
+  int64_t Tp = llvm::alignTo(T, P);
+  // Output rows a block writes: all of them for one block.
+  int64_t outRows = chunks == 1 ? f.OH : 2 * rows;
+
+  // The products' destination and what their sums start from.
+  Value init = op.getDpsInits()[0];
+  Value shared = epilogue ? epilogue.getDpsInits()[0] : init;
+  Type outElement = getElementTypeOrSelf(shared.getType());
+  IntegerAttr start = int8ConvStart(op);
+  OpOperand *addend = epilogue && start.getValue().isZero()
+                          ? channelAddend(epilogue, read)
+                          : nullptr;
+
+  // The rows of tiles [ty0, ty0 + rows) into `out`, the block's rows of
+  // the result ([N, outRows, OWp, OCB, lanes], or the epilogue's [N,
+  // outRows, OWp, OCB lanes]).
+  auto rowBlock = [&](Value ty0, Value out) -> Value {
+    // The input transform: V [16, Tp, Cp], tile t = (n rows + r) tw + tx,
+    // over images and rows of tiles, on vectors of up to 16 channels.
+    Value vTransformed = blocks(
+        {f.N, rows}, inner,
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{16, Tp, Cp},
+                                i16),
+        RankedTensorType::get({16, tw, Cp}, i16),
+        [&](ValueRange ivs) {
+          Value t0 = mul(add(mul(ivs[0], rows), ivs[1]), tw);
+          return std::pair(SmallVector<OpFoldResult>{rewriter.getIndexAttr(0),
+                                                     t0,
+                                                     rewriter.getIndexAttr(0)},
+                           indexAttrs(rewriter, {16, tw, Cp}));
+        },
+        [&](ValueRange ivs, Value tile) -> Value {
+          Value n = ivs[0], ty = add(ty0, ivs[1]);
+          Value top = mul(ty, 2);
+          Value rowOk = rowPast ? below(ty, th - 1) : Value();
+          return loop(tw, tile, [&](Value tx, ValueRange carried) {
+            Value left = mul(tx, 2);
+            Value columnOk = columnPast ? below(tx, tw - 1) : Value();
+            // The transform of `width` channels from ch.
+            auto transform = [&](Value ch, int64_t width, Value tile) {
+              auto type = VectorType::get({width}, i16);
+              Value d[4][4];
+              auto readAll = [&](ArrayRef<std::pair<int64_t, int64_t>> where,
+                                 Value cond) {
+                SmallVector<Type> types(where.size(), type);
+                SmallVector<Value> values = valuesIf(cond, types, [&] {
+                  SmallVector<Value> reads;
+                  for (auto [i, j] : where)
+                    reads.push_back(readVector(
+                        type, input, {n, add(top, c(i)), add(left, c(j)), ch}));
+                  return reads;
+                });
+                for (auto [k, ij] : llvm::enumerate(where))
+                  d[ij.first][ij.second] = values[k];
+              };
+              SmallVector<std::pair<int64_t, int64_t>> inside, lastRow,
+                  lastColumn;
+              for (int64_t i = 0; i < 4; ++i)
+                for (int64_t j = 0; j < 4; ++j) {
+                  bool pastRow = i == 3 && rowPast,
+                       pastColumn = j == 3 && columnPast;
+                  if (pastRow && pastColumn)
+                    continue;
+                  (pastRow      ? lastRow
+                   : pastColumn ? lastColumn
+                                : inside)
+                      .push_back({i, j});
+                }
+              readAll(inside, Value());
+              if (!lastRow.empty())
+                readAll(lastRow, rowOk);
+              if (!lastColumn.empty())
+                readAll(lastColumn, columnOk);
+              if (rowPast && columnPast)
+                readAll({{3, 3}},
+                        arith::AndIOp::create(rewriter, loc, rowOk, columnOk));
+              SmallVector<SmallVector<Value>> columns;
+              for (int64_t j = 0; j < 4; ++j)
+                columns.push_back(bt({d[0][j], d[1][j], d[2][j], d[3][j]}));
+              for (int64_t a = 0; a < 4; ++a) {
+                SmallVector<Value> row = bt({columns[0][a], columns[1][a],
+                                             columns[2][a], columns[3][a]});
+                for (int64_t e = 0; e < 4; ++e)
+                  tile = write(row[e], tile, {c(a * 4 + e), tx, ch});
+              }
+              return tile;
+            };
+            Value tile = carried[0];
+            int64_t whole = Cp / 16;
+            if (whole > 0)
+              tile = loop(whole, tile, [&](Value k, ValueRange carried) {
+                return SmallVector<Value>{
+                    transform(mul(k, 16), 16, carried[0])};
+              })[0];
+            if (Cp % 16 != 0)
+              tile = transform(c(whole * 16), Cp % 16, tile);
+            return SmallVector<Value>{tile};
+          })[0];
+        });
+
+    // The products: M [16, Tp, OCB, lanes] = sum_c V[q, t, c] U[q, c, oc],
+    // register tiles of P tiles x lanes channels, the channel blocks
+    // outer where the weights are the larger operand (as the direct form).
+    bool channelsOuter = 16 * f.OCB * f.C2 * lanes * 2 > 16 * Tp * Cp * 2;
+    SmallVector<int64_t> ranges{16, Tp / P, f.OCB};
+    if (channelsOuter)
+      ranges = {f.OCB, 16, Tp / P};
+    auto order = [&](ValueRange ivs) {
+      return channelsOuter ? std::tuple(ivs[1], ivs[2], ivs[0])
+                           : std::tuple(ivs[0], ivs[1], ivs[2]);
+    };
+    auto weights16 = VectorType::get({32}, i16);
+    auto pair = VectorType::get({2}, i16);
+    Value products = blocks(
+        ranges, inner,
+        tensor::EmptyOp::create(rewriter, loc,
+                                ArrayRef<int64_t>{16, Tp, f.OCB, lanes}, i32),
+        RankedTensorType::get({P, lanes}, i32),
+        [&](ValueRange ivs) {
+          auto [q, tb, ocb] = order(ivs);
+          return std::pair(SmallVector<OpFoldResult>{q, mul(tb, P), ocb,
+                                                     rewriter.getIndexAttr(0)},
+                           indexAttrs(rewriter, {1, P, 1, lanes}));
+        },
+        [&](ValueRange ivs, Value tile) -> Value {
+          auto [q, tb, ocb] = order(ivs);
+          Value t0 = mul(tb, P);
+          SmallVector<Value> accs(P * V, splat(acc, 0));
+          SmallVector<Value> sums =
+              loop(f.C2, accs, [&](Value cc, ValueRange a) {
+                SmallVector<Value> w;
+                for (int64_t v = 0; v < V; ++v)
+                  w.push_back(vector::BitCastOp::create(
+                      rewriter, loc, acc,
+                      readVector(weights16, weights, {q, ocb, cc, c(32 * v)})));
+                SmallVector<Value> out(a.begin(), a.end());
+                Value ch = mul(cc, 2);
+                for (int64_t p = 0; p < P; ++p) {
+                  Value two =
+                      readVector(pair, vTransformed, {q, add(t0, c(p)), ch});
+                  Value word = vector::ExtractOp::create(
+                      rewriter, loc,
+                      vector::BitCastOp::create(rewriter, loc,
+                                                VectorType::get({1}, i32), two),
+                      ArrayRef<int64_t>{0});
+                  Value broadcast =
+                      vector::BroadcastOp::create(rewriter, loc, acc, word);
+                  for (int64_t v = 0; v < V; ++v)
+                    out[p * V + v] = laneDot(rewriter, loc, out[p * V + v],
+                                             broadcast, w[v], 2);
+                }
+                return out;
+              });
+          for (int64_t p = 0; p < P; ++p)
+            for (int64_t v = 0; v < V; ++v)
+              tile = write(sums[p * V + v], tile, {c(p), c(16 * v)});
+          return tile;
+        });
+
+    // The output transform, then the epilogue: over images and channel
+    // blocks, each writing its channels of the block's rows.
+    return blocks(
+        {f.N, f.OCB}, inner, out,
+        RankedTensorType::get({outRows, f.OWp, lanes}, outElement),
+        [&](ValueRange ivs) {
+          Value n = ivs[0], ocb = ivs[1];
+          OpFoldResult zero = rewriter.getIndexAttr(0);
+          if (epilogue)
+            return std::pair(
+                SmallVector<OpFoldResult>{n, zero, zero, mul(ocb, lanes)},
+                indexAttrs(rewriter, {1, outRows, f.OWp, lanes}));
+          return std::pair(SmallVector<OpFoldResult>{n, zero, zero, ocb, zero},
+                           indexAttrs(rewriter, {1, outRows, f.OWp, 1, lanes}));
+        },
+        [&](ValueRange ivs, Value tile) -> Value {
+          Value n = ivs[0], ocb = ivs[1];
+          Value oc0 = mul(ocb, lanes);
+          // What the sums start from: the epilogue's per-channel addend,
+          // or the constant.
+          SmallVector<Value> starts;
+          for (int64_t v = 0; v < V; ++v) {
+            if (!addend) {
+              starts.push_back(start.getValue().isZero()
+                                   ? Value()
+                                   : splat(acc, start.getInt()));
+              continue;
+            }
+            AffineMap map = epilogue.getMatchingIndexingMap(addend);
+            Value oc = add(oc0, c(16 * v));
+            SmallVector<Value> indices;
+            for (AffineExpr r : map.getResults())
+              indices.push_back(isa<AffineDimExpr>(r) ? oc : c(0));
+            starts.push_back(readVector(acc, addend->get(), indices));
+          }
+          Value two = splat(acc, 2);
+          return loop(rows, tile, [&](Value r, ValueRange carried) {
+            Value ty = add(ty0, r);
+            return loop(tw, carried, [&](Value tx, ValueRange carried) {
+              Value tile = carried[0];
+              Value t = add(mul(add(mul(n, rows), r), tw), tx);
+              for (int64_t v = 0; v < V; ++v) {
+                Value m[16];
+                for (int64_t q = 0; q < 16; ++q)
+                  m[q] = readVector(acc, products, {c(q), t, ocb, c(16 * v)});
+                SmallVector<SmallVector<Value>> columns;
+                for (int64_t e = 0; e < 4; ++e)
+                  columns.push_back(at({m[e], m[4 + e], m[8 + e], m[12 + e]}));
+                for (int64_t y = 0; y < 2; ++y) {
+                  SmallVector<Value> row = at({columns[0][y], columns[1][y],
+                                               columns[2][y], columns[3][y]});
+                  for (int64_t x = 0; x < 2; ++x) {
+                    Value sums =
+                        arith::ShRSIOp::create(rewriter, loc, row[x], two);
+                    if (starts[v])
+                      sums = add(sums, starts[v]);
+                    Value ow = add(mul(tx, 2), c(x));
+                    auto store = [&](Value tile) -> Value {
+                      SmallVector<Value> to{add(mul(r, 2), c(y)), ow,
+                                            c(16 * v)};
+                      if (!epilogue)
+                        return write(sums, tile, to);
+                      return applyEpilogue(
+                          rewriter, loc, epilogue, read, sums,
+                          {n, add(mul(ty, 2), c(y)), ow, add(oc0, c(16 * v))},
+                          tile, to, addend != nullptr);
+                    };
+                    // The bottom row and right column of an odd output.
+                    Value cond;
+                    if (y == 1 && f.OH % 2 != 0)
+                      cond = below(ty, th - 1);
+                    if (x == 1 && f.OWp % 2 != 0) {
+                      Value inside = below(tx, tw - 1);
+                      cond = cond ? Value(arith::AndIOp::create(rewriter, loc,
+                                                                cond, inside))
+                                  : inside;
+                    }
+                    if (!cond) {
+                      tile = store(tile);
+                      continue;
+                    }
+                    auto ifOp = scf::IfOp::create(
+                        rewriter, loc, TypeRange{tile.getType()}, cond,
+                        /*withElseRegion=*/true);
+                    OpBuilder::InsertionGuard guardIf(rewriter);
+                    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+                    scf::YieldOp::create(rewriter, loc, store(tile));
+                    rewriter.setInsertionPointToStart(ifOp.elseBlock());
+                    scf::YieldOp::create(rewriter, loc, tile);
+                    rewriter.setInsertionPointAfter(ifOp);
+                    tile = ifOp.getResult(0);
+                  }
+                }
+              }
+              return SmallVector<Value>{tile};
+            });
+          })[0];
+        });
+  };
+
+  Value result;
+  if (chunks == 1) {
+    result = rowBlock(c(0), shared);
+  } else {
+    // Block b writes output rows [2 rows b, 2 rows (b + 1)).
+    auto outType = cast<RankedTensorType>(shared.getType());
+    SmallVector<int64_t> blockShape(outType.getShape());
+    blockShape[1] = outRows;
+    result = blocks(
+        {chunks}, parallelBlocks, shared,
+        RankedTensorType::get(blockShape, outElement),
+        [&](ValueRange ivs) {
+          SmallVector<OpFoldResult> offsets(outType.getRank(),
+                                            rewriter.getIndexAttr(0));
+          offsets[1] = mul(ivs[0], 2 * rows);
+          return std::pair(offsets, indexAttrs(rewriter, blockShape));
+        },
+        [&](ValueRange ivs, Value block) {
+          return rowBlock(mul(ivs[0], rows), block);
+        });
+  }
+  if (!epilogue) {
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  Operation *view = *op->getUsers().begin();
+  rewriter.replaceOp(epilogue, result);
+  rewriter.eraseOp(view);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+} // namespace mlir::fx::cpu

@@ -1,0 +1,120 @@
+// Which int8 convs of the pairs form (i16 operands, AVX2 targets)
+// fx-cpu-schedule computes by Winograd's F(2x2, 3x3) in integers
+// (ConvInt8Winograd.cpp): 3x3, stride and dilation 1, constant weights,
+// accumulators starting from a constant, and 4 * 255 * sum |w| < 2^31 for
+// every output channel, so that At M A is exactly 4 D in i32. The
+// applied strategies name the form of each conv, in order:
+//
+//   @fits       1024 channels of weights 127: sum |w| = 9 * 1024 * 127,
+//               4 * 255 * that < 2^31, and 16 tiles: Winograd
+//   @too_large  2048 channels of weights 127: 2.35e6 * 1020 >= 2^31:
+//               direct register tiles, exact as ever
+//   @strided    stride 2: direct
+//   @from_init  accumulators starting from a non-constant init: direct
+//   @fits again with int8-winograd=false: direct
+//
+// RUN: fx-opt %s --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3}))' | FileCheck %s
+// RUN: fx-opt %s --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3 int8-winograd=false}))' | FileCheck %s --check-prefix=OFF
+
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1 + d5, d2 + d6, d7, d8)>
+#in2 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d7, d8)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d3, d5, d6, d7, d4, d8)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>
+#iterators = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]
+
+// CHECK-LABEL: func.func @fits
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs winograd"]
+// The weights transformed at compile time ([16, OCB, C/2, 16 x 2]); 4
+// rows of tiles of 2x2, too large together for the L2 of x86-64-v3, run
+// as 4 row blocks in parallel, each on one thread: its input transform
+// (4 tiles, 1024 channels in 64 vectors of 16), its 16 products in
+// register tiles of 4 tiles, its output transform shifting the sums
+// right by 2.
+// CHECK: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<16x1x512x32xi16>
+// CHECK: scf.forall ({{.*}}) in (4) shared_outs({{.*}}) -> (tensor<1x8x8x1x16xi32>)
+// CHECK: scf.for {{.*}} to %c64 {{.*}} -> (tensor<16x4x1024xi16>)
+// CHECK: scf.for {{.*}} to %c512 {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
+// CHECK-COUNT-4: vector.multi_reduction <add>, {{.*}} [1] : vector<16x2xi32> to vector<16xi32>
+// CHECK: arith.shrsi {{.*}} : vector<16xi32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: fx.int8_conv
+// OFF-LABEL: func.func @fits
+// OFF-SAME: fx.cpu_strategies = [{{.*}}int8 pairs"]
+// OFF-NOT: arith.shrsi
+func.func @fits(%x: tensor<1x10x10x512x2xi16>) -> tensor<1x8x8x1x16xi32> {
+  %w = arith.constant dense<127> : tensor<1x3x3x512x16x2xi16>
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x8x8x1x16xi32>
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<1x8x8x1x16xi32>) -> tensor<1x8x8x1x16xi32>
+  %d = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = #iterators}
+      ins(%x, %w : tensor<1x10x10x512x2xi16>, tensor<1x3x3x512x16x2xi16>)
+      outs(%init : tensor<1x8x8x1x16xi32>) attrs = {fx.int8_conv = array<i64: 1, 1, 1, 1, 4>} {
+  ^bb0(%a: i16, %b: i16, %acc: i32):
+    %a32 = arith.extsi %a : i16 to i32
+    %b32 = arith.extsi %b : i16 to i32
+    %p = arith.muli %a32, %b32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x8x8x1x16xi32>
+  return %d : tensor<1x8x8x1x16xi32>
+}
+
+// CHECK-LABEL: func.func @too_large
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs"]
+// CHECK-NOT: arith.shrsi
+func.func @too_large(%x: tensor<1x10x10x1024x2xi16>) -> tensor<1x8x8x1x16xi32> {
+  %w = arith.constant dense<127> : tensor<1x3x3x1024x16x2xi16>
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x8x8x1x16xi32>
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<1x8x8x1x16xi32>) -> tensor<1x8x8x1x16xi32>
+  %d = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = #iterators}
+      ins(%x, %w : tensor<1x10x10x1024x2xi16>, tensor<1x3x3x1024x16x2xi16>)
+      outs(%init : tensor<1x8x8x1x16xi32>) attrs = {fx.int8_conv = array<i64: 1, 1, 1, 1, 4>} {
+  ^bb0(%a: i16, %b: i16, %acc: i32):
+    %a32 = arith.extsi %a : i16 to i32
+    %b32 = arith.extsi %b : i16 to i32
+    %p = arith.muli %a32, %b32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x8x8x1x16xi32>
+  return %d : tensor<1x8x8x1x16xi32>
+}
+
+// CHECK-LABEL: func.func @strided
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs"]
+// CHECK-NOT: arith.shrsi
+func.func @strided(%x: tensor<1x9x9x8x2xi16>) -> tensor<1x4x4x1x16xi32> {
+  %w = arith.constant dense<3> : tensor<1x3x3x8x16x2xi16>
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x4x4x1x16xi32>
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<1x4x4x1x16xi32>) -> tensor<1x4x4x1x16xi32>
+  %d = linalg.generic {indexing_maps = [#in2, #w, #out], iterator_types = #iterators}
+      ins(%x, %w : tensor<1x9x9x8x2xi16>, tensor<1x3x3x8x16x2xi16>)
+      outs(%init : tensor<1x4x4x1x16xi32>) attrs = {fx.int8_conv = array<i64: 2, 2, 1, 1, 4>} {
+  ^bb0(%a: i16, %b: i16, %acc: i32):
+    %a32 = arith.extsi %a : i16 to i32
+    %b32 = arith.extsi %b : i16 to i32
+    %p = arith.muli %a32, %b32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x4x4x1x16xi32>
+  return %d : tensor<1x4x4x1x16xi32>
+}
+
+// CHECK-LABEL: func.func @from_init
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs"]
+// CHECK-NOT: arith.shrsi
+func.func @from_init(%x: tensor<1x6x6x8x2xi16>, %init: tensor<1x4x4x1x16xi32>) -> tensor<1x4x4x1x16xi32> {
+  %w = arith.constant dense<3> : tensor<1x3x3x8x16x2xi16>
+  %d = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = #iterators}
+      ins(%x, %w : tensor<1x6x6x8x2xi16>, tensor<1x3x3x8x16x2xi16>)
+      outs(%init : tensor<1x4x4x1x16xi32>) attrs = {fx.int8_conv = array<i64: 1, 1, 1, 1, 4>} {
+  ^bb0(%a: i16, %b: i16, %acc: i32):
+    %a32 = arith.extsi %a : i16 to i32
+    %b32 = arith.extsi %b : i16 to i32
+    %p = arith.muli %a32, %b32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x4x4x1x16xi32>
+  return %d : tensor<1x4x4x1x16xi32>
+}
