@@ -117,6 +117,17 @@ class _Number:
         self.index = index
 
 
+def _quantization_params(spec):
+    """(per_channel, params) of a quantization's JSON object
+    (quantizationObject in lib/Runtime/OutputStructure.cpp, the signature's
+    TensorSpec::quantization): params (axis, scales, zero points) per
+    channel, else (scale, zero point)."""
+    if "axis" in spec:
+        return True, (spec["axis"], [float(s) for s in spec["scales"]],
+                      [int(z) for z in spec["zero_points"]])
+    return False, (float(spec["scale"]), int(spec["zero_point"]))
+
+
 class _Quantized:
     """Result `index`, the storage integers of a quantized tensor (uint8
     for quint8, int8 for qint8, int32 for qint32): returned as the
@@ -125,23 +136,15 @@ class _Quantized:
 
     def __init__(self, leaf):
         self.index = leaf["quantized"]
-        self.per_channel = "axis" in leaf
-        if self.per_channel:
-            self.axis = leaf["axis"]
-            self.scales = torch.tensor([float(s) for s in leaf["scales"]],
-                                       dtype=torch.double)
-            self.zero_points = torch.tensor(leaf["zero_points"],
-                                            dtype=torch.long)
-        else:
-            self.scale = float(leaf["scale"])
-            self.zero_point = int(leaf["zero_point"])
+        self.per_channel, self.params = _quantization_params(leaf)
 
     def wrap(self, storage):
         if self.per_channel:
+            axis, scales, zero_points = self.params
             return torch._make_per_channel_quantized_tensor(
-                storage, self.scales, self.zero_points, self.axis)
-        return torch._make_per_tensor_quantized_tensor(
-            storage, self.scale, self.zero_point)
+                storage, torch.tensor(scales, dtype=torch.double),
+                torch.tensor(zero_points, dtype=torch.long), axis)
+        return torch._make_per_tensor_quantized_tensor(storage, *self.params)
 
 
 class _QParams:
@@ -167,12 +170,7 @@ class _QParams:
         spec = json.loads(text)
         self = cls.__new__(cls)
         self.dtype = getattr(torch, spec["dtype"])
-        self.per_channel = "axis" in spec
-        if self.per_channel:
-            self.params = (spec["axis"], [float(s) for s in spec["scales"]],
-                           list(spec["zero_points"]))
-        else:
-            self.params = (float(spec["scale"]), int(spec["zero_point"]))
+        self.per_channel, self.params = _quantization_params(spec)
         return self
 
     def describe(self):
