@@ -305,9 +305,16 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   }
   int64_t chunks = th / rows;
   bool inner = !parallelBlocks;
-  // The tiles of a block (n, r, tx), in register tiles of P.
+  // The tiles of a block (n, r, tx), in register tiles of P: the most
+  // that fit the registers, or fewer (down to 2/3 of that) where fewer
+  // tiles are padding (resnet18's 7x7 convs: 16 tiles in 4 register tiles
+  // of 4, not 3 of 6 with 2 thrown away).
   int64_t T = f.N * rows * tw;
-  int64_t P = std::min<int64_t>(T, (tuning().lanes >= 16 ? 12 : 6) / V);
+  int64_t most = (tuning().lanes >= 16 ? 12 : 6) / V;
+  int64_t P = std::min(T, most);
+  for (int64_t p = P - 1; p >= std::max<int64_t>(1, most * 2 / 3); --p)
+    if (llvm::alignTo(T, p) < llvm::alignTo(T, P))
+      P = p;
   int64_t Tp = llvm::alignTo(T, P);
   // Output rows a block writes: all of them for one block.
   int64_t outRows = chunks == 1 ? f.OH : 2 * rows;

@@ -16,7 +16,7 @@
 // 3x3 conv of stride 1 is computed by Winograd's F(2x2, 3x3) in integers
 // (lit LinalgToCPU/int8-winograd.mlir) unless int8-winograd=false: 3 x 3
 // tiles of 2x2 (the bottom row and right column half outside, their reads
-// past the input under scf.if), their 16 products in register tiles of 6
+// past the input under scf.if), their 16 products in register tiles of 5
 // tiles, the output transform writing 5 x 5.
 //
 // RUN: fx-opt %s --convert-fx-to-linalg=int8-pairs=true | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=x86-64-v3 int8-winograd=false}))' | FileCheck %s --check-prefix=TILES
@@ -55,10 +55,10 @@
 
 // WINO: fx.cpu_strategies = [{{.*}}int8 pairs winograd"
 // WINO: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<16x2x4x32xi16>
-// WINO: scf.forall ({{.*}}) in (1, 3) shared_outs({{.*}}) -> (tensor<16x12x8xi16>)
+// WINO: scf.forall ({{.*}}) in (1, 3) shared_outs({{.*}}) -> (tensor<16x10x8xi16>)
 // WINO: scf.if {{.*}} -> (vector<8xi16>, vector<8xi16>, vector<8xi16>)
-// WINO: scf.forall ({{.*}}) in (2, 16, 2) shared_outs({{.*}}) -> (tensor<16x12x2x16xi32>)
-// WINO-COUNT-6: vector.multi_reduction <add>, {{.*}} [1] : vector<16x2xi32> to vector<16xi32>
+// WINO: scf.forall ({{.*}}) in (2, 16, 2) shared_outs({{.*}}) -> (tensor<16x10x2x16xi32>)
+// WINO-COUNT-5: vector.multi_reduction <add>, {{.*}} [1] : vector<16x2xi32> to vector<16xi32>
 // WINO: scf.forall ({{.*}}) in (1, 2) shared_outs({{.*}}) -> (tensor<1x5x5x2x16xi32>)
 // WINO: arith.shrsi
 // WINO: scf.if {{.*}} -> (tensor<5x5x16xi32>)
