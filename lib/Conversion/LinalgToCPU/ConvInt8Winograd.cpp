@@ -232,36 +232,6 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
     return arith::MulIOp::create(rewriter, loc, a, c(b));
   };
 
-  // U [16, OCB, C2, lanes x 2]: the 4x4 tile's element q = 4a + e of
-  // (2G) g (2G)t, the lanes x 2 weights of a channel pair as the direct
-  // form packs them.
-  static const int64_t g2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
-  SmallVector<int16_t> u(16 * f.OCB * f.C2 * lanes * 2);
-  for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
-    for (int64_t cc = 0; cc < f.C2; ++cc)
-      for (int64_t ob = 0; ob < lanes * 2; ++ob) {
-        int64_t g[3][3];
-        for (int64_t r = 0; r < 3; ++r)
-          for (int64_t s = 0; s < 3; ++s)
-            g[r][s] =
-                f.weights[(((ocb * 3 + r) * 3 + s) * f.C2 + cc) * lanes * 2 +
-                          ob];
-        for (int64_t a = 0; a < 4; ++a)
-          for (int64_t e = 0; e < 4; ++e) {
-            int64_t sum = 0;
-            for (int64_t r = 0; r < 3; ++r)
-              for (int64_t s = 0; s < 3; ++s)
-                sum += g2[a][r] * g[r][s] * g2[e][s];
-            u[(((a * 4 + e) * f.OCB + ocb) * f.C2 + cc) * lanes * 2 + ob] =
-                int16_t(sum);
-          }
-      }
-  Value weights = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseElementsAttr::get(
-          RankedTensorType::get({16, f.OCB, f.C2, lanes * 2}, i16),
-          ArrayRef<int16_t>(u)));
-
   Value input = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f.N, f.Hp, f.Wp, Cp}, i16),
       op.getDpsInputs()[0],
@@ -318,6 +288,44 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t Tp = llvm::alignTo(T, P);
   // Output rows a block writes: all of them for one block.
   int64_t outRows = chunks == 1 ? f.OH : 2 * rows;
+
+  // The products' register tiles run with the channel blocks outer where
+  // the weights are the larger operand (as the direct form); U, the 4x4
+  // tile's element q = 4a + e of (2G) g (2G)t, the lanes x 2 weights of a
+  // channel pair as the direct form packs them, is laid out in that order:
+  // [OCB, 16, C2, lanes x 2], else [16, OCB, C2, lanes x 2], so that the
+  // tiles read it from start to end.
+  bool channelsOuter = 16 * f.OCB * f.C2 * lanes * 2 > 16 * Tp * Cp * 2;
+  static const int64_t g2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+  SmallVector<int16_t> u(16 * f.OCB * f.C2 * lanes * 2);
+  for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
+    for (int64_t cc = 0; cc < f.C2; ++cc)
+      for (int64_t ob = 0; ob < lanes * 2; ++ob) {
+        int64_t g[3][3];
+        for (int64_t r = 0; r < 3; ++r)
+          for (int64_t s = 0; s < 3; ++s)
+            g[r][s] =
+                f.weights[(((ocb * 3 + r) * 3 + s) * f.C2 + cc) * lanes * 2 +
+                          ob];
+        for (int64_t a = 0; a < 4; ++a)
+          for (int64_t e = 0; e < 4; ++e) {
+            int64_t sum = 0;
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s)
+                sum += g2[a][r] * g[r][s] * g2[e][s];
+            int64_t q = a * 4 + e;
+            int64_t block = channelsOuter ? ocb * 16 + q : q * f.OCB + ocb;
+            u[(block * f.C2 + cc) * lanes * 2 + ob] = int16_t(sum);
+          }
+      }
+  Value weights = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(
+          RankedTensorType::get(
+              channelsOuter ? ArrayRef<int64_t>{f.OCB, 16, f.C2, lanes * 2}
+                            : ArrayRef<int64_t>{16, f.OCB, f.C2, lanes * 2},
+              i16),
+          ArrayRef<int16_t>(u)));
 
   // The products' destination and what their sums start from.
   Value init = op.getDpsInits()[0];
@@ -416,9 +424,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
         });
 
     // The products: M [16, Tp, OCB, lanes] = sum_c V[q, t, c] U[q, c, oc],
-    // register tiles of P tiles x lanes channels, the channel blocks
-    // outer where the weights are the larger operand (as the direct form).
-    bool channelsOuter = 16 * f.OCB * f.C2 * lanes * 2 > 16 * Tp * Cp * 2;
+    // register tiles of P tiles x lanes channels (channelsOuter above).
     SmallVector<int64_t> ranges{16, Tp / P, f.OCB};
     if (channelsOuter)
       ranges = {f.OCB, 16, Tp / P};
@@ -449,7 +455,10 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                 for (int64_t v = 0; v < V; ++v)
                   w.push_back(vector::BitCastOp::create(
                       rewriter, loc, acc,
-                      readVector(weights16, weights, {q, ocb, cc, c(32 * v)})));
+                      readVector(weights16, weights,
+                                 channelsOuter
+                                     ? ValueRange{ocb, q, cc, c(32 * v)}
+                                     : ValueRange{q, ocb, cc, c(32 * v)})));
                 SmallVector<Value> out(a.begin(), a.end());
                 Value ch = mul(cc, 2);
                 for (int64_t p = 0; p < P; ++p) {

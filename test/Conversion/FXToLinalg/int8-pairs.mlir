@@ -54,7 +54,7 @@
 // TILES-NOT: fx.int8_conv
 
 // WINO: fx.cpu_strategies = [{{.*}}int8 pairs winograd"
-// WINO: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<16x2x4x32xi16>
+// WINO: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<2x16x4x32xi16>
 // WINO: scf.forall ({{.*}}) in (1, 3) shared_outs({{.*}}) -> (tensor<16x10x8xi16>)
 // WINO: scf.if {{.*}} -> (vector<8xi16>, vector<8xi16>, vector<8xi16>)
 // WINO: scf.forall ({{.*}}) in (2, 16, 2) shared_outs({{.*}}) -> (tensor<16x10x2x16xi32>)

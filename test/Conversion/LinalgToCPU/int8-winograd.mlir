@@ -24,13 +24,14 @@
 
 // CHECK-LABEL: func.func @fits
 // CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs winograd"]
-// The weights transformed at compile time ([16, OCB, C/2, 16 x 2]); 4
+// The weights transformed at compile time ([OCB, 16, C/2, 16 x 2], the
+// order the products read them in); 4
 // rows of tiles of 2x2, too large together for the L2 of x86-64-v3, run
 // as 4 row blocks in parallel, each on one thread: its input transform
 // (4 tiles, 1024 channels in 64 vectors of 16), its 16 products in
 // register tiles of 4 tiles, its output transform shifting the sums
 // right by 2.
-// CHECK: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<16x1x512x32xi16>
+// CHECK: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<1x16x512x32xi16>
 // CHECK: scf.forall ({{.*}}) in (4) shared_outs({{.*}}) -> (tensor<1x8x8x1x16xi32>)
 // CHECK: scf.for {{.*}} to %c64 {{.*}} -> (tensor<16x4x1024xi16>)
 // CHECK: scf.for {{.*}} to %c512 {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
