@@ -293,11 +293,30 @@ class WinogradBlocks(nn.Module):
 
 
 class WinogradConv(nn.Module):
-    """One such conv, its output the engine's exactly."""
+    """One such conv, its output the engine's exactly: F(4x4, 3x3) with 16
+    tiles or more, F(2x2, 3x3) below."""
 
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv2d(24, 40, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class WinogradLargeWeights(nn.Module):
+    """A conv whose weights are all of the largest magnitude (+-1 before
+    quantization, +-127 after): 128 sum |w| times 64 does not fit an i32,
+    so F(2x2, 3x3) instead of F(4x4, 3x3), whose sums would wrap past
+    their shift."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(512, 32, 3, padding=1)
+        generator = torch.Generator().manual_seed(3)
+        with torch.no_grad():
+            self.conv.weight.copy_(torch.randn(
+                self.conv.weight.shape, generator=generator).sign())
 
     def forward(self, x):
         return self.conv(x)
@@ -586,6 +605,9 @@ def _static_cases():
         yield (f"winograd_conv_{size}",
                _quantized(WinogradConv, shaped(*shape), _default),
                shaped(*shape), 0)
+    yield ("winograd_large_weights",
+           _quantized(WinogradLargeWeights, shaped(1, 512, 12, 12), _default),
+           shaped(1, 512, 12, 12), 0)
     yield ("dense_block", _quantized(DenseBlock,
                                      shaped(2, 3, 12, 10),
                                      _default),

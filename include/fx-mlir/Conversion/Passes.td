@@ -332,20 +332,24 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
     - **int8 3x3 convolutions of stride and dilation 1 in the pairs form**
       (option `int8-winograd`, on by default) with constant weights,
       accumulators starting from a constant, groups 1 and at least 8
-      tiles of 2x2 over the batch are computed by Winograd's F(2x2, 3x3)
-      in integers, exactly: the weights transformed at compile time as
-      `U = (2G) g (2G)t` (i16, `|U| <= 9 * 128`), the input transform
-      `V = Bt d B` on i16 vectors of channels (additions only, `|V| <=
-      4 * 255`), the 16 products `M[q] = V[q] . U[q]` as the pair register
-      tiles above (P tiles x 16V channels), and `At M A` in i32, shifted
-      right by 2: the i32 sums wrap alike in any order, so the result is
-      the direct form's sums exactly wherever `4 * 255 * sum |w|` fits an
-      i32 for every output channel, which is checked on the weights
-      (others stay direct). 16 products per 4 outputs instead of 36. The
-      tiles run in row blocks whose `V` and `M` fit the L2, in parallel
-      (each block on one thread) when there are 4 or more; the epilogue
-      runs on the output transform's vectors, as above. The applied
-      strategy reads `int8 pairs winograd`.
+      tiles of 2x2 over the batch are computed by Winograd's F(4x4, 3x3)
+      (from 16 tiles of 4x4) or F(2x2, 3x3), in integers, exactly: the
+      weights transformed at compile time as `U = G' g G't` (G's rows
+      scaled to integers, `|U| <= 49 * 128`: i16), the input centred and
+      transformed as `V = Bt (d - 128) B` on i16 vectors of channels
+      (`|V| <= 100 * 128`), the products `M[q] = V[q] . U[q]` (36 or 16)
+      as the pair register tiles above (P tiles x 16V channels), and
+      `At' M A' = L^2 (D - 128 sum w)` in wrapping i32 (`L^2 = 576` or 4),
+      times the inverse of `L^2`'s odd factor modulo 2^32, shifted right
+      by its power of 2 (6 or 2), plus `128 sum w`: the direct form's sums
+      exactly wherever `2^s * 128 * sum |w|` fits an i32 for every output
+      channel, which is checked on the weights (F(2x2, 3x3) where only its
+      bound holds; others stay direct). 36 products per 16 outputs, or 16
+      per 4, instead of 9 per output. The tiles run in row blocks whose `V`
+      and `M` fit the L2, in parallel (each block on one thread) when
+      there are 4 or more; the epilogue runs on the output transform's
+      vectors, as above. The applied strategy reads `int8 pairs winograd
+      F(4x4, 3x3)` (or `F(2x2, 3x3)`).
     - **Padded tensors** (data inserted into the interior of a
       `linalg.fill`, an int8 conv's padded input): each insertion gets a
       tensor of its own (`fx.distinct`, so CSE keeps them apart) whose
@@ -457,7 +461,8 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
            "(AVX-512), neoverse-n1, aarch64 (NEON)">,
     Option<"useInt8Winograd", "int8-winograd", "bool", /*default=*/"true",
            "Compute the pairs form's 3x3 int8 convs of stride 1 by "
-           "Winograd's F(2x2, 3x3) in integers (exact, the same sums); "
+           "Winograd's F(4x4, 3x3) or F(2x2, 3x3) in integers (exact, "
+           "the same sums); "
            "false keeps them direct register tiles">
   ];
   let dependentDialects = [

@@ -324,20 +324,23 @@ void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op);
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
                           linalg::GenericOp epilogue, bool winograd);
 
-/// Whether the int8 conv `op` (pairs form: i16 activations, the widened
-/// bytes of QuantizedConv.cpp) is a 3x3 conv of stride and dilation 1
-/// whose products int8WinogradConv computes exactly: constant weights,
-/// accumulators starting from a constant, groups 1, and for every output
-/// channel 1020 * sum |w| < 2^31 (ConvInt8Winograd.cpp).
-bool int8Winograd(linalg::GenericOp op);
+/// The output tile (4 or 2; 0 for none) of the Winograd form
+/// int8WinogradConv computes the int8 conv `op` in, exactly: `op` in the
+/// pairs form (i16 activations, the widened bytes of QuantizedConv.cpp),
+/// 3x3 of stride and dilation 1, constant weights, accumulators starting
+/// from a constant, groups 1, and for every output channel 2^s * 128 *
+/// sum |w| < 2^31 (s = 6 for F(4x4, 3x3), 2 for F(2x2, 3x3);
+/// ConvInt8Winograd.cpp).
+int64_t int8WinogradTile(linalg::GenericOp op);
 
-/// The products of such a conv by Winograd's F(2x2, 3x3) in integers:
-/// the input transform Bt d B (i16, exact), 16 i16 pair dot products of
-/// channels (laneDot's register tiles) against 2G g 2Gt (i16, transformed
-/// at compile time), the output transform At M A (i32, wrapping) shifted
-/// right by 2: the same int32 sums as the direct form, with `epilogue`
-/// (int8Epilogue's) applied to them in registers. Fails, changing
-/// nothing, on any other form.
+/// The products of such a conv by Winograd's F(4x4, 3x3) or F(2x2, 3x3)
+/// in integers: the centred input transform Bt (d - 128) B (i16, exact),
+/// i16 pair dot products of channels (laneDot's register tiles) against
+/// G' g G't (i16, transformed at compile time), the output transform
+/// At' M A' (i32, wrapping) times the inverse of its scale's odd factor,
+/// shifted right by its power of 2, plus 128 sum w: the same int32 sums
+/// as the direct form, with `epilogue` (int8Epilogue's) applied to them in
+/// registers. Fails, changing nothing, on any other form.
 LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                                linalg::GenericOp epilogue);
 

@@ -594,7 +594,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
 
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
                           linalg::GenericOp epilogue, bool winograd) {
-  if (winograd && int8Winograd(op) &&
+  if (winograd && int8WinogradTile(op) &&
       succeeded(int8WinogradConv(rewriter, op, epilogue)))
     return success();
   if (succeeded(vnniTiles(rewriter, op, epilogue)))

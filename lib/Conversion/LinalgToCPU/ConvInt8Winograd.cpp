@@ -4,25 +4,34 @@
 //
 // On CPUs without byte dot products (AVX2: the pairs form of ConvInt8.cpp,
 // 8 multiply-adds an instruction) a 3x3 conv of stride 1 computes its
-// int32 sums D = sum w x by Winograd's F(2x2, 3x3), exactly, in integers:
+// int32 sums D = sum w x by Winograd's F(m x m, 3x3), m = 4 or 2,
+// exactly, in integers. With the points 0, +-1 (+-2) and infinity, and
+// G's rows scaled to integers (G' = [1 p p^2]) and those scales moved
+// into At's columns (At'), for an n x n input tile d (n = m + 2) and the
+// centred input d - 128 (|d - 128| <= 128):
 //
-//   U = (2G) g (2G)t   per output and input channel, at compile time:
-//                      2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2], |U| <= 9 * 128
-//   V = Bt d B         per 4x4 input tile d and channel, as i16 vectors of
-//                      channels: Bt = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
-//                      0 1 0 -1], |V| <= 4 * 255 (d the widened bytes)
-//   M = sum_c V U      16 products of channels (one per element of the
-//                      4x4 tile), laneDot's i16 pair register tiles
-//   4 D = At M A       At = [1 1 1 0; 0 1 -1 -1], a 2x2 output tile
+//   U = G' g G't       per output and input channel, at compile time,
+//                      |U| <= 49 * 128: i16
+//   V = Bt (d - 128) B per input tile and channel, i16 vectors of channels
+//                      (Bt d B minus 128 rs[a] rs[e], rs the sums of Bt's
+//                      rows), |V| <= 100 * 128
+//   M = sum_c V U      n^2 products of channels, laneDot's i16 pair
+//                      register tiles (pair sums under 2 * 12800 * 6272)
+//   At' M A'           = L^2 (D - 128 sum w) for the m x m output tile,
+//                      L^2 = 576 = 2^6 * 9 for m = 4, 4 for m = 2
 //
-// The pair products fit (2 * 1020 * 1152 < 2^31) and the i32 sums wrap
-// alike in any order, so At M A is 4 D modulo 2^32: exactly 4 D where
-// |4 D| < 2^31, which int8Winograd checks on the weights (|D| <= 255 sum
-// |w|), and D is its arithmetic shift right by 2. 16 products per 4
-// outputs instead of 36: 2.25 times fewer multiply-adds, the same
-// register tiles. Reads past the input's last row or column (the bottom
-// and right tiles of an odd output) read zeros instead, which change only
-// outputs that are not written.
+// The i32 sums wrap alike in any order, so At' M A' is L^2 (D - 128 sum w)
+// modulo 2^32, and times the inverse of L^2's odd factor modulo 2^32 it
+// is 2^s (D - 128 sum w) modulo 2^32 (the odd factor is invertible; the
+// product was a multiple of it before wrapping): exactly that where
+// 2^s * 128 * sum |w| < 2^31, which winogradForm checks on the weights,
+// and D is its arithmetic shift right by s plus 128 sum w (a table). The
+// centring gives that bound twice the room of the bytes as they are.
+// F(4x4, 3x3): 36 products per 16 outputs instead of 144, 4 times fewer
+// multiply-adds; F(2x2, 3x3): 16 per 4, 2.25 times fewer. Reads past the
+// input's last rows or columns (the bottom and right tiles of an output
+// not a multiple of m) read zeros instead, which change only outputs
+// that are not written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,14 +49,50 @@ namespace {
 
 /// Fewer 2x2 output tiles (over the batch) than this stay direct.
 constexpr int64_t kInt8WinogradTiles = 8;
+/// F(4x4, 3x3) from this many tiles of 4x4 (over the batch): its
+/// transformed weights, 4 times the weights, are read once per call, and
+/// with fewer tiles that reading costs more than the products saved
+/// (resnet18's 7x7 convs, 4 tiles: the model for x86-64-v3 at 1 thread in
+/// 22.6 ms with them in F(4x4, 3x3), 20.4 in F(2x2, 3x3), 23.8 with all
+/// its 3x3 convs in F(2x2, 3x3)).
+constexpr int64_t kInt8Winograd4Tiles = 16;
+
+/// F(m x m, 3x3) in integers, from the points 0, 1, -1 (m = 2) or 0, 1,
+/// -1, 2, -2 (m = 4) and infinity: Bt (n x n, n = m + 2), the rows of G
+/// scaled to integers (G' = [p^0 p^1 p^2], n x 3), At with the scales
+/// moved into its columns (m x n), so that At' M A' = L^2 Y for
+/// M = (G' g G't) . (Bt d B), L^2 = 2^shift * odd, oddInverse * odd = 1
+/// modulo 2^32. The sums of Bt's rows, all 0 but row 1's: the centred
+/// input d - 128 is Bt d B minus 128 rs[a] rs[e].
+struct Scheme {
+  int64_t m, n;
+  ArrayRef<int64_t> bt, g, at;
+  int64_t shift;
+  uint32_t oddInverse;
+};
+static const int64_t kBt2[] = {-1, 0,  1, 0, 0, 1,  1, 0,
+                               0,  -1, 1, 0, 0, -1, 0, 1};
+static const int64_t kG2[] = {1, 0, 0, 1, 1, 1, 1, -1, 1, 0, 0, 1};
+static const int64_t kAt2[] = {-2, 1, 1, 0, 0, 1, -1, 2};
+static const int64_t kBt4[] = {4, 0, -5, 0,  1, 0, 0, -4, -4, 1,  1, 0,
+                               0, 4, -4, -1, 1, 0, 0, -2, -1, 2,  1, 0,
+                               0, 2, -1, -2, 1, 0, 0, 4,  0,  -5, 0, 1};
+static const int64_t kG4[] = {1, 0, 0, 1, 1,  1, 1, -1, 1,
+                              1, 2, 4, 1, -2, 4, 0, 0,  1};
+static const int64_t kAt4[] = {6, -4, -4, 1, 1, 0, 0, -4, 4, 2, -2, 0,
+                               0, -4, -4, 4, 4, 0, 0, -4, 4, 8, -8, 24};
+static const Scheme kF2{2, 4, kBt2, kG2, kAt2, 2, 1};
+/// 576 = 2^6 * 9; 9 * 954437177 = 1 modulo 2^32.
+static const Scheme kF4{4, 6, kBt4, kG4, kAt4, 6, 954437177u};
 
 /// What an int8 Winograd conv reads and writes.
 struct Form {
   int64_t N, Hp, Wp, C2, OH, OWp, OCB, lanes;
   /// The direct form's packed weights, [OCB, 3, 3, C2, lanes, 2].
   SmallVector<int16_t> weights;
-  int64_t th() const { return (OH + 1) / 2; }
-  int64_t tw() const { return (OWp + 1) / 2; }
+  const Scheme *scheme = nullptr;
+  int64_t th() const { return llvm::divideCeil(OH, scheme->m); }
+  int64_t tw() const { return llvm::divideCeil(OWp, scheme->m); }
 };
 
 } // namespace
@@ -78,14 +123,16 @@ static std::optional<Form> winogradForm(linalg::GenericOp op) {
       inT.getDimSize(3) != f.C2 || inT.getDimSize(4) != 2 ||
       wT.getShape() != ArrayRef<int64_t>{f.OCB, 3, 3, f.C2, f.lanes, 2} ||
       f.Hp < f.OH + 2 || f.Wp < f.OWp + 2 ||
-      f.N * f.th() * f.tw() < kInt8WinogradTiles)
+      f.N * llvm::divideCeil(f.OH, 2) * llvm::divideCeil(f.OWp, 2) <
+          kInt8WinogradTiles)
     return std::nullopt;
   DenseIntElementsAttr weights;
   if (!matchPattern(op.getDpsInputs()[1], m_Constant(&weights)))
     return std::nullopt;
   f.weights = llvm::to_vector(weights.getValues<int16_t>());
-  // |4 D| <= 4 * 255 * sum |w| per output channel must fit an i32.
-  int64_t perBlock = 9 * f.C2 * f.lanes * 2;
+  // The sums of the centred input, |D - 128 sum w| <= 128 sum |w|, times
+  // 2^shift must fit an i32 for every output channel.
+  int64_t perBlock = 9 * f.C2 * f.lanes * 2, most = 0;
   for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
     for (int64_t o = 0; o < f.lanes; ++o) {
       int64_t sum = 0;
@@ -93,13 +140,32 @@ static std::optional<Form> winogradForm(linalg::GenericOp op) {
         for (int64_t b = 0; b < 2; ++b)
           sum += std::abs(
               int64_t(f.weights[ocb * perBlock + (k * f.lanes + o) * 2 + b]));
-      if (4 * 255 * sum >= (int64_t(1) << 31))
-        return std::nullopt;
+      most = std::max(most, sum);
     }
+  auto fits = [&](const Scheme &scheme) {
+    return (most * 128) << scheme.shift < (int64_t(1) << 31);
+  };
+  // F(4x4, 3x3) where it fits and computes no more products than
+  // F(2x2, 3x3) (36 a tile of 4x4 against 16 a tile of 2x2).
+  auto products = [&](int64_t m) {
+    return (m + 2) * (m + 2) * llvm::divideCeil(f.OH, m) *
+           llvm::divideCeil(f.OWp, m);
+  };
+  if (fits(kF4) && products(4) <= products(2) &&
+      f.N * llvm::divideCeil(f.OH, 4) * llvm::divideCeil(f.OWp, 4) >=
+          kInt8Winograd4Tiles)
+    f.scheme = &kF4;
+  else if (fits(kF2))
+    f.scheme = &kF2;
+  else
+    return std::nullopt;
   return f;
 }
 
-bool int8Winograd(linalg::GenericOp op) { return winogradForm(op).has_value(); }
+int64_t int8WinogradTile(linalg::GenericOp op) {
+  std::optional<Form> form = winogradForm(op);
+  return form ? form->scheme->m : 0;
+}
 
 LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                                linalg::GenericOp epilogue) {
@@ -110,6 +176,8 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   if (epilogue && !read)
     return failure();
   const Form &f = *form;
+  const Scheme &k = *f.scheme;
+  int64_t m = k.m, ni = k.n, Q = ni * ni;
   int64_t th = f.th(), tw = f.tw(), lanes = f.lanes, V = lanes / 16;
   int64_t Cp = 2 * f.C2;
   Location loc = op.getLoc();
@@ -236,17 +304,37 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
       rewriter, loc, RankedTensorType::get({f.N, f.Hp, f.Wp, Cp}, i16),
       op.getDpsInputs()[0],
       SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-  auto bt = [&](ArrayRef<Value> s) {
-    return SmallVector<Value>{sub(s[0], s[2]), add(s[1], s[2]), sub(s[2], s[1]),
-                              sub(s[1], s[3])};
+  // sum_i coefficients[i * stride] values[i], of vectors: additions and
+  // subtractions, multiplications by the other constants.
+  auto combine = [&](ArrayRef<int64_t> coefficients, int64_t stride,
+                     ArrayRef<Value> values) -> Value {
+    Value sum, negated;
+    for (auto [i, v] : llvm::enumerate(values)) {
+      int64_t coefficient = coefficients[i * stride];
+      if (coefficient == 0)
+        continue;
+      Value term = v;
+      if (std::abs(coefficient) != 1)
+        term = arith::MulIOp::create(
+            rewriter, loc, v,
+            splat(cast<VectorType>(v.getType()), std::abs(coefficient)));
+      if (coefficient > 0)
+        sum = sum ? add(sum, term) : term;
+      else
+        negated = negated ? add(negated, term) : term;
+    }
+    if (!negated)
+      return sum;
+    if (!sum)
+      return sub(splat(cast<VectorType>(negated.getType()), 0), negated);
+    return sub(sum, negated);
   };
-  auto at = [&](ArrayRef<Value> s) {
-    return SmallVector<Value>{add(add(s[0], s[1]), s[2]),
-                              sub(sub(s[1], s[2]), s[3])};
-  };
-  // The bottom row or right column of tiles reads one row or column past
-  // the input when the output's height or width is odd.
-  bool rowPast = 2 * th + 1 >= f.Hp, columnPast = 2 * tw + 1 >= f.Wp;
+  // The bottom rows or right columns of tiles read past the input where
+  // the output's height or width is not a multiple of m: from these rows
+  // and columns of the tile on.
+  int64_t rowPastFrom = f.Hp - m * (th - 1),
+          columnPastFrom = f.Wp - m * (tw - 1);
+  bool rowPast = rowPastFrom < ni, columnPast = columnPastFrom < ni;
   auto below = [&](Value v, int64_t bound) -> Value {
     return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, v,
                                  c(bound));
@@ -257,7 +345,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   // them. Many blocks run in parallel, each on one thread; fewer one after
   // the other, each step on all threads. An odd output height is one
   // block (its last row of tiles half outside).
-  int64_t rowBytes = 16 * f.N * tw * (2 * Cp + 4 * f.OCB * lanes);
+  int64_t rowBytes = Q * f.N * tw * (2 * Cp + 4 * f.OCB * lanes);
   int64_t l2 = tuning().winogradElements * 4;
   auto rowsFor = [&](int64_t bytes) {
     for (int64_t r = th; r > 1; --r)
@@ -267,7 +355,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   };
   int64_t rows = th;
   bool parallelBlocks = false;
-  if (f.OH % 2 == 0) {
+  if (f.OH % m == 0) {
     rows = rowsFor(l2 / 4);
     parallelBlocks = th / rows >= kWinogradParallelChunks;
     if (!parallelBlocks)
@@ -287,7 +375,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
       P = p;
   int64_t Tp = llvm::alignTo(T, P);
   // Output rows a block writes: all of them for one block.
-  int64_t outRows = chunks == 1 ? f.OH : 2 * rows;
+  int64_t outRows = chunks == 1 ? f.OH : m * rows;
 
   // The products' register tiles run with the channel blocks outer where
   // the weights are the larger operand (as the direct form); U, the 4x4
@@ -295,9 +383,10 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   // channel pair as the direct form packs them, is laid out in that order:
   // [OCB, 16, C2, lanes x 2], else [16, OCB, C2, lanes x 2], so that the
   // tiles read it from start to end.
-  bool channelsOuter = 16 * f.OCB * f.C2 * lanes * 2 > 16 * Tp * Cp * 2;
-  static const int64_t g2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
-  SmallVector<int16_t> u(16 * f.OCB * f.C2 * lanes * 2);
+  bool channelsOuter = Q * f.OCB * f.C2 * lanes * 2 > Q * Tp * Cp * 2;
+  SmallVector<int16_t> u(Q * f.OCB * f.C2 * lanes * 2);
+  // 128 sum w per output channel: what the centred input's sums lack.
+  SmallVector<int32_t> offsets(f.OCB * lanes, 0);
   for (int64_t ocb = 0; ocb < f.OCB; ++ocb)
     for (int64_t cc = 0; cc < f.C2; ++cc)
       for (int64_t ob = 0; ob < lanes * 2; ++ob) {
@@ -307,14 +396,18 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
             g[r][s] =
                 f.weights[(((ocb * 3 + r) * 3 + s) * f.C2 + cc) * lanes * 2 +
                           ob];
-        for (int64_t a = 0; a < 4; ++a)
-          for (int64_t e = 0; e < 4; ++e) {
+        for (int64_t r = 0; r < 3; ++r)
+          for (int64_t s = 0; s < 3; ++s)
+            offsets[ocb * lanes + ob / 2] += 128 * g[r][s];
+        // |U| <= 49 * 128: an i16.
+        for (int64_t a = 0; a < ni; ++a)
+          for (int64_t e = 0; e < ni; ++e) {
             int64_t sum = 0;
             for (int64_t r = 0; r < 3; ++r)
               for (int64_t s = 0; s < 3; ++s)
-                sum += g2[a][r] * g[r][s] * g2[e][s];
-            int64_t q = a * 4 + e;
-            int64_t block = channelsOuter ? ocb * 16 + q : q * f.OCB + ocb;
+                sum += k.g[a * 3 + r] * g[r][s] * k.g[e * 3 + s];
+            int64_t q = a * ni + e;
+            int64_t block = channelsOuter ? ocb * Q + q : q * f.OCB + ocb;
             u[(block * f.C2 + cc) * lanes * 2 + ob] = int16_t(sum);
           }
       }
@@ -322,10 +415,14 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
       rewriter, loc,
       DenseElementsAttr::get(
           RankedTensorType::get(
-              channelsOuter ? ArrayRef<int64_t>{f.OCB, 16, f.C2, lanes * 2}
-                            : ArrayRef<int64_t>{16, f.OCB, f.C2, lanes * 2},
+              channelsOuter ? ArrayRef<int64_t>{f.OCB, Q, f.C2, lanes * 2}
+                            : ArrayRef<int64_t>{Q, f.OCB, f.C2, lanes * 2},
               i16),
           ArrayRef<int16_t>(u)));
+  Value offsetTable = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(RankedTensorType::get({f.OCB * lanes}, i32),
+                             ArrayRef<int32_t>(offsets)));
 
   // The products' destination and what their sums start from.
   Value init = op.getDpsInits()[0];
@@ -340,31 +437,31 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   // the result ([N, outRows, OWp, OCB, lanes], or the epilogue's [N,
   // outRows, OWp, OCB lanes]).
   auto rowBlock = [&](Value ty0, Value out) -> Value {
-    // The input transform: V [16, Tp, Cp], tile t = (n rows + r) tw + tx,
+    // The input transform: V [Q, Tp, Cp], tile t = (n rows + r) tw + tx,
     // over images and rows of tiles, on vectors of up to 16 channels.
     Value vTransformed = blocks(
         {f.N, rows}, inner,
-        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{16, Tp, Cp},
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{Q, Tp, Cp},
                                 i16),
-        RankedTensorType::get({16, tw, Cp}, i16),
+        RankedTensorType::get({Q, tw, Cp}, i16),
         [&](ValueRange ivs) {
           Value t0 = mul(add(mul(ivs[0], rows), ivs[1]), tw);
           return std::pair(SmallVector<OpFoldResult>{rewriter.getIndexAttr(0),
                                                      t0,
                                                      rewriter.getIndexAttr(0)},
-                           indexAttrs(rewriter, {16, tw, Cp}));
+                           indexAttrs(rewriter, {Q, tw, Cp}));
         },
         [&](ValueRange ivs, Value tile) -> Value {
           Value n = ivs[0], ty = add(ty0, ivs[1]);
-          Value top = mul(ty, 2);
+          Value top = mul(ty, m);
           Value rowOk = rowPast ? below(ty, th - 1) : Value();
           return loop(tw, tile, [&](Value tx, ValueRange carried) {
-            Value left = mul(tx, 2);
+            Value left = mul(tx, m);
             Value columnOk = columnPast ? below(tx, tw - 1) : Value();
             // The transform of `width` channels from ch.
             auto transform = [&](Value ch, int64_t width, Value tile) {
               auto type = VectorType::get({width}, i16);
-              Value d[4][4];
+              SmallVector<SmallVector<Value>> d(ni, SmallVector<Value>(ni));
               auto readAll = [&](ArrayRef<std::pair<int64_t, int64_t>> where,
                                  Value cond) {
                 SmallVector<Type> types(where.size(), type);
@@ -380,15 +477,15 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
               };
               SmallVector<std::pair<int64_t, int64_t>> inside, lastRow,
                   lastColumn;
-              for (int64_t i = 0; i < 4; ++i)
-                for (int64_t j = 0; j < 4; ++j) {
-                  bool pastRow = i == 3 && rowPast,
-                       pastColumn = j == 3 && columnPast;
-                  if (pastRow && pastColumn)
-                    continue;
-                  (pastRow      ? lastRow
-                   : pastColumn ? lastColumn
-                                : inside)
+              SmallVector<std::pair<int64_t, int64_t>> corner;
+              for (int64_t i = 0; i < ni; ++i)
+                for (int64_t j = 0; j < ni; ++j) {
+                  bool pastRow = rowPast && i >= rowPastFrom,
+                       pastColumn = columnPast && j >= columnPastFrom;
+                  (pastRow && pastColumn ? corner
+                   : pastRow             ? lastRow
+                   : pastColumn          ? lastColumn
+                                         : inside)
                       .push_back({i, j});
                 }
               readAll(inside, Value());
@@ -396,18 +493,31 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                 readAll(lastRow, rowOk);
               if (!lastColumn.empty())
                 readAll(lastColumn, columnOk);
-              if (rowPast && columnPast)
-                readAll({{3, 3}},
+              if (!corner.empty())
+                readAll(corner,
                         arith::AndIOp::create(rewriter, loc, rowOk, columnOk));
-              SmallVector<SmallVector<Value>> columns;
-              for (int64_t j = 0; j < 4; ++j)
-                columns.push_back(bt({d[0][j], d[1][j], d[2][j], d[3][j]}));
-              for (int64_t a = 0; a < 4; ++a) {
-                SmallVector<Value> row = bt({columns[0][a], columns[1][a],
-                                             columns[2][a], columns[3][a]});
-                for (int64_t e = 0; e < 4; ++e)
-                  tile = write(row[e], tile, {c(a * 4 + e), tx, ch});
+              // Bt d B: its columns, then its rows; |Bt d B| <= 100 * 255
+              // for F(4x4, 3x3), an i16. Centred: minus 128 rs[a] rs[e].
+              SmallVector<int64_t> rowSums(ni, 0);
+              for (int64_t a = 0; a < ni; ++a)
+                for (int64_t i = 0; i < ni; ++i)
+                  rowSums[a] += k.bt[a * ni + i];
+              SmallVector<SmallVector<Value>> columns(ni,
+                                                      SmallVector<Value>(ni));
+              for (int64_t j = 0; j < ni; ++j) {
+                SmallVector<Value> column;
+                for (int64_t i = 0; i < ni; ++i)
+                  column.push_back(d[i][j]);
+                for (int64_t a = 0; a < ni; ++a)
+                  columns[a][j] = combine(k.bt.slice(a * ni), 1, column);
               }
+              for (int64_t a = 0; a < ni; ++a)
+                for (int64_t e = 0; e < ni; ++e) {
+                  Value v = combine(k.bt.slice(e * ni), 1, columns[a]);
+                  if (int64_t offset = 128 * rowSums[a] * rowSums[e])
+                    v = sub(v, splat(type, offset));
+                  tile = write(v, tile, {c(a * ni + e), tx, ch});
+                }
               return tile;
             };
             Value tile = carried[0];
@@ -423,11 +533,11 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
           })[0];
         });
 
-    // The products: M [16, Tp, OCB, lanes] = sum_c V[q, t, c] U[q, c, oc],
+    // The products: M [Q, Tp, OCB, lanes] = sum_c V[q, t, c] U[q, c, oc],
     // register tiles of P tiles x lanes channels (channelsOuter above).
-    SmallVector<int64_t> ranges{16, Tp / P, f.OCB};
+    SmallVector<int64_t> ranges{Q, Tp / P, f.OCB};
     if (channelsOuter)
-      ranges = {f.OCB, 16, Tp / P};
+      ranges = {f.OCB, Q, Tp / P};
     auto order = [&](ValueRange ivs) {
       return channelsOuter ? std::tuple(ivs[1], ivs[2], ivs[0])
                            : std::tuple(ivs[0], ivs[1], ivs[2]);
@@ -437,7 +547,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
     Value products = blocks(
         ranges, inner,
         tensor::EmptyOp::create(rewriter, loc,
-                                ArrayRef<int64_t>{16, Tp, f.OCB, lanes}, i32),
+                                ArrayRef<int64_t>{Q, Tp, f.OCB, lanes}, i32),
         RankedTensorType::get({P, lanes}, i32),
         [&](ValueRange ivs) {
           auto [q, tb, ocb] = order(ivs);
@@ -518,43 +628,63 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
               indices.push_back(isa<AffineDimExpr>(r) ? oc : c(0));
             starts.push_back(readVector(acc, addend->get(), indices));
           }
-          Value two = splat(acc, 2);
+          Value shift = splat(acc, k.shift);
+          Value inverse =
+              k.oddInverse == 1 ? Value() : splat(acc, int32_t(k.oddInverse));
+          // What the centred input's sums lack: 128 sum w.
+          SmallVector<Value> offsetsOf;
+          for (int64_t v = 0; v < V; ++v)
+            offsetsOf.push_back(
+                readVector(acc, offsetTable, {add(oc0, c(16 * v))}));
           return loop(rows, tile, [&](Value r, ValueRange carried) {
             Value ty = add(ty0, r);
             return loop(tw, carried, [&](Value tx, ValueRange carried) {
               Value tile = carried[0];
               Value t = add(mul(add(mul(n, rows), r), tw), tx);
               for (int64_t v = 0; v < V; ++v) {
-                Value m[16];
-                for (int64_t q = 0; q < 16; ++q)
-                  m[q] = readVector(acc, products, {c(q), t, ocb, c(16 * v)});
-                SmallVector<SmallVector<Value>> columns;
-                for (int64_t e = 0; e < 4; ++e)
-                  columns.push_back(at({m[e], m[4 + e], m[8 + e], m[12 + e]}));
-                for (int64_t y = 0; y < 2; ++y) {
-                  SmallVector<Value> row = at({columns[0][y], columns[1][y],
-                                               columns[2][y], columns[3][y]});
-                  for (int64_t x = 0; x < 2; ++x) {
-                    Value sums =
-                        arith::ShRSIOp::create(rewriter, loc, row[x], two);
+                // At' M A' = L^2 (D - 128 sum w), modulo 2^32: times the
+                // inverse of L^2's odd factor, shifted right by its power
+                // of 2 (exact while 2^shift |D - 128 sum w| < 2^31).
+                SmallVector<Value> mq;
+                for (int64_t q = 0; q < Q; ++q)
+                  mq.push_back(
+                      readVector(acc, products, {c(q), t, ocb, c(16 * v)}));
+                SmallVector<SmallVector<Value>> columns(m,
+                                                        SmallVector<Value>(ni));
+                for (int64_t e = 0; e < ni; ++e) {
+                  SmallVector<Value> column;
+                  for (int64_t a = 0; a < ni; ++a)
+                    column.push_back(mq[a * ni + e]);
+                  for (int64_t y = 0; y < m; ++y)
+                    columns[y][e] = combine(k.at.slice(y * ni), 1, column);
+                }
+                for (int64_t y = 0; y < m; ++y) {
+                  for (int64_t x = 0; x < m; ++x) {
+                    Value sums = combine(k.at.slice(x * ni), 1, columns[y]);
+                    if (inverse)
+                      sums =
+                          arith::MulIOp::create(rewriter, loc, sums, inverse);
+                    sums = arith::ShRSIOp::create(rewriter, loc, sums, shift);
+                    sums = add(sums, offsetsOf[v]);
                     if (starts[v])
                       sums = add(sums, starts[v]);
-                    Value ow = add(mul(tx, 2), c(x));
+                    Value ow = add(mul(tx, m), c(x));
                     auto store = [&](Value tile) -> Value {
-                      SmallVector<Value> to{add(mul(r, 2), c(y)), ow,
+                      SmallVector<Value> to{add(mul(r, m), c(y)), ow,
                                             c(16 * v)};
                       if (!epilogue)
                         return write(sums, tile, to);
                       return applyEpilogue(
                           rewriter, loc, epilogue, read, sums,
-                          {n, add(mul(ty, 2), c(y)), ow, add(oc0, c(16 * v))},
+                          {n, add(mul(ty, m), c(y)), ow, add(oc0, c(16 * v))},
                           tile, to, addend != nullptr);
                     };
-                    // The bottom row and right column of an odd output.
+                    // The bottom rows and right columns of an output not a
+                    // multiple of m.
                     Value cond;
-                    if (y == 1 && f.OH % 2 != 0)
+                    if (m * (th - 1) + y >= f.OH)
                       cond = below(ty, th - 1);
-                    if (x == 1 && f.OWp % 2 != 0) {
+                    if (m * (tw - 1) + x >= f.OWp) {
                       Value inside = below(tx, tw - 1);
                       cond = cond ? Value(arith::AndIOp::create(rewriter, loc,
                                                                 cond, inside))
@@ -587,7 +717,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   if (chunks == 1) {
     result = rowBlock(c(0), shared);
   } else {
-    // Block b writes output rows [2 rows b, 2 rows (b + 1)).
+    // Block b writes output rows [m rows b, m rows (b + 1)).
     auto outType = cast<RankedTensorType>(shared.getType());
     SmallVector<int64_t> blockShape(outType.getShape());
     blockShape[1] = outRows;
@@ -597,7 +727,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
         [&](ValueRange ivs) {
           SmallVector<OpFoldResult> offsets(outType.getRank(),
                                             rewriter.getIndexAttr(0));
-          offsets[1] = mul(ivs[0], 2 * rows);
+          offsets[1] = mul(ivs[0], m * rows);
           return std::pair(offsets, indexAttrs(rewriter, blockShape));
         },
         [&](ValueRange ivs, Value block) {

@@ -331,12 +331,15 @@ struct CPUSchedulePass
           epilogue = {};
         int8Convs.push_back({generic, epilogue});
         int8Ops.insert(generic);
-        StringRef kind = !pairsForm(generic) ? "int8 vnni"
-                         : useInt8Winograd && int8Winograd(generic)
-                             ? "int8 pairs winograd"
-                             : "int8 pairs";
-        note(op,
-             epilogue ? (kind + ", epilogue in registers").str() : kind.str());
+        int64_t tile = pairsForm(generic) && useInt8Winograd
+                           ? int8WinogradTile(generic)
+                           : 0;
+        std::string kind =
+            !pairsForm(generic) ? "int8 vnni"
+            : tile ? llvm::formatv("int8 pairs winograd F({0}x{0}, 3x3)", tile)
+                         .str()
+                   : "int8 pairs";
+        note(op, epilogue ? kind + ", epilogue in registers" : kind);
         if (epilogue)
           int8Ops.insert(epilogue);
       }

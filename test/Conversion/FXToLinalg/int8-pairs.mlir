@@ -53,7 +53,7 @@
 // TILES: scf.forall.in_parallel
 // TILES-NOT: fx.int8_conv
 
-// WINO: fx.cpu_strategies = [{{.*}}int8 pairs winograd"
+// WINO: fx.cpu_strategies = [{{.*}}int8 pairs winograd F(2x2, 3x3)"
 // WINO: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<2x16x4x32xi16>
 // WINO: scf.forall ({{.*}}) in (1, 3) shared_outs({{.*}}) -> (tensor<16x10x8xi16>)
 // WINO: scf.if {{.*}} -> (vector<8xi16>, vector<8xi16>, vector<8xi16>)

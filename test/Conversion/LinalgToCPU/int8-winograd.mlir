@@ -1,13 +1,15 @@
 // Which int8 convs of the pairs form (i16 operands, AVX2 targets)
-// fx-cpu-schedule computes by Winograd's F(2x2, 3x3) in integers
-// (ConvInt8Winograd.cpp): 3x3, stride and dilation 1, constant weights,
-// accumulators starting from a constant, and 4 * 255 * sum |w| < 2^31 for
-// every output channel, so that At M A is exactly 4 D in i32. The
-// applied strategies name the form of each conv, in order:
+// fx-cpu-schedule computes by Winograd in integers (ConvInt8Winograd.cpp),
+// and in which: 3x3, stride and dilation 1, constant weights,
+// accumulators starting from a constant, and for every output channel
+// 2^s * 128 * sum |w| < 2^31 (the centred input's sums, times L^2's power
+// of 2: s = 6 for F(4x4, 3x3), 2 for F(2x2, 3x3)), F(4x4, 3x3) from 16
+// tiles of 4x4. The applied strategies name the form of each conv:
 //
-//   @fits       1024 channels of weights 127: sum |w| = 9 * 1024 * 127,
-//               4 * 255 * that < 2^31, and 16 tiles: Winograd
-//   @too_large  2048 channels of weights 127: 2.35e6 * 1020 >= 2^31:
+//   @f4         16 channels of weights 3, a 16x16 output: F(4x4, 3x3)
+//   @fits       1024 channels of weights 127: 128 sum |w| = 1.2e9, times
+//               4 < 2^31 but not times 64: F(2x2, 3x3)
+//   @too_large  4096 channels of weights 127: 128 sum |w| * 4 >= 2^31:
 //               direct register tiles, exact as ever
 //   @strided    stride 2: direct
 //   @from_init  accumulators starting from a non-constant init: direct
@@ -22,8 +24,39 @@
 #out = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>
 #iterators = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]
 
+// CHECK-LABEL: func.func @f4
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs winograd F(4x4, 3x3)"]
+// The 6x6 input tile's 36 products; the transformed weights [36, OCB,
+// C/2, 16 x 2]; At' M A' = 576 (D - 128 sum w): times 9's inverse modulo
+// 2^32, shifted right by 6, plus 128 sum w (16 x 3 x 9 = 432, times 128).
+// CHECK-DAG: arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<36x1x8x32xi16>
+// CHECK-DAG: arith.constant dense<55296> : tensor<16xi32>
+// CHECK: -> (tensor<36x16x16xi16>)
+// CHECK: -> (tensor<36x16x1x16xi32>)
+// CHECK-DAG: %[[SHIFT:.*]] = arith.constant dense<6> : vector<16xi32>
+// CHECK-DAG: %[[INVERSE:.*]] = arith.constant dense<954437177> : vector<16xi32>
+// CHECK: %[[SCALED:.*]] = arith.muli %{{.*}}, %[[INVERSE]] : vector<16xi32>
+// CHECK: arith.shrsi %[[SCALED]], %[[SHIFT]] : vector<16xi32>
+func.func @f4(%x: tensor<1x18x18x8x2xi16>) -> tensor<1x16x16x1x16xi32> {
+  %w = arith.constant dense<3> : tensor<1x3x3x8x16x2xi16>
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x16x16x1x16xi32>
+  %init = linalg.fill ins(%zero : i32) outs(%e : tensor<1x16x16x1x16xi32>) -> tensor<1x16x16x1x16xi32>
+  %d = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = #iterators}
+      ins(%x, %w : tensor<1x18x18x8x2xi16>, tensor<1x3x3x8x16x2xi16>)
+      outs(%init : tensor<1x16x16x1x16xi32>) attrs = {fx.int8_conv = array<i64: 1, 1, 1, 1, 4>} {
+  ^bb0(%a: i16, %b: i16, %acc: i32):
+    %a32 = arith.extsi %a : i16 to i32
+    %b32 = arith.extsi %b : i16 to i32
+    %p = arith.muli %a32, %b32 : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<1x16x16x1x16xi32>
+  return %d : tensor<1x16x16x1x16xi32>
+}
+
 // CHECK-LABEL: func.func @fits
-// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs winograd"]
+// CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs winograd F(2x2, 3x3)"]
 // The weights transformed at compile time ([OCB, 16, C/2, 16 x 2], the
 // order the products read them in); 4
 // rows of tiles of 2x2, too large together for the L2 of x86-64-v3, run
@@ -63,13 +96,13 @@ func.func @fits(%x: tensor<1x10x10x512x2xi16>) -> tensor<1x8x8x1x16xi32> {
 // CHECK-LABEL: func.func @too_large
 // CHECK-SAME: fx.cpu_strategies = [{{.*}}int8 pairs"]
 // CHECK-NOT: arith.shrsi
-func.func @too_large(%x: tensor<1x10x10x1024x2xi16>) -> tensor<1x8x8x1x16xi32> {
-  %w = arith.constant dense<127> : tensor<1x3x3x1024x16x2xi16>
+func.func @too_large(%x: tensor<1x10x10x2048x2xi16>) -> tensor<1x8x8x1x16xi32> {
+  %w = arith.constant dense<127> : tensor<1x3x3x2048x16x2xi16>
   %zero = arith.constant 0 : i32
   %e = tensor.empty() : tensor<1x8x8x1x16xi32>
   %init = linalg.fill ins(%zero : i32) outs(%e : tensor<1x8x8x1x16xi32>) -> tensor<1x8x8x1x16xi32>
   %d = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = #iterators}
-      ins(%x, %w : tensor<1x10x10x1024x2xi16>, tensor<1x3x3x1024x16x2xi16>)
+      ins(%x, %w : tensor<1x10x10x2048x2xi16>, tensor<1x3x3x2048x16x2xi16>)
       outs(%init : tensor<1x8x8x1x16xi32>) attrs = {fx.int8_conv = array<i64: 1, 1, 1, 1, 4>} {
   ^bb0(%a: i16, %b: i16, %acc: i32):
     %a32 = arith.extsi %a : i16 to i32
