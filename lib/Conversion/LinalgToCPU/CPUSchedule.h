@@ -349,6 +349,14 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
 /// i16, a lane), as fx-cpu-lower-vectors makes `vpdpbusd` or `vpmaddwd`.
 Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
               int64_t G);
+/// An scf.for from 0 to `count` by 1 carrying `carried`, its body
+/// `body(iv, carried)` (what it yields); the loop's results.
+SmallVector<Value>
+countedLoop(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
+            function_ref<SmallVector<Value>(Value, ValueRange)> body);
+/// The 32 bits of `group` (a vector of one pixel's G channels) broadcast to
+/// the 16 i32 lanes laneDot reads.
+Value broadcastGroup(OpBuilder &b, Location loc, Value group);
 /// The input of `epilogue` the products of `op` are read through, or null.
 OpOperand *productsOperand(linalg::GenericOp op, linalg::GenericOp epilogue);
 /// The epilogue's per-channel addend of the products (the zero point's

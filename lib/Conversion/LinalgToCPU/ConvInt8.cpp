@@ -60,6 +60,31 @@ Value laneDot(OpBuilder &b, Location loc, Value acc, Value u, Value s,
                                              vector::CombiningKind::ADD);
 }
 
+SmallVector<Value>
+countedLoop(OpBuilder &b, Location loc, int64_t count, ValueRange carried,
+            function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto forOp =
+      scf::ForOp::create(b, loc, index(0), index(count), index(1), carried);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forOp.getBody());
+  SmallVector<Value> next =
+      body(forOp.getInductionVar(), forOp.getRegionIterArgs());
+  scf::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(forOp.getResults());
+}
+
+Value broadcastGroup(OpBuilder &b, Location loc, Value group) {
+  Type i32 = b.getI32Type();
+  Value word = vector::ExtractOp::create(
+      b, loc,
+      vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), group),
+      ArrayRef<int64_t>{0});
+  return vector::BroadcastOp::create(b, loc, VectorType::get({16}, i32), word);
+}
+
 /// The i16 pair dot products of laneDot's form `op` reduces, as
 /// `vpmaddwd` (one of 512 bits on AVX-512, two of 256 on AVX2) and an
 /// add; false when `op` is not of that form.
@@ -513,14 +538,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
   Value iwBase = arith::MulIOp::create(rewriter, loc, ow0, c(s1));
   auto loop = [&](int64_t count, ValueRange carried,
                   function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-    auto forOp =
-        scf::ForOp::create(rewriter, loc, c(0), c(count), c(1), carried);
-    OpBuilder::InsertionGuard inner(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    SmallVector<Value> next =
-        body(forOp.getInductionVar(), forOp.getRegionIterArgs());
-    scf::YieldOp::create(rewriter, loc, next);
-    return SmallVector<Value>(forOp.getResults());
+    return countedLoop(rewriter, loc, count, carried, body);
   };
   SmallVector<Value> sums = loop(KH, accs, [&](Value i, ValueRange a) {
     Value ih = arith::AddIOp::create(
@@ -547,13 +565,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
           Value four = vector::TransferReadOp::create(
               rewriter, loc, group, input, ValueRange{n, ih, iw, ch}, zero8,
               ArrayRef<bool>{true});
-          Value word = vector::ExtractOp::create(
-              rewriter, loc,
-              vector::BitCastOp::create(rewriter, loc,
-                                        VectorType::get({1}, i32), four),
-              ArrayRef<int64_t>{0});
-          Value broadcast =
-              vector::BroadcastOp::create(rewriter, loc, acc, word);
+          Value broadcast = broadcastGroup(rewriter, loc, four);
           for (int64_t v = 0; v < V; ++v)
             out[p * V + v] =
                 laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);

@@ -213,14 +213,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   // carried)`; the loop's results.
   auto loop = [&](int64_t count, ValueRange carried,
                   function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-    auto forOp =
-        scf::ForOp::create(rewriter, loc, c(0), c(count), c(1), carried);
-    OpBuilder::InsertionGuard inner(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    scf::YieldOp::create(
-        rewriter, loc,
-        body(forOp.getInductionVar(), forOp.getRegionIterArgs()));
-    return SmallVector<Value>(forOp.getResults());
+    return countedLoop(rewriter, loc, count, carried, body);
   };
   // Over `ranges`, the slice `sliceOf(ivs)` (offsets, sizes; rank-reduced
   // to `tileType`) of `shared` rewritten by `body(ivs, tile)`: an
@@ -574,13 +567,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                 for (int64_t p = 0; p < P; ++p) {
                   Value two =
                       readVector(pair, vTransformed, {q, add(t0, c(p)), ch});
-                  Value word = vector::ExtractOp::create(
-                      rewriter, loc,
-                      vector::BitCastOp::create(rewriter, loc,
-                                                VectorType::get({1}, i32), two),
-                      ArrayRef<int64_t>{0});
-                  Value broadcast =
-                      vector::BroadcastOp::create(rewriter, loc, acc, word);
+                  Value broadcast = broadcastGroup(rewriter, loc, two);
                   for (int64_t v = 0; v < V; ++v)
                     out[p * V + v] = laneDot(rewriter, loc, out[p * V + v],
                                              broadcast, w[v], 2);
