@@ -504,14 +504,29 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                 for (int64_t a = 0; a < ni; ++a)
                   columns[a][j] = combine(k.bt.slice(a * ni), 1, column);
               }
+              // The Q vectors as the rows of one 2-D vector, written at
+              // once (one tensor write a tile, not Q: bufferization's
+              // analysis is slow on long chains of them).
+              auto rowsType = VectorType::get({Q, width}, i16);
+              Value all = splat(rowsType, 0);
               for (int64_t a = 0; a < ni; ++a)
                 for (int64_t e = 0; e < ni; ++e) {
                   Value v = combine(k.bt.slice(e * ni), 1, columns[a]);
                   if (int64_t offset = 128 * rowSums[a] * rowSums[e])
                     v = sub(v, splat(type, offset));
-                  tile = write(v, tile, {c(a * ni + e), tx, ch});
+                  all = vector::InsertOp::create(rewriter, loc, v, all,
+                                                 ArrayRef<int64_t>{a * ni + e});
                 }
-              return tile;
+              MLIRContext *context = rewriter.getContext();
+              return vector::TransferWriteOp::create(
+                         rewriter, loc, all, tile, ValueRange{c(0), tx, ch},
+                         AffineMapAttr::get(
+                             AffineMap::get(3, 0,
+                                            {getAffineDimExpr(0, context),
+                                             getAffineDimExpr(2, context)},
+                                            context)),
+                         rewriter.getBoolArrayAttr({true, true}))
+                  .getResult();
             };
             Value tile = carried[0];
             int64_t whole = Cp / 16;
