@@ -606,8 +606,8 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
 
 LogicalResult int8DotConv(RewriterBase &rewriter, linalg::GenericOp op,
                           linalg::GenericOp epilogue, bool winograd) {
-  if (winograd && int8WinogradTile(op) &&
-      succeeded(int8WinogradConv(rewriter, op, epilogue)))
+  // (int8WinogradConv checks its form itself, changing nothing without.)
+  if (winograd && succeeded(int8WinogradConv(rewriter, op, epilogue)))
     return success();
   if (succeeded(vnniTiles(rewriter, op, epilogue)))
     return success();

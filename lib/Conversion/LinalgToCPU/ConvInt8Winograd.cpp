@@ -297,13 +297,13 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
       rewriter, loc, RankedTensorType::get({f.N, f.Hp, f.Wp, Cp}, i16),
       op.getDpsInputs()[0],
       SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-  // sum_i coefficients[i * stride] values[i], of vectors: additions and
+  // sum_i coefficients[i] values[i], of vectors: additions and
   // subtractions, multiplications by the other constants.
-  auto combine = [&](ArrayRef<int64_t> coefficients, int64_t stride,
+  auto combine = [&](ArrayRef<int64_t> coefficients,
                      ArrayRef<Value> values) -> Value {
     Value sum, negated;
     for (auto [i, v] : llvm::enumerate(values)) {
-      int64_t coefficient = coefficients[i * stride];
+      int64_t coefficient = coefficients[i];
       if (coefficient == 0)
         continue;
       Value term = v;
@@ -336,8 +336,8 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   // Row blocks of tiles: a block's transformed input V and products M
   // stay in the L2 from the step that writes them to the one that reads
   // them. Many blocks run in parallel, each on one thread; fewer one after
-  // the other, each step on all threads. An odd output height is one
-  // block (its last row of tiles half outside).
+  // the other, each step on all threads. An output height not a multiple
+  // of m is one block (its last row of tiles partly outside).
   int64_t rowBytes = Q * f.N * tw * (2 * Cp + 4 * f.OCB * lanes);
   int64_t l2 = tuning().winogradElements * 4;
   auto rowsFor = [&](int64_t bytes) {
@@ -371,10 +371,10 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t outRows = chunks == 1 ? f.OH : m * rows;
 
   // The products' register tiles run with the channel blocks outer where
-  // the weights are the larger operand (as the direct form); U, the 4x4
-  // tile's element q = 4a + e of (2G) g (2G)t, the lanes x 2 weights of a
+  // the weights are the larger operand (as the direct form); U, the input
+  // tile's element q = a n + e of G' g G't, the lanes x 2 weights of a
   // channel pair as the direct form packs them, is laid out in that order:
-  // [OCB, 16, C2, lanes x 2], else [16, OCB, C2, lanes x 2], so that the
+  // [OCB, Q, C2, lanes x 2], else [Q, OCB, C2, lanes x 2], so that the
   // tiles read it from start to end.
   bool channelsOuter = Q * f.OCB * f.C2 * lanes * 2 > Q * Tp * Cp * 2;
   SmallVector<int16_t> u(Q * f.OCB * f.C2 * lanes * 2);
@@ -465,8 +465,8 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                         type, input, {n, add(top, c(i)), add(left, c(j)), ch}));
                   return reads;
                 });
-                for (auto [k, ij] : llvm::enumerate(where))
-                  d[ij.first][ij.second] = values[k];
+                for (auto [index, ij] : llvm::enumerate(where))
+                  d[ij.first][ij.second] = values[index];
               };
               SmallVector<std::pair<int64_t, int64_t>> inside, lastRow,
                   lastColumn;
@@ -502,7 +502,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                 for (int64_t i = 0; i < ni; ++i)
                   column.push_back(d[i][j]);
                 for (int64_t a = 0; a < ni; ++a)
-                  columns[a][j] = combine(k.bt.slice(a * ni), 1, column);
+                  columns[a][j] = combine(k.bt.slice(a * ni, ni), column);
               }
               // The Q vectors as the rows of one 2-D vector, written at
               // once (one tensor write a tile, not Q: bufferization's
@@ -511,7 +511,7 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
               Value all = splat(rowsType, 0);
               for (int64_t a = 0; a < ni; ++a)
                 for (int64_t e = 0; e < ni; ++e) {
-                  Value v = combine(k.bt.slice(e * ni), 1, columns[a]);
+                  Value v = combine(k.bt.slice(e * ni, ni), columns[a]);
                   if (int64_t offset = 128 * rowSums[a] * rowSums[e])
                     v = sub(v, splat(type, offset));
                   all = vector::InsertOp::create(rewriter, loc, v, all,
@@ -658,11 +658,11 @@ LogicalResult int8WinogradConv(RewriterBase &rewriter, linalg::GenericOp op,
                   for (int64_t a = 0; a < ni; ++a)
                     column.push_back(mq[a * ni + e]);
                   for (int64_t y = 0; y < m; ++y)
-                    columns[y][e] = combine(k.at.slice(y * ni), 1, column);
+                    columns[y][e] = combine(k.at.slice(y * ni, ni), column);
                 }
                 for (int64_t y = 0; y < m; ++y) {
                   for (int64_t x = 0; x < m; ++x) {
-                    Value sums = combine(k.at.slice(x * ni), 1, columns[y]);
+                    Value sums = combine(k.at.slice(x * ni, ni), columns[y]);
                     if (inverse)
                       sums =
                           arith::MulIOp::create(rewriter, loc, sums, inverse);
