@@ -17,6 +17,7 @@ import inspect
 import io
 import re
 import struct
+import warnings
 
 import torch
 import torch.fx
@@ -640,8 +641,9 @@ def _state_value(name, tensor, resources, blobs):
 def _check_attribute(owner, node, where):
     """Raises ImportError_ for a get_attr of a TorchScript object (the
     packed weights convert_fx gives a functional quantized op,
-    `torch.ops.quantized.linear(x, self._packed_weight_0, ...)`), which no
-    fx state holds."""
+    `torch.ops.quantized.linear_dynamic(x, self._packed_weight_0, False)`),
+    which no fx state holds: those of the calls _PACKED_FUNCTIONS names
+    became their quantized modules before."""
     obj = owner
     for field in node.target.split("."):
         obj = getattr(obj, field, None)
@@ -649,8 +651,162 @@ def _check_attribute(owner, node, where):
         raise ImportError_(
             f"{where}: reads a TorchScript object (a functional quantized "
             f"op's packed weights, as convert_fx makes them of F.linear or "
-            f"F.conv2d), which fx-mlir does not hold as state; quantize an "
-            f"nn.Linear or nn.Conv2d module instead")
+            f"F.conv2d), which fx-mlir does not hold as state; the static "
+            f"quantized linear and conv functions are supported, this use of "
+            f"them is not: quantize an nn.Linear or nn.Conv2d module "
+            f"instead")
+
+
+# convert_fx's lowering of F.linear and F.conv{1,2,3}d on weights the
+# model holds: a torch.ops.quantized call reading packed weights (a
+# TorchScript object) through get_attr. The quantized module whose forward
+# makes the same call: (module class path, weights unpacked by).
+_PACKED_FUNCTIONS = {
+    "linear": ("torch.ao.nn.quantized.Linear", "linear_unpack"),
+    "linear_relu": ("torch.ao.nn.intrinsic.quantized.LinearReLU",
+                    "linear_unpack"),
+    "conv1d": ("torch.ao.nn.quantized.Conv1d", "conv1d_unpack"),
+    "conv1d_relu": ("torch.ao.nn.intrinsic.quantized.ConvReLU1d",
+                    "conv1d_unpack"),
+    "conv2d": ("torch.ao.nn.quantized.Conv2d", "conv2d_unpack"),
+    "conv2d_relu": ("torch.ao.nn.intrinsic.quantized.ConvReLU2d",
+                    "conv2d_unpack"),
+    "conv3d": ("torch.ao.nn.quantized.Conv3d", "conv3d_unpack"),
+    "conv3d_relu": ("torch.ao.nn.intrinsic.quantized.ConvReLU3d",
+                    "conv3d_unpack"),
+}
+
+
+def _attribute(owner, target):
+    obj = owner
+    for field in target.split("."):
+        obj = getattr(obj, field, None)
+    return obj
+
+
+def _quantized_class(path):
+    """The class `torch.ao.nn.quantized.Linear` names, from its namespace
+    or the one torch versions without it keep it in
+    (_QUANTIZED_NAMESPACES), or None."""
+    namespace, name = path.rsplit(".", 1)
+    for home in (namespace, _QUANTIZED_NAMESPACES.get(namespace)):
+        try:
+            cls = getattr(importlib.import_module(home), name, None)
+        except (ImportError, TypeError):
+            continue
+        if cls is not None:
+            return cls
+    return None
+
+
+def _packed_function_module(gm, node):
+    """The quantized module computing the call `node`
+    (`torch.ops.quantized.conv2d(x, packed, scale, zero_point)`) with the
+    packed weights and output qparams it reads, or None."""
+    target = node.target
+    name = getattr(target, "__name__", "")
+    if getattr(target, "_overloadpacket", None) is not None:
+        name = target._overloadpacket.__name__
+    if not (isinstance(target, (torch._ops.OpOverloadPacket,
+                                torch._ops.OpOverload))
+            and str(target).startswith("quantized.")
+            and name in _PACKED_FUNCTIONS and len(node.args) == 4
+            and not node.kwargs):
+        return None
+    _, packed, scale, zero_point = node.args
+
+    def value(arg):
+        if isinstance(arg, torch.fx.Node):
+            if arg.op != "get_attr":
+                return None
+            arg = _attribute(gm, arg.target)
+        if isinstance(arg, torch.Tensor) and arg.numel() == 1:
+            arg = arg.item()
+        return arg if isinstance(arg, (int, float)) else None
+    scale, zero_point = value(scale), value(zero_point)
+    if not (isinstance(packed, torch.fx.Node) and packed.op == "get_attr"
+            and scale is not None and zero_point is not None):
+        return None
+    params = _attribute(gm, packed.target)
+    if not isinstance(params, torch.ScriptObject):
+        return None
+    class_path, unpack = _PACKED_FUNCTIONS[name]
+    weight, bias = getattr(torch.ops.quantized, unpack)(params)
+    cls = _quantized_class(class_path)
+    if cls is None:
+        return None
+    if name.startswith("linear"):
+        module = cls(weight.shape[1], weight.shape[0],
+                     bias is not None, dtype=weight.dtype)
+    else:
+        dims = weight.dim() - 2
+        ops = torch.ops.quantized
+        groups = ops.conv2d_groups(params) if dims < 3 else \
+            ops.conv3d_groups(params)
+
+        def hyper(fn):
+            # conv1d's packed weights are 2-D ones of height 1.
+            return tuple(getattr(ops, f"conv{max(dims, 2)}d_{fn}")(
+                params))[-dims:]
+        if getattr(ops, f"conv{max(dims, 2)}d_transpose")(params):
+            return None
+        module = cls(weight.shape[1] * groups, weight.shape[0],
+                     tuple(weight.shape[2:]), hyper("stride"),
+                     hyper("padding"), hyper("dilation"), groups,
+                     bias is not None)
+    module.set_weight_bias(weight, bias)
+    module.scale = float(scale)
+    module.zero_point = int(zero_point)
+    return module.eval()
+
+
+def _modules_for_packed_functions(gm):
+    """`gm`, or a GraphModule over its modules with each torch.ops.quantized
+    linear or conv call on packed weights (_PACKED_FUNCTIONS) replaced by a
+    call_module of the quantized module computing it: the same operator on
+    the same packed weights, so the same outputs bit for bit, and the
+    module form the importer represents (its weights unpacked as state,
+    its scale and zero point as hyperparameters). The node keeps its name;
+    the module is named after the packed weights' attribute."""
+    modules = {}
+    for node in gm.graph.nodes:
+        if node.op == "call_function":
+            module = _packed_function_module(gm, node)
+            if module is not None:
+                modules[node.name] = module
+    if not modules:
+        return gm
+    graph = torch.fx.Graph()
+    env = {}
+    for node in gm.graph.nodes:
+        env[node] = graph.node_copy(node, lambda n: env[n])
+    with warnings.catch_warnings():
+        # The packed weights' get_attrs (removed below) read no tensor.
+        warnings.simplefilter("ignore", UserWarning)
+        new = torch.fx.GraphModule(gm, graph, type(gm).__name__)
+    taken = {name for name, _ in gm.named_children()}
+    for node in list(graph.nodes):
+        module = modules.get(node.name)
+        if module is None:
+            continue
+        base = node.args[1].target.replace(".", "_").lstrip("_") + "_module"
+        target, k = base, 1
+        while target in taken or hasattr(new, target):
+            target, k = f"{base}_{k}", k + 1
+        taken.add(target)
+        new.add_submodule(target, module)
+        with graph.inserting_before(node):
+            call = graph.call_module(target, (node.args[0],))
+        call.meta = dict(node.meta)
+        node.replace_all_uses_with(call)
+        name = node.name
+        graph.erase_node(node)
+        call.name = name
+    graph.eliminate_dead_code()
+    graph.lint()
+    new.recompile()
+    new.train(gm.training)
+    return new
 
 
 def _graph_lines(graph_name, graph, lines):
@@ -758,6 +914,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                         f"{type(gm).__name__}")
     global _DYNAMIC
     _DYNAMIC = {}
+    gm = _modules_for_packed_functions(gm)
     if example_inputs is not None:
         if dynamic_batch:
             _DYNAMIC = _batch_dependent_dims(gm, example_inputs)

@@ -223,9 +223,9 @@ class TwoInputs(nn.Module):
 
 
 class Activations(nn.Module):
-    """Functional hardswish and leaky_relu on quantized tensors
-    (torch.ops.quantized.*), a depthwise conv, sigmoid, adaptive average
-    pooling, a mean."""
+    """Functional hardswish, leaky_relu, elu, instance_norm, layer_norm and
+    dropout on quantized tensors (torch.ops.quantized.*), a depthwise
+    conv, sigmoid, adaptive average pooling, a mean."""
 
     def __init__(self):
         super().__init__()
@@ -237,7 +237,9 @@ class Activations(nn.Module):
         y = F.hardswish(self.bn(self.conv(x)))
         y = F.adaptive_avg_pool2d(self.depthwise(y), 2) + \
             torch.sigmoid(y[:, :, :2, :2])
-        return torch.mean(F.leaky_relu(y), dim=(2, 3))
+        y = F.elu(F.instance_norm(y), 0.5) + F.layer_norm(y, [2])
+        return torch.mean(F.leaky_relu(F.dropout(y, training=False)),
+                          dim=(2, 3))
 
 
 class ConvShapes(nn.Module):

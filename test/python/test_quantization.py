@@ -838,6 +838,64 @@ def test_compile_reference_mode_functional():
         assert torch.equal(expected, actual)
 
 
+class _FunctionalReLU(nn.Module):
+    """F.conv1d/2d and F.linear on the model's weights, fused with relu
+    or not, strided and grouped."""
+
+    def __init__(self):
+        super().__init__()
+        self.w2 = nn.Parameter(torch.randn(6, 2, 3, 3) * 0.3)
+        self.b2 = nn.Parameter(torch.randn(6) * 0.1)
+        self.w1 = nn.Parameter(torch.randn(4, 6, 3) * 0.3)
+        self.lw = nn.Parameter(torch.randn(5, 4) * 0.3)
+        self.lw2 = nn.Parameter(torch.randn(3, 5) * 0.3)
+        self.lb = nn.Parameter(torch.randn(3) * 0.1)
+
+    def forward(self, x):
+        y = F.relu(F.conv2d(x, self.w2, self.b2, [2, 1], [1, 0], [1, 1], 2))
+        z = F.conv1d(y.flatten(2), self.w1, None, [1], [1], [1], 1)
+        h = F.relu(F.linear(z.mean(2), self.lw))
+        return F.linear(h, self.lw2, self.lb), z
+
+
+def test_functional_packed_weights():
+    """convert_fx lowers F.linear and F.convNd on the model's weights to
+    torch.ops.quantized calls on packed weights (get_attr of a TorchScript
+    object). The importer makes each the quantized module computing it:
+    the IR has the module form, export runs the same operators (equal to
+    the converted model), and the compiled code is within one step."""
+    torch.backends.quantized.engine = ENGINE
+    # (convert_fx packs F.conv2d's weights only with its stride, padding,
+    # dilation and groups given positionally, as lists.)
+    example = (torch.randn(2, 4, 7, 5),)
+    torch.manual_seed(0)
+    prepared = prepare_fx(_FunctionalReLU().eval(),
+                          get_default_qconfig_mapping(ENGINE), example)
+    prepared(*example)
+    converted = convert_fx(prepared)
+    assert sum(n.op == "get_attr" and isinstance(
+        getattr(converted, n.target), torch.ScriptObject)
+        for n in converted.graph.nodes) == 4
+    ir = fx_mlir.import_graph_module(converted, example)
+    assert 'fx.call_function "torch.ops.quantized.conv' not in ir
+    assert 'fx.call_function "torch.ops.quantized.linear' not in ir
+    back = fx_mlir.export_graph_module(ir)
+    compiled = fx_mlir.compile(converted, example)
+    inputs = _inputs_like(example, 1)
+    output = next(n for n in back.graph.nodes if n.op == "output")
+    scales = [back.get_submodule(d.args[0].target).scale
+              for d in output.args[0]]
+    for want, got, ours, scale in zip(converted(*inputs), back(*inputs),
+                                      compiled(*inputs), scales):
+        assert torch.equal(want, got)
+        assert ((want - ours).abs() / scale).max() <= 1 + 1e-4
+    assert re.search(r'fx.submodule @packed_weight_0_module "torch.ao.nn.'
+                     r'intrinsic.quantized.ConvReLU2d"\(in_channels=4, '
+                     r'out_channels=6, kernel_size=\(3, 3\), stride=\(2, 1\), '
+                     r'padding=\(1, 0\), dilation=\(1, 1\), groups=2', ir), ir
+    assert re.search(r'%conv2d = fx.call_module @packed_weight_0_module\(', ir)
+
+
 def test_compile_dynamic_quantization():
     """Dynamic quantization (default_dynamic_qconfig): the input's scale
     and zero point chosen at run time as the onednn/x86 engines choose them

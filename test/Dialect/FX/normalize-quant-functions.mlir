@@ -82,6 +82,38 @@ fx.graph_module @Weightless {
   }
 }
 
+// The functions convert_fx writes for F.elu, F.instance_norm and
+// F.dropout: elu's alpha (a keyword after the output scale and zero
+// point; scale and input_scale left out, so 1.0), celu's alpha
+// positional after them, instance_norm's weight, bias and eps around
+// the input's own statistics, dropout its input.
+
+// CHECK-LABEL: fx.graph_module @Functional
+// CHECK: %elu_float = fx.call_function "aten::elu"(%elu_dequantize, 0.5, 1.0, 1.0)
+// CHECK: %elu = fx.call_function "aten::quantize_per_tensor"(%elu_float, 0.05, 3, torch.quint8)
+// CHECK: %celu_float = fx.call_function "aten::celu"(%celu_dequantize, 2.0)
+// CHECK: %elu_scaled_float = fx.call_function "aten::elu"(%elu_scaled_dequantize, 1.0, 2.0, 1.0)
+// CHECK: %inorm_float = fx.call_function "aten::instance_norm"(%inorm_dequantize, None, None, None, None, True, 0.1, 1.0e-05, False)
+// CHECK-NOT: dropout
+// CHECK: fx.call_function "aten::dequantize.self"(%inorm)
+fx.graph_module @Functional {
+  fx.state buffer @s : tensor<f32> = dense<0.05>
+  fx.state buffer @z : tensor<i64> = dense<3>
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x5x5xf32>
+    %q = fx.call_function "torch.quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.1:128>>
+    %s = fx.get_attr @s : tensor<f32>
+    %z = fx.get_attr @z : tensor<i64>
+    %elu = fx.call_function "torch.ops.quantized.elu"(%q, alpha=0.5, output_scale=%s, output_zero_point=%z) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.1:128>>, tensor<f32>, tensor<i64>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.05:3>>
+    %celu = fx.call_function "torch.ops.quantized.celu"(%elu, 0.04, 10, 2.0) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.05:3>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>
+    %elu_scaled = fx.call_function "torch.ops.quantized.elu"(%celu, output_scale=0.04, output_zero_point=10, scale=2.0) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>
+    %dropout = fx.call_function "torch.ops.quantized.dropout"(%elu_scaled, p=0.5, training=False, output_scale=0.2, output_zero_point=7) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>
+    %inorm = fx.call_function "torch.ops.quantized.instance_norm"(%dropout, weight=None, bias=None, eps=1.0e-05, output_scale=0.02, output_zero_point=128) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.04:10>>) -> tensor<1x4x5x5x!quant.uniform<u8:f32, 0.02:128>>
+    %dequantize = fx.call_method "dequantize"(%inorm) : (tensor<1x4x5x5x!quant.uniform<u8:f32, 0.02:128>>) -> tensor<1x4x5x5xf32>
+    fx.output %dequantize : tensor<1x4x5x5xf32>
+  }
+}
+
 {-#
   dialect_resources: {
     builtin: {

@@ -13,8 +13,10 @@
 //   torch.ao.nn.intrinsic.quantized, the quantized activations, Quantize,
 //   DeQuantize) become dequantize -> float operator (their unpacked
 //   weight dequantized) -> [relu] -> quantize_per_tensor.
-// - `torch.ops.quantized.add/add_relu/mul/mul_relu/cat` (bound by the
-//   registry) become the float operator between the same pair.
+// - The `torch.ops.quantized` functions convert_fx writes (`add`,
+//   `add_relu`, `mul`, `mul_relu`, `matmul`, `cat`, the activations, `elu`,
+//   the layer, group and instance norms) become the float operator between
+//   the same pair; `dropout` is its input.
 // - Any other operator given quantized tensors (max pooling, flatten,
 //   cat, relu of a quantized tensor: PyTorch runs them on the integers)
 //   gets its operands dequantized and its result quantized to the type
@@ -605,6 +607,13 @@ struct QuantizedFunction {
   unsigned kept;
   bool relu = false, alphaOne = false, trailingNone = false,
        trailingFalse = false;
+  /// The parameters after the output scale and zero point, carried after
+  /// the kept ones (quantized::elu's `alpha, scale, input_scale`); one
+  /// left out is 1.0, their default.
+  std::array<StringRef, 3> after = {};
+  /// quantized::instance_norm: aten::instance_norm's statistics arguments
+  /// (none, the input's own) go between the kept weight, bias and eps.
+  bool inputStatistics = false;
 };
 
 const QuantizedFunction *quantizedFunction(StringRef name) {
@@ -618,6 +627,34 @@ const QuantizedFunction *quantizedFunction(StringRef name) {
       {"hardswish", "aten::hardswish", {"input"}, 1},
       {"sigmoid", "aten::sigmoid", {"qx"}, 1},
       {"leaky_relu", "aten::leaky_relu", {"qx", "negative_slope"}, 2},
+      {"elu",
+       "aten::elu",
+       {"self"},
+       1,
+       false,
+       false,
+       false,
+       false,
+       {"alpha", "scale", "input_scale"}},
+      {"celu",
+       "aten::celu",
+       {"self"},
+       1,
+       false,
+       false,
+       false,
+       false,
+       {"alpha"}},
+      {"instance_norm",
+       "aten::instance_norm",
+       {"input", "weight", "bias", "eps"},
+       4,
+       false,
+       false,
+       false,
+       true,
+       {},
+       true},
       {"threshold", "aten::threshold", {"qx", "threshold", "value"}, 3},
       {"softmax", "aten::softmax.int", {"qx", "dim"}, 2, false, false, true},
       {"layer_norm",
@@ -785,6 +822,14 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
     quantizedOp.consume_back(".default");
   else if (!quantizedOp.consume_front("quantized::"))
     quantizedOp = "";
+  if (quantizedOp == "dropout" && call->getNumOperands() >= 1 &&
+      call.getOperand(0).getType() == resultType) {
+    // quantized::dropout returns its input (its output scale and zero
+    // point unused), in training mode too.
+    call.getResult().replaceAllUsesWith(call.getOperand(0));
+    gb.erase(call);
+    return success();
+  }
   const QuantizedFunction *floatOp = quantizedFunction(quantizedOp);
   if (!floatOp && !target.contains("::"))
     return failure(); // not canonical: the lowering reports it
@@ -796,6 +841,7 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
     for (auto [key, value] : llvm::zip(kwargs.getKeys(), kwargs.getValues())) {
       auto name = dyn_cast<StringAttr>(key);
       if (!name || !(llvm::is_contained(floatOp->params, name.getValue()) ||
+                     llvm::is_contained(floatOp->after, name.getValue()) ||
                      llvm::is_contained({"scale", "zero_point", "output_scale",
                                          "output_zero_point", "inplace"},
                                         name.getValue()))) {
@@ -812,6 +858,25 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
         return failure();
       }
       kept.push_back(a);
+    }
+    // The parameters after the output scale and zero point; a left-out
+    // one is its default, 1.0 (the float operator is not bound by the
+    // registry, which would fill it in).
+    for (auto [i, param] : llvm::enumerate(floatOp->after)) {
+      if (param.empty())
+        break;
+      size_t position = floatOp->kept + 2 + i;
+      Attribute a = position < call.getArgs().size() ? call.getArgs()[position]
+                                                     : kwargs.lookup(param);
+      kept.push_back(a ? a : FloatAttr::get(Float64Type::get(ctx), 1.0));
+    }
+    if (floatOp->inputStatistics) {
+      // (input, weight, bias, eps) -> (input, weight, bias, running_mean,
+      // running_var, use_input_stats, momentum, eps[, cudnn_enabled]).
+      Attribute eps = kept.pop_back_val();
+      kept.append({NoneAttr::get(ctx), NoneAttr::get(ctx),
+                   BoolAttr::get(ctx, true),
+                   FloatAttr::get(Float64Type::get(ctx), 0.1), eps});
     }
   }
   std::string name = call.getNodeName().str();
