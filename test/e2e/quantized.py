@@ -161,6 +161,31 @@ class Decoder3d(nn.Module):
         return F.relu(self.up(x))
 
 
+class Conv3dBlocks(nn.Module):
+    """Quantized Conv3d (docs/Quantization.md, "3-D convolutions"): each
+    output depth an int8 2-D conv of the depths its window reads as
+    channels. A 3 x 3 x 3 stem of 3 channels (padded to 12 = 3 x 4 in the
+    pairs form's groups), windows (3, 1, 1) strided and padded in depth,
+    (1, 3, 3) strided in space, dilation 2 in depth, a residual add_relu,
+    a batch of 2 and output channels not a multiple of 16."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv3d(3, 12, 3, padding=1)
+        self.bn = nn.BatchNorm3d(12)
+        self.temporal = nn.Conv3d(12, 20, (3, 1, 1), stride=(2, 1, 1),
+                                  padding=(1, 0, 0))
+        self.spatial = nn.Conv3d(20, 20, (1, 3, 3), stride=(1, 2, 2),
+                                 padding=(0, 1, 1))
+        self.dilated = nn.Conv3d(20, 20, (3, 3, 3), padding=(2, 1, 1),
+                                 dilation=(2, 1, 1))
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.stem(x)))
+        y = self.spatial(F.relu(self.temporal(y)))
+        return F.relu(self.dilated(y) + y)
+
+
 class Recurrent(nn.Module):
     """A 2-layer bidirectional LSTM, a GRU over its output and a linear:
     under a dynamic qconfig convert_fx makes the LSTM a
@@ -610,6 +635,9 @@ def _static_cases():
     yield ("winograd_large_weights",
            _quantized(WinogradLargeWeights, shaped(1, 512, 12, 12), _default),
            shaped(1, 512, 12, 12), 0)
+    yield ("conv3d_blocks", _quantized(Conv3dBlocks,
+                                       shaped(2, 3, 5, 9, 10), _default),
+           shaped(2, 3, 5, 9, 10), 1)
     yield ("dense_block", _quantized(DenseBlock,
                                      shaped(2, 3, 12, 10),
                                      _default),

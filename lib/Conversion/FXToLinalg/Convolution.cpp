@@ -516,6 +516,9 @@ LogicalResult lowerConv(Lowering &l, int spatial) {
   if (spatial == 2 && !unbatched && elem.isF32())
     if (Value r = int8Conv2d(l, bias, s, lo, hi, d, *groups))
       return l.replace(r);
+  if (spatial == 3 && !unbatched && elem.isF32())
+    if (Value r = int8Conv3d(l, bias, s, lo, hi, d, *groups))
+      return l.replace(r);
   if (spatial == 3) {
     if (!isFloat(elem))
       return l.fail("3-D convolutions need a float result");

@@ -445,6 +445,7 @@ struct ConvertFXToLinalgPass
       for (Operation *nodeOp : nodeOps)
         if (auto call = dyn_cast<CallFunctionOp>(nodeOp);
             call && (call.getTarget() == "aten::conv2d" ||
+                     call.getTarget() == "aten::conv3d" ||
                      call.getTarget() == "aten::linear"))
           call->setAttr(lowering::kInt8PairsAttr, UnitAttr::get(ctx));
     for (Operation *nodeOp : nodeOps)

@@ -414,6 +414,14 @@ Value int8Conv2d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
                  ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
                  ArrayRef<int64_t> dilation, int64_t groups);
 
+/// conv3d(dequantize(x), dequantize(w), bias) of such operands (5-D,
+/// groups 1) as the int8 conv2d of the kernel's depth slices: each output
+/// depth an image whose channels are the input's channels at the depths
+/// its window reads (QuantizedConv.cpp); null when not of that form.
+Value int8Conv3d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
+                 ArrayRef<int64_t> padLo, ArrayRef<int64_t> padHi,
+                 ArrayRef<int64_t> dilation, int64_t groups);
+
 /// ATen's quantization of the f32 scalar `v` before its conversion to
 /// integers: zeroPoint + roundeven(v * inverse), clamped to [lo, hi] by
 /// maxnum/minnum (a NaN becomes lo), in f32 (Quantize.cpp).

@@ -383,17 +383,29 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
 /// With `runtime` (a dense conv without spatial padding: a linear's), the
 /// activation's scale and zero point are values; the correction and scale
 /// tables are then computed per call from the weights' constant sums.
+/// With `layout.padded`, the caller builds the padded NHWC input (of an
+/// NCHW input of shape `layout.nchw`; `x` is then null); with
+/// `layout.nhwc`, the result is the epilogue's NHWC f32 (int8Conv3d).
+struct Int8ConvLayout {
+  SmallVector<int64_t, 4> nchw;
+  /// [N, Hp, Wp, Cp] of `element`s, the zero point in the padding.
+  std::function<Value(int64_t Hp, int64_t Wp, int64_t Cp, Type element)> padded;
+  bool nhwc = false;
+};
+
 Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                    ArrayRef<char> wBytes, ArrayRef<int64_t> wShape,
                    quant::QuantizedType wq, Value bias,
                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
                    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation,
-                   int64_t groups, RuntimeQParams runtime = {}) {
-  auto x8 = cast<RankedTensorType>(x.getType());
-  if (x8.getRank() != 4 || wShape.size() != 4)
+                   int64_t groups, RuntimeQParams runtime = {},
+                   const Int8ConvLayout &layout = {}) {
+  ArrayRef<int64_t> xShape =
+      layout.padded ? ArrayRef<int64_t>(layout.nchw)
+                    : cast<RankedTensorType>(x.getType()).getShape();
+  if (xShape.size() != 4 || wShape.size() != 4)
     return {};
-  int64_t N = x8.getDimSize(0), C = x8.getDimSize(1), H = x8.getDimSize(2),
-          W = x8.getDimSize(3);
+  int64_t N = xShape[0], C = xShape[1], H = xShape[2], W = xShape[3];
   int64_t OC = wShape[0], KH = wShape[2], KW = wShape[3];
   bool depthwise =
       groups > 1 && groups == C && OC == C && wShape[1] == 1 && KH * KW <= 256;
@@ -547,7 +559,9 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
   int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
   int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
-  Value padded = paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
+  Value padded = layout.padded
+                     ? layout.padded(Hp, Wp, Cp, element)
+                     : paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
@@ -628,7 +642,7 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                   linalg::YieldOp::create(b, loc, r);
                 })
                 .getResult(0);
-  return toNCHW(l, y);
+  return layout.nhwc ? y : toNCHW(l, y);
 }
 
 } // namespace
@@ -642,6 +656,131 @@ Value mlir::fx::lowering::int8Conv2d(
   return int8Conv2dOf(l, ops->x, ops->xType, ops->wBytes,
                       ops->wStorage.getShape(), ops->wType, bias, stride, padLo,
                       padHi, dilation, groups);
+}
+
+Value mlir::fx::lowering::int8Conv3d(
+    Lowering &l, Value bias, ArrayRef<int64_t> stride, ArrayRef<int64_t> padLo,
+    ArrayRef<int64_t> padHi, ArrayRef<int64_t> dilation, int64_t groups) {
+  std::optional<Int8Operands> ops = int8Operands(l, "aten::conv3d");
+  if (!ops || groups != 1 || ops->wStorage.getRank() != 5 ||
+      cast<RankedTensorType>(ops->x.getType()).getRank() != 5)
+    return {};
+  auto x8 = cast<RankedTensorType>(ops->x.getType());
+  int64_t N = x8.getDimSize(0), C = x8.getDimSize(1), D = x8.getDimSize(2),
+          H = x8.getDimSize(3), W = x8.getDimSize(4);
+  ArrayRef<int64_t> wShape = ops->wStorage.getShape();
+  int64_t OC = wShape[0], KD = wShape[2], KH = wShape[3], KW = wShape[4];
+  if (wShape[1] != C)
+    return {};
+  int64_t OD =
+      (D + padLo[0] + padHi[0] - dilation[0] * (KD - 1) - 1) / stride[0] + 1;
+  if (OD < 1)
+    return {};
+  MLIRContext *ctx = l.b.getContext();
+  Location loc = l.loc;
+  int32_t zx = int32_t(ops->xType.getZeroPoint());
+  Value x = ops->x;
+  // Output depth od is a 2-D conv of an image of KD * C channels: channel
+  // i * C + c is channel c at depth od * sd + i * dd - pad (the zero point
+  // outside the input). The padded NHWC input of those N * OD images,
+  // [N, OD, Hp, Wp, Cp], is filled with the zero point and each depth
+  // slice i written into its channels from x (NCDHW) for the output
+  // depths whose slice lies inside the input: one copy of x per slice.
+  auto padded = [&](int64_t Hp, int64_t Wp, int64_t Cp, Type element) -> Value {
+    bool widened = !element.isInteger(8);
+    Value buffer = l.filled(
+        getAsIndexOpFoldResult(ctx, {N, OD, Hp, Wp, Cp}),
+        arith::ConstantOp::create(
+            l.b, loc,
+            widened ? l.b.getIntegerAttr(element, zx)
+                    : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
+    auto e = dimExprs(5, ctx);
+    for (int64_t i = 0; i < KD; ++i) {
+      // The output depths od with 0 <= od * sd + i * dd - pad < D.
+      int64_t offset = i * dilation[0] - padLo[0];
+      int64_t first = std::max<int64_t>(
+          0, llvm::divideCeil(std::max<int64_t>(0, -offset), stride[0]));
+      int64_t last = std::min<int64_t>(
+          OD - 1, llvm::divideFloorSigned(D - 1 - offset, stride[0]));
+      if (last < first)
+        continue;
+      int64_t count = last - first + 1;
+      SmallVector<OpFoldResult> at =
+          getAsIndexOpFoldResult(ctx, {0, first, padLo[1], padLo[2], i * C});
+      SmallVector<OpFoldResult> sizes =
+          getAsIndexOpFoldResult(ctx, {N, count, H, W, C});
+      SmallVector<OpFoldResult> ones =
+          getAsIndexOpFoldResult(ctx, {1, 1, 1, 1, 1});
+      Value slice = tensor::ExtractSliceOp::create(
+          l.b, loc, RankedTensorType::get({N, count, H, W, C}, element), buffer,
+          at, sizes, ones);
+      // slice[n, o, h, w, c] = x[n, c, (first + o) * sd + offset, h, w]:
+      // the depths read, a strided view of x, transposed.
+      Value depths = tensor::ExtractSliceOp::create(
+          l.b, loc,
+          RankedTensorType::get({N, C, count, H, W}, x8.getElementType()), x,
+          getAsIndexOpFoldResult(ctx, {0, 0, first * stride[0] + offset, 0, 0}),
+          getAsIndexOpFoldResult(ctx, {N, C, count, H, W}),
+          getAsIndexOpFoldResult(ctx, {1, 1, stride[0], 1, 1}));
+      AffineMap read =
+          AffineMap::get(5, 0, {e[0], e[4], e[1], e[2], e[3]}, ctx);
+      Value copy =
+          linalg::GenericOp::create(
+              l.b, loc, slice.getType(), ValueRange{depths}, ValueRange{slice},
+              ArrayRef<AffineMap>{read,
+                                  AffineMap::getMultiDimIdentityMap(5, ctx)},
+              SmallVector<utils::IteratorType>(5,
+                                               utils::IteratorType::parallel),
+              [&](OpBuilder &b, Location loc, ValueRange v) {
+                linalg::YieldOp::create(
+                    b, loc,
+                    widened ? arith::ExtUIOp::create(b, loc, element, v[0])
+                            : v[0]);
+              })
+              .getResult(0);
+      buffer = tensor::InsertSliceOp::create(l.b, loc, copy, buffer, at, sizes,
+                                             ones);
+    }
+    return tensor::CollapseShapeOp::create(
+        l.b, loc, RankedTensorType::get({N * OD, Hp, Wp, Cp}, element), buffer,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  };
+  // The weight [OC, C, KD, KH, KW] as [OC, KD * C, KH, KW].
+  std::vector<char> w2(ops->wBytes.size());
+  for (int64_t oc = 0; oc < OC; ++oc)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < KD; ++i)
+        for (int64_t k = 0; k < KH * KW; ++k)
+          w2[((oc * KD + i) * C + c) * KH * KW + k] =
+              ops->wBytes[((oc * C + c) * KD + i) * KH * KW + k];
+  Int8ConvLayout layout;
+  layout.nchw = {N * OD, KD * C, H, W};
+  layout.padded = padded;
+  layout.nhwc = true;
+  Value y =
+      int8Conv2dOf(l, Value(), ops->xType, w2, {OC, KD * C, KH, KW}, ops->wType,
+                   bias, stride.drop_front(), padLo.drop_front(),
+                   padHi.drop_front(), dilation.drop_front(), 1, {}, layout);
+  if (!y)
+    return {};
+  // y [N * OD, OH, OW, OC] -> [N, OC, OD, OH, OW], one transposing copy
+  // (the schedule fuses it with y's consumers).
+  auto yType = cast<RankedTensorType>(y.getType());
+  int64_t OH = yType.getDimSize(1), OW = yType.getDimSize(2);
+  Type f32 = l.b.getF32Type();
+  auto e5 = dimExprs(5, ctx);
+  Value out = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OD, OH, OW}), f32);
+  return linalg::GenericOp::create(
+             l.b, loc, out.getType(), ValueRange{y}, ValueRange{out},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(5, 0, {e5[0] * OD + e5[2], e5[3], e5[4], e5[1]},
+                                ctx),
+                 AffineMap::getMultiDimIdentityMap(5, ctx)},
+             SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange v) {
+               linalg::YieldOp::create(b, loc, v[0]);
+             })
+      .getResult(0);
 }
 
 /// The input of a dynamically quantized linear, fake_quantize_per_tensor_

@@ -242,10 +242,34 @@ constexpr int64_t kInt8MinDepth = 16;
 /// (int8GroupedBlocks), at least kInt8MinDepth deep, or depthwise (groups
 /// = input channels = output channels), its input the dequantize of a 4-D
 /// per-tensor quint8 tensor, its weight the dequantize of qint8 module state
-/// with zero points 0.
+/// with zero points 0. Or a conv3d of groups 1 and such operands (5-D),
+/// at least kInt8MinDepth deep: the lowering makes it a 2-D one of its
+/// kernel's depth slices as channels (int8Conv3d).
 bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto conv = dyn_cast<CallFunctionOp>(op);
-  if (!conv || conv.getTarget() != "aten::conv2d" || conv.getArgs().size() < 7)
+  if (!conv || conv.getArgs().size() < 7)
+    return false;
+  if (conv.getTarget() == "aten::conv3d") {
+    auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
+    auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);
+    auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
+    if (!groups || groups.getInt() != 1 || !inputRef || !weightRef)
+      return false;
+    Value x = dequantizedOperand(conv, inputRef),
+          w = dequantizedOperand(conv, weightRef);
+    auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
+    auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
+    if (!xType || !wType || xType.getRank() != 5 || wType.getRank() != 5 ||
+        !xType.hasStaticShape() || !wType.hasStaticShape() ||
+        !stateOf(module, w) || wType.getDimSize(0) < 1 ||
+        wType.getNumElements() / wType.getDimSize(0) < kInt8MinDepth)
+      return false;
+    auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
+    if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
+      return false;
+    return isInt8WeightType(wType.getElementType());
+  }
+  if (conv.getTarget() != "aten::conv2d")
     return false;
   auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
   auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);

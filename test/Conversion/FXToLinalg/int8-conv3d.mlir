@@ -1,0 +1,69 @@
+// RUN: fx-opt %s --fx-fold-quant=int8-convs=true | FileCheck %s --check-prefix=FOLD
+// RUN: fx-opt %s --fx-fold-quant=int8-convs=true | fx-opt --convert-fx-to-linalg | FileCheck %s
+//
+// A quantized conv3d (groups 1, at least 16 deep: here 4 channels x a
+// 3 x 1 x 3 window) keeps its dequantizes under fx-fold-quant{int8-convs},
+// and the lowering computes it as the int8 conv2d of N * OD images
+// (lib/Conversion/FXToLinalg/QuantizedConv.cpp, int8Conv3d): output depth
+// od reads the KD = 3 input depths od * 2 + i - 1 as 12 channels (channel
+// i * 4 + c). The padded NHWC buffer [N, OD, Hp, Wp, Cp] is filled with
+// the zero point (120), and each depth slice i is copied into its 4
+// channels for the output depths whose slice is inside the input: slice
+// 0 (depth -1 padding for od 0) for od 1..2 from depths 1, 3; slice 1 for
+// od 0..2 from depths 0, 2, 4; slice 2 for od 0..1 from depths 1, 3.
+// Then the 2-D int8 products (fx.int8_conv), the epilogue in NHWC, and
+// one transposing copy to NCDHW. A grouped conv3d folds to f32.
+
+// FOLD-LABEL: fx.graph_module @Conv3d
+// FOLD: %xf = fx.call_function "aten::dequantize.self"(%x)
+// FOLD: %wf = fx.call_function "aten::dequantize.self"(%w0)
+// FOLD: %y = fx.call_function "aten::conv3d"(%xf, %wf, %b, [2, 1, 1], [1, 0, 1], [1, 1, 1], 1)
+// FOLD: %g_dequantized = fx.get_attr @g_dequantized
+// FOLD: %grouped = fx.call_function "aten::conv3d"(%{{.*}}, %g_dequantized,
+
+// CHECK-LABEL: func.func @forward
+// CHECK: %[[BUF:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x3x4x[[WP:[0-9]+]]x12xi8>)
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[BUF]][0, 1, 0, 1, 0] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[D0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 0, 0] [1, 4, 2, 4, 6] [1, 1, 2, 1, 1] : tensor<1x4x5x4x6xi8> to tensor<1x4x2x4x6xi8>
+// CHECK: %[[C0:.*]] = linalg.generic {{.*}} ins(%[[D0]] : tensor<1x4x2x4x6xi8>) outs(%[[S0]] : tensor<1x2x4x6x4xi8>)
+// CHECK: %[[B0:.*]] = tensor.insert_slice %[[C0]] into %[[BUF]][0, 1, 0, 1, 0] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[B0]][0, 0, 0, 1, 4] [1, 3, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 4, 3, 4, 6] [1, 1, 2, 1, 1]
+// CHECK: tensor.insert_slice %{{.*}} into %[[B0]][0, 0, 0, 1, 4] [1, 3, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 1, 8] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0, 0] [1, 4, 2, 4, 6] [1, 1, 2, 1, 1]
+// CHECK: %[[B2:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 1, 8] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[IMAGES:.*]] = tensor.collapse_shape %[[B2]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x3x4x[[WP]]x12xi8> into tensor<3x4x[[WP]]x12xi8>
+// CHECK: tensor.expand_shape %[[IMAGES]]
+// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<3x4x{{[0-9]+}}x1x16xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}>}
+// CHECK: -> tensor<3x4x6x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}]{{.*}} ins(%{{.*}} : tensor<3x4x6x4xf32>) outs(%{{.*}} : tensor<1x4x3x4x6xf32>)
+// CHECK-NOT: linalg.conv_3d
+fx.graph_module @Conv3d {
+  fx.state parameter @w : tensor<4x4x3x1x3x!quant.uniform<i8:f32:0, {0.02, 0.03, 0.04, 0.05}>> = dense_resource<w>
+  fx.state parameter @bias : tensor<4xf32> = dense<[0.5, -0.25, 0.125, 1.0]>
+  fx.state parameter @g : tensor<4x2x3x1x3x!quant.uniform<i8:f32, 0.02>> = dense_resource<g>
+  fx.graph @forward {
+    %in = fx.placeholder "in" : tensor<1x4x5x4x6xf32>
+    %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 120, torch.quint8) : (tensor<1x4x5x4x6xf32>) -> tensor<1x4x5x4x6x!quant.uniform<u8:f32, 0.1:120>>
+    %xf = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x4x5x4x6x!quant.uniform<u8:f32, 0.1:120>>) -> tensor<1x4x5x4x6xf32>
+    %w0 = fx.get_attr @w : tensor<4x4x3x1x3x!quant.uniform<i8:f32:0, {0.02, 0.03, 0.04, 0.05}>>
+    %wf = fx.call_function "aten::dequantize.self"(%w0) : (tensor<4x4x3x1x3x!quant.uniform<i8:f32:0, {0.02, 0.03, 0.04, 0.05}>>) -> tensor<4x4x3x1x3xf32>
+    %b = fx.get_attr @bias : tensor<4xf32>
+    %y = fx.call_function "aten::conv3d"(%xf, %wf, %b, [2, 1, 1], [1, 0, 1], [1, 1, 1], 1) : (tensor<1x4x5x4x6xf32>, tensor<4x4x3x1x3xf32>, tensor<4xf32>) -> tensor<1x4x3x4x6xf32>
+    %xf2 = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x4x5x4x6x!quant.uniform<u8:f32, 0.1:120>>) -> tensor<1x4x5x4x6xf32>
+    %g0 = fx.get_attr @g : tensor<4x2x3x1x3x!quant.uniform<i8:f32, 0.02>>
+    %gf = fx.call_function "aten::dequantize.self"(%g0) : (tensor<4x2x3x1x3x!quant.uniform<i8:f32, 0.02>>) -> tensor<4x2x3x1x3xf32>
+    %grouped = fx.call_function "aten::conv3d"(%xf2, %gf, None, [1, 1, 1], [1, 0, 1], [1, 1, 1], 2) : (tensor<1x4x5x4x6xf32>, tensor<4x2x3x1x3xf32>) -> tensor<1x4x5x4x6xf32>
+    fx.output (%y, %grouped) : tensor<1x4x3x4x6xf32>, tensor<1x4x5x4x6xf32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x010000007942BDF22106F0847762F0F3CB4D764DC7072051159A0F89F2C6DACAE344BB311245FD6F84DF9AD7C5B3D076AC0E8F53A7356C88913F20F6F72DB022D24D0A96DAD43C1617C1A98E78129E0327371065D095864F15ADA0B846C1C0EBC5348ADC799ADF849BAD05D4A10AC0441EAAEEB4B48EFA0B1F0ABD80E998A35ABA5EA0BD8799C1350D439E71897AA75FDE3134A4",
+      g: "0x01000000AA72E05628AC6FE68A733D1161A15D8EAE2BB042D7958AEDB1D594D6D112D34F6602F4DE7110E993AE7422923D7D171165DC1906F63D57997A0AD31B3AAE4081F41FB471653E3D57"
+    }
+  }
+#-}
