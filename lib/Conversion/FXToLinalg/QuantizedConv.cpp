@@ -384,12 +384,19 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
 /// activation's scale and zero point are values; the correction and scale
 /// tables are then computed per call from the weights' constant sums.
 /// With `layout.padded`, the caller builds the padded NHWC input (of an
-/// NCHW input of shape `layout.nchw`; `x` is then null); with
-/// `layout.nhwc`, the result is the epilogue's NHWC f32 (int8Conv3d).
+/// NCHW input of shape `layout.nchw`; `x` is then null) of each of the
+/// taps whose weights ([OC, C / groups, KH, KW] bytes each) are
+/// `layout.tapWeights`: the conv is the sum of the taps' convs (int8Conv3d:
+/// the kernel's depth slices), their products accumulated one after the
+/// other. With `layout.nhwc`, the result is the epilogue's NHWC f32.
 struct Int8ConvLayout {
   SmallVector<int64_t, 4> nchw;
-  /// [N, Hp, Wp, Cp] of `element`s, the zero point in the padding.
-  std::function<Value(int64_t Hp, int64_t Wp, int64_t Cp, Type element)> padded;
+  /// Tap `tap`'s [N, Hp, Wp, Cp] of `element`s, the zero point in the
+  /// padding.
+  std::function<Value(int64_t tap, int64_t Hp, int64_t Wp, int64_t Cp,
+                      Type element)>
+      padded;
+  std::vector<std::vector<char>> tapWeights;
   bool nhwc = false;
 };
 
@@ -483,8 +490,15 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     return grouped ? ocb / grouped->blocksPerSlice * grouped->sliceChannels : 0;
   };
   int64_t K = Cg * KH * KW;
-  // |D| <= 255 * 128 * G CB4 * KH * KW must fit an i32.
-  if (G * CB4 * KH * KW > (int64_t(1) << 31) / (255 * 128) - 1)
+  // The taps' weights: wBytes, or the caller's.
+  SmallVector<ArrayRef<char>> tapBytes;
+  if (layout.tapWeights.empty())
+    tapBytes.push_back(wBytes);
+  for (const std::vector<char> &bytes : layout.tapWeights)
+    tapBytes.push_back(bytes);
+  int64_t taps = tapBytes.size();
+  // |D| <= 255 * 128 * G CB4 * KH * KW * taps must fit an i32.
+  if (G * CB4 * KH * KW * taps > (int64_t(1) << 31) / (255 * 128) - 1)
     return {};
 
   MLIRContext *ctx = l.b.getContext();
@@ -494,41 +508,41 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   // The packed weight: [OCB][KH][KW][CB4][16V][G], the 16V x G
   // weights of one group of G channels the V vectors the register tile
   // loads (zeros for the channels of other groups); i16 for pairs.
-  std::vector<int16_t> packed(OCB * KH * KW * CB4 * 16 * G * V);
+  auto packWeights = [&](ArrayRef<char> wBytes) -> Value {
+    std::vector<int16_t> packed(OCB * KH * KW * CB4 * 16 * G * V);
+    for (int64_t ocb = 0; ocb < OCB; ++ocb)
+      for (int64_t i = 0; i < KH; ++i)
+        for (int64_t j = 0; j < KW; ++j)
+          for (int64_t cc = 0; cc < CB4; ++cc)
+            for (int64_t o = 0; o < 16 * V; ++o)
+              for (int64_t b = 0; b < G; ++b) {
+                int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + G * cc + b;
+                int64_t g = oc / OCg, cInGroup = c - g * Cg;
+                int32_t wv = 0;
+                if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
+                  wv = int8_t(wBytes[((oc * Cg + cInGroup) * KH + i) * KW + j]);
+                int64_t at =
+                    ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * G +
+                    b;
+                packed[at] = int16_t(wv);
+              }
+    auto packedType =
+        RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, G}, element);
+    std::vector<int8_t> bytes;
+    if (!pairs)
+      bytes.assign(packed.begin(), packed.end());
+    return arith::ConstantOp::create(
+        l.b, loc,
+        pairs ? DenseElementsAttr::get(packedType, ArrayRef<int16_t>(packed))
+              : DenseElementsAttr::get(packedType, ArrayRef<int8_t>(bytes)));
+  };
+  // -zx sum w over every tap's weights (dynamic: -sum w, times the zero
+  // point per call).
   std::vector<int32_t> correction(OC, 0);
-  for (int64_t ocb = 0; ocb < OCB; ++ocb)
-    for (int64_t i = 0; i < KH; ++i)
-      for (int64_t j = 0; j < KW; ++j)
-        for (int64_t cc = 0; cc < CB4; ++cc)
-          for (int64_t o = 0; o < 16 * V; ++o)
-            for (int64_t b = 0; b < G; ++b) {
-              int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + G * cc + b;
-              int64_t g = oc / OCg, cInGroup = c - g * Cg;
-              int32_t wv = 0;
-              if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
-                wv = int8_t(wBytes[((oc * Cg + cInGroup) * KH + i) * KW + j]);
-              int64_t at =
-                  ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * G + b;
-              packed[at] = int16_t(wv);
-            }
-  for (int64_t oc = 0; oc < OC; ++oc)
-    for (int64_t k = 0; k < K; ++k)
-      correction[oc] -= zx * int8_t(wBytes[oc * K + k]);
-  auto packedType =
-      RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, G}, element);
-  std::vector<int8_t> bytes;
-  if (!pairs)
-    bytes.assign(packed.begin(), packed.end());
-  Value wPacked = arith::ConstantOp::create(
-      l.b, loc,
-      pairs ? DenseElementsAttr::get(packedType, ArrayRef<int16_t>(packed))
-            : DenseElementsAttr::get(packedType, ArrayRef<int8_t>(bytes)));
-  if (dynamic) {
-    // -sum_k w[oc, k], times the zero point per call.
+  for (ArrayRef<char> wBytes : tapBytes)
     for (int64_t oc = 0; oc < OC; ++oc)
       for (int64_t k = 0; k < K; ++k)
-        correction[oc] -= int8_t(wBytes[oc * K + k]);
-  }
+        correction[oc] -= (dynamic ? 1 : zx) * int8_t(wBytes[oc * K + k]);
   Value correctionTable = arith::ConstantOp::create(
       l.b, loc,
       DenseElementsAttr::get(RankedTensorType::get({OC}, i32),
@@ -559,9 +573,6 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   int64_t Wneeded = (OWp - 1) * stride[1] + dilation[1] * (KW - 1) + 1;
   int64_t extraW = std::max<int64_t>(0, Wneeded - (W + padLo[1] + padHi[1]));
   int64_t Hp = H + padLo[0] + padHi[0], Wp = W + padLo[1] + padHi[1] + extraW;
-  Value padded = layout.padded
-                     ? layout.padded(Hp, Wp, Cp, element)
-                     : paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
 
   auto zeros = [&](ArrayRef<int64_t> shape, Type t) {
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
@@ -569,8 +580,13 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
 
   // D[n, oh, ow, ocb, o] = sum_{i, j, cc, b} w[ocb, i, j, cc, 4o + b] *
   //                        x[n, oh*s + i*d, ow*s + j*d, 4cc + b]
+  // per tap, each tap's sums added to the previous one's.
   Value products;
-  {
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    Value padded = layout.padded
+                       ? layout.padded(tap, Hp, Wp, Cp, element)
+                       : paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
+    Value wPacked = packWeights(tapBytes[tap]);
     // n, oh, ow, ocb, o | i, j, cc, b
     auto e = dims(9);
     // Grouped: block ocb reads the 4-channel groups of its slice.
@@ -590,7 +606,7 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     auto generic = linalg::GenericOp::create(
         l.b, loc, RankedTensorType::get({N, OH, OWp, OCB, 16 * V}, i32),
         ValueRange{groups, wPacked},
-        ValueRange{zeros({N, OH, OWp, OCB, 16 * V}, i32)},
+        ValueRange{tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32)},
         ArrayRef<AffineMap>{in, wMap, out},
         SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
                                          red},
@@ -680,55 +696,40 @@ Value mlir::fx::lowering::int8Conv3d(
   Location loc = l.loc;
   int32_t zx = int32_t(ops->xType.getZeroPoint());
   Value x = ops->x;
-  // Output depth od is a 2-D conv of an image of KD * C channels: channel
-  // i * C + c is channel c at depth od * sd + i * dd - pad (the zero point
-  // outside the input). The padded NHWC input of those N * OD images,
-  // [N, OD, Hp, Wp, Cp], is filled with the zero point and each depth
-  // slice i written into its channels from x (NCDHW) for the output
-  // depths whose slice lies inside the input: one copy of x per slice.
-  auto padded = [&](int64_t Hp, int64_t Wp, int64_t Cp, Type element) -> Value {
-    bool widened = !element.isInteger(8);
-    Value buffer = l.filled(
-        getAsIndexOpFoldResult(ctx, {N, OD, Hp, Wp, Cp}),
-        arith::ConstantOp::create(
-            l.b, loc,
-            widened ? l.b.getIntegerAttr(element, zx)
-                    : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
-    auto e = dimExprs(5, ctx);
-    for (int64_t i = 0; i < KD; ++i) {
-      // The output depths od with 0 <= od * sd + i * dd - pad < D.
-      int64_t offset = i * dilation[0] - padLo[0];
-      int64_t first = std::max<int64_t>(
-          0, llvm::divideCeil(std::max<int64_t>(0, -offset), stride[0]));
-      int64_t last = std::min<int64_t>(
-          OD - 1, llvm::divideFloorSigned(D - 1 - offset, stride[0]));
-      if (last < first)
-        continue;
-      int64_t count = last - first + 1;
+  int64_t Dp = D + padLo[0] + padHi[0];
+  // The input as NDHWC `element`s, written into the interior of a [N, Dp,
+  // Hp, Wp, Cp] buffer filled with the zero point (as paddedNHWC writes a
+  // 2-D conv's, one copy the schedule fuses with the ops making x); depth
+  // tap kd of the kernel reads its view [N, OD, Hp, Wp, Cp] at depth
+  // kd * dd with stride sd: N * OD images of a 2-D conv by the weights
+  // w[:, :, kd].
+  Value buffer;
+  auto padded = [&](int64_t tap, int64_t Hp, int64_t Wp, int64_t Cp,
+                    Type element) -> Value {
+    if (!buffer) {
+      bool widened = !element.isInteger(8);
+      Value filled = l.filled(
+          getAsIndexOpFoldResult(ctx, {N, Dp, Hp, Wp, Cp}),
+          arith::ConstantOp::create(
+              l.b, loc,
+              widened ? l.b.getIntegerAttr(element, zx)
+                      : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
       SmallVector<OpFoldResult> at =
-          getAsIndexOpFoldResult(ctx, {0, first, padLo[1], padLo[2], i * C});
+          getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], padLo[2], 0});
       SmallVector<OpFoldResult> sizes =
-          getAsIndexOpFoldResult(ctx, {N, count, H, W, C});
+          getAsIndexOpFoldResult(ctx, {N, D, H, W, C});
       SmallVector<OpFoldResult> ones =
           getAsIndexOpFoldResult(ctx, {1, 1, 1, 1, 1});
-      Value slice = tensor::ExtractSliceOp::create(
-          l.b, loc, RankedTensorType::get({N, count, H, W, C}, element), buffer,
-          at, sizes, ones);
-      // slice[n, o, h, w, c] = x[n, c, (first + o) * sd + offset, h, w]:
-      // the depths read, a strided view of x, transposed.
-      Value depths = tensor::ExtractSliceOp::create(
-          l.b, loc,
-          RankedTensorType::get({N, C, count, H, W}, x8.getElementType()), x,
-          getAsIndexOpFoldResult(ctx, {0, 0, first * stride[0] + offset, 0, 0}),
-          getAsIndexOpFoldResult(ctx, {N, C, count, H, W}),
-          getAsIndexOpFoldResult(ctx, {1, 1, stride[0], 1, 1}));
-      AffineMap read =
-          AffineMap::get(5, 0, {e[0], e[4], e[1], e[2], e[3]}, ctx);
+      Value interior = tensor::ExtractSliceOp::create(
+          l.b, loc, RankedTensorType::get({N, D, H, W, C}, element), filled, at,
+          sizes, ones);
+      auto e = dimExprs(5, ctx);
       Value copy =
           linalg::GenericOp::create(
-              l.b, loc, slice.getType(), ValueRange{depths}, ValueRange{slice},
-              ArrayRef<AffineMap>{read,
-                                  AffineMap::getMultiDimIdentityMap(5, ctx)},
+              l.b, loc, interior.getType(), ValueRange{x}, ValueRange{interior},
+              ArrayRef<AffineMap>{
+                  AffineMap::get(5, 0, {e[0], e[4], e[1], e[2], e[3]}, ctx),
+                  AffineMap::getMultiDimIdentityMap(5, ctx)},
               SmallVector<utils::IteratorType>(5,
                                                utils::IteratorType::parallel),
               [&](OpBuilder &b, Location loc, ValueRange v) {
@@ -738,27 +739,33 @@ Value mlir::fx::lowering::int8Conv3d(
                             : v[0]);
               })
               .getResult(0);
-      buffer = tensor::InsertSliceOp::create(l.b, loc, copy, buffer, at, sizes,
+      buffer = tensor::InsertSliceOp::create(l.b, loc, copy, filled, at, sizes,
                                              ones);
     }
+    Value view = tensor::ExtractSliceOp::create(
+        l.b, loc, RankedTensorType::get({N, OD, Hp, Wp, Cp}, element), buffer,
+        getAsIndexOpFoldResult(ctx, {0, tap * dilation[0], 0, 0, 0}),
+        getAsIndexOpFoldResult(ctx, {N, OD, Hp, Wp, Cp}),
+        getAsIndexOpFoldResult(ctx, {1, stride[0], 1, 1, 1}));
     return tensor::CollapseShapeOp::create(
-        l.b, loc, RankedTensorType::get({N * OD, Hp, Wp, Cp}, element), buffer,
+        l.b, loc, RankedTensorType::get({N * OD, Hp, Wp, Cp}, element), view,
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   };
-  // The weight [OC, C, KD, KH, KW] as [OC, KD * C, KH, KW].
-  std::vector<char> w2(ops->wBytes.size());
-  for (int64_t oc = 0; oc < OC; ++oc)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < KD; ++i)
-        for (int64_t k = 0; k < KH * KW; ++k)
-          w2[((oc * KD + i) * C + c) * KH * KW + k] =
-              ops->wBytes[((oc * C + c) * KD + i) * KH * KW + k];
+  // The weight [OC, C, KD, KH, KW] as KD weights [OC, C, KH, KW].
   Int8ConvLayout layout;
-  layout.nchw = {N * OD, KD * C, H, W};
+  layout.nchw = {N * OD, C, H, W};
   layout.padded = padded;
   layout.nhwc = true;
+  for (int64_t i = 0; i < KD; ++i) {
+    std::vector<char> &w2 = layout.tapWeights.emplace_back(OC * C * KH * KW);
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t k = 0; k < KH * KW; ++k)
+          w2[(oc * C + c) * KH * KW + k] =
+              ops->wBytes[((oc * C + c) * KD + i) * KH * KW + k];
+  }
   Value y =
-      int8Conv2dOf(l, Value(), ops->xType, w2, {OC, KD * C, KH, KW}, ops->wType,
+      int8Conv2dOf(l, Value(), ops->xType, {}, {OC, C, KH, KW}, ops->wType,
                    bias, stride.drop_front(), padLo.drop_front(),
                    padHi.drop_front(), dilation.drop_front(), 1, {}, layout);
   if (!y)
@@ -768,13 +775,15 @@ Value mlir::fx::lowering::int8Conv3d(
   auto yType = cast<RankedTensorType>(y.getType());
   int64_t OH = yType.getDimSize(1), OW = yType.getDimSize(2);
   Type f32 = l.b.getF32Type();
+  Value byDepth = tensor::ExpandShapeOp::create(
+      l.b, loc, RankedTensorType::get({N, OD, OH, OW, OC}, f32), y,
+      SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   auto e5 = dimExprs(5, ctx);
   Value out = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OD, OH, OW}), f32);
   return linalg::GenericOp::create(
-             l.b, loc, out.getType(), ValueRange{y}, ValueRange{out},
+             l.b, loc, out.getType(), ValueRange{byDepth}, ValueRange{out},
              ArrayRef<AffineMap>{
-                 AffineMap::get(5, 0, {e5[0] * OD + e5[2], e5[3], e5[4], e5[1]},
-                                ctx),
+                 AffineMap::get(5, 0, {e5[0], e5[2], e5[3], e5[4], e5[1]}, ctx),
                  AffineMap::getMultiDimIdentityMap(5, ctx)},
              SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
              [&](OpBuilder &b, Location loc, ValueRange v) {

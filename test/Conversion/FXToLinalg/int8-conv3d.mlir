@@ -2,17 +2,16 @@
 // RUN: fx-opt %s --fx-fold-quant=int8-convs=true | fx-opt --convert-fx-to-linalg | FileCheck %s
 //
 // A quantized conv3d (groups 1, at least 16 deep: here 4 channels x a
-// 3 x 1 x 3 window) keeps its dequantizes under fx-fold-quant{int8-convs},
-// and the lowering computes it as the int8 conv2d of N * OD images
-// (lib/Conversion/FXToLinalg/QuantizedConv.cpp, int8Conv3d): output depth
-// od reads the KD = 3 input depths od * 2 + i - 1 as 12 channels (channel
-// i * 4 + c). The padded NHWC buffer [N, OD, Hp, Wp, Cp] is filled with
-// the zero point (120), and each depth slice i is copied into its 4
-// channels for the output depths whose slice is inside the input: slice
-// 0 (depth -1 padding for od 0) for od 1..2 from depths 1, 3; slice 1 for
-// od 0..2 from depths 0, 2, 4; slice 2 for od 0..1 from depths 1, 3.
-// Then the 2-D int8 products (fx.int8_conv), the epilogue in NHWC, and
-// one transposing copy to NCDHW. A grouped conv3d folds to f32.
+// 3 x 1 x 3 window) keeps its dequantizes under fx-fold-quant{{int8-convs}},
+// and the lowering computes it as the sum of KD = 3 int8 conv2ds
+// (lib/Conversion/FXToLinalg/QuantizedConv.cpp, int8Conv3d), one per
+// depth tap of the kernel: the input written once as NDHWC into the
+// interior of a [N, Dp, Hp, Wp, Cp] buffer filled with the zero point
+// (120; depth padded 1 + 1, width 1 + 1 and to the register tile), tap
+// kd's images the view of OD = 3 depths from depth kd with stride 2,
+// collapsed to [N * OD, Hp, Wp, Cp], its products (fx.int8_conv) added to
+// the previous tap's, the epilogue in NHWC, then one transposing copy to
+// NCDHW. A grouped conv3d folds to f32.
 
 // FOLD-LABEL: fx.graph_module @Conv3d
 // FOLD: %xf = fx.call_function "aten::dequantize.self"(%x)
@@ -22,22 +21,23 @@
 // FOLD: %grouped = fx.call_function "aten::conv3d"(%{{.*}}, %g_dequantized,
 
 // CHECK-LABEL: func.func @forward
-// CHECK: %[[BUF:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x3x4x[[WP:[0-9]+]]x12xi8>)
-// CHECK: %[[S0:.*]] = tensor.extract_slice %[[BUF]][0, 1, 0, 1, 0] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: %[[D0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 0, 0] [1, 4, 2, 4, 6] [1, 1, 2, 1, 1] : tensor<1x4x5x4x6xi8> to tensor<1x4x2x4x6xi8>
-// CHECK: %[[C0:.*]] = linalg.generic {{.*}} ins(%[[D0]] : tensor<1x4x2x4x6xi8>) outs(%[[S0]] : tensor<1x2x4x6x4xi8>)
-// CHECK: %[[B0:.*]] = tensor.insert_slice %[[C0]] into %[[BUF]][0, 1, 0, 1, 0] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: tensor.extract_slice %[[B0]][0, 0, 0, 1, 4] [1, 3, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0, 0] [1, 4, 3, 4, 6] [1, 1, 2, 1, 1]
-// CHECK: tensor.insert_slice %{{.*}} into %[[B0]][0, 0, 0, 1, 4] [1, 3, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 1, 8] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0, 0] [1, 4, 2, 4, 6] [1, 1, 2, 1, 1]
-// CHECK: %[[B2:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 1, 8] [1, 2, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: %[[IMAGES:.*]] = tensor.collapse_shape %[[B2]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x3x4x[[WP]]x12xi8> into tensor<3x4x[[WP]]x12xi8>
-// CHECK: tensor.expand_shape %[[IMAGES]]
-// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<3x4x{{[0-9]+}}x1x16xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}>}
+// CHECK: %[[X:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x4x5x4x6xf32>) outs(%{{.*}} : tensor<1x4x5x4x6xi8>)
+// CHECK: %[[BUF:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x7x4x[[WP:[0-9]+]]x4xi8>)
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[BUF]][0, 1, 0, 1, 0] [1, 5, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[NDHWC:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x4x5x4x6xi8>) outs(%[[INTERIOR]] : tensor<1x5x4x6x4xi8>)
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[NDHWC]] into %[[BUF]][0, 1, 0, 1, 0] [1, 5, 4, 6, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[V0:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
+// CHECK: tensor.collapse_shape %[[V0]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x3x4x[[WP]]x4xi8> into tensor<3x4x[[WP]]x4xi8>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<3x4x6x1x16xi32>)
+// CHECK: %[[P0:.*]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}>}
+// CHECK: tensor.extract_slice %[[PADDED]][0, 1, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
+// CHECK: %[[P1:.*]] = linalg.generic {{.*}} outs(%[[P0]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv
+// CHECK: tensor.extract_slice %[[PADDED]][0, 2, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
+// CHECK: %[[P2:.*]] = linalg.generic {{.*}} outs(%[[P1]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv
+// CHECK: tensor.collapse_shape %[[P2]]
 // CHECK: -> tensor<3x4x6x4xf32>
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}]{{.*}} ins(%{{.*}} : tensor<3x4x6x4xf32>) outs(%{{.*}} : tensor<1x4x3x4x6xf32>)
+// CHECK: tensor.expand_shape {{.*}} : tensor<3x4x6x4xf32> into tensor<1x3x4x6x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x4x6x4xf32>) outs(%{{.*}} : tensor<1x4x3x4x6xf32>)
 // CHECK-NOT: linalg.conv_3d
 fx.graph_module @Conv3d {
   fx.state parameter @w : tensor<4x4x3x1x3x!quant.uniform<i8:f32:0, {0.02, 0.03, 0.04, 0.05}>> = dense_resource<w>
