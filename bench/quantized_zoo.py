@@ -6,11 +6,12 @@ PyTorch's quantized engine in the same process.
                                             [--calls 20]
 
 Each model (default: resnet50, googlenet, inception_v3, mobilenet_v3_large,
-efficientnet_b0, regnet_y_400mf, mnasnet0_5, squeezenet1_1) is built with
+efficientnet_b0, regnet_y_400mf, mnasnet0_5, squeezenet1_1; any torchvision
+classification or video model by name) is built with
 random weights (torchvision's quantizable definition where there is one),
 prepared with the default qconfig of the CPU's quantized engine (onednn,
 else qnnpack), calibrated on four random 224x224 images (299 for
-inception_v3), converted (convert_fx) and compiled (fx_mlir.compile). On a
+inception_v3; video models: clips of 8 frames of 112x112), converted (convert_fx) and compiled (fx_mlir.compile). On a
 new random image: the largest difference of the outputs in quantization
 steps (the scale of the tensor the final dequantize reads), the share of
 outputs more than 1.5 steps off, and the median time of `--calls` calls of
@@ -23,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cpu_env  # noqa: E402
@@ -54,23 +56,34 @@ def median_ms(fn, x, calls):
     return statistics.median(times) * 1e3
 
 
+def input_shape(name):
+    """A 224 x 224 image (299 for inception_v3), or for torchvision's video
+    models (r3d_18, mc3_18, r2plus1d_18) a clip of 8 frames of 112 x 112."""
+    if hasattr(torchvision.models.video, name):
+        return (1, 3, 8, 112, 112)
+    size = 299 if name == "inception_v3" else 224
+    return (1, 3, size, size)
+
+
 def build(name, engine):
     quantizable = torchvision.models.quantization
-    if hasattr(quantizable, name):
+    if hasattr(torchvision.models.video, name):
+        model = getattr(torchvision.models.video, name)(weights=None)
+    elif hasattr(quantizable, name):
         extra = ({"aux_logits": False, "init_weights": False}
                  if name in ("googlenet", "inception_v3") else {})
         model = getattr(quantizable, name)(weights=None, quantize=False,
                                            **extra)
     else:
         model = getattr(torchvision.models, name)(weights=None)
-    size = 299 if name == "inception_v3" else 224
+    shape = input_shape(name)
     model = model.eval()
-    x = torch.randn(1, 3, size, size)
+    x = torch.randn(*shape)
     prepared = prepare_fx(model, get_default_qconfig_mapping(engine), (x,))
     with torch.no_grad():
         for _ in range(4):
-            prepared(torch.randn(1, 3, size, size))
-    return convert_fx(prepared).eval(), size
+            prepared(torch.randn(*shape))
+    return convert_fx(prepared).eval(), shape
 
 
 def output_step(converted, output):
@@ -82,6 +95,8 @@ def output_step(converted, output):
 
 
 def main():
+    # convert_fx of PyTorch 1.13 warns for each conv3d's packed weights.
+    warnings.filterwarnings("ignore", message="Node .* does not reference")
     parser = argparse.ArgumentParser()
     parser.add_argument("models", nargs="*", default=DEFAULT)
     parser.add_argument("--threads", type=int, default=1)
@@ -99,10 +114,9 @@ def main():
     for name in args.models:
         torch.manual_seed(0)
         try:
-            converted, size = build(name, engine)
-            compiled = fx_mlir.compile(converted, (torch.randn(1, 3, size,
-                                                               size),))
-            x = torch.randn(1, 3, size, size)
+            converted, shape = build(name, engine)
+            compiled = fx_mlir.compile(converted, (torch.randn(*shape),))
+            x = torch.randn(*shape)
             with torch.no_grad():
                 ours, eager = compiled(x), converted(x)
             steps = (ours - eager).abs() / output_step(converted, eager)

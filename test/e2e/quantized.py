@@ -635,9 +635,14 @@ def _static_cases():
     yield ("winograd_large_weights",
            _quantized(WinogradLargeWeights, shaped(1, 512, 12, 12), _default),
            shaped(1, 512, 12, 12), 0)
+    # A batch of clips (one conv2d per depth tap, their products added),
+    # and one clip (the depth taps inside the register tiles' loops).
     yield ("conv3d_blocks", _quantized(Conv3dBlocks,
                                        shaped(2, 3, 5, 9, 10), _default),
            shaped(2, 3, 5, 9, 10), 1)
+    yield ("conv3d_blocks_clip", _quantized(Conv3dBlocks,
+                                            shaped(1, 3, 6, 9, 10), _default),
+           shaped(1, 3, 6, 9, 10), 1)
     yield ("dense_block", _quantized(DenseBlock,
                                      shaped(2, 3, 12, 10),
                                      _default),

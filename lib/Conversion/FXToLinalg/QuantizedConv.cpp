@@ -397,6 +397,10 @@ struct Int8ConvLayout {
                       Type element)>
       padded;
   std::vector<std::vector<char>> tapWeights;
+  /// The taps are the kernel's depth taps of one clip (N = 1), of this
+  /// (stride, dilation): one products generic over the taps, `padded`
+  /// called once for the whole [Dp, Hp, Wp, Cp] input.
+  std::optional<std::pair<int64_t, int64_t>> depth;
   bool nhwc = false;
 };
 
@@ -508,26 +512,36 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   // The packed weight: [OCB][KH][KW][CB4][16V][G], the 16V x G
   // weights of one group of G channels the V vectors the register tile
   // loads (zeros for the channels of other groups); i16 for pairs.
-  auto packWeights = [&](ArrayRef<char> wBytes) -> Value {
-    std::vector<int16_t> packed(OCB * KH * KW * CB4 * 16 * G * V);
+  // `list`'s weights packed one after the other: [OCB][T][KH][KW]..., the
+  // T dim left out where `depth` is not set (one tap).
+  auto packWeights = [&](ArrayRef<ArrayRef<char>> list, bool depth) -> Value {
+    int64_t T = list.size();
+    std::vector<int16_t> packed(OCB * T * KH * KW * CB4 * 16 * G * V);
     for (int64_t ocb = 0; ocb < OCB; ++ocb)
-      for (int64_t i = 0; i < KH; ++i)
-        for (int64_t j = 0; j < KW; ++j)
-          for (int64_t cc = 0; cc < CB4; ++cc)
-            for (int64_t o = 0; o < 16 * V; ++o)
-              for (int64_t b = 0; b < G; ++b) {
-                int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + G * cc + b;
-                int64_t g = oc / OCg, cInGroup = c - g * Cg;
-                int32_t wv = 0;
-                if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
-                  wv = int8_t(wBytes[((oc * Cg + cInGroup) * KH + i) * KW + j]);
-                int64_t at =
-                    ((((ocb * KH + i) * KW + j) * CB4 + cc) * 16 * V + o) * G +
-                    b;
-                packed[at] = int16_t(wv);
-              }
-    auto packedType =
-        RankedTensorType::get({OCB, KH, KW, CB4, 16 * V, G}, element);
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < KH; ++i)
+          for (int64_t j = 0; j < KW; ++j)
+            for (int64_t cc = 0; cc < CB4; ++cc)
+              for (int64_t o = 0; o < 16 * V; ++o)
+                for (int64_t b = 0; b < G; ++b) {
+                  int64_t oc = ocb * 16 * V + o, c = sliceAt(ocb) + G * cc + b;
+                  int64_t g = oc / OCg, cInGroup = c - g * Cg;
+                  int32_t wv = 0;
+                  if (oc < OC && c < C && cInGroup >= 0 && cInGroup < Cg)
+                    wv = int8_t(
+                        list[t][((oc * Cg + cInGroup) * KH + i) * KW + j]);
+                  int64_t at =
+                      (((((ocb * T + t) * KH + i) * KW + j) * CB4 + cc) * 16 *
+                           V +
+                       o) *
+                          G +
+                      b;
+                  packed[at] = int16_t(wv);
+                }
+    SmallVector<int64_t> shape{OCB, KH, KW, CB4, 16 * V, G};
+    if (depth)
+      shape.insert(shape.begin() + 1, T);
+    auto packedType = RankedTensorType::get(shape, element);
     std::vector<int8_t> bytes;
     if (!pairs)
       bytes.assign(packed.begin(), packed.end());
@@ -582,11 +596,54 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   //                        x[n, oh*s + i*d, ow*s + j*d, 4cc + b]
   // per tap, each tap's sums added to the previous one's.
   Value products;
+  if (layout.depth) {
+    // The taps are the kernel's depth (int8Conv3d of one clip): one
+    // generic over them too, tap kd of output depth od (the image n)
+    // reading depth od * sd + kd * dd of the [Dp, Hp, Wp, Cp] input.
+    auto [sd, dd] = *layout.depth;
+    Value padded = layout.padded(0, Hp, Wp, Cp, element);
+    int64_t Dp = cast<RankedTensorType>(padded.getType()).getDimSize(0);
+    Value wPacked = packWeights(tapBytes, /*depth=*/true);
+    // n, oh, ow, ocb, o | kd, i, j, cc, b
+    auto e = dims(10);
+    AffineMap in = AffineMap::get(
+        10, 0,
+        {e[0] * sd + e[5] * dd, e[1] * stride[0] + e[6] * dilation[0],
+         e[2] * stride[1] + e[7] * dilation[1], e[8], e[9]},
+        ctx);
+    AffineMap wMap =
+        AffineMap::get(10, 0, {e[3], e[5], e[6], e[7], e[8], e[4], e[9]}, ctx);
+    Value groups = tensor::ExpandShapeOp::create(
+        l.b, loc, RankedTensorType::get({Dp, Hp, Wp, C4, G}, element), padded,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    AffineMap out = AffineMap::get(10, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
+    auto generic = linalg::GenericOp::create(
+        l.b, loc, RankedTensorType::get({N, OH, OWp, OCB, 16 * V}, i32),
+        ValueRange{groups, wPacked},
+        ValueRange{zeros({N, OH, OWp, OCB, 16 * V}, i32)},
+        ArrayRef<AffineMap>{in, wMap, out},
+        SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
+                                         red, red},
+        [&](OpBuilder &b, Location loc, ValueRange v) {
+          Value a = pairs
+                        ? arith::ExtSIOp::create(b, loc, i32, v[0]).getResult()
+                        : arith::ExtUIOp::create(b, loc, i32, v[0]).getResult();
+          Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
+          Value p = arith::MulIOp::create(b, loc, a, wv);
+          linalg::YieldOp::create(
+              b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
+        });
+    generic->setAttr(kInt8ConvAttr, l.b.getDenseI64ArrayAttr(
+                                        {stride[0], stride[1], dilation[0],
+                                         dilation[1], P, sd, dd}));
+    products = generic.getResult(0);
+    taps = 0;
+  }
   for (int64_t tap = 0; tap < taps; ++tap) {
     Value padded = layout.padded
                        ? layout.padded(tap, Hp, Wp, Cp, element)
                        : paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
-    Value wPacked = packWeights(tapBytes[tap]);
+    Value wPacked = packWeights({tapBytes[tap]}, /*depth=*/false);
     // n, oh, ow, ocb, o | i, j, cc, b
     auto e = dims(9);
     // Grouped: block ocb reads the 4-channel groups of its slice.
@@ -703,6 +760,12 @@ Value mlir::fx::lowering::int8Conv3d(
   // tap kd of the kernel reads its view [N, OD, Hp, Wp, Cp] at depth
   // kd * dd with stride sd: N * OD images of a 2-D conv by the weights
   // w[:, :, kd].
+  Int8ConvLayout layout;
+  // One clip: the depth taps inside the products' loops (the accumulators
+  // stay in registers across them); several: one conv2d per tap, their
+  // products added.
+  if (N == 1 && KD > 1)
+    layout.depth = {stride[0], dilation[0]};
   Value buffer;
   auto padded = [&](int64_t tap, int64_t Hp, int64_t Wp, int64_t Cp,
                     Type element) -> Value {
@@ -742,6 +805,10 @@ Value mlir::fx::lowering::int8Conv3d(
       buffer = tensor::InsertSliceOp::create(l.b, loc, copy, filled, at, sizes,
                                              ones);
     }
+    if (layout.depth)
+      return tensor::CollapseShapeOp::create(
+          l.b, loc, RankedTensorType::get({Dp, Hp, Wp, Cp}, element), buffer,
+          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     Value view = tensor::ExtractSliceOp::create(
         l.b, loc, RankedTensorType::get({N, OD, Hp, Wp, Cp}, element), buffer,
         getAsIndexOpFoldResult(ctx, {0, tap * dilation[0], 0, 0, 0}),
@@ -752,7 +819,6 @@ Value mlir::fx::lowering::int8Conv3d(
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   };
   // The weight [OC, C, KD, KH, KW] as KD weights [OC, C, KH, KW].
-  Int8ConvLayout layout;
   layout.nchw = {N * OD, C, H, W};
   layout.padded = padded;
   layout.nhwc = true;

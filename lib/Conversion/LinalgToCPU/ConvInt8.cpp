@@ -382,20 +382,33 @@ void startInt8ConvFromConstant(RewriterBase &rewriter, linalg::GenericOp op) {
 static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
                                linalg::GenericOp epilogue) {
   auto params = op->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr);
-  if (!params || params.size() != 5 || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() != 9)
+  // With a depth (int8Conv3d of one clip): 7 params, the input's images
+  // its depths, the weights' dim 1 the depth taps, one more loop.
+  bool depth = params && params.size() == 7;
+  if (!params || (params.size() != 5 && !depth) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != (depth ? 10u : 9u))
     return failure();
   int64_t s0 = params[0], s1 = params[1], d0 = params[2], d1 = params[3],
           P = params[4];
+  int64_t sd = depth ? params[5] : 1, dd = depth ? params[6] : 0;
   Value input = op.getDpsInputs()[0], weight = op.getDpsInputs()[1],
         init = op.getDpsInits()[0];
   auto inT = dyn_cast<RankedTensorType>(input.getType());
   auto wT = dyn_cast<RankedTensorType>(weight.getType());
   auto outT = dyn_cast<RankedTensorType>(init.getType());
   if (!inT || !wT || !outT || !inT.hasStaticShape() || !wT.hasStaticShape() ||
-      !outT.hasStaticShape() || inT.getRank() != 5 || wT.getRank() != 6 ||
-      outT.getRank() != 5 || !outT.getElementType().isInteger(32))
+      !outT.hasStaticShape() || inT.getRank() != 5 ||
+      wT.getRank() != (depth ? 7 : 6) || outT.getRank() != 5 ||
+      !outT.getElementType().isInteger(32))
     return failure();
+  // The weights [OCB, (KD,) KH, KW, C4, 16 V, G]: the depth taps (1
+  // without a depth) as a dim of their own.
+  int64_t KD = depth ? wT.getDimSize(1) : 1;
+  if (!depth)
+    wT = RankedTensorType::get({wT.getDimSize(0), 1, wT.getDimSize(1),
+                                wT.getDimSize(2), wT.getDimSize(3),
+                                wT.getDimSize(4), wT.getDimSize(5)},
+                               wT.getElementType());
   // Groups of G channels, 32 bits: 4 bytes, or 2 i16 (pairs).
   Type element = inT.getElementType();
   bool pairs = element.isInteger(16);
@@ -405,16 +418,18 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t N = outT.getDimSize(0), OH = outT.getDimSize(1),
           OWp = outT.getDimSize(2), OCB = outT.getDimSize(3),
           lanes = outT.getDimSize(4);
-  int64_t KH = wT.getDimSize(1), KW = wT.getDimSize(2), C4 = wT.getDimSize(3);
+  int64_t KH = wT.getDimSize(2), KW = wT.getDimSize(3), C4 = wT.getDimSize(4);
   int64_t V = lanes / 16;
   // The input's 4-channel groups: the C4 each block reads (groups 1), or
   // one slice of C4 for every R blocks (grouped, QuantizedConv.cpp).
   int64_t inC4 = inT.getDimSize(3);
   int64_t R = inC4 == C4 ? OCB : OCB * C4 / std::max<int64_t>(inC4, 1);
   if (lanes % 16 != 0 || V < 1 || V > 2 || P < 1 || OWp % P != 0 ||
-      P * V > 28 || wT.getDimSize(0) != OCB || wT.getDimSize(4) != lanes ||
-      wT.getDimSize(5) != G || inT.getDimSize(0) != N || R < 1 ||
-      (inC4 != C4 && R * inC4 != OCB * C4) || inT.getDimSize(4) != G ||
+      P * V > 28 || wT.getDimSize(0) != OCB || wT.getDimSize(5) != lanes ||
+      wT.getDimSize(6) != G ||
+      (depth ? (N - 1) * sd + (KD - 1) * dd >= inT.getDimSize(0)
+             : inT.getDimSize(0) != N) ||
+      R < 1 || (inC4 != C4 && R * inC4 != OCB * C4) || inT.getDimSize(4) != G ||
       (OH - 1) * s0 + (KH - 1) * d0 >= inT.getDimSize(1) ||
       (OWp - 1) * s1 + (KW - 1) * d1 >= inT.getDimSize(2))
     return failure();
@@ -440,13 +455,24 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
   // The channel groups and the 16 V x G weights as contiguous rows.
   input = tensor::CollapseShapeOp::create(
       rewriter, loc,
-      RankedTensorType::get({N, inT.getDimSize(1), inT.getDimSize(2), G * inC4},
-                            element),
+      RankedTensorType::get(
+          {inT.getDimSize(0), inT.getDimSize(1), inT.getDimSize(2), G * inC4},
+          element),
       input, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-  weight = tensor::CollapseShapeOp::create(
-      rewriter, loc,
-      RankedTensorType::get({OCB, KH, KW, C4, G * lanes}, element), weight,
-      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+  weight =
+      depth
+          ? tensor::CollapseShapeOp::create(
+                rewriter, loc,
+                RankedTensorType::get({OCB, KD, KH, KW, C4, G * lanes},
+                                      element),
+                weight,
+                SmallVector<ReassociationIndices>{
+                    {0}, {1}, {2}, {3}, {4}, {5, 6}})
+          : tensor::CollapseShapeOp::create(
+                rewriter, loc,
+                RankedTensorType::get({OCB, KH, KW, C4, G * lanes}, element),
+                weight,
+                SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
 
   // Tiles of one block of output channels run one after another while
   // its weights are the larger operand (deep layers on small images: the
@@ -540,40 +566,57 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
                   function_ref<SmallVector<Value>(Value, ValueRange)> body) {
     return countedLoop(rewriter, loc, count, carried, body);
   };
-  SmallVector<Value> sums = loop(KH, accs, [&](Value i, ValueRange a) {
-    Value ih = arith::AddIOp::create(
-        rewriter, loc, ihBase, arith::MulIOp::create(rewriter, loc, i, c(d0)));
-    return loop(KW, a, [&](Value j, ValueRange a) {
-      Value iw0 =
-          arith::AddIOp::create(rewriter, loc, iwBase,
-                                arith::MulIOp::create(rewriter, loc, j, c(d1)));
-      return loop(C4, a, [&](Value cc, ValueRange a) {
-        SmallVector<Value> w;
-        for (int64_t v = 0; v < V; ++v) {
-          Value raw = vector::TransferReadOp::create(
-              rewriter, loc, weights16, weight,
-              ValueRange{ocb, i, j, cc, c(16 * G * v)}, zero8,
-              ArrayRef<bool>{true});
-          w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
-        }
-        Value ch = arith::MulIOp::create(
-            rewriter, loc, arith::AddIOp::create(rewriter, loc, slice, cc),
-            c(G));
-        SmallVector<Value> out(a.begin(), a.end());
-        for (int64_t p = 0; p < P; ++p) {
-          Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));
-          Value four = vector::TransferReadOp::create(
-              rewriter, loc, group, input, ValueRange{n, ih, iw, ch}, zero8,
-              ArrayRef<bool>{true});
-          Value broadcast = broadcastGroup(rewriter, loc, four);
-          for (int64_t v = 0; v < V; ++v)
-            out[p * V + v] =
-                laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);
-        }
-        return out;
+  // The window (with a depth: its taps, image n reading depth
+  // n * sd + kd * dd), the channel groups.
+  auto window = [&](Value image, Value kd, ValueRange a) {
+    return loop(KH, a, [&](Value i, ValueRange a) {
+      Value ih =
+          arith::AddIOp::create(rewriter, loc, ihBase,
+                                arith::MulIOp::create(rewriter, loc, i, c(d0)));
+      return loop(KW, a, [&](Value j, ValueRange a) {
+        Value iw0 = arith::AddIOp::create(
+            rewriter, loc, iwBase,
+            arith::MulIOp::create(rewriter, loc, j, c(d1)));
+        return loop(C4, a, [&](Value cc, ValueRange a) {
+          SmallVector<Value> w;
+          for (int64_t v = 0; v < V; ++v) {
+            SmallVector<Value> at{ocb, i, j, cc, c(16 * G * v)};
+            if (depth)
+              at.insert(at.begin() + 1, kd);
+            Value raw =
+                vector::TransferReadOp::create(rewriter, loc, weights16, weight,
+                                               at, zero8, ArrayRef<bool>{true});
+            w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
+          }
+          Value ch = arith::MulIOp::create(
+              rewriter, loc, arith::AddIOp::create(rewriter, loc, slice, cc),
+              c(G));
+          SmallVector<Value> out(a.begin(), a.end());
+          for (int64_t p = 0; p < P; ++p) {
+            Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));
+            Value four = vector::TransferReadOp::create(
+                rewriter, loc, group, input, ValueRange{image, ih, iw, ch},
+                zero8, ArrayRef<bool>{true});
+            Value broadcast = broadcastGroup(rewriter, loc, four);
+            for (int64_t v = 0; v < V; ++v)
+              out[p * V + v] =
+                  laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);
+          }
+          return out;
+        });
       });
     });
-  });
+  };
+  SmallVector<Value> sums =
+      depth ? loop(KD, accs,
+                   [&](Value kd, ValueRange a) {
+                     Value image = arith::AddIOp::create(
+                         rewriter, loc,
+                         arith::MulIOp::create(rewriter, loc, n, c(sd)),
+                         arith::MulIOp::create(rewriter, loc, kd, c(dd)));
+                     return window(image, kd, a);
+                   })
+            : window(n, Value(), accs);
   for (int64_t p = 0; p < P; ++p)
     for (int64_t v = 0; v < V; ++v) {
       SmallVector<Value> at{c(p), c(16 * v)};

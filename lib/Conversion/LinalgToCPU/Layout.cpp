@@ -20,11 +20,13 @@ using namespace mlir;
 
 namespace mlir::fx::cpu {
 
-/// Whether `op` is an elementwise generic writing a 4-D NCHW-ordered
-/// result (identity init map) that is not a plain copy.
+/// Whether `op` is an elementwise generic writing a 4-D NCHW-ordered (or
+/// 5-D NCDHW-ordered: int8 conv3d's) result (identity init map) that is
+/// not a plain copy.
 static bool isNCHWElementwise(linalg::GenericOp op) {
-  if (op.getNumLoops() != 4 || op.getNumReductionLoops() != 0 ||
-      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
+  if ((op.getNumLoops() != 4 && op.getNumLoops() != 5) ||
+      op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
       op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
     return false;
@@ -77,11 +79,23 @@ static std::optional<Concat> concatEndingAt(tensor::InsertSliceOp last) {
 
 bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
   MLIRContext *context = func.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  // An NHWC tensor read in NCHW order.
-  AffineMap acrossNHWC =
-      AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, context);
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  // Rank 4 (NCHW, n c h w) or 5 (NCDHW): the channels dim 1, the spatial
+  // dims 2 ...
+  auto rankOf = [](Operation *op) {
+    return cast<linalg::GenericOp>(op).getNumLoops();
+  };
+  // An NHWC (NDHWC) tensor read in NCHW (NCDHW) order: (n, c, s...) ->
+  // [n, s..., c].
+  auto acrossNHWC = [&](unsigned rank) {
+    SmallVector<unsigned> dims{0};
+    for (unsigned i = 2; i < rank; ++i)
+      dims.push_back(i);
+    dims.push_back(1);
+    return AffineMap::getPermutationMap(dims, context);
+  };
+  auto identityOf = [&](unsigned rank) {
+    return AffineMap::getMultiDimIdentityMap(rank, context);
+  };
   DenseSet<Operation *> isCandidate;
   // Concatenations, by each of their inserts.
   SmallVector<Concat> concats;
@@ -114,7 +128,7 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
                      [&](OpOperand *in) {
                        Type element = getElementTypeOrSelf(in->get().getType());
                        return generic.getMatchingIndexingMap(in) ==
-                                  acrossNHWC &&
+                                  acrossNHWC(generic.getNumLoops()) &&
                               element.isIntOrFloat() &&
                               element.getIntOrFloatBitWidth() == 32;
                      }) &&
@@ -168,36 +182,46 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
     return false;
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  // Old loops (n, c, h, w) -> new loops (n, h, w, c).
-  AffineMap toNew = AffineMap::get(4, 0, {d(0), d(3), d(1), d(2)}, context);
+  // Old loops (n, c, h, w) -> new loops (n, h, w, c) (and (n, c, d, h,
+  // w) -> (n, d, h, w, c)).
+  auto toNew = [&](unsigned rank) {
+    SmallVector<unsigned> dims{0, rank - 1};
+    for (unsigned i = 1; i + 1 < rank; ++i)
+      dims.push_back(i);
+    return AffineMap::getPermutationMap(dims, context);
+  };
   DenseMap<Value, Value> nhwc;
   auto nhwcType = [](RankedTensorType type) {
-    return RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
-                                  type.getDimSize(3), type.getDimSize(1)},
-                                 type.getElementType());
+    SmallVector<int64_t> shape{type.getDimSize(0)};
+    for (int64_t i = 2; i < type.getRank(); ++i)
+      shape.push_back(type.getDimSize(i));
+    shape.push_back(type.getDimSize(1));
+    return RankedTensorType::get(shape, type.getElementType());
   };
   // A chain reader reads the NHWC value in order; any other reader gets a
   // transpose back of its own, which fuses into it.
   auto redirect = [&](Value old) {
     for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
       Operation *reader = use.getOwner();
+      auto type = cast<RankedTensorType>(old.getType());
+      unsigned rank = type.getRank();
       if (chain.contains(reader) &&
           cast<linalg::GenericOp>(reader).getMatchingIndexingMap(&use) ==
-              identity)
+              identityOf(rank))
         continue;
       auto it = concatOf.find(reader);
       if (it != concatOf.end() && chainConcats.contains(it->second) &&
           cast<tensor::InsertSliceOp>(reader).getSource() == old)
         continue;
-      auto type = cast<RankedTensorType>(old.getType());
       rewriter.setInsertionPoint(reader);
       Value back = tensor::EmptyOp::create(
           rewriter, old.getLoc(), type.getShape(), type.getElementType());
       Value transposed =
           linalg::GenericOp::create(
               rewriter, old.getLoc(), TypeRange{type}, ValueRange{nhwc[old]},
-              ValueRange{back}, ArrayRef<AffineMap>{acrossNHWC, identity},
-              SmallVector<utils::IteratorType>(4,
+              ValueRange{back},
+              ArrayRef<AffineMap>{acrossNHWC(rank), identityOf(rank)},
+              SmallVector<utils::IteratorType>(rank,
                                                utils::IteratorType::parallel),
               [&](OpBuilder &b, Location loc, ValueRange args) {
                 linalg::YieldOp::create(b, loc, args[0]);
@@ -232,6 +256,8 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
     }
     auto op = cast<linalg::GenericOp>(raw);
     auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    unsigned rank = rankOf(op);
+    AffineMap identity = identityOf(rank);
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
     for (OpOperand *in : op.getDpsInputOperands()) {
@@ -242,7 +268,7 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
         continue;
       }
       inputs.push_back(in->get());
-      maps.push_back(map.compose(toNew));
+      maps.push_back(map.compose(toNew(rank)));
     }
     maps.push_back(identity);
     Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),

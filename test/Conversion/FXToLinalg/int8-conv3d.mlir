@@ -1,19 +1,24 @@
 // RUN: fx-opt %s --fx-fold-quant=int8-convs=true | FileCheck %s --check-prefix=FOLD
 // RUN: fx-opt %s --fx-fold-quant=int8-convs=true | fx-opt --convert-fx-to-linalg | FileCheck %s
+// RUN: fx-opt %s --fx-fold-quant=int8-convs=true | fx-opt --convert-fx-to-linalg | fx-opt --pass-pipeline='builtin.module(func.func(fx-cpu-schedule{target=sapphirerapids}))' | FileCheck %s --check-prefix=VNNI
 //
 // A quantized conv3d (groups 1, at least 16 deep: here 4 channels x a
-// 3 x 1 x 3 window) keeps its dequantizes under fx-fold-quant{{int8-convs}},
-// and the lowering computes it as the sum of KD = 3 int8 conv2ds
-// (lib/Conversion/FXToLinalg/QuantizedConv.cpp, int8Conv3d), one per
-// depth tap of the kernel: the input written once as NDHWC into the
-// interior of a [N, Dp, Hp, Wp, Cp] buffer filled with the zero point
-// (120; depth padded 1 + 1, width 1 + 1 and to the register tile), tap
-// kd's images the view of OD = 3 depths from depth kd with stride 2,
-// collapsed to [N * OD, Hp, Wp, Cp], its products (fx.int8_conv) added to
-// the previous tap's, the epilogue in NHWC, then one transposing copy to
-// NCDHW. A grouped conv3d folds to f32.
+// 3 x 1 x 3 window) keeps its dequantizes under fx-fold-quant{int8-convs},
+// and the lowering computes it with the int8 conv2d's register tiles
+// (lib/Conversion/FXToLinalg/QuantizedConv.cpp, int8Conv3d): the input
+// written once as NDHWC into the interior of a [N, Dp, Hp, Wp, Cp] buffer
+// filled with the zero point (120; depth padded 1 + 1, width 1 + 1 and to
+// the register tile's width), the epilogue in NHWC over the N * OD output
+// images, then one transposing copy to NCDHW. A grouped conv3d folds to
+// f32.
+//
+// One clip: the depth taps inside the products' loops, one generic of 10
+// loops whose image n (output depth) reads depth n * 2 + kd, fx.int8_conv
+// carrying the depth's stride and dilation; fx-cpu-schedule makes it
+// register tiles with a loop over the depth taps around the window's. A
+// batch of clips: lit int8-conv3d-batch.mlir.
 
-// FOLD-LABEL: fx.graph_module @Conv3d
+// FOLD-LABEL: fx.graph_module @Clip
 // FOLD: %xf = fx.call_function "aten::dequantize.self"(%x)
 // FOLD: %wf = fx.call_function "aten::dequantize.self"(%w0)
 // FOLD: %y = fx.call_function "aten::conv3d"(%xf, %wf, %b, [2, 1, 1], [1, 0, 1], [1, 1, 1], 1)
@@ -26,20 +31,29 @@
 // CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[BUF]][0, 1, 0, 1, 0] [1, 5, 4, 6, 4] [1, 1, 1, 1, 1]
 // CHECK: %[[NDHWC:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x4x5x4x6xi8>) outs(%[[INTERIOR]] : tensor<1x5x4x6x4xi8>)
 // CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[NDHWC]] into %[[BUF]][0, 1, 0, 1, 0] [1, 5, 4, 6, 4] [1, 1, 1, 1, 1]
-// CHECK: %[[V0:.*]] = tensor.extract_slice %[[PADDED]][0, 0, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
-// CHECK: tensor.collapse_shape %[[V0]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x3x4x[[WP]]x4xi8> into tensor<3x4x[[WP]]x4xi8>
-// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<3x4x6x1x16xi32>)
-// CHECK: %[[P0:.*]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}>}
-// CHECK: tensor.extract_slice %[[PADDED]][0, 1, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
-// CHECK: %[[P1:.*]] = linalg.generic {{.*}} outs(%[[P0]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv
-// CHECK: tensor.extract_slice %[[PADDED]][0, 2, 0, 0, 0] [1, 3, 4, [[WP]], 4] [1, 2, 1, 1, 1]
-// CHECK: %[[P2:.*]] = linalg.generic {{.*}} outs(%[[P1]] : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv
-// CHECK: tensor.collapse_shape %[[P2]]
+// CHECK: tensor.collapse_shape %[[PADDED]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x7x4x[[WP]]x4xi8> into tensor<7x4x[[WP]]x4xi8>
+// CHECK: linalg.generic {indexing_maps = [#[[IN:.*]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<7x4x[[WP]]x1x4xi8>, tensor<1x3x1x3x1x16x4xi8>) outs(%{{.*}} : tensor<3x4x6x1x16xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}, 2, 1>}
 // CHECK: -> tensor<3x4x6x4xf32>
 // CHECK: tensor.expand_shape {{.*}} : tensor<3x4x6x4xf32> into tensor<1x3x4x6x4xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x4x6x4xf32>) outs(%{{.*}} : tensor<1x4x3x4x6xf32>)
 // CHECK-NOT: linalg.conv_3d
-fx.graph_module @Conv3d {
+
+// The clip's products as VNNI register tiles: the depth taps (3) around
+// the window's width taps (3), each reading image n * 2 + kd.
+
+// VNNI-LABEL: func.func @forward
+// VNNI: scf.forall
+// VNNI: %[[DEPTH:.*]]:{{[0-9]+}} = scf.for %[[KD:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
+// VNNI: %[[TAP:.*]] = arith.muli %[[KD]], %c1{{.*}} : index
+// VNNI: %[[FIRST:.*]] = arith.muli %{{.*}}, %c2{{.*}} : index
+// VNNI: %[[IMAGE:.*]] = arith.addi %[[FIRST]], %[[TAP]] : index
+// VNNI: scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step
+// VNNI: scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step
+// VNNI: vector.transfer_read %{{.*}}[%[[IMAGE]],
+// VNNI: vector.multi_reduction <add>
+// VNNI-NOT: fx.int8_conv = array<i64: 1, 1, 1, 1, {{[0-9]+}}, 2, 1>
+
+fx.graph_module @Clip {
   fx.state parameter @w : tensor<4x4x3x1x3x!quant.uniform<i8:f32:0, {0.02, 0.03, 0.04, 0.05}>> = dense_resource<w>
   fx.state parameter @bias : tensor<4xf32> = dense<[0.5, -0.25, 0.125, 1.0]>
   fx.state parameter @g : tensor<4x2x3x1x3x!quant.uniform<i8:f32, 0.02>> = dense_resource<g>
@@ -58,6 +72,7 @@ fx.graph_module @Conv3d {
     fx.output (%y, %grouped) : tensor<1x4x3x4x6xf32>, tensor<1x4x5x4x6xf32>
   }
 }
+
 
 {-#
   dialect_resources: {
