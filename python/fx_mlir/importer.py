@@ -805,7 +805,6 @@ def _modules_for_packed_functions(gm):
     graph.eliminate_dead_code()
     graph.lint()
     new.recompile()
-    new.train(gm.training)
     return new
 
 
