@@ -644,10 +644,7 @@ def _check_attribute(owner, node, where):
     `torch.ops.quantized.linear_dynamic(x, self._packed_weight_0, False)`),
     which no fx state holds: those of the calls _PACKED_FUNCTIONS names
     became their quantized modules before."""
-    obj = owner
-    for field in node.target.split("."):
-        obj = getattr(obj, field, None)
-    if isinstance(obj, torch.ScriptObject):
+    if isinstance(_attribute(owner, node.target), torch.ScriptObject):
         raise ImportError_(
             f"{where}: reads a TorchScript object (a functional quantized "
             f"op's packed weights, as convert_fx makes them of F.linear or "

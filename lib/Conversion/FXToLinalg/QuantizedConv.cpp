@@ -592,6 +592,33 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     return l.filled(getAsIndexOpFoldResult(ctx, shape), l.constant(t, 0));
   };
 
+  // The products generic: `in` and `wMap` read the input's channel
+  // groups and the packed weights, the 5 parallel loops (n, oh, ow, ocb,
+  // o) are the output's, the reduced ones the window's and the groups'.
+  auto productsOf = [&](Value input, Value wPacked, Value init, AffineMap in,
+                        AffineMap wMap, ArrayRef<int64_t> params) {
+    unsigned loops = in.getNumDims();
+    SmallVector<utils::IteratorType> iterators(loops, red);
+    std::fill_n(iterators.begin(), 5, par);
+    auto e = dims(loops);
+    AffineMap out =
+        AffineMap::get(loops, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
+    auto generic = linalg::GenericOp::create(
+        l.b, loc, init.getType(), ValueRange{input, wPacked}, ValueRange{init},
+        ArrayRef<AffineMap>{in, wMap, out}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange v) {
+          // (Widened bytes read signed: the i16 products vpmaddwd takes.)
+          Value a = pairs
+                        ? arith::ExtSIOp::create(b, loc, i32, v[0]).getResult()
+                        : arith::ExtUIOp::create(b, loc, i32, v[0]).getResult();
+          Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
+          Value p = arith::MulIOp::create(b, loc, a, wv);
+          linalg::YieldOp::create(
+              b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
+        });
+    generic->setAttr(kInt8ConvAttr, l.b.getDenseI64ArrayAttr(params));
+    return generic.getResult(0);
+  };
   // D[n, oh, ow, ocb, o] = sum_{i, j, cc, b} w[ocb, i, j, cc, 4o + b] *
   //                        x[n, oh*s + i*d, ow*s + j*d, 4cc + b]
   // per tap, each tap's sums added to the previous one's.
@@ -616,27 +643,9 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     Value groups = tensor::ExpandShapeOp::create(
         l.b, loc, RankedTensorType::get({Dp, Hp, Wp, C4, G}, element), padded,
         SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-    AffineMap out = AffineMap::get(10, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
-    auto generic = linalg::GenericOp::create(
-        l.b, loc, RankedTensorType::get({N, OH, OWp, OCB, 16 * V}, i32),
-        ValueRange{groups, wPacked},
-        ValueRange{zeros({N, OH, OWp, OCB, 16 * V}, i32)},
-        ArrayRef<AffineMap>{in, wMap, out},
-        SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
-                                         red, red},
-        [&](OpBuilder &b, Location loc, ValueRange v) {
-          Value a = pairs
-                        ? arith::ExtSIOp::create(b, loc, i32, v[0]).getResult()
-                        : arith::ExtUIOp::create(b, loc, i32, v[0]).getResult();
-          Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
-          Value p = arith::MulIOp::create(b, loc, a, wv);
-          linalg::YieldOp::create(
-              b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
-        });
-    generic->setAttr(kInt8ConvAttr, l.b.getDenseI64ArrayAttr(
-                                        {stride[0], stride[1], dilation[0],
-                                         dilation[1], P, sd, dd}));
-    products = generic.getResult(0);
+    products = productsOf(
+        groups, wPacked, zeros({N, OH, OWp, OCB, 16 * V}, i32), in, wMap,
+        {stride[0], stride[1], dilation[0], dilation[1], P, sd, dd});
     taps = 0;
   }
   for (int64_t tap = 0; tap < taps; ++tap) {
@@ -659,28 +668,9 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     Value groups = tensor::ExpandShapeOp::create(
         l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, G}, element), padded,
         SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-    AffineMap out = AffineMap::get(9, 0, {e[0], e[1], e[2], e[3], e[4]}, ctx);
-    auto generic = linalg::GenericOp::create(
-        l.b, loc, RankedTensorType::get({N, OH, OWp, OCB, 16 * V}, i32),
-        ValueRange{groups, wPacked},
-        ValueRange{tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32)},
-        ArrayRef<AffineMap>{in, wMap, out},
-        SmallVector<utils::IteratorType>{par, par, par, par, par, red, red, red,
-                                         red},
-        [&](OpBuilder &b, Location loc, ValueRange v) {
-          // (Widened bytes read signed: the i16 products vpmaddwd takes.)
-          Value a = pairs
-                        ? arith::ExtSIOp::create(b, loc, i32, v[0]).getResult()
-                        : arith::ExtUIOp::create(b, loc, i32, v[0]).getResult();
-          Value wv = arith::ExtSIOp::create(b, loc, i32, v[1]);
-          Value p = arith::MulIOp::create(b, loc, a, wv);
-          linalg::YieldOp::create(
-              b, loc, arith::AddIOp::create(b, loc, v[2], p).getResult());
-        });
-    generic->setAttr(kInt8ConvAttr,
-                     l.b.getDenseI64ArrayAttr(
-                         {stride[0], stride[1], dilation[0], dilation[1], P}));
-    products = generic.getResult(0);
+    products = productsOf(
+        groups, wPacked, tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32),
+        in, wMap, {stride[0], stride[1], dilation[0], dilation[1], P});
   }
 
   // y[n, oc, oh, ow] = float(D - zx sum w) * sx sw + b.

@@ -249,28 +249,10 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
   auto conv = dyn_cast<CallFunctionOp>(op);
   if (!conv || conv.getArgs().size() < 7)
     return false;
-  if (conv.getTarget() == "aten::conv3d") {
-    auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
-    auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);
-    auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
-    if (!groups || groups.getInt() != 1 || !inputRef || !weightRef)
-      return false;
-    Value x = dequantizedOperand(conv, inputRef),
-          w = dequantizedOperand(conv, weightRef);
-    auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
-    auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
-    if (!xType || !wType || xType.getRank() != 5 || wType.getRank() != 5 ||
-        !xType.hasStaticShape() || !wType.hasStaticShape() ||
-        !stateOf(module, w) || wType.getDimSize(0) < 1 ||
-        wType.getNumElements() / wType.getDimSize(0) < kInt8MinDepth)
-      return false;
-    auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
-    if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
-      return false;
-    return isInt8WeightType(wType.getElementType());
-  }
-  if (conv.getTarget() != "aten::conv2d")
+  bool is3d = conv.getTarget() == "aten::conv3d";
+  if (!is3d && conv.getTarget() != "aten::conv2d")
     return false;
+  int64_t rank = is3d ? 5 : 4;
   auto groups = dyn_cast<IntegerAttr>(conv.getArgs()[6]);
   auto inputRef = dyn_cast<NodeAttr>(conv.getArgs()[0]);
   auto weightRef = dyn_cast<NodeAttr>(conv.getArgs()[1]);
@@ -280,22 +262,28 @@ bool isInt8Conv(GraphModuleOp module, Operation *op) {
         w = dequantizedOperand(conv, weightRef);
   auto xType = x ? dyn_cast<RankedTensorType>(x.getType()) : nullptr;
   auto wType = w ? dyn_cast<RankedTensorType>(w.getType()) : nullptr;
-  if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4 ||
-      !wType.hasStaticShape() || !stateOf(module, w))
+  if (!xType || !wType || xType.getRank() != rank || wType.getRank() != rank ||
+      !wType.hasStaticShape() || wType.getDimSize(0) < 1 || !stateOf(module, w))
     return false;
-  bool depthwise = groups.getInt() > 1 && wType.getDimSize(1) == 1 &&
-                   groups.getInt() == xType.getDimSize(1) &&
-                   groups.getInt() == wType.getDimSize(0);
-  if (groups.getInt() != 1 && !depthwise &&
-      !int8GroupedBlocks(xType.getDimSize(1), wType.getDimSize(0),
-                         groups.getInt()))
-    return false;
-  // Below this depth (channels x window) the int8 kernel's layout
-  // changes cost more than its dot products save.
-  if (!depthwise &&
-      wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3) <
-          kInt8MinDepth)
-    return false;
+  // The depth (channels x window) of one output channel.
+  int64_t depth = wType.getNumElements() / wType.getDimSize(0);
+  if (is3d) {
+    if (groups.getInt() != 1 || !xType.hasStaticShape() ||
+        depth < kInt8MinDepth)
+      return false;
+  } else {
+    bool depthwise = groups.getInt() > 1 && wType.getDimSize(1) == 1 &&
+                     groups.getInt() == xType.getDimSize(1) &&
+                     groups.getInt() == wType.getDimSize(0);
+    if (groups.getInt() != 1 && !depthwise &&
+        !int8GroupedBlocks(xType.getDimSize(1), wType.getDimSize(0),
+                           groups.getInt()))
+      return false;
+    // Below this depth the int8 kernel's layout changes cost more than
+    // its dot products save.
+    if (!depthwise && depth < kInt8MinDepth)
+      return false;
+  }
   auto xq = dyn_cast<quant::UniformQuantizedType>(xType.getElementType());
   if (!xq || xq.isSigned() || xq.getStorageTypeIntegralWidth() != 8)
     return false;
