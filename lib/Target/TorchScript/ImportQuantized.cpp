@@ -16,6 +16,8 @@
 
 #include "Importer.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -168,6 +170,122 @@ void Importer::declareQuantizedModule(
   if (unpacked[1].isTensor())
     declareState(join(path, "bias"), unpacked[1].toTensor(),
                  StateKind::Parameter);
+}
+
+bool Importer::importPackedCall(torch::jit::Node *node) {
+  // The quantized functions convert_fx writes and the module computing
+  // each (its forward makes that call).
+  static const std::pair<llvm::StringRef, llvm::StringRef> modules[] = {
+      {"quantized::linear", "torch.ao.nn.quantized.Linear"},
+      {"quantized::linear_relu", "torch.ao.nn.intrinsic.quantized.LinearReLU"},
+      {"quantized::conv1d", "torch.ao.nn.quantized.Conv1d"},
+      {"quantized::conv1d_relu", "torch.ao.nn.intrinsic.quantized.ConvReLU1d"},
+      {"quantized::conv2d", "torch.ao.nn.quantized.Conv2d"},
+      {"quantized::conv2d_relu", "torch.ao.nn.intrinsic.quantized.ConvReLU2d"},
+      {"quantized::conv3d", "torch.ao.nn.quantized.Conv3d"},
+      {"quantized::conv3d_relu", "torch.ao.nn.intrinsic.quantized.ConvReLU3d"},
+  };
+  llvm::StringRef op = node->kind().toQualString();
+  const auto *entry =
+      llvm::find_if(modules, [&](const auto &m) { return m.first == op; });
+  if (entry == std::end(modules) || node->inputs().size() != 4)
+    return false;
+  auto packed = values.find(node->input(1));
+  if (packed == values.end() || packed->second.kind != FxValue::Packed)
+    return false;
+  const std::string attribute = packed->second.path;
+  // A LibTorch operator (of no overload name) on the packed weights.
+  auto call = [&](const std::string &name) {
+    std::vector<c10::IValue> stack{packed->second.object};
+    try {
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow(name.c_str(), "")
+          .callBoxed(&stack);
+    } catch (const std::exception &e) {
+      fail(node, "packed weights '" + attribute + "': " + name +
+                     " failed: " + e.what());
+    }
+    return stack;
+  };
+  // The output scale and zero point: the values the call reads.
+  auto scale = concrete.find(node->input(2));
+  auto zeroPoint = concrete.find(node->input(3));
+  if (scale == concrete.end() || zeroPoint == concrete.end())
+    fail(node, "the output scale and zero point of the call on packed "
+               "weights '" +
+                   attribute + "' are not known");
+  auto number = [](const c10::IValue &v) -> c10::IValue {
+    return v.isTensor() ? c10::IValue(v.toTensor().item()) : v;
+  };
+  c10::IValue s = number(scale->second), z = number(zeroPoint->second);
+  if (!(s.isDouble() || s.isInt()) || !z.isInt())
+    fail(node, "the output scale and zero point of the call on packed "
+               "weights '" +
+                   attribute + "' are not numbers");
+  bool linear = op.starts_with("quantized::linear");
+  int64_t dims = linear ? 0 : op[std::string("quantized::conv").size()] - '0';
+  std::string prefix = linear ? "quantized::linear"
+                              : "quantized::conv" + std::to_string(dims) + "d";
+  std::vector<c10::IValue> unpacked = call(prefix + "_unpack");
+  if (unpacked.size() != 2 || !unpacked[0].isTensor() ||
+      !unpacked[0].toTensor().is_quantized())
+    fail(node, "packed weights '" + attribute +
+                   "' did not unpack to "
+                   "(weight, bias)");
+  at::Tensor weight = unpacked[0].toTensor();
+  // The module: named after the attribute, as the Python importer names it.
+  std::string path = llvm::StringRef(attribute).ltrim('_').str();
+  std::replace(path.begin(), path.end(), '.', '_');
+  path += "_module";
+  while (declaredModules.contains(path))
+    path += "_";
+  declaredModules.insert(path);
+  SmallVector<Attribute> keys, hparams;
+  auto add = [&](const std::string &name, const c10::IValue &v) {
+    SmallVector<mlir::Value> noInputs;
+    keys.push_back(builder.getStringAttr(name));
+    hparams.push_back(toArg(constantOf(v, nullptr), noInputs, nullptr));
+  };
+  if (!linear) {
+    // conv1d's packed weights are 2-D ones of height 1: their stride,
+    // padding and dilation the last `dims` of the 2-D ones.
+    std::string params =
+        "quantized::conv" + std::to_string(std::max<int64_t>(dims, 2)) + "d_";
+    auto list = [&](const char *what) {
+      std::vector<int64_t> all = call(params + what).at(0).toIntVector();
+      return std::vector<c10::IValue>(all.end() - dims, all.end());
+    };
+    int64_t groups = call(params + "groups").at(0).toInt();
+    if (call(params + "transpose").at(0).toInt())
+      return false;
+    std::vector<c10::IValue> kernel;
+    for (int64_t i = 2; i < weight.dim(); ++i)
+      kernel.push_back(weight.size(i));
+    add("in_channels", weight.size(1) * groups);
+    add("out_channels", weight.size(0));
+    add("kernel_size", c10::ivalue::Tuple::create(kernel));
+    add("stride", c10::ivalue::Tuple::create(list("stride")));
+    add("padding", c10::ivalue::Tuple::create(list("padding")));
+    add("dilation", c10::ivalue::Tuple::create(list("dilation")));
+    add("groups", groups);
+    add("padding_mode", std::string("zeros"));
+  }
+  add("scale", s.isInt() ? c10::IValue(double(s.toInt())) : s);
+  add("zero_point", z);
+  add("bias", c10::IValue(!unpacked[1].isNone()));
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(forwardGraph);
+    SubmoduleOp::create(builder, getNodeLoc(ctx, path, "", sourceLoc(nullptr)),
+                        path, entry->second, DictAttr::get(ctx, keys, hparams),
+                        /*training=*/false);
+  }
+  declareState(join(path, "weight"), weight, StateKind::Parameter);
+  if (unpacked[1].isTensor())
+    declareState(join(path, "bias"), unpacked[1].toTensor(),
+                 StateKind::Parameter);
+  importCall(node, path, {values.at(node->input(0))}, {}, /*isModule=*/true);
+  return true;
 }
 
 } // namespace mlir::fx::torchscript

@@ -953,6 +953,14 @@ void Importer::importNode(torch::jit::Node *node) {
       r.kind = FxValue::State;
       r.path = path;
       r.isParameter = type->is_parameter(*slot);
+    } else if (value.isObject() &&
+               value.type()->annotation_str().find("PackedParamsBase") !=
+                   std::string::npos) {
+      // Packed quantized weights: a quantized operator's operand
+      // (importPackedCall).
+      r.kind = FxValue::Packed;
+      r.path = path;
+      r.object = value;
     } else if (value.isObject()) {
       fail(node, "attribute '" + path +
                      "' holds an object of the custom "
@@ -1005,6 +1013,9 @@ void Importer::importNode(torch::jit::Node *node) {
       fail(node, "produces an object of the custom class " +
                      output->type()->annotation_str() +
                      ", which FX cannot represent");
+
+  if (importPackedCall(node))
+    return;
 
   // Every other node is a call: aten/prim operators by their schema name
   // (`aten::add.Tensor`), args bound positionally and kwarg-only ones by

@@ -540,6 +540,11 @@ Attribute Importer::toArg(const FxValue &value,
   case FxValue::Module:
     fail(node, "module '" + value.path +
                    "' is used as a value, which FX cannot represent");
+  case FxValue::Packed:
+    fail(node, "attribute '" + value.path +
+                   "' holds packed quantized weights, read here other "
+                   "than by a quantized linear or conv operator, which FX "
+                   "cannot represent");
   case FxValue::Stacked:
     fail(node, "reads a list of tensors a loop appended to other than by "
                "torch.stack(list), torch.cat(list) or len(list), which a "

@@ -75,7 +75,9 @@ struct ImportFailure {};
 struct FxValue {
   /// Stacked: a list of tensors a loop appended to, held as one tensor
   /// whose rows are the elements (`node`; ImportControlFlow.cpp).
-  enum Kind { Node, Constant, List, Tuple, Module, State, Stacked };
+  /// Packed: a quantized functional op's packed weights (`object`), read
+  /// from the module attribute `path` (ImportQuantized.cpp).
+  enum Kind { Node, Constant, List, Tuple, Module, State, Stacked, Packed };
   Kind kind = Constant;
   mlir::Value node;              // Node, Stacked
   Attribute constant;            // Constant
@@ -83,6 +85,7 @@ struct FxValue {
   std::string path;              // Module, State: qualified name
   torch::jit::Module module{};   // Module
   bool isParameter = false;      // State
+  c10::IValue object;            // Packed
 
   static FxValue ofNode(mlir::Value v) {
     FxValue r;
@@ -192,6 +195,11 @@ private:
   void declareQuantizedModule(
       const std::string &path, const torch::jit::Module &module,
       llvm::function_ref<void(const std::string &, const c10::IValue &)> add);
+  /// A quantized linear or conv operator on packed weights a module
+  /// attribute holds (convert_fx's F.linear / F.conv2d on the model's
+  /// weights) as a call of the quantized module computing it; false when
+  /// `node` is not one (ImportQuantized.cpp).
+  bool importPackedCall(torch::jit::Node *node);
 
   MLIRContext *ctx;
   OpBuilder builder;

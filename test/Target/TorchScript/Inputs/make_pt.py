@@ -289,14 +289,36 @@ class QuantizedNet(nn.Module):
         return self.fc(torch.flatten(y + y, 1))
 
 
-if not WHICH or "quantized" in WHICH:
+class QuantizedFunctional(nn.Module):
+    """F.conv2d (grouped, strided), F.conv1d and F.linear on the model's
+    own weights: convert_fx makes them quantized operators on packed
+    weights module attributes hold (it packs a conv's only with its
+    stride, padding, dilation and groups positional, as lists)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w2 = nn.Parameter(torch.randn(6, 2, 3, 3) * 0.3)
+        self.b2 = nn.Parameter(torch.randn(6) * 0.1)
+        self.w1 = nn.Parameter(torch.randn(4, 6, 3) * 0.3)
+        self.lw = nn.Parameter(torch.randn(5, 4) * 0.3)
+
+    def forward(self, x):
+        y = F.relu(F.conv2d(x, self.w2, self.b2, [2, 1], [1, 0], [1, 1], 2))
+        z = F.conv1d(y.flatten(2), self.w1, None, [1], [1], [1], 1)
+        return F.relu(F.linear(z.mean(2), self.lw))
+
+
+if not WHICH or WHICH & {"quantized", "quantized_functional"}:
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
     engine = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
               else "qnnpack")
     torch.backends.quantized.engine = engine
-    example = torch.randn(1, 3, 8, 8)
-    prepared = prepare_fx(QuantizedNet().eval(),
-                          get_default_qconfig_mapping(engine), (example,))
-    prepared(example)
-    save("quantized", trace(convert_fx(prepared), example))
+    for name, net, example in [
+            ("quantized", QuantizedNet, torch.randn(1, 3, 8, 8)),
+            ("quantized_functional", QuantizedFunctional,
+             torch.randn(2, 4, 7, 5))]:
+        prepared = prepare_fx(net().eval(),
+                              get_default_qconfig_mapping(engine), (example,))
+        prepared(example)
+        save(name, trace(convert_fx(prepared), example))
