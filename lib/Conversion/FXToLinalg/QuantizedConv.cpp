@@ -44,6 +44,12 @@
 // 1 x 1 conv of its rows: x as the image [1, K, 1, rows], each row a pixel
 // of one image row, whose NHWC copy is x's own layout again.
 //
+// A conv3d (groups 1; int8Conv3d) is the conv2d of its output depths as
+// images: x NDHWC in a [N, Dp, Hp, Wp, Cp] buffer, each depth tap kd of
+// the kernel reading depth od * sd + kd * dd for output depth od, inside
+// the products' loops for one clip, as one conv2d per tap whose products
+// are added for a batch of clips.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
@@ -377,18 +383,14 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
   return Int8Operands{x, xType, wBytes, w8, wq};
 }
 
-/// The int8 conv of the bytes `x` (NCHW) by the weight bytes `wBytes` of
-/// shape `wShape` ([OC, C / groups, KH, KW]) and type `wq`: NCHW f32, or
-/// null when it is not of a form int8Conv2d takes.
-/// With `runtime` (a dense conv without spatial padding: a linear's), the
-/// activation's scale and zero point are values; the correction and scale
-/// tables are then computed per call from the weights' constant sums.
-/// With `layout.padded`, the caller builds the padded NHWC input (of an
-/// NCHW input of shape `layout.nchw`; `x` is then null) of each of the
+/// How int8Conv2dOf's caller lays out its input and taps (int8Conv3d).
+/// With `padded`, the caller builds the padded NHWC input (of an NCHW
+/// input of shape `nchw`; int8Conv2dOf's `x` is then null) of each of the
 /// taps whose weights ([OC, C / groups, KH, KW] bytes each) are
-/// `layout.tapWeights`: the conv is the sum of the taps' convs (int8Conv3d:
-/// the kernel's depth slices), their products accumulated one after the
-/// other. With `layout.nhwc`, the result is the epilogue's NHWC f32.
+/// `tapWeights`: the conv is the sum of the taps' convs (the kernel's
+/// depth slices), their products accumulated one after the other, or one
+/// generic over them (`depth`). With `nhwc`, the result is the epilogue's
+/// NHWC f32.
 struct Int8ConvLayout {
   SmallVector<int64_t, 4> nchw;
   /// Tap `tap`'s [N, Hp, Wp, Cp] of `element`s, the zero point in the
@@ -404,6 +406,13 @@ struct Int8ConvLayout {
   bool nhwc = false;
 };
 
+/// The int8 conv of the bytes `x` (NCHW) by the weight bytes `wBytes` of
+/// shape `wShape` ([OC, C / groups, KH, KW]) and type `wq`: NCHW f32, or
+/// null when it is not of a form int8Conv2d takes.
+/// With `runtime` (a dense conv without spatial padding: a linear's), the
+/// activation's scale and zero point are values; the correction and scale
+/// tables are then computed per call from the weights' constant sums.
+/// With `layout` (int8Conv3d), see Int8ConvLayout.
 Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                    ArrayRef<char> wBytes, ArrayRef<int64_t> wShape,
                    quant::QuantizedType wq, Value bias,

@@ -23,6 +23,11 @@
 // lanes on AVX2 (16 on AVX-512), 8 multiply-adds an instruction, where
 // the f32 form's FMA does 8 on fewer execution ports. Exact alike.
 //
+// A 3-D conv of one clip (int8Conv3d) is the same tile with a depth: the
+// weights [OCB, KD, KH, KW, C4, 16 V, G], the input [Dp, Hp, Wp, C4, G]
+// whose image n (an output depth) reads depth n * sd + kd * dd for each
+// depth tap kd, a loop around the window's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CPUSchedule.h"
@@ -459,20 +464,14 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
           {inT.getDimSize(0), inT.getDimSize(1), inT.getDimSize(2), G * inC4},
           element),
       input, SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-  weight =
-      depth
-          ? tensor::CollapseShapeOp::create(
-                rewriter, loc,
-                RankedTensorType::get({OCB, KD, KH, KW, C4, G * lanes},
-                                      element),
-                weight,
-                SmallVector<ReassociationIndices>{
-                    {0}, {1}, {2}, {3}, {4}, {5, 6}})
-          : tensor::CollapseShapeOp::create(
-                rewriter, loc,
-                RankedTensorType::get({OCB, KH, KW, C4, G * lanes}, element),
-                weight,
-                SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+  SmallVector<int64_t> rows{OCB, KH, KW, C4, G * lanes};
+  SmallVector<ReassociationIndices> rowGroups{{0}, {1}, {2}, {3}, {4, 5}};
+  if (depth) {
+    rows.insert(rows.begin() + 1, KD);
+    rowGroups = {{0}, {1}, {2}, {3}, {4}, {5, 6}};
+  }
+  weight = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get(rows, element), weight, rowGroups);
 
   // Tiles of one block of output channels run one after another while
   // its weights are the larger operand (deep layers on small images: the
