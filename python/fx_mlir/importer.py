@@ -675,6 +675,8 @@ _PACKED_FUNCTIONS = {
 
 
 def _attribute(owner, target):
+    """The attribute a get_attr of `target` ("a.b.c") reads from `owner`,
+    or None."""
     obj = owner
     for field in target.split("."):
         obj = getattr(obj, field, None)
