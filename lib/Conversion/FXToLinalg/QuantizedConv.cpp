@@ -112,44 +112,52 @@ SmallVector<AffineExpr> dimExprs(unsigned n, MLIRContext *ctx) {
   return e;
 }
 
-/// The activation bytes `x` (NCHW, [N, C, H, W]) as NHWC `element`s (i8,
-/// or i16 zero-extended), written into the
-/// interior (at padLo) of a [N, Hp, Wp, Cp] buffer filled with `zx`: the
+/// The activation bytes `x` (NCHW, [N, C, H, W]; or NCDHW) as NHWC
+/// (NDHWC) `element`s (i8, or i16 zero-extended), written into the
+/// interior (at padLo, one per spatial dim) of a [N, Hp, Wp, Cp] buffer
+/// (`padded` = {Hp, Wp, Cp}; {Dp, Hp, Wp, Cp}) filled with `zx`: the
 /// copy is an elementwise op fx-cpu-schedule fuses with the ops making x
 /// (a quantize; with one use, the previous conv's epilogue too, which
 /// reads its products in NHWC already), and eliminate-empty-tensors keeps
 /// it in place in the buffer.
-Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
-                 int64_t Wp, int64_t Cp, int32_t zx, Type element) {
+Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo,
+                 ArrayRef<int64_t> padded, int32_t zx, Type element) {
   MLIRContext *ctx = l.b.getContext();
   Location loc = l.loc;
   auto xType = cast<RankedTensorType>(x.getType());
-  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
-          H = xType.getDimSize(2), W = xType.getDimSize(3);
-  auto e4 = dimExprs(4, ctx);
-  AffineMap toNHWC = AffineMap::get(4, 0, {e4[0], e4[3], e4[1], e4[2]}, ctx);
-  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  unsigned rank = xType.getRank();
+  auto e = dimExprs(rank, ctx);
+  // (n, s..., c) -> x[n, c, s...]
+  SmallVector<AffineExpr> read{e[0], e[rank - 1]};
+  read.append(e.begin() + 1, e.end() - 1);
+  SmallVector<int64_t> bufferShape{xType.getDimSize(0)}, at{0},
+      interiorShape{xType.getDimSize(0)};
+  bufferShape.append(padded.begin(), padded.end());
+  at.append(padLo.begin(), padLo.end());
+  at.push_back(0);
+  interiorShape.append(xType.getShape().begin() + 2, xType.getShape().end());
+  interiorShape.push_back(xType.getDimSize(1));
   bool widened = !element.isInteger(8);
-  Value padded =
-      l.filled(getAsIndexOpFoldResult(ctx, {N, Hp, Wp, Cp}),
+  Value buffer =
+      l.filled(getAsIndexOpFoldResult(ctx, bufferShape),
                arith::ConstantOp::create(
                    l.b, loc,
                    widened ? l.b.getIntegerAttr(element, zx)
                            : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
-  SmallVector<OpFoldResult> interiorAt =
-      getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], 0});
+  SmallVector<OpFoldResult> interiorAt = getAsIndexOpFoldResult(ctx, at);
   SmallVector<OpFoldResult> interiorSizes =
-      getAsIndexOpFoldResult(ctx, {N, H, W, C});
+      getAsIndexOpFoldResult(ctx, interiorShape);
   SmallVector<OpFoldResult> unitStrides =
-      getAsIndexOpFoldResult(ctx, {1, 1, 1, 1});
+      getAsIndexOpFoldResult(ctx, SmallVector<int64_t>(rank, 1));
   Value interior = tensor::ExtractSliceOp::create(
-      l.b, loc, RankedTensorType::get({N, H, W, C}, element), padded,
+      l.b, loc, RankedTensorType::get(interiorShape, element), buffer,
       interiorAt, interiorSizes, unitStrides);
   Value nhwc =
       linalg::GenericOp::create(
           l.b, loc, interior.getType(), ValueRange{x}, ValueRange{interior},
-          ArrayRef<AffineMap>{toNHWC, id4},
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          ArrayRef<AffineMap>{AffineMap::get(rank, 0, read, ctx),
+                              AffineMap::getMultiDimIdentityMap(rank, ctx)},
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &b, Location loc, ValueRange v) {
             // The bytes read unsigned, widened (to i16 pairs).
             linalg::YieldOp::create(
@@ -157,7 +165,7 @@ Value paddedNHWC(Lowering &l, Value x, ArrayRef<int64_t> padLo, int64_t Hp,
                 widened ? arith::ExtUIOp::create(b, loc, element, v[0]) : v[0]);
           })
           .getResult(0);
-  return tensor::InsertSliceOp::create(l.b, loc, nhwc, padded, interiorAt,
+  return tensor::InsertSliceOp::create(l.b, loc, nhwc, buffer, interiorAt,
                                        interiorSizes, unitStrides);
 }
 
@@ -184,22 +192,27 @@ SmallVector<Value> windowViews(Lowering &l, Value padded,
   return windows;
 }
 
-/// `y` ([N, H, W, C] f32) as NCHW: an elementwise op the schedule fuses
-/// with y's consumers.
+/// `y` ([N, H, W, C] f32; or [N, D, H, W, C]) as NCHW (NCDHW): an
+/// elementwise op the schedule fuses with y's consumers.
 Value toNCHW(Lowering &l, Value y) {
   MLIRContext *ctx = l.b.getContext();
   auto yType = cast<RankedTensorType>(y.getType());
-  auto e4 = dimExprs(4, ctx);
-  Value nchw = l.empty(
-      getAsIndexOpFoldResult(ctx, {yType.getDimSize(0), yType.getDimSize(3),
-                                   yType.getDimSize(1), yType.getDimSize(2)}),
-      yType.getElementType());
+  unsigned rank = yType.getRank();
+  auto e = dimExprs(rank, ctx);
+  // (n, c, s...) -> y[n, s..., c]
+  SmallVector<AffineExpr> read{e[0]};
+  read.append(e.begin() + 2, e.end());
+  read.push_back(e[1]);
+  SmallVector<int64_t> shape{yType.getDimSize(0), yType.getDimSize(rank - 1)};
+  shape.append(yType.getShape().begin() + 1, yType.getShape().end() - 1);
+  Value nchw =
+      l.empty(getAsIndexOpFoldResult(ctx, shape), yType.getElementType());
   return linalg::GenericOp::create(
              l.b, l.loc, nchw.getType(), ValueRange{y}, ValueRange{nchw},
-             ArrayRef<AffineMap>{
-                 AffineMap::get(4, 0, {e4[0], e4[2], e4[3], e4[1]}, ctx),
-                 AffineMap::getMultiDimIdentityMap(4, ctx)},
-             SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+             ArrayRef<AffineMap>{AffineMap::get(rank, 0, read, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
              [&](OpBuilder &b, Location loc, ValueRange v) {
                linalg::YieldOp::create(b, loc, v[0]);
              })
@@ -223,8 +236,9 @@ Value depthwiseInt8(Lowering &l, Value x, ArrayRef<char> wBytes,
   auto xType = cast<RankedTensorType>(x.getType());
   int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
           H = xType.getDimSize(2), W = xType.getDimSize(3);
-  Value padded = paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0],
-                            W + padLo[1] + padHi[1], C, zx, i8);
+  Value padded =
+      paddedNHWC(l, x, padLo,
+                 {H + padLo[0] + padHi[0], W + padLo[1] + padHi[1], C}, zx, i8);
   auto table = [&](ArrayRef<float> values) -> Value {
     return arith::ConstantOp::create(
         l.b, loc,
@@ -296,9 +310,9 @@ Value mlir::fx::lowering::int8MaxPool2d(
           H = xType.getDimSize(2), W = xType.getDimSize(3);
   int64_t OH = out[0], OW = out[1];
   // Padded with the least value, which no window of real values exceeds.
-  Value padded =
-      paddedNHWC(l, x, padLo, H + padLo[0] + padHi[0], W + padLo[1] + padHi[1],
-                 C, isUnsigned ? 0 : -128, element);
+  Value padded = paddedNHWC(
+      l, x, padLo, {H + padLo[0] + padHi[0], W + padLo[1] + padHi[1], C},
+      isUnsigned ? 0 : -128, element);
   SmallVector<Value> windows =
       windowViews(l, padded, kernel, stride, dilation, out);
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
@@ -655,31 +669,32 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
     products = productsOf(
         groups, wPacked, zeros({N, OH, OWp, OCB, 16 * V}, i32), in, wMap,
         {stride[0], stride[1], dilation[0], dilation[1], P, sd, dd});
-    taps = 0;
-  }
-  for (int64_t tap = 0; tap < taps; ++tap) {
-    Value padded = layout.padded
-                       ? layout.padded(tap, Hp, Wp, Cp, element)
-                       : paddedNHWC(l, x, padLo, Hp, Wp, Cp, zx, element);
-    Value wPacked = packWeights({tapBytes[tap]}, /*depth=*/false);
-    // n, oh, ow, ocb, o | i, j, cc, b
-    auto e = dims(9);
-    // Grouped: block ocb reads the 4-channel groups of its slice.
-    AffineExpr channelGroup =
-        grouped ? e[3].floorDiv(grouped->blocksPerSlice) * CB4 + e[7] : e[7];
-    AffineMap in = AffineMap::get(9, 0,
-                                  {e[0], e[1] * stride[0] + e[5] * dilation[0],
-                                   e[2] * stride[1] + e[6] * dilation[1],
-                                   channelGroup, e[8]},
-                                  ctx);
-    AffineMap wMap =
-        AffineMap::get(9, 0, {e[3], e[5], e[6], e[7], e[4], e[8]}, ctx);
-    Value groups = tensor::ExpandShapeOp::create(
-        l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, G}, element), padded,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-    products = productsOf(
-        groups, wPacked, tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32),
-        in, wMap, {stride[0], stride[1], dilation[0], dilation[1], P});
+  } else {
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      Value padded = layout.padded
+                         ? layout.padded(tap, Hp, Wp, Cp, element)
+                         : paddedNHWC(l, x, padLo, {Hp, Wp, Cp}, zx, element);
+      Value wPacked = packWeights({tapBytes[tap]}, /*depth=*/false);
+      // n, oh, ow, ocb, o | i, j, cc, b
+      auto e = dims(9);
+      // Grouped: block ocb reads the 4-channel groups of its slice.
+      AffineExpr channelGroup =
+          grouped ? e[3].floorDiv(grouped->blocksPerSlice) * CB4 + e[7] : e[7];
+      AffineMap in = AffineMap::get(
+          9, 0,
+          {e[0], e[1] * stride[0] + e[5] * dilation[0],
+           e[2] * stride[1] + e[6] * dilation[1], channelGroup, e[8]},
+          ctx);
+      AffineMap wMap =
+          AffineMap::get(9, 0, {e[3], e[5], e[6], e[7], e[4], e[8]}, ctx);
+      Value groups = tensor::ExpandShapeOp::create(
+          l.b, loc, RankedTensorType::get({N, Hp, Wp, C4, G}, element), padded,
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+      products =
+          productsOf(groups, wPacked,
+                     tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32), in,
+                     wMap, {stride[0], stride[1], dilation[0], dilation[1], P});
+    }
   }
 
   // y[n, oc, oh, ow] = float(D - zx sum w) * sx sw + b.
@@ -753,9 +768,8 @@ Value mlir::fx::lowering::int8Conv3d(
   int32_t zx = int32_t(ops->xType.getZeroPoint());
   Value x = ops->x;
   int64_t Dp = D + padLo[0] + padHi[0];
-  // The input as NDHWC `element`s, written into the interior of a [N, Dp,
-  // Hp, Wp, Cp] buffer filled with the zero point (as paddedNHWC writes a
-  // 2-D conv's, one copy the schedule fuses with the ops making x); depth
+  // The input as NDHWC `element`s in a [N, Dp, Hp, Wp, Cp] buffer
+  // (paddedNHWC, one copy the schedule fuses with the ops making x); depth
   // tap kd of the kernel reads its view [N, OD, Hp, Wp, Cp] at depth
   // kd * dd with stride sd: N * OD images of a 2-D conv by the weights
   // w[:, :, kd].
@@ -768,42 +782,8 @@ Value mlir::fx::lowering::int8Conv3d(
   Value buffer;
   auto padded = [&](int64_t tap, int64_t Hp, int64_t Wp, int64_t Cp,
                     Type element) -> Value {
-    if (!buffer) {
-      bool widened = !element.isInteger(8);
-      Value filled = l.filled(
-          getAsIndexOpFoldResult(ctx, {N, Dp, Hp, Wp, Cp}),
-          arith::ConstantOp::create(
-              l.b, loc,
-              widened ? l.b.getIntegerAttr(element, zx)
-                      : l.b.getIntegerAttr(element, int8_t(uint8_t(zx)))));
-      SmallVector<OpFoldResult> at =
-          getAsIndexOpFoldResult(ctx, {0, padLo[0], padLo[1], padLo[2], 0});
-      SmallVector<OpFoldResult> sizes =
-          getAsIndexOpFoldResult(ctx, {N, D, H, W, C});
-      SmallVector<OpFoldResult> ones =
-          getAsIndexOpFoldResult(ctx, {1, 1, 1, 1, 1});
-      Value interior = tensor::ExtractSliceOp::create(
-          l.b, loc, RankedTensorType::get({N, D, H, W, C}, element), filled, at,
-          sizes, ones);
-      auto e = dimExprs(5, ctx);
-      Value copy =
-          linalg::GenericOp::create(
-              l.b, loc, interior.getType(), ValueRange{x}, ValueRange{interior},
-              ArrayRef<AffineMap>{
-                  AffineMap::get(5, 0, {e[0], e[4], e[1], e[2], e[3]}, ctx),
-                  AffineMap::getMultiDimIdentityMap(5, ctx)},
-              SmallVector<utils::IteratorType>(5,
-                                               utils::IteratorType::parallel),
-              [&](OpBuilder &b, Location loc, ValueRange v) {
-                linalg::YieldOp::create(
-                    b, loc,
-                    widened ? arith::ExtUIOp::create(b, loc, element, v[0])
-                            : v[0]);
-              })
-              .getResult(0);
-      buffer = tensor::InsertSliceOp::create(l.b, loc, copy, filled, at, sizes,
-                                             ones);
-    }
+    if (!buffer)
+      buffer = paddedNHWC(l, x, padLo, {Dp, Hp, Wp, Cp}, zx, element);
     if (layout.depth)
       return tensor::CollapseShapeOp::create(
           l.b, loc, RankedTensorType::get({Dp, Hp, Wp, Cp}, element), buffer,
@@ -817,10 +797,10 @@ Value mlir::fx::lowering::int8Conv3d(
         l.b, loc, RankedTensorType::get({N * OD, Hp, Wp, Cp}, element), view,
         SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   };
-  // The weight [OC, C, KD, KH, KW] as KD weights [OC, C, KH, KW].
   layout.nchw = {N * OD, C, H, W};
   layout.padded = padded;
   layout.nhwc = true;
+  // The weight [OC, C, KD, KH, KW] as KD weights [OC, C, KH, KW].
   for (int64_t i = 0; i < KD; ++i) {
     std::vector<char> &w2 = layout.tapWeights.emplace_back(OC * C * KH * KW);
     for (int64_t oc = 0; oc < OC; ++oc)
@@ -836,25 +816,14 @@ Value mlir::fx::lowering::int8Conv3d(
   if (!y)
     return {};
   // y [N * OD, OH, OW, OC] -> [N, OC, OD, OH, OW], one transposing copy
-  // (the schedule fuses it with y's consumers).
+  // (toNCHW: the schedule fuses it with y's consumers).
   auto yType = cast<RankedTensorType>(y.getType());
   int64_t OH = yType.getDimSize(1), OW = yType.getDimSize(2);
   Type f32 = l.b.getF32Type();
   Value byDepth = tensor::ExpandShapeOp::create(
       l.b, loc, RankedTensorType::get({N, OD, OH, OW, OC}, f32), y,
       SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-  auto e5 = dimExprs(5, ctx);
-  Value out = l.empty(getAsIndexOpFoldResult(ctx, {N, OC, OD, OH, OW}), f32);
-  return linalg::GenericOp::create(
-             l.b, loc, out.getType(), ValueRange{byDepth}, ValueRange{out},
-             ArrayRef<AffineMap>{
-                 AffineMap::get(5, 0, {e5[0], e5[2], e5[3], e5[4], e5[1]}, ctx),
-                 AffineMap::getMultiDimIdentityMap(5, ctx)},
-             SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
-             [&](OpBuilder &b, Location loc, ValueRange v) {
-               linalg::YieldOp::create(b, loc, v[0]);
-             })
-      .getResult(0);
+  return toNCHW(l, byDepth);
 }
 
 /// The input of a dynamically quantized linear, fake_quantize_per_tensor_

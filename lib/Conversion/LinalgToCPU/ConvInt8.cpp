@@ -406,14 +406,12 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
       wT.getRank() != (depth ? 7 : 6) || outT.getRank() != 5 ||
       !outT.getElementType().isInteger(32))
     return failure();
-  // The weights [OCB, (KD,) KH, KW, C4, 16 V, G]: the depth taps (1
-  // without a depth) as a dim of their own.
+  // The weights [OCB, (KD,) KH, KW, C4, 16 V, G]: with a depth, its taps
+  // are dim 1. wDim(i): dim i of [OCB, KH, KW, C4, 16 V, G].
   int64_t KD = depth ? wT.getDimSize(1) : 1;
-  if (!depth)
-    wT = RankedTensorType::get({wT.getDimSize(0), 1, wT.getDimSize(1),
-                                wT.getDimSize(2), wT.getDimSize(3),
-                                wT.getDimSize(4), wT.getDimSize(5)},
-                               wT.getElementType());
+  auto wDim = [&](unsigned i) {
+    return wT.getDimSize(i == 0 || !depth ? i : i + 1);
+  };
   // Groups of G channels, 32 bits: 4 bytes, or 2 i16 (pairs).
   Type element = inT.getElementType();
   bool pairs = element.isInteger(16);
@@ -423,15 +421,14 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
   int64_t N = outT.getDimSize(0), OH = outT.getDimSize(1),
           OWp = outT.getDimSize(2), OCB = outT.getDimSize(3),
           lanes = outT.getDimSize(4);
-  int64_t KH = wT.getDimSize(2), KW = wT.getDimSize(3), C4 = wT.getDimSize(4);
+  int64_t KH = wDim(1), KW = wDim(2), C4 = wDim(3);
   int64_t V = lanes / 16;
   // The input's 4-channel groups: the C4 each block reads (groups 1), or
   // one slice of C4 for every R blocks (grouped, QuantizedConv.cpp).
   int64_t inC4 = inT.getDimSize(3);
   int64_t R = inC4 == C4 ? OCB : OCB * C4 / std::max<int64_t>(inC4, 1);
   if (lanes % 16 != 0 || V < 1 || V > 2 || P < 1 || OWp % P != 0 ||
-      P * V > 28 || wT.getDimSize(0) != OCB || wT.getDimSize(5) != lanes ||
-      wT.getDimSize(6) != G ||
+      P * V > 28 || wDim(0) != OCB || wDim(4) != lanes || wDim(5) != G ||
       (depth ? (N - 1) * sd + (KD - 1) * dd >= inT.getDimSize(0)
              : inT.getDimSize(0) != N) ||
       R < 1 || (inC4 != C4 && R * inC4 != OCB * C4) || inT.getDimSize(4) != G ||
