@@ -149,27 +149,41 @@ void Importer::declareQuantizedModule(
   else
     fail(nullptr, "module '" + path + "' holds packed params of class " +
                       className + ", which cannot be unpacked");
+  add("bias", c10::IValue(declareUnpacked(nullptr, "module '" + path + "'",
+                                          unpack, packed, path)
+                              .second));
+}
+
+std::vector<c10::IValue> Importer::callOnPacked(const torch::jit::Node *node,
+                                                const std::string &what,
+                                                const std::string &op,
+                                                const c10::IValue &packed) {
   std::vector<c10::IValue> stack{packed};
   try {
     c10::Dispatcher::singleton()
-        .findSchemaOrThrow(unpack.c_str(), "")
+        .findSchemaOrThrow(op.c_str(), "")
         .callBoxed(&stack);
   } catch (const std::exception &e) {
-    fail(nullptr, "module '" + path + "': cannot unpack its weights (" +
-                      unpack + "): " + e.what());
+    fail(node, what + ": " + op + " failed: " + e.what());
   }
-  // The operator's two results, (weight, bias), on the stack.
-  if (stack.size() != 2 || !stack[0].isTensor() ||
-      !stack[0].toTensor().is_quantized())
-    fail(nullptr,
-         "module '" + path + "': " + unpack + " did not give (weight, bias)");
-  const std::vector<c10::IValue> &unpacked = stack;
+  return stack;
+}
+
+std::pair<at::Tensor, bool>
+Importer::declareUnpacked(const torch::jit::Node *node, const std::string &what,
+                          const std::string &unpack, const c10::IValue &packed,
+                          const std::string &path) {
+  // The operator's two results, (weight, bias).
+  std::vector<c10::IValue> unpacked = callOnPacked(node, what, unpack, packed);
+  if (unpacked.size() != 2 || !unpacked[0].isTensor() ||
+      !unpacked[0].toTensor().is_quantized())
+    fail(node, what + ": " + unpack + " did not give (weight, bias)");
   at::Tensor weight = unpacked[0].toTensor();
-  add("bias", c10::IValue(!unpacked[1].isNone()));
   declareState(join(path, "weight"), weight, StateKind::Parameter);
   if (unpacked[1].isTensor())
     declareState(join(path, "bias"), unpacked[1].toTensor(),
                  StateKind::Parameter);
+  return {weight, unpacked[1].isTensor()};
 }
 
 bool Importer::importPackedCall(torch::jit::Node *node) {
@@ -194,18 +208,9 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
   if (packed == values.end() || packed->second.kind != FxValue::Packed)
     return false;
   const std::string attribute = packed->second.path;
-  // A LibTorch operator (of no overload name) on the packed weights.
-  auto call = [&](const std::string &name) {
-    std::vector<c10::IValue> stack{packed->second.object};
-    try {
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow(name.c_str(), "")
-          .callBoxed(&stack);
-    } catch (const std::exception &e) {
-      fail(node, "packed weights '" + attribute + "': " + name +
-                     " failed: " + e.what());
-    }
-    return stack;
+  const std::string what = "packed weights '" + attribute + "'";
+  auto call = [&](const std::string &op) {
+    return callOnPacked(node, what, op, packed->second.object);
   };
   // The output scale and zero point: the values the call reads.
   auto scale = concrete.find(node->input(2));
@@ -226,13 +231,12 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
   int64_t dims = linear ? 0 : op[std::string("quantized::conv").size()] - '0';
   std::string prefix = linear ? "quantized::linear"
                               : "quantized::conv" + std::to_string(dims) + "d";
-  std::vector<c10::IValue> unpacked = call(prefix + "_unpack");
-  if (unpacked.size() != 2 || !unpacked[0].isTensor() ||
-      !unpacked[0].toTensor().is_quantized())
-    fail(node, "packed weights '" + attribute +
-                   "' did not unpack to "
-                   "(weight, bias)");
-  at::Tensor weight = unpacked[0].toTensor();
+  // conv1d's packed weights are 2-D ones of height 1: their stride,
+  // padding and dilation the last `dims` of the 2-D ones.
+  std::string params =
+      "quantized::conv" + std::to_string(std::max<int64_t>(dims, 2)) + "d_";
+  if (!linear && call(params + "transpose").at(0).toInt())
+    return false;
   // The module: named after the attribute, as the Python importer names it.
   std::string path = llvm::StringRef(attribute).ltrim('_').str();
   std::replace(path.begin(), path.end(), '.', '_');
@@ -240,6 +244,8 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
   while (declaredModules.contains(path))
     path += "_";
   declaredModules.insert(path);
+  auto [weight, hasBias] = declareUnpacked(node, what, prefix + "_unpack",
+                                           packed->second.object, path);
   SmallVector<Attribute> keys, hparams;
   auto add = [&](const std::string &name, const c10::IValue &v) {
     SmallVector<mlir::Value> noInputs;
@@ -247,17 +253,11 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
     hparams.push_back(toArg(constantOf(v, nullptr), noInputs, nullptr));
   };
   if (!linear) {
-    // conv1d's packed weights are 2-D ones of height 1: their stride,
-    // padding and dilation the last `dims` of the 2-D ones.
-    std::string params =
-        "quantized::conv" + std::to_string(std::max<int64_t>(dims, 2)) + "d_";
-    auto list = [&](const char *what) {
-      std::vector<int64_t> all = call(params + what).at(0).toIntVector();
+    auto list = [&](const char *field) {
+      std::vector<int64_t> all = call(params + field).at(0).toIntVector();
       return std::vector<c10::IValue>(all.end() - dims, all.end());
     };
     int64_t groups = call(params + "groups").at(0).toInt();
-    if (call(params + "transpose").at(0).toInt())
-      return false;
     std::vector<c10::IValue> kernel;
     for (int64_t i = 2; i < weight.dim(); ++i)
       kernel.push_back(weight.size(i));
@@ -272,7 +272,7 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
   }
   add("scale", s.isInt() ? c10::IValue(double(s.toInt())) : s);
   add("zero_point", z);
-  add("bias", c10::IValue(!unpacked[1].isNone()));
+  add("bias", c10::IValue(hasBias));
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(forwardGraph);
@@ -280,10 +280,6 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
                         path, entry->second, DictAttr::get(ctx, keys, hparams),
                         /*training=*/false);
   }
-  declareState(join(path, "weight"), weight, StateKind::Parameter);
-  if (unpacked[1].isTensor())
-    declareState(join(path, "bias"), unpacked[1].toTensor(),
-                 StateKind::Parameter);
   importCall(node, path, {values.at(node->input(0))}, {}, /*isModule=*/true);
   return true;
 }

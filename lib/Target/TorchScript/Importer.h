@@ -200,6 +200,20 @@ private:
   /// weights) as a call of the quantized module computing it; false when
   /// `node` is not one (ImportQuantized.cpp).
   bool importPackedCall(torch::jit::Node *node);
+  /// The results of `op` (a LibTorch operator of no overload name) on the
+  /// packed weights `packed`; a failure names `what` (and `node`).
+  std::vector<c10::IValue> callOnPacked(const torch::jit::Node *node,
+                                        const std::string &what,
+                                        const std::string &op,
+                                        const c10::IValue &packed);
+  /// The packed weights unpacked by `unpack` (`quantized::conv2d_unpack`)
+  /// and declared as the state `<path>.weight` and `<path>.bias`: the
+  /// weight, and whether there is a bias.
+  std::pair<at::Tensor, bool> declareUnpacked(const torch::jit::Node *node,
+                                              const std::string &what,
+                                              const std::string &unpack,
+                                              const c10::IValue &packed,
+                                              const std::string &path);
 
   MLIRContext *ctx;
   OpBuilder builder;
