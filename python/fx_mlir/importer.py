@@ -932,7 +932,19 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
     # that packs them (Linear's `_packed_params`) is its own business.
     packed = {}
     for prefix, mod in gm.named_modules(remove_duplicate=False):
-        weight_bias = _packed_weight_bias(mod)
+        try:
+            weight_bias = _packed_weight_bias(mod)
+        except RuntimeError as error:
+            # The engine that packed them may not unpack them: PyTorch
+            # 1.13's qnnpack runs a quantized Conv3d but cannot give its
+            # weights back.
+            raise ImportError_(
+                f"module '{prefix}' ({module_type(mod)}): its packed weights "
+                f"cannot be unpacked under the quantized engine "
+                f"'{torch.backends.quantized.engine}' "
+                f"({str(error).strip().splitlines()[0]}); quantize the model "
+                f"under an engine that unpacks them (onednn, x86 or fbgemm)"
+            ) from error
         if weight_bias is not None and prefix:
             packed[prefix] = dict(zip(("weight", "bias"), weight_bias))
 

@@ -455,6 +455,26 @@ def test_embedding_is_refused():
         fx_mlir.import_graph_module(gm, (torch.tensor([1, 2]),))
 
 
+@pytest.mark.skipif(
+    "qnnpack" not in torch.backends.quantized.supported_engines,
+    reason="needs the qnnpack engine")
+def test_weights_the_engine_cannot_unpack_are_refused():
+    """PyTorch 1.13's qnnpack runs a quantized Conv3d but cannot unpack its
+    weights: the import names the module and the engine, not a bare
+    RuntimeError."""
+    torch.backends.quantized.engine = "qnnpack"
+    model = nn.Sequential(nn.Conv3d(2, 4, 3)).eval()
+    x = torch.randn(1, 2, 4, 5, 5)
+    prepared = prepare_fx(model, get_default_qconfig_mapping("qnnpack"), (x,))
+    prepared(x)
+    converted = convert_fx(prepared)
+    converted(x)  # the engine runs it
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="module '0' .*Conv3d.*cannot be unpacked under "
+                             "the quantized engine 'qnnpack'"):
+        fx_mlir.compile(converted, (x,))
+
+
 class _Embeddings(nn.Module):
     def __init__(self):
         super().__init__()

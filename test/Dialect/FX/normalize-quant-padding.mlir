@@ -23,6 +23,25 @@ fx.graph_module @Reflect {
   }
 }
 
+// A reference conv (convert_to_reference_fx) pads with zeros whatever its
+// padding_mode: PyTorch 1.13's reference Conv2d.forward calls F.conv2d with
+// its padding. The compiled model computes what the model computes.
+
+// CHECK-LABEL: fx.graph_module @ReferenceReflect
+// CHECK-NOT: aten::pad
+// CHECK: %conv = fx.call_function "aten::conv2d"(%x, %conv_weight_reference, %conv_bias, (1, 1), (1, 2), (1, 1), 1) : (tensor<1x1x6x5xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x6x7xf32>
+fx.graph_module @ReferenceReflect {
+  fx.state parameter @conv.weight : tensor<2x1x3x3xf32> = dense<0.5>
+  fx.state parameter @conv.bias : tensor<2xf32> = dense<[0.5, -1.0]>
+  fx.submodule @conv "torch.ao.nn.quantized.reference.Conv2d"(in_channels=1, out_channels=2, kernel_size=(3, 3), stride=(1, 1), padding=(1, 2), dilation=(1, 1), groups=1, bias=True, padding_mode="reflect", weight_qparams={"qscheme": "per_tensor_affine", "dtype": torch.qint8, "scale": 0.25, "zero_point": 0})
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x1x6x5xf32>
+    %conv = fx.call_module @conv(%x) : (tensor<1x1x6x5xf32>) -> tensor<1x2x6x7xf32>
+    fx.output %conv : tensor<1x2x6x7xf32>
+  }
+}
+
+
 {-#
   dialect_resources: {
     builtin: {

@@ -230,13 +230,15 @@ static Attribute padInput(GraphBuilder &gb, CallModuleOp call, StringRef mode,
 /// of module `module` on `input` and the float `weight`: (input, weight, bias
 /// or None[, stride, padding, dilation, groups] or [, stride, padding,
 /// output_padding, groups, dilation]), the bias read from the module's
-/// state, into `values` and `args`.
+/// state, into `values` and `args`. A conv's `padding_mode` other than zeros
+/// pads the input first, unless `zeroPadding` (a reference module's forward
+/// calls F.convNd with its padding and ignores its padding_mode).
 LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
                                SubmoduleOp module, StringRef floatTarget,
                                Value input, Value weight,
                                SmallVectorImpl<Value> &values,
                                SmallVectorImpl<Attribute> &args,
-                               std::string &why) {
+                               std::string &why, bool zeroPadding = false) {
   MLIRContext *ctx = gb.getContext();
   std::string bias = (module.getSymName() + ".bias").str();
   values.assign({input, weight});
@@ -254,7 +256,7 @@ LogicalResult weightedCallArgs(GraphBuilder &gb, CallModuleOp call,
   DictAttr hp = module.getHparams();
   Attribute padding = hp.lookup("padding");
   if (auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("padding_mode"));
-      mode && mode.getValue() != "zeros") {
+      mode && mode.getValue() != "zeros" && !zeroPadding) {
     // As torch's quantized conv does: the input padded in that mode
     // (reflect, replicate, circular: F.pad, here of the dequantized
     // values, which pads exactly what padding the integers would), then
@@ -500,8 +502,11 @@ LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
                                    path + ".weight_reference", type, reference);
   SmallVector<Value> operands;
   SmallVector<Attribute> args;
+  // PyTorch 1.13's reference convs pad with zeros whatever their
+  // padding_mode says: what the model computes is what is compiled.
   if (failed(weightedCallArgs(gb, call, module, floatTarget, call.getOperand(0),
-                              gb.readState(name, call), operands, args, why)))
+                              gb.readState(name, call), operands, args, why,
+                              /*zeroPadding=*/true)))
     return failure();
   std::string node = call.getNodeName().str();
   Value result =
