@@ -199,8 +199,12 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
     return RankedTensorType::get(shape, type.getElementType());
   };
   // A chain reader reads the NHWC value in order; any other reader gets a
-  // transpose back of its own, which fuses into it.
+  // transpose back of its own, which fuses into it. A reader nested in an
+  // op's region (a tensor.extract in an interpolation's body) gets it
+  // before that op, one for all its uses there: inside, it would be
+  // computed again for each element.
   auto redirect = [&](Value old) {
+    DenseMap<Operation *, Value> before;
     for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
       Operation *reader = use.getOwner();
       auto type = cast<RankedTensorType>(old.getType());
@@ -213,7 +217,16 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
       if (it != concatOf.end() && chainConcats.contains(it->second) &&
           cast<tensor::InsertSliceOp>(reader).getSource() == old)
         continue;
-      rewriter.setInsertionPoint(reader);
+      Operation *at = old.getParentBlock()->findAncestorOpInBlock(*reader);
+      if (!at)
+        at = reader;
+      if (at != reader) {
+        if (Value shared = before.lookup(at)) {
+          rewriter.modifyOpInPlace(reader, [&] { use.set(shared); });
+          continue;
+        }
+      }
+      rewriter.setInsertionPoint(at);
       Value back = tensor::EmptyOp::create(
           rewriter, old.getLoc(), type.getShape(), type.getElementType());
       Value transposed =
@@ -227,6 +240,8 @@ bool computeChainsInNHWC(RewriterBase &rewriter, func::FuncOp func) {
                 linalg::YieldOp::create(b, loc, args[0]);
               })
               .getResult(0);
+      if (at != reader)
+        before[at] = transposed;
       rewriter.modifyOpInPlace(reader, [&] { use.set(transposed); });
     }
   };

@@ -1020,3 +1020,49 @@ func.func @nhwc_channel_params(%x: tensor<1x4x16x32xf32>, %a: tensor<1x32x1x1xf3
   } -> tensor<1x4x16x32xf32>
   return %r : tensor<1x4x16x32xf32>
 }
+
+// -----
+
+// An elementwise op over NHWC products computed in NHWC (Layout.cpp: it
+// is also read by a second such op) and read by tensor.extract in another
+// op's body (an interpolation's gather): the transpose back is one op
+// before the reader, not one inside its body (which would compute the
+// whole transpose again for each element it gathers).
+
+// CHECK-LABEL: func.func @gather_of_nhwc_chain
+// CHECK: scf.for {{.*}} -> (tensor<1x16x16x32xf32>)
+// CHECK: vector.transpose
+// CHECK: scf.forall
+// CHECK-NOT: vector.transpose
+// CHECK: tensor.extract
+// CHECK-NOT: vector.transpose
+// CHECK: tensor.extract
+// CHECK-NOT: vector.transpose
+// CHECK: scf.forall.in_parallel
+func.func @gather_of_nhwc_chain(%d: tensor<1x16x16x32xi32>, %rows: tensor<64xi64>) -> (tensor<1x32x64x64xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %e1 = tensor.empty() : tensor<1x32x16x16xf32>
+  %r1 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%d : tensor<1x16x16x32xi32>) outs(%e1 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: i32, %out: f32):
+    %f = arith.sitofp %in : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<1x32x16x16xf32>
+  %c0 = arith.constant 0 : index
+  %e2 = tensor.empty() : tensor<1x32x64x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (h)>, affine_map<(n, c, h, w) -> (w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%rows, %rows : tensor<64xi64>, tensor<64xi64>) outs(%e2 : tensor<1x32x64x64xf32>) {
+  ^bb0(%i: i64, %j: i64, %out: f32):
+    %c = linalg.index 1 : index
+    %ii = arith.index_cast %i : i64 to index
+    %jj = arith.index_cast %j : i64 to index
+    %a = tensor.extract %r1[%c0, %c, %ii, %jj] : tensor<1x32x16x16xf32>
+    %b = tensor.extract %r1[%c0, %c, %jj, %ii] : tensor<1x32x16x16xf32>
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x64x64xf32>
+  %e3 = tensor.empty() : tensor<1x32x16x16xf32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r1 : tensor<1x32x16x16xf32>) outs(%e3 : tensor<1x32x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x16x16xf32>
+  return %g, %r2, %r2 : tensor<1x32x64x64xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}
