@@ -7,7 +7,8 @@ PyTorch's quantized engine in the same process.
 
 Each model (default: resnet50, googlenet, inception_v3, mobilenet_v3_large,
 efficientnet_b0, regnet_y_400mf, mnasnet0_5, squeezenet1_1; any torchvision
-classification or video model by name) is built with
+classification, video or segmentation model by name, a segmentation model's
+`out` compared) is built with
 random weights (torchvision's quantizable definition where there is one),
 prepared with the default qconfig of the CPU's quantized engine (onednn,
 else qnnpack), calibrated on four random 224x224 images (299 for
@@ -67,8 +68,12 @@ def input_shape(name):
 
 def build(name, engine):
     quantizable = torchvision.models.quantization
+    segmentation = torchvision.models.segmentation
     if hasattr(torchvision.models.video, name):
         model = getattr(torchvision.models.video, name)(weights=None)
+    elif hasattr(segmentation, name):
+        model = getattr(segmentation, name)(weights=None,
+                                            weights_backbone=None)
     elif hasattr(quantizable, name):
         extra = ({"aux_logits": False, "init_weights": False}
                  if name in ("googlenet", "inception_v3") else {})
@@ -86,9 +91,15 @@ def build(name, engine):
     return convert_fx(prepared).eval(), shape
 
 
+def main_output(output):
+    """The output compared: a segmentation model's `out`."""
+    return output["out"] if isinstance(output, dict) else output
+
+
 def output_step(converted, output):
     final = [n for n in converted.graph.nodes if n.op == "output"][0]
-    source = final.args[0].args[0] if final.args[0].args else None
+    value = main_output(final.args[0])
+    source = value.args[0] if value.args else None
     if source is not None and source.op == "call_module":
         return float(converted.get_submodule(source.target).scale)
     return float(output.max() - output.min()) / 255
@@ -118,7 +129,8 @@ def main():
             compiled = fx_mlir.compile(converted, (torch.randn(*shape),))
             x = torch.randn(*shape)
             with torch.no_grad():
-                ours, eager = compiled(x), converted(x)
+                ours, eager = (main_output(compiled(x)),
+                               main_output(converted(x)))
             steps = (ours - eager).abs() / output_step(converted, eager)
             eager_ms = median_ms(converted, x, args.calls)
             ours_ms = median_ms(compiled, x, args.calls)

@@ -478,6 +478,27 @@ class ConvNeXtBlock(nn.Module):
         return self.block(self.stem(x))
 
 
+class ASPPHead(nn.Module):
+    """DeepLabV3's head on a small feature map: torchvision's ASPP
+    (dilations 4, 8 and 12 on 12 x 12, so that many taps read only the
+    padding and are skipped, fx.int8_skip; a global-pooling branch
+    interpolated back), then the classifier's 1x1 conv and a bilinear
+    upsampling of the int8 result read across (the transpose back before
+    the gather, Layout.cpp)."""
+
+    def __init__(self, channels=64):
+        super().__init__()
+        from torchvision.models.segmentation.deeplabv3 import ASPP
+        self.stem = nn.Conv2d(3, channels, 3, padding=1)
+        self.aspp = ASPP(channels, [4, 8, 12], out_channels=32)
+        self.classifier = nn.Conv2d(32, 5, 1)
+
+    def forward(self, x):
+        y = self.classifier(self.aspp(self.stem(x)))
+        return F.interpolate(y, scale_factor=4, mode="bilinear",
+                             align_corners=False)
+
+
 def _in_steps(converted, example):
     """`converted` with its output divided by the output's quantization
     step: the scale of the quantized tensor the final dequantize reads, in
@@ -647,6 +668,8 @@ def _static_cases():
                                      shaped(2, 3, 12, 10),
                                      _default),
            shaped(2, 3, 12, 10), 1)
+    yield ("aspp_head", _quantized(ASPPHead, image(12), _default),
+           image(12), 1)
     yield ("convnext_block", _quantized(ConvNeXtBlock, image(28), _default),
            image(28), 1)
     yield ("avg_pools", _quantized(AvgPools,

@@ -62,6 +62,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
@@ -397,6 +399,73 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
   return Int8Operands{x, xType, wBytes, w8, wq};
 }
 
+/// The sums kInt8SkipSumsAttr holds for the packed weights `wPacked` (a
+/// constant [OCB, KH, KW, C4, 16 V, G]) of a conv whose input (H x W,
+/// padded by padLo and filled with `zx`) is read by output rows of OWp
+/// pixels in register tiles of P: zx * sum over the channel groups, as
+/// [OCB, KH, KW, 16 V] i32; null where the taps that read the padding
+/// alone (a row's, or a tile's pixels') are under a fifth of all taps.
+static DenseElementsAttr paddingTapSums(Value wPacked, int32_t zx, int64_t OH,
+                                        int64_t OWp, int64_t H, int64_t W,
+                                        ArrayRef<int64_t> padLo,
+                                        ArrayRef<int64_t> stride,
+                                        ArrayRef<int64_t> dilation, int64_t P) {
+  auto constant = wPacked.getDefiningOp<arith::ConstantOp>();
+  auto values =
+      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  auto type = cast<RankedTensorType>(wPacked.getType());
+  if (!values || type.getRank() != 6)
+    return {};
+  int64_t OCB = type.getDimSize(0), KH = type.getDimSize(1),
+          KW = type.getDimSize(2), C4 = type.getDimSize(3),
+          lanes = type.getDimSize(4), G = type.getDimSize(5);
+  // Rows (oh, i) and tiles (tile, j) that read the padding alone.
+  int64_t rowsOut = 0, tilesOut = 0, tiles = OWp / P;
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t i = 0; i < KH; ++i) {
+      int64_t ih = oh * stride[0] + i * dilation[0];
+      rowsOut += ih < padLo[0] || ih >= padLo[0] + H;
+    }
+  for (int64_t t = 0; t < tiles; ++t)
+    for (int64_t j = 0; j < KW; ++j) {
+      int64_t first = t * P * stride[1] + j * dilation[1];
+      int64_t last = first + (P - 1) * stride[1];
+      tilesOut += last < padLo[1] || first >= padLo[1] + W;
+    }
+  // A tap is skipped where its row or its tile is out.
+  int64_t all = OH * KH * tiles * KW;
+  int64_t kept = (OH * KH - rowsOut) * (tiles * KW - tilesOut);
+  if (all == 0 || 5 * (all - kept) < all)
+    return {};
+  std::vector<int32_t> sums(OCB * KH * KW * lanes, 0);
+  ArrayRef<char> raw = values.getRawData();
+  bool splat = values.isSplat();
+  auto read = [&](int64_t at) -> int32_t {
+    if (splat)
+      at = 0;
+    if (G == 2) {
+      int16_t v;
+      std::memcpy(&v, raw.data() + 2 * at, 2);
+      return v;
+    }
+    return int8_t(raw[at]);
+  };
+  for (int64_t ocb = 0; ocb < OCB; ++ocb)
+    for (int64_t i = 0; i < KH; ++i)
+      for (int64_t j = 0; j < KW; ++j)
+        for (int64_t cc = 0; cc < C4; ++cc)
+          for (int64_t o = 0; o < lanes; ++o)
+            for (int64_t b = 0; b < G; ++b)
+              sums[((ocb * KH + i) * KW + j) * lanes + o] +=
+                  zx *
+                  read(((((ocb * KH + i) * KW + j) * C4 + cc) * lanes + o) * G +
+                       b);
+  return DenseElementsAttr::get(
+      RankedTensorType::get({OCB, KH, KW, lanes},
+                            IntegerType::get(type.getContext(), 32)),
+      ArrayRef<int32_t>(sums));
+}
+
 /// How int8Conv2dOf's caller lays out its input and taps (int8Conv3d).
 /// With `padded`, the caller builds the padded NHWC input (of an NCHW
 /// input of shape `nchw`; int8Conv2dOf's `x` is then null) of each of the
@@ -675,6 +744,12 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                          ? layout.padded(tap, Hp, Wp, Cp, element)
                          : paddedNHWC(l, x, padLo, {Hp, Wp, Cp}, zx, element);
       Value wPacked = packWeights({tapBytes[tap]}, /*depth=*/false);
+      // Taps in the padding alone: marked to be skipped where they are a
+      // fifth of the work or more (kInt8SkipAttr).
+      DenseElementsAttr skipSums;
+      if (taps == 1 && !layout.padded && !dynamic)
+        skipSums = paddingTapSums(wPacked, zx, OH, OWp, H, W, padLo, stride,
+                                  dilation, P);
       // n, oh, ow, ocb, o | i, j, cc, b
       auto e = dims(9);
       // Grouped: block ocb reads the 4-channel groups of its slice.
@@ -694,6 +769,12 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
           productsOf(groups, wPacked,
                      tap ? products : zeros({N, OH, OWp, OCB, 16 * V}, i32), in,
                      wMap, {stride[0], stride[1], dilation[0], dilation[1], P});
+      if (skipSums) {
+        Operation *generic = products.getDefiningOp();
+        generic->setAttr(kInt8SkipAttr,
+                         l.b.getDenseI64ArrayAttr({padLo[0], H, padLo[1], W}));
+        generic->setAttr(kInt8SkipSumsAttr, skipSums);
+      }
     }
   }
 

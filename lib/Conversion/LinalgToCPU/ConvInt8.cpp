@@ -562,6 +562,30 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
                   function_ref<SmallVector<Value>(Value, ValueRange)> body) {
     return countedLoop(rewriter, loc, count, carried, body);
   };
+  // Taps that read the padding alone (kInt8SkipAttr): their products are
+  // the constant sums of their weights times the zero point.
+  auto skip = op->getAttrOfType<DenseI64ArrayAttr>(kInt8SkipAttr);
+  auto skipSums = op->getAttrOfType<DenseElementsAttr>(kInt8SkipSumsAttr);
+  Value sumsTable;
+  if (skip && skipSums && !depth && skip.size() == 4 &&
+      skipSums.getType().getShape() == ArrayRef<int64_t>{OCB, KH, KW, lanes} &&
+      skipSums.getElementType().isInteger(32))
+    sumsTable = arith::ConstantOp::create(rewriter, loc, skipSums);
+  // Whether tap (i, j) of this tile reads the padding alone: its input row
+  // ih, or its first and last pixels' columns, outside the input.
+  auto outside = [&](Value ih, Value iw0) {
+    auto cmp = [&](arith::CmpIPredicate p, Value a, int64_t b) {
+      return arith::CmpIOp::create(rewriter, loc, p, a, c(b));
+    };
+    using P_ = arith::CmpIPredicate;
+    int64_t top = skip[0], H = skip[1], left = skip[2], W = skip[3];
+    Value iwLast = arith::AddIOp::create(rewriter, loc, iw0, c((P - 1) * s1));
+    Value out = arith::OrIOp::create(rewriter, loc, cmp(P_::slt, ih, top),
+                                     cmp(P_::sge, ih, top + H));
+    out = arith::OrIOp::create(rewriter, loc, out, cmp(P_::slt, iwLast, left));
+    return arith::OrIOp::create(rewriter, loc, out, cmp(P_::sge, iw0, left + W))
+        .getResult();
+  };
   // The window (with a depth: its taps, image n reading depth
   // n * sd + kd * dd), the channel groups.
   auto window = [&](Value image, Value kd, ValueRange a) {
@@ -573,33 +597,58 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
         Value iw0 = arith::AddIOp::create(
             rewriter, loc, iwBase,
             arith::MulIOp::create(rewriter, loc, j, c(d1)));
-        return loop(C4, a, [&](Value cc, ValueRange a) {
-          SmallVector<Value> w;
-          for (int64_t v = 0; v < V; ++v) {
-            SmallVector<Value> at{ocb, i, j, cc, c(16 * G * v)};
-            if (depth)
-              at.insert(at.begin() + 1, kd);
-            Value raw =
-                vector::TransferReadOp::create(rewriter, loc, weights16, weight,
-                                               at, zero8, ArrayRef<bool>{true});
-            w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
-          }
-          Value ch = arith::MulIOp::create(
-              rewriter, loc, arith::AddIOp::create(rewriter, loc, slice, cc),
-              c(G));
+        auto groups = [&](ValueRange a) {
+          return loop(C4, a, [&](Value cc, ValueRange a) {
+            SmallVector<Value> w;
+            for (int64_t v = 0; v < V; ++v) {
+              SmallVector<Value> at{ocb, i, j, cc, c(16 * G * v)};
+              if (depth)
+                at.insert(at.begin() + 1, kd);
+              Value raw = vector::TransferReadOp::create(
+                  rewriter, loc, weights16, weight, at, zero8,
+                  ArrayRef<bool>{true});
+              w.push_back(vector::BitCastOp::create(rewriter, loc, acc, raw));
+            }
+            Value ch = arith::MulIOp::create(
+                rewriter, loc, arith::AddIOp::create(rewriter, loc, slice, cc),
+                c(G));
+            SmallVector<Value> out(a.begin(), a.end());
+            for (int64_t p = 0; p < P; ++p) {
+              Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));
+              Value four = vector::TransferReadOp::create(
+                  rewriter, loc, group, input, ValueRange{image, ih, iw, ch},
+                  zero8, ArrayRef<bool>{true});
+              Value broadcast = broadcastGroup(rewriter, loc, four);
+              for (int64_t v = 0; v < V; ++v)
+                out[p * V + v] =
+                    laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);
+            }
+            return out;
+          });
+        };
+        if (!sumsTable)
+          return groups(a);
+        // A tap in the padding: its sums added to every pixel's.
+        auto branch = scf::IfOp::create(rewriter, loc, ValueRange(a).getTypes(),
+                                        outside(ih, iw0),
+                                        /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard inner(rewriter);
+          rewriter.setInsertionPointToStart(branch.thenBlock());
           SmallVector<Value> out(a.begin(), a.end());
-          for (int64_t p = 0; p < P; ++p) {
-            Value iw = arith::AddIOp::create(rewriter, loc, iw0, c(p * s1));
-            Value four = vector::TransferReadOp::create(
-                rewriter, loc, group, input, ValueRange{image, ih, iw, ch},
-                zero8, ArrayRef<bool>{true});
-            Value broadcast = broadcastGroup(rewriter, loc, four);
-            for (int64_t v = 0; v < V; ++v)
+          for (int64_t v = 0; v < V; ++v) {
+            Value sum = vector::TransferReadOp::create(
+                rewriter, loc, acc, sumsTable, ValueRange{ocb, i, j, c(16 * v)},
+                zero32, ArrayRef<bool>{true});
+            for (int64_t p = 0; p < P; ++p)
               out[p * V + v] =
-                  laneDot(rewriter, loc, out[p * V + v], broadcast, w[v], G);
+                  arith::AddIOp::create(rewriter, loc, out[p * V + v], sum);
           }
-          return out;
-        });
+          scf::YieldOp::create(rewriter, loc, out);
+          rewriter.setInsertionPointToStart(branch.elseBlock());
+          scf::YieldOp::create(rewriter, loc, groups(a));
+        }
+        return SmallVector<Value>(branch.getResults());
       });
     });
   };

@@ -16,6 +16,18 @@ namespace mlir::fx {
 /// [stride h, stride w, dilation h, dilation w, pixels per register tile].
 constexpr llvm::StringLiteral kInt8ConvAttr = "fx.int8_conv";
 
+/// On such a generic where many of the window's taps read only the spatial
+/// padding (dilated convs on small images: DeepLab's ASPP): [padding top,
+/// input height, padding left, input width] of its padded input. A tap
+/// whose input row is padding, or whose pixels of a register tile all are,
+/// is not computed: the padding holds the zero point zx, so its products
+/// are zx times the sums of its weights, kInt8SkipSumsAttr's constant.
+constexpr llvm::StringLiteral kInt8SkipAttr = "fx.int8_skip";
+
+/// The sums of kInt8SkipAttr: zx * sum_c w[ocb, i, j, c, o] (i32, [OCB, KH,
+/// KW, 16 V]) over the packed weights' channels.
+constexpr llvm::StringLiteral kInt8SkipSumsAttr = "fx.int8_skip_sums";
+
 /// Why nodes could not be lowered: node -> reason, filled by the patterns
 /// below when a lowering fails (the pass's diagnostics read it).
 using LoweringFailures = llvm::DenseMap<Operation *, std::string>;
