@@ -381,8 +381,10 @@ class GroupedShapes(nn.Module):
     "int8 convolutions"): groups of 8 channels (regnet's, two groups a
     block of 16), 5 of them (the last block one group, its slice reaching
     into padded channels), of 4 in and 16 out (two a block of 32), of 96
-    in and 64 out (two blocks a group, stride 2), and of 6 (no block lines
-    up: the f32 path); a batch of 2 with odd widths."""
+    in and 64 out (two blocks a group, stride 2), of 16 in and 24 out and
+    of 24 (regnet_x_1_6gf's: blocks straddling two groups, stride 2), and
+    of 6 (no 4-channel slices: the f32 path); a batch of 2 with odd
+    widths."""
 
     def __init__(self):
         super().__init__()
@@ -391,6 +393,8 @@ class GroupedShapes(nn.Module):
             nn.Conv2d(48, 48, 3, padding=1, groups=6),
             nn.Conv2d(48, 192, 3, padding=1, groups=12),
             nn.Conv2d(48, 48, 3, padding=1, groups=8),
+            nn.Conv2d(48, 72, 3, padding=1, groups=3),
+            nn.Conv2d(48, 48, 3, stride=2, padding=1, groups=2),
         ])
         self.wide = nn.Conv2d(192, 128, 3, stride=2, padding=1, groups=2)
         self.odd = nn.Conv2d(40, 40, 3, padding=1, groups=5)

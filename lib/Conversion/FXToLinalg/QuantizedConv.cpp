@@ -578,13 +578,12 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
   int64_t CB4 = grouped ? grouped->sliceChannels / G : C4;
   // Grouped: the last slice may reach past the channels (a last block of
   // fewer groups), into channels padded with zx (their weights zeros).
-  if (grouped)
-    C4 = std::max<int64_t>(C4, llvm::divideCeil(OCB, grouped->blocksPerSlice) *
-                                   CB4);
-  int64_t Cp = G * C4;
   auto sliceAt = [&](int64_t ocb) -> int64_t {
-    return grouped ? ocb / grouped->blocksPerSlice * grouped->sliceChannels : 0;
+    return grouped ? grouped->sliceStart(ocb) : 0;
   };
+  if (grouped)
+    C4 = std::max<int64_t>(C4, sliceAt(OCB - 1) / G + CB4);
+  int64_t Cp = G * C4;
   int64_t K = Cg * KH * KW;
   // The taps' weights: wBytes, or the caller's.
   SmallVector<ArrayRef<char>> tapBytes;
@@ -752,9 +751,15 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
                                   dilation, P);
       // n, oh, ow, ocb, o | i, j, cc, b
       auto e = dims(9);
-      // Grouped: block ocb reads the 4-channel groups of its slice.
-      AffineExpr channelGroup =
-          grouped ? e[3].floorDiv(grouped->blocksPerSlice) * CB4 + e[7] : e[7];
+      // Grouped: block ocb reads the groups of G channels of its slice,
+      // from sliceStart(ocb) = (ocb * lanes floordiv groupOut) * groupIn.
+      AffineExpr channelGroup = e[7];
+      if (grouped) {
+        AffineExpr group = (e[3] * grouped->lanes).floorDiv(grouped->groupOut);
+        channelGroup = grouped->groupIn % G == 0
+                           ? group * (grouped->groupIn / G) + e[7]
+                           : (group * grouped->groupIn).floorDiv(G) + e[7];
+      }
       AffineMap in = AffineMap::get(
           9, 0,
           {e[0], e[1] * stride[0] + e[5] * dilation[0],

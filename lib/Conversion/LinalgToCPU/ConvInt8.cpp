@@ -423,15 +423,33 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
           lanes = outT.getDimSize(4);
   int64_t KH = wDim(1), KW = wDim(2), C4 = wDim(3);
   int64_t V = lanes / 16;
-  // The input's 4-channel groups: the C4 each block reads (groups 1), or
-  // one slice of C4 for every R blocks (grouped, QuantizedConv.cpp).
+  // The input's channel groups: the C4 each block reads (groups 1), or
+  // (grouped, QuantizedConv.cpp) block ocb's slice of C4 from group
+  // slice(ocb), the input map's channel group at cc = 0: slice(ocb) + cc.
   int64_t inC4 = inT.getDimSize(3);
-  int64_t R = inC4 == C4 ? OCB : OCB * C4 / std::max<int64_t>(inC4, 1);
+  unsigned ccDim = depth ? 8 : 7;
+  AffineExpr channelGroup = op.getIndexingMapsArray()[0].getResult(3);
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> onlyBlock(op.getNumLoops(),
+                                    getAffineConstantExpr(0, ctx));
+  onlyBlock[3] = getAffineDimExpr(0, ctx);
+  AffineMap sliceMap =
+      AffineMap::get(1, 0, channelGroup.replaceDimsAndSymbols(onlyBlock, {}));
+  SmallVector<AffineExpr> onlyGroup(op.getNumLoops(),
+                                    getAffineConstantExpr(0, ctx));
+  onlyGroup[ccDim] = getAffineDimExpr(ccDim, ctx);
+  auto lastSlice = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+      sliceMap.getResult(0).replaceDims({getAffineConstantExpr(OCB - 1, ctx)}),
+      1, 0));
+  if (channelGroup.replaceDimsAndSymbols(onlyGroup, {}) !=
+          getAffineDimExpr(ccDim, ctx) ||
+      !lastSlice || lastSlice.getValue() + C4 > inC4 || (depth && inC4 != C4))
+    return failure();
   if (lanes % 16 != 0 || V < 1 || V > 2 || P < 1 || OWp % P != 0 ||
       P * V > 28 || wDim(0) != OCB || wDim(4) != lanes || wDim(5) != G ||
       (depth ? (N - 1) * sd + (KD - 1) * dd >= inT.getDimSize(0)
              : inT.getDimSize(0) != N) ||
-      R < 1 || (inC4 != C4 && R * inC4 != OCB * C4) || inT.getDimSize(4) != G ||
+      inT.getDimSize(4) != G ||
       (OH - 1) * s0 + (KH - 1) * d0 >= inT.getDimSize(1) ||
       (OWp - 1) * s1 + (KW - 1) * d1 >= inT.getDimSize(2))
     return failure();
@@ -551,10 +569,7 @@ static LogicalResult vnniTiles(RewriterBase &rewriter, linalg::GenericOp op,
 
   // The block's slice of the input's channel groups.
   Value slice =
-      inC4 == C4 ? c(0)
-                 : arith::MulIOp::create(
-                       rewriter, loc,
-                       arith::DivUIOp::create(rewriter, loc, ocb, c(R)), c(C4));
+      affine::AffineApplyOp::create(rewriter, loc, sliceMap, ValueRange{ocb});
   // The window and the channel groups, the accumulators carried.
   Value ihBase = arith::MulIOp::create(rewriter, loc, oh, c(s0));
   Value iwBase = arith::MulIOp::create(rewriter, loc, ow0, c(s1));

@@ -7,7 +7,8 @@
 // of its 4 groups (zeros across groups: [2, 3, 3, 4, 32, 4]), the products'
 // generic reading block d3's slice of the input's 4-channel groups
 // (d3 * 4 + d7 of 8). fx-cpu-schedule writes it as VNNI register tiles
-// (ConvInt8.cpp), each block reading its own slice.
+// (ConvInt8.cpp), each block reading its own slice (the input map's
+// channel group at d7 = 0: d3 * 4).
 //
 // RUN: fx-opt %s --fx-fold-quant=int8-convs=true | FileCheck %s --check-prefix=FOLD
 // RUN: fx-opt %s --convert-fx-to-linalg | FileCheck %s
@@ -23,10 +24,11 @@
 // CHECK-DAG: %[[W:.*]] = arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<2x3x3x4x32x4xi8>
 // CHECK: linalg.generic {{.*}}indexing_maps = [#[[IN]], {{.*}} ins({{.*}}, %[[W]] : tensor<1x7x7x8x4xi8>, tensor<2x3x3x4x32x4xi8>) outs({{.*}} : tensor<1x5x5x2x32xi32>) attrs =  {fx.int8_conv = array<i64: 1, 1, 1, 1, 5>}
 
+// VNNI: #[[SLICE:.*]] = affine_map<(d0) -> (d0 * 4)>
 // VNNI-LABEL: func.func @forward
 // VNNI-SAME: int8 vnni
 // VNNI: scf.forall
-// VNNI: arith.divui %{{.*}}, %c1
+// VNNI: affine.apply #[[SLICE]](%{{.*}})
 // VNNI: vector.multi_reduction <add>
 // VNNI-NOT: fx.int8_conv
 

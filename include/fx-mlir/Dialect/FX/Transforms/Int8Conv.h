@@ -9,22 +9,33 @@
 #ifndef FX_MLIR_DIALECT_FX_TRANSFORMS_INT8CONV_H
 #define FX_MLIR_DIALECT_FX_TRANSFORMS_INT8CONV_H
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
 namespace mlir::fx {
 
 /// How the VNNI register tile covers a grouped conv (1 < groups, not
-/// depthwise): blocks of `lanes` (16 or 32) output channels, each reading
-/// one slice of `sliceChannels` input channels: the whole groups a block
-/// holds (groups of at most `lanes` output channels; the last block may
-/// hold fewer, its slice then reaching into channels padded with the zero
-/// point), or the group it lies in (larger groups, `blocksPerSlice`
-/// blocks reading the same slice). Weights of other groups in a block are
-/// zeros. None where blocks and groups do not line up or a slice is not
-/// made of 4-channel groups.
+/// depthwise): blocks of `lanes` (16 or 32) output channels, block b
+/// reading the `sliceChannels` input channels from sliceStart(b), the
+/// first channel of the group its first output channel is in. A block
+/// holds whole groups (groups of at most `lanes` output channels; the last
+/// block may hold fewer, its slice then reaching into channels padded
+/// with the zero point), lies in one group (larger groups, several blocks
+/// reading the same slice), or straddles up to three groups whose sizes
+/// do not line up with it (regnet's groups of 24 output channels: blocks
+/// of 32 reading two groups' 48 channels). Weights of other groups in a
+/// block are zeros. None where no such cover holds or the slices' starts
+/// are not made of 4-channel groups.
 struct Int8GroupedBlocks {
-  int64_t lanes, blocksPerSlice, sliceChannels;
+  int64_t lanes, sliceChannels;
+  /// Output and input channels of a group.
+  int64_t groupOut, groupIn;
+  /// The multiply-adds computed per one needed (the zero weights).
+  int64_t span;
+  int64_t sliceStart(int64_t block) const {
+    return block * lanes / groupOut * groupIn;
+  }
 };
 
 inline std::optional<Int8GroupedBlocks>
@@ -38,11 +49,25 @@ int8GroupedBlocks(int64_t channels, int64_t outChannels, int64_t groups) {
     if (!whole && lanes == 32)
       continue;
     if (lanes % ocg == 0 && (lanes / ocg) * cg % 4 == 0)
-      return Int8GroupedBlocks{lanes, 1, (lanes / ocg) * cg};
+      return Int8GroupedBlocks{lanes, (lanes / ocg) * cg, ocg, cg, lanes / ocg};
     if (whole && ocg % lanes == 0 && cg % 4 == 0)
-      return Int8GroupedBlocks{lanes, ocg / lanes, cg};
+      return Int8GroupedBlocks{lanes, cg, ocg, cg, 1};
   }
-  return std::nullopt;
+  // Straddling blocks: the groups each block's channels fall in, at most
+  // three; the block size that straddles fewest.
+  if (cg % 4 != 0)
+    return std::nullopt;
+  std::optional<Int8GroupedBlocks> best;
+  for (int64_t lanes : {32, 16}) {
+    int64_t span = 0;
+    for (int64_t first = 0; first < outChannels; first += lanes) {
+      int64_t last = std::min(first + lanes, outChannels) - 1;
+      span = std::max(span, last / ocg - first / ocg + 1);
+    }
+    if (span <= 3 && (!best || span < best->span))
+      best = Int8GroupedBlocks{lanes, span * cg, ocg, cg, span};
+  }
+  return best;
 }
 
 } // namespace mlir::fx
