@@ -984,11 +984,19 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                          f"{_state_type(t, node.name)} = "
                          + _state_value(node.target, t, resources, blobs))
     seen_modules = set()
+    # Paths call_module nodes name: a GraphModule made by a transform
+    # (fuse_fx) may call a shared module by a later path than
+    # named_modules' first (resnet's block ReLU, also inside the fused
+    # ConvReLU2d).
+    called = {node.target for g in [gm.graph] + [
+        m.graph for m in graph_modules.values()] for node in g.nodes
+        if node.op == "call_module"}
     for path, mod in gm.named_modules(remove_duplicate=False):
         # A module shared by paths is declared once, at its first path
-        # outside the graphs of control flow.
+        # outside the graphs of control flow, and at each other path a
+        # node calls it by.
         if in_graph_module(path) or inside_packed(path) or \
-                id(mod) in seen_modules:
+                (id(mod) in seen_modules and path not in called):
             continue
         seen_modules.add(id(mod))
         if path:

@@ -220,3 +220,38 @@ def test_meta_shape_propagation_leaves_the_module_alone():
     assert "-> tensor<2x4x6x6xf32>" in ir
     for k, v in m.state_dict().items():
         assert torch.equal(v, before[k]), k
+
+
+class _Block(nn.Module):
+    """resnet's basic block: one ReLU module called twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+
+    def forward(self, x):
+        return self.relu(self.conv2(self.relu(self.bn1(self.conv1(x)))) + x)
+
+
+def test_a_shared_module_called_by_a_later_path():
+    """fuse_fx folds the first ReLU call into a ConvReLU2d holding the same
+    ReLU object (`conv1.1`, named_modules' first path for it), while the
+    second call still names `relu`: that path is declared too, the node
+    keeps its target, and export and compile compute the block."""
+    from torch.ao.quantization.quantize_fx import fuse_fx
+    fused = fuse_fx(_Block().eval())
+    assert fused.get_submodule("conv1.1") is fused.get_submodule("relu")
+    x = torch.randn(2, 4, 6, 6)
+    ir = fx_mlir.import_graph_module(fused, (x,))
+    assert 'fx.submodule @relu "torch.nn.ReLU"' in ir
+    assert 'fx.call_module @relu(' in ir
+    back = fx_mlir.export_graph_module(ir)
+    assert [n.target for n in back.graph.nodes if n.op == "call_module"] == \
+        [n.target for n in fused.graph.nodes if n.op == "call_module"]
+    with torch.no_grad():
+        assert torch.allclose(back(x), fused(x))
+        assert torch.allclose(fx_mlir.compile(fused, (x,))(x), fused(x),
+                              atol=1e-5)
