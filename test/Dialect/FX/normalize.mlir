@@ -486,6 +486,21 @@ fx.graph @unknown_target {
 
 // -----
 
+// An observer of a prepared model (prepare_fx): the reason says to compile
+// the converted model instead.
+
+fx.graph_module @Prepared {
+  fx.submodule @activation_post_process_0 "torch.ao.quantization.observer.HistogramObserver"(bins=2048, upsample_rate=128, dtype=torch.quint8)
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-warning @+1 {{unsupported module 'torch.ao.quantization.observer.HistogramObserver': a module of a model prepared for quantization (prepare_fx, prepare_qat_fx), which records statistics as it runs; calibrate or train it in PyTorch, then compile the model convert_fx makes of it}}
+    %o = fx.call_module @activation_post_process_0(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    fx.output %o : tensor<2x4xf32>
+  }
+}
+
+// -----
+
 // A known target whose requirement does not hold: nn.Conv2d applies only
 // with padding_mode='zeros'.
 

@@ -818,6 +818,17 @@ std::unique_ptr<BoundCall> TargetRegistry::bind(Operation *node,
       why += ": the size of its result depends on the values of its "
              "input, which compiled code of static types cannot return "
              "(fx_mlir.compile(..., fallback=True) runs it in PyTorch)";
+    // A model prepare_fx or prepare_qat_fx made: its observers record
+    // statistics as it runs, which compiled code would not.
+    StringRef module(name);
+    if (kind == AliasKind::Module &&
+        (module.starts_with("torch.ao.quantization.observer.") ||
+         module.starts_with("torch.ao.quantization.fake_quantize.") ||
+         module.contains(".qat.")))
+      why += ": a module of a model prepared for quantization (prepare_fx, "
+             "prepare_qat_fx), which records statistics as it runs; "
+             "calibrate or train it in PyTorch, then compile the model "
+             "convert_fx makes of it";
     return nullptr;
   }
   std::vector<std::string> reasons;
