@@ -20,6 +20,7 @@ import inspect
 import json
 import operator
 import os
+import re
 import sys
 import threading
 import types
@@ -34,6 +35,7 @@ from . import (FxMlirError, _INSTALLED, _PACKAGE_DIR, _REPO_ROOT,
 from .fallback import compile_with_fallback, unsupported_node_names
 from .functionalize import (functionalize, updates_in_place,
                             _INPLACE_OPERATORS)
+from .exporter import export_graph_module
 from .importer import import_graph_module, module_type
 from .specialize import SpecializedGraph, bind_numbers, is_number
 from .reference import REFERENCE_FUNCTIONS, reference_forward
@@ -1148,6 +1150,12 @@ def compile(model, example_inputs, dynamic_batch=False,
     return _compile_ir(ir, example_inputs, blobs, updated, **options)
 
 
+# A node calling an in-place ATen operator (`aten::relu_`, `aten::add_.Tensor`;
+# not `aten::__and__`).
+_INPLACE_ATEN = re.compile(
+    r'fx\.call_function "aten::[A-Za-z0-9_]*[A-Za-z0-9]_(\.[A-Za-z0-9_]+)?"')
+
+
 def _compile_scripted(model, example_inputs, trace_error, options):
     """compile() through torch.jit.script: `model` (a ScriptModule, or a
     module torch.fx could not trace, `trace_error`) scripted, imported by
@@ -1169,8 +1177,21 @@ def _compile_scripted(model, example_inputs, trace_error, options):
     try:
         with torch.no_grad():
             ir = import_torchscript(scripted, example_inputs,
-                                    type(model).__name__, more)
-        compiled = _compile_ir(ir, example_inputs, None, (), **options)
+                                    type(model).__name__, more,
+                                    inline_traced_leaves=True)
+        try:
+            compiled = _compile_ir(ir, example_inputs, None, (), **options)
+        except FxMlirError as direct_error:
+            # In-place ATen calls fx-normalize leaves (an update of a view
+            # another node reads): the GraphModule the IR exports to is
+            # functionalized as any other, or says why it cannot be.
+            if not _INPLACE_ATEN.search(ir):
+                raise
+            try:
+                gm = export_graph_module(ir)
+            except FxMlirError:
+                raise direct_error from None
+            compiled = compile(gm, example_inputs, **options)
     except FxMlirError as error:
         if trace_error is None:
             raise

@@ -56,7 +56,7 @@ def _archive(module_or_path):
 
 
 def import_torchscript(module_or_path, example_inputs, name=None,
-                       more_example_inputs=None):
+                       more_example_inputs=None, inline_traced_leaves=False):
     """The fx IR (text) of a TorchScript module: a ScriptModule, an
     nn.Module (scripted here) or the path of a `.pt` archive, its graph
     run on `example_inputs` (a tuple of tensors) to type every node,
@@ -64,7 +64,11 @@ def import_torchscript(module_or_path, example_inputs, name=None,
     a loop). With `more_example_inputs` (tensors of other sizes), the
     graph runs on those too and the dims that differ are dynamic. Raises
     FxMlirError naming the TorchScript node, its source location and its
-    module for what cannot be imported."""
+    module for what cannot be imported. With `inline_traced_leaves`, a
+    torch.nn leaf that records no hyperparameters (torch.jit.trace keeps
+    none: a traced Conv2d's stride is a constant of its forward) is walked
+    into, so that the graph compiles; fx_mlir.compile does this for a
+    traced module."""
     from .compiler import _load_runtime
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
@@ -77,7 +81,7 @@ def import_torchscript(module_or_path, example_inputs, name=None,
         t.detach() for t in more_example_inputs]
     return _load_runtime().import_torchscript(
         data, [t.detach() for t in example_inputs],
-        name or default_name, more)
+        name or default_name, more, inline_traced_leaves)
 
 
 def grown_batch(example_inputs):

@@ -1133,3 +1133,41 @@ def test_one_argument_where_is_named_as_unlowered():
     with pytest.warns(UserWarning, match="PyTorch runs"):
         compiled = fx_mlir.compile(model, (x,), cache_dir="", fallback=True)
     torch.testing.assert_close(compiled(x), model(x))
+
+
+class _InplaceBlock(nn.Module):
+    """resnet's basic block: an in-place ReLU and an in-place residual
+    add, which TorchScript keeps as aten::relu_ and aten::add_."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(4, 4, 3, stride=2, padding=1)
+        self.flatten = nn.Flatten()
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out += x
+        return self.flatten(self.conv2(out))
+
+
+@pytest.mark.parametrize("route", ["trace", "script"])
+def test_compile_torchscript_module(route, tmp_path):
+    """A traced module (whose torch.nn leaves keep no hyperparameters:
+    walked into) or a scripted one, saved and loaded, compiles and
+    computes what it computes; the in-place ops become out-of-place ones
+    (fx-normalize)."""
+    torch.manual_seed(0)
+    model = _InplaceBlock().eval()
+    x = torch.randn(2, 4, 8, 8)
+    module = (torch.jit.trace(model, (x,)) if route == "trace"
+              else torch.jit.script(model))
+    path = str(tmp_path / "block.pt")
+    module.save(path)
+    loaded = torch.jit.load(path)
+    compiled = fx_mlir.compile(loaded, (x,))
+    y = torch.randn(2, 4, 8, 8)
+    with torch.no_grad():
+        assert torch.allclose(compiled(y), model(y), atol=1e-5)

@@ -1021,3 +1021,49 @@ def test_compile_float_leaf_in_a_converted_model():
         x = torch.randn(2, 5, 16)
         steps = (converted(x) - compiled(x)).abs() / scale
         assert steps.max() <= 1.01, steps.max()
+
+
+class _TracedSegmenter(nn.Module):
+    """Convs of the same weight shape in a row (each quantized module's
+    unpacked weights a new tensor: none may pass for another's alias), a
+    quantized Dropout (traced as a call of no arguments), a max pooling
+    and a dict output, as torchvision's segmentation models return."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.Sequential(*[nn.Conv2d(8, 8, 3, padding=1)
+                                     for _ in range(4)])
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        y = self.pool(F.relu(self.stem(x)))
+        y = self.convs(y)
+        return {"out": self.head(self.drop(y))}
+
+
+def test_compile_traced_quantized_archive(tmp_path):
+    """A converted model traced (strict=False: a dict output), saved and
+    loaded: fx_mlir.compile imports it with its traced torch.nn leaves
+    walked into and its quantized modules kept, within one step of the
+    engine."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 16, 16)
+    prepared = prepare_fx(_TracedSegmenter().eval(),
+                          get_default_qconfig_mapping(ENGINE), (x,))
+    for _ in range(3):
+        prepared(torch.randn(1, 3, 16, 16))
+    converted = convert_fx(prepared)
+    path = str(tmp_path / "segmenter.pt")
+    torch.jit.trace(converted, (x,), strict=False).save(path)
+    loaded = torch.jit.load(path)
+    compiled = fx_mlir.compile(loaded, (x,))
+    step = converted.head.scale
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        y = torch.randn(1, 3, 16, 16)
+        expected, actual = loaded(y)["out"], compiled(y)["out"]
+        assert actual.shape == expected.shape
+        assert (expected - actual).abs().max() <= step * 1.01

@@ -123,7 +123,8 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
 std::string importTorchScriptArchive(
     const std::string &data, const std::vector<at::Tensor> &inputs,
     const std::string &name,
-    const std::optional<std::vector<at::Tensor>> &moreInputs) {
+    const std::optional<std::vector<at::Tensor>> &moreInputs,
+    bool inlineTracedLeaves) {
   std::string errors, text;
   {
     py::gil_scoped_release release;
@@ -135,6 +136,7 @@ std::string importTorchScriptArchive(
     if (moreInputs)
       options.moreExampleInputs = &*moreInputs;
     options.graphModuleName = name;
+    options.inlineTracedLeaves = inlineTracedLeaves;
     auto buffer =
         llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
                                          /*RequiresNullTerminator=*/false);
@@ -221,6 +223,7 @@ PYBIND11_MODULE(_fx_runtime, m) {
   m.def("import_torchscript", &importTorchScriptArchive, py::arg("data"),
         py::arg("inputs"), py::arg("name") = "",
         py::arg("more_inputs") = std::nullopt,
+        py::arg("inline_traced_leaves") = false,
         "The fx IR of a TorchScript archive (torch.jit.save's bytes), its "
         "graph run on the example inputs to type every node, as "
         "fx-translate --import-torchscript; control flow becomes graphs "

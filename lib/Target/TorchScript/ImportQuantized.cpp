@@ -113,21 +113,31 @@ void Importer::declareQuantizedModule(
     const std::string &path, const torch::jit::Module &module,
     llvm::function_ref<void(const std::string &, const c10::IValue &)> add) {
   // The output scale and zero point of a module that keeps none (a traced
-  // quantized Linear): the constants its forward passes to its operator.
+  // quantized Linear, Hardswish, BatchNorm2d): the constants its forward
+  // passes to its operator, found by the schema's argument names
+  // (`Y_scale_i` of quantized::linear, `output_scale` of hardswish, ...).
   if (!module.hasattr("scale")) {
     if (auto method = module.find_method("forward")) {
       for (torch::jit::Node *node : method->graph()->nodes()) {
-        if (llvm::StringRef(node->kind().toQualString())
-                .starts_with("quantized::") &&
-            node->inputs().size() == 4) {
-          auto scale = torch::jit::toIValue(node->input(2));
-          auto zeroPoint = torch::jit::toIValue(node->input(3));
-          if (scale && zeroPoint && scale->isDouble() && zeroPoint->isInt()) {
-            add("scale", *scale);
-            add("zero_point", *zeroPoint);
-          }
-          break;
+        if (!llvm::StringRef(node->kind().toQualString())
+                 .starts_with("quantized::") ||
+            !node->maybeSchema())
+          continue;
+        std::optional<c10::IValue> scale, zeroPoint;
+        const auto &arguments = node->schema().arguments();
+        for (size_t i = 0; i < arguments.size() && i < node->inputs().size();
+             ++i) {
+          llvm::StringRef name(arguments[i].name());
+          if (name == "output_scale" || name == "Y_scale_i")
+            scale = torch::jit::toIValue(node->input(i));
+          else if (name == "output_zero_point" || name == "Y_zero_point_i")
+            zeroPoint = torch::jit::toIValue(node->input(i));
         }
+        if (scale && zeroPoint && scale->isDouble() && zeroPoint->isInt()) {
+          add("scale", *scale);
+          add("zero_point", *zeroPoint);
+        }
+        break;
       }
     }
   }

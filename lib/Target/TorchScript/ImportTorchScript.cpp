@@ -599,6 +599,7 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
                     FlatSymbolRefAttr::get(ctx, first->second));
   } else {
     firstNameOfTensor[impl] = path;
+    declaredTensors.push_back(tensor);
     // A quantized tensor's blob holds its storage integers.
     at::Tensor contiguous = (tensor.is_quantized() ? tensor.int_repr() : tensor)
                                 .detach()
@@ -641,16 +642,26 @@ void Importer::declareModule(const std::string &path,
     };
     // Scripted modules keep their `__constants__` (stride, padding, ...).
     // Their order is not kept by scripting; sort them to be deterministic.
+    // A conv (not transposed; float or quantized) keeps `transposed` and
+    // `output_padding`, which its constructor sets itself and does not
+    // take: left out, so that the module rebuilds from its hyperparameters.
+    std::string typeName = pythonTypeName(module);
+    bool plainConv = llvm::StringRef(typeName).contains(".Conv") &&
+                     !llvm::StringRef(typeName).contains("ConvTranspose");
+    auto setByConstructor = [&](llvm::StringRef name) {
+      return plainConv && (name == "transposed" || name == "output_padding");
+    };
     std::vector<std::string> constantNames(type->constantNames().begin(),
                                            type->constantNames().end());
     llvm::sort(constantNames);
     for (const std::string &name : constantNames)
-      add(name, type->getConstant(name));
+      if (!setByConstructor(name))
+        add(name, type->getConstant(name));
     for (size_t i = 0; i < type->numAttributes(); ++i) {
       const std::string &name = type->getAttributeName(i);
       if (name == "training" || llvm::StringRef(name).starts_with("_") ||
           type->is_parameter(i) || type->is_buffer(i) ||
-          type->getAttribute(i)->is_module())
+          type->getAttribute(i)->is_module() || setByConstructor(name))
         continue;
       add(name, module._ivalue()->getSlot(i));
     }
@@ -696,8 +707,24 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
   // torch.fx's default: torch.nn modules are leaves, except containers.
   static const char *containers[] = {"Sequential", "ModuleList", "ModuleDict",
                                      "Module"};
-  return llvm::StringRef(type).starts_with("torch.nn.") &&
-         !llvm::is_contained(containers, className(type));
+  if (!llvm::StringRef(type).starts_with("torch.nn.") ||
+      llvm::is_contained(containers, className(type)))
+    return false;
+  return !options.inlineTracedLeaves || recordsHyperparameters(module);
+}
+
+bool Importer::recordsHyperparameters(const torch::jit::Module &module) {
+  auto type = module.type();
+  if (!type->constantNames().empty())
+    return true;
+  for (size_t i = 0; i < type->numAttributes(); ++i) {
+    const std::string &name = type->getAttributeName(i);
+    if (name != "training" && !llvm::StringRef(name).starts_with("_") &&
+        !type->is_parameter(i) && !type->is_buffer(i) &&
+        !type->getAttribute(i)->is_module())
+      return true;
+  }
+  return false;
 }
 
 std::pair<ArrayAttr, DictAttr> Importer::callArgs(
@@ -879,6 +906,22 @@ void Importer::importNode(torch::jit::Node *node) {
     values[node->output()] = r;
     return;
   }
+  if (kind == prim::DictConstruct && node->inputs().size() % 2 == 0) {
+    // Keys and values alternate; the keys are constants.
+    FxValue r;
+    r.kind = FxValue::Dict;
+    for (size_t i = 0; i < node->inputs().size(); i += 2) {
+      FxValue &key = input(i);
+      if (key.kind != FxValue::Constant ||
+          !isa<StringAttr, IntegerAttr>(key.constant))
+        fail(node, "makes a dict whose keys are not constant strings or "
+                   "ints, which FX args cannot hold");
+      r.keys.push_back(key.constant);
+      r.elements.push_back(input(i + 1));
+    }
+    values[node->output()] = r;
+    return;
+  }
   if (kind == prim::ListUnpack || kind == prim::TupleUnpack) {
     FxValue &of = input(0);
     if (of.kind == FxValue::List || of.kind == FxValue::Tuple) {
@@ -985,6 +1028,13 @@ void Importer::importNode(torch::jit::Node *node) {
           args.back().kind == FxValue::State && args.back().isParameter;
     }
     const std::string &method = node->s(attr::name);
+    // A traced module whose forward returns its input (a quantized
+    // Dropout) is recorded as a call of no arguments returning None, which
+    // nothing reads: it computes nothing.
+    if (node->inputs().size() == 1 && node->outputs().size() == 1 &&
+        !node->output()->hasUses() &&
+        node->output()->type()->kind() == c10::TypeKind::NoneType)
+      return;
     // A traced module whose weight is tied to another one's gets it as an
     // extra argument; its forward no longer has the Python signature, so it
     // is walked into instead of called.
@@ -1283,6 +1333,12 @@ void mlir::fx::registerImportTorchScriptTranslation() {
       llvm::cl::desc("With --import-torchscript: inline every module call "
                      "into its aten calls"),
       llvm::cl::init(false));
+  static llvm::cl::opt<bool> inlineTraced(
+      "torchscript-inline-traced",
+      llvm::cl::desc("With --import-torchscript: inline the torch.nn leaves "
+                     "that record no hyperparameters (those torch.jit.trace "
+                     "made), so that the graph compiles"),
+      llvm::cl::init(false));
   static llvm::cl::list<std::string> inlineTypes(
       "torchscript-inline",
       llvm::cl::desc("With --import-torchscript: module types to inline "
@@ -1311,6 +1367,7 @@ void mlir::fx::registerImportTorchScriptTranslation() {
          MLIRContext *context) -> OwningOpRef<Operation *> {
         TorchScriptImportOptions options;
         options.inlineAll = inlineAll;
+        options.inlineTracedLeaves = inlineTraced;
         options.inlineTypes.assign(inlineTypes.begin(), inlineTypes.end());
         options.leafTypes.assign(leafTypes.begin(), leafTypes.end());
         options.graphModuleName = graphModuleName;

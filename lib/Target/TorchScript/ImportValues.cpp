@@ -537,6 +537,12 @@ Attribute Importer::toArg(const FxValue &value,
       return ListAttr::get(ctx, elements);
     return TupleAttr::get(ctx, elements);
   }
+  case FxValue::Dict: {
+    SmallVector<Attribute> elements;
+    for (const FxValue &element : value.elements)
+      elements.push_back(toArg(element, inputs, node));
+    return DictAttr::get(ctx, value.keys, elements);
+  }
   case FxValue::Module:
     fail(node, "module '" + value.path +
                    "' is used as a value, which FX cannot represent");

@@ -77,11 +77,24 @@ struct FxValue {
   /// whose rows are the elements (`node`; ImportControlFlow.cpp).
   /// Packed: a quantized functional op's packed weights (`object`), read
   /// from the module attribute `path` (ImportQuantized.cpp).
-  enum Kind { Node, Constant, List, Tuple, Module, State, Stacked, Packed };
+  /// Dict: a dict of constant keys (`keys`, strings or ints) and
+  /// `elements` (a traced model's `{"out": x}`; prim::DictConstruct).
+  enum Kind {
+    Node,
+    Constant,
+    List,
+    Tuple,
+    Dict,
+    Module,
+    State,
+    Stacked,
+    Packed
+  };
   Kind kind = Constant;
   mlir::Value node;              // Node, Stacked
   Attribute constant;            // Constant
-  std::vector<FxValue> elements; // List, Tuple
+  std::vector<FxValue> elements; // List, Tuple, Dict
+  std::vector<Attribute> keys;   // Dict
   std::string path;              // Module, State: qualified name
   torch::jit::Module module{};   // Module
   bool isParameter = false;      // State
@@ -174,6 +187,9 @@ private:
 
   // --- Graph walk ----------------------------------------------------------
   bool isLeaf(const torch::jit::Module &module);
+  /// Whether `module` keeps constants or plain attributes (a scripted
+  /// torch.nn module's hyperparameters); a traced one keeps none.
+  static bool recordsHyperparameters(const torch::jit::Module &module);
   void importBlock(torch::jit::Block *block);
   void importNode(torch::jit::Node *node);
   void importCall(torch::jit::Node *node, const std::string &target,
@@ -232,6 +248,10 @@ private:
   llvm::StringMap<mlir::Value> stateNodes; // get_attr node per state path
   llvm::StringSet<> declaredState, declaredModules;
   std::map<const c10::TensorImpl *, std::string> firstNameOfTensor;
+  /// The tensors firstNameOfTensor names, held so that no other tensor (a
+  /// quantized module's weights, unpacked for it) gets a freed one's
+  /// address and passes for an alias of it.
+  std::vector<at::Tensor> declaredTensors;
   unsigned tensorConstants = 0;
 
   // --- Control flow (ImportControlFlow.cpp) ---------------------------------

@@ -35,6 +35,11 @@ struct TorchScriptImportOptions {
   /// Module types to inline although they are torch.nn leaves, by class
   /// name (`Conv2d`) or qualified name (`torch.nn.Conv2d`).
   std::vector<std::string> inlineTypes;
+  /// Walk into a torch.nn leaf that records no hyperparameters (a module
+  /// torch.jit.trace made keeps none: a traced Conv2d's stride is only a
+  /// constant of its forward): its aten calls then hold them. What compiling
+  /// a traced archive needs; quantized modules stay leaves.
+  bool inlineTracedLeaves = false;
   /// Module types to keep as fx.call_module although they are not torch.nn
   /// leaves (user classes), by class or qualified name.
   std::vector<std::string> leafTypes;

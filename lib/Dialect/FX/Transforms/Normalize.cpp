@@ -742,13 +742,17 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       if (auto call = dyn_cast<CallFunctionOp>(op);
           call && call.getTarget().starts_with("torch.ops.quantized."))
         continue;
+      // An in-place ATen call (a traced `aten::relu_`, `aten::add_.Tensor`)
+      // on a value nothing else sees change: its out-of-place operator,
+      // later readers of the value reading its result.
+      Value mutatedByAten = functionalizeInplaceAten(op);
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);
       if (succeeded(handled))
         continue;
       if (why.empty()) {
         if (auto bound = registry.bind(op, why)) {
-          Value mutated = getInplaceInput(op);
+          Value mutated = mutatedByAten ? mutatedByAten : getInplaceInput(op);
           CallFunctionOp canonical = gb.emit(op, *bound);
           op->getResult(0).replaceAllUsesWith(canonical.getResult());
           op->erase();
@@ -792,6 +796,72 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         ok = false;
     }
     return success(ok);
+  }
+
+  /// Whether `op`'s result may be a view of an input: an ATen call whose
+  /// schema's result is annotated `Tensor(a)`, any node but ATen calls
+  /// and the call_modules of torch.nn modules that compute a new tensor
+  /// (convs, linears, norms; not Flatten or Identity, which return views).
+  bool mayAlias(Operation *op) {
+    if (auto callModule = dyn_cast<CallModuleOp>(op)) {
+      auto submodule = dyn_cast_or_null<SubmoduleOp>(
+          lookupModuleSymbol(op->getParentOfType<GraphModuleOp>(),
+                             callModule.getTargetAttr().getAttr()));
+      static const llvm::StringSet<> fresh = {
+          "torch.nn.Conv1d",          "torch.nn.Conv2d",
+          "torch.nn.Conv3d",          "torch.nn.ConvTranspose1d",
+          "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d",
+          "torch.nn.Linear",          "torch.nn.BatchNorm1d",
+          "torch.nn.BatchNorm2d",     "torch.nn.BatchNorm3d",
+          "torch.nn.LayerNorm",       "torch.nn.GroupNorm"};
+      return !submodule || !fresh.contains(submodule.getModuleType());
+    }
+    auto call = dyn_cast<CallFunctionOp>(op);
+    if (!call || !call.getTarget().starts_with("aten::"))
+      return true;
+    const OpSchema *schema = TargetRegistry::get().lookupOp(call.getTarget());
+    if (!schema)
+      return true;
+    StringRef results = StringRef(schema->text).rsplit("->").second;
+    return results.contains("(");
+  }
+
+  /// If `op` calls an in-place ATen overload (`aten::add_.Tensor`: ATen
+  /// names them with a trailing `_`, their first argument `Tensor(a!)
+  /// self`, their other arguments the out-of-place overload's) whose
+  /// out-of-place overload
+  /// (`aten::add.Tensor`) the registry has, on a tensor a node of this
+  /// graph made that is no view and has no view (so that nothing else
+  /// sees it change), retargets `op` to the out-of-place overload and
+  /// returns that tensor; else null.
+  Value functionalizeInplaceAten(Operation *op) {
+    auto call = dyn_cast<CallFunctionOp>(op);
+    if (!call || !call.getTarget().starts_with("aten::"))
+      return {};
+    auto [name, overload] = call.getTarget().split('.');
+    if (!name.ends_with("_") || name.ends_with("__") ||
+        name.drop_front(strlen("aten::")).starts_with("_"))
+      return {};
+    const TargetRegistry &registry = TargetRegistry::get();
+    std::string functional = name.drop_back().str();
+    if (!overload.empty())
+      functional += "." + overload.str();
+    if (!registry.lookupOp(functional))
+      return {};
+    ArrayAttr args = call.getArgs();
+    if (args.empty() || !isa<NodeAttr>(args[0]))
+      return {};
+    Value self = call.getOperand(cast<NodeAttr>(args[0]).getIndex());
+    Operation *maker = self.getDefiningOp();
+    if (!isa<TensorType>(self.getType()) || !maker ||
+        maker->getBlock() != op->getBlock() ||
+        !isa<CallFunctionOp, CallModuleOp>(maker) || mayAlias(maker))
+      return {};
+    for (Operation *user : self.getUsers())
+      if (user != op && mayAlias(user) && !isa<OutputOp>(user))
+        return {};
+    call.setTarget(functional);
+    return self;
   }
 
   /// Nodes that stay as they are: getitem of tuples and lists.

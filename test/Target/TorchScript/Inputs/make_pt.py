@@ -322,3 +322,28 @@ if not WHICH or WHICH & {"quantized", "quantized_functional"}:
                               get_default_qconfig_mapping(engine), (example,))
         prepared(example)
         save(name, trace(convert_fx(prepared), example))
+
+
+class TracedLeaves(nn.Module):
+    """torch.nn leaves torch.jit.trace keeps no hyperparameters of (a
+    strided conv, an in-place ReLU, max pooling, flatten, dropout, a
+    linear) and a dict output."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.relu = nn.ReLU(inplace=True)
+        self.pool = nn.MaxPool2d(2)
+        self.flatten = nn.Flatten()
+        self.drop = nn.Dropout(0.3)
+        self.fc = nn.Linear(4 * 2 * 2, 5)
+
+    def forward(self, x):
+        y = self.pool(self.relu(self.conv(x)))
+        return {"out": self.fc(self.drop(self.flatten(y))), "features": y}
+
+
+if not WHICH or "traced_leaves" in WHICH:
+    save("traced_leaves", torch.jit.trace(TracedLeaves().eval(),
+                                          torch.randn(1, 3, 8, 8),
+                                          strict=False))
