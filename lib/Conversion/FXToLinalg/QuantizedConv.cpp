@@ -62,8 +62,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <cstring>
-
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
@@ -399,26 +397,21 @@ std::optional<Int8Operands> int8Operands(Lowering &l, StringRef target,
   return Int8Operands{x, xType, wBytes, w8, wq};
 }
 
-/// The sums kInt8SkipSumsAttr holds for the packed weights `wPacked` (a
-/// constant [OCB, KH, KW, C4, 16 V, G]) of a conv whose input (H x W,
-/// padded by padLo and filled with `zx`) is read by output rows of OWp
-/// pixels in register tiles of P: zx * sum over the channel groups, as
-/// [OCB, KH, KW, 16 V] i32; null where the taps that read the padding
-/// alone (a row's, or a tile's pixels') are under a fifth of all taps.
-static DenseElementsAttr paddingTapSums(Value wPacked, int32_t zx, int64_t OH,
-                                        int64_t OWp, int64_t H, int64_t W,
-                                        ArrayRef<int64_t> padLo,
+/// The sums kInt8SkipSumsAttr holds for a conv's weights `wBytes` ([OC,
+/// Cg, KH, KW] int8, each output channel reading its group's Cg input
+/// channels) in blocks of `lanes` output channels: zx * sum_c w[oc, c, i,
+/// j], as [OCB, KH, KW, lanes] i32 (zeros past OC), for a conv whose input
+/// (H x W, padded by padLo and filled with `zx`) is read by OH output rows
+/// of OWp pixels in register tiles of P; null where the taps that read the
+/// padding alone (a row's, or a tile's pixels') are under a fifth of all
+/// taps.
+static DenseElementsAttr paddingTapSums(MLIRContext *ctx, ArrayRef<char> wBytes,
+                                        int64_t OC, int64_t Cg, int64_t KH,
+                                        int64_t KW, int64_t lanes, int32_t zx,
+                                        int64_t OH, int64_t OWp, int64_t H,
+                                        int64_t W, ArrayRef<int64_t> padLo,
                                         ArrayRef<int64_t> stride,
                                         ArrayRef<int64_t> dilation, int64_t P) {
-  auto constant = wPacked.getDefiningOp<arith::ConstantOp>();
-  auto values =
-      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
-  auto type = cast<RankedTensorType>(wPacked.getType());
-  if (!values || type.getRank() != 6)
-    return {};
-  int64_t OCB = type.getDimSize(0), KH = type.getDimSize(1),
-          KW = type.getDimSize(2), C4 = type.getDimSize(3),
-          lanes = type.getDimSize(4), G = type.getDimSize(5);
   // Rows (oh, i) and tiles (tile, j) that read the padding alone.
   int64_t rowsOut = 0, tilesOut = 0, tiles = OWp / P;
   for (int64_t oh = 0; oh < OH; ++oh)
@@ -437,32 +430,16 @@ static DenseElementsAttr paddingTapSums(Value wPacked, int32_t zx, int64_t OH,
   int64_t kept = (OH * KH - rowsOut) * (tiles * KW - tilesOut);
   if (all == 0 || 5 * (all - kept) < all)
     return {};
-  std::vector<int32_t> sums(OCB * KH * KW * lanes, 0);
-  ArrayRef<char> raw = values.getRawData();
-  bool splat = values.isSplat();
-  auto read = [&](int64_t at) -> int32_t {
-    if (splat)
-      at = 0;
-    if (G == 2) {
-      int16_t v;
-      std::memcpy(&v, raw.data() + 2 * at, 2);
-      return v;
-    }
-    return int8_t(raw[at]);
-  };
-  for (int64_t ocb = 0; ocb < OCB; ++ocb)
-    for (int64_t i = 0; i < KH; ++i)
-      for (int64_t j = 0; j < KW; ++j)
-        for (int64_t cc = 0; cc < C4; ++cc)
-          for (int64_t o = 0; o < lanes; ++o)
-            for (int64_t b = 0; b < G; ++b)
-              sums[((ocb * KH + i) * KW + j) * lanes + o] +=
-                  zx *
-                  read(((((ocb * KH + i) * KW + j) * C4 + cc) * lanes + o) * G +
-                       b);
+  int64_t OCB = llvm::divideCeil(OC, lanes);
+  std::vector<int32_t> sums(OCB * lanes * KH * KW, 0);
+  for (int64_t oc = 0; oc < OC; ++oc)
+    for (int64_t c = 0; c < Cg; ++c)
+      for (int64_t i = 0; i < KH; ++i)
+        for (int64_t j = 0; j < KW; ++j)
+          sums[(((oc / lanes) * KH + i) * KW + j) * lanes + oc % lanes] +=
+              zx * int8_t(wBytes[((oc * Cg + c) * KH + i) * KW + j]);
   return DenseElementsAttr::get(
-      RankedTensorType::get({OCB, KH, KW, lanes},
-                            IntegerType::get(type.getContext(), 32)),
+      RankedTensorType::get({OCB, KH, KW, lanes}, IntegerType::get(ctx, 32)),
       ArrayRef<int32_t>(sums));
 }
 
@@ -747,8 +724,9 @@ Value int8Conv2dOf(Lowering &l, Value x, quant::UniformQuantizedType xType,
       // fifth of the work or more (kInt8SkipAttr).
       DenseElementsAttr skipSums;
       if (taps == 1 && !layout.padded && !dynamic)
-        skipSums = paddingTapSums(wPacked, zx, OH, OWp, H, W, padLo, stride,
-                                  dilation, P);
+        skipSums =
+            paddingTapSums(ctx, tapBytes[tap], OC, Cg, KH, KW, 16 * V, zx, OH,
+                           OWp, H, W, padLo, stride, dilation, P);
       // n, oh, ow, ocb, o | i, j, cc, b
       auto e = dims(9);
       // Grouped: block ocb reads the groups of G channels of its slice,

@@ -659,9 +659,7 @@ void Importer::declareModule(const std::string &path,
         add(name, type->getConstant(name));
     for (size_t i = 0; i < type->numAttributes(); ++i) {
       const std::string &name = type->getAttributeName(i);
-      if (name == "training" || llvm::StringRef(name).starts_with("_") ||
-          type->is_parameter(i) || type->is_buffer(i) ||
-          type->getAttribute(i)->is_module() || setByConstructor(name))
+      if (!isHyperparameterSlot(module, i) || setByConstructor(name))
         continue;
       add(name, module._ivalue()->getSlot(i));
     }
@@ -713,17 +711,21 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
   return !options.inlineTracedLeaves || recordsHyperparameters(module);
 }
 
-bool Importer::recordsHyperparameters(const torch::jit::Module &module) {
+bool Importer::isHyperparameterSlot(const torch::jit::Module &module,
+                                    size_t slot) {
   auto type = module.type();
-  if (!type->constantNames().empty())
+  const std::string name = type->getAttributeName(slot);
+  return name != "training" && !llvm::StringRef(name).starts_with("_") &&
+         !type->is_parameter(slot) && !type->is_buffer(slot) &&
+         !type->getAttribute(slot)->is_module();
+}
+
+bool Importer::recordsHyperparameters(const torch::jit::Module &module) {
+  if (!module.type()->constantNames().empty())
     return true;
-  for (size_t i = 0; i < type->numAttributes(); ++i) {
-    const std::string &name = type->getAttributeName(i);
-    if (name != "training" && !llvm::StringRef(name).starts_with("_") &&
-        !type->is_parameter(i) && !type->is_buffer(i) &&
-        !type->getAttribute(i)->is_module())
+  for (size_t i = 0; i < module.type()->numAttributes(); ++i)
+    if (isHyperparameterSlot(module, i))
       return true;
-  }
   return false;
 }
 

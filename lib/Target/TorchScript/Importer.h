@@ -190,6 +190,11 @@ private:
   /// Whether `module` keeps constants or plain attributes (a scripted
   /// torch.nn module's hyperparameters); a traced one keeps none.
   static bool recordsHyperparameters(const torch::jit::Module &module);
+  /// Whether attribute `slot` of `module` is a plain attribute (not its
+  /// training flag, a private one, a parameter, a buffer or a submodule):
+  /// a hyperparameter.
+  static bool isHyperparameterSlot(const torch::jit::Module &module,
+                                   size_t slot);
   void importBlock(torch::jit::Block *block);
   void importNode(torch::jit::Node *node);
   void importCall(torch::jit::Node *node, const std::string &target,

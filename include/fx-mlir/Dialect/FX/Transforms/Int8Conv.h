@@ -31,8 +31,6 @@ struct Int8GroupedBlocks {
   int64_t lanes, sliceChannels;
   /// Output and input channels of a group.
   int64_t groupOut, groupIn;
-  /// The multiply-adds computed per one needed (the zero weights).
-  int64_t span;
   int64_t sliceStart(int64_t block) const {
     return block * lanes / groupOut * groupIn;
   }
@@ -49,23 +47,26 @@ int8GroupedBlocks(int64_t channels, int64_t outChannels, int64_t groups) {
     if (!whole && lanes == 32)
       continue;
     if (lanes % ocg == 0 && (lanes / ocg) * cg % 4 == 0)
-      return Int8GroupedBlocks{lanes, (lanes / ocg) * cg, ocg, cg, lanes / ocg};
+      return Int8GroupedBlocks{lanes, (lanes / ocg) * cg, ocg, cg};
     if (whole && ocg % lanes == 0 && cg % 4 == 0)
-      return Int8GroupedBlocks{lanes, cg, ocg, cg, 1};
+      return Int8GroupedBlocks{lanes, cg, ocg, cg};
   }
   // Straddling blocks: the groups each block's channels fall in, at most
   // three; the block size that straddles fewest.
   if (cg % 4 != 0)
     return std::nullopt;
   std::optional<Int8GroupedBlocks> best;
+  int64_t bestSpan = 4;
   for (int64_t lanes : {32, 16}) {
     int64_t span = 0;
     for (int64_t first = 0; first < outChannels; first += lanes) {
       int64_t last = std::min(first + lanes, outChannels) - 1;
       span = std::max(span, last / ocg - first / ocg + 1);
     }
-    if (span <= 3 && (!best || span < best->span))
-      best = Int8GroupedBlocks{lanes, span * cg, ocg, cg, span};
+    if (span < bestSpan) {
+      best = Int8GroupedBlocks{lanes, span * cg, ocg, cg};
+      bestSpan = span;
+    }
   }
   return best;
 }
