@@ -1153,6 +1153,52 @@ class _InplaceBlock(nn.Module):
         return self.flatten(self.conv2(out))
 
 
+class _ShiftedWindowMask(nn.Module):
+    """swin_t's padding to whole windows and its shifted-window mask, on a
+    channels-last input: torch.jit.trace records the arithmetic on the
+    sizes as 0-d tensor operators and the mask's slice assignments as
+    writes into views of a new tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(6, 6)
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        pad_b, pad_r = (4 - h % 4) % 4, (4 - w % 4) % 4
+        x = F.pad(self.proj(x), (0, 0, 0, pad_r, 0, pad_b))
+        ph, pw = h + pad_b, w + pad_r
+        mask = x.new_zeros((ph, pw))
+        count = 0
+        for rows in (slice(0, -4), slice(-4, -2), slice(-2, None)):
+            for cols in (slice(0, -4), slice(-4, -2), slice(-2, None)):
+                mask[rows, cols] = count
+                count += 1
+        x = x + mask[None, :, :, None]
+        x = x.view(b, ph // 4, 4, pw // 4, 4, c).permute(0, 1, 3, 2, 4, 5)
+        return x.reshape(-1, 16, c).softmax(-1) * (c ** -0.5)
+
+
+def test_compile_traced_size_arithmetic_and_view_writes(tmp_path):
+    """The traced module compiles through the C++ importer and fx-normalize
+    alone (the size arithmetic on ints, the writes scattered back into the
+    mask), and computes what eager does."""
+    torch.manual_seed(0)
+    model = _ShiftedWindowMask().eval()
+    x = torch.randn(2, 7, 10, 6)
+    path = str(tmp_path / "mask.pt")
+    torch.jit.trace(model, (x,)).save(path)
+    ir = fx_mlir.import_torchscript(path, (x,))
+    assert "aten::floordiv.int" in ir and "NumToTensor" in ir
+    from fx_mlir.transform import _run_pipeline
+    normalized = _run_pipeline(ir, "fx-normalize{strict=true}")
+    assert '"aten::slice_scatter"' in normalized
+    assert '"aten::fill_' not in normalized
+    compiled = fx_mlir.compile(torch.jit.load(path), (x,))
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x))
+
+
 @pytest.mark.parametrize("route", ["trace", "script"])
 def test_compile_torchscript_module(route, tmp_path):
     """A traced module (whose torch.nn leaves keep no hyperparameters:

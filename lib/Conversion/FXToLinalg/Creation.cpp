@@ -134,6 +134,19 @@ LogicalResult lowerArange(Lowering &l) {
           .getResult(0));
 }
 
+/// prim::NumToTensor.Scalar(a): a 0-d tensor holding the number (a
+/// traced size, an int, as the 0-d int64 tensor the tracer records).
+LogicalResult lowerNumToTensor(Lowering &l) {
+  using P = args::prim::NumToTensor_Scalar;
+  Type elem = l.resultElementType();
+  if (!elem)
+    return l.fail("needs a typed result");
+  Value v = l.scalar(l.arg(P::a), elem);
+  if (!v)
+    return l.fail("needs a number");
+  return l.replace(l.filled({}, v));
+}
+
 } // namespace
 
 void mlir::fx::lowering::addCreationLowerings(llvm::StringMap<LowerFn> &t) {
@@ -143,6 +156,7 @@ void mlir::fx::lowering::addCreationLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::zeros"}, lowerZeros);
   addLowering(t, {"aten::ones"}, lowerOnes);
   addLowering(t, {"aten::full"}, lowerFull);
+  addLowering(t, {"prim::NumToTensor.Scalar"}, lowerNumToTensor);
   addLowering(t, {"aten::zeros_like"}, lowerZerosLike);
   addLowering(t, {"aten::ones_like"}, lowerOnesLike);
   addLowering(t, {"aten::full_like"}, lowerFullLike);

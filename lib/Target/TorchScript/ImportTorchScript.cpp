@@ -862,6 +862,96 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   return results;
 }
 
+/// torch.jit.trace records the arithmetic on sizes (`c // groups` where
+/// `c` is `x.size(1)`) on 0-d tensors: prim::NumToTensor of the size,
+/// aten::floor_divide by a 0-d tensor constant, aten::Int back. FX keeps
+/// such arithmetic on ints (operator.floordiv), which fold to constants
+/// where the shapes are static: so does the import. A NumToTensor's int,
+/// and the int of an add, sub, rsub, mul, floor_divide or remainder of
+/// such tensors, ints and 0-d integer tensor constants, are kept
+/// (sizeInts);
+/// the arithmetic is imported on the ints, its tensor made by a
+/// NumToTensor of the result (dropped at the end if nothing reads it).
+bool Importer::importSizeArithmetic(torch::jit::Node *node) {
+  using namespace torch::jit;
+  NodeKind kind = node->kind();
+  if (kind == prim::NumToTensor) {
+    if (node->inputs().size() == 1 && values.count(node->input(0)) &&
+        node->input(0)->type()->kind() == c10::TypeKind::IntType)
+      sizeInts[node->output()] = values.at(node->input(0));
+    return false;
+  }
+  static const std::map<NodeKind, const char *> scalarTargets = {
+      {aten::add, "aten::add.int"},
+      {aten::sub, "aten::sub.int"},
+      {aten::rsub, "aten::sub.int"},
+      {aten::mul, "aten::mul.int"},
+      {aten::floor_divide, "aten::floordiv.int"},
+      {aten::remainder, "aten::remainder.int"}};
+  auto target = scalarTargets.find(kind);
+  if (target == scalarTargets.end() || node->outputs().size() != 1 ||
+      node->inputs().size() < 2 || node->inputs().size() > 3)
+    return false;
+  // add/sub's alpha: 1.
+  if (node->inputs().size() == 3) {
+    std::optional<c10::IValue> alpha = toIValue(node->input(2));
+    if (!alpha || !alpha->isInt() || alpha->toInt() != 1)
+      return false;
+  }
+  bool anySize = false;
+  FxValue operands[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const torch::jit::Value *in = node->input(i);
+    if (auto it = sizeInts.find(in); it != sizeInts.end()) {
+      operands[i] = it->second;
+      anySize = true;
+      continue;
+    }
+    std::optional<c10::IValue> constant = toIValue(in);
+    if (constant && constant->isTensor()) {
+      const at::Tensor &t = constant->toTensor();
+      if (t.numel() != 1 || t.dim() != 0 ||
+          !c10::isIntegralType(t.scalar_type(), /*includeBool=*/false))
+        return false;
+      operands[i].kind = FxValue::Constant;
+      operands[i].constant = builder.getI64IntegerAttr(t.item<int64_t>());
+      continue;
+    }
+    if (constant && constant->isInt()) {
+      operands[i].kind = FxValue::Constant;
+      operands[i].constant = builder.getI64IntegerAttr(constant->toInt());
+      continue;
+    }
+    return false;
+  }
+  if (!anySize)
+    return false;
+  if (kind == aten::rsub) // other - self
+    std::swap(operands[0], operands[1]);
+  SmallVector<mlir::Value> inputs;
+  auto [args, kwargs] = callArgs({operands[0], operands[1]}, {}, inputs, node);
+  StringRef scalarTarget = target->second;
+  std::string name =
+      uniqueName(scalarTarget.drop_front(strlen("aten::")).split('.').first);
+  mlir::Value result =
+      CallFunctionOp::create(builder, nodeLoc(name, node), builder.getI64Type(),
+                             name, scalarTarget, args, kwargs, inputs)
+          .getResult();
+  sizeInts[node->output()] = FxValue::ofNode(result);
+  // The 0-d tensor, for readers that take it as one.
+  inputs.clear();
+  auto [tensorArgs, tensorKwargs] =
+      callArgs({FxValue::ofNode(result)}, {}, inputs, node);
+  std::string tensorName = uniqueName("NumToTensor");
+  values[node->output()] =
+      FxValue::ofNode(CallFunctionOp::create(builder, nodeLoc(tensorName, node),
+                                             typeOf(node->output()), tensorName,
+                                             "prim::NumToTensor.Scalar",
+                                             tensorArgs, tensorKwargs, inputs)
+                          .getResult());
+  return true;
+}
+
 void Importer::importBlock(torch::jit::Block *block) {
   for (torch::jit::Node *node : block->nodes())
     importNode(node);
@@ -895,11 +985,13 @@ void Importer::importNode(torch::jit::Node *node) {
     return;
   }
   if (kind == aten::Int && node->inputs().size() == 1 &&
-      node->input(0)->node()->kind() == prim::NumToTensor) {
+      sizeInts.count(node->input(0))) {
     // A tracer's int -> tensor -> int round trip: FX keeps the int.
-    values[node->output()] = values.at(node->input(0)->node()->input(0));
+    values[node->output()] = sizeInts.at(node->input(0));
     return;
   }
+  if (importSizeArithmetic(node))
+    return;
   if (kind == prim::ListConstruct || kind == prim::TupleConstruct) {
     FxValue r;
     r.kind = kind == prim::ListConstruct ? FxValue::List : FxValue::Tuple;

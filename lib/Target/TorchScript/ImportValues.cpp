@@ -182,7 +182,7 @@ void Importer::forgetOutputs(const torch::jit::Node *node) {
 
 FxValue Importer::constantOf(const c10::IValue &value,
                              const torch::jit::Node *node,
-                             const c10::TypePtr &realType) {
+                             const c10::TypePtr &declaredType) {
   auto seq = [&](auto &&list, FxValue::Kind kind) {
     FxValue r;
     r.kind = kind;
@@ -196,6 +196,10 @@ FxValue Importer::constantOf(const c10::IValue &value,
     return FxValue::ofConstant(builder.getBoolAttr(value.toBool()));
   if (value.isInt()) {
     int64_t v = value.toInt();
+    // `ScalarType? dtype`: the int is a dtype too.
+    c10::TypePtr realType = declaredType;
+    if (realType && realType->kind() == c10::TypeKind::OptionalType)
+      realType = realType->expectRef<c10::OptionalType>().getElementType();
     if (realType && realType->kind() == c10::TypeKind::ScalarTypeType) {
       auto scalarType = static_cast<c10::ScalarType>(v);
       llvm::StringRef name = dtypeName(scalarType);

@@ -167,6 +167,7 @@ private:
   Type typeOf(const c10::IValue &value);
   Type typeOf(const torch::jit::Value *value);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
+  bool importSizeArithmetic(torch::jit::Node *node);
   FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
                      const c10::TypePtr &realType = nullptr);
   Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
@@ -245,6 +246,10 @@ private:
   GraphModuleOp graphModule;
   GraphOp graphOp;
   std::map<const torch::jit::Value *, FxValue> values;
+  /// The int a 0-d tensor of traced size arithmetic holds
+  /// (importSizeArithmetic): prim::NumToTensor's input, or the scalar
+  /// node computing the same.
+  std::map<const torch::jit::Value *, FxValue> sizeInts;
   /// With example inputs: the value every TorchScript value takes, from
   /// running the graph on them (what ShapeProp does for an FX graph).
   std::map<const torch::jit::Value *, c10::IValue> concrete;

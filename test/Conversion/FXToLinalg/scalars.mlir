@@ -78,6 +78,33 @@ fx.graph_module @M {
 
 // -----
 
+// prim::NumToTensor.Scalar (a traced size read as a 0-d tensor): a 0-d
+// tensor of the declared type holding the number; here a size of the
+// input, as the int64 tensor the tracer records, its reciprocal square
+// root a float tensor scaling the input.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x8xf32>)
+// CHECK:         %[[C8:.*]] = arith.constant 8 : i64
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<i64>
+// CHECK:         %[[T:.*]] = linalg.fill ins(%[[C8]] : i64) outs(%[[E]] : tensor<i64>) -> tensor<i64>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[T]] : tensor<i64>)
+// CHECK:           arith.sitofp
+// CHECK:           math.rsqrt
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x8xf32>
+    %size = fx.call_function "aten::size.int"(%x, 1) : (tensor<2x8xf32>) -> i64
+    %t = fx.call_function "prim::NumToTensor.Scalar"(%size) : (i64) -> tensor<i64>
+    %rsqrt = fx.call_function "aten::rsqrt"(%t) : (tensor<i64>) -> tensor<f32>
+    %mul = fx.call_function "aten::mul.Tensor"(%x, %rsqrt) : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+    fx.output %mul : tensor<2x8xf32>
+  }
+}
+
+// -----
+
 // item() reads the one element of a tensor and converts it to the Python
 // number the node declares (a float as f64: the f32 -> f64 -> f32 round
 // trip into the scalar multiplication folds away).

@@ -745,7 +745,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       // An in-place ATen call (a traced `aten::relu_`, `aten::add_.Tensor`)
       // on a value nothing else sees change: its out-of-place operator,
       // later readers of the value reading its result.
-      Value mutatedByAten = functionalizeInplaceAten(op);
+      InplaceWrite write = functionalizeInplaceAten(op);
+      Value mutatedByAten = write.self;
       std::string why;
       LogicalResult handled = rewriteSpecial(gb, op, why);
       if (succeeded(handled))
@@ -756,6 +757,12 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
           CallFunctionOp canonical = gb.emit(op, *bound);
           op->getResult(0).replaceAllUsesWith(canonical.getResult());
           op->erase();
+          // A write into a view: the base's new value, later readers of
+          // the base and its views reading it.
+          if (!write.chain.empty()) {
+            writeBack(gb, canonical, write);
+            continue;
+          }
           // An in-place call (`relu(x, inplace=True)`, `x += y`) changed
           // its input: later readers of the input read the result.
           if (mutated)
@@ -826,15 +833,68 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     return results.contains("(");
   }
 
+  /// An in-place ATen call made functional (functionalizeInplaceAten):
+  /// the tensor it writes, and when that tensor is a view, the views from
+  /// the tensor they are of (the base) to it.
+  struct InplaceWrite {
+    Value self;
+    SmallVector<CallFunctionOp> chain; // the base's view first
+  };
+
+  /// Whether `user` (an operation anywhere under `at`'s block) runs after
+  /// `at`.
+  static bool runsAfter(Operation *at, Operation *user) {
+    Operation *ancestor = at->getBlock()->findAncestorOpInBlock(*user);
+    return ancestor && ancestor != at && at->isBeforeInBlock(ancestor);
+  }
+
+  /// The views a write into which reaches the tensor viewed: each has an
+  /// inverse (a scatter, or a view back) computed from constants.
+  static bool isInvertibleView(CallFunctionOp view) {
+    static const llvm::StringSet<> views = {
+        "aten::slice.Tensor",  "aten::select.int",  "aten::narrow",
+        "aten::transpose.int", "aten::t",           "aten::permute",
+        "aten::unsqueeze",     "aten::squeeze.dim", "aten::squeeze",
+        "aten::view",          "aten::alias",       "aten::detach"};
+    ArrayAttr args = view.getArgs();
+    if (!views.contains(view.getTarget()) || args.empty() ||
+        !isa<NodeAttr>(args[0]))
+      return false;
+    Value self = view.getOperand(cast<NodeAttr>(args[0]).getIndex());
+    auto in = dyn_cast<RankedTensorType>(self.getType());
+    auto out = dyn_cast<RankedTensorType>(view.getResult().getType());
+    if (!in || !out)
+      return false;
+    StringRef target = view.getTarget();
+    if (target == "aten::narrow")
+      return args.size() == 4 && isa<IntegerAttr>(args[1]) &&
+             isa<IntegerAttr>(args[2]) && isa<IntegerAttr>(args[3]) &&
+             in.hasStaticShape();
+    if (target == "aten::permute") {
+      auto dims = args.size() == 2 ? dyn_cast<ListAttr>(args[1]) : ListAttr();
+      return dims && llvm::all_of(dims.getElements(), [](Attribute a) {
+               return isa<IntegerAttr>(a);
+             });
+    }
+    if (target == "aten::unsqueeze")
+      return args.size() == 2 && isa<IntegerAttr>(args[1]);
+    if (target == "aten::squeeze.dim" || target == "aten::squeeze" ||
+        target == "aten::view")
+      return in.hasStaticShape();
+    return true;
+  }
+
   /// If `op` calls an in-place ATen overload (`aten::add_.Tensor`: ATen
   /// names them with a trailing `_`, their first argument `Tensor(a!)
   /// self`, their other arguments the out-of-place overload's) whose
-  /// out-of-place overload
-  /// (`aten::add.Tensor`) the registry has, on a tensor a node of this
-  /// graph made that is no view and has no view (so that nothing else
-  /// sees it change), retargets `op` to the out-of-place overload and
-  /// returns that tensor; else null.
-  Value functionalizeInplaceAten(Operation *op) {
+  /// out-of-place overload (`aten::add.Tensor`; `fill_` is `copy` or
+  /// `full_like`, `zero_` `zeros_like`) the registry has, retargets `op`
+  /// to the out-of-place overload and returns the tensor it writes when
+  /// nothing else sees the write: the tensor (or the base of the views it
+  /// is, see isInvertibleView) is made by a node of this graph that is no
+  /// view, and no other alias of it made before `op` is read after it.
+  /// Else returns nothing.
+  InplaceWrite functionalizeInplaceAten(Operation *op) {
     auto call = dyn_cast<CallFunctionOp>(op);
     if (!call || !call.getTarget().starts_with("aten::"))
       return {};
@@ -846,23 +906,213 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     std::string functional = name.drop_back().str();
     if (!overload.empty())
       functional += "." + overload.str();
+    // In-place overloads whose out-of-place form ATen names otherwise.
+    static const llvm::StringMap<StringRef> renamed = {
+        {"aten::fill_.Tensor", "aten::copy"},
+        {"aten::fill_.Scalar", "aten::full_like"},
+        {"aten::zero_", "aten::zeros_like"}};
+    if (auto it = renamed.find(call.getTarget()); it != renamed.end())
+      functional = it->second.str();
     if (!registry.lookupOp(functional))
       return {};
     ArrayAttr args = call.getArgs();
     if (args.empty() || !isa<NodeAttr>(args[0]))
       return {};
     Value self = call.getOperand(cast<NodeAttr>(args[0]).getIndex());
-    Operation *maker = self.getDefiningOp();
-    if (!isa<TensorType>(self.getType()) || !maker ||
-        maker->getBlock() != op->getBlock() ||
-        !isa<CallFunctionOp, CallModuleOp>(maker) || mayAlias(maker))
+    if (!isa<TensorType>(self.getType()))
       return {};
-    for (Operation *user : self.getUsers())
-      if (user != op && mayAlias(user) && !isa<OutputOp>(user))
-        return {};
+    // An evaluated dropout (`nn.Dropout(inplace=True)` traced in eval mode:
+    // `aten::dropout_(x, p, False)`) changes nothing, so views of its
+    // input or the input being one do not matter.
+    static const llvm::StringSet<> dropouts = {
+        "aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
+        "aten::feature_alpha_dropout"};
+    if (dropouts.contains(functional) && args.size() == 3) {
+      auto train = dyn_cast<BoolAttr>(args[2]);
+      if (train && !train.getValue()) {
+        call.setTarget(functional);
+        return {self, {}};
+      }
+    }
+    // The views from the base to `self`.
+    InplaceWrite write{self, {}};
+    Value base = self;
+    while (auto view = dyn_cast_or_null<CallFunctionOp>(base.getDefiningOp())) {
+      if (view->getBlock() != op->getBlock() || !isInvertibleView(view) ||
+          writtenBack.contains(view))
+        break;
+      write.chain.insert(write.chain.begin(), view);
+      base = view.getOperand(cast<NodeAttr>(view.getArgs()[0]).getIndex());
+    }
+    Operation *maker = base.getDefiningOp();
+    if (!maker || maker->getBlock() != op->getBlock() ||
+        !isa<CallFunctionOp, CallModuleOp>(maker) ||
+        (mayAlias(maker) && !writtenBack.contains(maker)))
+      return {};
+    // Every other alias of the base made before `op` is read before it
+    // only (later readers of the base and of the chain's views read the
+    // new values, writeBack).
+    llvm::SmallPtrSet<Operation *, 8> inChain;
+    for (CallFunctionOp view : write.chain)
+      inChain.insert(view);
+    std::function<bool(Value)> readAfter = [&](Value v) {
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (runsAfter(op, user))
+          return true;
+        if (user != op && mayAlias(user) && !isa<OutputOp>(user))
+          for (Value r : user->getResults())
+            if (readAfter(r))
+              return true;
+      }
+      return false;
+    };
+    SmallVector<Value> aliases = {base};
+    for (CallFunctionOp view : write.chain)
+      aliases.push_back(view.getResult());
+    for (Value alias : aliases)
+      for (Operation *user : alias.getUsers()) {
+        if (user == op || inChain.contains(user) || !mayAlias(user) ||
+            isa<OutputOp>(user) || runsAfter(op, user))
+          continue;
+        for (Value r : user->getResults())
+          if (readAfter(r))
+            return {};
+      }
     call.setTarget(functional);
-    return self;
+    return write;
   }
+
+  /// After the functional call `updated` of a write into the last of
+  /// `write.chain`'s views: the base's new value, each view's scattered
+  /// back into the tensor it views (slice_scatter, select_scatter, the
+  /// inverse transpose, ...). Later readers of the base read it; later
+  /// readers of a view of the chain (and of `updated`) read that view of
+  /// it, so that a later write through them reaches the base too.
+  void writeBack(GraphBuilder &gb, CallFunctionOp updated,
+                 const InplaceWrite &write) {
+    MLIRContext *ctx = updated.getContext();
+    Operation *cursor = updated->getNextNode();
+    llvm::SmallPtrSet<Operation *, 8> made = {updated};
+    auto emit = [&](CallFunctionOp view, StringRef target,
+                    ArrayRef<Attribute> args, ArrayRef<Value> values,
+                    Type type) {
+      CallFunctionOp c = gb.call(
+          cursor,
+          gb.uniqueName(target.drop_front(strlen("aten::")).split('.').first),
+          target, args, {}, {}, values, type);
+      made.insert(c);
+      return c.getResult();
+    };
+    auto i64 = [&](int64_t v) {
+      return IntegerAttr::get(IntegerType::get(ctx, 64), v);
+    };
+    Value value = updated.getResult();
+    for (CallFunctionOp view : llvm::reverse(write.chain)) {
+      ArrayAttr args = view.getArgs();
+      unsigned selfIndex = cast<NodeAttr>(args[0]).getIndex();
+      Value in = view.getOperand(selfIndex);
+      auto inType = cast<RankedTensorType>(in.getType());
+      StringRef target = view.getTarget();
+      SmallVector<Value> values(view.getOperands());
+      values.push_back(value);
+      Attribute src = NodeAttr::get(ctx, values.size() - 1);
+      if (target == "aten::slice.Tensor" || target == "aten::select.int") {
+        SmallVector<Attribute> scatterArgs = {args[0], src};
+        scatterArgs.append(args.begin() + 1, args.end());
+        value = emit(view,
+                     target == "aten::select.int" ? "aten::select_scatter"
+                                                  : "aten::slice_scatter",
+                     scatterArgs, values, inType);
+      } else if (target == "aten::narrow") {
+        int64_t dim = cast<IntegerAttr>(args[1]).getInt();
+        if (dim < 0)
+          dim += inType.getRank();
+        int64_t start = cast<IntegerAttr>(args[2]).getInt();
+        if (start < 0)
+          start += inType.getDimSize(dim);
+        int64_t length = cast<IntegerAttr>(args[3]).getInt();
+        value = emit(
+            view, "aten::slice_scatter",
+            {args[0], src, i64(dim), i64(start), i64(start + length), i64(1)},
+            values, inType);
+      } else if (target == "aten::transpose.int") {
+        value = emit(view, target, {src, args[1], args[2]}, values, inType);
+      } else if (target == "aten::t") {
+        value = emit(view, target, {src}, values, inType);
+      } else if (target == "aten::permute") {
+        ArrayRef<Attribute> dims = cast<ListAttr>(args[1]).getElements();
+        SmallVector<Attribute> inverse(dims.size());
+        for (auto [i, d] : llvm::enumerate(dims)) {
+          int64_t dim = cast<IntegerAttr>(d).getInt();
+          if (dim < 0)
+            dim += dims.size();
+          inverse[dim] = i64(i);
+        }
+        value = emit(view, target, {src, ListAttr::get(ctx, inverse)}, values,
+                     inType);
+      } else if (target == "aten::unsqueeze") {
+        int64_t dim = cast<IntegerAttr>(args[1]).getInt();
+        if (dim < 0)
+          dim += inType.getRank() + 1;
+        value =
+            emit(view, "aten::squeeze.dim", {src, i64(dim)}, values, inType);
+      } else if (target == "aten::alias" || target == "aten::detach") {
+        // The same tensor: `value` is its new value.
+      } else {
+        // squeeze, view: back to the static shape viewed.
+        SmallVector<Attribute> shape;
+        for (int64_t d : inType.getShape())
+          shape.push_back(i64(d));
+        value = emit(view, "aten::view", {src, ListAttr::get(ctx, shape)},
+                     values, inType);
+      }
+    }
+    CallFunctionOp first = write.chain.front();
+    Value base =
+        first.getOperand(cast<NodeAttr>(first.getArgs()[0]).getIndex());
+    auto later = [&](OpOperand &use) {
+      return !made.contains(use.getOwner()) &&
+             runsAfter(updated, use.getOwner());
+    };
+    // The chain's views of the new base, made where a later node reads
+    // one (or `updated`, the last view's new value).
+    SmallVector<Value> olds;
+    for (CallFunctionOp view : write.chain)
+      olds.push_back(CallFunctionOp(view).getResult());
+    olds.back() = write.self;
+    int needed = -1;
+    for (auto [i, old] : llvm::enumerate(olds))
+      if (llvm::any_of(old.getUses(), later))
+        needed = i;
+    if (llvm::any_of(updated.getResult().getUses(), later))
+      needed = olds.size() - 1;
+    Value viewed = value;
+    for (int i = 0; i <= needed; ++i) {
+      CallFunctionOp view = CallFunctionOp(write.chain[i]);
+      unsigned selfIndex = cast<NodeAttr>(view.getArgs()[0]).getIndex();
+      SmallVector<Value> values(view.getOperands());
+      values[selfIndex] = viewed;
+      CallFunctionOp again =
+          gb.call(cursor, gb.uniqueName(view.getNodeName()), view.getTarget(),
+                  SmallVector<Attribute>(view.getArgs().getValue()),
+                  view.getKwargs().getKeys(), view.getKwargs().getValues(),
+                  values, view.getResult().getType());
+      made.insert(again);
+      viewed = again.getResult();
+      Value old = olds[i];
+      old.replaceUsesWithIf(viewed, later);
+      if (i == int(olds.size()) - 1)
+        updated.getResult().replaceUsesWithIf(viewed, later);
+    }
+    base.replaceUsesWithIf(value, later);
+    if (Operation *made = value.getDefiningOp())
+      writtenBack.insert(made);
+  }
+
+  /// The new bases writeBack made (an inverse transpose, ...): written
+  /// into later, each is a tensor of its own, as the base it replaces.
+  llvm::DenseSet<Operation *> writtenBack;
 
   /// Nodes that stay as they are: getitem of tuples and lists.
   static bool isStructural(Operation *op) {

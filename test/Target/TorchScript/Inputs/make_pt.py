@@ -347,3 +347,40 @@ if not WHICH or "traced_leaves" in WHICH:
     save("traced_leaves", torch.jit.trace(TracedLeaves().eval(),
                                           torch.randn(1, 3, 8, 8),
                                           strict=False))
+
+
+class TracedSizes(nn.Module):
+    """What torch.jit.trace records for arithmetic on sizes (a channel
+    shuffle, padding to a multiple of 5, a scale from a channel count:
+    prim::NumToTensor, 0-d tensor operators, aten::Int) and for writes into
+    views (swin_t's attention mask: fills of slices, a row copied, a
+    column of the transpose set), with an in-place dropout after a
+    flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.drop = nn.Dropout(0.1, inplace=True)
+        self.fc = nn.Linear(8 * 5 * 5, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        n, c, h, w = y.size()
+        y = y.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous()
+        y = y.view(n, -1, h, w)
+        pad = (5 - h % 5) % 5
+        y = F.pad(y, (0, pad, 0, pad))
+        mask = y.new_zeros((h + pad, w + pad))
+        mask[:5, :5] = 1.0
+        mask[:5, 5:] = 2.0
+        mask[5:, :5] = 3.0
+        mask[-1] = mask[0] * 2
+        mask.t()[1, 2:4] = 7.0
+        y = y * mask * (c // 2) ** -0.5
+        y = F.avg_pool2d(y, 2)
+        return self.fc(self.drop(y.flatten(1)))
+
+
+if not WHICH or "traced_sizes" in WHICH:
+    save("traced_sizes", torch.jit.trace(TracedSizes().eval(),
+                                         torch.randn(1, 4, 6, 6)))
