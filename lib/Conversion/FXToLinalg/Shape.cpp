@@ -28,7 +28,7 @@ int64_t rankOf(Value v) {
 }
 
 Value indexMul(Lowering &l, Value a, Value b) {
-  return arith::MulIOp::create(l.b, l.loc, a, b);
+  return l.b.createOrFold<arith::MulIOp>(l.loc, a, b);
 }
 
 /// The dim of `x` that `v` reads (`tensor.dim x, d`, through index casts).

@@ -867,18 +867,25 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
 /// aten::floor_divide by a 0-d tensor constant, aten::Int back. FX keeps
 /// such arithmetic on ints (operator.floordiv), which fold to constants
 /// where the shapes are static: so does the import. A NumToTensor's int,
-/// and the int of an add, sub, rsub, mul, floor_divide or remainder of
-/// such tensors, ints and 0-d integer tensor constants, are kept
-/// (sizeInts);
+/// and the int of an add, sub, rsub (other - self), mul, floor_divide,
+/// div rounding down (or truncating, on operands known not negative:
+/// sizes, and sums, products, quotients of them) or remainder of such
+/// tensors, ints and 0-d integer tensor constants, are kept (sizeInts);
 /// the arithmetic is imported on the ints, its tensor made by a
 /// NumToTensor of the result (dropped at the end if nothing reads it).
 bool Importer::importSizeArithmetic(torch::jit::Node *node) {
   using namespace torch::jit;
   NodeKind kind = node->kind();
   if (kind == prim::NumToTensor) {
-    if (node->inputs().size() == 1 && values.count(node->input(0)) &&
-        node->input(0)->type()->kind() == c10::TypeKind::IntType)
-      sizeInts[node->output()] = values.at(node->input(0));
+    if (node->inputs().size() != 1 || !values.count(node->input(0)) ||
+        node->input(0)->type()->kind() != c10::TypeKind::IntType)
+      return false;
+    sizeInts[node->output()] = values.at(node->input(0));
+    NodeKind maker = node->input(0)->node()->kind();
+    if (maker == aten::size ||
+        maker == c10::Symbol::fromQualString("aten::numel") ||
+        maker == aten::dim || maker == aten::len)
+      nonNegativeSizes.insert(node->output());
     return false;
   }
   static const std::map<NodeKind, const char *> scalarTargets = {
@@ -887,24 +894,39 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
       {aten::rsub, "aten::sub.int"},
       {aten::mul, "aten::mul.int"},
       {aten::floor_divide, "aten::floordiv.int"},
+      {aten::div, "aten::floordiv.int"},
       {aten::remainder, "aten::remainder.int"}};
   auto target = scalarTargets.find(kind);
   if (target == scalarTargets.end() || node->outputs().size() != 1 ||
       node->inputs().size() < 2 || node->inputs().size() > 3)
     return false;
-  // add/sub's alpha: 1.
+  // add/sub's alpha: 1; div's rounding mode: floor, or trunc (the same on
+  // operands that are not negative, checked below).
+  bool truncates = false;
   if (node->inputs().size() == 3) {
-    std::optional<c10::IValue> alpha = toIValue(node->input(2));
-    if (!alpha || !alpha->isInt() || alpha->toInt() != 1)
+    std::optional<c10::IValue> third = toIValue(node->input(2));
+    if (!third)
       return false;
+    if (kind == aten::div) {
+      if (!third->isString())
+        return false;
+      truncates = third->toStringRef() == "trunc";
+      if (!truncates && third->toStringRef() != "floor")
+        return false;
+    } else if (!third->isInt() || third->toInt() != 1) {
+      return false;
+    }
+  } else if (kind == aten::div) {
+    return false; // true division: a float
   }
-  bool anySize = false;
+  bool anySize = false, nonNegative = true;
   FxValue operands[2];
   for (size_t i = 0; i < 2; ++i) {
     const torch::jit::Value *in = node->input(i);
     if (auto it = sizeInts.find(in); it != sizeInts.end()) {
       operands[i] = it->second;
       anySize = true;
+      nonNegative &= nonNegativeSizes.count(in) > 0;
       continue;
     }
     std::optional<c10::IValue> constant = toIValue(in);
@@ -915,17 +937,22 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
         return false;
       operands[i].kind = FxValue::Constant;
       operands[i].constant = builder.getI64IntegerAttr(t.item<int64_t>());
+      nonNegative &= t.item<int64_t>() >= 0;
       continue;
     }
     if (constant && constant->isInt()) {
       operands[i].kind = FxValue::Constant;
       operands[i].constant = builder.getI64IntegerAttr(constant->toInt());
+      nonNegative &= constant->toInt() >= 0;
       continue;
     }
     return false;
   }
-  if (!anySize)
+  if (!anySize || (truncates && !nonNegative))
     return false;
+  // Sums, products, quotients and remainders of sizes are sizes too.
+  if (nonNegative && kind != aten::sub && kind != aten::rsub)
+    nonNegativeSizes.insert(node->output());
   if (kind == aten::rsub) // other - self
     std::swap(operands[0], operands[1]);
   SmallVector<mlir::Value> inputs;

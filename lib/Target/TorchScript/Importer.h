@@ -250,6 +250,8 @@ private:
   /// (importSizeArithmetic): prim::NumToTensor's input, or the scalar
   /// node computing the same.
   std::map<const torch::jit::Value *, FxValue> sizeInts;
+  /// Those of sizeInts known not to be negative.
+  std::set<const torch::jit::Value *> nonNegativeSizes;
   /// With example inputs: the value every TorchScript value takes, from
   /// running the graph on them (what ShapeProp does for an FX graph).
   std::map<const torch::jit::Value *, c10::IValue> concrete;

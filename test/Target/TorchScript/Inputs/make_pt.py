@@ -351,8 +351,9 @@ if not WHICH or "traced_leaves" in WHICH:
 
 class TracedSizes(nn.Module):
     """What torch.jit.trace records for arithmetic on sizes (a channel
-    shuffle, padding to a multiple of 5, a scale from a channel count:
-    prim::NumToTensor, 0-d tensor operators, aten::Int) and for writes into
+    shuffle, padding to a multiple of 5, a scale from a channel count,
+    divisions rounding down and truncating: prim::NumToTensor, 0-d tensor
+    operators, aten::Int) and for writes into
     views (swin_t's attention mask: fills of slices, a row copied, a
     column of the transpose set), with an in-place dropout after a
     flatten."""
@@ -367,10 +368,11 @@ class TracedSizes(nn.Module):
         y = self.conv(x)
         n, c, h, w = y.size()
         y = y.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous()
-        y = y.view(n, -1, h, w)
+        y = y.view(n, torch.div(c * 3, 3, rounding_mode="trunc"), h, w)
         pad = (5 - h % 5) % 5
         y = F.pad(y, (0, pad, 0, pad))
-        mask = y.new_zeros((h + pad, w + pad))
+        mask = y.new_zeros((h + pad,
+                            torch.div(w + pad, 1, rounding_mode="floor")))
         mask[:5, :5] = 1.0
         mask[:5, 5:] = 2.0
         mask[5:, :5] = 3.0
