@@ -862,31 +862,64 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   return results;
 }
 
+/// The int a 0-d tensor of traced size arithmetic holds: the operand of
+/// the prim::NumToTensor.Scalar node that made it, wherever the tensor
+/// was passed (a method's argument or result, a tuple's element).
+std::optional<FxValue> Importer::sizeIntOf(const torch::jit::Value *v) {
+  auto it = values.find(v);
+  if (it == values.end() || it->second.kind != FxValue::Node)
+    return std::nullopt;
+  auto call = it->second.node.getDefiningOp<CallFunctionOp>();
+  if (!call || call.getTarget() != "prim::NumToTensor.Scalar" ||
+      call.getArgs().size() != 1)
+    return std::nullopt;
+  Attribute arg = call.getArgs()[0];
+  if (auto ref = dyn_cast<NodeAttr>(arg)) {
+    mlir::Value operand = call.getOperand(ref.getIndex());
+    if (!operand.getType().isInteger(64))
+      return std::nullopt;
+    return FxValue::ofNode(operand);
+  }
+  if (!isa<IntegerAttr>(arg) || isa<BoolAttr>(arg))
+    return std::nullopt;
+  return FxValue::ofConstant(arg);
+}
+
 /// torch.jit.trace records the arithmetic on sizes (`c // groups` where
 /// `c` is `x.size(1)`) on 0-d tensors: prim::NumToTensor of the size,
 /// aten::floor_divide by a 0-d tensor constant, aten::Int back. FX keeps
 /// such arithmetic on ints (operator.floordiv), which fold to constants
-/// where the shapes are static: so does the import. A NumToTensor's int,
-/// and the int of an add, sub, rsub (other - self), mul, floor_divide,
-/// div rounding down (or truncating, on operands known not negative:
-/// sizes, and sums, products, quotients of them) or remainder of such
-/// tensors, ints and 0-d integer tensor constants, are kept (sizeInts);
-/// the arithmetic is imported on the ints, its tensor made by a
-/// NumToTensor of the result (dropped at the end if nothing reads it).
+/// where the shapes are static: so does the import. An add, sub, rsub
+/// (other - self), mul, floor_divide, div rounding down (or truncating,
+/// on operands known not negative: sizes, and sums, products, quotients
+/// of them) or remainder of such tensors (sizeIntOf), ints and 0-d
+/// integer tensor constants is imported on the ints, its tensor made by
+/// a NumToTensor of the result (dropped at the end if nothing reads it).
 bool Importer::importSizeArithmetic(torch::jit::Node *node) {
   using namespace torch::jit;
   NodeKind kind = node->kind();
+  auto numToTensor = [&](const FxValue &n, bool nonNegative) {
+    SmallVector<mlir::Value> inputs;
+    auto [args, kwargs] = callArgs({n}, {}, inputs, node);
+    std::string name = uniqueName("NumToTensor");
+    mlir::Value t = CallFunctionOp::create(
+                        builder, nodeLoc(name, node), typeOf(node->output()),
+                        name, "prim::NumToTensor.Scalar", args, kwargs, inputs)
+                        .getResult();
+    values[node->output()] = FxValue::ofNode(t);
+    if (nonNegative)
+      nonNegativeSizes.insert(t);
+  };
   if (kind == prim::NumToTensor) {
     if (node->inputs().size() != 1 || !values.count(node->input(0)) ||
         node->input(0)->type()->kind() != c10::TypeKind::IntType)
       return false;
-    sizeInts[node->output()] = values.at(node->input(0));
     NodeKind maker = node->input(0)->node()->kind();
-    if (maker == aten::size ||
-        maker == c10::Symbol::fromQualString("aten::numel") ||
-        maker == aten::dim || maker == aten::len)
-      nonNegativeSizes.insert(node->output());
-    return false;
+    numToTensor(values.at(node->input(0)),
+                maker == aten::size ||
+                    maker == c10::Symbol::fromQualString("aten::numel") ||
+                    maker == aten::dim || maker == aten::len);
+    return true;
   }
   static const std::map<NodeKind, const char *> scalarTargets = {
       {aten::add, "aten::add.int"},
@@ -923,10 +956,10 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
   FxValue operands[2];
   for (size_t i = 0; i < 2; ++i) {
     const torch::jit::Value *in = node->input(i);
-    if (auto it = sizeInts.find(in); it != sizeInts.end()) {
-      operands[i] = it->second;
+    if (std::optional<FxValue> size = sizeIntOf(in)) {
+      operands[i] = *size;
       anySize = true;
-      nonNegative &= nonNegativeSizes.count(in) > 0;
+      nonNegative &= nonNegativeSizes.count(values.at(in).node) > 0;
       continue;
     }
     std::optional<c10::IValue> constant = toIValue(in);
@@ -935,14 +968,14 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
       if (t.numel() != 1 || t.dim() != 0 ||
           !c10::isIntegralType(t.scalar_type(), /*includeBool=*/false))
         return false;
-      operands[i].kind = FxValue::Constant;
-      operands[i].constant = builder.getI64IntegerAttr(t.item<int64_t>());
+      operands[i] =
+          FxValue::ofConstant(builder.getI64IntegerAttr(t.item<int64_t>()));
       nonNegative &= t.item<int64_t>() >= 0;
       continue;
     }
     if (constant && constant->isInt()) {
-      operands[i].kind = FxValue::Constant;
-      operands[i].constant = builder.getI64IntegerAttr(constant->toInt());
+      operands[i] =
+          FxValue::ofConstant(builder.getI64IntegerAttr(constant->toInt()));
       nonNegative &= constant->toInt() >= 0;
       continue;
     }
@@ -950,9 +983,6 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
   }
   if (!anySize || (truncates && !nonNegative))
     return false;
-  // Sums, products, quotients and remainders of sizes are sizes too.
-  if (nonNegative && kind != aten::sub && kind != aten::rsub)
-    nonNegativeSizes.insert(node->output());
   if (kind == aten::rsub) // other - self
     std::swap(operands[0], operands[1]);
   SmallVector<mlir::Value> inputs;
@@ -964,18 +994,9 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
       CallFunctionOp::create(builder, nodeLoc(name, node), builder.getI64Type(),
                              name, scalarTarget, args, kwargs, inputs)
           .getResult();
-  sizeInts[node->output()] = FxValue::ofNode(result);
-  // The 0-d tensor, for readers that take it as one.
-  inputs.clear();
-  auto [tensorArgs, tensorKwargs] =
-      callArgs({FxValue::ofNode(result)}, {}, inputs, node);
-  std::string tensorName = uniqueName("NumToTensor");
-  values[node->output()] =
-      FxValue::ofNode(CallFunctionOp::create(builder, nodeLoc(tensorName, node),
-                                             typeOf(node->output()), tensorName,
-                                             "prim::NumToTensor.Scalar",
-                                             tensorArgs, tensorKwargs, inputs)
-                          .getResult());
+  // Sums, products, quotients and remainders of sizes are sizes too.
+  numToTensor(FxValue::ofNode(result),
+              nonNegative && kind != aten::sub && kind != aten::rsub);
   return true;
 }
 
@@ -1011,11 +1032,14 @@ void Importer::importNode(torch::jit::Node *node) {
     values[node->output()] = input(0);
     return;
   }
-  if (kind == aten::Int && node->inputs().size() == 1 &&
-      sizeInts.count(node->input(0))) {
-    // A tracer's int -> tensor -> int round trip: FX keeps the int.
-    values[node->output()] = sizeInts.at(node->input(0));
-    return;
+  if ((kind == aten::Int || kind == aten::ScalarImplicit) &&
+      node->inputs().size() == 1) {
+    // A tracer's int -> tensor -> int round trip (aten::ScalarImplicit
+    // where an int tensor is passed as a Scalar): FX keeps the int.
+    if (std::optional<FxValue> size = sizeIntOf(node->input(0))) {
+      values[node->output()] = *size;
+      return;
+    }
   }
   if (importSizeArithmetic(node))
     return;

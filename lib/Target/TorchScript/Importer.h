@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -168,6 +169,7 @@ private:
   Type typeOf(const torch::jit::Value *value);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
   bool importSizeArithmetic(torch::jit::Node *node);
+  std::optional<FxValue> sizeIntOf(const torch::jit::Value *v);
   FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
                      const c10::TypePtr &realType = nullptr);
   Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
@@ -246,12 +248,9 @@ private:
   GraphModuleOp graphModule;
   GraphOp graphOp;
   std::map<const torch::jit::Value *, FxValue> values;
-  /// The int a 0-d tensor of traced size arithmetic holds
-  /// (importSizeArithmetic): prim::NumToTensor's input, or the scalar
-  /// node computing the same.
-  std::map<const torch::jit::Value *, FxValue> sizeInts;
-  /// Those of sizeInts known not to be negative.
-  std::set<const torch::jit::Value *> nonNegativeSizes;
+  /// The prim::NumToTensor results of ints known not to be negative
+  /// (sizes; importSizeArithmetic).
+  llvm::DenseSet<mlir::Value> nonNegativeSizes;
   /// With example inputs: the value every TorchScript value takes, from
   /// running the graph on them (what ShapeProp does for an FX graph).
   std::map<const torch::jit::Value *, c10::IValue> concrete;

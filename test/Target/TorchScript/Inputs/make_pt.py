@@ -349,11 +349,20 @@ if not WHICH or "traced_leaves" in WHICH:
                                           strict=False))
 
 
+class _SizedPool(nn.Module):
+    """Returns its result's spatial sizes with it (as mvit_v2_s's pooling
+    does): traced, they leave the method as 0-d tensors."""
+
+    def forward(self, x):
+        y = F.max_pool2d(x, 2)
+        return y, (y.shape[2], y.shape[3])
+
+
 class TracedSizes(nn.Module):
     """What torch.jit.trace records for arithmetic on sizes (a channel
     shuffle, padding to a multiple of 5, a scale from a channel count,
     divisions rounding down and truncating: prim::NumToTensor, 0-d tensor
-    operators, aten::Int) and for writes into
+    operators, aten::Int; sizes a submodule returns) and for writes into
     views (swin_t's attention mask: fills of slices, a row copied, a
     column of the transpose set), with an in-place dropout after a
     flatten."""
@@ -362,7 +371,8 @@ class TracedSizes(nn.Module):
         super().__init__()
         self.conv = nn.Conv2d(4, 8, 3, padding=1)
         self.drop = nn.Dropout(0.1, inplace=True)
-        self.fc = nn.Linear(8 * 5 * 5, 3)
+        self.pool = _SizedPool()
+        self.fc = nn.Linear(8 * 2 * 2, 3)
 
     def forward(self, x):
         y = self.conv(x)
@@ -379,7 +389,8 @@ class TracedSizes(nn.Module):
         mask[-1] = mask[0] * 2
         mask.t()[1, 2:4] = 7.0
         y = y * mask * (c // 2) ** -0.5
-        y = F.avg_pool2d(y, 2)
+        y, (ph, pw) = self.pool(F.avg_pool2d(y, 2))
+        y = y.reshape(n, c, ph * pw).transpose(1, 2)
         return self.fc(self.drop(y.flatten(1)))
 
 
