@@ -37,6 +37,19 @@ LogicalResult lowerIntBinary(Lowering &l) {
   return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
 }
 
+/// Python float arithmetic (aten::add.float, ...; ints converted, as
+/// Python does): doubles.
+template <typename OpTy> LogicalResult lowerFloatBinary(Lowering &l) {
+  // Parameters as aten::add.float names them, at the same positions in
+  // aten::pow.int_float and the rest.
+  using P = args::aten::add_float_;
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
+  if (!x || !y)
+    return l.fail("needs number operands");
+  return l.replace(l.b.createOrFold<OpTy>(l.loc, x, y));
+}
+
 /// Python's `a % b`: the remainder takes the sign of `b`.
 LogicalResult lowerIntRemainder(Lowering &l) {
   using P = args::aten::remainder_int_;
@@ -159,6 +172,20 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::remainder.int"}, lowerIntRemainder);
   addLowering(t, {"aten::div.int"}, lowerIntTrueDivide);
   addLowering(t, {"aten::neg.int"}, lowerIntNeg);
+  addLowering(t,
+              {"aten::add.float", "aten::add.int_float", "aten::add.float_int"},
+              lowerFloatBinary<arith::AddFOp>);
+  addLowering(t,
+              {"aten::sub.float", "aten::sub.int_float", "aten::sub.float_int"},
+              lowerFloatBinary<arith::SubFOp>);
+  addLowering(t,
+              {"aten::mul.float", "aten::mul.int_float", "aten::mul.float_int"},
+              lowerFloatBinary<arith::MulFOp>);
+  addLowering(t, {"aten::div.float"}, lowerFloatBinary<arith::DivFOp>);
+  addLowering(t,
+              {"aten::pow.int", "aten::pow.float", "aten::pow.int_float",
+               "aten::pow.float_int"},
+              lowerFloatBinary<math::PowFOp>);
   addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
   addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
   addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);

@@ -862,6 +862,91 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   return results;
 }
 
+/// Whether `v` is a constant (or a list or tuple of constants).
+static bool isConstantFx(const FxValue &v) {
+  if (v.kind == FxValue::Constant)
+    return true;
+  if (v.kind != FxValue::List && v.kind != FxValue::Tuple)
+    return false;
+  return llvm::all_of(v.elements,
+                      [](const FxValue &e) { return isConstantFx(e); });
+}
+
+/// Whether `type` holds no tensor (a number, bool, string, None, or a list
+/// or tuple of those).
+static bool holdsNoTensor(const c10::TypePtr &type) {
+  switch (type->kind()) {
+  case c10::TypeKind::IntType:
+  case c10::TypeKind::FloatType:
+  case c10::TypeKind::BoolType:
+  case c10::TypeKind::StringType:
+  case c10::TypeKind::NoneType:
+    return true;
+  case c10::TypeKind::ListType:
+  case c10::TypeKind::TupleType:
+    return llvm::all_of(type->containedTypes(), holdsNoTensor);
+  default:
+    return false;
+  }
+}
+
+/// A call of constants only that makes no tensor (`not False`, `"row" ==
+/// "row"`, `"row" in ["batch", "row"]`, `1.0 - p` of scripted code, where
+/// the module's attributes are constants) is its value, as TorchScript's
+/// constant propagation and torch.fx's tracing would compute it: the
+/// value the graph's run on the example inputs gave it. A branch on it
+/// is then the branch taken (importIf).
+bool Importer::foldConstantCall(
+    torch::jit::Node *node, ArrayRef<FxValue> args,
+    ArrayRef<std::pair<std::string, FxValue>> kwargs) {
+  if (node->hasSideEffects() || node->isNondeterministic() ||
+      node->outputs().empty())
+    return false;
+  // Strings (an assert's message formatted from a shape: `f"got
+  // {x.shape}"`) are what the example run made: only messages and
+  // constant comparisons read them.
+  bool strings = llvm::all_of(node->outputs(), [](const torch::jit::Value *v) {
+    return v->type()->kind() == c10::TypeKind::StringType;
+  });
+  if (!strings && (!llvm::all_of(args, [](const FxValue &a) {
+        return isConstantFx(a);
+      }) || !llvm::all_of(kwargs, [](const auto &kv) {
+        return isConstantFx(kv.second);
+      })))
+    return false;
+  // In a branch the example run did not take: run it on its inputs' values.
+  if (!concrete.count(node->outputs()[0]) && node->maybeOperator()) {
+    torch::jit::Stack stack;
+    for (const torch::jit::Value *input : node->inputs()) {
+      auto it = concrete.find(input);
+      if (it == concrete.end())
+        return false;
+      stack.push_back(it->second);
+    }
+    try {
+      node->getOperation()(stack);
+    } catch (const std::exception &) {
+      return false;
+    }
+    if (stack.size() != node->outputs().size())
+      return false;
+    for (size_t i = 0; i < stack.size(); ++i)
+      concrete[node->outputs()[i]] = stack[i];
+  }
+  std::vector<FxValue> folded;
+  for (const torch::jit::Value *output : node->outputs()) {
+    auto it = concrete.find(output);
+    if (!holdsNoTensor(output->type()) || it == concrete.end())
+      return false;
+    folded.push_back(constantOf(it->second, node, output->type()));
+    if (!isConstantFx(folded.back()))
+      return false;
+  }
+  for (size_t i = 0; i < folded.size(); ++i)
+    values[node->outputs()[i]] = folded[i];
+  return true;
+}
+
 /// The int a 0-d tensor of traced size arithmetic holds: the operand of
 /// the prim::NumToTensor.Scalar node that made it, wherever the tensor
 /// was passed (a method's argument or result, a tuple's element).
@@ -1015,6 +1100,10 @@ void Importer::importNode(torch::jit::Node *node) {
     return it->second;
   };
   NodeKind kind = node->kind();
+  // `warnings.warn(...)` in scripted code (googlenet's init_weights
+  // notice) computes nothing.
+  if (kind == aten::warn)
+    return;
   evaluate(node);
   if (importAccumulated(node))
     return;
@@ -1024,6 +1113,13 @@ void Importer::importNode(torch::jit::Node *node) {
     if (!value)
       fail(node, "has no constant value");
     values[node->output()] = constantOf(*value, node);
+    return;
+  }
+  if (kind == prim::Uninitialized) {
+    // The value of a variable on a path that raises (densenet's scripted
+    // `raise Exception(...)` before a checkpointed call): nothing reads it
+    // where the code goes on.
+    values[node->output()] = FxValue::ofConstant(NoneAttr::get(ctx));
     return;
   }
   if (kind == prim::unchecked_cast) {
@@ -1043,6 +1139,83 @@ void Importer::importNode(torch::jit::Node *node) {
   }
   if (importSizeArithmetic(node))
     return;
+  // `x.size()` of a ranked tensor: the list of its sizes (each an
+  // aten::size.int node), which list operators (`len`, `[-3:]`,
+  // unpacking) read as the list they are.
+  if (kind == aten::size && node->inputs().size() == 1 &&
+      node->output()->type()->kind() == c10::TypeKind::ListType) {
+    FxValue &x = input(0);
+    auto type = x.kind == FxValue::Node
+                    ? dyn_cast<RankedTensorType>(x.node.getType())
+                    : RankedTensorType();
+    if (type) {
+      FxValue sizes;
+      sizes.kind = FxValue::List;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        SmallVector<mlir::Value> inputs;
+        auto [args, kwargs] =
+            callArgs({x, FxValue::ofConstant(builder.getI64IntegerAttr(d))}, {},
+                     inputs, node);
+        std::string name = uniqueName("size");
+        sizes.elements.push_back(FxValue::ofNode(
+            CallFunctionOp::create(builder, nodeLoc(name, node),
+                                   builder.getI64Type(), name, "aten::size.int",
+                                   args, kwargs, inputs)
+                .getResult()));
+      }
+      values[node->output()] = sizes;
+      return;
+    }
+  }
+  // `features.append(y)` of a list made in this block (densenet's list of
+  // features): the list the import holds grows; readers before the append
+  // read it as it was.
+  if (kind == aten::append && node->inputs().size() == 2 &&
+      node->input(0)->node()->kind() == prim::ListConstruct &&
+      node->input(0)->node()->owningBlock() == node->owningBlock()) {
+    FxValue element = input(1);
+    FxValue &list = input(0);
+    if (list.kind == FxValue::List) {
+      list.elements.push_back(element);
+      values[node->output()] = list;
+      return;
+    }
+  }
+  // A slice of constant bounds of a list the import holds (`x.shape[-3:]`).
+  if (kind == aten::slice && node->inputs().size() == 4 &&
+      node->input(0)->type()->kind() == c10::TypeKind::ListType) {
+    const FxValue &list = input(0);
+    std::optional<c10::IValue> start = toIValue(node->input(1)),
+                               end = toIValue(node->input(2)),
+                               step = toIValue(node->input(3));
+    if (list.kind == FxValue::List && start && end && step && step->isInt() &&
+        step->toInt() > 0 && (start->isInt() || start->isNone()) &&
+        (end->isInt() || end->isNone())) {
+      int64_t n = list.elements.size();
+      auto bound = [&](const c10::IValue &v, int64_t dflt) {
+        if (v.isNone())
+          return dflt;
+        int64_t b = v.toInt();
+        return std::clamp<int64_t>(b < 0 ? b + n : b, 0, n);
+      };
+      FxValue sliced;
+      sliced.kind = FxValue::List;
+      for (int64_t i = bound(*start, 0); i < bound(*end, n); i += step->toInt())
+        sliced.elements.push_back(list.elements[i]);
+      values[node->output()] = sliced;
+      return;
+    }
+  }
+  // `len(features)` of a list the import holds (densenet's list of
+  // features): its length.
+  if (kind == aten::len && node->inputs().size() == 1) {
+    const FxValue &list = input(0);
+    if (list.kind == FxValue::List || list.kind == FxValue::Tuple) {
+      values[node->output()] = FxValue::ofConstant(
+          builder.getI64IntegerAttr(int64_t(list.elements.size())));
+      return;
+    }
+  }
   if (kind == prim::ListConstruct || kind == prim::TupleConstruct) {
     FxValue r;
     r.kind = kind == prim::ListConstruct ? FxValue::List : FxValue::Tuple;
@@ -1240,6 +1413,8 @@ void Importer::importNode(torch::jit::Node *node) {
     for (size_t i = 0; i < node->inputs().size(); ++i)
       args.push_back(input(i));
   }
+  if (foldConstantCall(node, args, kwargs))
+    return;
   importCall(node, target, std::move(args), std::move(kwargs),
              /*isModule=*/false);
 }

@@ -93,6 +93,10 @@ Type Importer::typeOf(const torch::jit::Value *value) {
 
 void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
   using namespace torch::jit;
+  // `warnings.warn` makes nothing (and LibTorch runs it in its
+  // interpreter only).
+  if (node->kind() == aten::warn)
+    return;
   // Inside control flow, the simulation (ImportControlFlow.cpp) ran it.
   if (concrete.empty() || (controlDepth && !simulating))
     return;

@@ -169,6 +169,8 @@ private:
   Type typeOf(const torch::jit::Value *value);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
   bool importSizeArithmetic(torch::jit::Node *node);
+  bool foldConstantCall(torch::jit::Node *node, ArrayRef<FxValue> args,
+                        ArrayRef<std::pair<std::string, FxValue>> kwargs);
   std::optional<FxValue> sizeIntOf(const torch::jit::Value *v);
   FxValue constantOf(const c10::IValue &value, const torch::jit::Node *node,
                      const c10::TypePtr &realType = nullptr);

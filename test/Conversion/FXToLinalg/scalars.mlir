@@ -78,6 +78,31 @@ fx.graph_module @M {
 
 // -----
 
+// Python float arithmetic of scripted code (a size raised to a float
+// power, a float difference): f64, ints converted.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x8xf32>, %[[P:.*]]: tensor<f64>)
+// CHECK:         %[[C16:.*]] = arith.constant 1.600000e+01 : f64
+// CHECK:         %[[POW:.*]] = math.powf %[[C16]], %{{.*}} : f64
+// CHECK:         %[[SUB:.*]] = arith.subf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[MUL:.*]] = arith.mulf %[[POW]], %[[SUB]] : f64
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x8xf32>
+    %p = fx.placeholder "p" : tensor<f64>
+    %size = fx.call_function "aten::numel"(%x) : (tensor<2x8xf32>) -> i64
+    %item = fx.call_function "aten::item"(%p) : (tensor<f64>) -> f64
+    %pow = fx.call_function "aten::pow.int_float"(%size, %item) : (i64, f64) -> f64
+    %sub = fx.call_function "aten::sub.float"(1.0, %item) : (f64) -> f64
+    %mul = fx.call_function "aten::mul.float"(%pow, %sub) : (f64, f64) -> f64
+    %scaled = fx.call_function "aten::mul.Scalar"(%x, %mul) : (tensor<2x8xf32>, f64) -> tensor<2x8xf32>
+    fx.output %scaled : tensor<2x8xf32>
+  }
+}
+
+// -----
+
 // prim::NumToTensor.Scalar (a traced size read as a 0-d tensor): a 0-d
 // tensor of the declared type holding the number; here a size of the
 // input, as the int64 tensor the tracer records, its reciprocal square

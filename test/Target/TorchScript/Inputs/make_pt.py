@@ -3,6 +3,7 @@ traced and scripted modules, torchvision models, and archives the importer
 must reject. Run by lit at test time (nothing binary is checked in)."""
 
 import os
+import warnings
 import sys
 from typing import List, Optional
 
@@ -397,3 +398,42 @@ class TracedSizes(nn.Module):
 if not WHICH or "traced_sizes" in WHICH:
     save("traced_sizes", torch.jit.trace(TracedSizes().eval(),
                                          torch.randn(1, 4, 6, 6)))
+
+
+class ScriptedBlocks(nn.Module):
+    """What scripted torchvision models compute with besides tensors: a
+    stochastic depth whose branch on constants (`not self.training or
+    self.p == 0.0`) builds a list of sizes, a warning, an assert's f-string
+    message, a list of features grown by append and concatenated, its
+    len, a slice of a shape, and a size raised to a float power."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = 0.2
+        self.mode = "row"
+        self.convs = nn.ModuleList([nn.Conv2d(4 + 2 * i, 2, 3, padding=1)
+                                    for i in range(3)])
+
+    def drop(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        if self.mode == "row":
+            size = [x.shape[0]] + [1] * (x.ndim - 1)
+        else:
+            size = [1] * x.ndim
+        return x * torch.rand(size) / (1.0 - self.p)
+
+    def forward(self, x):
+        warnings.warn("a scripted warning")
+        torch._assert(x.dim() == 4, f"expected 4 dims, got {x.shape}")
+        features = [x]
+        for conv in self.convs:
+            features.append(self.drop(conv(torch.cat(features, 1))))
+        y = torch.cat(features, 1)
+        h, w = y.shape[-2:]
+        scale = (h * w) ** -0.5
+        return y.sum((2, 3)) * scale + len(features)
+
+
+if not WHICH or "scripted_blocks" in WHICH:
+    save("scripted_blocks", torch.jit.script(ScriptedBlocks().eval()))
