@@ -1139,6 +1139,24 @@ void Importer::importNode(torch::jit::Node *node) {
   }
   if (importSizeArithmetic(node))
     return;
+  // `w is not None` of a tensor (swin_v2's `logit_scale`, an Optional
+  // argument given a tensor): known.
+  if ((kind == aten::__isnot__ || kind == aten::__is__) &&
+      node->inputs().size() == 2) {
+    const FxValue &a = input(0), &b = input(1);
+    auto isNone = [](const FxValue &v) {
+      return v.kind == FxValue::Constant && isa<NoneAttr>(v.constant);
+    };
+    auto isTensor = [](const FxValue &v) {
+      return (v.kind == FxValue::Node && isa<TensorType>(v.node.getType())) ||
+             v.kind == FxValue::State;
+    };
+    if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b))) {
+      values[node->output()] =
+          FxValue::ofConstant(builder.getBoolAttr(kind == aten::__isnot__));
+      return;
+    }
+  }
   // `x.size()` of a ranked tensor: the list of its sizes (each an
   // aten::size.int node), which list operators (`len`, `[-3:]`,
   // unpacking) read as the list they are.

@@ -405,12 +405,14 @@ class ScriptedBlocks(nn.Module):
     stochastic depth whose branch on constants (`not self.training or
     self.p == 0.0`) builds a list of sizes, a warning, an assert's f-string
     message, a list of features grown by append and concatenated, its
-    len, a slice of a shape, and a size raised to a float power."""
+    len, a slice of a shape, a size raised to a float power, and a branch
+    on `gain is not None` of a tensor."""
 
     def __init__(self):
         super().__init__()
         self.p = 0.2
         self.mode = "row"
+        self.gain = nn.Parameter(torch.full((1,), 1.5))
         self.convs = nn.ModuleList([nn.Conv2d(4 + 2 * i, 2, 3, padding=1)
                                     for i in range(3)])
 
@@ -423,6 +425,12 @@ class ScriptedBlocks(nn.Module):
             size = [1] * x.ndim
         return x * torch.rand(size) / (1.0 - self.p)
 
+    def scaled(self, y: torch.Tensor,
+               gain: Optional[torch.Tensor]) -> torch.Tensor:
+        if gain is not None:
+            y = y * gain
+        return y
+
     def forward(self, x):
         warnings.warn("a scripted warning")
         torch._assert(x.dim() == 4, f"expected 4 dims, got {x.shape}")
@@ -432,7 +440,7 @@ class ScriptedBlocks(nn.Module):
         y = torch.cat(features, 1)
         h, w = y.shape[-2:]
         scale = (h * w) ** -0.5
-        return y.sum((2, 3)) * scale + len(features)
+        return self.scaled(y.sum((2, 3)), self.gain) * scale + len(features)
 
 
 if not WHICH or "scripted_blocks" in WHICH:
