@@ -902,6 +902,11 @@ bool Importer::foldConstantCall(
   if (node->hasSideEffects() || node->isNondeterministic() ||
       node->outputs().empty())
     return false;
+  // An operator that writes an argument (`lst.pop()`) is more than its
+  // value.
+  if (const c10::FunctionSchema *schema = node->maybeSchema();
+      schema && schema->is_mutable())
+    return false;
   // Strings (an assert's message formatted from a shape: `f"got
   // {x.shape}"`) are what the example run made: only messages and
   // constant comparisons read them.
