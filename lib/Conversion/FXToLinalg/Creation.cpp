@@ -135,13 +135,17 @@ LogicalResult lowerArange(Lowering &l) {
 }
 
 /// prim::NumToTensor.Scalar(a): a 0-d tensor holding the number (a
-/// traced size, an int, as the 0-d int64 tensor the tracer records).
+/// traced size, an int, as the 0-d int64 tensor the tracer records);
+/// aten::tensor.int/float/bool(t, dtype=...), a number's tensor, the same
+/// (the declared type is the dtype's).
 LogicalResult lowerNumToTensor(Lowering &l) {
-  using P = args::prim::NumToTensor_Scalar;
+  // The number is argument 0 of all of them.
+  static constexpr Param kNumber =
+      sameParam(args::prim::NumToTensor_Scalar::a, args::aten::tensor_int_::t);
   Type elem = l.resultElementType();
   if (!elem)
     return l.fail("needs a typed result");
-  Value v = l.scalar(l.arg(P::a), elem);
+  Value v = l.scalar(l.arg(kNumber), elem);
   if (!v)
     return l.fail("needs a number");
   return l.replace(l.filled({}, v));
@@ -156,7 +160,10 @@ void mlir::fx::lowering::addCreationLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::zeros"}, lowerZeros);
   addLowering(t, {"aten::ones"}, lowerOnes);
   addLowering(t, {"aten::full"}, lowerFull);
-  addLowering(t, {"prim::NumToTensor.Scalar"}, lowerNumToTensor);
+  addLowering(t,
+              {"prim::NumToTensor.Scalar", "aten::tensor.int",
+               "aten::tensor.float", "aten::tensor.bool"},
+              lowerNumToTensor);
   addLowering(t, {"aten::zeros_like"}, lowerZerosLike);
   addLowering(t, {"aten::ones_like"}, lowerOnesLike);
   addLowering(t, {"aten::full_like"}, lowerFullLike);

@@ -155,15 +155,19 @@ void Importer::simulateIf(torch::jit::Node *node) {
   torch::jit::Block *takenBlock = node->blocks()[taken ? 0 : 1];
   torch::jit::Block *otherBlock = node->blocks()[taken ? 1 : 0];
 
-  // The other branch, on copies of the tensors it reads (it may update
-  // them in place), its failures ignored.
+  // The other branch, on copies of the tensors and lists it reads (it may
+  // update them in place: swin's `shift_size[0] = 0`), its failures
+  // ignored.
   std::vector<std::pair<const torch::jit::Value *, c10::IValue>> saved;
   for (torch::jit::Value *v : capturedValues(node)) {
     auto it = concrete.find(v);
-    if (it == concrete.end() || !it->second.isTensor())
+    if (it == concrete.end() || !(it->second.isTensor() || it->second.isList()))
       continue;
     saved.emplace_back(v, it->second);
-    it->second = it->second.toTensor().clone();
+    if (it->second.isTensor())
+      it->second = it->second.toTensor().clone();
+    else
+      it->second = it->second.toList().copy();
   }
   ++speculative;
   simulateBlock(otherBlock);
@@ -509,14 +513,22 @@ void Importer::importIf(torch::jit::Node *node) {
     fail(node,
          "uses " + valueName(node->input(0)) + ", which was not imported");
   FxValue pred = predIt->second;
-  // A predicate known when importing (TorchScript folds most of them):
-  // the branch taken, in line.
+  // A predicate known when importing (TorchScript folds most of them), or
+  // computed from static sizes and constants only (swin's `window_size[i]
+  // >= x.size(i)`): the branch taken, in line.
+  std::optional<bool> known;
   if (pred.kind == FxValue::Constant &&
-      isa<BoolAttr, IntegerAttr>(pred.constant)) {
-    bool taken = isa<BoolAttr>(pred.constant)
-                     ? cast<BoolAttr>(pred.constant).getValue()
-                     : cast<IntegerAttr>(pred.constant).getInt() != 0;
-    torch::jit::Block *block = node->blocks()[taken ? 0 : 1];
+      isa<BoolAttr, IntegerAttr>(pred.constant))
+    known = isa<BoolAttr>(pred.constant)
+                ? cast<BoolAttr>(pred.constant).getValue()
+                : cast<IntegerAttr>(pred.constant).getInt() != 0;
+  else if (auto it = concrete.find(node->input(0));
+           it != concrete.end() && it->second.isBool() &&
+           isStaticValue(node->input(0)))
+    known = it->second.toBool();
+  if (known) {
+    torch::jit::Block *block = node->blocks()[*known ? 0 : 1];
+    inlinedBlocks.insert(block);
     importBlock(block);
     for (size_t i = 0; i < node->outputs().size(); ++i)
       values[node->outputs()[i]] = values.at(block->outputs()[i]);

@@ -952,6 +952,90 @@ bool Importer::foldConstantCall(
   return true;
 }
 
+/// Whether `v` is the same whatever the inputs' values: constants, module
+/// attributes that are no tensors, the rank and static sizes of a tensor,
+/// and what calls without side effects compute from those. (Its value is
+/// then the example run's.)
+bool Importer::isStaticValue(const torch::jit::Value *v, int depth) {
+  using namespace torch::jit;
+  if (depth > 64)
+    return false;
+  if (auto it = values.find(v);
+      it != values.end() && it->second.kind == FxValue::Constant)
+    return true;
+  const torch::jit::Node *node = v->node();
+  NodeKind kind = node->kind();
+  if (kind == prim::Constant)
+    return true;
+  if (kind == prim::GetAttr)
+    return holdsNoTensor(v->type());
+  auto rankedType = [&](const torch::jit::Value *t) {
+    auto it = values.find(t);
+    return it != values.end() && it->second.kind == FxValue::Node
+               ? dyn_cast<RankedTensorType>(it->second.node.getType())
+               : RankedTensorType();
+  };
+  if (kind == aten::dim && node->inputs().size() == 1)
+    return bool(rankedType(node->input(0)));
+  if (kind == aten::size) {
+    RankedTensorType type = rankedType(node->input(0));
+    if (!type)
+      return false;
+    if (node->inputs().size() == 1)
+      return type.hasStaticShape();
+    std::optional<c10::IValue> dim = toIValue(node->input(1));
+    if (!dim || !dim->isInt())
+      return false;
+    int64_t d = dim->toInt() < 0 ? dim->toInt() + type.getRank() : dim->toInt();
+    return d >= 0 && d < type.getRank() && !type.isDynamicDim(d);
+  }
+  if (node->hasSideEffects() || node->isNondeterministic() ||
+      !node->blocks().empty() || !holdsNoTensor(v->type()))
+    return false;
+  if (const c10::FunctionSchema *schema = node->maybeSchema();
+      schema && schema->is_mutable())
+    return false;
+  for (const torch::jit::Value *input : node->inputs())
+    if (!isStaticValue(input, depth + 1))
+      return false;
+  return kind.is_aten() || kind == prim::ListConstruct ||
+         kind == prim::TupleConstruct || kind == prim::TupleIndex ||
+         kind == prim::ListUnpack || kind == prim::TupleUnpack ||
+         kind == prim::unchecked_cast || kind == prim::min || kind == prim::max;
+}
+
+/// Whether a mutation of the list `node` writes (its first input) can be
+/// made to the list the import holds: the list was made by the graph
+/// (a list display, a copy, a read of a module attribute), in `node`'s
+/// block or one that holds it
+/// through branches imported in line only (so the mutation happens
+/// whenever the list exists).
+bool Importer::mutatesHeldList(const torch::jit::Node *node) {
+  // A list made here, or a module attribute's list read once in this
+  // graph (torchvision 0.14's swin writes `self.shift_size` so; another
+  // read of the attribute would not see the write).
+  const torch::jit::Value *list = node->input(0);
+  const torch::jit::Node *maker = list->node();
+  if (maker->kind() == c10::prim::GetAttr) {
+    for (const torch::jit::Node *other : maker->owningGraph()->nodes())
+      if (other != maker && other->kind() == c10::prim::GetAttr &&
+          other->input(0) == maker->input(0) &&
+          other->s(c10::attr::name) == maker->s(c10::attr::name))
+        return false;
+  } else if (maker->kind() != c10::prim::ListConstruct &&
+             maker->kind() != c10::aten::copy &&
+             maker->kind() != c10::aten::list) {
+    return false;
+  }
+  const torch::jit::Block *block = node->owningBlock();
+  while (block != list->node()->owningBlock()) {
+    if (!inlinedBlocks.count(block) || !block->owningNode())
+      return false;
+    block = block->owningNode()->owningBlock();
+  }
+  return true;
+}
+
 /// The int a 0-d tensor of traced size arithmetic holds: the operand of
 /// the prim::NumToTensor.Scalar node that made it, wherever the tensor
 /// was passed (a method's argument or result, a tuple's element).
@@ -1144,6 +1228,14 @@ void Importer::importNode(torch::jit::Node *node) {
   }
   if (importSizeArithmetic(node))
     return;
+  // `x.dtype` and `x.device` of a tensor: known (its type's; the CPU).
+  if ((kind == prim::dtype || kind == prim::device) &&
+      node->inputs().size() == 1 && concrete.count(node->output())) {
+    values[node->output()] = constantOf(
+        concrete.at(node->output()), node,
+        kind == prim::dtype ? c10::ScalarTypeType::get() : c10::TypePtr());
+    return;
+  }
   // `w is not None` of a tensor (swin_v2's `logit_scale`, an Optional
   // argument given a tensor): known.
   if ((kind == aten::__isnot__ || kind == aten::__is__) &&
@@ -1194,14 +1286,31 @@ void Importer::importNode(torch::jit::Node *node) {
   // features): the list the import holds grows; readers before the append
   // read it as it was.
   if (kind == aten::append && node->inputs().size() == 2 &&
-      node->input(0)->node()->kind() == prim::ListConstruct &&
-      node->input(0)->node()->owningBlock() == node->owningBlock()) {
+      mutatesHeldList(node)) {
     FxValue element = input(1);
     FxValue &list = input(0);
     if (list.kind == FxValue::List) {
       list.elements.push_back(element);
       values[node->output()] = list;
       return;
+    }
+  }
+  // `shift_size[i] = 0` (swin's shifts, on a copy of a module attribute)
+  // of a list the import holds, at a constant index.
+  if (kind == aten::_set_item && node->inputs().size() == 3 &&
+      mutatesHeldList(node)) {
+    FxValue element = input(2);
+    FxValue &list = input(0);
+    std::optional<c10::IValue> index = toIValue(node->input(1));
+    if (list.kind == FxValue::List && index && index->isInt()) {
+      int64_t n = list.elements.size(), i = index->toInt();
+      if (i < 0)
+        i += n;
+      if (i >= 0 && i < n) {
+        list.elements[i] = element;
+        values[node->output()] = list;
+        return;
+      }
     }
   }
   // A slice of constant bounds of a list the import holds (`x.shape[-3:]`).

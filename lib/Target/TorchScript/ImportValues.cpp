@@ -112,7 +112,13 @@ void Importer::evaluate(torch::jit::Node *node, bool runMethod) {
     if (node->kind() == prim::Constant) {
       outputs.push_back(*toIValue(node->output()));
     } else if (node->kind() == prim::GetAttr) {
-      outputs.push_back(inputs[0].toObjectRef().getAttr(node->s(attr::name)));
+      // A list attribute is read as a copy: the run must not change the
+      // module (swin's `shift_size[0] = 0` writes the list it is given).
+      c10::IValue attribute =
+          inputs[0].toObjectRef().getAttr(node->s(attr::name));
+      outputs.push_back(attribute.isList()
+                            ? c10::IValue(attribute.toList().copy())
+                            : attribute);
     } else if (node->kind() == prim::CallMethod) {
       // Only a leaf call runs the method; a walked-into call gets its
       // results from the walk (see inlineMethod).

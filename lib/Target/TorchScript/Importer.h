@@ -169,6 +169,8 @@ private:
   Type typeOf(const torch::jit::Value *value);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
   bool importSizeArithmetic(torch::jit::Node *node);
+  bool isStaticValue(const torch::jit::Value *v, int depth = 0);
+  bool mutatesHeldList(const torch::jit::Node *node);
   bool foldConstantCall(torch::jit::Node *node, ArrayRef<FxValue> args,
                         ArrayRef<std::pair<std::string, FxValue>> kwargs);
   std::optional<FxValue> sizeIntOf(const torch::jit::Value *v);
@@ -253,6 +255,9 @@ private:
   /// The prim::NumToTensor results of ints known not to be negative
   /// (sizes; importSizeArithmetic).
   llvm::DenseSet<mlir::Value> nonNegativeSizes;
+  /// The branches of prim::If nodes imported in line (their predicate
+  /// known): what they do, they do unconditionally.
+  std::set<const torch::jit::Block *> inlinedBlocks;
   /// With example inputs: the value every TorchScript value takes, from
   /// running the graph on them (what ShapeProp does for an FX graph).
   std::map<const torch::jit::Value *, c10::IValue> concrete;

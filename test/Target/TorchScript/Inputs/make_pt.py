@@ -114,7 +114,8 @@ class Formatted(nn.Module):
     operator, which the importer runs on the example inputs."""
 
     def forward(self, x):
-        torch._assert(x.dim() == 2, f"expected 2 dims, got {x.shape}")
+        torch._assert(bool(x.isfinite().all()),
+                      f"expected finite values of shape {x.shape}")
         return x * 2
 
 
@@ -164,8 +165,10 @@ class Loops(nn.Module):
         self.cell = nn.Linear(4, 4)
 
     def forward(self, x):
-        if x.dim() != 2:
-            raise ValueError("expected a matrix")
+        # A check of the data (a check of the shape is decided when
+        # importing).
+        if int(x.isnan().sum()) > 0:
+            raise ValueError("expected no NaN")
         h = torch.zeros(x.size(1))
         c = torch.zeros(x.size(1))
         for i in range(x.size(0)):
@@ -405,14 +408,16 @@ class ScriptedBlocks(nn.Module):
     stochastic depth whose branch on constants (`not self.training or
     self.p == 0.0`) builds a list of sizes, a warning, an assert's f-string
     message, a list of features grown by append and concatenated, its
-    len, a slice of a shape, a size raised to a float power, and a branch
-    on `gain is not None` of a tensor."""
+    len, a slice of a shape, a size raised to a float power, a branch on
+    `gain is not None` of a tensor, and swin's shifts set to 0 in a branch
+    on a size."""
 
     def __init__(self):
         super().__init__()
         self.p = 0.2
         self.mode = "row"
         self.gain = nn.Parameter(torch.full((1,), 1.5))
+        self.shift = [3, 3]
         self.convs = nn.ModuleList([nn.Conv2d(4 + 2 * i, 2, 3, padding=1)
                                     for i in range(3)])
 
@@ -440,7 +445,14 @@ class ScriptedBlocks(nn.Module):
         y = torch.cat(features, 1)
         h, w = y.shape[-2:]
         scale = (h * w) ** -0.5
-        return self.scaled(y.sum((2, 3)), self.gain) * scale + len(features)
+        # swin_t's shifts (torchvision 0.14 writes the attribute's list).
+        shift = self.shift
+        if 7 >= x.size(2):
+            shift[0] = 0
+        if 7 >= 100 + x.size(3):
+            shift[1] = 0
+        return (self.scaled(y.sum((2, 3)), self.gain) * scale +
+                len(features) + sum(shift))
 
 
 if not WHICH or "scripted_blocks" in WHICH:
