@@ -1,0 +1,334 @@
+//===- ImportFolding.cpp - What the TorchScript import computes itself ---===//
+//
+// Values that do not depend on the inputs, computed when importing as
+// TorchScript's constant propagation or torch.fx's tracer would: calls of
+// constants, predicates of constants and static sizes, lists the import
+// holds and mutates, and traced arithmetic on sizes kept on ints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
+#include "fx-mlir/Dialect/FX/IR/FXOps.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::torchscript;
+
+/// Whether `v` is a constant (or a list or tuple of constants).
+static bool isConstantFx(const FxValue &v) {
+  if (v.kind == FxValue::Constant)
+    return true;
+  if (v.kind != FxValue::List && v.kind != FxValue::Tuple)
+    return false;
+  return llvm::all_of(v.elements,
+                      [](const FxValue &e) { return isConstantFx(e); });
+}
+
+/// Whether `type` holds no tensor (a number, bool, string, None, or a list
+/// or tuple of those).
+static bool holdsNoTensor(const c10::TypePtr &type) {
+  switch (type->kind()) {
+  case c10::TypeKind::IntType:
+  case c10::TypeKind::FloatType:
+  case c10::TypeKind::BoolType:
+  case c10::TypeKind::StringType:
+  case c10::TypeKind::NoneType:
+    return true;
+  case c10::TypeKind::ListType:
+  case c10::TypeKind::TupleType:
+    return llvm::all_of(type->containedTypes(), holdsNoTensor);
+  default:
+    return false;
+  }
+}
+
+/// A call of constants only that makes no tensor (`not False`, `"row" ==
+/// "row"`, `"row" in ["batch", "row"]`, `1.0 - p` of scripted code, where
+/// the module's attributes are constants) is its value, as TorchScript's
+/// constant propagation and torch.fx's tracing would compute it: the
+/// value the graph's run on the example inputs gave it. A branch on it
+/// is then the branch taken (importIf).
+bool Importer::foldConstantCall(
+    torch::jit::Node *node, ArrayRef<FxValue> args,
+    ArrayRef<std::pair<std::string, FxValue>> kwargs) {
+  if (node->hasSideEffects() || node->isNondeterministic() ||
+      node->outputs().empty())
+    return false;
+  // An operator that writes an argument (`lst.pop()`) is more than its
+  // value.
+  if (const c10::FunctionSchema *schema = node->maybeSchema();
+      schema && schema->is_mutable())
+    return false;
+  // Strings (an assert's message formatted from a shape: `f"got
+  // {x.shape}"`) are what the example run made: only messages and
+  // constant comparisons read them.
+  bool strings = llvm::all_of(node->outputs(), [](const torch::jit::Value *v) {
+    return v->type()->kind() == c10::TypeKind::StringType;
+  });
+  if (!strings && (!llvm::all_of(args, [](const FxValue &a) {
+        return isConstantFx(a);
+      }) || !llvm::all_of(kwargs, [](const auto &kv) {
+        return isConstantFx(kv.second);
+      })))
+    return false;
+  // In a branch the example run did not take: run it on its inputs' values.
+  if (!concrete.count(node->outputs()[0]) && node->maybeOperator()) {
+    torch::jit::Stack stack;
+    for (const torch::jit::Value *input : node->inputs()) {
+      auto it = concrete.find(input);
+      if (it == concrete.end())
+        return false;
+      stack.push_back(it->second);
+    }
+    try {
+      node->getOperation()(stack);
+    } catch (const std::exception &) {
+      return false;
+    }
+    if (stack.size() != node->outputs().size())
+      return false;
+    for (size_t i = 0; i < stack.size(); ++i)
+      concrete[node->outputs()[i]] = stack[i];
+  }
+  std::vector<FxValue> folded;
+  for (const torch::jit::Value *output : node->outputs()) {
+    auto it = concrete.find(output);
+    if (!holdsNoTensor(output->type()) || it == concrete.end())
+      return false;
+    folded.push_back(constantOf(it->second, node, output->type()));
+    if (!isConstantFx(folded.back()))
+      return false;
+  }
+  for (size_t i = 0; i < folded.size(); ++i)
+    values[node->outputs()[i]] = folded[i];
+  return true;
+}
+
+/// Whether `v` is the same whatever the inputs' values: constants, module
+/// attributes that are no tensors, the rank and static sizes of a tensor,
+/// and what calls without side effects compute from those. (Its value is
+/// then the example run's.)
+bool Importer::isStaticValue(const torch::jit::Value *v, int depth) {
+  using namespace torch::jit;
+  if (depth > 64)
+    return false;
+  if (auto it = values.find(v);
+      it != values.end() && it->second.kind == FxValue::Constant)
+    return true;
+  const torch::jit::Node *node = v->node();
+  NodeKind kind = node->kind();
+  if (kind == prim::Constant)
+    return true;
+  if (kind == prim::GetAttr)
+    return holdsNoTensor(v->type());
+  auto rankedType = [&](const torch::jit::Value *t) {
+    auto it = values.find(t);
+    return it != values.end() && it->second.kind == FxValue::Node
+               ? dyn_cast<RankedTensorType>(it->second.node.getType())
+               : RankedTensorType();
+  };
+  if (kind == aten::dim && node->inputs().size() == 1)
+    return bool(rankedType(node->input(0)));
+  if (kind == aten::size) {
+    RankedTensorType type = rankedType(node->input(0));
+    if (!type)
+      return false;
+    if (node->inputs().size() == 1)
+      return type.hasStaticShape();
+    std::optional<c10::IValue> dim = toIValue(node->input(1));
+    if (!dim || !dim->isInt())
+      return false;
+    int64_t d = dim->toInt() < 0 ? dim->toInt() + type.getRank() : dim->toInt();
+    return d >= 0 && d < type.getRank() && !type.isDynamicDim(d);
+  }
+  if (node->hasSideEffects() || node->isNondeterministic() ||
+      !node->blocks().empty() || !holdsNoTensor(v->type()))
+    return false;
+  if (const c10::FunctionSchema *schema = node->maybeSchema();
+      schema && schema->is_mutable())
+    return false;
+  for (const torch::jit::Value *input : node->inputs())
+    if (!isStaticValue(input, depth + 1))
+      return false;
+  return kind.is_aten() || kind == prim::ListConstruct ||
+         kind == prim::TupleConstruct || kind == prim::TupleIndex ||
+         kind == prim::ListUnpack || kind == prim::TupleUnpack ||
+         kind == prim::unchecked_cast || kind == prim::min || kind == prim::max;
+}
+
+/// Whether a mutation of the list `node` writes (its first input) can be
+/// made to the list the import holds: the list was made by the graph
+/// (a list display, a copy, a read of a module attribute), in `node`'s
+/// block or one that holds it
+/// through branches imported in line only (so the mutation happens
+/// whenever the list exists).
+bool Importer::mutatesHeldList(const torch::jit::Node *node) {
+  // A list made here, or a module attribute's list read once in this
+  // graph (torchvision 0.14's swin writes `self.shift_size` so; another
+  // read of the attribute would not see the write).
+  const torch::jit::Value *list = node->input(0);
+  const torch::jit::Node *maker = list->node();
+  if (maker->kind() == c10::prim::GetAttr) {
+    for (const torch::jit::Node *other : maker->owningGraph()->nodes())
+      if (other != maker && other->kind() == c10::prim::GetAttr &&
+          other->input(0) == maker->input(0) &&
+          other->s(c10::attr::name) == maker->s(c10::attr::name))
+        return false;
+  } else if (maker->kind() != c10::prim::ListConstruct &&
+             maker->kind() != c10::aten::copy &&
+             maker->kind() != c10::aten::list) {
+    return false;
+  }
+  const torch::jit::Block *block = node->owningBlock();
+  while (block != list->node()->owningBlock()) {
+    if (!inlinedBlocks.count(block) || !block->owningNode())
+      return false;
+    block = block->owningNode()->owningBlock();
+  }
+  return true;
+}
+
+/// The int a 0-d tensor of traced size arithmetic holds: the operand of
+/// the prim::NumToTensor.Scalar node that made it, wherever the tensor
+/// was passed (a method's argument or result, a tuple's element).
+std::optional<FxValue> Importer::sizeIntOf(const torch::jit::Value *v) {
+  auto it = values.find(v);
+  if (it == values.end() || it->second.kind != FxValue::Node)
+    return std::nullopt;
+  auto call = it->second.node.getDefiningOp<CallFunctionOp>();
+  if (!call || call.getTarget() != "prim::NumToTensor.Scalar" ||
+      call.getArgs().size() != 1)
+    return std::nullopt;
+  Attribute arg = call.getArgs()[0];
+  if (auto ref = dyn_cast<NodeAttr>(arg)) {
+    mlir::Value operand = call.getOperand(ref.getIndex());
+    if (!operand.getType().isInteger(64))
+      return std::nullopt;
+    return FxValue::ofNode(operand);
+  }
+  if (!isa<IntegerAttr>(arg) || isa<BoolAttr>(arg))
+    return std::nullopt;
+  return FxValue::ofConstant(arg);
+}
+
+/// torch.jit.trace records the arithmetic on sizes (`c // groups` where
+/// `c` is `x.size(1)`) on 0-d tensors: prim::NumToTensor of the size,
+/// aten::floor_divide by a 0-d tensor constant, aten::Int back. FX keeps
+/// such arithmetic on ints (operator.floordiv), which fold to constants
+/// where the shapes are static: so does the import. An add, sub, rsub
+/// (other - self), mul, floor_divide, div rounding down (or truncating,
+/// on operands known not negative: sizes, and sums, products, quotients
+/// of them) or remainder of such tensors (sizeIntOf), ints and 0-d
+/// integer tensor constants is imported on the ints, its tensor made by
+/// a NumToTensor of the result (dropped at the end if nothing reads it).
+bool Importer::importSizeArithmetic(torch::jit::Node *node) {
+  using namespace torch::jit;
+  NodeKind kind = node->kind();
+  auto numToTensor = [&](const FxValue &n, bool nonNegative) {
+    SmallVector<mlir::Value> inputs;
+    auto [args, kwargs] = callArgs({n}, {}, inputs, node);
+    std::string name = uniqueName("NumToTensor");
+    mlir::Value t = CallFunctionOp::create(
+                        builder, nodeLoc(name, node), typeOf(node->output()),
+                        name, "prim::NumToTensor.Scalar", args, kwargs, inputs)
+                        .getResult();
+    values[node->output()] = FxValue::ofNode(t);
+    if (nonNegative)
+      nonNegativeSizes.insert(t);
+  };
+  if (kind == prim::NumToTensor) {
+    if (node->inputs().size() != 1 || !values.count(node->input(0)) ||
+        node->input(0)->type()->kind() != c10::TypeKind::IntType)
+      return false;
+    NodeKind maker = node->input(0)->node()->kind();
+    numToTensor(values.at(node->input(0)),
+                maker == aten::size ||
+                    maker == c10::Symbol::fromQualString("aten::numel") ||
+                    maker == aten::dim || maker == aten::len);
+    return true;
+  }
+  static const std::map<NodeKind, const char *> scalarTargets = {
+      {aten::add, "aten::add.int"},
+      {aten::sub, "aten::sub.int"},
+      {aten::rsub, "aten::sub.int"},
+      {aten::mul, "aten::mul.int"},
+      {aten::floor_divide, "aten::floordiv.int"},
+      {aten::div, "aten::floordiv.int"},
+      {aten::remainder, "aten::remainder.int"}};
+  auto target = scalarTargets.find(kind);
+  if (target == scalarTargets.end() || node->outputs().size() != 1 ||
+      node->inputs().size() < 2 || node->inputs().size() > 3)
+    return false;
+  // add/sub's alpha: 1; div's rounding mode: floor, or trunc (the same on
+  // operands that are not negative, checked below).
+  bool truncates = false;
+  if (node->inputs().size() == 3) {
+    std::optional<c10::IValue> third = toIValue(node->input(2));
+    if (!third)
+      return false;
+    if (kind == aten::div) {
+      if (!third->isString())
+        return false;
+      truncates = third->toStringRef() == "trunc";
+      if (!truncates && third->toStringRef() != "floor")
+        return false;
+    } else if (!third->isInt() || third->toInt() != 1) {
+      return false;
+    }
+  } else if (kind == aten::div) {
+    return false; // true division: a float
+  }
+  bool anySize = false, nonNegative = true;
+  FxValue operands[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const torch::jit::Value *in = node->input(i);
+    if (std::optional<FxValue> size = sizeIntOf(in)) {
+      operands[i] = *size;
+      anySize = true;
+      nonNegative &= nonNegativeSizes.count(values.at(in).node) > 0;
+      continue;
+    }
+    std::optional<c10::IValue> constant = toIValue(in);
+    if (constant && constant->isTensor()) {
+      const at::Tensor &t = constant->toTensor();
+      if (t.numel() != 1 || t.dim() != 0 ||
+          !c10::isIntegralType(t.scalar_type(), /*includeBool=*/false))
+        return false;
+      operands[i] =
+          FxValue::ofConstant(builder.getI64IntegerAttr(t.item<int64_t>()));
+      nonNegative &= t.item<int64_t>() >= 0;
+      continue;
+    }
+    if (constant && constant->isInt()) {
+      operands[i] =
+          FxValue::ofConstant(builder.getI64IntegerAttr(constant->toInt()));
+      nonNegative &= constant->toInt() >= 0;
+      continue;
+    }
+    return false;
+  }
+  if (!anySize || (truncates && !nonNegative))
+    return false;
+  if (kind == aten::rsub) // other - self
+    std::swap(operands[0], operands[1]);
+  SmallVector<mlir::Value> inputs;
+  auto [args, kwargs] = callArgs({operands[0], operands[1]}, {}, inputs, node);
+  StringRef scalarTarget = target->second;
+  std::string name =
+      uniqueName(scalarTarget.drop_front(strlen("aten::")).split('.').first);
+  mlir::Value result =
+      CallFunctionOp::create(builder, nodeLoc(name, node), builder.getI64Type(),
+                             name, scalarTarget, args, kwargs, inputs)
+          .getResult();
+  // Sums, products, quotients and remainders of sizes are sizes too.
+  numToTensor(FxValue::ofNode(result),
+              nonNegative && kind != aten::sub && kind != aten::rsub);
+  return true;
+}
