@@ -117,6 +117,18 @@ std::string exportGraphModule(const std::string &ir, const std::string &name,
   return text;
 }
 
+/// The torch.nn module types the compiler binds as calls: the registry's
+/// module aliases and the types fx-normalize expands.
+std::vector<std::string> compiledModuleTypes() {
+  std::vector<std::string> names;
+  for (const auto &alias : mlir::fx::TargetRegistry::get().getAliases())
+    if (alias->kind == mlir::fx::AliasKind::Module)
+      names.push_back(alias->name);
+  for (llvm::StringRef type : mlir::fx::getExpandedModuleTypes())
+    names.push_back(type.str());
+  return names;
+}
+
 /// The fx IR of the TorchScript archive `data` (torch.jit.save's bytes),
 /// run on `inputs` to type its nodes (fx-translate --import-torchscript);
 /// raises FxMlirError with the importer's errors.
@@ -137,6 +149,8 @@ std::string importTorchScriptArchive(
       options.moreExampleInputs = &*moreInputs;
     options.graphModuleName = name;
     options.inlineTracedLeaves = inlineTracedLeaves;
+    if (inlineTracedLeaves)
+      options.compiledModuleTypes = compiledModuleTypes();
     auto buffer =
         llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
                                          /*RequiresNullTerminator=*/false);

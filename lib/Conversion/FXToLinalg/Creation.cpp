@@ -1,8 +1,9 @@
-//===- Creation.cpp - zeros, ones, full, *_like, new_*, arange ------------===//
+//===- Creation.cpp - zeros, ones, full, *_like, new_*, arange, eye -------===//
 //
 // Tensors made from sizes and a value: zeros/ones/full, their _like forms
 // (the input's dims) and new_zeros/new_ones/new_full fill a tensor.empty;
-// arange with constant bounds is one linalg.generic over the position.
+// arange with constant bounds, eye, linspace and logspace are one
+// linalg.generic over the position.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,145 @@ LogicalResult lowerArange(Lowering &l) {
           .getResult(0));
 }
 
+/// eye(n), eye.m(n, m): ones on the diagonal of an n x m matrix (m = n).
+LogicalResult lowerEye(Lowering &l) {
+  static constexpr Param kN =
+      sameParam(args::aten::eye::n, args::aten::eye_m::n);
+  Type elem = l.resultElementType();
+  OpFoldResult n = l.index(l.arg(kN));
+  OpFoldResult m = l.target() == args::aten::eye_m::target
+                       ? l.index(l.arg(args::aten::eye_m::m))
+                       : n;
+  if (!elem || !n || !m)
+    return l.fail("needs a typed result and int sizes");
+  Value init = l.empty({n, m}, elem);
+  Value one = l.constant(elem, 1.0), zero = l.constant(elem, 0.0);
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          {l.b.getMultiDimIdentityMap(2)},
+          {utils::IteratorType::parallel, utils::IteratorType::parallel}, "",
+          "",
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            Value same =
+                arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                      linalg::IndexOp::create(nb, loc, 0),
+                                      linalg::IndexOp::create(nb, loc, 1));
+            linalg::YieldOp::create(
+                nb, loc,
+                arith::SelectOp::create(nb, loc, same, one, zero).getResult());
+          })
+          .getResult(0));
+}
+
+/// linspace(start, end, steps), logspace(start, end, steps, base): `steps`
+/// points as ATen computes them: the first half from `start` up, the
+/// second from `end` down, by `step = (end - start) / (steps - 1)` in the
+/// result's float type (f64 for integer results, truncated); logspace's
+/// points are `base` to the power of those, in f64.
+LogicalResult lowerLinspace(Lowering &l) {
+  namespace A = args::aten;
+  static constexpr Param kStart =
+      sameParam(A::linspace::start, A::logspace::start);
+  static constexpr Param kEnd = sameParam(A::linspace::end, A::logspace::end);
+  static constexpr Param kSteps =
+      sameParam(A::linspace::steps, A::logspace::steps);
+  bool log = l.target() == A::logspace::target;
+  Type elem = l.resultElementType();
+  std::optional<int64_t> steps = l.constInt(kSteps);
+  std::optional<double> base =
+      log ? l.constFloat(l.arg(A::logspace::base)) : std::optional<double>(0);
+  if (!elem || !steps || *steps < 0 || !base)
+    return l.fail("needs a typed result, a constant number of steps and a "
+                  "constant base");
+  if (!isFloat(elem) && !isa<IntegerType>(elem))
+    return l.fail("needs a float or integer result");
+  // ATen's step type: the float result type, or f64 for integer results
+  // (whose start and end are first converted to the integer type).
+  Type stepType = isFloat(elem) ? elem : l.b.getF64Type();
+  Value start = l.scalar(l.arg(kStart), elem);
+  Value end = l.scalar(l.arg(kEnd), elem);
+  if (!start || !end)
+    return l.fail("needs scalar bounds");
+  start = l.convert(start, stepType);
+  end = l.convert(end, stepType);
+  Value step = arith::DivFOp::create(
+      l.b, l.loc, arith::SubFOp::create(l.b, l.loc, end, start),
+      l.constant(stepType, double(std::max<int64_t>(*steps - 1, 1))));
+  Value init = l.empty({l.b.getIndexAttr(*steps)}, elem);
+  return l.replace(
+      linalg::GenericOp::create(
+          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          {l.b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
+          "",
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            Value i = arith::IndexCastOp::create(
+                nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, 0));
+            Value back = arith::SubIOp::create(
+                nb, loc,
+                arith::ConstantOp::create(nb, loc,
+                                          nb.getI64IntegerAttr(*steps - 1)),
+                i);
+            Value lower = arith::CmpIOp::create(
+                nb, loc, arith::CmpIPredicate::slt, i,
+                arith::ConstantOp::create(nb, loc,
+                                          nb.getI64IntegerAttr(*steps / 2)));
+            auto times = [&](Value k) -> Value {
+              return arith::MulFOp::create(
+                  nb, loc, step, arith::SIToFPOp::create(nb, loc, stepType, k));
+            };
+            Value up = arith::AddFOp::create(nb, loc, start, times(i));
+            Value down = arith::SubFOp::create(nb, loc, end, times(back));
+            Value v = arith::SelectOp::create(nb, loc, lower, up, down);
+            if (log) {
+              Type f64 = nb.getF64Type();
+              Value wide =
+                  v.getType() == f64
+                      ? v
+                      : arith::ExtFOp::create(nb, loc, f64, v).getResult();
+              v = math::PowFOp::create(
+                  nb, loc,
+                  arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*base)),
+                  wide);
+            }
+            linalg::YieldOp::create(nb, loc, l.convert(v, elem));
+          })
+          .getResult(0));
+}
+
+/// Appends the leaves of a nested list literal to `leaves`, row-major.
+void flattenListLiteral(Attribute a, SmallVectorImpl<Attribute> &leaves) {
+  if (auto list = dyn_cast<ListAttr>(a)) {
+    for (Attribute e : list.getElements())
+      flattenListLiteral(e, leaves);
+    return;
+  }
+  leaves.push_back(a);
+}
+
+/// aten::tensor(data, dtype=...): a tensor of a (nested) list of numbers,
+/// literals or scalars the graph computes, as scripted code's
+/// `torch.tensor([0, 2, 4])` records it; the result's declared type gives
+/// the shape and dtype.
+LogicalResult lowerTensorOfList(Lowering &l) {
+  using P = args::aten::tensor;
+  auto type = dyn_cast_or_null<RankedTensorType>(l.resultType());
+  if (!type || !type.hasStaticShape())
+    return l.fail("needs a typed result of static shape");
+  SmallVector<Attribute> leaves;
+  flattenListLiteral(l.arg(P::data), leaves);
+  if (int64_t(leaves.size()) != type.getNumElements())
+    return l.fail("the list's numbers do not fill the result's shape");
+  SmallVector<Value> elements;
+  for (Attribute leaf : leaves) {
+    Value v = l.scalar(leaf, type.getElementType());
+    if (!v)
+      return l.fail("needs a list of numbers");
+    elements.push_back(v);
+  }
+  return l.replace(tensor::FromElementsOp::create(l.b, l.loc, type, elements));
+}
+
 /// prim::NumToTensor.Scalar(a): a 0-d tensor holding the number (a
 /// traced size, an int, as the 0-d int64 tensor the tracer records);
 /// aten::tensor.int/float/bool(t, dtype=...), a number's tensor, the same
@@ -170,4 +310,7 @@ void mlir::fx::lowering::addCreationLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t,
               {"aten::arange", "aten::arange.start", "aten::arange.start_step"},
               lowerArange);
+  addLowering(t, {"aten::eye", "aten::eye.m"}, lowerEye);
+  addLowering(t, {"aten::tensor"}, lowerTensorOfList);
+  addLowering(t, {"aten::linspace", "aten::logspace"}, lowerLinspace);
 }

@@ -695,7 +695,7 @@ LogicalResult lowerPowScalarBase(Lowering &l) {
 /// bitwise and/or/xor: logical on bools, bitwise on ints.
 template <typename OpTy> LogicalResult lowerBitwise(Lowering &l) {
   // Parameters as aten::bitwise_and.Scalar names them, at the same positions in
-  // aten::bitwise_and.Tensor and 4 more.
+  // aten::bitwise_and.Tensor and 10 more.
   using P = args::aten::bitwise_and_Scalar;
   return binary(l, l.arg(P::self), l.arg(P::other), {},
                 [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
@@ -1189,8 +1189,19 @@ LogicalResult lowerHardtanh(Lowering &l) {
 
 LogicalResult lowerTo(Lowering &l) {
   // Parameters as aten::to.dtype names them, at the same positions in
-  // aten::to.other, aten::type_as.
+  // aten::to.other, aten::to.device, aten::type_as.
   using P = args::aten::to_dtype;
+  // aten::to.device(self, device, dtype, ...): the code runs on the CPU.
+  if (l.target() == args::aten::to_device::target) {
+    Attribute device = l.arg(args::aten::to_device::device);
+    StringRef name;
+    if (auto attr = dyn_cast_or_null<DeviceAttr>(device))
+      name = attr.getDevice();
+    else if (auto text = dyn_cast_or_null<StringAttr>(device))
+      name = text.getValue();
+    if (!name.starts_with("cpu"))
+      return l.fail("the compiled code runs on the CPU only");
+  }
   Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r)
@@ -1200,7 +1211,7 @@ LogicalResult lowerTo(Lowering &l) {
 
 LogicalResult lowerDropout(Lowering &l) {
   // Parameters as aten::dropout names them, at the same positions in
-  // aten::feature_dropout.
+  // aten::feature_dropout and the alpha dropouts.
   using P = args::aten::dropout;
   // ATen returns the input when not training and when p is 0 (a model
   // that calls F.dropout(x, 0.0) without passing its training flag, as
@@ -1264,19 +1275,27 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::clamp_min", "aten::clamp_min.Tensor"}, lowerClampMin);
   addLowering(t, {"aten::clamp_max", "aten::clamp_max.Tensor"}, lowerClampMax);
   addLowering(t, {"aten::pow.Scalar"}, lowerPowScalarBase);
-  addLowering(t, {"aten::bitwise_and.Tensor", "aten::bitwise_and.Scalar"},
+  addLowering(t,
+              {"aten::bitwise_and.Tensor", "aten::bitwise_and.Scalar",
+               "aten::__and__.Tensor", "aten::__and__.Scalar"},
               lowerBitwise<arith::AndIOp>);
-  addLowering(t, {"aten::bitwise_or.Tensor", "aten::bitwise_or.Scalar"},
+  addLowering(t,
+              {"aten::bitwise_or.Tensor", "aten::bitwise_or.Scalar",
+               "aten::__or__.Tensor", "aten::__or__.Scalar"},
               lowerBitwise<arith::OrIOp>);
-  addLowering(t, {"aten::bitwise_xor.Tensor", "aten::bitwise_xor.Scalar"},
+  addLowering(t,
+              {"aten::bitwise_xor.Tensor", "aten::bitwise_xor.Scalar",
+               "aten::__xor__.Tensor", "aten::__xor__.Scalar"},
               lowerBitwise<arith::XOrIOp>);
   addLowering(t,
               {"aten::bitwise_left_shift.Tensor",
-               "aten::bitwise_left_shift.Tensor_Scalar"},
+               "aten::bitwise_left_shift.Tensor_Scalar",
+               "aten::__lshift__.Tensor", "aten::__lshift__.Scalar"},
               lowerShift<true>);
   addLowering(t,
               {"aten::bitwise_right_shift.Tensor",
-               "aten::bitwise_right_shift.Tensor_Scalar"},
+               "aten::bitwise_right_shift.Tensor_Scalar",
+               "aten::__rshift__.Tensor", "aten::__rshift__.Scalar"},
               lowerShift<false>);
   addLowering(t, {"aten::elu"}, lowerElu);
   addLowering(t, {"aten::selu"}, lowerSelu);
@@ -1342,9 +1361,14 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::addcdiv"}, lowerAddcdiv);
   addLowering(t, {"aten::lerp.Scalar", "aten::lerp.Tensor"}, lowerLerp);
   addLowering(t, {"aten::bitwise_not"}, lowerBitwiseNot);
-  addLowering(t, {"aten::to.dtype", "aten::to.other", "aten::type_as"},
-              lowerTo);
-  addLowering(t, {"aten::dropout", "aten::feature_dropout"}, lowerDropout);
+  addLowering(
+      t,
+      {"aten::to.dtype", "aten::to.other", "aten::to.device", "aten::type_as"},
+      lowerTo);
+  addLowering(t,
+              {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
+               "aten::feature_alpha_dropout"},
+              lowerDropout);
   addLowering(
       t, {"aten::clone", "aten::contiguous", "aten::detach", "aten::alias"},
       lowerPassThrough);

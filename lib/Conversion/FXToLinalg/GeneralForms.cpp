@@ -94,6 +94,30 @@ LogicalResult lowerConvolution(Lowering &l) {
   return out ? l.replace(out) : failure();
 }
 
+/// _convolution_mode(input, weight, bias, stride, padding, dilation, groups),
+/// what torch.jit.trace records for a conv padding "same" or "valid": the
+/// conv{1,2,3}d.padding of the input's rank.
+LogicalResult lowerConvolutionMode(Lowering &l) {
+  using P = args::aten::_convolution_mode;
+  Value x = l.tensor(P::input), w = l.tensor(P::weight);
+  Type elem = l.resultElementType();
+  if (!x || !w || !elem)
+    return failure();
+  // Unbatched inputs have one dim less.
+  int64_t spatial = rankOf(w) - 2;
+  if (spatial < 1 || spatial > 3)
+    return l.fail("needs a weight of 3 to 5 dims (1-3d)");
+  SmallVector<Attribute> args = {ref(l, 0), ref(l, 1)};
+  SmallVector<Value> operands = {x, w};
+  if (failed(optionalTensor(l, P::bias, args, operands)))
+    return failure();
+  args.append({l.arg(P::stride), l.arg(P::padding), l.arg(P::dilation),
+               l.arg(P::groups)});
+  Value out = l.lowerCall("aten::conv" + std::to_string(spatial) + "d.padding",
+                          args, operands, tensorOf(elem));
+  return out ? l.replace(out) : failure();
+}
+
 /// native_batch_norm(input, weight, bias, running_mean, running_var,
 /// training, momentum, eps) -> (out, save_mean, save_invstd). Inference
 /// (training=False) saves nothing (empty tensors, as ATen's CPU kernel);
@@ -868,6 +892,7 @@ void mlir::fx::lowering::addGeneralFormLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::convolution", "aten::_convolution",
                "aten::_convolution.deprecated"},
               lowerConvolution);
+  addLowering(t, {"aten::_convolution_mode"}, lowerConvolutionMode);
   addLowering(t, {"aten::native_batch_norm"}, lowerNativeBatchNorm);
   addLowering(t, {"aten::nll_loss_forward", "aten::nll_loss2d_forward"},
               lowerNllLossForward);

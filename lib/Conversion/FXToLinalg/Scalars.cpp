@@ -161,6 +161,27 @@ LogicalResult lowerAssert(Lowering &l) {
   return success();
 }
 
+/// Python's float(), int() and bool() of a number (aten::Float.Scalar,
+/// aten::Int.float, aten::Bool.int, ...): int() truncates toward zero,
+/// bool() is whether the number is not zero.
+LogicalResult lowerNumberCast(Lowering &l) {
+  Type r = l.resultType();
+  Attribute a = l.arg(Param{0, "a"});
+  if (!r || !isa<IntegerType, FloatType>(r))
+    return l.fail("needs a number result");
+  if (r.isInteger(1)) {
+    Value x = l.scalar(a, l.b.getF64Type());
+    if (!x)
+      return l.fail("needs a number");
+    return l.replace(l.b.createOrFold<arith::CmpFOp>(
+        l.loc, arith::CmpFPredicate::UNE, x, l.constant(x.getType(), 0.0)));
+  }
+  Value x = l.scalar(a, r);
+  if (!x)
+    return l.fail("needs a number");
+  return l.replace(x);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
@@ -197,4 +218,9 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::__not__"}, lowerBoolNot);
   addLowering(t, {"torch._assert"}, lowerAssert);
   addLowering(t, {"prim::RaiseException"}, lowerRaise);
+  addLowering(t,
+              {"aten::Float.Scalar", "aten::Float.int", "aten::Float.bool",
+               "aten::Int.Scalar", "aten::Int.float", "aten::Int.bool",
+               "aten::Bool.int", "aten::Bool.float"},
+              lowerNumberCast);
 }

@@ -708,7 +708,20 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
   if (!llvm::StringRef(type).starts_with("torch.nn.") ||
       llvm::is_contained(containers, className(type)))
     return false;
-  return !options.inlineTracedLeaves || recordsHyperparameters(module);
+  if (!options.inlineTracedLeaves)
+    return true;
+  if (!options.compiledModuleTypes.empty()) {
+    if (!llvm::is_contained(options.compiledModuleTypes, type))
+      return false;
+    // The registry binds convs padding with zeros; another padding mode is
+    // its forward's F.pad, then the conv.
+    if (module.hasattr("padding_mode")) {
+      c10::IValue mode = module.attr("padding_mode");
+      if (mode.isString() && mode.toStringRef() != "zeros")
+        return false;
+    }
+  }
+  return recordsHyperparameters(module);
 }
 
 bool Importer::isHyperparameterSlot(const torch::jit::Module &module,

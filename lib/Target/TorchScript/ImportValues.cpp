@@ -78,6 +78,14 @@ Type Importer::typeOf(const c10::IValue &value) {
       elements.push_back(typeOf(element));
     return TupleType::get(ctx, elements);
   }
+  // A list of tensors (split's, broadcast_tensors') as the tuple of their
+  // types, as the Python importer types it.
+  if (value.isTensorList() && !value.toTensorList().empty()) {
+    SmallVector<Type> elements;
+    for (const at::Tensor &element : value.toTensorList().vec())
+      elements.push_back(typeOf(c10::IValue(element)));
+    return TupleType::get(ctx, elements);
+  }
   return AnyType::get(ctx);
 }
 

@@ -43,14 +43,28 @@ fx.graph_module @M {
 
 // -----
 
-// An aten operator without a lowering (a move to another device).
+// A move to another device: the compiled code runs on the CPU.
 
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<1x1x2x4xf32>
-    // expected-error @+1 {{cannot compile call_function 'to' with target 'aten::to.device': the operator has no lowering; run it with the reference interpreter (fx-run --interpret) instead}}
+    // expected-error @+1 {{cannot compile call_function 'to' with target 'aten::to.device': the compiled code runs on the CPU only; run it with the reference interpreter (fx-run --interpret) instead}}
     %to = fx.call_function "aten::to.device"(%x, "cuda", 6, False, False, None) : (tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
     fx.output %to : tensor<1x1x2x4xf32>
+  }
+}
+
+// -----
+
+// An aten operator without a lowering (its result's shape depends on the
+// data).
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    // expected-error @+1 {{cannot compile call_function 'nonzero' with target 'aten::nonzero': the operator has no lowering; run it with the reference interpreter (fx-run --interpret) instead}}
+    %nonzero = fx.call_function "aten::nonzero"(%x) : (tensor<2x4xf32>) -> tensor<?x2xi64>
+    fx.output %nonzero : tensor<?x2xi64>
   }
 }
 

@@ -40,6 +40,12 @@ struct TorchScriptImportOptions {
   /// constant of its forward): its aten calls then hold them. What compiling
   /// a traced archive needs; quantized modules stay leaves.
   bool inlineTracedLeaves = false;
+  /// With `inlineTracedLeaves`: the torch.nn module types the compiler binds
+  /// as calls (the target registry's module aliases and those fx-normalize
+  /// expands). A torch.nn leaf of another type, or a conv padding other than
+  /// by zeros, is walked into too, as fx_mlir's tracer does. Empty: every
+  /// torch.nn leaf with hyperparameters stays a call.
+  std::vector<std::string> compiledModuleTypes;
   /// Module types to keep as fx.call_module although they are not torch.nn
   /// leaves (user classes), by class or qualified name.
   std::vector<std::string> leafTypes;

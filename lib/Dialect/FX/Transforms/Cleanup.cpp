@@ -318,7 +318,8 @@ bool canonicalizeNode(GraphBuilder &gb, Operation *op,
       return replaceWith(input);
     return false;
   }
-  if (name == "aten::dropout" || name == "aten::feature_dropout") {
+  if (name == "aten::dropout" || name == "aten::feature_dropout" ||
+      name == "aten::alpha_dropout" || name == "aten::feature_alpha_dropout") {
     auto train = dyn_cast_or_null<BoolAttr>(call->args[2].value);
     if (train && !train.getValue())
       return replaceWith(input);

@@ -293,7 +293,9 @@ bool mlir::fx::isPureNode(Operation *op) {
   int training = -1;
   if (name == "aten::batch_norm")
     training = bound->schema->findParam("training");
-  else if (name == "aten::dropout" || name == "aten::feature_dropout")
+  else if (name == "aten::dropout" || name == "aten::feature_dropout" ||
+           name == "aten::alpha_dropout" ||
+           name == "aten::feature_alpha_dropout")
     training = bound->schema->findParam("train");
   if (training < 0)
     return false;
