@@ -1412,6 +1412,36 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
   return l.replaceTuple({out, moments->mean, moments->rstd});
 }
 
+/// The ATen spellings of a vector norm TorchScript records (`x.norm(p,
+/// dim)`, `x.norm(dim=1)`): norm.Scalar(self, p), norm.ScalarOpt_dim(self,
+/// p, dim, keepdim), frobenius_norm(self), frobenius_norm.dim(self, dim,
+/// keepdim), as linalg_vector_norm (p None or 'fro' is 2; over all dims
+/// without `dim`).
+LogicalResult lowerAtenNorm(Lowering &l) {
+  namespace A = args::aten;
+  StringRef target = l.target();
+  Value x = l.tensor(Param{0, "self"});
+  Type r = l.resultElementType();
+  if (!x || !r || !isFloat(r))
+    return l.fail("needs a float tensor");
+  Attribute p = l.b.getF64FloatAttr(2.0), dim = none(l),
+            keepdim = l.b.getBoolAttr(false);
+  if (target == A::norm_Scalar::target) {
+    p = l.arg(A::norm_Scalar::p);
+  } else if (target == A::norm_ScalarOpt_dim::target) {
+    if (!l.isNone(A::norm_ScalarOpt_dim::p))
+      p = l.arg(A::norm_ScalarOpt_dim::p);
+    dim = l.arg(A::norm_ScalarOpt_dim::dim);
+    keepdim = l.arg(A::norm_ScalarOpt_dim::keepdim);
+  } else if (target == A::frobenius_norm_dim::target) {
+    dim = l.arg(A::frobenius_norm_dim::dim);
+    keepdim = l.arg(A::frobenius_norm_dim::keepdim);
+  }
+  Value v = l.lowerCall("aten::linalg_vector_norm",
+                        {ref(l, 0), p, dim, keepdim}, {x}, tensorOf(r));
+  return v ? l.replace(v) : failure();
+}
+
 } // namespace
 
 void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
@@ -1448,6 +1478,10 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
   addLowering(t, {"aten::renorm"}, lowerRenorm);
+  addLowering(t,
+              {"aten::norm.Scalar", "aten::norm.ScalarOpt_dim",
+               "aten::frobenius_norm", "aten::frobenius_norm.dim"},
+              lowerAtenNorm);
   addLowering(t, {"aten::linalg_vander"}, lowerVander);
   addLowering(t, {"aten::linalg_matrix_power"}, lowerMatrixPower);
   addLowering(t, {"aten::combinations"}, lowerCombinations);

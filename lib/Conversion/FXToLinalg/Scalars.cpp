@@ -182,6 +182,34 @@ LogicalResult lowerNumberCast(Lowering &l) {
   return l.replace(x);
 }
 
+/// eq.int_list(a, b), ne.int_list(a, b): whether two int lists (sizes,
+/// scripted code's `x.size() == y.size()`) are equal.
+LogicalResult lowerIntListEquality(Lowering &l) {
+  using P = args::aten::eq_int_list;
+  auto a = dyn_cast_or_null<ListAttr>(l.arg(P::a));
+  auto b = dyn_cast_or_null<ListAttr>(l.arg(P::b));
+  if (!a || !b)
+    return l.fail("needs two int lists");
+  bool ne = l.target() == args::aten::ne_int_list::target;
+  Type i1 = l.b.getI1Type(), i64 = l.b.getI64Type();
+  Value same = l.constant(
+      i1, a.getElements().size() == b.getElements().size() ? 1.0 : 0.0);
+  if (a.getElements().size() == b.getElements().size()) {
+    for (auto [x, y] : llvm::zip(a.getElements(), b.getElements())) {
+      Value vx = l.scalar(x, i64), vy = l.scalar(y, i64);
+      if (!vx || !vy)
+        return l.fail("needs two int lists");
+      same = l.b.createOrFold<arith::AndIOp>(
+          l.loc, same,
+          l.b.createOrFold<arith::CmpIOp>(l.loc, arith::CmpIPredicate::eq, vx,
+                                          vy));
+    }
+  }
+  if (ne)
+    same = l.b.createOrFold<arith::XOrIOp>(l.loc, same, l.constant(i1, 1.0));
+  return l.replace(same);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
@@ -223,4 +251,6 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
                "aten::Int.Scalar", "aten::Int.float", "aten::Int.bool",
                "aten::Bool.int", "aten::Bool.float"},
               lowerNumberCast);
+  addLowering(t, {"aten::eq.int_list", "aten::ne.int_list"},
+              lowerIntListEquality);
 }

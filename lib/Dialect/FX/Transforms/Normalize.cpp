@@ -1170,6 +1170,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       return success(why.empty());
     if (succeeded(rewriteQuantizedModule(gb, op, why)) || !why.empty())
       return success(why.empty());
+    if (succeeded(rewriteRecurrentCall(gb, op, why)) || !why.empty())
+      return success(why.empty());
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();
       ArrayAttr args = call.getArgs();

@@ -40,6 +40,15 @@ LogicalResult writeQuantizedInReferenceForm(GraphBuilder &gb,
                                             CallFunctionOp call,
                                             std::string &why);
 
+/// A recurrent layer's ATen operator as torch.jit.trace records it
+/// (`aten::lstm.input`, `aten::gru.input`, `aten::rnn_tanh.input`,
+/// `aten::rnn_relu.input`) unrolled over its static sequence into linear,
+/// gate and state calls (NormalizeRecurrent.cpp). Succeeds when it rewrote
+/// `op`; fails with `why` empty when `op` is none of them, with `why` set
+/// when it is but cannot be rewritten.
+LogicalResult rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
+                                   std::string &why);
+
 } // namespace mlir::fx
 
 #endif // FX_MLIR_LIB_DIALECT_FX_TRANSFORMS_NORMALIZESPECIAL_H
