@@ -1412,33 +1412,21 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
   return l.replaceTuple({out, moments->mean, moments->rstd});
 }
 
-/// The ATen spellings of a vector norm TorchScript records (`x.norm(p,
-/// dim)`, `x.norm(dim=1)`): norm.Scalar(self, p), norm.ScalarOpt_dim(self,
-/// p, dim, keepdim), frobenius_norm(self), frobenius_norm.dim(self, dim,
-/// keepdim), as linalg_vector_norm (p None or 'fro' is 2; over all dims
-/// without `dim`).
-LogicalResult lowerAtenNorm(Lowering &l) {
-  namespace A = args::aten;
-  StringRef target = l.target();
-  Value x = l.tensor(Param{0, "self"});
+/// frobenius_norm(self), frobenius_norm.dim(self, dim, keepdim), as
+/// torch.jit.trace records `x.norm(dim=1)`: the 2-norm of the elements over
+/// `dim` (all dims without it), as linalg_vector_norm.
+LogicalResult lowerFrobeniusNorm(Lowering &l) {
+  using P = args::aten::frobenius_norm_dim;
+  Value x = l.tensor(P::self);
   Type r = l.resultElementType();
   if (!x || !r || !isFloat(r))
     return l.fail("needs a float tensor");
-  Attribute p = l.b.getF64FloatAttr(2.0), dim = none(l),
-            keepdim = l.b.getBoolAttr(false);
-  if (target == A::norm_Scalar::target) {
-    p = l.arg(A::norm_Scalar::p);
-  } else if (target == A::norm_ScalarOpt_dim::target) {
-    if (!l.isNone(A::norm_ScalarOpt_dim::p))
-      p = l.arg(A::norm_ScalarOpt_dim::p);
-    dim = l.arg(A::norm_ScalarOpt_dim::dim);
-    keepdim = l.arg(A::norm_ScalarOpt_dim::keepdim);
-  } else if (target == A::frobenius_norm_dim::target) {
-    dim = l.arg(A::frobenius_norm_dim::dim);
-    keepdim = l.arg(A::frobenius_norm_dim::keepdim);
-  }
+  bool all = l.target() == args::aten::frobenius_norm::target;
   Value v = l.lowerCall("aten::linalg_vector_norm",
-                        {ref(l, 0), p, dim, keepdim}, {x}, tensorOf(r));
+                        {ref(l, 0), l.b.getF64FloatAttr(2.0),
+                         all ? none(l) : l.arg(P::dim),
+                         all ? l.b.getBoolAttr(false) : l.arg(P::keepdim)},
+                        {x}, tensorOf(r));
   return v ? l.replace(v) : failure();
 }
 
@@ -1478,10 +1466,8 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
   addLowering(t, {"aten::renorm"}, lowerRenorm);
-  addLowering(t,
-              {"aten::norm.Scalar", "aten::norm.ScalarOpt_dim",
-               "aten::frobenius_norm", "aten::frobenius_norm.dim"},
-              lowerAtenNorm);
+  addLowering(t, {"aten::frobenius_norm", "aten::frobenius_norm.dim"},
+              lowerFrobeniusNorm);
   addLowering(t, {"aten::linalg_vander"}, lowerVander);
   addLowering(t, {"aten::linalg_matrix_power"}, lowerMatrixPower);
   addLowering(t, {"aten::combinations"}, lowerCombinations);

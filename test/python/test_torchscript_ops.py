@@ -1,0 +1,168 @@
+"""fx_mlir.compile of traced and scripted modules (the C++ TorchScript
+importer and fx-normalize, no torch.fx tracing) on what torch.jit records
+differently from a torch.fx graph: recurrent layers as one ATen operator,
+creation calls, Python's operators on tensors and numbers, a conv padding
+by a string, torch.nn modules the compiler does not bind (walked into).
+Each is compared with eager PyTorch on inputs other than the example."""
+import os
+import sys
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "python"))
+import fx_mlir  # noqa: E402
+
+
+class Recurrent(nn.Module):
+    """nn.LSTM, nn.GRU or nn.RNN with its hyperparameters, and the states
+    it returns."""
+
+    def __init__(self, kind, **options):
+        super().__init__()
+        self.rnn = getattr(nn, kind)(6, 5, **options)
+
+    def forward(self, x):
+        out, state = self.rnn(x)
+        if isinstance(state, tuple):
+            return out, state[0], state[1]
+        return out, state
+
+
+RECURRENT = {
+    "lstm": ("LSTM", dict(num_layers=2, batch_first=True), (2, 4, 6)),
+    "lstm_bidirectional": ("LSTM", dict(bidirectional=True), (4, 3, 6)),
+    "lstm_no_bias": ("LSTM", dict(bias=False, batch_first=True), (1, 3, 6)),
+    "gru": ("GRU", dict(num_layers=2, bidirectional=True), (3, 2, 6)),
+    "rnn_tanh": ("RNN", dict(batch_first=True), (2, 3, 6)),
+    "rnn_relu": ("RNN", dict(nonlinearity="relu", num_layers=2), (3, 2, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECURRENT))
+def test_traced_recurrent_layers_unrolled(name):
+    """torch.jit.trace records a recurrent layer as aten::lstm.input (and
+    gru, rnn_tanh, rnn_relu); fx-normalize unrolls it over the example's
+    sequence length."""
+    kind, options, shape = RECURRENT[name]
+    torch.manual_seed(0)
+    model = Recurrent(kind, **options).eval()
+    traced = torch.jit.trace(model, (torch.randn(*shape),))
+    compiled = fx_mlir.compile(traced, (torch.randn(*shape),), cache_dir="")
+    x = torch.randn(*shape)
+    with torch.no_grad():
+        expected = model(x)
+        got = compiled(x)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+class Creation(nn.Module):
+    def forward(self, x):
+        return (torch.eye(3, 4) + x, torch.linspace(-1, 2.5, 4) * x,
+                torch.logspace(0, 2, 4, base=2.0) * x,
+                torch.linspace(0, 10, 4, dtype=torch.int64),
+                torch.eye(3).sum())
+
+
+class Lists(nn.Module):
+    def forward(self, x):
+        idx = torch.tensor([0, 2, 1])
+        scale = torch.tensor([[1.5, 2.0], [3.0, float(x.size(0))]])
+        return x[idx] * 2, scale * x[0, 0]
+
+
+class Operators(nn.Module):
+    def forward(self, x, n):
+        m = x > 0
+        return ((n & 3) | 8, n ^ 5, n << 1, n >> 1, m & (x < 0.5),
+                x.to("cpu", torch.float64))
+
+
+class Numbers(nn.Module):
+    def forward(self, x):
+        n = x.size(0)
+        half = float(n) * 0.5
+        return x * half, x + int(half), torch.norm(x, 2.0, 1), torch.norm(x, dim=1), x.norm()
+
+
+class Losses(nn.Module):
+    def forward(self, x, y):
+        return F.mse_loss(x, y), F.smooth_l1_loss(x, y), F.l1_loss(x, y)
+
+
+class Padded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.same = nn.Conv1d(3, 4, 4, padding="same")
+        self.valid = nn.Conv1d(4, 2, 3, padding="valid")
+        self.reflect = nn.Conv2d(3, 2, 3, padding=1, padding_mode="reflect")
+        self.circular = nn.Conv2d(2, 2, 3, padding=2,
+                                  padding_mode="circular")
+
+    def forward(self, x):
+        y = self.reflect(x)
+        return self.valid(self.same(x.flatten(2))), self.circular(y)
+
+
+class Unbound(nn.Module):
+    """Modules the compiler binds by no alias: walked into."""
+
+    def __init__(self):
+        super().__init__()
+        self.rrelu = nn.RReLU(0.1, 0.3)
+        self.alpha = nn.AlphaDropout(0.2)
+        self.feature_alpha = nn.FeatureAlphaDropout(0.2)
+        self.softmin = nn.Softmin(1)
+
+    def forward(self, x):
+        return (self.rrelu(x) + self.alpha(x),
+                self.softmin(self.feature_alpha(x)))
+
+
+CASES = {
+    "creation": (Creation, lambda: (torch.randn(3, 4),)),
+    "lists": (Lists, lambda: (torch.randn(5, 6),)),
+    "operators": (Operators, lambda: (torch.randn(3, 4),
+                                      torch.randint(-9, 9, (3, 4)))),
+    "numbers": (Numbers, lambda: (torch.randn(4, 5),)),
+    "losses": (Losses, lambda: (torch.randn(4, 5), torch.randn(4, 5))),
+    "padded": (Padded, lambda: (torch.randn(1, 3, 4, 5),)),
+    "unbound": (Unbound, lambda: (torch.randn(3, 4),)),
+}
+
+
+def _flat(value):
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _flat(v)]
+    return [value]
+
+
+@pytest.mark.parametrize("route", ["trace", "script"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_torchscript_spellings_compile(name, route):
+    """What torch.jit.trace or torch.jit.script records (eye, linspace,
+    `torch.tensor([...])`, `x & 3` as aten::__and__, `to(device)`,
+    `float(n)`, frobenius_norm, broadcast_tensors, size-list comparisons,
+    aten::_convolution_mode, convs padding by reflection) compiles and
+    computes what eager does."""
+    cls, make = CASES[name]
+    torch.manual_seed(0)
+    model = cls().eval()
+    example = make()
+    module = (torch.jit.trace(model, example, check_trace=False)
+              if route == "trace" else torch.jit.script(model))
+    compiled = fx_mlir.compile(module, example, cache_dir="")
+    torch.manual_seed(1)
+    inputs = make()
+    with torch.no_grad():
+        expected = _flat(model(*inputs))
+        got = _flat(compiled(*inputs))
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
