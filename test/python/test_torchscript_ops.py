@@ -124,7 +124,21 @@ class Unbound(nn.Module):
                 self.softmin(self.feature_alpha(x)))
 
 
+class Folded(nn.Module):
+    """nn.Unfold, then nn.Fold (col2im) with overlapping blocks."""
+
+    def __init__(self):
+        super().__init__()
+        self.unfold = nn.Unfold(3, padding=1, stride=2)
+        self.fold = nn.Fold((7, 9), 3, padding=1, stride=2)
+
+    def forward(self, x):
+        return self.fold(self.unfold(x) * 2), F.fold(
+            self.unfold(x), (7, 9), 3, dilation=1, padding=1, stride=2)
+
+
 CASES = {
+    "fold": (Folded, lambda: (torch.randn(2, 3, 7, 9),)),
     "creation": (Creation, lambda: (torch.randn(3, 4),)),
     "lists": (Lists, lambda: (torch.randn(5, 6),)),
     "operators": (Operators, lambda: (torch.randn(3, 4),

@@ -828,6 +828,90 @@ LogicalResult lowerIm2col(Lowering &l) {
   return l.replace(l.reshape(windows, shape));
 }
 
+/// col2im(self, output_size, kernel_size, dilation, padding, stride): F.fold
+/// and nn.Fold, im2col's adjoint. Each kernel offset's columns are added
+/// into the padded image at their strided positions, offsets in ATen's
+/// order (so sums round as ATen's do), and the padding is cut off.
+LogicalResult lowerCol2im(Lowering &l) {
+  using P = args::aten::col2im;
+  Value input = l.tensor(P::self);
+  Type elem = l.resultElementType();
+  auto size = l.intList(P::output_size), kernel = l.intList(P::kernel_size),
+       dilation = l.intList(P::dilation), padding = l.intList(P::padding),
+       stride = l.intList(P::stride);
+  if (!input || !elem || !size || !kernel || !dilation || !padding || !stride ||
+      size->size() != 2 || kernel->size() != 2 || dilation->size() != 2 ||
+      padding->size() != 2 || stride->size() != 2)
+    return l.fail("needs a tensor and constant pairs of output size, kernel "
+                  "size, dilation, padding and stride");
+  auto type = cast<RankedTensorType>(input.getType());
+  bool unbatched = type.getRank() == 2;
+  if (!unbatched && type.getRank() != 3)
+    return l.fail("expects (batch,) channels x kernel positions and blocks");
+  if (unbatched)
+    input = l.unsqueeze(input, 0);
+  type = cast<RankedTensorType>(input.getType());
+  if (!type.hasStaticShape())
+    return l.fail("needs static sizes");
+  int64_t outs[2], padded[2];
+  for (int i = 0; i < 2; ++i) {
+    int64_t k = (*kernel)[i], d = (*dilation)[i], p = (*padding)[i],
+            st = (*stride)[i], out = (*size)[i];
+    if (k <= 0 || d <= 0 || st <= 0 || p < 0 || out <= 0)
+      return l.fail("output size, kernel size, dilation and stride must be "
+                    "positive and padding non-negative");
+    padded[i] = out + 2 * p;
+    outs[i] = (padded[i] - d * (k - 1) - 1) / st + 1;
+    if (padded[i] - d * (k - 1) - 1 < 0)
+      return l.fail("the kernel does not fit the padded output");
+  }
+  int64_t n = type.getDimSize(0), kk = (*kernel)[0] * (*kernel)[1];
+  if (type.getDimSize(1) % kk)
+    return l.fail("the input's dim 1 is not a multiple of the kernel's size");
+  if (type.getDimSize(2) != outs[0] * outs[1])
+    return l.fail("the input's blocks do not tile the output size");
+  int64_t c = type.getDimSize(1) / kk;
+  OpBuilder &b = l.b;
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  Value cols = l.reshape(l.castTensor(input, elem),
+                         {idx(n), idx(c), idx((*kernel)[0]), idx((*kernel)[1]),
+                          idx(outs[0]), idx(outs[1])});
+  Value acc = l.filled({idx(n), idx(c), idx(padded[0]), idx(padded[1])},
+                       l.constant(elem, 0));
+  auto partType = RankedTensorType::get({n, c, outs[0], outs[1]}, elem);
+  SmallVector<OpFoldResult> ones(6, idx(1));
+  SmallVector<OpFoldResult> windowSizes = {idx(n), idx(c), idx(outs[0]),
+                                           idx(outs[1])};
+  SmallVector<OpFoldResult> windowStrides = {idx(1), idx(1), idx((*stride)[0]),
+                                             idx((*stride)[1])};
+  for (int64_t ki = 0; ki < (*kernel)[0]; ++ki)
+    for (int64_t kj = 0; kj < (*kernel)[1]; ++kj) {
+      Value part = tensor::ExtractSliceOp::create(
+          b, l.loc, partType, cols,
+          {idx(0), idx(0), idx(ki), idx(kj), idx(0), idx(0)},
+          {idx(n), idx(c), idx(1), idx(1), idx(outs[0]), idx(outs[1])}, ones);
+      SmallVector<OpFoldResult> offsets = {
+          idx(0), idx(0), idx(ki * (*dilation)[0]), idx(kj * (*dilation)[1])};
+      Value window = tensor::ExtractSliceOp::create(
+          b, l.loc, partType, acc, offsets, windowSizes, windowStrides);
+      Value sum = l.elementwise(
+          {window, part}, elem, elem,
+          [](OpBuilder &nb, Location loc, ValueRange v) -> Value {
+            return isa<FloatType>(v[0].getType())
+                       ? arith::AddFOp::create(nb, loc, v[0], v[1]).getResult()
+                       : arith::AddIOp::create(nb, loc, v[0], v[1]).getResult();
+          });
+      acc = tensor::InsertSliceOp::create(b, l.loc, sum, acc, offsets,
+                                          windowSizes, windowStrides);
+    }
+  Value out = tensor::ExtractSliceOp::create(
+      b, l.loc, RankedTensorType::get({n, c, (*size)[0], (*size)[1]}, elem),
+      acc, {idx(0), idx(0), idx((*padding)[0]), idx((*padding)[1])},
+      {idx(n), idx(c), idx((*size)[0]), idx((*size)[1])},
+      SmallVector<OpFoldResult>(4, idx(1)));
+  return l.replace(unbatched ? l.squeeze(out, 0) : out);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
@@ -838,4 +922,5 @@ void mlir::fx::lowering::addConvolutionLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::conv_transpose2d.input"}, lowerConvTranspose2d);
   addLowering(t, {"aten::conv_transpose3d.input"}, lowerConvTranspose3d);
   addLowering(t, {"aten::im2col"}, lowerIm2col);
+  addLowering(t, {"aten::col2im"}, lowerCol2im);
 }

@@ -418,3 +418,46 @@ fx.graph_module @Im2col {
     fx.output %r : tensor<2x27x12xf32>
   }
 }
+
+// -----
+
+// col2im (F.fold): each kernel offset's columns added into the image at
+// their strided positions, the offsets in ATen's order (0,0), (0,1), (1,0),
+// (1,1), each one a slice of the columns and a window of the image.
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[COLS:.*]] = tensor.expand_shape {{.*}} into tensor<1x2x2x2x2x2xf32>
+//       CHECK: %[[ZERO:.*]] = linalg.fill
+//       CHECK: %[[P0:.*]] = tensor.extract_slice %[[COLS]][0, 0, 0, 0, 0, 0] [1, 2, 1, 1, 2, 2]
+//       CHECK: %[[W0:.*]] = tensor.extract_slice %[[ZERO]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 1, 1]
+//       CHECK: %[[S0:.*]] = linalg.generic {{.*}} ins(%[[W0]], %[[P0]]
+//       CHECK:   arith.addf
+//       CHECK: %[[A0:.*]] = tensor.insert_slice %[[S0]] into %[[ZERO]][0, 0, 0, 0]
+//       CHECK: tensor.extract_slice %[[COLS]][0, 0, 0, 1, 0, 0]
+//       CHECK: tensor.extract_slice %[[A0]][0, 0, 0, 1]
+//       CHECK: tensor.extract_slice %[[COLS]][0, 0, 1, 0, 0, 0]
+//       CHECK: tensor.extract_slice %[[COLS]][0, 0, 1, 1, 0, 0]
+//       CHECK: %[[LAST:.*]] = tensor.insert_slice {{.*}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 1, 1] : tensor<1x2x2x2xf32> into tensor<1x2x3x3xf32>
+//       CHECK: return %[[LAST]]
+fx.graph_module @Fold {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x8x4xf32>
+    %f = fx.call_function "aten::col2im"(%x, [3, 3], [2, 2], [1, 1], [0, 0], [1, 1]) : (tensor<1x8x4xf32>) -> tensor<1x2x3x3xf32>
+    fx.output %f : tensor<1x2x3x3xf32>
+  }
+}
+
+// -----
+
+// With padding and stride 2: the windows are strided and the padding is cut
+// off at the end.
+// CHECK-LABEL: func.func @forward
+//       CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 1, 4, 4] [1, 1, 2, 2] : tensor<1x1x7x7xf32> to tensor<1x1x4x4xf32>
+//       CHECK: %[[OUT:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 1, 5, 5] [1, 1, 1, 1] : tensor<1x1x7x7xf32> to tensor<1x1x5x5xf32>
+//       CHECK: tensor.collapse_shape %[[OUT]] {{.*}} into tensor<1x5x5xf32>
+fx.graph_module @FoldPadded {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x16xf32>
+    %f = fx.call_function "aten::col2im"(%x, [5, 5], [1, 1], [1, 1], [1, 1], [2, 2]) : (tensor<1x16xf32>) -> tensor<1x5x5xf32>
+    fx.output %f : tensor<1x5x5xf32>
+  }
+}
