@@ -1217,3 +1217,24 @@ def test_compile_torchscript_module(route, tmp_path):
     y = torch.randn(2, 4, 8, 8)
     with torch.no_grad():
         assert torch.allclose(compiled(y), model(y), atol=1e-5)
+
+
+class _AdvancedIndexing(nn.Module):
+    def forward(self, x, i):
+        return (x[[0, 2]], x[:, [3, 1, 3]], x[:, [0, 1], [2, 0]],
+                x[..., [1]], x[[1, 0], :, 2:4], x[i, 1:], x[..., i, ::2],
+                x[-2:, i], x[1:3, [2]])
+
+
+def test_compile_advanced_indexing_with_lists_and_slices():
+    """Lists of ints index as int64 tensors; int index tensors next to each
+    other gather among slices (cut first) and `...` (fx-normalize), and the
+    results are eager's exactly."""
+    model = _AdvancedIndexing()
+    x = torch.randn(3, 4, 5)
+    i = torch.tensor([[1, 0], [2, 2]])
+    compiled = fx_mlir.compile(model, (x, i), cache_dir="")
+    y = torch.randn(3, 4, 5)
+    j = torch.tensor([[2, 1], [0, 0]])
+    for got, expected in zip(compiled(y, j), model(y, j)):
+        assert torch.equal(got, expected)

@@ -367,8 +367,8 @@ struct ConvertFXToLinalgPass
                             "result's size depends on the data (masked_fill "
                             "or torch.where keep the shape)"
                           : "this tensor indexing is not supported (ints, "
-                            "slices, None, `...`, or int index tensors next "
-                            "to each other after full slices are)",
+                            "slices, None, `...`, or int index tensors or "
+                            "lists next to each other among slices are)",
                      false);
           ok = false;
           continue;

@@ -191,15 +191,21 @@ fx.graph @getitem_none {
 
 // -----
 
-// Int tensor indices next to each other after full slices (`table[idx]`,
-// `x[:, idx]`, `x[i, j]`) are a gather: aten::index.Tensor with None for
-// the dims before them. A bool index (a mask) and an index before an int
-// are left alone.
+// Int tensor indices next to each other among slices (`table[idx]`,
+// `x[:, idx]`, `x[i, j]`, `x[..., idx]`, `x[idx, 1:]`) are a gather:
+// aten::index.Tensor with None for the dims before them, the slices that
+// are not full cut first. A list of ints indexes as the int64 tensor of
+// them. A bool index (a mask) and an index before an int are left alone.
 
 // CHECK-LABEL: fx.graph @getitem_tensor
 // CHECK: %rows = fx.call_function "aten::index.Tensor"(%x, [%i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
 // CHECK: %cols = fx.call_function "aten::index.Tensor"(%x, [None, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
 // CHECK: %pairs = fx.call_function "aten::index.Tensor"(%x, [%i, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xf32>
+// CHECK: %[[L:.*]] = fx.call_function "aten::tensor"([3, 1, 3], dtype=torch.int64, device=None, requires_grad=False) : () -> tensor<3xi64>
+// CHECK: %listed = fx.call_function "aten::index.Tensor"(%x, [None, %[[L]]]) : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
+// CHECK: %last = fx.call_function "aten::index.Tensor"(%x, [None, %i]) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
+// CHECK: %[[S:.*]] = fx.call_function "aten::slice.Tensor"(%x, 1, 1, 4, 2) : (tensor<5x4xf32>) -> tensor<5x2xf32>
+// CHECK: %cut = fx.call_function "aten::index.Tensor"(%[[S]], [%i]) : (tensor<5x2xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
 fx.graph @getitem_tensor {
   %x = fx.placeholder "x" : tensor<5x4xf32>
   %i = fx.placeholder "i" : tensor<2x3xi64>
@@ -207,11 +213,14 @@ fx.graph @getitem_tensor {
   %rows = fx.call_function "operator.getitem"(%x, %i) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
   %cols = fx.call_function "operator.getitem"(%x, (slice(None, None, None), %i)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
   %pairs = fx.call_function "operator.getitem"(%x, (%i, %i)) : (tensor<5x4xf32>, tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xf32>
-  // expected-warning @+1 {{(tensor indices are only supported next to each other, after full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`))}}
+  %listed = fx.call_function "operator.getitem"(%x, (slice(None, None, None), [3, 1, 3])) : (tensor<5x4xf32>) -> tensor<5x3xf32>
+  %last = fx.call_function "operator.getitem"(%x, (..., %i)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<5x2x3xf32>
+  %cut = fx.call_function "operator.getitem"(%x, (%i, slice(1, None, 2))) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x2xf32>
+  // expected-warning @+1 {{(tensor indices are only supported next to each other, among slices (`x[idx]`, `x[:, idx]`, `x[i, j]`, `x[..., idx, 1:]`))}}
   %mask = fx.call_function "operator.getitem"(%x, %m) : (tensor<5x4xf32>, tensor<5xi1>) -> tensor<?x4xf32>
-  // expected-warning @+1 {{(tensor indices are only supported next to each other, after full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`))}}
+  // expected-warning @+1 {{(tensor indices are only supported next to each other, among slices (`x[idx]`, `x[:, idx]`, `x[i, j]`, `x[..., idx, 1:]`))}}
   %mixed = fx.call_function "operator.getitem"(%x, (%i, 0)) : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
-  fx.output (%rows, %cols, %pairs, %mask, %mixed) : tensor<2x3x4xf32>, tensor<5x2x3xf32>, tensor<2x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>
+  fx.output (%rows, %cols, %pairs, %listed, %last, %cut, %mask, %mixed) : tensor<2x3x4xf32>, tensor<5x2x3xf32>, tensor<2x3xf32>, tensor<5x3xf32>, tensor<5x2x3xf32>, tensor<2x3x2xf32>, tensor<?x4xf32>, tensor<2x3xf32>
 }
 
 // -----

@@ -87,8 +87,32 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
            (isa<NoneAttr>(step) ||
             (isa<IntegerAttr>(step) && cast<IntegerAttr>(step).getInt() == 1));
   };
-  auto tensorIndex = [&](Attribute item) -> Value {
-    auto ref = dyn_cast<NodeAttr>(item);
+  // A list of ints (`x[:, [1, 3]]`) indexes as the int64 tensor of them,
+  // as PyTorch reads it: an aten::tensor node.
+  SmallVector<Value> listIndices(items.size());
+  for (auto [i, item] : llvm::enumerate(items)) {
+    auto list = dyn_cast<ListAttr>(item);
+    if (!list || list.getElements().empty() ||
+        !llvm::all_of(list.getElements(), [](Attribute e) {
+          return isa<IntegerAttr>(e) && !isa<BoolAttr>(e);
+        }))
+      continue;
+    auto indexType = RankedTensorType::get({int64_t(list.getElements().size())},
+                                           IntegerType::get(ctx, 64));
+    listIndices[i] =
+        gb.call(node, gb.uniqueName(node.getNodeName().str() + "_index"),
+                "aten::tensor", {list},
+                {StringAttr::get(ctx, "dtype"), StringAttr::get(ctx, "device"),
+                 StringAttr::get(ctx, "requires_grad")},
+                {DTypeAttr::get(ctx, "int64"), NoneAttr::get(ctx),
+                 BoolAttr::get(ctx, false)},
+                {}, indexType)
+            .getResult();
+  }
+  auto tensorIndex = [&](size_t i) -> Value {
+    if (listIndices[i])
+      return listIndices[i];
+    auto ref = dyn_cast<NodeAttr>(items[i]);
     if (!ref)
       return {};
     Value v = node.getOperand(ref.getIndex());
@@ -98,29 +122,106 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
                ? v
                : Value();
   };
-  // Several int tensor indices next to each other, after full slices and
-  // before nothing but full slices (`x[i, j]`, `x[torch.arange(n), y]`,
-  // `x[:, i, j]`), gather by all of them at once, their shapes broadcast.
+  // Several int tensor indices next to each other (`x[i, j]`,
+  // `x[torch.arange(n), y]`, `x[:, i, j]`, `x[..., [1]]`, `x[idx, :, 2:4]`),
+  // among slices and at most one `...`: the slices that are not full cut
+  // their dims first (dims stay where they are), then aten::index.Tensor
+  // gathers by all the tensors at once, their shapes broadcast, with None
+  // for the dims before them.
+  SmallVector<Attribute> expanded;
+  SmallVector<Value> advanced;
+  bool gatherable = true;
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (isa<EllipsisAttr>(item)) {
+      int64_t given = llvm::count_if(
+          items, [](Attribute a) { return !isa<EllipsisAttr, NoneAttr>(a); });
+      if (!type || type.getRank() < given) {
+        gatherable = false;
+        break;
+      }
+      for (int64_t d = given; d < type.getRank(); ++d) {
+        expanded.push_back(SliceAttr::get(
+            ctx, NoneAttr::get(ctx), NoneAttr::get(ctx), NoneAttr::get(ctx)));
+        advanced.push_back({});
+      }
+      continue;
+    }
+    if (!tensorIndex(i) && !isa<SliceAttr>(item)) {
+      gatherable = false;
+      break;
+    }
+    expanded.push_back(item);
+    advanced.push_back(tensorIndex(i));
+  }
   size_t first = 0;
-  while (first < items.size() && isFull(items[first]))
+  while (first < advanced.size() && !advanced[first])
     ++first;
   size_t last = first;
-  while (last < items.size() && tensorIndex(items[last]))
+  while (last < advanced.size() && advanced[last])
     ++last;
-  if (last > first && llvm::all_of(ArrayRef(items).drop_front(last), isFull)) {
-    SmallVector<Attribute> indices(first, NoneAttr::get(ctx));
-    SmallVector<Value> operands = {self};
-    for (size_t i = first; i < last; ++i) {
-      indices.push_back(NodeAttr::get(ctx, operands.size()));
-      operands.push_back(tensorIndex(items[i]));
+  gatherable = gatherable && last > first &&
+               llvm::none_of(ArrayRef(advanced).drop_front(last),
+                             [](Value v) { return bool(v); });
+  // The slices that are not full, on a static shape with literal bounds.
+  SmallVector<std::pair<int64_t, SliceAttr>> cuts;
+  for (auto [d, item] : llvm::enumerate(expanded))
+    if (auto slice = dyn_cast<SliceAttr>(item); slice && !isFull(slice))
+      cuts.push_back({int64_t(d), slice});
+  if (gatherable && !cuts.empty() &&
+      (!type || !type.hasStaticShape() ||
+       type.getRank() < int64_t(expanded.size())))
+    gatherable = false;
+  if (gatherable) {
+    Value source = self;
+    for (auto [d, slice] : cuts) {
+      auto bound = [](Attribute a, int64_t fallback) -> std::optional<int64_t> {
+        if (isa<NoneAttr>(a))
+          return fallback;
+        if (auto i = dyn_cast<IntegerAttr>(a); i && !isa<BoolAttr>(a))
+          return i.getInt();
+        return std::nullopt;
+      };
+      auto shape =
+          llvm::to_vector(cast<RankedTensorType>(source.getType()).getShape());
+      int64_t size = shape[d];
+      std::optional<int64_t> start = bound(slice.getStart(), 0),
+                             stop = bound(slice.getStop(), size),
+                             step = bound(slice.getStep(), 1);
+      if (!start || !stop || !step || *step <= 0) {
+        gatherable = false;
+        break;
+      }
+      auto clampIndex = [&](int64_t v) {
+        if (v < 0)
+          v += size;
+        return std::clamp<int64_t>(v, 0, size);
+      };
+      int64_t lo = clampIndex(*start), hi = clampIndex(*stop);
+      shape[d] = hi > lo ? (hi - lo + *step - 1) / *step : 0;
+      source =
+          gb.call(node, gb.uniqueName(node.getNodeName().str() + "_slice"),
+                  "aten::slice.Tensor",
+                  {NodeAttr::get(ctx, 0), i64Attr(ctx, d), i64Attr(ctx, lo),
+                   i64Attr(ctx, hi), i64Attr(ctx, *step)},
+                  {}, {}, {source},
+                  RankedTensorType::get(shape, type.getElementType()))
+              .getResult();
     }
-    CallFunctionOp index =
-        gb.call(node, node.getNodeName(), "aten::index.Tensor",
-                {NodeAttr::get(ctx, 0), ListAttr::get(ctx, indices)}, {}, {},
-                operands, node.getResult().getType());
-    node.getResult().replaceAllUsesWith(index.getResult());
-    node.erase();
-    return success();
+    if (gatherable) {
+      SmallVector<Attribute> indices(first, NoneAttr::get(ctx));
+      SmallVector<Value> operands = {source};
+      for (size_t i = first; i < last; ++i) {
+        indices.push_back(NodeAttr::get(ctx, operands.size()));
+        operands.push_back(advanced[i]);
+      }
+      CallFunctionOp index =
+          gb.call(node, node.getNodeName(), "aten::index.Tensor",
+                  {NodeAttr::get(ctx, 0), ListAttr::get(ctx, indices)}, {}, {},
+                  operands, node.getResult().getType());
+      node.getResult().replaceAllUsesWith(index.getResult());
+      node.erase();
+      return success();
+    }
   }
   int64_t consumed = 0;
   bool hasEllipsis = false;
@@ -133,8 +234,8 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
       // An int node selects; a tensor node is advanced indexing.
       Value v = node.getOperand(cast<NodeAttr>(item).getIndex());
       if (!isa<IntegerType>(v.getType())) {
-        why = "tensor indices are only supported next to each other, after "
-              "full slices (`x[idx]`, `x[:, idx]`, `x[i, j]`)";
+        why = "tensor indices are only supported next to each other, among "
+              "slices (`x[idx]`, `x[:, idx]`, `x[i, j]`, `x[..., idx, 1:]`)";
         return failure();
       }
       ++consumed;
