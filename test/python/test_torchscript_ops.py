@@ -42,16 +42,19 @@ RECURRENT = {
 }
 
 
+@pytest.mark.parametrize("route", ["trace", "script"])
 @pytest.mark.parametrize("name", sorted(RECURRENT))
-def test_traced_recurrent_layers_unrolled(name):
-    """torch.jit.trace records a recurrent layer as aten::lstm.input (and
-    gru, rnn_tanh, rnn_relu); fx-normalize unrolls it over the example's
-    sequence length."""
+def test_recurrent_layers_unrolled(name, route):
+    """torch.jit.trace and torch.jit.script record a recurrent layer as
+    aten::lstm.input (and gru, rnn_tanh, rnn_relu), scripted after checks
+    of the states' sizes (decided when importing); fx-normalize unrolls it
+    over the example's sequence length."""
     kind, options, shape = RECURRENT[name]
     torch.manual_seed(0)
     model = Recurrent(kind, **options).eval()
-    traced = torch.jit.trace(model, (torch.randn(*shape),))
-    compiled = fx_mlir.compile(traced, (torch.randn(*shape),), cache_dir="")
+    module = (torch.jit.trace(model, (torch.randn(*shape),))
+              if route == "trace" else torch.jit.script(model))
+    compiled = fx_mlir.compile(module, (torch.randn(*shape),), cache_dir="")
     x = torch.randn(*shape)
     with torch.no_grad():
         expected = model(x)

@@ -115,12 +115,38 @@ bool Importer::foldConstantCall(
 /// attributes that are no tensors, the rank and static sizes of a tensor,
 /// and what calls without side effects compute from those. (Its value is
 /// then the example run's.)
+/// Whether an imported value holds no input data: constants, sizes of
+/// static dims, lists and tuples of them (a value passed into a method,
+/// whose TorchScript node is the method's parameter).
+static bool isStaticFx(const FxValue &value) {
+  switch (value.kind) {
+  case FxValue::Constant:
+    return true;
+  case FxValue::List:
+  case FxValue::Tuple:
+    return llvm::all_of(value.elements, isStaticFx);
+  case FxValue::Node: {
+    auto size = value.node.getDefiningOp<CallFunctionOp>();
+    if (!size || size.getTarget() != "aten::size.int" ||
+        size.getNumOperands() != 1 || size.getArgs().size() != 2)
+      return false;
+    auto type = dyn_cast<RankedTensorType>(size.getOperand(0).getType());
+    auto dim = dyn_cast<IntegerAttr>(size.getArgs()[1]);
+    if (!type || !dim)
+      return false;
+    int64_t d = dim.getInt() < 0 ? dim.getInt() + type.getRank() : dim.getInt();
+    return d >= 0 && d < type.getRank() && !type.isDynamicDim(d);
+  }
+  default:
+    return false;
+  }
+}
+
 bool Importer::isStaticValue(const torch::jit::Value *v, int depth) {
   using namespace torch::jit;
   if (depth > 64)
     return false;
-  if (auto it = values.find(v);
-      it != values.end() && it->second.kind == FxValue::Constant)
+  if (auto it = values.find(v); it != values.end() && isStaticFx(it->second))
     return true;
   const torch::jit::Node *node = v->node();
   NodeKind kind = node->kind();

@@ -403,6 +403,24 @@ if not WHICH or "traced_sizes" in WHICH:
                                          torch.randn(1, 4, 6, 6)))
 
 
+class ScriptedRecurrent(nn.Module):
+    """A scripted GRU (its forward checks the state's size against a list
+    it computes in another method) and a size check of our own."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 3, batch_first=True)
+
+    def check(self, x, expected: List[int]):
+        if x.size() != expected:
+            raise RuntimeError("unexpected size")
+
+    def forward(self, x):
+        self.check(x, [2, 5, 4])
+        out, h = self.gru(x)
+        return out, h
+
+
 class ScriptedBlocks(nn.Module):
     """What scripted torchvision models compute with besides tensors: a
     stochastic depth whose branch on constants (`not self.training or
@@ -455,5 +473,7 @@ class ScriptedBlocks(nn.Module):
                 len(features) + sum(shift))
 
 
+if not WHICH or "scripted_recurrent" in WHICH:
+    save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
     save("scripted_blocks", torch.jit.script(ScriptedBlocks().eval()))
