@@ -140,7 +140,19 @@ class Folded(nn.Module):
             self.unfold(x), (7, 9), 3, dilation=1, padding=1, stride=2)
 
 
+class Defaults(nn.Module):
+    """A forward with arguments after the tensors that have defaults: a
+    call with the tensors alone takes them."""
+
+    def forward(self, x, steps: int = 3, scale: float = 0.5,
+                flip: bool = True):
+        for _ in range(steps):
+            x = x * scale + 1
+        return x.flip(0) if flip else x
+
+
 CASES = {
+    "defaults": (Defaults, lambda: (torch.randn(3, 4),)),
     "fold": (Folded, lambda: (torch.randn(2, 3, 7, 9),)),
     "creation": (Creation, lambda: (torch.randn(3, 4),)),
     "lists": (Lists, lambda: (torch.randn(5, 6),)),

@@ -1189,11 +1189,15 @@ LogicalResult lowerHardtanh(Lowering &l) {
 
 LogicalResult lowerTo(Lowering &l) {
   // Parameters as aten::to.dtype names them, at the same positions in
-  // aten::to.other, aten::to.device, aten::type_as.
+  // aten::to.other, aten::to.device, aten::to.dtype_layout, aten::type_as.
   using P = args::aten::to_dtype;
-  // aten::to.device(self, device, dtype, ...): the code runs on the CPU.
-  if (l.target() == args::aten::to_device::target) {
-    Attribute device = l.arg(args::aten::to_device::device);
+  // aten::to.device(self, device, dtype, ...) and to.dtype_layout(self, *,
+  // dtype, layout, device, ...): the code runs on the CPU.
+  bool dtypeLayout = l.target() == args::aten::to_dtype_layout::target;
+  if (l.target() == args::aten::to_device::target ||
+      (dtypeLayout && !l.isNone(args::aten::to_dtype_layout::device))) {
+    Attribute device = dtypeLayout ? l.arg(args::aten::to_dtype_layout::device)
+                                   : l.arg(args::aten::to_device::device);
     StringRef name;
     if (auto attr = dyn_cast_or_null<DeviceAttr>(device))
       name = attr.getDevice();
@@ -1361,10 +1365,10 @@ void mlir::fx::lowering::addElementwiseLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::addcdiv"}, lowerAddcdiv);
   addLowering(t, {"aten::lerp.Scalar", "aten::lerp.Tensor"}, lowerLerp);
   addLowering(t, {"aten::bitwise_not"}, lowerBitwiseNot);
-  addLowering(
-      t,
-      {"aten::to.dtype", "aten::to.other", "aten::to.device", "aten::type_as"},
-      lowerTo);
+  addLowering(t,
+              {"aten::to.dtype", "aten::to.other", "aten::to.device",
+               "aten::to.dtype_layout", "aten::type_as"},
+              lowerTo);
   addLowering(t,
               {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
                "aten::feature_alpha_dropout"},

@@ -1285,7 +1285,23 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   self.kind = FxValue::Module;
   self.module = root;
   values[tsGraph->inputs()[0]] = self;
-  for (size_t i = 1; i < tsGraph->inputs().size(); ++i) {
+  // Arguments after the example inputs that have defaults
+  // (`forward(x, y, num_flow_updates=12)`) take them, as a call with the
+  // examples alone would.
+  const std::vector<c10::Argument> &arguments =
+      forward->function().getSchema().arguments();
+  size_t numInputs = tsGraph->inputs().size();
+  if (options.exampleInputs)
+    while (numInputs > options.exampleInputs->size() + 1 &&
+           numInputs - 1 < arguments.size() &&
+           arguments[numInputs - 1].default_value())
+      --numInputs;
+  for (size_t i = numInputs; i < tsGraph->inputs().size(); ++i) {
+    const c10::IValue &value = *arguments[i].default_value();
+    values[tsGraph->inputs()[i]] = constantOf(value, nullptr);
+    concrete[tsGraph->inputs()[i]] = value;
+  }
+  for (size_t i = 1; i < numInputs; ++i) {
     torch::jit::Value *input = tsGraph->inputs()[i];
     // debugName() returns a string by value: kept alive here (a StringRef
     // to the temporary read freed stack memory; found by the sanitizer
@@ -1299,9 +1315,9 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   }
   if (options.exampleInputs) {
     const std::vector<at::Tensor> &examples = *options.exampleInputs;
-    if (examples.size() + 1 != tsGraph->inputs().size()) {
-      emitError(fileLoc) << "forward takes " << tsGraph->inputs().size() - 1
-                         << " inputs, " << examples.size()
+    if (examples.size() + 1 != numInputs) {
+      emitError(fileLoc) << "forward takes " << numInputs - 1
+                         << " inputs without defaults, " << examples.size()
                          << " example inputs were given";
       return nullptr;
     }

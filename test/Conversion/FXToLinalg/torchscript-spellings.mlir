@@ -65,12 +65,13 @@ fx.graph_module @M {
 
 // -----
 
-// to.device to the CPU is a dtype conversion; `x & 3`, `x << 2` are the
-// bitwise ops; an evaluated alpha dropout is the identity;
+// to.device and to.dtype_layout to the CPU are dtype conversions; `x & 3`,
+// `x << 2` are the bitwise ops; an evaluated alpha dropout is the identity;
 // frobenius_norm.dim is a vector norm (aten::norm binds as
 // linalg_vector_norm, fx-normalize).
 // CHECK-LABEL: func.func @forward
 //       CHECK: arith.sitofp %{{.*}} : i64 to f32
+//       CHECK: arith.extf %{{.*}} : f32 to f64
 //       CHECK: arith.andi
 //       CHECK: arith.shli
 //       CHECK: arith.mulf
@@ -80,11 +81,12 @@ fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<3x4xi64>
     %to = fx.call_function "aten::to.device"(%x, device("cpu"), torch.float32, False, False, None) : (tensor<3x4xi64>) -> tensor<3x4xf32>
+    %to64 = fx.call_function "aten::to.dtype_layout"(%to, dtype=torch.float64, layout=None, device=device("cpu"), pin_memory=None, non_blocking=False, copy=False, memory_format=None) : (tensor<3x4xf32>) -> tensor<3x4xf64>
     %and = fx.call_function "aten::__and__.Scalar"(%x, 3) : (tensor<3x4xi64>) -> tensor<3x4xi64>
     %shl = fx.call_function "aten::__lshift__.Scalar"(%and, 2) : (tensor<3x4xi64>) -> tensor<3x4xi64>
     %drop = fx.call_function "aten::alpha_dropout"(%to, 0.2, False) : (tensor<3x4xf32>) -> tensor<3x4xf32>
     %norm = fx.call_function "aten::frobenius_norm.dim"(%drop, [1], False) : (tensor<3x4xf32>) -> tensor<3xf32>
-    fx.output (%shl, %norm) : tensor<3x4xi64>, tensor<3xf32>
+    fx.output (%shl, %norm, %to64) : tensor<3x4xi64>, tensor<3xf32>, tensor<3x4xf64>
   }
 }
 
