@@ -6,6 +6,7 @@ by a string, torch.nn modules the compiler does not bind (walked into).
 Each is compared with eager PyTorch on inputs other than the example."""
 import os
 import sys
+from collections import OrderedDict
 
 import pytest
 import torch
@@ -151,7 +152,29 @@ class Defaults(nn.Module):
         return x.flip(0) if flip else x
 
 
+class Layers(nn.Module):
+    """IntermediateLayerGetter's pattern (scripted segmentation models): a
+    dict of constants names the outputs kept in an OrderedDict."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleDict({"stem": nn.Conv2d(3, 4, 3, padding=1),
+                                     "act": nn.ReLU(),
+                                     "head": nn.Conv2d(4, 2, 1)})
+        self.return_layers = {"act": "low", "head": "out"}
+
+    def forward(self, x):
+        out = OrderedDict()
+        for name, module in self.layers.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out["out"] + out["low"].mean(1, keepdim=True), F.interpolate(
+            out["out"], size=[8, 10], mode="bilinear", align_corners=False)
+
+
 CASES = {
+    "layers": (Layers, lambda: (torch.randn(1, 3, 6, 7),)),
     "defaults": (Defaults, lambda: (torch.randn(3, 4),)),
     "fold": (Folded, lambda: (torch.randn(2, 3, 7, 9),)),
     "creation": (Creation, lambda: (torch.randn(3, 4),)),

@@ -208,6 +208,8 @@ bool Importer::mutatesHeldList(const torch::jit::Node *node) {
           other->s(c10::attr::name) == maker->s(c10::attr::name))
         return false;
   } else if (maker->kind() != c10::prim::ListConstruct &&
+             maker->kind() != c10::prim::DictConstruct &&
+             maker->kind() != c10::aten::dict &&
              maker->kind() != c10::aten::copy &&
              maker->kind() != c10::aten::list) {
     return false;
@@ -357,4 +359,68 @@ bool Importer::importSizeArithmetic(torch::jit::Node *node) {
   numToTensor(FxValue::ofNode(result),
               nonNegative && kind != aten::sub && kind != aten::rsub);
   return true;
+}
+
+bool Importer::importHeldDictOp(torch::jit::Node *node) {
+  using namespace torch::jit;
+  NodeKind kind = node->kind();
+  // `OrderedDict()` in scripted code: an empty dict.
+  if (kind == aten::dict && node->inputs().empty() &&
+      node->outputs().size() == 1) {
+    FxValue empty;
+    empty.kind = FxValue::Dict;
+    values[node->output()] = empty;
+    return true;
+  }
+  if (node->inputs().empty() ||
+      node->input(0)->type()->kind() != c10::TypeKind::DictType)
+    return false;
+  auto held = values.find(node->input(0));
+  if (held == values.end() || held->second.kind != FxValue::Dict)
+    return false;
+  FxValue &dict = held->second;
+  auto keyAt = [&](size_t i) -> Attribute {
+    auto it = values.find(node->input(i));
+    if (it == values.end() || it->second.kind != FxValue::Constant ||
+        !isa<StringAttr, IntegerAttr>(it->second.constant))
+      return {};
+    return it->second.constant;
+  };
+  auto find = [&](Attribute key) -> std::optional<size_t> {
+    for (size_t i = 0; i < dict.keys.size(); ++i)
+      if (dict.keys[i] == key)
+        return i;
+    return std::nullopt;
+  };
+  if (kind == aten::len && node->inputs().size() == 1) {
+    values[node->output()] = FxValue::ofConstant(
+        builder.getI64IntegerAttr(int64_t(dict.keys.size())));
+    return true;
+  }
+  if (node->inputs().size() < 2)
+    return false;
+  Attribute key = keyAt(1);
+  if (!key)
+    return false;
+  std::optional<size_t> at = find(key);
+  if (kind == aten::__contains__ && node->inputs().size() == 2) {
+    values[node->output()] = FxValue::ofConstant(builder.getBoolAttr(bool(at)));
+    return true;
+  }
+  if (kind == aten::__getitem__ && node->inputs().size() == 2 && at) {
+    values[node->output()] = FxValue(dict.elements[*at]);
+    return true;
+  }
+  if (kind == aten::_set_item && node->inputs().size() == 3 &&
+      mutatesHeldList(node)) {
+    FxValue element = values.at(node->input(2));
+    if (at) {
+      dict.elements[*at] = element;
+    } else {
+      dict.keys.push_back(key);
+      dict.elements.push_back(element);
+    }
+    return true;
+  }
+  return false;
 }

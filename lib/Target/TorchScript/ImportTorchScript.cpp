@@ -938,7 +938,8 @@ void Importer::importNode(torch::jit::Node *node) {
     return;
   }
   // `w is not None` of a tensor (swin_v2's `logit_scale`, an Optional
-  // argument given a tensor): known.
+  // argument given a tensor) or of a list, tuple or dict the import holds
+  // (F.interpolate's `size`): known.
   if ((kind == aten::__isnot__ || kind == aten::__is__) &&
       node->inputs().size() == 2) {
     const FxValue &a = input(0), &b = input(1);
@@ -947,7 +948,8 @@ void Importer::importNode(torch::jit::Node *node) {
     };
     auto isTensor = [](const FxValue &v) {
       return (v.kind == FxValue::Node && isa<TensorType>(v.node.getType())) ||
-             v.kind == FxValue::State;
+             v.kind == FxValue::State || v.kind == FxValue::List ||
+             v.kind == FxValue::Tuple || v.kind == FxValue::Dict;
     };
     if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b))) {
       values[node->output()] =
@@ -983,6 +985,8 @@ void Importer::importNode(torch::jit::Node *node) {
       return;
     }
   }
+  if (importHeldDictOp(node))
+    return;
   // `features.append(y)` of a list made in this block (densenet's list of
   // features): the list the import holds grows; readers before the append
   // read it as it was.

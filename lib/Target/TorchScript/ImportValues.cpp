@@ -278,6 +278,21 @@ FxValue Importer::constantOf(const c10::IValue &value,
     return seq(value.toListRef(), FxValue::List);
   if (value.isTuple())
     return seq(value.toTupleRef().elements(), FxValue::Tuple);
+  if (value.isGenericDict()) {
+    // A module's dict of constants (IntermediateLayerGetter's
+    // `return_layers`): held, for operators at constant keys.
+    FxValue r;
+    r.kind = FxValue::Dict;
+    for (const auto &entry : value.toGenericDict()) {
+      FxValue key = constantOf(entry.key(), node);
+      if (key.kind != FxValue::Constant ||
+          !isa<StringAttr, IntegerAttr>(key.constant))
+        fail(node, "reads a dict whose keys are not strings or ints");
+      r.keys.push_back(key.constant);
+      r.elements.push_back(constantOf(entry.value(), node));
+    }
+    return r;
+  }
   if (value.isTensor()) {
     // A tensor literal becomes a constant of the module, read by get_attr
     // (as symbolic tracing stores `_tensor_constant0`).

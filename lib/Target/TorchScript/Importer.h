@@ -169,6 +169,11 @@ private:
   Type typeOf(const torch::jit::Value *value);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
   bool importSizeArithmetic(torch::jit::Node *node);
+  /// An operator on a dict the import holds (a dict display, a module's
+  /// dict of constants), at a constant key: `d[k]` is the element,
+  /// `k in d` and `len(d)` constants, `d[k] = v` sets the element of a dict
+  /// made in the graph (ImportFolding.cpp). False when `node` is none.
+  bool importHeldDictOp(torch::jit::Node *node);
   bool isStaticValue(const torch::jit::Value *v, int depth = 0);
   bool mutatesHeldList(const torch::jit::Node *node);
   bool foldConstantCall(torch::jit::Node *node, ArrayRef<FxValue> args,

@@ -3,6 +3,7 @@ traced and scripted modules, torchvision models, and archives the importer
 must reject. Run by lit at test time (nothing binary is checked in)."""
 
 import os
+from collections import OrderedDict
 import warnings
 import sys
 from typing import List, Optional
@@ -421,6 +422,33 @@ class ScriptedRecurrent(nn.Module):
         return out, h
 
 
+class ScriptedLayers(nn.Module):
+    """torchvision's IntermediateLayerGetter as scripted segmentation
+    models hold it: a module dict of constants names the layers whose
+    outputs go into an OrderedDict, read back by key; `size is not None`
+    of F.interpolate's size list."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleDict({"stem": nn.Conv2d(3, 4, 3, padding=1),
+                                     "act": nn.ReLU(),
+                                     "head": nn.Conv2d(4, 2, 1)})
+        self.return_layers = {"act": "low", "head": "out"}
+
+    def forward(self, x):
+        out = OrderedDict()
+        y = x
+        for name, module in self.layers.items():
+            y = module(y)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = y
+        result = OrderedDict()
+        result["out"] = F.interpolate(out["out"], size=[8, 10],
+                                      mode="bilinear", align_corners=False)
+        result["low"] = out["low"].mean(1)
+        return result
+
+
 class ScriptedBlocks(nn.Module):
     """What scripted torchvision models compute with besides tensors: a
     stochastic depth whose branch on constants (`not self.training or
@@ -473,6 +501,8 @@ class ScriptedBlocks(nn.Module):
                 len(features) + sum(shift))
 
 
+if not WHICH or "scripted_layers" in WHICH:
+    save("scripted_layers", torch.jit.script(ScriptedLayers().eval()))
 if not WHICH or "scripted_recurrent" in WHICH:
     save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
