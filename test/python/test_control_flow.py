@@ -272,15 +272,16 @@ def test_untraceable_and_unscriptable_names_both_failures():
 
 
 def test_scripted_compile_error_says_which_route():
-    class Dicts(nn.Module):
+    class Nonzero(nn.Module):
         def forward(self, x):
             if x.sum() > 0:
-                return {1: x}[1]  # scripts, does not compile
+                # Scripts; does not compile (a shape the data decides).
+                return torch.nonzero(x).float()
             return x
 
     with pytest.raises(fx_mlir.FxMlirError,
                        match="through torch.jit.script.*cannot trace"):
-        fx_mlir.compile(Dicts(), (torch.randn(3),), cache_dir="")
+        fx_mlir.compile(Nonzero(), (torch.randn(3),), cache_dir="")
 
 
 def test_traceable_module_keeps_the_fx_route():

@@ -309,6 +309,27 @@ fx.graph @transpose_attr {
 
 // -----
 
+// `x.H` of a matrix and `x.mH` transpose (the last two dims for mH), and
+// conjugate complex tensors; `z.real` and `z.imag` of complex tensors.
+
+// CHECK-LABEL: fx.graph @adjoint_attrs
+// CHECK: %h = fx.call_function "aten::transpose.int"(%x, 0, 1) : (tensor<3x4xf32>) -> tensor<4x3xf32>
+// CHECK: %[[T:.*]] = fx.call_function "aten::transpose.int"(%z, -2, -1) : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x4x3xcomplex<f32>>
+// CHECK: %mh = fx.call_function "aten::conj"(%[[T]]) : (tensor<2x4x3xcomplex<f32>>) -> tensor<2x4x3xcomplex<f32>>
+// CHECK: %re = fx.call_function "aten::real"(%z) : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+// CHECK: %im = fx.call_function "aten::imag"(%z) : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+fx.graph @adjoint_attrs {
+  %x = fx.placeholder "x" : tensor<3x4xf32>
+  %z = fx.placeholder "z" : tensor<2x3x4xcomplex<f32>>
+  %h = fx.call_function "builtins.getattr"(%x, "H") : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %mh = fx.call_function "builtins.getattr"(%z, "mH") : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x4x3xcomplex<f32>>
+  %re = fx.call_function "builtins.getattr"(%z, "real") : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+  %im = fx.call_function "builtins.getattr"(%z, "imag") : (tensor<2x3x4xcomplex<f32>>) -> tensor<2x3x4xf32>
+  fx.output (%h, %mh, %re, %im) : tensor<4x3xf32>, tensor<2x4x3xcomplex<f32>>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Modules
 //===----------------------------------------------------------------------===//

@@ -1225,8 +1225,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     return ref && !isa<TensorType>(call.getOperand(ref.getIndex()).getType());
   }
 
-  /// `x.T`, `x.mT`, `x.ndim` of tensors and `.values`/`.indices` of the
-  /// named tuples max/min/sort return.
+  /// `x.T`, `x.mT`, `x.H`, `x.mH`, `x.ndim`, `z.real`, `z.imag` of tensors
+  /// and `.values`/`.indices` of the named tuples max/min/sort return.
   LogicalResult rewriteGetattr(GraphBuilder &gb, CallFunctionOp call,
                                std::string &why) {
     MLIRContext *ctx = call.getContext();
@@ -1251,6 +1251,28 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     if (field == "mT")
       return replaceWith("aten::transpose.int",
                          {i64Attr(ctx, -2), i64Attr(ctx, -1)});
+    // `x.H` (a matrix) and `x.mH`: the transpose, conjugated when complex.
+    if ((field == "H" || field == "mH") && tensor &&
+        (field == "mH" ? tensor.getRank() >= 2 : tensor.getRank() == 2)) {
+      Attribute first = i64Attr(ctx, field == "H" ? 0 : -2),
+                second = i64Attr(ctx, field == "H" ? 1 : -1);
+      if (!isa<ComplexType>(tensor.getElementType()))
+        return replaceWith("aten::transpose.int", {first, second});
+      Value t =
+          gb.call(call, gb.uniqueName(call.getNodeName().str() + "_transpose"),
+                  "aten::transpose.int", {NodeAttr::get(ctx, 0), first, second},
+                  {}, {}, {self}, type)
+              .getResult();
+      CallFunctionOp conj = gb.call(call, call.getNodeName(), "aten::conj",
+                                    {NodeAttr::get(ctx, 0)}, {}, {}, {t}, type);
+      call.getResult().replaceAllUsesWith(conj.getResult());
+      call.erase();
+      return success();
+    }
+    // `z.real`, `z.imag` of complex tensors.
+    if ((field == "real" || field == "imag") && tensor &&
+        isa<ComplexType>(tensor.getElementType()))
+      return replaceWith(field == "real" ? "aten::real" : "aten::imag", {});
     if (field == "T" && tensor) {
       SmallVector<Attribute> dims;
       for (int64_t d = tensor.getRank() - 1; d >= 0; --d)
