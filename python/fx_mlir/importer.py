@@ -969,6 +969,27 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                     continue
                 first_name[id(t)] = qual
                 lines.append(head + _state_value(qual, t, resources, blobs))
+    # Plain tensor attributes of called modules: a weight
+    # torch.nn.utils.weight_norm computes (from weight_g and weight_v, by a
+    # hook that has run) is the module's `weight` for its call.
+    called_paths = {node.target for _, g in [("forward", gm)] +
+                    list(graph_modules.items()) for node in g.graph.nodes
+                    if node.op == "call_module"}
+    for path in sorted(called_paths):
+        try:
+            mod = gm.get_submodule(path)
+        except AttributeError:
+            continue
+        for field, t in vars(mod).items():
+            if (isinstance(t, torch.Tensor) and field not in mod._parameters
+                    and field not in mod._buffers
+                    and id(t) not in first_name
+                    and not isinstance(t, torch.nn.Parameter)):
+                qual = f"{path}.{field}"
+                first_name[id(t)] = qual
+                lines.append(f"  fx.state constant {_symbol(qual)} : "
+                             f"{_state_type(t, repr(qual))} = "
+                             + _state_value(qual, t, resources, blobs))
     # Plain tensor attributes read by get_attr (`_tensor_constant0`).
     for node in [n for _, g in [("forward", gm)] + list(graph_modules.items())
                  for n in g.graph.nodes]:

@@ -208,7 +208,7 @@ MODULE_ARGS = {
     "torch.nn.LogSoftmax": (1,), "torch.nn.Dropout": (),
     "torch.nn.Dropout1d": (), "torch.nn.Dropout2d": (), "torch.nn.Dropout3d": (),
     "torch.nn.AlphaDropout": (), "torch.nn.FeatureAlphaDropout": (),
-    "torch.nn.Fold": ((4, 4), 2),
+    "torch.nn.Fold": ((4, 4), 2), "torch.nn.Softmax2d": (),
     "torch.nn.Flatten": (), "torch.nn.Linear": (3, 4),
     "torch.nn.Conv1d": (3, 4, 3), "torch.nn.Conv2d": (3, 4, 3),
     "torch.nn.BatchNorm1d": (4,), "torch.nn.BatchNorm2d": (4,),

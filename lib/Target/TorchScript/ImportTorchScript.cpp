@@ -929,8 +929,12 @@ void Importer::importNode(torch::jit::Node *node) {
   }
   if (importSizeArithmetic(node))
     return;
-  // `x.dtype` and `x.device` of a tensor: known (its type's; the CPU).
-  if ((kind == prim::dtype || kind == prim::device) &&
+  // `x.dtype` and `x.device` of a tensor, and what they decide
+  // (`x.is_floating_point()`, `x.is_cuda`, ...): known (its type's; the
+  // CPU).
+  if ((kind == prim::dtype || kind == prim::device ||
+       kind == aten::is_floating_point || kind == aten::is_complex ||
+       kind == prim::is_cuda) &&
       node->inputs().size() == 1 && concrete.count(node->output())) {
     values[node->output()] = constantOf(
         concrete.at(node->output()), node,
