@@ -173,7 +173,19 @@ class Layers(nn.Module):
             out["out"], size=[8, 10], mode="bilinear", align_corners=False)
 
 
+class Sampled(nn.Module):
+    """F.affine_grid and F.grid_sample (scripted, they check
+    `x.is_floating_point()`, known when importing)."""
+
+    def forward(self, x, theta):
+        grid = F.affine_grid(theta, [2, 3, 5, 6], align_corners=False)
+        return F.grid_sample(x, grid, mode="bilinear", padding_mode="border",
+                             align_corners=False)
+
+
 CASES = {
+    "sampled": (Sampled, lambda: (torch.randn(2, 3, 5, 6),
+                                  torch.randn(2, 2, 3) * 0.5)),
     "layers": (Layers, lambda: (torch.randn(1, 3, 6, 7),)),
     "defaults": (Defaults, lambda: (torch.randn(3, 4),)),
     "fold": (Folded, lambda: (torch.randn(2, 3, 7, 9),)),
@@ -218,3 +230,32 @@ def test_torchscript_spellings_compile(name, route):
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype and g.shape == e.shape
         torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+class Normed(nn.Module):
+    """torch.nn.utils.weight_norm (a hook computes the weight: traced, an
+    aten::_weight_norm call; through torch.fx, the weight the hook set)
+    and nn.Softmax2d."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.utils.weight_norm(nn.Conv2d(3, 4, 3))
+        self.fc = nn.utils.weight_norm(nn.Linear(4, 2), dim=None)
+        self.softmax = nn.Softmax2d()
+
+    def forward(self, x):
+        y = self.softmax(self.conv(x))
+        return self.fc(y.mean((2, 3)))
+
+
+@pytest.mark.parametrize("route", ["fx", "trace"])
+def test_weight_norm_and_softmax2d(route):
+    torch.manual_seed(0)
+    model = Normed().eval()
+    x = torch.randn(2, 3, 6, 6)
+    module = model if route == "fx" else torch.jit.trace(model, (x,))
+    compiled = fx_mlir.compile(module, (x,), cache_dir="")
+    y = torch.randn(2, 3, 6, 6)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(y), model(y), rtol=1e-5,
+                                   atol=1e-5)

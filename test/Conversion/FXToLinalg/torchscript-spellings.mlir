@@ -140,3 +140,26 @@ fx.graph_module @M {
     fx.output (%eq, %ne, %i, %b) : i1, i1, i64, i1
   }
 }
+
+// -----
+
+// _weight_norm(v, g, 0) (torch.nn.utils.weight_norm, traced): v * (g / the
+// 2-norm of v over every dim but 0, kept).
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[SQ:.*]] = linalg.generic
+//       CHECK:   arith.mulf
+//       CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+//       CHECK: tensor.expand_shape %[[SUM]] {{.*}} into tensor<3x1xf32>
+//       CHECK: math.sqrt
+//       CHECK: linalg.generic
+//       CHECK:   %[[Q:.*]] = arith.divf
+//       CHECK:   arith.mulf %{{.*}}, %[[Q]]
+//       CHECK: -> tensor<3x4xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %v = fx.placeholder "v" : tensor<3x4xf32>
+    %g = fx.placeholder "g" : tensor<3x1xf32>
+    %w = fx.call_function "aten::_weight_norm"(%v, %g, 0) : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+    fx.output %w : tensor<3x4xf32>
+  }
+}
