@@ -663,6 +663,18 @@ LogicalResult lowerConvTranspose(Lowering &l, int spatial) {
                   "of groups");
   SmallVector<int64_t> s = *stride, p = *padding, op = *outputPadding,
                        d = *dilation;
+  // What PyTorch checks: positive strides and dilations, padding and
+  // output padding not negative, output padding smaller than the stride
+  // or the dilation.
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] <= 0 || d[i] <= 0)
+      return l.fail("stride and dilation must be positive");
+    if (p[i] < 0 || op[i] < 0)
+      return l.fail("padding and output_padding must not be negative");
+    if (op[i] >= s[i] && op[i] >= d[i])
+      return l.fail("output_padding must be smaller than either stride or "
+                    "dilation");
+  }
   // An unbatched input (C, L) or (C, H, W) is a batch of one.
   int64_t inRank = cast<RankedTensorType>(input.getType()).getRank();
   bool unbatched = inRank == spatial + 1;

@@ -100,39 +100,27 @@ LogicalResult lowerArange(Lowering &l) {
   if (!elem || !start || !end || !step || *step == 0)
     return l.fail("arange needs constant bounds");
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((*end - *start) / *step)));
-  Value init = l.empty({l.b.getIndexAttr(n)}, elem);
   return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-          {l.b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
-          "",
-          [&](OpBuilder &nb, Location loc, ValueRange) {
-            Value i = arith::IndexCastOp::create(
-                nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, 0));
-            Value v;
-            if (isFloat(elem)) {
-              Value fi = arith::SIToFPOp::create(nb, loc, nb.getF64Type(), i);
-              v = arith::AddFOp::create(
-                  nb, loc,
-                  arith::ConstantOp::create(nb, loc,
-                                            nb.getF64FloatAttr(*start)),
-                  arith::MulFOp::create(
-                      nb, loc, fi,
-                      arith::ConstantOp::create(nb, loc,
-                                                nb.getF64FloatAttr(*step))));
-            } else {
-              v = arith::AddIOp::create(
-                  nb, loc,
-                  arith::ConstantOp::create(nb, loc,
-                                            nb.getI64IntegerAttr(*start)),
-                  arith::MulIOp::create(
-                      nb, loc, i,
-                      arith::ConstantOp::create(nb, loc,
-                                                nb.getI64IntegerAttr(*step))));
-            }
-            linalg::YieldOp::create(nb, loc, l.convert(v, elem));
-          })
-          .getResult(0));
+      l.generated(n, elem, [&](OpBuilder &nb, Location loc, Value i) {
+        Value v;
+        if (isFloat(elem)) {
+          Value fi = arith::SIToFPOp::create(nb, loc, nb.getF64Type(), i);
+          v = arith::AddFOp::create(
+              nb, loc,
+              arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*start)),
+              arith::MulFOp::create(nb, loc, fi,
+                                    arith::ConstantOp::create(
+                                        nb, loc, nb.getF64FloatAttr(*step))));
+        } else {
+          v = arith::AddIOp::create(
+              nb, loc,
+              arith::ConstantOp::create(nb, loc, nb.getI64IntegerAttr(*start)),
+              arith::MulIOp::create(nb, loc, i,
+                                    arith::ConstantOp::create(
+                                        nb, loc, nb.getI64IntegerAttr(*step))));
+        }
+        return l.convert(v, elem);
+      }));
 }
 
 /// eye(n), eye.m(n, m): ones on the diagonal of an n x m matrix (m = n).
@@ -146,24 +134,7 @@ LogicalResult lowerEye(Lowering &l) {
                        : n;
   if (!elem || !n || !m)
     return l.fail("needs a typed result and int sizes");
-  Value init = l.empty({n, m}, elem);
-  Value one = l.constant(elem, 1.0), zero = l.constant(elem, 0.0);
-  return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-          {l.b.getMultiDimIdentityMap(2)},
-          {utils::IteratorType::parallel, utils::IteratorType::parallel}, "",
-          "",
-          [&](OpBuilder &nb, Location loc, ValueRange) {
-            Value same =
-                arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
-                                      linalg::IndexOp::create(nb, loc, 0),
-                                      linalg::IndexOp::create(nb, loc, 1));
-            linalg::YieldOp::create(
-                nb, loc,
-                arith::SelectOp::create(nb, loc, same, one, zero).getResult());
-          })
-          .getResult(0));
+  return l.replace(l.identityMatrix(n, m, elem));
 }
 
 /// linspace(start, end, steps), logspace(start, end, steps, base): `steps`
@@ -200,45 +171,36 @@ LogicalResult lowerLinspace(Lowering &l) {
   Value step = arith::DivFOp::create(
       l.b, l.loc, arith::SubFOp::create(l.b, l.loc, end, start),
       l.constant(stepType, double(std::max<int64_t>(*steps - 1, 1))));
-  Value init = l.empty({l.b.getIndexAttr(*steps)}, elem);
   return l.replace(
-      linalg::GenericOp::create(
-          l.b, l.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-          {l.b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
-          "",
-          [&](OpBuilder &nb, Location loc, ValueRange) {
-            Value i = arith::IndexCastOp::create(
-                nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, 0));
-            Value back = arith::SubIOp::create(
-                nb, loc,
-                arith::ConstantOp::create(nb, loc,
-                                          nb.getI64IntegerAttr(*steps - 1)),
-                i);
-            Value lower = arith::CmpIOp::create(
-                nb, loc, arith::CmpIPredicate::slt, i,
-                arith::ConstantOp::create(nb, loc,
-                                          nb.getI64IntegerAttr(*steps / 2)));
-            auto times = [&](Value k) -> Value {
-              return arith::MulFOp::create(
-                  nb, loc, step, arith::SIToFPOp::create(nb, loc, stepType, k));
-            };
-            Value up = arith::AddFOp::create(nb, loc, start, times(i));
-            Value down = arith::SubFOp::create(nb, loc, end, times(back));
-            Value v = arith::SelectOp::create(nb, loc, lower, up, down);
-            if (log) {
-              Type f64 = nb.getF64Type();
-              Value wide =
-                  v.getType() == f64
-                      ? v
-                      : arith::ExtFOp::create(nb, loc, f64, v).getResult();
-              v = math::PowFOp::create(
-                  nb, loc,
-                  arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*base)),
-                  wide);
-            }
-            linalg::YieldOp::create(nb, loc, l.convert(v, elem));
-          })
-          .getResult(0));
+      l.generated(*steps, elem, [&](OpBuilder &nb, Location loc, Value i) {
+        Value back = arith::SubIOp::create(
+            nb, loc,
+            arith::ConstantOp::create(nb, loc,
+                                      nb.getI64IntegerAttr(*steps - 1)),
+            i);
+        Value lower = arith::CmpIOp::create(
+            nb, loc, arith::CmpIPredicate::slt, i,
+            arith::ConstantOp::create(nb, loc,
+                                      nb.getI64IntegerAttr(*steps / 2)));
+        auto times = [&](Value k) -> Value {
+          return arith::MulFOp::create(
+              nb, loc, step, arith::SIToFPOp::create(nb, loc, stepType, k));
+        };
+        Value up = arith::AddFOp::create(nb, loc, start, times(i));
+        Value down = arith::SubFOp::create(nb, loc, end, times(back));
+        Value v = arith::SelectOp::create(nb, loc, lower, up, down);
+        if (log) {
+          Type f64 = nb.getF64Type();
+          Value wide = v.getType() == f64
+                           ? v
+                           : arith::ExtFOp::create(nb, loc, f64, v).getResult();
+          v = math::PowFOp::create(
+              nb, loc,
+              arith::ConstantOp::create(nb, loc, nb.getF64FloatAttr(*base)),
+              wide);
+        }
+        return l.convert(v, elem);
+      }));
 }
 
 /// Appends the leaves of a nested list literal to `leaves`, row-major.

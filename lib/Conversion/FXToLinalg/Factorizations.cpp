@@ -381,27 +381,7 @@ Value swapLast(Lowering &l, Value x) {
 
 /// The n x n identity matrix.
 Value identity(Lowering &l, int64_t n, Type elem) {
-  OpBuilder &b = l.b;
-  Value init = l.empty({b.getIndexAttr(n), b.getIndexAttr(n)}, elem);
-  return linalg::GenericOp::create(
-             b, l.loc, TypeRange{init.getType()}, ValueRange{},
-             ValueRange{init},
-             {AffineMap::getMultiDimIdentityMap(2, b.getContext())},
-             {utils::IteratorType::parallel, utils::IteratorType::parallel}, "",
-             "",
-             [&](OpBuilder &nb, Location loc, ValueRange) {
-               Value same =
-                   arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
-                                         linalg::IndexOp::create(nb, loc, 0),
-                                         linalg::IndexOp::create(nb, loc, 1));
-               linalg::YieldOp::create(
-                   nb, loc,
-                   arith::SelectOp::create(nb, loc, same,
-                                           constantOf(nb, loc, elem, 1),
-                                           constantOf(nb, loc, elem, 0))
-                       .getResult());
-             })
-      .getResult(0);
+  return l.identityMatrix(l.b.getIndexAttr(n), l.b.getIndexAttr(n), elem);
 }
 
 /// A copy of `x`: the loops update their operand, which may be the

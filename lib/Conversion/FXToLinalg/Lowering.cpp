@@ -446,6 +446,45 @@ Value Lowering::filled(ArrayRef<OpFoldResult> sizes, Value v) {
       .getResult(0);
 }
 
+Value Lowering::identityMatrix(OpFoldResult rows, OpFoldResult cols,
+                               Type elementType) {
+  Value init = empty({rows, cols}, elementType);
+  Value one = constant(elementType, 1.0), zero = constant(elementType, 0.0);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+             {b.getMultiDimIdentityMap(2)},
+             {utils::IteratorType::parallel, utils::IteratorType::parallel}, "",
+             "",
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               Value same =
+                   arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
+                                         linalg::IndexOp::create(nb, nloc, 0),
+                                         linalg::IndexOp::create(nb, nloc, 1));
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   arith::SelectOp::create(nb, nloc, same, one, zero)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+Value Lowering::generated(
+    int64_t n, Type elementType,
+    function_ref<Value(OpBuilder &, Location, Value)> element) {
+  Value init = empty({b.getIndexAttr(n)}, elementType);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+             {b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",
+             "",
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               Value i = arith::IndexCastOp::create(
+                   nb, nloc, nb.getI64Type(),
+                   linalg::IndexOp::create(nb, nloc, 0));
+               linalg::YieldOp::create(nb, nloc, element(nb, nloc, i));
+             })
+      .getResult(0);
+}
+
 arith::CmpIPredicate
 mlir::fx::lowering::intPredicate(arith::CmpIPredicate signedPredicate,
                                  Type type) {

@@ -166,6 +166,12 @@ public:
   Value empty(ArrayRef<OpFoldResult> sizes, Type elementType);
   /// `empty` filled with `value`.
   Value filled(ArrayRef<OpFoldResult> sizes, Value value);
+  /// The rows x cols matrix of ones on the diagonal (torch.eye).
+  Value identityMatrix(OpFoldResult rows, OpFoldResult cols, Type elementType);
+  /// The 1-D tensor of `n` elements, element i `element(builder, loc, i)`
+  /// (i an i64): arange's and linspace's points.
+  Value generated(int64_t n, Type elementType,
+                  function_ref<Value(OpBuilder &, Location, Value)> element);
   Value constant(Type type, double v);
   Value indexConst(int64_t v);
   Value toIndex(OpFoldResult v);

@@ -463,3 +463,30 @@ fx.graph_module @M {
     fx.output (%g, %h) : tensor<?xf32>, tensor<4xf32>
   }
 }
+
+// -----
+
+// A transposed conv's dilation must be positive (the fuzzer's division by
+// zero), and its output padding smaller than the stride or the dilation.
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x3x4x4xf32>
+    %w = fx.placeholder "w" : tensor<2x3x2x3x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'c' with target 'aten::conv_transpose3d.input': stride and dilation must be positive}}
+    %c = fx.call_function "aten::conv_transpose3d.input"(%x, %w, None, [2, 1, 1], [1, 1, 1], [1, 0, 0], 1, [1, 2, 0]) : (tensor<1x2x3x4x4xf32>, tensor<2x3x2x3x3xf32>) -> tensor<1x3x5x4x4xf32>
+    fx.output %c : tensor<1x3x5x4x4xf32>
+  }
+}
+
+// -----
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x2x5xf32>
+    %w = fx.placeholder "w" : tensor<2x3x3xf32>
+    // expected-error @+1 {{cannot compile call_function 'c' with target 'aten::conv_transpose1d': output_padding must be smaller than either stride or dilation}}
+    %c = fx.call_function "aten::conv_transpose1d"(%x, %w, None, [2], [0], [2], 1, [1]) : (tensor<1x2x5xf32>, tensor<2x3x3xf32>) -> tensor<1x3x13xf32>
+    fx.output %c : tensor<1x3x13xf32>
+  }
+}

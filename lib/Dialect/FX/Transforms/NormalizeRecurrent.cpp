@@ -254,6 +254,37 @@ LogicalResult mlir::fx::rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
     why = "needs a batched input and states of static shapes";
     return failure();
   }
+  // The shapes ATen checks: states of (layers x directions, batch,
+  // hidden), weights of gates x hidden rows, w_hh of hidden columns, each
+  // layer's w_ih as wide as its input.
+  int64_t gates = cell == Cell::LSTM ? 4 : cell == Cell::GRU ? 3 : 1;
+  ArrayRef<int64_t> inShape = Unroller::shapeOf(input),
+                    h0Shape = Unroller::shapeOf(hx[0]);
+  int64_t batch = *batchFirst ? inShape[0] : inShape[1];
+  int64_t hidden = h0Shape[2], width = inShape[2];
+  bool shapesFit = llvm::all_of(hx, [&](Value h) {
+    return Unroller::shapeOf(h) ==
+           ArrayRef<int64_t>({numLayers * dirs, batch, hidden});
+  });
+  for (int64_t layer = 0; layer < numLayers && shapesFit; ++layer) {
+    for (int64_t dir = 0; dir < dirs && shapesFit; ++dir) {
+      ArrayRef<Value> w = ArrayRef<Value>(*params).slice(
+          (layer * dirs + dir) * perCell, perCell);
+      shapesFit =
+          Unroller::shapeOf(w[0]) ==
+              ArrayRef<int64_t>({gates * hidden, width}) &&
+          Unroller::shapeOf(w[1]) ==
+              ArrayRef<int64_t>({gates * hidden, hidden}) &&
+          (!*hasBiases ||
+           (Unroller::shapeOf(w[2]) == ArrayRef<int64_t>({gates * hidden}) &&
+            Unroller::shapeOf(w[3]) == ArrayRef<int64_t>({gates * hidden})));
+    }
+    width = hidden * dirs;
+  }
+  if (!shapesFit || numLayers < 1) {
+    why = "the states' and weights' shapes do not fit the input";
+    return failure();
+  }
   // The results: (output, h_n) or (output, h_n, c_n), read by getitems.
   int64_t numResults = cell == Cell::LSTM ? 3 : 2;
   SmallVector<CallFunctionOp> readers;
