@@ -1412,52 +1412,6 @@ LogicalResult lowerNativeLayerNorm(Lowering &l) {
   return l.replaceTuple({out, moments->mean, moments->rstd});
 }
 
-/// frobenius_norm(self), frobenius_norm.dim(self, dim, keepdim), as
-/// torch.jit.trace records `x.norm(dim=1)`: the 2-norm of the elements over
-/// `dim` (all dims without it), as linalg_vector_norm.
-LogicalResult lowerFrobeniusNorm(Lowering &l) {
-  using P = args::aten::frobenius_norm_dim;
-  Value x = l.tensor(P::self);
-  Type r = l.resultElementType();
-  if (!x || !r || !isFloat(r))
-    return l.fail("needs a float tensor");
-  bool all = l.target() == args::aten::frobenius_norm::target;
-  Value v = l.lowerCall("aten::linalg_vector_norm",
-                        {ref(l, 0), l.b.getF64FloatAttr(2.0),
-                         all ? none(l) : l.arg(P::dim),
-                         all ? l.b.getBoolAttr(false) : l.arg(P::keepdim)},
-                        {x}, tensorOf(r));
-  return v ? l.replace(v) : failure();
-}
-
-/// _weight_norm(v, g, dim): torch.nn.utils.weight_norm's weight, as ATen
-/// computes it: v * (g / norm_except_dim(v, 2, dim)), the 2-norm over every
-/// dim but `dim` (all of them for dim -1).
-LogicalResult lowerWeightNorm(Lowering &l) {
-  using P = args::aten::_weight_norm;
-  Value v = l.tensor(P::v), g = l.tensor(P::g);
-  Type r = l.resultElementType();
-  std::optional<int64_t> dim = l.constInt(P::dim);
-  if (!v || !g || !r || !isFloat(r) || !dim)
-    return l.fail("needs float tensors and a constant dim");
-  int64_t rank = rankOf(v);
-  SmallVector<int64_t> others;
-  for (int64_t d = 0; d < rank; ++d)
-    if (*dim == -1 || d != (*dim < 0 ? *dim + rank : *dim))
-      others.push_back(d);
-  Value norm = l.lowerCall("aten::linalg_vector_norm",
-                           {ref(l, 0), l.b.getF64FloatAttr(2.0),
-                            ints(l, others), l.b.getBoolAttr(true)},
-                           {v}, tensorOf(r));
-  if (!norm)
-    return failure();
-  return l.replace(l.elementwise(
-      {v, g, norm}, r, r, [](OpBuilder &b, Location loc, ValueRange x) {
-        return arith::MulFOp::create(b, loc, x[0],
-                                     arith::DivFOp::create(b, loc, x[1], x[2]));
-      }));
-}
-
 } // namespace
 
 void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
@@ -1494,9 +1448,6 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
   addLowering(t, {"aten::renorm"}, lowerRenorm);
-  addLowering(t, {"aten::frobenius_norm", "aten::frobenius_norm.dim"},
-              lowerFrobeniusNorm);
-  addLowering(t, {"aten::_weight_norm"}, lowerWeightNorm);
   addLowering(t, {"aten::linalg_vander"}, lowerVander);
   addLowering(t, {"aten::linalg_matrix_power"}, lowerMatrixPower);
   addLowering(t, {"aten::combinations"}, lowerCombinations);

@@ -882,13 +882,7 @@ void Importer::importBlock(torch::jit::Block *block) {
 
 void Importer::importNode(torch::jit::Node *node) {
   using namespace torch::jit;
-  auto input = [&](size_t i) -> FxValue & {
-    auto it = values.find(node->input(i));
-    if (it == values.end())
-      fail(node,
-           "uses %" + node->input(i)->debugName() + ", which was not imported");
-    return it->second;
-  };
+  auto input = [&](size_t i) -> FxValue & { return inputValue(node, i); };
   NodeKind kind = node->kind();
   // `warnings.warn(...)` in scripted code (googlenet's init_weights
   // notice) computes nothing.
@@ -950,12 +944,13 @@ void Importer::importNode(torch::jit::Node *node) {
     auto isNone = [](const FxValue &v) {
       return v.kind == FxValue::Constant && isa<NoneAttr>(v.constant);
     };
-    auto isTensor = [](const FxValue &v) {
+    // Never None: a tensor, or a list, tuple or dict the import holds.
+    auto isSome = [](const FxValue &v) {
       return (v.kind == FxValue::Node && isa<TensorType>(v.node.getType())) ||
              v.kind == FxValue::State || v.kind == FxValue::List ||
              v.kind == FxValue::Tuple || v.kind == FxValue::Dict;
     };
-    if ((isNone(a) && isTensor(b)) || (isTensor(a) && isNone(b))) {
+    if ((isNone(a) && isSome(b)) || (isSome(a) && isNone(b))) {
       values[node->output()] =
           FxValue::ofConstant(builder.getBoolAttr(kind == aten::__isnot__));
       return;
@@ -989,74 +984,8 @@ void Importer::importNode(torch::jit::Node *node) {
       return;
     }
   }
-  if (importHeldDictOp(node))
+  if (importHeldListOp(node) || importHeldDictOp(node))
     return;
-  // `features.append(y)` of a list made in this block (densenet's list of
-  // features): the list the import holds grows; readers before the append
-  // read it as it was.
-  if (kind == aten::append && node->inputs().size() == 2 &&
-      mutatesHeldList(node)) {
-    FxValue element = input(1);
-    FxValue &list = input(0);
-    if (list.kind == FxValue::List) {
-      list.elements.push_back(element);
-      values[node->output()] = list;
-      return;
-    }
-  }
-  // `shift_size[i] = 0` (swin's shifts, on a copy of a module attribute)
-  // of a list the import holds, at a constant index.
-  if (kind == aten::_set_item && node->inputs().size() == 3 &&
-      mutatesHeldList(node)) {
-    FxValue element = input(2);
-    FxValue &list = input(0);
-    std::optional<c10::IValue> index = toIValue(node->input(1));
-    if (list.kind == FxValue::List && index && index->isInt()) {
-      int64_t n = list.elements.size(), i = index->toInt();
-      if (i < 0)
-        i += n;
-      if (i >= 0 && i < n) {
-        list.elements[i] = element;
-        values[node->output()] = list;
-        return;
-      }
-    }
-  }
-  // A slice of constant bounds of a list the import holds (`x.shape[-3:]`).
-  if (kind == aten::slice && node->inputs().size() == 4 &&
-      node->input(0)->type()->kind() == c10::TypeKind::ListType) {
-    const FxValue &list = input(0);
-    std::optional<c10::IValue> start = toIValue(node->input(1)),
-                               end = toIValue(node->input(2)),
-                               step = toIValue(node->input(3));
-    if (list.kind == FxValue::List && start && end && step && step->isInt() &&
-        step->toInt() > 0 && (start->isInt() || start->isNone()) &&
-        (end->isInt() || end->isNone())) {
-      int64_t n = list.elements.size();
-      auto bound = [&](const c10::IValue &v, int64_t dflt) {
-        if (v.isNone())
-          return dflt;
-        int64_t b = v.toInt();
-        return std::clamp<int64_t>(b < 0 ? b + n : b, 0, n);
-      };
-      FxValue sliced;
-      sliced.kind = FxValue::List;
-      for (int64_t i = bound(*start, 0); i < bound(*end, n); i += step->toInt())
-        sliced.elements.push_back(list.elements[i]);
-      values[node->output()] = sliced;
-      return;
-    }
-  }
-  // `len(features)` of a list the import holds (densenet's list of
-  // features): its length.
-  if (kind == aten::len && node->inputs().size() == 1) {
-    const FxValue &list = input(0);
-    if (list.kind == FxValue::List || list.kind == FxValue::Tuple) {
-      values[node->output()] = FxValue::ofConstant(
-          builder.getI64IntegerAttr(int64_t(list.elements.size())));
-      return;
-    }
-  }
   if (kind == prim::ListConstruct || kind == prim::TupleConstruct) {
     FxValue r;
     r.kind = kind == prim::ListConstruct ? FxValue::List : FxValue::Tuple;

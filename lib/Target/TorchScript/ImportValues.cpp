@@ -89,6 +89,14 @@ Type Importer::typeOf(const c10::IValue &value) {
   return AnyType::get(ctx);
 }
 
+FxValue &Importer::inputValue(const torch::jit::Node *node, size_t i) {
+  auto it = values.find(node->input(i));
+  if (it == values.end())
+    fail(node,
+         "uses %" + node->input(i)->debugName() + ", which was not imported");
+  return it->second;
+}
+
 Type Importer::typeOf(const torch::jit::Value *value) {
   auto joined = joinedTypes.find(value);
   if (joined != joinedTypes.end())

@@ -167,6 +167,9 @@ private:
   Type typeOf(const c10::TypePtr &type);
   Type typeOf(const c10::IValue &value);
   Type typeOf(const torch::jit::Value *value);
+  /// The imported value of `node`'s input `i`; fails naming the node when
+  /// it was not imported.
+  FxValue &inputValue(const torch::jit::Node *node, size_t i);
   void evaluate(torch::jit::Node *node, bool runMethod = false);
   bool importSizeArithmetic(torch::jit::Node *node);
   /// An operator on a dict the import holds (a dict display, a module's
@@ -174,6 +177,10 @@ private:
   /// `k in d` and `len(d)` constants, `d[k] = v` sets the element of a dict
   /// made in the graph (ImportFolding.cpp). False when `node` is none.
   bool importHeldDictOp(torch::jit::Node *node);
+  /// An operator on a list the import holds: `append` and `l[i] = v` on a
+  /// list made in the graph, a slice of constant bounds, `len` (moved from
+  /// importNode; ImportFolding.cpp). False when `node` is none.
+  bool importHeldListOp(torch::jit::Node *node);
   bool isStaticValue(const torch::jit::Value *v, int depth = 0);
   bool mutatesHeldList(const torch::jit::Node *node);
   bool foldConstantCall(torch::jit::Node *node, ArrayRef<FxValue> args,
