@@ -723,9 +723,20 @@ bool compileCode(StringRef ir, ArrayRef<ExternalBlob> blobs,
   registerOpenMPDialectTranslation(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
+  // fx-normalize warns of the nodes it leaves as they are, saying why; an
+  // error at such a node later (no lowering) is followed by that reason.
+  llvm::StringMap<std::string> leftAsIs;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      errors << diag.getLocation() << ": error: " << diag << "\n";
+    std::string where;
+    llvm::raw_string_ostream(where) << diag.getLocation();
+    if (diag.getSeverity() == DiagnosticSeverity::Warning &&
+        StringRef(diag.str()).starts_with("fx-normalize: "))
+      leftAsIs[where] = diag.str();
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    errors << where << ": error: " << diag << "\n";
+    if (auto it = leftAsIs.find(where); it != leftAsIs.end())
+      errors << where << ": note: " << it->second << "\n";
     return success();
   });
 

@@ -318,6 +318,100 @@ def test_untraceable_module_compiled_alone_is_wrapped():
     assert gm.module is model
 
 
+class AttentionForm(nn.Module):
+    """An nn.MultiheadAttention called with `masks` (attn_mask,
+    key_padding_mask, None where not given) and `options`; returns its
+    result whole, or its items when `unpack`."""
+
+    def __init__(self, attention, options, unpack):
+        super().__init__()
+        self.attention, self.options, self.unpack = attention, options, unpack
+
+    def forward(self, q, k, v, attn_mask, key_padding_mask):
+        result = self.attention(q, k, v, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask,
+                                **self.options)
+        if not self.unpack:
+            return result
+        out, weights = result
+        return out.relu(), weights
+
+
+@pytest.mark.parametrize("kwargs,options,masks,unbatched,unpack", [
+    ({}, {}, "none", False, False),
+    ({"batch_first": True, "add_bias_kv": True}, {"average_attn_weights":
+                                                 False}, "bool", False, True),
+    ({"add_zero_attn": True, "kdim": 4, "vdim": 6}, {}, "float3d", False,
+     False),
+    ({"add_bias_kv": True, "add_zero_attn": True}, {"need_weights": False},
+     "bool", True, True),
+    ({"bias": False}, {}, "float3d", True, False),
+])
+def test_multihead_attention_forms(kwargs, options, masks, unbatched,
+                                   unpack):
+    """nn.MultiheadAttention as fx-normalize expands it
+    (NormalizeAttention.cpp) against eager: returned whole or unpacked,
+    sequence or batch first, unbatched, separate key/value sizes, bias_k/v,
+    a zero key, bool masks (attn and key padding), a float 3-D mask of
+    (N * H, L, S), per-head or None weights."""
+    torch.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2, **kwargs).eval()
+    n, length, source = 3, 5, 4
+
+    def shaped(rows, width):
+        if unbatched:
+            return torch.randn(rows, width)
+        if kwargs.get("batch_first"):
+            return torch.randn(n, rows, width)
+        return torch.randn(rows, n, width)
+    q = shaped(length, 8)
+    k = shaped(source, kwargs.get("kdim", 8))
+    v = shaped(source, kwargs.get("vdim", 8))
+    attn_mask = key_padding_mask = None
+    if masks == "bool":
+        attn_mask = torch.rand(length, source) > 0.7
+        key_padding_mask = torch.rand(
+            *((source,) if unbatched else (n, source))) > 0.8
+        key_padding_mask[..., 0] = False  # no row fully masked
+        attn_mask[:, 0] = False
+    elif masks == "float3d":
+        attn_mask = torch.randn((1 if unbatched else n) * 2, length, source)
+    model = AttentionForm(attention, options, unpack)
+    example = (q, k, v, attn_mask, key_padding_mask)
+    inputs = tuple(x for x in example if x is not None)
+
+    class Call(nn.Module):  # the masks given are graph inputs
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, *args):
+            it = iter(args)
+            return self.model(*(next(it) if x is not None else None
+                                for x in example))
+    call = Call()
+    with torch.no_grad():
+        expected = call(*inputs)
+        got = fx_mlir.compile(call, inputs)(*inputs)
+    assert len(got) == 2
+    torch.testing.assert_close(got[0], expected[0])
+    if expected[1] is None:
+        assert got[1] is None
+    else:
+        torch.testing.assert_close(got[1], expected[1])
+
+
+def test_unsupported_expansion_says_why():
+    """A node fx-normalize cannot expand: the compile error names it and
+    gives fx-normalize's reason."""
+    model = nn.MultiheadAttention(8, 2).train()
+    q = torch.randn(3, 2, 8)
+    with pytest.raises(fx_mlir.FxMlirError, match=r"(?s)unsupported module "
+                       r"'torch.nn.MultiheadAttention'.*note: fx-normalize:"
+                       r".*\(training mode\)"):
+        fx_mlir.compile(model, (q, q, q))
+
+
 def test_optional_output_size_left_out_traces_into_the_call():
     """nn.ConvTranspose2d's forward traces once its output_size (left out
     of the example inputs) is its default None: F.conv_transpose2d."""

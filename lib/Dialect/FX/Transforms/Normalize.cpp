@@ -3,10 +3,10 @@
 // fx-normalize: every call_function, call_method and call_module the target
 // registry knows becomes one canonical `fx.call_function "aten::..."` with
 // all schema arguments explicit; module weights become `fx.get_attr` nodes.
-// Tensor indexing (`x[:, 1:3]`), `x.shape`, nn.Identity and
-// nn.MultiheadAttention are expanded here, as they map to several nodes,
-// and so are interpolations (F.interpolate, nn.Upsample), whose operator
-// depends on the input's rank.
+// Tensor indexing (`x[:, 1:3]`), `x.shape` and nn.Identity are expanded
+// here, as they map to several nodes, and so are interpolations
+// (F.interpolate, nn.Upsample), whose operator depends on the input's
+// rank; nn.MultiheadAttention in NormalizeAttention.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -302,238 +302,6 @@ LogicalResult expandTensorIndex(GraphBuilder &gb, CallFunctionOp node,
             .getResult();
   }
   node.getResult().replaceAllUsesWith(current);
-  node.erase();
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// nn.MultiheadAttention
-//===----------------------------------------------------------------------===//
-
-/// Expands a call of an nn.MultiheadAttention module (eval mode, no masks,
-/// same embedding size for query, key and value) into its functional
-/// parts: input projections, per-head scaled dot products, softmax and
-/// the output projection, as torch.nn.functional.multi_head_attention_forward
-/// computes them.
-LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
-                                       SubmoduleOp module, std::string &why) {
-  MLIRContext *ctx = node.getContext();
-  DictAttr hp = module.getHparams();
-  auto intHParam = [&](StringRef name) -> std::optional<int64_t> {
-    if (auto a = dyn_cast_or_null<IntegerAttr>(hp.lookup(name)))
-      return a.getInt();
-    return std::nullopt;
-  };
-  auto boolHParam = [&](StringRef name) {
-    auto a = dyn_cast_or_null<BoolAttr>(hp.lookup(name));
-    return a && a.getValue();
-  };
-  std::optional<int64_t> embed = intHParam("embed_dim"),
-                         heads = intHParam("num_heads");
-  if (!embed || !heads || *heads <= 0 || *embed % *heads) {
-    why = "needs embed_dim and num_heads";
-    return failure();
-  }
-  bool sameEmbed = true;
-  for (StringRef dimName : {"kdim", "vdim"})
-    if (auto d = intHParam(dimName); d && *d != *embed)
-      sameEmbed = false;
-  if (boolHParam("add_bias_kv") || boolHParam("add_zero_attn")) {
-    why = "add_bias_kv and add_zero_attn are not supported";
-    return failure();
-  }
-  // forward(query, key, value, key_padding_mask=None, need_weights=True,
-  //         attn_mask=None, average_attn_weights=True)
-  static const char *names[] = {"query",
-                                "key",
-                                "value",
-                                "key_padding_mask",
-                                "need_weights",
-                                "attn_mask",
-                                "average_attn_weights"};
-  SmallVector<Attribute> bound(7);
-  bound[3] = bound[5] = NoneAttr::get(ctx);
-  bound[4] = bound[6] = BoolAttr::get(ctx, true);
-  for (auto [i, a] : llvm::enumerate(node.getArgs()))
-    if (i < 7)
-      bound[i] = a;
-  for (auto [k, v] :
-       llvm::zip(node.getKwargs().getKeys(), node.getKwargs().getValues())) {
-    auto it = llvm::find(names, cast<StringAttr>(k).getValue());
-    if (it == std::end(names)) {
-      why = "unexpected keyword argument";
-      return failure();
-    }
-    bound[it - std::begin(names)] = v;
-  }
-  for (int i = 0; i < 3; ++i)
-    if (!isa_and_nonnull<NodeAttr>(bound[i])) {
-      why = "query, key and value must be nodes";
-      return failure();
-    }
-  // Masks: bool (true = masked out) or float (added to the scores).
-  for (int i : {3, 5})
-    if (!isa<NoneAttr>(bound[i]) && !isa<NodeAttr>(bound[i])) {
-      why = "attention masks must be tensors or None";
-      return failure();
-    }
-  // Only `getitem(node, 0)` and `getitem(node, 1)` may use the result.
-  for (Operation *user : node->getUsers()) {
-    auto getitem = dyn_cast<CallFunctionOp>(user);
-    auto index = getitem && getitem.getTarget() == "operator.getitem" &&
-                         getitem.getArgs().size() == 2
-                     ? dyn_cast<IntegerAttr>(getitem.getArgs()[1])
-                     : IntegerAttr();
-    if (!index || (index.getInt() != 0 && index.getInt() != 1)) {
-      why = "its result is used other than by getitem 0 or 1";
-      return failure();
-    }
-  }
-  bool average =
-      !isa<BoolAttr>(bound[6]) || cast<BoolAttr>(bound[6]).getValue();
-  std::string path = module.getSymName().str();
-  auto queryType = dyn_cast<RankedTensorType>(
-      node.getOperand(cast<NodeAttr>(bound[0]).getIndex()).getType());
-  if (!queryType || queryType.getRank() != 3) {
-    why = "needs a batched 3-D query of known type";
-    return failure();
-  }
-  Type elem = queryType.getElementType();
-  Type anyTensor = UnrankedTensorType::get(elem);
-  int64_t E = *embed, H = *heads, D = E / H;
-  bool batchFirst = boolHParam("batch_first");
-  std::string base = node.getNodeName().str();
-
-  // Emits `target(args...)`; args are Values (as node refs) or attributes.
-  // Emits `target(a...)`; the keyword-only args of the schema (`alpha` of
-  // add.Tensor, `dtype` of mean.dim) are appended as `keys`/`kwargValues`.
-  auto emitWith = [&](StringRef target,
-                      ArrayRef<std::variant<Value, Attribute>> a,
-                      ArrayRef<Attribute> keys, ArrayRef<Attribute> kwargValues,
-                      Type type = {}) -> Value {
-    SmallVector<Value> values;
-    SmallVector<Attribute> attrs;
-    for (auto &item : a) {
-      if (auto *v = std::get_if<Value>(&item)) {
-        values.push_back(*v);
-        attrs.push_back(NodeAttr::get(ctx, values.size() - 1));
-      } else {
-        attrs.push_back(std::get<Attribute>(item));
-      }
-    }
-    std::string name = gb.uniqueName(
-        base + "_" + target.rsplit(':').second.split('.').first.str());
-    return gb
-        .call(node, name, target, attrs, keys, kwargValues, values,
-              type ? type : anyTensor)
-        .getResult();
-  };
-  auto emit = [&](StringRef target, ArrayRef<std::variant<Value, Attribute>> a,
-                  Type type = {}) { return emitWith(target, a, {}, {}, type); };
-  Attribute alphaKey = StringAttr::get(ctx, "alpha");
-  Attribute one = i64Attr(ctx, 1);
-  auto I = [&](int64_t v) -> Attribute { return i64Attr(ctx, v); };
-  auto list = [&](ArrayRef<Attribute> items) -> Attribute {
-    return ListAttr::get(ctx, items);
-  };
-  Value inputs[3];
-  for (int i = 0; i < 3; ++i) {
-    inputs[i] = node.getOperand(cast<NodeAttr>(bound[i]).getIndex());
-    // Work batch first: (N, L, E).
-    if (!batchFirst)
-      inputs[i] = emit("aten::transpose.int", {inputs[i], I(0), I(1)});
-  }
-  Value weight =
-      sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
-  Value bias;
-  if (lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
-                         StringAttr::get(ctx, path + ".in_proj_bias")))
-    bias = gb.readState(path + ".in_proj_bias", node);
-  Value heads4[3];
-  for (int i = 0; i < 3; ++i) {
-    static const char *separate[] = {".q_proj_weight", ".k_proj_weight",
-                                     ".v_proj_weight"};
-    Value w = sameEmbed ? emit("aten::slice.Tensor",
-                               {weight, I(0), I(i * E), I((i + 1) * E), I(1)})
-                        : gb.readState(path + separate[i], node);
-    std::variant<Value, Attribute> b = NoneAttr::get(ctx);
-    if (bias)
-      b = emit("aten::slice.Tensor",
-               {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
-    Value proj = emit("aten::linear", {inputs[i], w, b});
-    // (N, L, E) -> (N, L, H, D) -> (N, H, L, D); N and L stay inferred.
-    Value n = emit("aten::size.int", {proj, I(0)}, IntegerType::get(ctx, 64));
-    SmallVector<Value> refs = {proj, n};
-    Value split = gb.call(node, gb.uniqueName(base + "_view"), "aten::view",
-                          {NodeAttr::get(ctx, 0),
-                           list({NodeAttr::get(ctx, 1), I(-1), I(H), I(D)})},
-                          {}, {}, refs, anyTensor)
-                      .getResult();
-    heads4[i] = emit("aten::transpose.int", {split, I(1), I(2)});
-  }
-  Value q = emit("aten::mul.Scalar",
-                 {heads4[0], FloatAttr::get(Float64Type::get(ctx),
-                                            1.0 / std::sqrt(double(D)))});
-  Value kT = emit("aten::transpose.int", {heads4[1], I(-2), I(-1)});
-  Value scores = emit("aten::matmul", {q, kT});
-  auto isBool = [](Value v) {
-    auto t = dyn_cast<TensorType>(v.getType());
-    return t && t.getElementType().isInteger(1);
-  };
-  Attribute negInf = FloatAttr::get(Float64Type::get(ctx), -INFINITY);
-  if (auto ref = dyn_cast<NodeAttr>(bound[5])) {
-    Value mask = node.getOperand(ref.getIndex());
-    scores =
-        isBool(mask)
-            ? emit("aten::masked_fill.Scalar", {scores, mask, negInf})
-            : emitWith("aten::add.Tensor", {scores, mask}, {alphaKey}, {one});
-  }
-  if (auto ref = dyn_cast<NodeAttr>(bound[3])) {
-    // (N, S) -> (N, 1, 1, S)
-    Value mask = node.getOperand(ref.getIndex());
-    Value m4 = emit("aten::unsqueeze", {mask, I(1)});
-    m4 = emit("aten::unsqueeze", {m4, I(1)});
-    scores =
-        isBool(mask)
-            ? emit("aten::masked_fill.Scalar", {scores, m4, negInf})
-            : emitWith("aten::add.Tensor", {scores, m4}, {alphaKey}, {one});
-  }
-  Value attn = emit("aten::softmax.int", {scores, I(-1), NoneAttr::get(ctx)});
-  Value ctxv = emit("aten::matmul", {attn, heads4[2]});
-  Value merged = emit("aten::transpose.int", {ctxv, I(1), I(2)});
-  Value n = emit("aten::size.int", {merged, I(0)}, IntegerType::get(ctx, 64));
-  Value flat = gb.call(node, gb.uniqueName(base + "_reshape"), "aten::reshape",
-                       {NodeAttr::get(ctx, 0),
-                        list({NodeAttr::get(ctx, 1), I(-1), I(E)})},
-                       {}, {}, SmallVector<Value>{merged, n}, anyTensor)
-                   .getResult();
-  Value outWeight = gb.readState(path + ".out_proj.weight", node);
-  std::variant<Value, Attribute> outBias = NoneAttr::get(ctx);
-  if (lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
-                         StringAttr::get(ctx, path + ".out_proj.bias")))
-    outBias = gb.readState(path + ".out_proj.bias", node);
-  Value out = emit("aten::linear", {flat, outWeight, outBias});
-  if (!batchFirst)
-    out = emit("aten::transpose.int", {out, I(0), I(1)});
-  Value weights;
-  // Replace the `getitem(node, 0)` and `getitem(node, 1)` users.
-  for (Operation *user : llvm::make_early_inc_range(node->getUsers())) {
-    auto getitem = cast<CallFunctionOp>(user);
-    int64_t index = cast<IntegerAttr>(getitem.getArgs()[1]).getInt();
-    Value replacement = out;
-    if (index == 1) {
-      if (!weights)
-        weights =
-            average ? emitWith("aten::mean.dim",
-                               {attn, list({I(1)}), BoolAttr::get(ctx, false)},
-                               {StringAttr::get(ctx, "dtype")},
-                               {NoneAttr::get(ctx)})
-                    : attn;
-      replacement = weights;
-    }
-    getitem.getResult().replaceAllUsesWith(replacement);
-    gb.erase(getitem);
-  }
   node.erase();
   return success();
 }
@@ -1295,6 +1063,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       return success(why.empty());
     if (succeeded(rewriteRecurrentCall(gb, op, why)) || !why.empty())
       return success(why.empty());
+    if (succeeded(rewriteAttentionCall(gb, op, why)) || !why.empty())
+      return success(why.empty());
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();
       ArrayAttr args = call.getArgs();
@@ -1363,15 +1133,6 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         call.getResult().replaceAllUsesWith(call.getOperand(0));
         call.erase();
         return success();
-      }
-      if (type == "torch.nn.MultiheadAttention") {
-        if (submodule.getTraining()) {
-          why = "training mode";
-          return failure();
-        }
-        if (succeeded(expandMultiheadAttention(gb, call, submodule, why)))
-          return success();
-        return failure();
       }
     }
     return failure();

@@ -49,6 +49,14 @@ LogicalResult writeQuantizedInReferenceForm(GraphBuilder &gb,
 LogicalResult rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
                                    std::string &why);
 
+/// A call of an nn.MultiheadAttention module (eval mode) expanded into
+/// projections, scaled dot products, softmax and the output projection
+/// (NormalizeAttention.cpp). Succeeds when it rewrote `op`; fails with
+/// `why` empty when `op` is not one, with `why` set when it is but cannot
+/// be rewritten.
+LogicalResult rewriteAttentionCall(GraphBuilder &gb, Operation *op,
+                                   std::string &why);
+
 } // namespace mlir::fx
 
 #endif // FX_MLIR_LIB_DIALECT_FX_TRANSFORMS_NORMALIZESPECIAL_H
