@@ -401,6 +401,22 @@ def test_multihead_attention_forms(kwargs, options, masks, unbatched,
         torch.testing.assert_close(got[1], expected[1])
 
 
+@pytest.mark.parametrize("route", ["fx", "trace", "script"])
+def test_batch_norm_without_running_stats(route):
+    """A BatchNorm module with track_running_stats=False normalizes by the
+    batch's statistics in eval mode too (nothing to update), through each
+    route into the compiler."""
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(
+        4, track_running_stats=False), nn.ReLU()).eval()
+    x = torch.randn(2, 3, 6, 6)
+    source = {"fx": lambda: model,
+              "trace": lambda: torch.jit.trace(model, (x,)),
+              "script": lambda: torch.jit.script(model)}[route]()
+    with torch.no_grad():
+        torch.testing.assert_close(fx_mlir.compile(source, (x,))(x),
+                                   model(x))
+
+
 def test_unsupported_expansion_says_why():
     """A node fx-normalize cannot expand: the compile error names it and
     gives fx-normalize's reason."""

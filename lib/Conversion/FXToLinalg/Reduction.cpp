@@ -1163,15 +1163,41 @@ Value channelView(Lowering &l, Value v, int64_t rank) {
 }
 
 /// batch_norm(input, weight, bias, running_mean, running_var, training,
-/// momentum, eps, cudnn_enabled), inference mode.
+/// momentum, eps, cudnn_enabled): inference mode; training mode without
+/// running statistics (nothing to update: a BatchNorm module with
+/// track_running_stats=False, which normalizes by the batch's statistics
+/// in eval mode too) as native_batch_norm's.
 LogicalResult lowerBatchNorm(Lowering &l) {
   using P = args::aten::batch_norm;
   Value x = l.tensor(P::input);
   Type elem = l.resultElementType();
   if (!x || !elem || !isFloat(elem))
     return l.fail("needs a float tensor");
-  if (l.constBool(P::training).value_or(true))
-    return l.fail("batch_norm in training mode is not supported");
+  std::optional<bool> training = l.constBool(P::training);
+  if (training && *training && l.isNone(P::running_mean) &&
+      l.isNone(P::running_var)) {
+    SmallVector<Attribute> args;
+    SmallVector<Value> operands;
+    for (Param p : {P::input, P::weight, P::bias, P::running_mean,
+                    P::running_var, P::training, P::momentum, P::eps}) {
+      Attribute a = l.arg(p);
+      if (isa<NodeAttr>(a)) {
+        args.push_back(NodeAttr::get(l.b.getContext(), operands.size()));
+        operands.push_back(l.value(a));
+      } else {
+        args.push_back(a);
+      }
+    }
+    Type any = UnrankedTensorType::get(elem);
+    SmallVector<Value> parts =
+        l.lowerCallParts("aten::native_batch_norm", args, operands,
+                         TupleType::get(l.b.getContext(), {any, any, any}));
+    return parts.empty() ? failure() : l.replace(parts[0]);
+  }
+  if (training.value_or(true))
+    return l.fail("batch_norm in training mode with running statistics "
+                  "updates them in place, which compiled code does not; "
+                  "compile the model in eval mode");
   if (l.isNone(P::running_mean) || l.isNone(P::running_var))
     return l.fail("batch_norm needs running statistics");
   int64_t rank = rankOf(x);

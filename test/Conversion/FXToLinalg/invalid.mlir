@@ -75,8 +75,9 @@ fx.graph_module @M {
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<2x3xf32>
-    // expected-error @+1 {{cannot compile call_function 'bn' with target 'aten::batch_norm': batch_norm in training mode is not supported}}
-    %bn = fx.call_function "aten::batch_norm"(%x, None, None, None, None, True, 0.1, 1.0e-05, True) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %m = fx.placeholder "m" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'bn' with target 'aten::batch_norm': batch_norm in training mode with running statistics updates them in place, which compiled code does not; compile the model in eval mode}}
+    %bn = fx.call_function "aten::batch_norm"(%x, None, None, %m, %m, True, 0.1, 1.0e-05, True) : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
     fx.output %bn : tensor<2x3xf32>
   }
 }

@@ -146,6 +146,33 @@ fx.graph_module @M {
 
 // -----
 
+// batch_norm in training mode without running statistics (a BatchNorm
+// module with track_running_stats=False): the batch's mean and biased
+// variance per channel (dims 0 and 2 reduced, divided by 2 * 4), then
+// (x - mean) * rsqrt(var + eps) * weight.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-DAG:     %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK:           arith.divf %{{.*}}, %[[N]] : f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK:           math.rsqrt
+// CHECK:         linalg.generic
+// CHECK:           arith.subf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      linalg.yield
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %w = fx.placeholder "w" : tensor<3xf32>
+    %bn = fx.call_function "aten::batch_norm"(%x, %w, None, None, None, True, 0.1, 1.0e-05, True) : (tensor<2x3x4xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+    fx.output %bn : tensor<2x3x4xf32>
+  }
+}
+
+// -----
+
 // batch_norm of f16 tensors computes alpha, beta and x * alpha + beta in
 // f32 (PyTorch's opmath: x * alpha and beta cancel near the mean), the
 // result rounded to f16 once.
