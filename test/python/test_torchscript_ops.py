@@ -259,3 +259,68 @@ def test_weight_norm_and_softmax2d(route):
     with torch.no_grad():
         torch.testing.assert_close(compiled(y), model(y), rtol=1e-5,
                                    atol=1e-5)
+
+
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention on one input (query is key is value: what its
+    fast path needs), its output and averaged weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x)
+
+
+TRANSFORMERS = {
+    "encoder": lambda: nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, 16, batch_first=True), 2, norm=nn.LayerNorm(8)),
+    "encoder_gelu_norm_first": lambda: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, 16, batch_first=True,
+                                   activation="gelu", norm_first=True), 1),
+    "self_attention": SelfAttention,
+}
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("route", ["trace", "script"])
+@pytest.mark.parametrize("name", sorted(TRANSFORMERS))
+def test_transformer_fast_paths(name, route, grad):
+    """PyTorch's transformer layers take a fast path in eval mode without
+    grad (one ATen operator: _transformer_encoder_layer_fwd,
+    _native_multi_head_attention), which torch.jit.trace records and a
+    scripted forward branches to on torch.is_grad_enabled() (decided when
+    importing, as torch.fx decides it when tracing). fx-normalize expands
+    the operators; the scripted branches on grad mode, autocast, nested
+    tensors and requires_grad fold."""
+    torch.manual_seed(0)
+    model = TRANSFORMERS[name]().eval()
+    x = torch.randn(2, 5, 8)
+    with torch.set_grad_enabled(grad):
+        module = (torch.jit.trace(model, (x,), check_trace=False)
+                  if route == "trace" else torch.jit.script(model))
+        compiled = fx_mlir.compile(module, (x,), cache_dir="")
+    if route == "trace" and not grad:
+        kinds = {n.kind() for n in module.inlined_graph.nodes()}
+        assert kinds & {"aten::_transformer_encoder_layer_fwd",
+                        "aten::_native_multi_head_attention"}
+    other = torch.randn(2, 5, 8)
+    with torch.no_grad():
+        expected, got = model(other), compiled(other)
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
+                    got if isinstance(got, tuple) else (got,)):
+        torch.testing.assert_close(g, e)
+
+
+def test_scripted_transformer():
+    """A scripted nn.Transformer: the encoder's output (after an `if` on
+    nested tensors and its final norm, whose type the import's run of the
+    branch finds) is the decoder's memory."""
+    torch.manual_seed(0)
+    model = nn.Transformer(16, 2, 1, 1, 32, dropout=0.0).eval()
+    src, tgt = torch.randn(5, 2, 16), torch.randn(4, 2, 16)
+    compiled = fx_mlir.compile(torch.jit.script(model), (src, tgt),
+                               cache_dir="")
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(src, tgt), model(src, tgt))

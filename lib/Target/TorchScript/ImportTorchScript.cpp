@@ -801,7 +801,7 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
 /// paths. A callee's own calls are inlined in the next round; function
 /// constants nothing calls any more (a callee's graph keeps those of the
 /// calls TorchScript inlined into it) go.
-static void inlineFunctionCalls(torch::jit::Graph &graph) {
+void mlir::fx::torchscript::inlineFunctionCalls(torch::jit::Graph &graph) {
   for (int round = 0; round < 64; ++round) {
     std::vector<torch::jit::Node *> calls, unused;
     std::function<void(torch::jit::Block *)> collect =
@@ -923,12 +923,28 @@ void Importer::importNode(torch::jit::Node *node) {
   }
   if (importSizeArithmetic(node))
     return;
+  static const c10::Symbol isNested =
+      c10::Symbol::fromQualString("prim::is_nested");
   // `x.dtype` and `x.device` of a tensor, and what they decide
-  // (`x.is_floating_point()`, `x.is_cuda`, ...): known (its type's; the
-  // CPU).
+  // (`x.is_floating_point()`, `x.is_cuda`, `x.is_nested`, ...): known (its
+  // type's; the CPU; never nested).
+  // So are the grad and autocast modes (`torch.is_grad_enabled()`, a fast
+  // path's condition with `p.requires_grad`): the import's, as torch.fx's
+  // tracer reads them when it traces.
+  static const c10::Symbol isGradEnabled =
+      c10::Symbol::fromQualString("aten::is_grad_enabled");
+  static const c10::Symbol isAutocastEnabled =
+      c10::Symbol::fromQualString("aten::is_autocast_enabled");
+  if ((kind == isGradEnabled || kind == isAutocastEnabled ||
+       kind == prim::requires_grad) &&
+      concrete.count(node->output())) {
+    values[node->output()] =
+        constantOf(concrete.at(node->output()), node, c10::TypePtr());
+    return;
+  }
   if ((kind == prim::dtype || kind == prim::device ||
        kind == aten::is_floating_point || kind == aten::is_complex ||
-       kind == prim::is_cuda) &&
+       kind == prim::is_cuda || kind == isNested) &&
       node->inputs().size() == 1 && concrete.count(node->output())) {
     values[node->output()] = constantOf(
         concrete.at(node->output()), node,

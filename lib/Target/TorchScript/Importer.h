@@ -357,6 +357,10 @@ private:
   bool simulating = false;
 };
 
+/// Inlines every call of a free TorchScript function in `graph` (in
+/// place), as TorchScript's inliner does; method calls stay.
+void inlineFunctionCalls(torch::jit::Graph &graph);
+
 } // namespace mlir::fx::torchscript
 
 #endif // FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H

@@ -71,6 +71,184 @@ void replaceTupleInOutput(OutputOp output, Value tuple, ArrayRef<Value> items) {
   output->setOperands(operands);
 }
 
+/// A value or an attribute, as a call's argument.
+using Arg = std::variant<Value, Attribute>;
+
+/// Builds the calls of one expansion before `node`, named after it, typed
+/// `tensor<*xT>` of the attention's element type unless told otherwise.
+class Emitter {
+public:
+  Emitter(GraphBuilder &gb, Operation *node, StringRef base, Type elem)
+      : gb(gb), node(node), ctx(node->getContext()), base(base.str()),
+        anyTensor(UnrankedTensorType::get(elem)) {}
+
+  Attribute I(int64_t v) { return i64Attr(ctx, v); }
+  Attribute F(double v) { return FloatAttr::get(Float64Type::get(ctx), v); }
+  Attribute none() { return NoneAttr::get(ctx); }
+  Attribute list(ArrayRef<Attribute> items) {
+    return ListAttr::get(ctx, items);
+  }
+
+  /// `target(a...)`, the schema's keyword-only arguments given as
+  /// `keys`/`values` (`alpha` of add.Tensor, `dtype` of mean.dim).
+  Value callWith(StringRef target, ArrayRef<Arg> a, ArrayRef<StringRef> keys,
+                 ArrayRef<Attribute> values, Type type = {}) {
+    SmallVector<Value> operands;
+    SmallVector<Attribute> attrs;
+    for (const Arg &item : a) {
+      if (auto *v = std::get_if<Value>(&item)) {
+        attrs.push_back(NodeAttr::get(ctx, operands.size()));
+        operands.push_back(*v);
+      } else {
+        attrs.push_back(std::get<Attribute>(item));
+      }
+    }
+    SmallVector<Attribute> keyAttrs;
+    for (StringRef k : keys)
+      keyAttrs.push_back(StringAttr::get(ctx, k));
+    std::string name = gb.uniqueName(
+        base + "_" + target.rsplit(':').second.split('.').first.str());
+    return gb
+        .call(node, name, target, attrs, keyAttrs, values, operands,
+              type ? type : anyTensor)
+        .getResult();
+  }
+  Value call(StringRef target, ArrayRef<Arg> a, Type type = {}) {
+    return callWith(target, a, {}, {}, type);
+  }
+  Value size(Value v, int64_t dim) {
+    return call("aten::size.int", {v, I(dim)}, IntegerType::get(ctx, 64));
+  }
+  /// `view`/`reshape` of `v` to `dims` (ints, or Values of sizes).
+  Value reshape(StringRef target, Value v,
+                ArrayRef<std::variant<Value, int64_t>> dims, Type type = {}) {
+    SmallVector<Value> operands = {v};
+    SmallVector<Attribute> items;
+    for (auto &d : dims) {
+      if (auto *s = std::get_if<Value>(&d)) {
+        items.push_back(NodeAttr::get(ctx, operands.size()));
+        operands.push_back(*s);
+      } else {
+        items.push_back(I(std::get<int64_t>(d)));
+      }
+    }
+    return gb
+        .call(node, gb.uniqueName(base + "_" + target.drop_front(6).str()),
+              target, {NodeAttr::get(ctx, 0), list(items)}, {}, {}, operands,
+              type ? type : anyTensor)
+        .getResult();
+  }
+  Value cat(ArrayRef<Value> items, int64_t dim) {
+    SmallVector<Attribute> refs;
+    for (size_t k = 0; k < items.size(); ++k)
+      refs.push_back(NodeAttr::get(ctx, k));
+    return gb
+        .call(node, gb.uniqueName(base + "_cat"), "aten::cat",
+              {list(refs), I(dim)}, {}, {}, items, anyTensor)
+        .getResult();
+  }
+  Value add(Value a, Value b) {
+    return callWith("aten::add.Tensor", {a, b}, {"alpha"}, {I(1)});
+  }
+  Value linear(Value x, Value w, Value b) {
+    return call("aten::linear", {x, w, b ? Arg(b) : Arg(none())});
+  }
+  /// Rows [i * E, (i + 1) * E) of a packed (3 * E, ...) projection.
+  Value third(Value packed, int64_t i, int64_t E) {
+    return call("aten::slice.Tensor",
+                {packed, I(0), I(i * E), I((i + 1) * E), I(1)});
+  }
+  /// (N, L, E) -> (N, H, L, D).
+  Value splitHeads(Value x, int64_t H, int64_t D) {
+    Value split = reshape("aten::view", x, {size(x, 0), -1, H, D});
+    return call("aten::transpose.int", {split, I(1), I(2)});
+  }
+  /// (N, H, L, D) -> (N, L, H * D).
+  Value mergeHeads(Value x, int64_t E) {
+    Value merged = call("aten::transpose.int", {x, I(1), I(2)});
+    return reshape("aten::reshape", merged, {size(merged, 0), -1, E});
+  }
+  /// softmax(q * D^-1/2 @ k^T + masks) of (N, H, L, D) heads; each mask a
+  /// bool one (-inf where true) or a float one (added), broadcast to the
+  /// (N, H, L, S) scores.
+  Value probabilities(Value q, Value k, int64_t D,
+                      ArrayRef<std::pair<Value, bool>> masks) {
+    Value scaled = call("aten::mul.Scalar", {q, F(1.0 / std::sqrt(double(D)))});
+    Value kT = call("aten::transpose.int", {k, I(-2), I(-1)});
+    Value scores = call("aten::matmul", {scaled, kT});
+    for (auto [mask, isBool] : masks)
+      scores = isBool ? call("aten::masked_fill.Scalar",
+                             {scores, mask, F(-INFINITY)})
+                      : add(scores, mask);
+    return call("aten::softmax.int", {scores, I(-1), none()});
+  }
+  /// The attention weights returned: averaged over the heads, or per head.
+  Value weights(Value probs, bool average) {
+    if (!average)
+      return probs;
+    return callWith("aten::mean.dim",
+                    {probs, list({I(1)}), BoolAttr::get(ctx, false)}, {"dtype"},
+                    {none()});
+  }
+
+  GraphBuilder &gb;
+  Operation *node;
+  MLIRContext *ctx;
+  std::string base;
+  Type anyTensor;
+};
+
+/// Checks that only `getitem(node, 0)`, `getitem(node, 1)` and the output
+/// read a (result, weights) node; with `weightsNone`, that the weights
+/// are read by the output only.
+LogicalResult checkPairReaders(Operation *node, bool weightsNone,
+                               std::string &why) {
+  for (Operation *user : node->getUsers()) {
+    if (isa<OutputOp>(user))
+      continue;
+    auto getitem = dyn_cast<CallFunctionOp>(user);
+    auto index = getitem && getitem.getTarget() == "operator.getitem" &&
+                         getitem.getArgs().size() == 2
+                     ? dyn_cast<IntegerAttr>(getitem.getArgs()[1])
+                     : IntegerAttr();
+    if (!index || (index.getInt() != 0 && index.getInt() != 1)) {
+      why = "its result is used other than by getitem 0 or 1";
+      return failure();
+    }
+    if (index.getInt() == 1 && weightsNone)
+      for (Operation *reader : getitem->getUsers())
+        if (!isa<OutputOp>(reader)) {
+          why = "the weights, None here (need_weights=False), are read";
+          return failure();
+        }
+  }
+  return success();
+}
+
+/// Replaces the readers of a (result, weights) node (checkPairReaders) by
+/// `out` and `weights` (null: None) and erases the node.
+void replacePair(GraphBuilder &gb, Operation *node, Value out, Value weights) {
+  Value result = node->getResult(0);
+  for (Operation *user : llvm::make_early_inc_range(result.getUsers())) {
+    if (auto output = dyn_cast<OutputOp>(user)) {
+      replaceTupleInOutput(output, result, {out, weights});
+      continue;
+    }
+    auto getitem = cast<CallFunctionOp>(user);
+    if (cast<IntegerAttr>(getitem.getArgs()[1]).getInt() == 0) {
+      getitem.getResult().replaceAllUsesWith(out);
+    } else if (weights) {
+      getitem.getResult().replaceAllUsesWith(weights);
+    } else {
+      // None, read only by the output.
+      for (Operation *reader : llvm::make_early_inc_range(getitem->getUsers()))
+        replaceTupleInOutput(cast<OutputOp>(reader), getitem.getResult(), {});
+    }
+    gb.erase(getitem);
+  }
+  node->erase();
+}
+
 /// Expands one nn.MultiheadAttention call (see the file comment).
 LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
                                        SubmoduleOp module, std::string &why) {
@@ -140,27 +318,8 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     }
   bool needWeights = cast<BoolAttr>(bound[4]).getValue();
   bool average = cast<BoolAttr>(bound[6]).getValue();
-  // Readers: `getitem(node, 0)`, `getitem(node, 1)` (not of None weights
-  // but by the output) and the output itself.
-  for (Operation *user : node->getUsers()) {
-    if (isa<OutputOp>(user))
-      continue;
-    auto getitem = dyn_cast<CallFunctionOp>(user);
-    auto index = getitem && getitem.getTarget() == "operator.getitem" &&
-                         getitem.getArgs().size() == 2
-                     ? dyn_cast<IntegerAttr>(getitem.getArgs()[1])
-                     : IntegerAttr();
-    if (!index || (index.getInt() != 0 && index.getInt() != 1)) {
-      why = "its result is used other than by getitem 0 or 1";
-      return failure();
-    }
-    if (index.getInt() == 1 && !needWeights)
-      for (Operation *reader : getitem->getUsers())
-        if (!isa<OutputOp>(reader)) {
-          why = "the weights of need_weights=False (None) are read";
-          return failure();
-        }
-  }
+  if (failed(checkPairReaders(node, !needWeights, why)))
+    return failure();
   std::string path = module.getSymName().str();
   Value operands[3];
   RankedTensorType types[3];
@@ -168,76 +327,18 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
     operands[i] = node.getOperand(cast<NodeAttr>(bound[i]).getIndex());
     types[i] = dyn_cast<RankedTensorType>(operands[i].getType());
   }
+  // Key and value have the query's rank (eager checks it); their types
+  // may be unknown yet (a scripted encoder's output).
   if (!types[0] || (types[0].getRank() != 3 && types[0].getRank() != 2) ||
-      !types[1] || !types[2] || types[1].getRank() != types[0].getRank() ||
-      types[2].getRank() != types[0].getRank()) {
-    why = "needs query, key and value of known types, all 3-D or all 2-D";
+      (types[1] && types[1].getRank() != types[0].getRank()) ||
+      (types[2] && types[2].getRank() != types[0].getRank())) {
+    why = "needs a query of known type, 3-D or 2-D, and key and value of "
+          "its rank";
     return failure();
   }
   bool unbatched = types[0].getRank() == 2;
-  Type elem = types[0].getElementType();
-  Type anyTensor = UnrankedTensorType::get(elem);
   int64_t E = *embed, H = *heads, D = E / H;
   bool batchFirst = boolHParam("batch_first");
-  std::string base = node.getNodeName().str();
-
-  // Emits `target(a...)`; `a` are Values (as node refs) or attributes; the
-  // keyword-only args of the schema (`alpha` of add.Tensor, `dtype` of
-  // mean.dim) are given as `keys`/`kwargValues`.
-  auto emitWith = [&](StringRef target,
-                      ArrayRef<std::variant<Value, Attribute>> a,
-                      ArrayRef<Attribute> keys, ArrayRef<Attribute> kwargValues,
-                      Type type = {}) -> Value {
-    SmallVector<Value> values;
-    SmallVector<Attribute> attrs;
-    for (auto &item : a) {
-      if (auto *v = std::get_if<Value>(&item)) {
-        values.push_back(*v);
-        attrs.push_back(NodeAttr::get(ctx, values.size() - 1));
-      } else {
-        attrs.push_back(std::get<Attribute>(item));
-      }
-    }
-    std::string name = gb.uniqueName(
-        base + "_" + target.rsplit(':').second.split('.').first.str());
-    return gb
-        .call(node, name, target, attrs, keys, kwargValues, values,
-              type ? type : anyTensor)
-        .getResult();
-  };
-  auto emit = [&](StringRef target, ArrayRef<std::variant<Value, Attribute>> a,
-                  Type type = {}) { return emitWith(target, a, {}, {}, type); };
-  Attribute alphaKey = StringAttr::get(ctx, "alpha");
-  Attribute one = i64Attr(ctx, 1);
-  Attribute none = NoneAttr::get(ctx);
-  auto I = [&](int64_t v) -> Attribute { return i64Attr(ctx, v); };
-  auto list = [&](ArrayRef<Attribute> items) -> Attribute {
-    return ListAttr::get(ctx, items);
-  };
-  Type i64 = IntegerType::get(ctx, 64);
-  auto size = [&](Value v, int64_t dim) {
-    return emit("aten::size.int", {v, I(dim)}, i64);
-  };
-  // `view`/`reshape` of `v` to `dims` (ints, or Values of sizes).
-  auto reshape = [&](StringRef target, Value v,
-                     ArrayRef<std::variant<Value, int64_t>> dims,
-                     Type type = {}) {
-    SmallVector<Value> refs = {v};
-    SmallVector<Attribute> items;
-    for (auto &d : dims) {
-      if (auto *s = std::get_if<Value>(&d)) {
-        items.push_back(NodeAttr::get(ctx, refs.size()));
-        refs.push_back(*s);
-      } else {
-        items.push_back(I(std::get<int64_t>(d)));
-      }
-    }
-    return gb
-        .call(node, gb.uniqueName(base + "_" + target.drop_front(6).str()),
-              target, {NodeAttr::get(ctx, 0), list(items)}, {}, {}, refs,
-              type ? type : anyTensor)
-        .getResult();
-  };
   // A state tensor of the module, when it has it.
   auto optionalState = [&](StringRef name) -> Value {
     std::string full = path + name.str();
@@ -246,19 +347,6 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
       return {};
     return gb.readState(full, node);
   };
-
-  Value inputs[3];
-  for (int i = 0; i < 3; ++i) {
-    // Work batch first: (N, L, E); unbatched inputs are a batch of one.
-    inputs[i] = operands[i];
-    if (unbatched)
-      inputs[i] = emit("aten::unsqueeze", {inputs[i], I(0)});
-    else if (!batchFirst)
-      inputs[i] = emit("aten::transpose.int", {inputs[i], I(0), I(1)});
-  }
-  Value weight =
-      sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
-  Value bias = optionalState(".in_proj_bias");
   Value biasKV[2] = {optionalState(".bias_k"), optionalState(".bias_v")};
   if (boolHParam("add_bias_kv") && (!biasKV[0] || !biasKV[1])) {
     why = "add_bias_kv without bias_k and bias_v";
@@ -267,144 +355,300 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   bool zeroAttn = boolHParam("add_zero_attn");
   // Keys appended after the source's: never masked.
   int64_t extraKeys = (biasKV[0] && biasKV[1] ? 1 : 0) + (zeroAttn ? 1 : 0);
-  auto cat = [&](ArrayRef<Value> items, int64_t dim) {
-    SmallVector<Attribute> refs;
-    for (size_t k = 0; k < items.size(); ++k)
-      refs.push_back(NodeAttr::get(ctx, k));
-    return gb
-        .call(node, gb.uniqueName(base + "_cat"), "aten::cat",
-              {list(refs), I(dim)}, {}, {}, items, anyTensor)
-        .getResult();
-  };
-  Value heads4[3];
-  for (int i = 0; i < 3; ++i) {
-    static const char *separate[] = {".q_proj_weight", ".k_proj_weight",
-                                     ".v_proj_weight"};
-    Value w = sameEmbed ? emit("aten::slice.Tensor",
-                               {weight, I(0), I(i * E), I((i + 1) * E), I(1)})
-                        : gb.readState(path + separate[i], node);
-    std::variant<Value, Attribute> b = none;
-    if (bias)
-      b = emit("aten::slice.Tensor",
-               {bias, I(0), I(i * E), I((i + 1) * E), I(1)});
-    Value proj = emit("aten::linear", {inputs[i], w, b});
-    if (i > 0 && biasKV[0] && biasKV[1]) {
-      // (1, 1, E) expanded to (N, 1, E), after the source's keys.
-      Value first = emit("aten::slice.Tensor", {proj, I(1), I(0), I(1), I(1)});
-      proj = cat({proj, emit("aten::expand_as", {biasKV[i - 1], first})}, 1);
-    }
-    // (N, L, E) -> (N, L, H, D) -> (N, H, L, D); N and L stay inferred.
-    Value split = reshape("aten::view", proj, {size(proj, 0), -1, H, D});
-    heads4[i] = emit("aten::transpose.int", {split, I(1), I(2)});
-    if (i > 0 && zeroAttn) {
-      Value first =
-          emit("aten::slice.Tensor", {heads4[i], I(2), I(0), I(1), I(1)});
-      Value zeros = emitWith(
-          "aten::zeros_like", {first},
-          {StringAttr::get(ctx, "dtype"), StringAttr::get(ctx, "layout"),
-           StringAttr::get(ctx, "device"), StringAttr::get(ctx, "pin_memory"),
-           StringAttr::get(ctx, "memory_format")},
-          {none, none, none, none, none});
-      heads4[i] = cat({heads4[i], zeros}, 2);
-    }
-  }
-  Value q = emit("aten::mul.Scalar",
-                 {heads4[0], FloatAttr::get(Float64Type::get(ctx),
-                                            1.0 / std::sqrt(double(D)))});
-  Value kT = emit("aten::transpose.int", {heads4[1], I(-2), I(-1)});
-  Value scores = emit("aten::matmul", {q, kT});
-  // A mask with the appended keys' columns zero (not masked).
-  auto padded = [&](Value mask, Type type) -> Value {
-    if (!extraKeys)
-      return mask;
-    return emit("aten::constant_pad_nd",
-                {mask, list({I(0), I(extraKeys)}), I(0)}, type);
-  };
-  // A bool mask sets the scores where it is true to -inf; a float one is
-  // added.
-  auto addMask = [&](Value mask, bool isBool) {
-    scores = isBool ? emit("aten::masked_fill.Scalar",
-                           {scores, mask,
-                            FloatAttr::get(Float64Type::get(ctx), -INFINITY)})
-                    : emitWith("aten::add.Tensor", {scores, mask}, {alphaKey},
-                               {one});
-  };
+  // The masks, checked before anything is emitted.
+  std::optional<Value> attnMask, paddingMask;
   if (auto ref = dyn_cast<NodeAttr>(bound[5])) {
-    Value mask = node.getOperand(ref.getIndex());
-    auto type = dyn_cast<RankedTensorType>(mask.getType());
+    attnMask = node.getOperand(ref.getIndex());
+    auto type = dyn_cast<RankedTensorType>(attnMask->getType());
     if (!type || (type.getRank() != 2 && type.getRank() != 3)) {
       why = "attn_mask must be a 2-D or 3-D tensor of known type";
       return failure();
     }
-    Type maskType = UnrankedTensorType::get(type.getElementType());
-    mask = padded(mask, maskType);
-    // (N * H, L, S) -> (N, H, L, S); (L, S) broadcasts.
-    if (type.getRank() == 3)
-      mask = reshape("aten::reshape", mask,
-                     {-1, H, size(mask, 1), size(mask, 2)}, maskType);
-    addMask(mask, type.getElementType().isInteger(1));
   }
   if (auto ref = dyn_cast<NodeAttr>(bound[3])) {
-    Value mask = node.getOperand(ref.getIndex());
-    auto type = dyn_cast<RankedTensorType>(mask.getType());
+    paddingMask = node.getOperand(ref.getIndex());
+    auto type = dyn_cast<RankedTensorType>(paddingMask->getType());
     if (!type || type.getRank() != (unbatched ? 1 : 2)) {
       why = "key_padding_mask must be (N, S), or (S) unbatched";
       return failure();
     }
-    Type maskType = UnrankedTensorType::get(type.getElementType());
-    mask = padded(mask, maskType);
-    // (N, S) -> (N, 1, 1, S); (S) broadcasts.
-    if (!unbatched)
-      mask = emit("aten::unsqueeze",
-                  {emit("aten::unsqueeze", {mask, I(1)}, maskType), I(1)},
-                  maskType);
-    addMask(mask, type.getElementType().isInteger(1));
   }
-  Value attn = emit("aten::softmax.int", {scores, I(-1), none});
-  Value ctxv = emit("aten::matmul", {attn, heads4[2]});
-  Value merged = emit("aten::transpose.int", {ctxv, I(1), I(2)});
-  Value flat = reshape("aten::reshape", merged, {size(merged, 0), -1, E});
-  std::variant<Value, Attribute> outBias = none;
-  if (Value b = optionalState(".out_proj.bias"))
-    outBias = b;
-  Value out =
-      emit("aten::linear",
-           {flat, gb.readState(path + ".out_proj.weight", node), outBias});
-  if (unbatched)
-    out = emit("aten::squeeze.dim", {out, I(0)});
-  else if (!batchFirst)
-    out = emit("aten::transpose.int", {out, I(0), I(1)});
-  Value weights;
-  auto getWeights = [&]() {
-    if (!weights && needWeights) {
-      weights = average
-                    ? emitWith("aten::mean.dim",
-                               {attn, list({I(1)}), BoolAttr::get(ctx, false)},
-                               {StringAttr::get(ctx, "dtype")}, {none})
-                    : attn;
-      if (unbatched)
-        weights = emit("aten::squeeze.dim", {weights, I(0)});
+
+  Emitter e(gb, node, node.getNodeName(), types[0].getElementType());
+  Value inputs[3];
+  for (int i = 0; i < 3; ++i) {
+    // Work batch first: (N, L, E); unbatched inputs are a batch of one.
+    inputs[i] = operands[i];
+    if (unbatched)
+      inputs[i] = e.call("aten::unsqueeze", {inputs[i], e.I(0)});
+    else if (!batchFirst)
+      inputs[i] = e.call("aten::transpose.int", {inputs[i], e.I(0), e.I(1)});
+  }
+  Value weight =
+      sameEmbed ? gb.readState(path + ".in_proj_weight", node) : Value();
+  Value bias = optionalState(".in_proj_bias");
+  Value heads4[3];
+  for (int i = 0; i < 3; ++i) {
+    static const char *separate[] = {".q_proj_weight", ".k_proj_weight",
+                                     ".v_proj_weight"};
+    Value w = sameEmbed ? e.third(weight, i, E)
+                        : gb.readState(path + separate[i], node);
+    Value proj = e.linear(inputs[i], w, bias ? e.third(bias, i, E) : Value());
+    if (i > 0 && extraKeys && biasKV[0]) {
+      // (1, 1, E) expanded to (N, 1, E), after the source's keys.
+      Value first =
+          e.call("aten::slice.Tensor", {proj, e.I(1), e.I(0), e.I(1), e.I(1)});
+      proj =
+          e.cat({proj, e.call("aten::expand_as", {biasKV[i - 1], first})}, 1);
     }
-    return weights;
-  };
-  for (Operation *user : llvm::make_early_inc_range(node->getUsers())) {
-    if (auto output = dyn_cast<OutputOp>(user)) {
-      replaceTupleInOutput(output, node.getResult(), {out, getWeights()});
+    heads4[i] = e.splitHeads(proj, H, D);
+    if (i > 0 && zeroAttn) {
+      Value first = e.call("aten::slice.Tensor",
+                           {heads4[i], e.I(2), e.I(0), e.I(1), e.I(1)});
+      Value zeros = e.callWith(
+          "aten::zeros_like", {first},
+          {"dtype", "layout", "device", "pin_memory", "memory_format"},
+          {e.none(), e.none(), e.none(), e.none(), e.none()});
+      heads4[i] = e.cat({heads4[i], zeros}, 2);
+    }
+  }
+  // The masks with the appended keys' columns zero (not masked).
+  SmallVector<std::pair<Value, bool>> masks;
+  for (std::optional<Value> mask : {attnMask, paddingMask}) {
+    if (!mask)
       continue;
+    auto type = cast<RankedTensorType>(mask->getType());
+    Type maskType = UnrankedTensorType::get(type.getElementType());
+    Value m = *mask;
+    if (extraKeys)
+      m = e.call("aten::constant_pad_nd",
+                 {m, e.list({e.I(0), e.I(extraKeys)}), e.I(0)}, maskType);
+    if (mask == attnMask && type.getRank() == 3) {
+      // (N * H, L, S) -> (N, H, L, S); (L, S) broadcasts.
+      m = e.reshape("aten::reshape", m, {-1, H, e.size(m, 1), e.size(m, 2)},
+                    maskType);
+    } else if (mask == paddingMask && !unbatched) {
+      // (N, S) -> (N, 1, 1, S); (S) broadcasts.
+      m = e.call("aten::unsqueeze",
+                 {e.call("aten::unsqueeze", {m, e.I(1)}, maskType), e.I(1)},
+                 maskType);
     }
-    auto getitem = cast<CallFunctionOp>(user);
-    if (cast<IntegerAttr>(getitem.getArgs()[1]).getInt() == 0) {
-      getitem.getResult().replaceAllUsesWith(out);
-    } else if (Value w = getWeights()) {
-      getitem.getResult().replaceAllUsesWith(w);
-    } else {
-      // None, read only by the output.
-      for (Operation *reader : llvm::make_early_inc_range(getitem->getUsers()))
-        replaceTupleInOutput(cast<OutputOp>(reader), getitem.getResult(), {});
-    }
-    gb.erase(getitem);
+    masks.push_back({m, type.getElementType().isInteger(1)});
   }
-  node.erase();
+  Value probs = e.probabilities(heads4[0], heads4[1], D, masks);
+  Value ctxv = e.call("aten::matmul", {probs, heads4[2]});
+  Value out = e.linear(e.mergeHeads(ctxv, E),
+                       gb.readState(path + ".out_proj.weight", node),
+                       optionalState(".out_proj.bias"));
+  if (unbatched)
+    out = e.call("aten::squeeze.dim", {out, e.I(0)});
+  else if (!batchFirst)
+    out = e.call("aten::transpose.int", {out, e.I(0), e.I(1)});
+  out.setType(types[0]); // the query's shape
+  Value weights;
+  bool weightsRead = llvm::any_of(node->getUsers(), [](Operation *user) {
+    auto getitem = dyn_cast<CallFunctionOp>(user);
+    return !getitem || cast<IntegerAttr>(getitem.getArgs()[1]).getInt() == 1;
+  });
+  if (needWeights && weightsRead) {
+    weights = e.weights(probs, average);
+    if (unbatched)
+      weights = e.call("aten::squeeze.dim", {weights, e.I(0)});
+  }
+  replacePair(gb, node, out, weights);
+  return success();
+}
+
+/// Argument `i` (keyword `name`) of a canonical ATen call, or `otherwise`.
+Attribute argOf(CallFunctionOp call, size_t i, StringRef name,
+                Attribute otherwise) {
+  if (i < call.getArgs().size())
+    return call.getArgs()[i];
+  if (Attribute a = call.getKwargs().lookup(name))
+    return a;
+  return otherwise;
+}
+
+/// The tensor an argument refers to, or null.
+Value tensorArg(CallFunctionOp call, Attribute a) {
+  auto ref = dyn_cast_or_null<NodeAttr>(a);
+  if (!ref)
+    return {};
+  Value v = call.getOperand(ref.getIndex());
+  return isa<TensorType>(v.getType()) ? v : Value();
+}
+
+/// The mask of ATen's fast paths (`_native_multi_head_attention`,
+/// `_transformer_encoder_layer_fwd`: bool, true = masked out) broadcast to
+/// the (N, H, L, S) scores: mask_type 0 an attention mask (L, S), 1 a key
+/// padding mask (N, S). Fails with `why` for other forms; `mask` stays
+/// null without one.
+LogicalResult fastPathMask(CallFunctionOp call, Attribute maskArg,
+                           Attribute typeArg, Value &mask, std::string &why) {
+  if (isa_and_nonnull<NoneAttr>(maskArg) || !maskArg)
+    return success();
+  mask = tensorArg(call, maskArg);
+  auto type =
+      mask ? dyn_cast<RankedTensorType>(mask.getType()) : RankedTensorType();
+  auto kind = dyn_cast_or_null<IntegerAttr>(typeArg);
+  if (!type || type.getRank() != 2 || !type.getElementType().isInteger(1) ||
+      !kind || (kind.getInt() != 0 && kind.getInt() != 1)) {
+    why = "supports a bool mask of 2 dims with mask_type 0 (attention) or 1 "
+          "(key padding)";
+    return failure();
+  }
+  return success();
+}
+
+/// Self- or cross-attention on batch-first (N, L, E) inputs with packed
+/// (3 * E, E) projections, as ATen's fast paths compute it: the projected
+/// heads, the probabilities and the projected output; `mask` as
+/// fastPathMask takes it (`keyPadding`: mask_type 1).
+std::pair<Value, Value> packedAttention(Emitter &e, Value q, Value k, Value v,
+                                        int64_t E, int64_t H, Value qkvWeight,
+                                        Value qkvBias, Value projWeight,
+                                        Value projBias, Value mask,
+                                        bool keyPadding) {
+  int64_t D = E / H;
+  Value inputs[3] = {q, k, v}, heads[3];
+  for (int i = 0; i < 3; ++i)
+    heads[i] =
+        e.splitHeads(e.linear(inputs[i], e.third(qkvWeight, i, E),
+                              qkvBias ? e.third(qkvBias, i, E) : Value()),
+                     H, D);
+  SmallVector<std::pair<Value, bool>> masks;
+  if (mask) {
+    if (keyPadding) {
+      Type maskType = UnrankedTensorType::get(
+          cast<TensorType>(mask.getType()).getElementType());
+      mask =
+          e.call("aten::unsqueeze",
+                 {e.call("aten::unsqueeze", {mask, e.I(1)}, maskType), e.I(1)},
+                 maskType);
+    }
+    masks.push_back({mask, true});
+  }
+  Value probs = e.probabilities(heads[0], heads[1], D, masks);
+  Value ctxv = e.call("aten::matmul", {probs, heads[2]});
+  return {e.linear(e.mergeHeads(ctxv, E), projWeight, projBias), probs};
+}
+
+/// aten::_native_multi_head_attention(query, key, value, embed_dim,
+/// num_head, qkv_weight, qkv_bias, proj_weight, proj_bias, mask=None,
+/// need_weights=True, average_attn_weights=True, mask_type=None), which
+/// nn.MultiheadAttention's fast path (eval, batch first, no grad) calls.
+LogicalResult expandNativeAttention(GraphBuilder &gb, CallFunctionOp call,
+                                    std::string &why) {
+  MLIRContext *ctx = call.getContext();
+  Attribute none = NoneAttr::get(ctx);
+  Value q = tensorArg(call, argOf(call, 0, "query", none)),
+        k = tensorArg(call, argOf(call, 1, "key", none)),
+        v = tensorArg(call, argOf(call, 2, "value", none));
+  auto embed = dyn_cast_or_null<IntegerAttr>(argOf(call, 3, "embed_dim", none));
+  auto heads = dyn_cast_or_null<IntegerAttr>(argOf(call, 4, "num_head", none));
+  Value qkvW = tensorArg(call, argOf(call, 5, "qkv_weight", none)),
+        qkvB = tensorArg(call, argOf(call, 6, "qkv_bias", none)),
+        projW = tensorArg(call, argOf(call, 7, "proj_weight", none)),
+        projB = tensorArg(call, argOf(call, 8, "proj_bias", none));
+  auto needWeights = dyn_cast_or_null<BoolAttr>(
+      argOf(call, 10, "need_weights", BoolAttr::get(ctx, true)));
+  auto average = dyn_cast_or_null<BoolAttr>(
+      argOf(call, 11, "average_attn_weights", BoolAttr::get(ctx, true)));
+  auto qType = q ? dyn_cast<RankedTensorType>(q.getType()) : nullptr;
+  if (!qType || qType.getRank() != 3 || !k || !v || !embed || !heads ||
+      heads.getInt() <= 0 || embed.getInt() % heads.getInt() || !qkvW ||
+      !projW || !needWeights || !average) {
+    why = "needs 3-D query, key and value, constant sizes and flags, and "
+          "the projection weights";
+    return failure();
+  }
+  Value mask;
+  Attribute maskType = argOf(call, 12, "mask_type", none);
+  if (failed(fastPathMask(call, argOf(call, 9, "mask", none), maskType, mask,
+                          why)) ||
+      failed(checkPairReaders(call, !needWeights.getValue(), why)))
+    return failure();
+  Emitter e(gb, call, call.getNodeName(), qType.getElementType());
+  auto [out, probs] = packedAttention(
+      e, q, k, v, embed.getInt(), heads.getInt(), qkvW, qkvB, projW, projB,
+      mask, mask && cast<IntegerAttr>(maskType).getInt() == 1);
+  out.setType(qType);
+  replacePair(gb, call, out,
+              needWeights.getValue() ? e.weights(probs, average.getValue())
+                                     : Value());
+  return success();
+}
+
+/// aten::_transformer_encoder_layer_fwd, which nn.TransformerEncoderLayer's
+/// fast path (eval, batch first, no grad) calls: self-attention, residual,
+/// layer norm and the feed-forward block (relu or exact gelu), the norms
+/// first or after as `norm_first` says.
+LogicalResult expandEncoderLayer(GraphBuilder &gb, CallFunctionOp call,
+                                 std::string &why) {
+  MLIRContext *ctx = call.getContext();
+  Attribute none = NoneAttr::get(ctx);
+  static const char *names[] = {
+      "src",           "embed_dim",   "num_heads",     "qkv_weight",
+      "qkv_bias",      "proj_weight", "proj_bias",     "use_gelu",
+      "norm_first",    "eps",         "norm_weight_1", "norm_bias_1",
+      "norm_weight_2", "norm_bias_2", "ffn_weight_1",  "ffn_bias_1",
+      "ffn_weight_2",  "ffn_bias_2",  "mask",          "mask_type"};
+  Attribute a[20];
+  for (size_t i = 0; i < 20; ++i)
+    a[i] = argOf(call, i, names[i], none);
+  Value t[20];
+  for (size_t i : {0, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16, 17})
+    t[i] = tensorArg(call, a[i]);
+  auto embed = dyn_cast_or_null<IntegerAttr>(a[1]);
+  auto heads = dyn_cast_or_null<IntegerAttr>(a[2]);
+  auto useGelu = dyn_cast_or_null<BoolAttr>(a[7]);
+  auto normFirst = dyn_cast_or_null<BoolAttr>(a[8]);
+  auto eps = dyn_cast_or_null<FloatAttr>(a[9]);
+  auto srcType = t[0] ? dyn_cast<RankedTensorType>(t[0].getType()) : nullptr;
+  bool weights = llvm::all_of(ArrayRef<size_t>{3, 5, 14, 16},
+                              [&](size_t i) { return bool(t[i]); });
+  if (!srcType || srcType.getRank() != 3 || !embed || !heads ||
+      heads.getInt() <= 0 || embed.getInt() % heads.getInt() || !useGelu ||
+      !normFirst || !eps || !weights) {
+    why = "needs a 3-D source, constant sizes, flags and eps, and the "
+          "weights";
+    return failure();
+  }
+  Value mask;
+  if (failed(fastPathMask(call, a[18], a[19], mask, why)))
+    return failure();
+  int64_t E = embed.getInt();
+  Emitter e(gb, call, call.getNodeName(), srcType.getElementType());
+  auto norm = [&](Value x, int which) {
+    return e.call("aten::layer_norm",
+                  {x, e.list({e.I(E)}),
+                   t[10 + 2 * which] ? Arg(t[10 + 2 * which]) : Arg(none),
+                   t[11 + 2 * which] ? Arg(t[11 + 2 * which]) : Arg(none), eps,
+                   BoolAttr::get(ctx, true)});
+  };
+  bool first = normFirst.getValue();
+  Value x = t[0];
+  Value h = first ? norm(x, 0) : x;
+  Value attended =
+      packedAttention(e, h, h, h, E, heads.getInt(), t[3], t[4], t[5], t[6],
+                      mask, mask && cast<IntegerAttr>(a[19]).getInt() == 1)
+          .first;
+  x = e.add(x, attended);
+  if (!first)
+    x = norm(x, 0);
+  h = first ? norm(x, 1) : x;
+  Value hidden = e.linear(h, t[14], t[15]);
+  hidden = useGelu.getValue()
+               ? e.callWith("aten::gelu", {hidden}, {"approximate"},
+                            {StringAttr::get(ctx, "none")})
+               : e.call("aten::relu", {hidden});
+  x = e.add(x, e.linear(hidden, t[16], t[17]));
+  if (!first)
+    x = norm(x, 1);
+  // The source's shape (known to the next layer's expansion).
+  x.setType(srcType);
+  call.getResult().replaceAllUsesWith(x);
+  call.erase();
   return success();
 }
 
@@ -412,6 +656,13 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
 
 LogicalResult mlir::fx::rewriteAttentionCall(GraphBuilder &gb, Operation *op,
                                              std::string &why) {
+  if (auto fn = dyn_cast<CallFunctionOp>(op)) {
+    if (fn.getTarget() == "aten::_native_multi_head_attention")
+      return expandNativeAttention(gb, fn, why);
+    if (fn.getTarget() == "aten::_transformer_encoder_layer_fwd")
+      return expandEncoderLayer(gb, fn, why);
+    return failure();
+  }
   auto call = dyn_cast<CallModuleOp>(op);
   if (!call)
     return failure();
