@@ -324,3 +324,45 @@ def test_scripted_transformer():
                                cache_dir="")
     with torch.no_grad():
         torch.testing.assert_close(compiled(src, tgt), model(src, tgt))
+
+
+class Cell(nn.Module):
+    """nn.LSTMCell, nn.GRUCell or nn.RNNCell, two steps: from zeros, then
+    from the state the first gave."""
+
+    def __init__(self, kind, **options):
+        super().__init__()
+        self.cell = getattr(nn, kind)(6, 5, **options)
+
+    def forward(self, x):
+        state = self.cell(x)
+        state = self.cell(x, state)
+        return state
+
+
+CELLS = {"lstm": ("LSTMCell", {}), "gru": ("GRUCell", {}),
+         "rnn_tanh": ("RNNCell", {}),
+         "rnn_relu": ("RNNCell", {"nonlinearity": "relu", "bias": False})}
+
+
+@pytest.mark.parametrize("route", ["trace", "script"])
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_recurrent_cells(name, route):
+    """torch.jit.script records a cell as aten::lstm_cell (gru_cell,
+    rnn_tanh_cell, rnn_relu_cell), after a check of the input's rank
+    (folded; the numbers it computes dropped); torch.jit.trace records
+    LSTMCell and GRUCell decomposed, their gates an unsafe_chunk updated
+    in place piece by piece."""
+    kind, options = CELLS[name]
+    torch.manual_seed(0)
+    model = Cell(kind, **options).eval()
+    x = torch.randn(3, 6)
+    module = (torch.jit.trace(model, (x,)) if route == "trace"
+              else torch.jit.script(model))
+    compiled = fx_mlir.compile(module, (x,), cache_dir="")
+    other = torch.randn(3, 6)
+    with torch.no_grad():
+        expected, got = model(other), compiled(other)
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
+                    got if isinstance(got, tuple) else (got,)):
+        torch.testing.assert_close(g, e)

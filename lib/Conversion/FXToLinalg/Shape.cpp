@@ -427,7 +427,8 @@ LogicalResult splitInto(Lowering &l, Value x, int64_t dim,
 }
 
 /// split.Tensor(self, split_size, dim), split_with_sizes / split.sizes
-/// (self, sizes, dim), chunk(self, chunks, dim), unbind.int(self, dim).
+/// (self, sizes, dim), chunk(self, chunks, dim), unbind.int(self, dim), and
+/// the unsafe_ forms of split, split_with_sizes and chunk.
 LogicalResult lowerSplit(Lowering &l) {
   namespace A = args::aten;
   // What to split by: a size, sizes or a number of chunks.
@@ -464,7 +465,7 @@ LogicalResult lowerSplit(Lowering &l) {
   auto count = l.constInt(kBy);
   if (!count || *count <= 0)
     return l.fail("split size must be a positive constant");
-  if (target == "aten::chunk")
+  if (target == "aten::chunk" || target == "aten::unsafe_chunk")
     return splitInto(l, x, *dim, piecesOf(n, (n + *count - 1) / *count));
   return splitInto(l, x, *dim, piecesOf(n, *count));
 }
@@ -1262,7 +1263,8 @@ void mlir::fx::lowering::addShapeLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t,
               {"aten::split.Tensor", "aten::split_with_sizes",
                "aten::split.sizes", "aten::split", "aten::chunk",
-               "aten::unbind.int"},
+               "aten::unbind.int", "aten::unsafe_chunk",
+               "aten::unsafe_split.Tensor", "aten::unsafe_split_with_sizes"},
               lowerSplit);
   addLowering(t, {"aten::slice.Tensor"}, lowerSlice);
   addLowering(t, {"aten::narrow"}, lowerNarrow);

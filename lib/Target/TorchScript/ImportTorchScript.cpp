@@ -971,6 +971,15 @@ void Importer::importNode(torch::jit::Node *node) {
           FxValue::ofConstant(builder.getBoolAttr(kind == aten::__isnot__));
       return;
     }
+    // `query is key` of two tensors (nn.MultiheadAttention's fast path):
+    // whether they are the same node, as torch.fx decides it of proxies.
+    if (a.kind == FxValue::Node && b.kind == FxValue::Node &&
+        isa<TensorType>(a.node.getType()) &&
+        isa<TensorType>(b.node.getType())) {
+      values[node->output()] = FxValue::ofConstant(
+          builder.getBoolAttr((a.node == b.node) == (kind == aten::__is__)));
+      return;
+    }
   }
   // `x.size()` of a ranked tensor: the list of its sizes (each an
   // aten::size.int node), which list operators (`len`, `[-3:]`,
@@ -1374,14 +1383,26 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   OutputOp::create(builder, nodeLoc("output", nullptr), "output",
                    builder.getArrayAttr({result}), inputs);
 
-  // Drop the tensors of folded int -> tensor -> int round trips.
-  SmallVector<CallFunctionOp> unused;
-  graph.walk([&](CallFunctionOp call) {
-    if (call.getTarget().starts_with("prim::NumToTensor") && call->use_empty())
-      unused.push_back(call);
-  });
-  for (CallFunctionOp call : unused)
-    call->erase();
+  // Drop the tensors of folded int -> tensor -> int round trips, and the
+  // numbers and bools only folded branches read (a scripted RNNCell's
+  // `input.dim() not in (1, 2)` check), last first: they compute nothing
+  // the graph returns and touch no tensor.
+  auto isNumber = [](Type type) { return isa<IntegerType, FloatType>(type); };
+  for (bool erased = true; erased;) {
+    SmallVector<CallFunctionOp> unused;
+    graph.walk([&](CallFunctionOp call) {
+      StringRef target = call.getTarget();
+      StringRef name = target.drop_front(6).split('.').first;
+      bool inplace = name.ends_with("_") && !name.starts_with("__");
+      if (call->use_empty() && (target.starts_with("prim::NumToTensor") ||
+                                (target.starts_with("aten::") && !inplace &&
+                                 isNumber(call.getResult().getType()))))
+        unused.push_back(call);
+    });
+    for (CallFunctionOp call : unused)
+      call->erase();
+    erased = !unused.empty();
+  }
   // Submodules after all state, as the printed module lists them.
   SmallVector<SubmoduleOp> submodules(graphModule.getOps<SubmoduleOp>());
   for (SubmoduleOp submodule : submodules)

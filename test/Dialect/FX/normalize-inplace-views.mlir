@@ -117,3 +117,55 @@ fx.graph @input_view {
   %zero_ = fx.call_function "aten::zero_"(%slice) : (tensor<2xf32>) -> tensor<2xf32>
   fx.output %x : tensor<4xf32>
 }
+
+// -----
+
+// A piece of a split (torch.jit.trace's nn.LSTMCell: each gate of an
+// unsafe_chunk updated in place) taken once, of a tensor nothing reads
+// after the writes: the pieces do not overlap, so each write is its
+// functional call, read by the piece's later readers.
+
+// CHECK-LABEL: fx.graph @split_pieces
+// CHECK:     %unsafe_chunk = fx.call_function "aten::unsafe_chunk"(%add, 2, 1)
+// CHECK:     %sigmoid_ = fx.call_function "aten::sigmoid"(%getitem)
+// CHECK:     %tanh_ = fx.call_function "aten::tanh"(%getitem_1)
+// CHECK:     %mul = fx.call_function "aten::mul.Tensor"(%sigmoid_, %tanh_)
+fx.graph @split_pieces {
+  %x = fx.placeholder "x" : tensor<2x6xf32>
+  %add = fx.call_function "aten::add.Tensor"(%x, %x, alpha=1) : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %unsafe_chunk = fx.call_function "aten::unsafe_chunk"(%add, 2, 1) : (tensor<2x6xf32>) -> tuple<tensor<2x3xf32>, tensor<2x3xf32>>
+  %getitem = fx.call_function "operator.getitem"(%unsafe_chunk, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  %getitem_1 = fx.call_function "operator.getitem"(%unsafe_chunk, 1) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  %sigmoid_ = fx.call_function "aten::sigmoid_"(%getitem) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %tanh_ = fx.call_function "aten::tanh_"(%getitem_1) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %mul = fx.call_function "aten::mul.Tensor"(%getitem, %getitem_1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  fx.output %mul : tensor<2x3xf32>
+}
+
+// -----
+
+// Refused: the split tensor is read after the write (it would see it),
+// or the same piece is taken twice.
+fx.graph @split_base_read_after {
+  %x = fx.placeholder "x" : tensor<2x6xf32>
+  %add = fx.call_function "aten::add.Tensor"(%x, %x, alpha=1) : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %chunk = fx.call_function "aten::chunk"(%add, 2, 1) : (tensor<2x6xf32>) -> tuple<tensor<2x3xf32>, tensor<2x3xf32>>
+  %getitem = fx.call_function "operator.getitem"(%chunk, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  // expected-warning @+1 {{call_function 'relu_' with target 'aten::relu_' is not supported}}
+  %relu_ = fx.call_function "aten::relu_"(%getitem) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %neg = fx.call_function "aten::neg"(%add) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  fx.output %neg : tensor<2x6xf32>
+}
+
+// -----
+
+fx.graph @split_piece_twice {
+  %x = fx.placeholder "x" : tensor<2x6xf32>
+  %add = fx.call_function "aten::add.Tensor"(%x, %x, alpha=1) : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %chunk = fx.call_function "aten::chunk"(%add, 2, 1) : (tensor<2x6xf32>) -> tuple<tensor<2x3xf32>, tensor<2x3xf32>>
+  %getitem = fx.call_function "operator.getitem"(%chunk, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  %again = fx.call_function "operator.getitem"(%chunk, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  // expected-warning @+1 {{call_function 'relu_' with target 'aten::relu_' is not supported}}
+  %relu_ = fx.call_function "aten::relu_"(%getitem) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  fx.output %again : tensor<2x3xf32>
+}

@@ -133,3 +133,60 @@ fx.graph_module @M {
     fx.output %out : tensor<2x1x2xf32>
   }
 }
+
+// -----
+
+// The cell operators TorchScript records for nn.LSTMCell, nn.GRUCell and
+// nn.RNNCell: one step on a batch of rows, as the layers' steps.
+
+// CHECK-LABEL: fx.graph @lstm_cell
+// CHECK:     %cell_linear = fx.call_function "aten::linear"(%x, %wi, %b)
+// CHECK:     %cell_linear_1 = fx.call_function "aten::linear"(%h, %wh, %b)
+// CHECK:     %cell_add = fx.call_function "aten::add.Tensor"(%cell_linear_1, %cell_linear, 1)
+// CHECK:     %cell_mul_1 = fx.call_function "aten::mul.Tensor"(%cell_sigmoid_1, %c)
+// CHECK:     %cell_add_1 = fx.call_function "aten::add.Tensor"(%cell_mul_1, %cell_mul, 1)
+// CHECK:     %cell_mul_2 = fx.call_function "aten::mul.Tensor"(%cell_sigmoid_2, %cell_tanh_1)
+// CHECK:     fx.output (%cell_mul_2, %cell_add_1)
+fx.graph @lstm_cell {
+  %x = fx.placeholder "x" : tensor<2x4xf32>
+  %h = fx.placeholder "h" : tensor<2x3xf32>
+  %c = fx.placeholder "c" : tensor<2x3xf32>
+  %wi = fx.placeholder "wi" : tensor<12x4xf32>
+  %wh = fx.placeholder "wh" : tensor<12x3xf32>
+  %b = fx.placeholder "b" : tensor<12xf32>
+  %cell = fx.call_function "aten::lstm_cell"(%x, [%h, %c], %wi, %wh, %b, %b) : (tensor<2x4xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<12x4xf32>, tensor<12x3xf32>, tensor<12xf32>, tensor<12xf32>) -> tuple<tensor<2x3xf32>, tensor<2x3xf32>>
+  %h1 = fx.call_function "operator.getitem"(%cell, 0) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  %c1 = fx.call_function "operator.getitem"(%cell, 1) : (tuple<tensor<2x3xf32>, tensor<2x3xf32>>) -> tensor<2x3xf32>
+  fx.output (%h1, %c1) : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+
+// -----
+
+// CHECK-LABEL: fx.graph @gru_cell
+// CHECK:     %cell_linear = fx.call_function "aten::linear"(%x, %wi, None)
+// CHECK:     %cell_sub = fx.call_function "aten::sub.Tensor"(%h, %cell_tanh, 1)
+// CHECK:     %cell_add_3 = fx.call_function "aten::add.Tensor"(%cell_mul_1, %cell_tanh, 1)
+// CHECK:     fx.output %cell_add_3
+
+fx.graph @gru_cell {
+  %x = fx.placeholder "x" : tensor<2x4xf32>
+  %h = fx.placeholder "h" : tensor<2x3xf32>
+  %wi = fx.placeholder "wi" : tensor<9x4xf32>
+  %wh = fx.placeholder "wh" : tensor<9x3xf32>
+  %cell = fx.call_function "aten::gru_cell"(%x, %h, %wi, %wh, None, None) : (tensor<2x4xf32>, tensor<2x3xf32>, tensor<9x4xf32>, tensor<9x3xf32>) -> tensor<2x3xf32>
+  fx.output %cell : tensor<2x3xf32>
+}
+
+// -----
+
+// Refused: states that do not fit the weights.
+fx.graph @cell_shapes {
+  %x = fx.placeholder "x" : tensor<2x4xf32>
+  %h = fx.placeholder "h" : tensor<2x5xf32>
+  %wi = fx.placeholder "wi" : tensor<9x4xf32>
+  %wh = fx.placeholder "wh" : tensor<9x3xf32>
+  // expected-warning @+1 {{(the states' and weights' shapes do not fit the input)}}
+  %cell = fx.call_function "aten::gru_cell"(%x, %h, %wi, %wh, None, None) : (tensor<2x4xf32>, tensor<2x5xf32>, tensor<9x4xf32>, tensor<9x3xf32>) -> tensor<2x5xf32>
+  fx.output %cell : tensor<2x5xf32>
+}

@@ -702,6 +702,48 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     return results.contains("(");
   }
 
+  /// Whether `piece` is item k of a split (chunk, split, unbind and the
+  /// unsafe forms, whose pieces do not overlap) that nothing else takes
+  /// item k of, of a tensor that is no view and that nothing reads after
+  /// `op`: a write into the piece then changes only what later readers of
+  /// the piece see (torch.jit.trace's nn.LSTMCell: `sigmoid_` of each
+  /// gate of an unsafe_chunk).
+  bool isUnsharedPiece(Value piece, Operation *op) {
+    auto get = piece.getDefiningOp<CallFunctionOp>();
+    if (!get || get.getTarget() != "operator.getitem" ||
+        get.getArgs().size() != 2 || !isa<NodeAttr>(get.getArgs()[0]))
+      return false;
+    auto index = dyn_cast<IntegerAttr>(get.getArgs()[1]);
+    Value list = get.getOperand(cast<NodeAttr>(get.getArgs()[0]).getIndex());
+    auto split = list.getDefiningOp<CallFunctionOp>();
+    static const llvm::StringSet<> splits = {
+        "aten::chunk",        "aten::unsafe_chunk",
+        "aten::split.Tensor", "aten::unsafe_split.Tensor",
+        "aten::split.sizes",  "aten::split_with_sizes",
+        "aten::unbind.int",   "aten::unsafe_split_with_sizes"};
+    if (!index || index.getInt() < 0 || !split ||
+        !splits.contains(split.getTarget()) || split.getArgs().empty() ||
+        !isa<NodeAttr>(split.getArgs()[0]))
+      return false;
+    for (Operation *user : list.getUsers()) {
+      auto other = dyn_cast<CallFunctionOp>(user);
+      auto i = other && other.getTarget() == "operator.getitem" &&
+                       other.getArgs().size() == 2
+                   ? dyn_cast<IntegerAttr>(other.getArgs()[1])
+                   : IntegerAttr();
+      if (!i || i.getInt() < 0 || (other != get && i == index))
+        return false;
+    }
+    Value base =
+        split.getOperand(cast<NodeAttr>(split.getArgs()[0]).getIndex());
+    Operation *maker = base.getDefiningOp();
+    if (!maker || mayAlias(maker))
+      return false;
+    return llvm::none_of(base.getUsers(), [&](Operation *user) {
+      return user != split && runsAfter(op, user);
+    });
+  }
+
   /// An in-place ATen call made functional (functionalizeInplaceAten):
   /// the tensor it writes, and when that tensor is a view, the views from
   /// the tensor they are of (the base) to it.
@@ -812,6 +854,10 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
         break;
       write.chain.insert(write.chain.begin(), view);
       base = view.getOperand(cast<NodeAttr>(view.getArgs()[0]).getIndex());
+    }
+    if (write.chain.empty() && isUnsharedPiece(self, op)) {
+      call.setTarget(functional);
+      return write;
     }
     Operation *maker = base.getDefiningOp();
     if (!maker || maker->getBlock() != op->getBlock() ||

@@ -173,6 +173,81 @@ bool isRankedFloat(Value v, int64_t rank) {
          isa<FloatType>(t.getElementType());
 }
 
+/// One step of a cell operator (`aten::lstm_cell(input, [h, c], w_ih,
+/// w_hh, b_ih, b_hh) -> (h', c')`, `aten::gru_cell`, `aten::rnn_tanh_cell`,
+/// `aten::rnn_relu_cell(input, h, ...) -> h'`: nn.LSTMCell, nn.GRUCell and
+/// nn.RNNCell as TorchScript records them) on a batch of rows.
+LogicalResult rewriteCellCall(GraphBuilder &gb, CallFunctionOp call, Cell cell,
+                              std::string &why) {
+  ArrayAttr args = call.getArgs();
+  auto tensorAt = [&](unsigned i) -> Value {
+    auto ref = i < args.size() ? dyn_cast<NodeAttr>(args[i]) : NodeAttr();
+    return ref ? call.getOperand(ref.getIndex()) : Value();
+  };
+  Value input = tensorAt(0), wIH = tensorAt(2), wHH = tensorAt(3),
+        bIH = tensorAt(4), bHH = tensorAt(5);
+  SmallVector<Value> hx;
+  if (cell == Cell::LSTM) {
+    if (auto states = listValues(call, args.size() > 1 ? args[1] : nullptr))
+      hx = *states;
+  } else if (Value h = tensorAt(1)) {
+    hx.push_back(h);
+  }
+  auto hasStaticShape = [](Value v) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+    return t && t.hasStaticShape();
+  };
+  if (args.size() < 4 || call.getKwargs().size() != 0 ||
+      !isRankedFloat(input, 2) || hx.size() != (cell == Cell::LSTM ? 2u : 1u) ||
+      !llvm::all_of(hx, [](Value h) { return isRankedFloat(h, 2); }) ||
+      !hasStaticShape(wIH) || !hasStaticShape(wHH) ||
+      (bIH && !hasStaticShape(bIH)) || (bHH && !hasStaticShape(bHH))) {
+    why = "needs a batch of input rows, states and weights of static shapes";
+    return failure();
+  }
+  int64_t gates = cell == Cell::LSTM ? 4 : cell == Cell::GRU ? 3 : 1;
+  int64_t hidden = Unroller::shapeOf(hx[0])[1];
+  ArrayRef<int64_t> inShape = Unroller::shapeOf(input);
+  if (Unroller::shapeOf(wIH) !=
+          ArrayRef<int64_t>({gates * hidden, inShape[1]}) ||
+      Unroller::shapeOf(wHH) != ArrayRef<int64_t>({gates * hidden, hidden}) ||
+      llvm::any_of(hx, [&](Value h) {
+        return Unroller::shapeOf(h) != ArrayRef<int64_t>({inShape[0], hidden});
+      })) {
+    why = "the states' and weights' shapes do not fit the input";
+    return failure();
+  }
+  SmallVector<CallFunctionOp> readers;
+  if (cell == Cell::LSTM)
+    for (Operation *user : call.getResult().getUsers()) {
+      auto get = dyn_cast<CallFunctionOp>(user);
+      auto index = get && get.getArgs().size() == 2
+                       ? dyn_cast<IntegerAttr>(get.getArgs()[1])
+                       : IntegerAttr();
+      if (!get || get.getTarget() != "operator.getitem" || !index ||
+          index.getInt() < 0 || index.getInt() > 1) {
+        why = "its results must be read by index";
+        return failure();
+      }
+      readers.push_back(get);
+    }
+  Unroller u(gb, call,
+             cast<RankedTensorType>(input.getType()).getElementType());
+  auto [h, c] = u.step(cell, u.linear(input, wIH, bIH), hx[0],
+                       cell == Cell::LSTM ? hx[1] : Value(), wHH, bHH);
+  if (cell != Cell::LSTM) {
+    call.getResult().replaceAllUsesWith(h);
+  } else {
+    for (CallFunctionOp get : readers) {
+      get.getResult().replaceAllUsesWith(
+          cast<IntegerAttr>(get.getArgs()[1]).getInt() == 0 ? h : c);
+      gb.erase(get);
+    }
+  }
+  gb.erase(call);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::fx::rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
@@ -181,6 +256,14 @@ LogicalResult mlir::fx::rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
   if (!call)
     return failure();
   StringRef target = call.getTarget();
+  if (target == "aten::lstm_cell")
+    return rewriteCellCall(gb, call, Cell::LSTM, why);
+  if (target == "aten::gru_cell")
+    return rewriteCellCall(gb, call, Cell::GRU, why);
+  if (target == "aten::rnn_tanh_cell")
+    return rewriteCellCall(gb, call, Cell::Tanh, why);
+  if (target == "aten::rnn_relu_cell")
+    return rewriteCellCall(gb, call, Cell::Relu, why);
   Cell cell;
   if (target == "aten::lstm.input")
     cell = Cell::LSTM;

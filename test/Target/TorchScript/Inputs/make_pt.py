@@ -501,8 +501,27 @@ class ScriptedBlocks(nn.Module):
                 len(features) + sum(shift))
 
 
+class ScriptedCellEncoder(nn.Module):
+    """A scripted nn.LSTMCell (its forward checks `input.dim() not in (1,
+    2)`) feeding an nn.TransformerEncoderLayer, whose forward branches on
+    its fast path's conditions (grad mode, autocast, nested tensors,
+    requires_grad)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(4, 8)
+        self.layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+
+    def forward(self, x):
+        h, c = self.cell(x)
+        return self.layer(torch.stack([h, c], 1))
+
+
 if not WHICH or "scripted_layers" in WHICH:
     save("scripted_layers", torch.jit.script(ScriptedLayers().eval()))
+if not WHICH or "scripted_cell_encoder" in WHICH:
+    save("scripted_cell_encoder",
+         torch.jit.script(ScriptedCellEncoder().eval()))
 if not WHICH or "scripted_recurrent" in WHICH:
     save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
