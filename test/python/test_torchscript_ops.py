@@ -366,3 +366,29 @@ def test_recurrent_cells(name, route):
     for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
                     got if isinstance(got, tuple) else (got,)):
         torch.testing.assert_close(g, e)
+
+
+class Upsampled(nn.Module):
+    """Scripted interpolations by a scale factor: F.interpolate's scale
+    factors a loop over the input's spatial dims, unrolled when
+    importing."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.UpsamplingBilinear2d(scale_factor=2)
+
+    def forward(self, x):
+        return (self.up(x), F.interpolate(x, scale_factor=1.5,
+                                          mode="bilinear"),
+                F.interpolate(x, scale_factor=(2.0, 3.0), mode="nearest"))
+
+
+def test_scripted_interpolation_by_scale_factor():
+    torch.manual_seed(0)
+    model = Upsampled().eval()
+    x = torch.randn(1, 3, 4, 6)
+    compiled = fx_mlir.compile(torch.jit.script(model), (x,), cache_dir="")
+    other = torch.randn(1, 3, 4, 6)
+    with torch.no_grad():
+        for e, g in zip(model(other), compiled(other)):
+            torch.testing.assert_close(g, e)

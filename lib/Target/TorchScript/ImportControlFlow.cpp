@@ -34,6 +34,9 @@ namespace {
 
 /// How many iterations a loop may take on the example inputs.
 constexpr int64_t kMaxSimulatedIterations = 1'000'000;
+/// Loops over numbers unrolled when importing have at most this many
+/// iterations (a bigger one stays a loop).
+constexpr int64_t kMaxUnrolledIterations = 64;
 
 /// `a` and `b` joined: equal types, or tensors of one rank and dtype with
 /// the dims that differ dynamic; null if they differ otherwise.
@@ -586,6 +589,57 @@ void Importer::importIf(torch::jit::Node *node) {
 // prim::Loop
 //===----------------------------------------------------------------------===//
 
+bool Importer::unrollNumberLoop(torch::jit::Node *node) {
+  torch::jit::Block *body = node->blocks()[0];
+  if (!isConstantTrue(node->input(1)) || !isConstantTrue(body->outputs()[0]))
+    return false;
+  // The trip count, known when importing.
+  std::optional<int64_t> trips;
+  if (auto it = values.find(node->input(0));
+      it != values.end() && it->second.kind == FxValue::Constant &&
+      isa<IntegerAttr>(it->second.constant))
+    trips = cast<IntegerAttr>(it->second.constant).getInt();
+  else if (auto c = concrete.find(node->input(0));
+           c != concrete.end() && c->second.isInt() &&
+           isStaticValue(node->input(0)))
+    trips = c->second.toInt();
+  if (!trips || *trips < 0 || *trips > kMaxUnrolledIterations)
+    return false;
+  std::function<bool(torch::jit::Block *)> makesNoTensor =
+      [&](torch::jit::Block *block) {
+        for (torch::jit::Node *n : block->nodes()) {
+          for (const torch::jit::Value *output : n->outputs())
+            if (!holdsNoTensor(output->type()))
+              return false;
+          for (torch::jit::Block *inner : n->blocks())
+            if (!makesNoTensor(inner))
+              return false;
+        }
+        return true;
+      };
+  for (size_t j = 2; j < node->inputs().size(); ++j)
+    if (!holdsNoTensor(node->input(j)->type()))
+      return false;
+  if (!makesNoTensor(body))
+    return false;
+  std::vector<FxValue> carried;
+  for (size_t j = 2; j < node->inputs().size(); ++j)
+    carried.push_back(values.at(node->input(j)));
+  inlinedBlocks.insert(body);
+  for (int64_t i = 0; i < *trips; ++i) {
+    values[body->inputs()[0]] =
+        FxValue::ofConstant(builder.getI64IntegerAttr(i));
+    for (size_t j = 0; j < carried.size(); ++j)
+      values[body->inputs()[j + 1]] = carried[j];
+    importBlock(body);
+    for (size_t j = 0; j < carried.size(); ++j)
+      carried[j] = values.at(body->outputs()[j + 1]);
+  }
+  for (size_t j = 0; j < carried.size(); ++j)
+    values[node->outputs()[j]] = carried[j];
+  return true;
+}
+
 void Importer::importLoop(torch::jit::Node *node) {
   if (!controlDepth && !simulating)
     simulate(node);
@@ -598,6 +652,8 @@ void Importer::importLoop(torch::jit::Node *node) {
     return it->second;
   };
   FxValue trips = input(0), initialCond = input(1);
+  if (unrollNumberLoop(node))
+    return;
   auto maxTrips = trips.kind == FxValue::Constant
                       ? dyn_cast<IntegerAttr>(trips.constant)
                       : IntegerAttr();

@@ -31,9 +31,7 @@ static bool isConstantFx(const FxValue &v) {
                       [](const FxValue &e) { return isConstantFx(e); });
 }
 
-/// Whether `type` holds no tensor (a number, bool, string, None, or a list
-/// or tuple of those).
-static bool holdsNoTensor(const c10::TypePtr &type) {
+bool mlir::fx::torchscript::holdsNoTensor(const c10::TypePtr &type) {
   switch (type->kind()) {
   case c10::TypeKind::IntType:
   case c10::TypeKind::FloatType:

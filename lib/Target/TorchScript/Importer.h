@@ -306,6 +306,11 @@ public:
 private:
   void importIf(torch::jit::Node *node);
   void importLoop(torch::jit::Node *node);
+  /// A counted loop over numbers only (F.interpolate's `for _ in
+  /// range(dim): scale_factors.append(scale)`) whose trip count is known
+  /// when importing: its body imported once per iteration, as torch.fx's
+  /// tracer runs a Python loop. False (nothing imported) for other loops.
+  bool unrollNumberLoop(torch::jit::Node *node);
   void simulate(torch::jit::Node *node);
   void simulateBlock(torch::jit::Block *block);
   void simulateIf(torch::jit::Node *node);
@@ -356,6 +361,10 @@ private:
   int controlDepth = 0;
   bool simulating = false;
 };
+
+/// Whether `type` holds no tensor (a number, bool, string, None, or a list
+/// or tuple of those).
+bool holdsNoTensor(const c10::TypePtr &type);
 
 /// Inlines every call of a free TorchScript function in `graph` (in
 /// place), as TorchScript's inliner does; method calls stay.

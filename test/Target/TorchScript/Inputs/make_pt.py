@@ -517,11 +517,28 @@ class ScriptedCellEncoder(nn.Module):
         return self.layer(torch.stack([h, c], 1))
 
 
+class ScriptedNumberLoops(nn.Module):
+    """Loops over numbers whose trip counts are static: F.interpolate's
+    scale factors (`for _ in range(dim): scale_factors.append(s)`) and a
+    sum of sizes of our own."""
+
+    def forward(self, x):
+        total = 0
+        for i in range(x.dim()):
+            total += x.size(i)
+        y = F.interpolate(x, scale_factor=2.0, mode="bilinear",
+                          align_corners=True)
+        return y * total
+
+
 if not WHICH or "scripted_layers" in WHICH:
     save("scripted_layers", torch.jit.script(ScriptedLayers().eval()))
 if not WHICH or "scripted_cell_encoder" in WHICH:
     save("scripted_cell_encoder",
          torch.jit.script(ScriptedCellEncoder().eval()))
+if not WHICH or "scripted_number_loops" in WHICH:
+    save("scripted_number_loops",
+         torch.jit.script(ScriptedNumberLoops().eval()))
 if not WHICH or "scripted_recurrent" in WHICH:
     save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
