@@ -11,6 +11,7 @@ by pointer, without copies; outputs are tensors that own the buffers the
 code allocated.
 """
 
+import ast
 import contextlib
 import dis
 import functools
@@ -303,6 +304,7 @@ class ModulePathTracer(torch.fx.Tracer):
         self._known = _known_module_types()
         self._known_functions = _known_function_names()
         self._traceable = {}
+        self._binding = {}
         self._inlined_results = []
         self._inlined_tuples = []
 
@@ -337,7 +339,13 @@ class ModulePathTracer(torch.fx.Tracer):
                 and getattr(m, "padding_mode", "zeros") != "zeros"):
             return False
         if self._known is None or module_type(m) in self._known:
-            return True
+            if self._known is None or self._binds(m):
+                return True
+            # Bound by type only (nn.BatchNorm1d with momentum=None): traced
+            # into, its checks of the input's rank decided by the example
+            # values.
+            if self._examples is not None:
+                return False
         if id(m) not in self._traceable:
             try:
                 torch.fx.Tracer().trace(m)
@@ -345,6 +353,21 @@ class ModulePathTracer(torch.fx.Tracer):
             except Exception:  # noqa: BLE001 - any failure: keep it whole
                 self._traceable[id(m)] = False
         return not self._traceable[id(m)]
+
+    def _binds(self, m):
+        """_module_binds of `m`, once per module. Reading its
+        hyperparameters while tracing makes get_attr nodes of the
+        parameters it reads (torch.fx patches Module.__getattr__): those
+        nothing uses go."""
+        if id(m) not in self._binding:
+            graph = getattr(self, "graph", None)
+            before = set(graph.nodes) if graph is not None else set()
+            self._binding[id(m)] = _module_binds(m)
+            if graph is not None:
+                for node in [n for n in graph.nodes if n not in before]:
+                    if node.op == "get_attr" and not node.users:
+                        graph.erase_node(node)
+        return self._binding[id(m)]
 
     def call_module(self, m, forward, args, kwargs):
         reference = _reference_forward(m)
@@ -524,6 +547,45 @@ def _registry_names(kind, expanded):
 def _known_module_types():
     """The torch.nn module types the compiler binds as calls."""
     return _registry_names("module_types", "expanded_module_types")
+
+
+def _module_binds(module):
+    """Whether the compiler binds `module` with its hyperparameters, not
+    only its type: a type fx-normalize expands, or a module alias whose
+    requirements on them hold and whose hyperparameters are recorded, None
+    only where the schema allows it (`module_requirements` of _names.json;
+    the TorchScript importer's compilesModule decides the same).
+    nn.KLDivLoss reducing by 'batchmean', nn.Embedding with max_norm and
+    nn.BatchNorm1d with momentum=None are not bound: traced into. True
+    when the build does not say."""
+    names = _names()
+    kind = module_type(module)
+    if (names is None or "module_requirements" not in names
+            or kind in names.get("expanded_module_types", ())):
+        return True
+    aliases = names["module_requirements"].get(kind)
+    if not aliases:
+        return True
+    from .importer import hyperparameters
+    hp = hyperparameters(module)
+
+    def same(value, literal):
+        try:
+            expected = ast.literal_eval(literal)
+        except (ValueError, SyntaxError):
+            return True  # a literal Python does not spell: the call decides
+        if isinstance(value, tuple):
+            value = list(value)
+        if isinstance(expected, tuple):
+            expected = list(expected)
+        return type(value) is type(expected) and value == expected
+
+    return any(
+        all(key in hp and same(hp[key], literal)
+            for key, literal in alias["requires"].items())
+        and all(key in hp for key in alias["binds"])
+        and all(hp[key] is not None for key in alias["not_none"])
+        for alias in aliases)
 
 
 def _inlined_tuple(*items):
@@ -1372,12 +1434,14 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
         except AttributeError:
             continue
         # torch.nn's own classes (torch.nn.X; quantized and fused modules
-        # are the importer's) the registry does not bind, and the modules
+        # are the importer's) the registry does not bind (by type, or with
+        # these hyperparameters: _module_binds), and the modules
         # compile traces into by a reference forward (fx_mlir/reference.py:
         # dynamic LSTM and GRU, quantized embeddings, nn.EmbeddingBag, ...).
         kind = module_type(module)
         if _reference_forward(module) is None and (
-                kind in known or not kind.startswith("torch.nn.")
+                (kind in known and _module_binds(module))
+                or not kind.startswith("torch.nn.")
                 or kind.count(".") != 2):
             continue
         candidates.append(node)

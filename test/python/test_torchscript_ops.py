@@ -392,3 +392,35 @@ def test_scripted_interpolation_by_scale_factor():
     with torch.no_grad():
         for e, g in zip(model(other), compiled(other)):
             torch.testing.assert_close(g, e)
+
+
+class Losses(nn.Module):
+    """Modules the compiler binds by type but not with these
+    hyperparameters: nn.KLDivLoss reducing by 'batchmean', nn.BatchNorm1d
+    with momentum=None (a cumulative average)."""
+
+    def __init__(self):
+        super().__init__()
+        self.kl = nn.KLDivLoss(reduction="batchmean", log_target=True)
+        self.bn = nn.BatchNorm1d(4, momentum=None)
+
+    def forward(self, x, y):
+        return self.kl(x.log_softmax(1), y.log_softmax(1)), self.bn(x)
+
+
+@pytest.mark.parametrize("route", ["fx", "script"])
+def test_modules_bound_by_type_only_are_walked_into(route):
+    """A torch.nn module whose hyperparameters no registry alias takes is
+    traced (torch.fx) or walked (TorchScript) into, its forward's calls
+    compiled, not left as a call the compiler rejects."""
+    torch.manual_seed(0)
+    model = Losses().eval()
+    with torch.no_grad():
+        model.bn.running_mean.uniform_(-1, 1)
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    source = torch.jit.script(model) if route == "script" else model
+    compiled = fx_mlir.compile(source, (x, y), cache_dir="")
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    with torch.no_grad():
+        for e, g in zip(model(a, b), compiled(a, b)):
+            torch.testing.assert_close(g, e)

@@ -15,13 +15,87 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
+#include <string>
+#include <vector>
 
 using namespace mlir::fx;
 
+/// Prints `"module_requirements": {type: [alias, ...]}`: per module alias,
+/// what it needs of the module's hyperparameters, so that the tracer keeps
+/// a module as a call only when an alias binds it with them (as
+/// compilesModule decides for the TorchScript importer): "requires" maps a
+/// hyperparameter to the literal it must equal; "binds" lists those it
+/// reads, of which "not_none" may not be None (their parameter is not
+/// optional and has no default).
+static void printModuleRequirements(llvm::raw_ostream &os) {
+  const TargetRegistry &registry = TargetRegistry::get();
+  auto quoted = [&](llvm::StringRef text) {
+    os << '"';
+    llvm::printEscapedString(text, os);
+    os << '"';
+  };
+  std::map<std::string, std::vector<const Alias *>> byType;
+  for (const auto &alias : registry.getAliases())
+    if (alias->kind == AliasKind::Module)
+      byType[alias->name].push_back(alias.get());
+  os << "  \"module_requirements\": {";
+  bool firstType = true;
+  for (const auto &[type, aliases] : byType) {
+    os << (firstType ? "\n    " : ",\n    ");
+    firstType = false;
+    quoted(type);
+    os << ": [";
+    for (size_t a = 0; a < aliases.size(); ++a) {
+      const Alias *alias = aliases[a];
+      os << (a ? ", " : "") << "{\"requires\": {";
+      bool first = true;
+      for (const auto &[name, literal] : alias->requirements) {
+        llvm::StringRef key = name;
+        if (!key.consume_front("%") || key == "training")
+          continue;
+        os << (first ? "" : ", ");
+        first = false;
+        quoted(key);
+        os << ": ";
+        quoted(literal);
+      }
+      os << "}, \"binds\": [";
+      std::vector<std::string> notNone;
+      first = true;
+      std::string op = llvm::StringRef(alias->op).split('.').first.str();
+      for (const auto &[param, value] : alias->bindings) {
+        llvm::StringRef key = value;
+        if (!key.consume_front("%") || key == "training")
+          continue;
+        os << (first ? "" : ", ");
+        first = false;
+        quoted(key);
+        bool noneAllowed = llvm::any_of(
+            registry.getOverloads(op), [&](const OpSchema *schema) {
+              int i = schema->findParam(param);
+              return i >= 0 && (schema->params[i].type.optional ||
+                                schema->params[i].hasDefault);
+            });
+        if (!noneAllowed)
+          notNone.push_back(key.str());
+      }
+      os << "], \"not_none\": [";
+      for (size_t i = 0; i < notNone.size(); ++i) {
+        os << (i ? ", " : "");
+        quoted(notNone[i]);
+      }
+      os << "]}";
+    }
+    os << "]";
+  }
+  os << "\n  }\n";
+}
+
 /// Prints `{"module_types": [...], "function_names": [...],
-/// "expanded_module_types": [...], "expanded_functions": [...]}`: the names
-/// the Python package's tracer keeps as calls, read before the compiler is
-/// loaded (build/python/fx_mlir/_names.json).
+/// "expanded_module_types": [...], "expanded_functions": [...],
+/// "module_requirements": {...}}`: the names the Python package's tracer
+/// keeps as calls, read before the compiler is loaded
+/// (build/python/fx_mlir/_names.json).
 static int printNamesJson() {
   auto &os = llvm::outs();
   auto list = [&](llvm::StringRef key, const std::vector<std::string> &names,
@@ -50,7 +124,8 @@ static int printNamesJson() {
   list("module_types", modules, false);
   list("function_names", functions, false);
   list("expanded_module_types", expandedModules, false);
-  list("expanded_functions", expandedFunctions, true);
+  list("expanded_functions", expandedFunctions, false);
+  printModuleRequirements(os);
   os << "}\n";
   return 0;
 }

@@ -129,6 +129,56 @@ std::vector<std::string> compiledModuleTypes() {
   return names;
 }
 
+/// Whether the compiler binds a module of `type` with `hparams`: a type
+/// fx-normalize expands, or a module alias whose requirements on
+/// hyperparameters hold (those on call arguments are the call's) and whose
+/// hyperparameters it binds are recorded, None only where allowed. (The
+/// Python tracer decides the same from `module_requirements` of
+/// _names.json, which fx-targets writes, without loading the compiler.)
+bool compilesModule(llvm::StringRef type, mlir::fx::DictAttr hparams) {
+  if (llvm::is_contained(mlir::fx::getExpandedModuleTypes(), type))
+    return true;
+  const auto &registry = mlir::fx::TargetRegistry::get();
+  for (const mlir::fx::Alias *alias :
+       registry.lookupAliases(mlir::fx::AliasKind::Module, type)) {
+    bool holds = true;
+    for (const auto &[name, literal] : alias->requirements) {
+      llvm::StringRef key = name;
+      if (!key.consume_front("%") || key == "training")
+        continue;
+      mlir::Attribute actual = hparams.lookup(key);
+      if (!actual ||
+          actual != mlir::fx::parseLiteral(hparams.getContext(), literal)) {
+        holds = false;
+        break;
+      }
+    }
+    // A hyperparameter bound to a parameter no overload lets be None (one
+    // without a default, which None would take: BatchNorm's momentum=None)
+    // does not bind either.
+    for (const auto &[param, value] : alias->bindings) {
+      llvm::StringRef key = value;
+      if (!holds || !key.consume_front("%") || key == "training")
+        continue;
+      mlir::Attribute actual = hparams.lookup(key);
+      if (!actual) {
+        holds = false;
+      } else if (llvm::isa<mlir::fx::NoneAttr>(actual)) {
+        std::string op = llvm::StringRef(alias->op).split('.').first.str();
+        holds = llvm::any_of(
+            registry.getOverloads(op), [&](const mlir::fx::OpSchema *schema) {
+              int i = schema->findParam(param);
+              return i >= 0 && (schema->params[i].type.optional ||
+                                schema->params[i].hasDefault);
+            });
+      }
+    }
+    if (holds)
+      return true;
+  }
+  return false;
+}
+
 /// The fx IR of the TorchScript archive `data` (torch.jit.save's bytes),
 /// run on `inputs` to type its nodes (fx-translate --import-torchscript);
 /// raises FxMlirError with the importer's errors.
@@ -149,8 +199,10 @@ std::string importTorchScriptArchive(
       options.moreExampleInputs = &*moreInputs;
     options.graphModuleName = name;
     options.inlineTracedLeaves = inlineTracedLeaves;
-    if (inlineTracedLeaves)
+    if (inlineTracedLeaves) {
       options.compiledModuleTypes = compiledModuleTypes();
+      options.compilesModule = compilesModule;
+    }
     auto buffer =
         llvm::MemoryBuffer::getMemBuffer(data, "<scripted module>",
                                          /*RequiresNullTerminator=*/false);

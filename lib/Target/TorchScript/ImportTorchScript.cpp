@@ -617,6 +617,52 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
   }
 }
 
+DictAttr Importer::hyperparameters(const std::string &path,
+                                   const torch::jit::Module &module) {
+  // The module's plain attributes (scripted modules keep their
+  // constructor constants; traced ones keep none).
+  SmallVector<Attribute> keys, hparams;
+  auto type = module.type();
+  auto add = [&](const std::string &name, const c10::IValue &v) {
+    if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
+          v.isString() || v.isIntList() || v.isDoubleList() || v.isBoolList() ||
+          v.isTuple()))
+      return;
+    SmallVector<mlir::Value> noInputs;
+    Attribute value = toArg(constantOf(v, nullptr), noInputs, nullptr);
+    if (!noInputs.empty() || !isConstantValue(value))
+      return;
+    keys.push_back(builder.getStringAttr(name));
+    hparams.push_back(value);
+  };
+  // Scripted modules keep their `__constants__` (stride, padding, ...).
+  // Their order is not kept by scripting; sort them to be deterministic.
+  // A conv (not transposed; float or quantized) keeps `transposed` and
+  // `output_padding`, which its constructor sets itself and does not
+  // take: left out, so that the module rebuilds from its hyperparameters.
+  std::string typeName = pythonTypeName(module);
+  bool plainConv = llvm::StringRef(typeName).contains(".Conv") &&
+                   !llvm::StringRef(typeName).contains("ConvTranspose");
+  auto setByConstructor = [&](llvm::StringRef name) {
+    return plainConv && (name == "transposed" || name == "output_padding");
+  };
+  std::vector<std::string> constantNames(type->constantNames().begin(),
+                                         type->constantNames().end());
+  llvm::sort(constantNames);
+  for (const std::string &name : constantNames)
+    if (!setByConstructor(name))
+      add(name, type->getConstant(name));
+  for (size_t i = 0; i < type->numAttributes(); ++i) {
+    const std::string &name = type->getAttributeName(i);
+    if (!isHyperparameterSlot(module, i) || setByConstructor(name))
+      continue;
+    add(name, module._ivalue()->getSlot(i));
+  }
+  if (isQuantizedModuleType(pythonTypeName(module)))
+    declareQuantizedModule(path, module, add);
+  return DictAttr::get(ctx, keys, hparams);
+}
+
 void Importer::declareModule(const std::string &path,
                              const torch::jit::Module &module) {
   if (!declaredModules.insert(path).second)
@@ -624,51 +670,10 @@ void Importer::declareModule(const std::string &path,
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(forwardGraph);
-    // Hyperparameters: the module's plain attributes (scripted modules keep
-    // their constructor constants; traced ones keep none).
-    SmallVector<Attribute> keys, hparams;
-    auto type = module.type();
-    auto add = [&](const std::string &name, const c10::IValue &v) {
-      if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
-            v.isString() || v.isIntList() || v.isDoubleList() ||
-            v.isBoolList() || v.isTuple()))
-        return;
-      SmallVector<mlir::Value> noInputs;
-      Attribute value = toArg(constantOf(v, nullptr), noInputs, nullptr);
-      if (!noInputs.empty() || !isConstantValue(value))
-        return;
-      keys.push_back(builder.getStringAttr(name));
-      hparams.push_back(value);
-    };
-    // Scripted modules keep their `__constants__` (stride, padding, ...).
-    // Their order is not kept by scripting; sort them to be deterministic.
-    // A conv (not transposed; float or quantized) keeps `transposed` and
-    // `output_padding`, which its constructor sets itself and does not
-    // take: left out, so that the module rebuilds from its hyperparameters.
-    std::string typeName = pythonTypeName(module);
-    bool plainConv = llvm::StringRef(typeName).contains(".Conv") &&
-                     !llvm::StringRef(typeName).contains("ConvTranspose");
-    auto setByConstructor = [&](llvm::StringRef name) {
-      return plainConv && (name == "transposed" || name == "output_padding");
-    };
-    std::vector<std::string> constantNames(type->constantNames().begin(),
-                                           type->constantNames().end());
-    llvm::sort(constantNames);
-    for (const std::string &name : constantNames)
-      if (!setByConstructor(name))
-        add(name, type->getConstant(name));
-    for (size_t i = 0; i < type->numAttributes(); ++i) {
-      const std::string &name = type->getAttributeName(i);
-      if (!isHyperparameterSlot(module, i) || setByConstructor(name))
-        continue;
-      add(name, module._ivalue()->getSlot(i));
-    }
-    if (isQuantizedModuleType(pythonTypeName(module)))
-      declareQuantizedModule(path, module, add);
-    SubmoduleOp::create(
-        builder, getNodeLoc(ctx, path, path, sourceLoc(nullptr)), path,
-        pythonTypeName(module), DictAttr::get(ctx, keys, hparams),
-        module.is_training());
+    SubmoduleOp::create(builder,
+                        getNodeLoc(ctx, path, path, sourceLoc(nullptr)), path,
+                        pythonTypeName(module), hyperparameters(path, module),
+                        module.is_training());
   }
   // A quantized module's children hold its packed params: unpacked above.
   if (isQuantizedModuleType(pythonTypeName(module)))
@@ -721,7 +726,12 @@ bool Importer::isLeaf(const torch::jit::Module &module) {
         return false;
     }
   }
-  return recordsHyperparameters(module);
+  if (!recordsHyperparameters(module))
+    return false;
+  // A module the registry binds by type but not with these hyperparameters
+  // (nn.KLDivLoss reducing by 'batchmean', nn.Embedding with max_norm).
+  return !options.compilesModule ||
+         options.compilesModule(type, hyperparameters("", module));
 }
 
 bool Importer::isHyperparameterSlot(const torch::jit::Module &module,

@@ -229,6 +229,9 @@ private:
   void declareState(const std::string &path, const at::Tensor &tensor,
                     StateKind kind);
   void declareModule(const std::string &path, const torch::jit::Module &module);
+  /// A module's hyperparameters, as its fx.submodule records them.
+  DictAttr hyperparameters(const std::string &path,
+                           const torch::jit::Module &module);
   /// A quantized module's hyperparameters beyond its attributes (passed to
   /// `add`) and its weight and bias, unpacked from its packed params
   /// (ImportQuantized.cpp).

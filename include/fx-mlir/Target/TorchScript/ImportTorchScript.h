@@ -15,9 +15,11 @@
 #ifndef FX_MLIR_TARGET_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
 #define FX_MLIR_TARGET_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
 
+#include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/MemoryBufferRef.h"
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,11 @@ struct TorchScriptImportOptions {
   /// by zeros, is walked into too, as fx_mlir's tracer does. Empty: every
   /// torch.nn leaf with hyperparameters stays a call.
   std::vector<std::string> compiledModuleTypes;
+  /// With `compiledModuleTypes`: whether the compiler binds a module of
+  /// that type with these hyperparameters (an alias's requirements on them
+  /// hold: nn.KLDivLoss's reduction is not 'batchmean'). A module it does
+  /// not bind is walked into. Unset: every module of those types is bound.
+  std::function<bool(llvm::StringRef type, DictAttr hparams)> compilesModule;
   /// Module types to keep as fx.call_module although they are not torch.nn
   /// leaves (user classes), by class or qualified name.
   std::vector<std::string> leafTypes;
