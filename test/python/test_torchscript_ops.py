@@ -424,3 +424,31 @@ def test_modules_bound_by_type_only_are_walked_into(route):
     with torch.no_grad():
         for e, g in zip(model(a, b), compiled(a, b)):
             torch.testing.assert_close(g, e)
+
+
+class NoGradLoss(nn.Module):
+    """A `with torch.no_grad():` block, and nn.GaussianNLLLoss (which
+    clamps its variance in one and raises on a negative variance)."""
+
+    def __init__(self):
+        super().__init__()
+        self.loss = nn.GaussianNLLLoss(full=True)
+
+    def forward(self, x, target, var):
+        with torch.no_grad():
+            y = x * 2
+        return self.loss(y, target, var)
+
+
+def test_scripted_no_grad_blocks():
+    torch.manual_seed(0)
+    model = NoGradLoss().eval()
+    x, t, var = torch.randn(3, 4), torch.randn(3, 4), torch.rand(3, 4) + 0.1
+    compiled = fx_mlir.compile(torch.jit.script(model), (x, t, var),
+                               cache_dir="")
+    a, b, v = torch.randn(3, 4), torch.randn(3, 4), torch.rand(3, 4) + 0.1
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(a, b, v), model(a, b, v))
+    # Eager's check of the variance is the compiled code's too.
+    with pytest.raises(Exception, match="var has negative entry"):
+        compiled(a, b, -v)

@@ -1139,6 +1139,29 @@ void Importer::importNode(torch::jit::Node *node) {
     values[node->output()] = r;
     return;
   }
+  // `with torch.no_grad():` (or enable_grad) in scripted code
+  // (F.gaussian_nll_loss clamps its variance so): the grad mode does not
+  // change what the compiled code computes, so the context object, its
+  // fields, its methods (`__init__`) and its enter and exit are nothing.
+  auto isGradMode = [](const torch::jit::Value *v) {
+    auto cls = v->type()->cast<c10::ClassType>();
+    if (!cls || !cls->name())
+      return false;
+    std::string name = cls->name()->qualifiedName();
+    return name == "__torch__.torch.autograd.grad_mode.no_grad" ||
+           name == "__torch__.torch.autograd.grad_mode.enable_grad";
+  };
+  static const c10::Symbol enter = c10::Symbol::fromQualString("prim::Enter"),
+                           exit = c10::Symbol::fromQualString("prim::Exit");
+  if ((kind == prim::CreateObject && node->outputs().size() == 1 &&
+       isGradMode(node->output())) ||
+      ((kind == prim::SetAttr || kind == prim::CallMethod || kind == enter ||
+        kind == exit) &&
+       !node->inputs().empty() && isGradMode(node->input(0)))) {
+    for (torch::jit::Value *output : node->outputs())
+      values[output] = FxValue::ofConstant(NoneAttr::get(ctx));
+    return;
+  }
   if (kind == prim::CallMethod) {
     FxValue self = input(0);
     if (self.kind != FxValue::Module)

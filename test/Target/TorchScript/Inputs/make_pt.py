@@ -531,6 +531,21 @@ class ScriptedNumberLoops(nn.Module):
         return y * total
 
 
+class ScriptedGradModes(nn.Module):
+    """A `with torch.no_grad():` block in scripted code, and
+    F.gaussian_nll_loss (which clamps its variance in one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.loss = nn.GaussianNLLLoss(full=True)
+
+    def forward(self, x, var):
+        with torch.no_grad():
+            y = x * 2
+        z = y + 1
+        return self.loss(y, z, var.abs() + 0.1)
+
+
 if not WHICH or "scripted_layers" in WHICH:
     save("scripted_layers", torch.jit.script(ScriptedLayers().eval()))
 if not WHICH or "scripted_cell_encoder" in WHICH:
@@ -539,6 +554,8 @@ if not WHICH or "scripted_cell_encoder" in WHICH:
 if not WHICH or "scripted_number_loops" in WHICH:
     save("scripted_number_loops",
          torch.jit.script(ScriptedNumberLoops().eval()))
+if not WHICH or "scripted_grad_modes" in WHICH:
+    save("scripted_grad_modes", torch.jit.script(ScriptedGradModes().eval()))
 if not WHICH or "scripted_recurrent" in WHICH:
     save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
