@@ -452,3 +452,55 @@ def test_scripted_no_grad_blocks():
     # Eager's check of the variance is the compiled code's too.
     with pytest.raises(Exception, match="var has negative entry"):
         compiled(a, b, -v)
+
+
+class Bags(nn.Module):
+    """nn.EmbeddingBag over 1-D indices with offsets (or 2-D indices), with
+    its options."""
+
+    def __init__(self, two_d, per_sample, **options):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 4, **options)
+        self.two_d, self.per_sample = two_d, per_sample
+
+    def forward(self, indices, offsets, weights):
+        if self.two_d:
+            return self.bag(indices.view(2, -1))
+        if self.per_sample:
+            return self.bag(indices, offsets, per_sample_weights=weights)
+        return self.bag(indices, offsets)
+
+
+BAGS = {
+    "sum": (False, False, dict(mode="sum")),
+    "mean_padding": (False, False, dict(mode="mean", padding_idx=3)),
+    "max_last_offset": (False, False, dict(mode="max",
+                                           include_last_offset=True)),
+    "per_sample_weights": (False, True, dict(mode="sum")),
+    "two_d_mean": (True, False, dict(mode="mean")),
+}
+
+
+@pytest.mark.parametrize("route", ["trace", "script"])
+@pytest.mark.parametrize("name", sorted(BAGS))
+def test_embedding_bags(name, route):
+    """TorchScript records nn.EmbeddingBag as aten::embedding_bag
+    (.padding_idx), which fx-normalize expands into gathers and per-bag
+    sums, means or maxima (an empty bag 0)."""
+    two_d, per_sample, options = BAGS[name]
+    torch.manual_seed(0)
+    model = Bags(two_d, per_sample, **options).eval()
+    indices = torch.tensor([1, 3, 5, 3, 9, 0, 2, 7])
+    # Bag 1 is empty; with include_last_offset the last offset is the end
+    # (PyTorch 1.13 aborts on an end short of the indices in mode 'max').
+    offsets = torch.tensor([0, 3, 3, 8] if options.get("include_last_offset")
+                           else [0, 3, 3, 6])
+    weights = torch.rand(8)
+    example = (indices, offsets, weights)
+    module = (torch.jit.trace(model, example) if route == "trace"
+              else torch.jit.script(model))
+    compiled = fx_mlir.compile(module, example, cache_dir="")
+    other = (torch.tensor([3, 3, 4, 8, 1, 0, 6, 2]), offsets,
+             torch.rand(8))
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(*other), model(*other))

@@ -161,6 +161,29 @@ void Importer::simulateIf(torch::jit::Node *node) {
   torch::jit::Block *takenBlock = node->blocks()[taken ? 0 : 1];
   torch::jit::Block *otherBlock = node->blocks()[taken ? 1 : 0];
 
+  // A predicate known when importing (a constant, or computed from
+  // constants and static sizes): the other branch is never imported, so
+  // it does not run (it might not even run: LibTorch aborts on some
+  // arguments a module's branch for other settings would pass).
+  auto predValue = values.find(node->input(0));
+  bool known = (predValue != values.end() &&
+                predValue->second.kind == FxValue::Constant &&
+                isa<BoolAttr, IntegerAttr>(predValue->second.constant)) ||
+               isStaticValue(node->input(0));
+  if (!known)
+    simulateOtherBranch(node, otherBlock);
+  simulateBlock(takenBlock);
+  for (size_t i = 0; i < node->outputs().size(); ++i) {
+    auto it = concrete.find(takenBlock->outputs()[i]);
+    if (it == concrete.end())
+      concrete.erase(node->outputs()[i]);
+    else
+      concrete[node->outputs()[i]] = it->second;
+  }
+}
+
+void Importer::simulateOtherBranch(torch::jit::Node *node,
+                                   torch::jit::Block *otherBlock) {
   // The other branch, on copies of the tensors and lists it reads (it may
   // update them in place: swin's `shift_size[0] = 0`), its failures
   // ignored.
@@ -185,15 +208,6 @@ void Importer::simulateIf(torch::jit::Node *node) {
   }
   for (auto &[v, value] : saved)
     concrete[v] = value;
-
-  simulateBlock(takenBlock);
-  for (size_t i = 0; i < node->outputs().size(); ++i) {
-    auto it = concrete.find(takenBlock->outputs()[i]);
-    if (it == concrete.end())
-      concrete.erase(node->outputs()[i]);
-    else
-      concrete[node->outputs()[i]] = it->second;
-  }
 }
 
 void Importer::simulateLoop(torch::jit::Node *node) {

@@ -172,6 +172,12 @@ bool Importer::isStaticValue(const torch::jit::Value *v, int depth) {
     int64_t d = dim->toInt() < 0 ? dim->toInt() + type.getRank() : dim->toInt();
     return d >= 0 && d < type.getRank() && !type.isDynamicDim(d);
   }
+  // An output of a branch imported in line (its predicate known): the
+  // taken branch's value.
+  if (kind == prim::If)
+    for (const torch::jit::Block *block : node->blocks())
+      if (inlinedBlocks.count(block))
+        return isStaticValue(block->outputs()[v->offset()], depth + 1);
   if (node->hasSideEffects() || node->isNondeterministic() ||
       !node->blocks().empty() || !holdsNoTensor(v->type()))
     return false;

@@ -317,6 +317,11 @@ private:
   void simulate(torch::jit::Node *node);
   void simulateBlock(torch::jit::Block *block);
   void simulateIf(torch::jit::Node *node);
+  /// Runs the branch of `node` its predicate does not take, only to find
+  /// the types of its values (simulateIf, when the predicate is not known
+  /// when importing).
+  void simulateOtherBranch(torch::jit::Node *node,
+                           torch::jit::Block *otherBlock);
   void simulateLoop(torch::jit::Node *node);
   void simulateMethod(torch::jit::Node *node);
   void joinType(const torch::jit::Value *value, Type type);

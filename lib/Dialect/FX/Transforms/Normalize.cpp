@@ -1111,6 +1111,8 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       return success(why.empty());
     if (succeeded(rewriteAttentionCall(gb, op, why)) || !why.empty())
       return success(why.empty());
+    if (succeeded(rewriteEmbeddingBagCall(gb, op, why)) || !why.empty())
+      return success(why.empty());
     if (auto call = dyn_cast<CallFunctionOp>(op)) {
       StringRef target = call.getTarget();
       ArrayAttr args = call.getArgs();

@@ -57,6 +57,14 @@ LogicalResult rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
 LogicalResult rewriteAttentionCall(GraphBuilder &gb, Operation *op,
                                    std::string &why);
 
+/// `aten::embedding_bag` (`.padding_idx`, `_embedding_bag`: nn.EmbeddingBag
+/// as TorchScript records it) as gathers and per-bag sums, means or maxima
+/// (NormalizeEmbedding.cpp). Succeeds when it rewrote `op`; fails with
+/// `why` empty when `op` is not one, with `why` set when it is but cannot
+/// be rewritten.
+LogicalResult rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
+                                      std::string &why);
+
 } // namespace mlir::fx
 
 #endif // FX_MLIR_LIB_DIALECT_FX_TRANSFORMS_NORMALIZESPECIAL_H
