@@ -173,6 +173,24 @@ bool isRankedFloat(Value v, int64_t rank) {
          isa<FloatType>(t.getElementType());
 }
 
+/// The `getitem(call, i)` nodes that read `call`'s results, 0 <= i <
+/// `numResults`; nullopt when anything else reads them.
+std::optional<SmallVector<CallFunctionOp>> indexReaders(CallFunctionOp call,
+                                                        int64_t numResults) {
+  SmallVector<CallFunctionOp> readers;
+  for (Operation *user : call.getResult().getUsers()) {
+    auto get = dyn_cast<CallFunctionOp>(user);
+    auto index = get && get.getArgs().size() == 2
+                     ? dyn_cast<IntegerAttr>(get.getArgs()[1])
+                     : IntegerAttr();
+    if (!get || get.getTarget() != "operator.getitem" || !index ||
+        index.getInt() < 0 || index.getInt() >= numResults)
+      return std::nullopt;
+    readers.push_back(get);
+  }
+  return readers;
+}
+
 /// One step of a cell operator (`aten::lstm_cell(input, [h, c], w_ih,
 /// w_hh, b_ih, b_hh) -> (h', c')`, `aten::gru_cell`, `aten::rnn_tanh_cell`,
 /// `aten::rnn_relu_cell(input, h, ...) -> h'`: nn.LSTMCell, nn.GRUCell and
@@ -218,19 +236,14 @@ LogicalResult rewriteCellCall(GraphBuilder &gb, CallFunctionOp call, Cell cell,
     return failure();
   }
   SmallVector<CallFunctionOp> readers;
-  if (cell == Cell::LSTM)
-    for (Operation *user : call.getResult().getUsers()) {
-      auto get = dyn_cast<CallFunctionOp>(user);
-      auto index = get && get.getArgs().size() == 2
-                       ? dyn_cast<IntegerAttr>(get.getArgs()[1])
-                       : IntegerAttr();
-      if (!get || get.getTarget() != "operator.getitem" || !index ||
-          index.getInt() < 0 || index.getInt() > 1) {
-        why = "its results must be read by index";
-        return failure();
-      }
-      readers.push_back(get);
+  if (cell == Cell::LSTM) {
+    std::optional<SmallVector<CallFunctionOp>> byIndex = indexReaders(call, 2);
+    if (!byIndex) {
+      why = "its results must be read by index";
+      return failure();
     }
+    readers = *byIndex;
+  }
   Unroller u(gb, call,
              cast<RankedTensorType>(input.getType()).getElementType());
   auto [h, c] = u.step(cell, u.linear(input, wIH, bIH), hx[0],
@@ -370,18 +383,11 @@ LogicalResult mlir::fx::rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
   }
   // The results: (output, h_n) or (output, h_n, c_n), read by getitems.
   int64_t numResults = cell == Cell::LSTM ? 3 : 2;
-  SmallVector<CallFunctionOp> readers;
-  for (Operation *user : call.getResult().getUsers()) {
-    auto get = dyn_cast<CallFunctionOp>(user);
-    auto index = get && get.getArgs().size() == 2
-                     ? dyn_cast<IntegerAttr>(get.getArgs()[1])
-                     : IntegerAttr();
-    if (!get || get.getTarget() != "operator.getitem" || !index ||
-        index.getInt() < 0 || index.getInt() >= numResults) {
-      why = "its results must be read by index";
-      return failure();
-    }
-    readers.push_back(get);
+  std::optional<SmallVector<CallFunctionOp>> readers =
+      indexReaders(call, numResults);
+  if (!readers) {
+    why = "its results must be read by index";
+    return failure();
   }
 
   Unroller u(gb, call,
@@ -417,7 +423,7 @@ LogicalResult mlir::fx::rewriteRecurrentCall(GraphBuilder &gb, Operation *op,
                                 u.join("aten::stack", hN, 0)};
   if (cell == Cell::LSTM)
     results.push_back(u.join("aten::stack", cN, 0));
-  for (CallFunctionOp get : readers) {
+  for (CallFunctionOp get : *readers) {
     int64_t i = cast<IntegerAttr>(get.getArgs()[1]).getInt();
     get.getResult().replaceAllUsesWith(results[i]);
     gb.erase(get);
