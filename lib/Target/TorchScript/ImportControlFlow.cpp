@@ -165,12 +165,7 @@ void Importer::simulateIf(torch::jit::Node *node) {
   // constants and static sizes): the other branch is never imported, so
   // it does not run (it might not even run: LibTorch aborts on some
   // arguments a module's branch for other settings would pass).
-  auto predValue = values.find(node->input(0));
-  bool known = (predValue != values.end() &&
-                predValue->second.kind == FxValue::Constant &&
-                isa<BoolAttr, IntegerAttr>(predValue->second.constant)) ||
-               isStaticValue(node->input(0));
-  if (!known)
+  if (!knownInt(node->input(0)))
     simulateOtherBranch(node, otherBlock);
   simulateBlock(takenBlock);
   for (size_t i = 0; i < node->outputs().size(); ++i) {
@@ -525,6 +520,22 @@ bool Importer::importAccumulated(torch::jit::Node *node) {
 // prim::If
 //===----------------------------------------------------------------------===//
 
+std::optional<int64_t> Importer::knownInt(const torch::jit::Value *v) {
+  if (auto it = values.find(v); it != values.end() &&
+                                it->second.kind == FxValue::Constant &&
+                                isa<IntegerAttr>(it->second.constant)) {
+    if (auto b = dyn_cast<BoolAttr>(it->second.constant))
+      return b.getValue();
+    return cast<IntegerAttr>(it->second.constant).getInt();
+  }
+  auto it = concrete.find(v);
+  if (it == concrete.end() || !(it->second.isBool() || it->second.isInt()) ||
+      !isStaticValue(v))
+    return std::nullopt;
+  return it->second.isBool() ? int64_t(it->second.toBool())
+                             : it->second.toInt();
+}
+
 void Importer::importIf(torch::jit::Node *node) {
   if (!controlDepth && !simulating)
     simulate(node);
@@ -537,15 +548,8 @@ void Importer::importIf(torch::jit::Node *node) {
   // computed from static sizes and constants only (swin's `window_size[i]
   // >= x.size(i)`): the branch taken, in line.
   std::optional<bool> known;
-  if (pred.kind == FxValue::Constant &&
-      isa<BoolAttr, IntegerAttr>(pred.constant))
-    known = isa<BoolAttr>(pred.constant)
-                ? cast<BoolAttr>(pred.constant).getValue()
-                : cast<IntegerAttr>(pred.constant).getInt() != 0;
-  else if (auto it = concrete.find(node->input(0));
-           it != concrete.end() && it->second.isBool() &&
-           isStaticValue(node->input(0)))
-    known = it->second.toBool();
+  if (std::optional<int64_t> value = knownInt(node->input(0)))
+    known = *value != 0;
   if (known) {
     torch::jit::Block *block = node->blocks()[*known ? 0 : 1];
     inlinedBlocks.insert(block);
@@ -608,15 +612,7 @@ bool Importer::unrollNumberLoop(torch::jit::Node *node) {
   if (!isConstantTrue(node->input(1)) || !isConstantTrue(body->outputs()[0]))
     return false;
   // The trip count, known when importing.
-  std::optional<int64_t> trips;
-  if (auto it = values.find(node->input(0));
-      it != values.end() && it->second.kind == FxValue::Constant &&
-      isa<IntegerAttr>(it->second.constant))
-    trips = cast<IntegerAttr>(it->second.constant).getInt();
-  else if (auto c = concrete.find(node->input(0));
-           c != concrete.end() && c->second.isInt() &&
-           isStaticValue(node->input(0)))
-    trips = c->second.toInt();
+  std::optional<int64_t> trips = knownInt(node->input(0));
   if (!trips || *trips < 0 || *trips > kMaxUnrolledIterations)
     return false;
   std::function<bool(torch::jit::Block *)> makesNoTensor =

@@ -617,52 +617,6 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
   }
 }
 
-DictAttr Importer::hyperparameters(const std::string &path,
-                                   const torch::jit::Module &module) {
-  // The module's plain attributes (scripted modules keep their
-  // constructor constants; traced ones keep none).
-  SmallVector<Attribute> keys, hparams;
-  auto type = module.type();
-  auto add = [&](const std::string &name, const c10::IValue &v) {
-    if (!(v.isNone() || v.isBool() || v.isInt() || v.isDouble() ||
-          v.isString() || v.isIntList() || v.isDoubleList() || v.isBoolList() ||
-          v.isTuple()))
-      return;
-    SmallVector<mlir::Value> noInputs;
-    Attribute value = toArg(constantOf(v, nullptr), noInputs, nullptr);
-    if (!noInputs.empty() || !isConstantValue(value))
-      return;
-    keys.push_back(builder.getStringAttr(name));
-    hparams.push_back(value);
-  };
-  // Scripted modules keep their `__constants__` (stride, padding, ...).
-  // Their order is not kept by scripting; sort them to be deterministic.
-  // A conv (not transposed; float or quantized) keeps `transposed` and
-  // `output_padding`, which its constructor sets itself and does not
-  // take: left out, so that the module rebuilds from its hyperparameters.
-  std::string typeName = pythonTypeName(module);
-  bool plainConv = llvm::StringRef(typeName).contains(".Conv") &&
-                   !llvm::StringRef(typeName).contains("ConvTranspose");
-  auto setByConstructor = [&](llvm::StringRef name) {
-    return plainConv && (name == "transposed" || name == "output_padding");
-  };
-  std::vector<std::string> constantNames(type->constantNames().begin(),
-                                         type->constantNames().end());
-  llvm::sort(constantNames);
-  for (const std::string &name : constantNames)
-    if (!setByConstructor(name))
-      add(name, type->getConstant(name));
-  for (size_t i = 0; i < type->numAttributes(); ++i) {
-    const std::string &name = type->getAttributeName(i);
-    if (!isHyperparameterSlot(module, i) || setByConstructor(name))
-      continue;
-    add(name, module._ivalue()->getSlot(i));
-  }
-  if (isQuantizedModuleType(pythonTypeName(module)))
-    declareQuantizedModule(path, module, add);
-  return DictAttr::get(ctx, keys, hparams);
-}
-
 void Importer::declareModule(const std::string &path,
                              const torch::jit::Module &module) {
   if (!declaredModules.insert(path).second)
@@ -802,51 +756,6 @@ void Importer::importCall(torch::jit::Node *node, const std::string &target,
   for (size_t i = 0; i < node->outputs().size(); ++i)
     values[node->outputs()[i]] =
         FxValue::ofNode(getitem(result, i, typeOf(node->outputs()[i]), node));
-}
-
-/// Inlines every call of a free TorchScript function in `graph`
-/// (prim::CallFunction of a function constant: `helper(x)` in a scripted
-/// forward, torchvision's `box_iou`), as TorchScript's inliner does, and
-/// keeps method calls, which the importer walks into with their module
-/// paths. A callee's own calls are inlined in the next round; function
-/// constants nothing calls any more (a callee's graph keeps those of the
-/// calls TorchScript inlined into it) go.
-void mlir::fx::torchscript::inlineFunctionCalls(torch::jit::Graph &graph) {
-  for (int round = 0; round < 64; ++round) {
-    std::vector<torch::jit::Node *> calls, unused;
-    std::function<void(torch::jit::Block *)> collect =
-        [&](torch::jit::Block *block) {
-          for (torch::jit::Node *node : block->nodes()) {
-            for (torch::jit::Block *inner : node->blocks())
-              collect(inner);
-            if (node->kind() == c10::prim::CallFunction)
-              calls.push_back(node);
-            else if (node->kind() == c10::prim::Constant &&
-                     node->output()->type()->cast<c10::FunctionType>() &&
-                     !node->hasUses())
-              unused.push_back(node);
-          }
-        };
-    collect(graph.block());
-    for (torch::jit::Node *constant : unused)
-      constant->destroy();
-    bool changed = false;
-    for (torch::jit::Node *call : calls) {
-      auto type = call->input(0)->type()->cast<c10::FunctionType>();
-      torch::jit::GraphFunction *callee =
-          type ? torch::jit::tryToGraphFunction(*type->function()) : nullptr;
-      if (!callee)
-        continue;
-      torch::jit::Node *constant = call->input(0)->node();
-      call->removeInput(0);
-      torch::jit::inlineCallTo(call, callee);
-      if (constant->kind() == c10::prim::Constant && !constant->hasUses())
-        constant->destroy();
-      changed = true;
-    }
-    if (!changed)
-      return;
-  }
 }
 
 std::vector<FxValue> Importer::inlineMethod(const FxValue &self,

@@ -182,6 +182,11 @@ private:
   /// importNode; ImportFolding.cpp). False when `node` is none.
   bool importHeldListOp(torch::jit::Node *node);
   bool isStaticValue(const torch::jit::Value *v, int depth = 0);
+  /// The int or bool (as 0 or 1) `v` is known to be when importing: an
+  /// imported constant, or the example run's value of a static value.
+  /// What decides a branch in line (importIf, simulateIf) and a loop's
+  /// unrolling.
+  std::optional<int64_t> knownInt(const torch::jit::Value *v);
   bool mutatesHeldList(const torch::jit::Node *node);
   bool foldConstantCall(torch::jit::Node *node, ArrayRef<FxValue> args,
                         ArrayRef<std::pair<std::string, FxValue>> kwargs);
