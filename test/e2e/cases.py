@@ -3898,6 +3898,27 @@ add("signed_zeros", lambda: lam(lambda y, x: (torch.atan2(y, x),
 add("int_zeros", lambda: lam(lambda y, x: torch.atan2(y, x)),
     randint(-2, 3, (6, 7), (6, 7)))
 
+# --- Extrema of rows holding several NaNs: the first NaN is the maximum and
+# the minimum, its index the result (a later NaN does not replace it). ------
+family("nan_extrema")
+
+
+def _several_nans():
+    x = torch.randn(4, 7)
+    x[0, 1] = x[0, 5] = x[2, 0] = x[2, 6] = x[3, 3] = float("nan")
+    return (x,)
+
+
+add("argmax_argmin_all", lambda: lam(
+    lambda x: (torch.argmax(x), torch.argmin(x), x.argmax(keepdim=True))),
+    lambda: _several_nans())
+add("argmax_argmin_dims", lambda: lam(
+    lambda x: (torch.argmax(x, 1), torch.argmin(x, 1), x.argmax(0))),
+    lambda: _several_nans())
+add("max_min_dim", lambda: lam(
+    lambda x: (torch.max(x, 1), torch.min(x, 1, keepdim=True))),
+    lambda: _several_nans())
+
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------
 family("integer_wrapping")

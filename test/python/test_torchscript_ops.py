@@ -183,7 +183,24 @@ class Sampled(nn.Module):
                              align_corners=False)
 
 
+class Composites(nn.Module):
+    """ATen's composite spellings torch.jit records where torch.fx records
+    the Python name (aten::fliplr, aten::ravel, aten::numpy_T for `x.T`,
+    aten::mT, aten::mH, aten::matrix_H for `x.H`, aten::adjoint), and
+    one-point linspace and logspace (their start)."""
+
+    def forward(self, x, s):
+        return (x.fliplr(), torch.flipud(x), x.ravel() * 2,
+                torch.narrow_copy(x, 1, 1, 2), x.reshape_as(x.t()),
+                x.T, x.mT, x.mH, x.H, torch.adjoint(x), s.H, s.mH,
+                torch.linspace(2.5, -3, 1) * s,
+                torch.logspace(-3, 2, 1) * s,
+                torch.logspace(1, 2, 1, base=2.0, dtype=torch.int64))
+
+
 CASES = {
+    "composites": (Composites, lambda: (torch.randn(3, 4),
+                                        torch.randn(()))),
     "sampled": (Sampled, lambda: (torch.randn(2, 3, 5, 6),
                                   torch.randn(2, 2, 3) * 0.5)),
     "layers": (Layers, lambda: (torch.randn(1, 3, 6, 7),)),

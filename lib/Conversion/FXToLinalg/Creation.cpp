@@ -140,8 +140,8 @@ LogicalResult lowerEye(Lowering &l) {
 /// linspace(start, end, steps), logspace(start, end, steps, base): `steps`
 /// points as ATen computes them: the first half from `start` up, the
 /// second from `end` down, by `step = (end - start) / (steps - 1)` in the
-/// result's float type (f64 for integer results, truncated); logspace's
-/// points are `base` to the power of those, in f64.
+/// result's float type (f64 for integer results, truncated); one point is
+/// `start`. logspace's points are `base` to the power of those, in f64.
 LogicalResult lowerLinspace(Lowering &l) {
   namespace A = args::aten;
   static constexpr Param kStart =
@@ -180,8 +180,9 @@ LogicalResult lowerLinspace(Lowering &l) {
             i);
         Value lower = arith::CmpIOp::create(
             nb, loc, arith::CmpIPredicate::slt, i,
-            arith::ConstantOp::create(nb, loc,
-                                      nb.getI64IntegerAttr(*steps / 2)));
+            arith::ConstantOp::create(
+                nb, loc,
+                nb.getI64IntegerAttr(std::max<int64_t>(*steps / 2, 1))));
         auto times = [&](Value k) -> Value {
           return arith::MulFOp::create(
               nb, loc, step, arith::SIToFPOp::create(nb, loc, stepType, k));

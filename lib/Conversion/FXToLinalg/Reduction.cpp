@@ -815,14 +815,18 @@ std::pair<Value, Value> argReduce(Lowering &l, Value x, int64_t dim,
             nb, loc, nb.getI64Type(), linalg::IndexOp::create(nb, loc, dim));
         Value better;
         if (isFloat(elem)) {
-          // NaN wins, as in PyTorch.
+          // The first NaN wins, as in PyTorch: a NaN replaces a number,
+          // nothing replaces a NaN (the ordered comparison is false).
           Value cmp = arith::CmpFOp::create(nb, loc,
                                             isMax ? arith::CmpFPredicate::OGT
                                                   : arith::CmpFPredicate::OLT,
                                             v[0], v[1]);
-          Value isNan = arith::CmpFOp::create(
+          Value firstNan = arith::CmpFOp::create(
               nb, loc, arith::CmpFPredicate::UNO, v[0], v[0]);
-          better = arith::OrIOp::create(nb, loc, cmp, isNan);
+          Value accNumber = arith::CmpFOp::create(
+              nb, loc, arith::CmpFPredicate::ORD, v[1], v[1]);
+          firstNan = arith::AndIOp::create(nb, loc, firstNan, accNumber);
+          better = arith::OrIOp::create(nb, loc, cmp, firstNan);
         } else {
           better = arith::CmpIOp::create(
               nb, loc,

@@ -47,15 +47,21 @@ fx.graph_module @M {
 // -----
 
 // max.dim computes values and indices in one generic with two results;
-// the getitem nodes on it become those results. A NaN wins, as in PyTorch.
+// the getitem nodes on it become those results. The first NaN wins, as in
+// PyTorch: an item replaces the running maximum when it is greater, or when
+// it is NaN and the maximum is not.
 
 // CHECK-LABEL: func.func @forward(
 // CHECK:         %[[MAX:.*]]:2 = linalg.generic
 // CHECK-SAME:      iterator_types = ["parallel", "reduction"]
 // CHECK-SAME:      outs(%{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xi64>)
+// CHECK:         ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32, %{{.*}}: i64):
 // CHECK:           linalg.index 1 : index
-// CHECK:           arith.cmpf ogt
-// CHECK:           arith.cmpf uno
+// CHECK:           %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[ACC]]
+// CHECK:           %[[INNAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]]
+// CHECK:           %[[ACCNUM:.*]] = arith.cmpf ord, %[[ACC]], %[[ACC]]
+// CHECK:           %[[FIRST:.*]] = arith.andi %[[INNAN]], %[[ACCNUM]]
+// CHECK:           arith.ori %[[GT]], %[[FIRST]]
 // CHECK:         return %[[MAX]]#0, %[[MAX]]#1 : tensor<2xf32>, tensor<2xi64>
 fx.graph_module @M {
   fx.graph @forward {

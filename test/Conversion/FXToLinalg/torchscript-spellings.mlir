@@ -47,6 +47,23 @@ fx.graph_module @M {
   }
 }
 
+// -----
+
+// linspace(0, -3, 1): one point, `start` (ATen fills it; the point counted
+// down from `end` would be -3). The one index folds away.
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[START:.*]] = arith.constant 0.000000e+00 : f32
+//       CHECK: linalg.generic
+//  CHECK-NEXT: ^bb0
+//  CHECK-NEXT:   linalg.yield %[[START]] : f32
+//       CHECK: -> tensor<1xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %lin = fx.call_function "aten::linspace"(0, -3, 1, dtype=None, layout=None, device=device("cpu"), pin_memory=False) : () -> tensor<1xf32>
+    fx.output %lin : tensor<1xf32>
+  }
+}
+
 
 // -----
 

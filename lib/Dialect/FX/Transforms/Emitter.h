@@ -3,7 +3,8 @@
 // A small builder for fx-normalize's expansions of one node into several
 // canonical calls (NormalizeAttention.cpp, NormalizeEmbedding.cpp): each
 // call is created before the node, named after it, typed `tensor<*xT>`
-// unless told otherwise (shape inference types it later).
+// unless told otherwise (shape inference types it later), and the
+// readers of the expanded call's arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,21 @@ namespace mlir::fx {
 
 /// A value or an attribute, as a call's argument.
 using Arg = std::variant<Value, Attribute>;
+
+/// Positional argument `i` of a call, or null.
+inline Attribute argAt(CallFunctionOp call, size_t i) {
+  return i < call.getArgs().size() ? call.getArgs()[i] : Attribute();
+}
+
+/// The tensor an argument of `call` refers to, or null (a literal, None, a
+/// node of another type).
+inline Value tensorArg(CallFunctionOp call, Attribute a) {
+  auto ref = dyn_cast_or_null<NodeAttr>(a);
+  if (!ref)
+    return {};
+  Value v = call.getOperand(ref.getIndex());
+  return isa<TensorType>(v.getType()) ? v : Value();
+}
 
 /// Builds the calls of one expansion before `node`, named after it, typed
 /// `tensor<*xT>` of the attention's element type unless told otherwise.

@@ -24,6 +24,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <array>
 #include <cmath>
 #include <variant>
@@ -1040,11 +1041,11 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
   }
 
   /// `x.T`, `x.mT`, `x.H`, `x.mH`, `x.ndim`, `z.real`, `z.imag` of tensors
-  /// and `.values`/`.indices` of the named tuples max/min/sort return.
+  /// and `.values`/`.indices` of the named tuples max/min/sort return:
+  /// `field` of the call's first operand.
   LogicalResult rewriteGetattr(GraphBuilder &gb, CallFunctionOp call,
-                               std::string &why) {
+                               StringRef field, std::string &why) {
     MLIRContext *ctx = call.getContext();
-    StringRef field = cast<StringAttr>(call.getArgs()[1]).getValue();
     Value self = call.getOperand(0);
     Type type = call.getResult().getType();
     auto replaceWith = [&](StringRef target, ArrayRef<Attribute> rest) {
@@ -1065,6 +1066,12 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     if (field == "mT")
       return replaceWith("aten::transpose.int",
                          {i64Attr(ctx, -2), i64Attr(ctx, -1)});
+    // `x.H` and `x.mH` of a 0-d tensor: itself, conjugated when complex.
+    if ((field == "H" || field == "mH") && tensor && tensor.getRank() == 0)
+      return replaceWith(isa<ComplexType>(tensor.getElementType())
+                             ? "aten::conj"
+                             : "aten::alias",
+                         {});
     // `x.H` (a matrix) and `x.mH`: the transpose, conjugated when complex.
     if ((field == "H" || field == "mH") && tensor &&
         (field == "mH" ? tensor.getRank() >= 2 : tensor.getRank() == 2)) {
@@ -1127,7 +1134,18 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       if (target == "builtins.getattr" && args.size() == 2 &&
           isa<NodeAttr>(args[0]) && isa<StringAttr>(args[1]) &&
           args[1] != StringAttr::get(ctx, "shape"))
-        return rewriteGetattr(gb, call, why);
+        return rewriteGetattr(gb, call, cast<StringAttr>(args[1]).getValue(),
+                              why);
+      // The same attributes as TorchScript records them.
+      StringRef field = llvm::StringSwitch<StringRef>(target)
+                            .Case("aten::numpy_T", "T")
+                            .Case("aten::mT", "mT")
+                            .Case("aten::matrix_H", "H")
+                            .Cases("aten::mH", "aten::adjoint", "mH")
+                            .Default("");
+      if (!field.empty() && args.size() == 1 && isa<NodeAttr>(args[0]) &&
+          isa<TensorType>(call.getOperand(0).getType()))
+        return rewriteGetattr(gb, call, field, why);
       if (target == "operator.truediv" && args.size() == 2 &&
           isa<IntegerAttr, FloatAttr>(args[0]) && isa<NodeAttr>(args[1]) &&
           isa<TensorType>(call.getOperand(0).getType())) {

@@ -339,15 +339,6 @@ Attribute argOf(CallFunctionOp call, size_t i, StringRef name,
   return otherwise;
 }
 
-/// The tensor an argument refers to, or null.
-Value tensorArg(CallFunctionOp call, Attribute a) {
-  auto ref = dyn_cast_or_null<NodeAttr>(a);
-  if (!ref)
-    return {};
-  Value v = call.getOperand(ref.getIndex());
-  return isa<TensorType>(v.getType()) ? v : Value();
-}
-
 /// The mask of ATen's fast paths (`_native_multi_head_attention`,
 /// `_transformer_encoder_layer_fwd`: bool, true = masked out) broadcast to
 /// the (N, H, L, S) scores: mask_type 0 an attention mask (L, S), 1 a key

@@ -29,18 +29,10 @@ using namespace mlir::fx;
 
 namespace {
 
-/// Argument `i` of a call, or null.
-Attribute argAt(CallFunctionOp call, size_t i) {
-  return i < call.getArgs().size() ? call.getArgs()[i] : Attribute();
-}
-
-/// The tensor an argument refers to, or null.
+/// The ranked tensor positional argument `i` refers to, or null.
 Value tensorAt(CallFunctionOp call, size_t i) {
-  auto ref = dyn_cast_or_null<NodeAttr>(argAt(call, i));
-  if (!ref)
-    return {};
-  Value v = call.getOperand(ref.getIndex());
-  return isa<RankedTensorType>(v.getType()) ? v : Value();
+  Value v = tensorArg(call, argAt(call, i));
+  return v && isa<RankedTensorType>(v.getType()) ? v : Value();
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Emitter.h"
 #include "NormalizeSpecial.h"
 
 using namespace mlir;
@@ -198,10 +199,7 @@ std::optional<SmallVector<CallFunctionOp>> indexReaders(CallFunctionOp call,
 LogicalResult rewriteCellCall(GraphBuilder &gb, CallFunctionOp call, Cell cell,
                               std::string &why) {
   ArrayAttr args = call.getArgs();
-  auto tensorAt = [&](unsigned i) -> Value {
-    auto ref = i < args.size() ? dyn_cast<NodeAttr>(args[i]) : NodeAttr();
-    return ref ? call.getOperand(ref.getIndex()) : Value();
-  };
+  auto tensorAt = [&](unsigned i) { return tensorArg(call, argAt(call, i)); };
   Value input = tensorAt(0), wIH = tensorAt(2), wHH = tensorAt(3),
         bIH = tensorAt(4), bHH = tensorAt(5);
   SmallVector<Value> hx;
