@@ -3898,8 +3898,9 @@ add("signed_zeros", lambda: lam(lambda y, x: (torch.atan2(y, x),
 add("int_zeros", lambda: lam(lambda y, x: torch.atan2(y, x)),
     randint(-2, 3, (6, 7), (6, 7)))
 
-# --- Extrema of rows holding several NaNs: the first NaN is the maximum and
-# the minimum, its index the result (a later NaN does not replace it). ------
+# --- Rows holding several NaNs: the first NaN is the maximum and the
+# minimum, its index the result (a later NaN does not replace it); the sign
+# of NaN is 0, as ATen's (0 < x) - (x < 0). ---------------------------------
 family("nan_extrema")
 
 
@@ -3917,6 +3918,9 @@ add("argmax_argmin_dims", lambda: lam(
     lambda: _several_nans())
 add("max_min_dim", lambda: lam(
     lambda x: (torch.max(x, 1), torch.min(x, 1, keepdim=True))),
+    lambda: _several_nans())
+add("sign_of_nan", lambda: lam(
+    lambda x: (torch.sign(x), torch.sgn(x), x.sign() * x.abs())),
     lambda: _several_nans())
 
 # --- Integer samples as eager computes them: in their integer types,

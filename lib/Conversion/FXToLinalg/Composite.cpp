@@ -68,37 +68,14 @@ LogicalResult lowerRealSame(Lowering &l) {
   return v ? l.replace(v) : failure();
 }
 
-/// sgn of a real tensor: sign, but 0 for NaN (ATen's sgn compares with 0).
+/// sgn of a real tensor: sign.
 LogicalResult lowerSgn(Lowering &l) {
-  using P = args::aten::sgn;
   if (touchesComplex(l))
     return refuseComplex(l);
-  Type r = l.resultElementType();
-  if (!r)
-    return l.fail("needs a typed result");
-  if (!isFloat(r)) {
-    SmallVector<Value> operands(l.operands);
-    Value v = l.lowerCall("aten::sign", llvm::to_vector(l.args()), operands,
-                          l.resultType());
-    return v ? l.replace(v) : failure();
-  }
-  Value x = l.tensor(P::self);
-  if (!x)
-    return failure();
-  return l.replace(l.elementwise(
-      {x}, r, r, [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
-        auto compare = [&](arith::CmpFPredicate p) {
-          return arith::CmpFOp::create(b, loc, p, v[0],
-                                       constantOf(b, loc, r, 0));
-        };
-        Value zero = constantOf(b, loc, r, 0);
-        Value negative =
-            arith::SelectOp::create(b, loc, compare(arith::CmpFPredicate::OLT),
-                                    constantOf(b, loc, r, -1), zero);
-        return arith::SelectOp::create(b, loc,
-                                       compare(arith::CmpFPredicate::OGT),
-                                       constantOf(b, loc, r, 1), negative);
-      }));
+  SmallVector<Value> operands(l.operands);
+  Value v = l.lowerCall("aten::sign", llvm::to_vector(l.args()), operands,
+                        l.resultType());
+  return v ? l.replace(v) : failure();
 }
 
 /// isreal: true everywhere for a real tensor.

@@ -386,7 +386,8 @@ LogicalResult lowerPow(Lowering &l) {
 // Unary
 //===----------------------------------------------------------------------===//
 
-/// 1, -1 or 0 by the sign of `x` (0, -0 and NaN stay as they are).
+/// 1, -1 or 0 by the sign of `x`, as ATen's `(0 < x) - (x < 0)`: 0 for
+/// 0, -0 and NaN.
 Value sign(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value zero = constantOf(b, loc, t, 0);
@@ -405,7 +406,7 @@ Value sign(OpBuilder &b, Location loc, Value x) {
   }
   return arith::SelectOp::create(
       b, loc, positive, one,
-      arith::SelectOp::create(b, loc, negative, minusOne, x));
+      arith::SelectOp::create(b, loc, negative, minusOne, zero));
 }
 
 #define FX_UNARY(NAME, EXPR)                                                   \

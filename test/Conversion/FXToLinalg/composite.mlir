@@ -53,16 +53,17 @@ fx.graph_module @M {
 
 // -----
 
-// sgn of a float: 1 above 0, -1 below, 0 otherwise (NaN too, unlike sign).
+// sgn of a float is sign: 1 above 0, -1 below, 0 otherwise (-0 and NaN
+// too, as ATen's `(0 < x) - (x < 0)`).
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG:     %[[MINUS:.*]] = arith.constant -1.000000e+00 : f32
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         linalg.generic
-// CHECK:           %[[LT:.*]] = arith.cmpf olt, %{{.*}}, %[[ZERO]] : f32
+// CHECK-DAG:       %[[GT:.*]] = arith.cmpf ogt, %{{.*}}, %[[ZERO]] : f32
+// CHECK-DAG:       %[[LT:.*]] = arith.cmpf olt, %{{.*}}, %[[ZERO]] : f32
 // CHECK:           %[[NEG:.*]] = arith.select %[[LT]], %[[MINUS]], %[[ZERO]] : f32
-// CHECK:           %[[GT:.*]] = arith.cmpf ogt, %{{.*}}, %[[ZERO]] : f32
 // CHECK:           arith.select %[[GT]], %[[ONE]], %[[NEG]] : f32
 
 fx.graph_module @M {

@@ -234,7 +234,7 @@ fx.graph_module @M {
 // plus the divisor when it is nonzero and the signs differ; a zero divisor
 // is a run-time check (ZeroDivisionError) and divides by 1 meanwhile, as
 // does -1 (no idiv trap on INT_MIN). floor of an integer tensor is the
-// tensor; sign is 1, -1 or the input (0).
+// tensor; sign is 1, -1 or 0.
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<4xi64>, %[[Y:.*]]: tensor<4xi64>)
