@@ -193,6 +193,27 @@ bool Importer::isStaticValue(const torch::jit::Value *v, int depth) {
          kind == prim::unchecked_cast || kind == prim::min || kind == prim::max;
 }
 
+bool Importer::isSizeDerivedTensor(const torch::jit::Value *v, int depth) {
+  using namespace torch::jit;
+  if (depth > 64 || !v->type()->cast<c10::TensorType>())
+    return false;
+  const torch::jit::Node *node = v->node();
+  NodeKind kind = node->kind();
+  if (kind == prim::Constant)
+    return true;
+  if ((!kind.is_aten() && kind != prim::NumToTensor) ||
+      node->hasSideEffects() || node->isNondeterministic() ||
+      !node->blocks().empty())
+    return false;
+  if (const c10::FunctionSchema *schema = node->maybeSchema();
+      !schema || schema->is_mutable())
+    return false;
+  return llvm::all_of(node->inputs(), [&](const torch::jit::Value *input) {
+    return isStaticValue(input, depth + 1) ||
+           isSizeDerivedTensor(input, depth + 1);
+  });
+}
+
 /// Whether a mutation of the list `node` writes (its first input) can be
 /// made to the list the import holds: the list was made by the graph
 /// (a list display, a copy, a read of a module attribute), in `node`'s

@@ -840,6 +840,18 @@ void Importer::importNode(torch::jit::Node *node) {
       return;
     }
   }
+  // The number in a tensor of traced arithmetic on sizes in floats
+  // (F.interpolate's `floor(size * scale_factor)`): the example run's, as
+  // torch.fx computes it on ints. The tensors that computed it are dropped
+  // at the end when nothing else reads them.
+  if ((kind == aten::Int || kind == aten::Float ||
+       kind == aten::ScalarImplicit || kind == aten::item) &&
+      node->inputs().size() == 1 && concrete.count(node->output()) &&
+      isSizeDerivedTensor(node->input(0))) {
+    values[node->output()] =
+        constantOf(concrete.at(node->output()), node, c10::TypePtr());
+    return;
+  }
   if (importSizeArithmetic(node))
     return;
   static const c10::Symbol isNested =
@@ -1325,17 +1337,23 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   OutputOp::create(builder, nodeLoc("output", nullptr), "output",
                    builder.getArrayAttr({result}), inputs);
 
-  // Drop the tensors of folded int -> tensor -> int round trips, and the
-  // numbers and bools only folded branches read (a scripted RNNCell's
-  // `input.dim() not in (1, 2)` check), last first: they compute nothing
-  // the graph returns and touch no tensor.
-  auto isNumber = [](Type type) { return isa<IntegerType, FloatType>(type); };
+  // Drop the tensors of folded int -> tensor -> int round trips (and the
+  // 0-d tensors of folded size arithmetic), and the numbers and bools only
+  // folded branches read (a scripted RNNCell's `input.dim() not in (1, 2)`
+  // check), last first: they compute nothing the graph returns and touch
+  // no tensor.
+  auto isNumber = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return isa<IntegerType, FloatType>(type) ||
+           (tensor && tensor.getRank() == 0);
+  };
   for (bool erased = true; erased;) {
     SmallVector<CallFunctionOp> unused;
     graph.walk([&](CallFunctionOp call) {
       StringRef target = call.getTarget();
       StringRef name = target.drop_front(6).split('.').first;
-      bool inplace = name.ends_with("_") && !name.starts_with("__");
+      bool inplace = (name.ends_with("_") && !name.starts_with("__")) ||
+                     target.ends_with(".out");
       if (call->use_empty() && (target.starts_with("prim::NumToTensor") ||
                                 (target.starts_with("aten::") && !inplace &&
                                  isNumber(call.getResult().getType()))))

@@ -182,6 +182,11 @@ private:
   /// importNode; ImportFolding.cpp). False when `node` is none.
   bool importHeldListOp(torch::jit::Node *node);
   bool isStaticValue(const torch::jit::Value *v, int depth = 0);
+  /// Whether a tensor is computed from static values and tensor constants
+  /// only (traced arithmetic on sizes in floats: `floor(size * 1.7)` as
+  /// prim::NumToTensor, aten::to, aten::mul by a constant, aten::floor):
+  /// the same whatever the inputs' values, as the ints torch.fx computes.
+  bool isSizeDerivedTensor(const torch::jit::Value *v, int depth = 0);
   /// The int or bool (as 0 or 1) `v` is known to be when importing: an
   /// imported constant, or the example run's value of a static value.
   /// What decides a branch in line (importIf, simulateIf) and a loop's

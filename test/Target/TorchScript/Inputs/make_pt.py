@@ -404,6 +404,22 @@ if not WHICH or "traced_sizes" in WHICH:
                                          torch.randn(1, 4, 6, 6)))
 
 
+class TracedFloatSizes(nn.Module):
+    """F.interpolate by a scale factor in 'area' mode: torch.jit.trace
+    records the output size as `floor(size * 1.7)` on 0-d float tensors
+    (prim::NumToTensor, aten::to, aten::mul by a tensor constant,
+    aten::floor, aten::Int), then an adaptive average pooling to it."""
+
+    def forward(self, x):
+        return (F.interpolate(x, scale_factor=1.7, mode="area"),
+                F.interpolate(x, scale_factor=(0.5, 1.5), mode="area"))
+
+
+if not WHICH or "traced_float_sizes" in WHICH:
+    save("traced_float_sizes", torch.jit.trace(TracedFloatSizes().eval(),
+                                               torch.randn(1, 2, 4, 6)))
+
+
 class ScriptedRecurrent(nn.Module):
     """A scripted GRU (its forward checks the state's size against a list
     it computes in another method) and a size check of our own."""
