@@ -37,7 +37,7 @@ from .fallback import compile_with_fallback, unsupported_node_names
 from .functionalize import (functionalize, updates_in_place,
                             _INPLACE_OPERATORS)
 from .exporter import export_graph_module
-from .importer import import_graph_module, module_type
+from .importer import _unshared, import_graph_module, module_type
 from .specialize import SpecializedGraph, bind_numbers, is_number
 from .reference import REFERENCE_FUNCTIONS, reference_forward
 from .scripting import (ScriptedRouteWarning, grown_batch,
@@ -1388,6 +1388,10 @@ def _node_values(gm, example_inputs, wanted):
             if n in wanted:
                 values[n] = result
             return result
+
+        def get_attr(self, target, args, kwargs):
+            # Constants and buffers updated in place stay as they are.
+            return _unshared(super().get_attr(target, args, kwargs))
     inputs = [t.clone() if isinstance(t, torch.Tensor) else t
               for t in example_inputs]  # in-place updates stay here
     try:

@@ -317,9 +317,9 @@ def _setitem_by_index_tensors(graph, node):
 
 def _shapes(gm, example_inputs):
     """The shape of every tensor node of `gm` on `example_inputs`."""
-    from torch.fx.passes.shape_prop import ShapeProp
+    from .importer import _TypeProp
     with torch.no_grad():
-        ShapeProp(gm).propagate(*[t.clone() if isinstance(t, torch.Tensor)
+        _TypeProp(gm).propagate(*[t.clone() if isinstance(t, torch.Tensor)
                                   else t for t in example_inputs])
     return {n: tuple(n.meta["tensor_meta"].shape) for n in gm.graph.nodes
             if hasattr(n.meta.get("tensor_meta"), "shape")}

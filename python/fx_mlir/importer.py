@@ -189,15 +189,31 @@ def _state_type(tensor, where):
 _DYNAMIC = {}
 
 
+def _unshared(value):
+    """A tensor attribute as a graph run may read it: a copy, unless it is
+    a parameter. A tensor torch.fx made a constant (`torch.zeros(n)` with
+    `n` known when tracing) or a buffer can be updated in place by the
+    graph (`.scatter_add_(...)`), which eager does on a new tensor each
+    call: a run for shapes must leave the module's as it was."""
+    if isinstance(value, torch.Tensor) and \
+            not isinstance(value, torch.nn.Parameter):
+        return value.clone()
+    return value
+
+
 class _TypeProp(ShapeProp):
     """ShapeProp that also records the Python type of int, float and bool
-    results (`x.size(0)`), which the IR types as i64, f64 and i1."""
+    results (`x.size(0)`), which the IR types as i64, f64 and i1. Tensor
+    attributes other than parameters are read as copies (_unshared)."""
 
     def run_node(self, n):
         result = super().run_node(n)
         if isinstance(result, (bool, int, float)):
             n.meta["type"] = type(result)
         return result
+
+    def get_attr(self, target, args, kwargs):
+        return _unshared(super().get_attr(target, args, kwargs))
 
 
 def _to_meta(value):
@@ -212,7 +228,7 @@ class _MetaTypeProp(_TypeProp):
     or one that reads values (`.item()`), raises."""
 
     def get_attr(self, target, args, kwargs):
-        return _to_meta(super().get_attr(target, args, kwargs))
+        return _to_meta(ShapeProp.get_attr(self, target, args, kwargs))
 
     def call_module(self, target, args, kwargs):
         module = self.fetch_attr(target)
