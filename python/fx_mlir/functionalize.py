@@ -507,8 +507,17 @@ def functionalize(gm, example_inputs=None):
             for m in made:
                 order[m] = order[new]
             versions.append((parent, made[-1]))
-        # Later reads of the updated tensors read their new values.
+        # Later reads of the updated tensors read their new values; so do
+        # later reads of the same tensor attribute (torch.fx reads a tensor
+        # it made a constant, `m = torch.zeros(4, 4)` updated by
+        # `m[:2] = ...`, through a get_attr node per use).
         for old_value, new_value in versions:
+            if old_value.op == "get_attr":
+                for other in list(graph.nodes):
+                    if other.op == "get_attr" and other is not old_value \
+                            and other.target == old_value.target and \
+                            order.get(other, -1) > order[new]:
+                        other.replace_all_uses_with(new_value)
             for user in list(old_value.users):
                 if user is not new_value and user not in (
                         v for _, v in versions) and \

@@ -895,6 +895,13 @@ def test_setitem_matches_eager(name, fn):
     torch.testing.assert_close(got, expected)
     for mine, eager_input in zip(ours, theirs):
         torch.testing.assert_close(mine, eager_input)
+    # Inputs other than the example: nothing the example's run computed
+    # stays in the compiled code (the constant `m` kept its update).
+    other = [torch.randn(4, 6), torch.randn(3)]
+    ours, theirs = ([t.clone() for t in other] for _ in range(2))
+    torch.testing.assert_close(compiled(*ours), Lambda()(*theirs))
+    for mine, eager_input in zip(ours, theirs):
+        torch.testing.assert_close(mine, eager_input)
 
 
 def test_setitem_of_several_values_by_tensor_indices():

@@ -4,6 +4,7 @@ differently from a torch.fx graph: recurrent layers as one ATen operator,
 creation calls, Python's operators on tensors and numbers, a conv padding
 by a string, torch.nn modules the compiler does not bind (walked into).
 Each is compared with eager PyTorch on inputs other than the example."""
+import math
 import os
 import sys
 from collections import OrderedDict
@@ -521,3 +522,41 @@ def test_embedding_bags(name, route):
              torch.rand(8))
     with torch.no_grad():
         torch.testing.assert_close(compiled(*other), model(*other))
+
+
+class NumberMath(nn.Module):
+    """Python's math module and builtins on numbers in scripted code, on
+    numbers computed from the input as the code runs (aten::sqrt.int,
+    aten::floor.float, round, abs, `%`, min/max, comparisons of floats),
+    and on a static size (`math.sqrt(k.size(-1))`, folded)."""
+
+    def forward(self, x):
+        d = x.size(-1)
+        n = int(x.abs().sum() > 10.0) * 2 + 1
+        f = float(x.abs().mean()) + 1.5
+        vals = [math.sqrt(d), math.exp(n), math.log(f), math.log10(f),
+                math.log1p(f), math.expm1(0.1 * n), math.sin(f),
+                math.cos(f), math.tan(f), math.tanh(f), math.asin(0.1 * n),
+                math.acos(0.1 * n), math.atan(f), math.sinh(0.3 * n),
+                math.cosh(0.3 * n), math.asinh(f), math.acosh(f + 1),
+                math.atanh(0.1 * n), math.erf(0.2 * n), math.erfc(0.2 * n),
+                math.fabs(-f), float(round(f)), float(round(-2.5 * n)),
+                float(math.floor(-f)), float(math.ceil(f)), float(abs(-n)),
+                abs(-f), math.copysign(2.0, -f), math.atan2(f, 2.0),
+                math.fmod(-f, 1.5), (-f) % 1.5, f % -0.7,
+                float(math.isnan(f)), float(math.isinf(f)), math.sqrt(n),
+                float(min(n, 2)), max(f, 2.0), float(f > 2.0),
+                float(f <= n), float(-f)]
+        return x / math.sqrt(d), torch.tensor(vals)
+
+
+def test_scripted_number_math():
+    torch.manual_seed(0)
+    model = NumberMath()
+    compiled = fx_mlir.compile(torch.jit.script(model), (torch.randn(2, 16),),
+                               cache_dir="")
+    for scale in (1.0, 0.1, 3.0):
+        x = torch.randn(2, 16) * scale
+        expected, got = model(x), compiled(x)
+        torch.testing.assert_close(got[0], expected[0])
+        torch.testing.assert_close(got[1], expected[1], rtol=1e-6, atol=1e-6)

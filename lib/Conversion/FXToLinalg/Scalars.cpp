@@ -94,6 +94,125 @@ LogicalResult lowerIntCompare(Lowering &l) {
   return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
 }
 
+//===----------------------------------------------------------------------===//
+// Python's math module and builtins on numbers
+//===----------------------------------------------------------------------===//
+
+/// A math function of one number (aten::sqrt.int, aten::exp.float, ...):
+/// the int converted to a double, as Python converts it.
+template <typename OpTy> LogicalResult lowerMathUnary(Lowering &l) {
+  // Parameters as aten::sqrt.int names them, at the same position in the
+  // other overloads.
+  using P = args::aten::sqrt_int_;
+  Value x = l.scalar(l.arg(P::a), l.b.getF64Type());
+  if (!x)
+    return l.fail("needs a number operand");
+  return l.replace(l.b.createOrFold<OpTy>(l.loc, x));
+}
+
+/// math.floor and math.ceil: an int (the int itself for an int).
+template <typename OpTy> LogicalResult lowerFloorCeil(Lowering &l) {
+  using P = args::aten::floor_float_;
+  Type i64 = l.b.getI64Type();
+  Attribute a = l.arg(P::a);
+  if (Value n = l.target().ends_with(".int") ? l.scalar(a, i64) : Value())
+    return l.replace(n);
+  Value x = l.scalar(a, l.b.getF64Type());
+  if (!x)
+    return l.fail("needs a number operand");
+  return l.replace(l.b.createOrFold<arith::FPToSIOp>(
+      l.loc, i64, l.b.createOrFold<OpTy>(l.loc, x)));
+}
+
+/// abs(n) of an int (prim::abs.int).
+LogicalResult lowerIntAbs(Lowering &l) {
+  using P = args::prim::abs_int_;
+  Type i64 = l.b.getI64Type();
+  Value x = l.scalar(l.arg(P::a), i64);
+  if (!x)
+    return l.fail("needs an int operand");
+  return l.replace(l.b.createOrFold<math::AbsIOp>(l.loc, x));
+}
+
+/// math.isnan and math.isinf of a float.
+template <bool Inf> LogicalResult lowerFloatClass(Lowering &l) {
+  using P = args::aten::isnan_float_;
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(P::a), f64);
+  if (!x)
+    return l.fail("needs a float operand");
+  if (!Inf)
+    return l.replace(l.b.createOrFold<arith::CmpFOp>(
+        l.loc, arith::CmpFPredicate::UNO, x, x));
+  return l.replace(l.b.createOrFold<arith::CmpFOp>(
+      l.loc, arith::CmpFPredicate::OEQ,
+      l.b.createOrFold<math::AbsFOp>(l.loc, x),
+      l.constant(f64, std::numeric_limits<double>::infinity())));
+}
+
+/// `-x` of a float.
+LogicalResult lowerFloatNeg(Lowering &l) {
+  using P = args::aten::neg_float_;
+  Value x = l.scalar(l.arg(P::a), l.b.getF64Type());
+  if (!x)
+    return l.fail("needs a float operand");
+  return l.replace(l.b.createOrFold<arith::NegFOp>(l.loc, x));
+}
+
+/// A comparison of numbers one of which is a float (aten::lt.float,
+/// aten::eq.int_float, ...): in doubles, false with a NaN but for `!=`.
+template <arith::CmpFPredicate Predicate>
+LogicalResult lowerFloatCompare(Lowering &l) {
+  using P = args::aten::lt_float_;
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
+  if (!x || !y)
+    return l.fail("needs number operands");
+  return l.replace(l.b.createOrFold<arith::CmpFOp>(l.loc, Predicate, x, y));
+}
+
+/// Python's `a % b` on floats: C's fmod, moved to the sign of `b` when
+/// it is not 0 and the signs differ.
+LogicalResult lowerFloatRemainder(Lowering &l) {
+  using P = args::aten::remainder_float_;
+  Type f64 = l.b.getF64Type();
+  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
+  if (!x || !y)
+    return l.fail("needs number operands");
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  Value zero = l.constant(f64, 0);
+  Value mod = b.createOrFold<arith::RemFOp>(loc, x, y);
+  Value nonzero =
+      b.createOrFold<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, mod, zero);
+  Value differ = b.createOrFold<arith::XOrIOp>(
+      loc,
+      b.createOrFold<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, y, zero),
+      b.createOrFold<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, mod, zero));
+  Value adjust = b.createOrFold<arith::AndIOp>(loc, nonzero, differ);
+  return l.replace(b.createOrFold<arith::SelectOp>(
+      loc, adjust, b.createOrFold<arith::AddFOp>(loc, mod, y), mod));
+}
+
+/// min(a, b) and max(a, b) of numbers (prim::min.int, prim::max.float,
+/// ...), as TorchScript's std::min and std::max: `b < a ? b : a` and
+/// `a < b ? b : a`; ints stay ints.
+template <bool Max> LogicalResult lowerNumberExtremum(Lowering &l) {
+  using P = args::prim::min_float_;
+  bool ints = l.target().ends_with(".int");
+  Type type = ints ? Type(l.b.getI64Type()) : Type(l.b.getF64Type());
+  Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
+  if (!x || !y)
+    return l.fail("needs number operands");
+  Value lhs = Max ? x : y, rhs = Max ? y : x;
+  Value less = ints ? l.b.createOrFold<arith::CmpIOp>(
+                          l.loc, arith::CmpIPredicate::slt, lhs, rhs)
+                    : l.b.createOrFold<arith::CmpFOp>(
+                          l.loc, arith::CmpFPredicate::OLT, lhs, rhs);
+  // max: a < b ? b : a; min: b < a ? b : a.
+  return l.replace(l.b.createOrFold<arith::SelectOp>(l.loc, less, y, x));
+}
+
 /// `not a` on a bool (aten::__not__).
 LogicalResult lowerBoolNot(Lowering &l) {
   using P = args::aten::__not__;
@@ -235,6 +354,70 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
               {"aten::pow.int", "aten::pow.float", "aten::pow.int_float",
                "aten::pow.float_int"},
               lowerFloatBinary<math::PowFOp>);
+  auto overloads = [](StringRef op, ArrayRef<StringRef> suffixes) {
+    SmallVector<std::string> names;
+    for (StringRef suffix : suffixes)
+      names.push_back(("aten::" + op + "." + suffix).str());
+    return names;
+  };
+  auto addNumbers = [&](StringRef op, ArrayRef<StringRef> suffixes,
+                        LowerFn fn) {
+    SmallVector<std::string> names = overloads(op, suffixes);
+    addLowering(t, llvm::to_vector_of<StringRef>(names), fn);
+  };
+  auto addUnary = [&](StringRef op, LowerFn fn) {
+    addNumbers(op, {"int", "float"}, fn);
+  };
+  addUnary("sqrt", lowerMathUnary<math::SqrtOp>);
+  addUnary("exp", lowerMathUnary<math::ExpOp>);
+  addUnary("log", lowerMathUnary<math::LogOp>);
+  addUnary("log10", lowerMathUnary<math::Log10Op>);
+  addUnary("log1p", lowerMathUnary<math::Log1pOp>);
+  addUnary("expm1", lowerMathUnary<math::ExpM1Op>);
+  addUnary("sin", lowerMathUnary<math::SinOp>);
+  addUnary("cos", lowerMathUnary<math::CosOp>);
+  addUnary("tan", lowerMathUnary<math::TanOp>);
+  addUnary("tanh", lowerMathUnary<math::TanhOp>);
+  addUnary("asin", lowerMathUnary<math::AsinOp>);
+  addUnary("acos", lowerMathUnary<math::AcosOp>);
+  addUnary("atan", lowerMathUnary<math::AtanOp>);
+  addUnary("sinh", lowerMathUnary<math::SinhOp>);
+  addUnary("cosh", lowerMathUnary<math::CoshOp>);
+  addUnary("asinh", lowerMathUnary<math::AsinhOp>);
+  addUnary("acosh", lowerMathUnary<math::AcoshOp>);
+  addUnary("atanh", lowerMathUnary<math::AtanhOp>);
+  addUnary("erf", lowerMathUnary<math::ErfOp>);
+  addUnary("erfc", lowerMathUnary<math::ErfcOp>);
+  addUnary("fabs", lowerMathUnary<math::AbsFOp>);
+  addUnary("round", lowerMathUnary<math::RoundEvenOp>);
+  addUnary("floor", lowerFloorCeil<math::FloorOp>);
+  addUnary("ceil", lowerFloorCeil<math::CeilOp>);
+  addLowering(t, {"prim::abs.int"}, lowerIntAbs);
+  addLowering(t, {"prim::abs.float"}, lowerMathUnary<math::AbsFOp>);
+  addLowering(t, {"aten::isnan.float"}, lowerFloatClass<false>);
+  addLowering(t, {"aten::isinf.float"}, lowerFloatClass<true>);
+  const StringRef binary[] = {"int", "float", "int_float", "float_int"};
+  addNumbers("copysign", binary, lowerFloatBinary<math::CopySignOp>);
+  addNumbers("atan2", binary, lowerFloatBinary<math::Atan2Op>);
+  addNumbers("fmod", binary, lowerFloatBinary<arith::RemFOp>);
+  using FP = arith::CmpFPredicate;
+  const StringRef mixed[] = {"float", "int_float", "float_int"};
+  addLowering(t, {"aten::neg.float"}, lowerFloatNeg);
+  addNumbers("eq", mixed, lowerFloatCompare<FP::OEQ>);
+  addNumbers("ne", mixed, lowerFloatCompare<FP::UNE>);
+  addNumbers("lt", mixed, lowerFloatCompare<FP::OLT>);
+  addNumbers("le", mixed, lowerFloatCompare<FP::OLE>);
+  addNumbers("gt", mixed, lowerFloatCompare<FP::OGT>);
+  addNumbers("ge", mixed, lowerFloatCompare<FP::OGE>);
+  addNumbers("remainder", mixed, lowerFloatRemainder);
+  addLowering(t,
+              {"prim::min.int", "prim::min.float", "prim::min.int_float",
+               "prim::min.float_int"},
+              lowerNumberExtremum<false>);
+  addLowering(t,
+              {"prim::max.int", "prim::max.float", "prim::max.int_float",
+               "prim::max.float_int"},
+              lowerNumberExtremum<true>);
   addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
   addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
   addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);

@@ -149,3 +149,46 @@ fx.graph_module @M {
     fx.output %mul : tensor<2x3xf32>
   }
 }
+
+// -----
+
+// Python's math module on numbers, as TorchScript spells it: the int
+// converted to a double, then one math op; math.floor of a float is an
+// int; round rounds half to even; `%` on floats is fmod moved to the
+// divisor's sign; min of two numbers is `b < a ? b : a`. Of a static size
+// (`math.sqrt(k.size(-1))` of scripted attention) it folds to a constant.
+
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>)
+//   CHECK-DAG: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+//       CHECK: %[[DIM:.*]] = tensor.dim %[[X]]
+//       CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+//       CHECK: %[[NF:.*]] = arith.sitofp %[[N]] : i64 to f64
+//       CHECK: %[[SQRT:.*]] = math.sqrt %[[NF]] : f64
+//       CHECK: %[[FLOOR:.*]] = math.floor %[[SQRT]] : f64
+//       CHECK: %[[FLOORI:.*]] = arith.fptosi %[[FLOOR]] : f64 to i64
+//       CHECK: math.roundeven %{{.*}} : f64
+//       CHECK: %[[MOD:.*]] = arith.remf
+//       CHECK: arith.select %{{.*}}, %{{.*}}, %[[MOD]] : f64
+//       CHECK: %[[MORE:.*]] = arith.cmpi sgt, %[[FLOORI]], %[[C3:.*]] : i64
+//       CHECK: arith.select %[[MORE]], %[[C3]], %[[FLOORI]] : i64
+//       CHECK: linalg.generic
+//       CHECK:   arith.mulf %{{.*}}, %[[QUARTER]] : f32
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x16xf32>
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x16xf32>) -> i64
+    %d = fx.call_function "aten::size.int"(%x, 1) : (tensor<?x16xf32>) -> i64
+    %sqrt = fx.call_function "aten::sqrt.int"(%n) : (i64) -> f64
+    %floor = fx.call_function "aten::floor.float"(%sqrt) : (f64) -> i64
+    %round = fx.call_function "aten::round.float"(%sqrt) : (f64) -> f64
+    %mod = fx.call_function "aten::remainder.float"(%round, -1.5) : (f64) -> f64
+    %min = fx.call_function "prim::min.int"(%floor, 3) : (i64) -> i64
+    %sd = fx.call_function "aten::sqrt.int"(%d) : (i64) -> f64
+    %inv = fx.call_function "aten::div.float"(1.0, %sd) : (f64) -> f64
+    %a = fx.call_function "aten::mul.Scalar"(%x, %inv) : (tensor<?x16xf32>, f64) -> tensor<?x16xf32>
+    %b = fx.call_function "aten::add.Scalar"(%a, %mod) : (tensor<?x16xf32>, f64) -> tensor<?x16xf32>
+    %c = fx.call_function "aten::mul.Scalar"(%b, %min) : (tensor<?x16xf32>, i64) -> tensor<?x16xf32>
+    fx.output %c : tensor<?x16xf32>
+  }
+}
