@@ -398,8 +398,9 @@ def _unview(gm, view, parent, value, shapes, after):
     made = []
     with graph.inserting_after(after):
         if kind == "reshape":
-            made.append(graph.call_method("reshape",
-                                          (value, tuple(shapes[parent]))))
+            # The parent's shape as the graph computes it (a dynamic batch
+            # stays dynamic), not the example's.
+            made.append(graph.call_method("reshape_as", (value, parent)))
         elif kind == "transpose":
             dims = (0, 1) if not args else tuple(args[:2])
             made.append(graph.call_method("transpose", (value, *dims)))

@@ -1394,3 +1394,38 @@ def test_compile_leaves_constants_updated_in_place_alone():
         got = compiled(x, src, dst)
         torch.testing.assert_close(got[0], expected[0])
         torch.testing.assert_close(got[1], expected[1])
+
+
+class ShuffleAndDrop(nn.Module):
+    """torchvision's channel shuffle (the batch read from the block's
+    input, `view(b, -1, h, w)` after a transpose) and efficientnet's
+    classifier (an in-place dropout on a flatten, which updates the pooled
+    tensor it views), under a dynamic batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.drop = nn.Dropout(0.2, inplace=True)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        b, c, h, w = x.size()
+        y = self.conv(x).view(b, 2, 4, h, w).transpose(1, 2).contiguous()
+        y = y.view(b, -1, h, w)
+        return self.fc(self.drop(torch.flatten(self.pool(y), 1)))
+
+
+def test_dynamic_batch_shuffle_and_view_updated_in_place():
+    """The shuffle's -1 is the node's static 8 (shape propagation's), and
+    the dropout's write-back into the pooled tensor reshapes to its shape
+    as the graph computes it, not the example's batch."""
+    torch.manual_seed(0)
+    model = ShuffleAndDrop().eval()
+    compiled = fx_mlir.compile(model, (torch.randn(2, 4, 5, 5),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (2, 3, 1):
+        x = torch.randn(batch, 4, 5, 5)
+        with torch.no_grad():
+            expected = model(x)
+        torch.testing.assert_close(compiled(x), expected)

@@ -560,3 +560,36 @@ def test_scripted_number_math():
         expected, got = model(x), compiled(x)
         torch.testing.assert_close(got[0], expected[0])
         torch.testing.assert_close(got[1], expected[1], rtol=1e-6, atol=1e-6)
+
+
+class CellLoop(nn.Module):
+    """A scripted loop over time steps calling an nn.LSTMCell (its rank
+    check `input.dim() not in (1, 2)`, aten::__contains__.int_list, inside
+    the loop), the steps' outputs stacked batch first and concatenated
+    along the features: lists a loop appended to, read along dims other
+    than 0."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(4, 6)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(0), 6)
+        c = torch.zeros(x.size(0), 6)
+        outs = []
+        for t in range(x.size(1)):
+            h, c = self.cell(x[:, t], (h, c))
+            outs.append(h)
+        return torch.stack(outs, 1), torch.cat(outs, -1), torch.stack(outs, -1)
+
+
+def test_scripted_loop_stacks_along_other_dims():
+    torch.manual_seed(0)
+    model = CellLoop().eval()
+    compiled = fx_mlir.compile(torch.jit.script(model),
+                               (torch.randn(2, 5, 4),), cache_dir="")
+    x = torch.randn(2, 5, 4)
+    with torch.no_grad():
+        expected = model(x)
+    for g, e in zip(compiled(x), expected):
+        torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)

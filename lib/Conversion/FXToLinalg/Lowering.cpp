@@ -214,6 +214,19 @@ LogicalResult Lowering::replace(Value v) {
     return success();
   }
   v = labelUint8(b, loc, v, op->hasAttr(kUint8Attr));
+  // A dim a node typed with dynamic dims (imported for a dynamic batch)
+  // knows and the lowering computed (a view's -1, `view(b, -1, h, w)`
+  // with `b` read from another tensor): the node's type, as shape
+  // propagation found it. (Under the pass's dynamic-batch option the
+  // nodes keep the example's static types, which the values' dynamic
+  // batch must not be cast to.)
+  auto declared = op->getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                      : RankedTensorType();
+  if (declared && !declared.hasStaticShape() && v.getType() != declared &&
+      isa<RankedTensorType>(v.getType()) &&
+      tensor::CastOp::areCastCompatible(v.getType(), declared))
+    v = tensor::CastOp::create(b, loc, declared, v);
   b.replaceOp(op, v);
   return success();
 }

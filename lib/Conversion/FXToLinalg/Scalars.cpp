@@ -329,6 +329,27 @@ LogicalResult lowerIntListEquality(Lowering &l) {
   return l.replace(same);
 }
 
+/// `item in l` of ints (aten::__contains__.int_list): any equal element.
+LogicalResult lowerIntListContains(Lowering &l) {
+  using P = args::aten::__contains___int_list;
+  auto list = dyn_cast_or_null<ListAttr>(l.arg(P::l));
+  Type i1 = l.b.getI1Type(), i64 = l.b.getI64Type();
+  Value item = l.scalar(l.arg(P::item), i64);
+  if (!list || !item)
+    return l.fail("needs a list of ints and an int");
+  Value found = l.constant(i1, 0.0);
+  for (Attribute e : list.getElements()) {
+    Value v = l.scalar(e, i64);
+    if (!v)
+      return l.fail("needs a list of ints and an int");
+    found = l.b.createOrFold<arith::OrIOp>(
+        l.loc, found,
+        l.b.createOrFold<arith::CmpIOp>(l.loc, arith::CmpIPredicate::eq, v,
+                                        item));
+  }
+  return l.replace(found);
+}
+
 } // namespace
 
 void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
@@ -436,4 +457,5 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
               lowerNumberCast);
   addLowering(t, {"aten::eq.int_list", "aten::ne.int_list"},
               lowerIntListEquality);
+  addLowering(t, {"aten::__contains__.int_list"}, lowerIntListContains);
 }

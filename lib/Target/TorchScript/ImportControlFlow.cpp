@@ -481,27 +481,61 @@ bool Importer::importAccumulated(torch::jit::Node *node) {
     auto attr = dyn_cast<IntegerAttr>(it->second.constant);
     return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
   };
+  auto type = cast<RankedTensorType>(stacked.getType());
+  auto i64 = [&](int64_t v) {
+    return FxValue::ofConstant(builder.getI64IntegerAttr(v));
+  };
+  // The stacked tensor with its first dim (the appends) moved to `dim`.
+  auto moveAppends = [&](int64_t dim) -> mlir::Value {
+    if (dim == 0)
+      return stacked;
+    SmallVector<int64_t> shape(type.getShape().drop_front());
+    shape.insert(shape.begin() + dim, type.getDimSize(0));
+    return callNode("movedim", "aten::movedim.int",
+                    {FxValue::ofNode(stacked), i64(0), i64(dim)},
+                    RankedTensorType::get(shape, type.getElementType()), node);
+  };
+  // A constant dim of `rank` dims, made non-negative.
+  auto normalDim = [&](int64_t rank) -> std::optional<int64_t> {
+    std::optional<int64_t> dim = constantDim(1);
+    if (dim && *dim < 0)
+      *dim += rank;
+    if (!dim || *dim < 0 || *dim >= rank)
+      return std::nullopt;
+    return dim;
+  };
   if (node->kind() == aten::stack && node->inputs().size() == 2) {
-    if (constantDim(1) != 0)
-      fail(node, "stacks a list a loop appended to along a dim other than "
-                 "0, which is not supported");
-    values[node->output()] = FxValue::ofNode(stacked);
+    // stack(rows, dim) of the rows the loop appended: the stacked rows
+    // with their dim moved (`torch.stack(outputs, 1)` of a recurrent
+    // loop over time, batch first).
+    std::optional<int64_t> dim = normalDim(type.getRank());
+    if (!dim)
+      fail(node, "stacks a list a loop appended to along a dim that is not "
+                 "a constant");
+    values[node->output()] = FxValue::ofNode(moveAppends(*dim));
     return true;
   }
   if (node->kind() == aten::cat && node->inputs().size() == 2) {
-    if (constantDim(1) != 0)
-      fail(node, "concatenates a list a loop appended to along a dim other "
-                 "than 0, which is not supported");
-    auto type = cast<RankedTensorType>(stacked.getType());
     if (type.getRank() < 2)
       fail(node, "concatenates a list of 0-d tensors");
-    SmallVector<int64_t> shape = {ShapedType::kDynamic};
-    llvm::append_range(shape, type.getShape().drop_front(2));
+    // cat(rows, dim): the rows stacked at `dim`, that dim and the next
+    // flattened into one.
+    std::optional<int64_t> dim = normalDim(type.getRank() - 1);
+    if (!dim)
+      fail(node, "concatenates a list a loop appended to along a dim that "
+                 "is not a constant");
+    mlir::Value moved = moveAppends(*dim);
+    auto movedType = cast<RankedTensorType>(moved.getType());
+    SmallVector<int64_t> shape(movedType.getShape());
+    int64_t joined = ShapedType::isDynamic(shape[*dim]) ||
+                             ShapedType::isDynamic(shape[*dim + 1])
+                         ? ShapedType::kDynamic
+                         : shape[*dim] * shape[*dim + 1];
+    shape.erase(shape.begin() + *dim);
+    shape[*dim] = joined;
     values[node->output()] = FxValue::ofNode(
         callNode("flatten", "aten::flatten.using_ints",
-                 {FxValue::ofNode(stacked),
-                  FxValue::ofConstant(builder.getI64IntegerAttr(0)),
-                  FxValue::ofConstant(builder.getI64IntegerAttr(1))},
+                 {FxValue::ofNode(moved), i64(*dim), i64(*dim + 1)},
                  RankedTensorType::get(shape, type.getElementType()), node));
     return true;
   }

@@ -192,3 +192,28 @@ fx.graph_module @M {
     fx.output %c : tensor<?x16xf32>
   }
 }
+
+// -----
+
+// `n not in (1, 2)` of a rank (a scripted cell's check): any equal
+// element, folded for a static rank; of a dynamic size, compared as it
+// runs.
+
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+//   CHECK-DAG: %[[ONE:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : i64
+//   CHECK-DAG: %[[TWO:.*]] = arith.cmpi eq, %[[N]], %{{.*}} : i64
+//       CHECK: arith.ori %[[ONE]], %[[TWO]] : i1
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x6xf32>
+    %rank = fx.call_function "aten::dim"(%x) : (tensor<?x6xf32>) -> i64
+    %in = fx.call_function "aten::__contains__.int_list"([1, 2], %rank) : (i64) -> i1
+    %not = fx.call_function "aten::__not__"(%in) : (i1) -> i1
+    %assert = fx.call_function "torch._assert"(%in, "expected 1-D or 2-D") : (i1) -> !fx.any
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x6xf32>) -> i64
+    %small = fx.call_function "aten::__contains__.int_list"([1, 2], %n) : (i64) -> i1
+    %y = fx.call_function "aten::mul.Scalar"(%x, %small) : (tensor<?x6xf32>, i1) -> tensor<?x6xf32>
+    fx.output %y : tensor<?x6xf32>
+  }
+}
