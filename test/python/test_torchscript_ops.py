@@ -188,7 +188,8 @@ class Composites(nn.Module):
     """ATen's composite spellings torch.jit records where torch.fx records
     the Python name (aten::fliplr, aten::ravel, aten::numpy_T for `x.T`,
     aten::mT, aten::mH, aten::matrix_H for `x.H`, aten::adjoint), and
-    one-point linspace and logspace (their start)."""
+    one-point linspace and logspace (their start), aten::scalar_tensor and
+    the nearest-exact upsampling's overload of output sizes."""
 
     def forward(self, x, s):
         return (x.fliplr(), torch.flipud(x), x.ravel() * 2,
@@ -196,7 +197,10 @@ class Composites(nn.Module):
                 x.T, x.mT, x.mH, x.H, torch.adjoint(x), s.H, s.mH,
                 torch.linspace(2.5, -3, 1) * s,
                 torch.logspace(-3, 2, 1) * s,
-                torch.logspace(1, 2, 1, base=2.0, dtype=torch.int64))
+                torch.logspace(1, 2, 1, base=2.0, dtype=torch.int64),
+                torch.scalar_tensor(2.5) * s,
+                F.interpolate(x[None, None], size=(5, 7),
+                              mode="nearest-exact"))
 
 
 CASES = {

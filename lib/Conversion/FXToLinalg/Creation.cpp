@@ -240,11 +240,13 @@ LogicalResult lowerTensorOfList(Lowering &l) {
 /// prim::NumToTensor.Scalar(a): a 0-d tensor holding the number (a
 /// traced size, an int, as the 0-d int64 tensor the tracer records);
 /// aten::tensor.int/float/bool(t, dtype=...), a number's tensor, the same
-/// (the declared type is the dtype's).
+/// (the declared type is the dtype's); aten::scalar_tensor(s, dtype=...)
+/// too.
 LogicalResult lowerNumToTensor(Lowering &l) {
   // The number is argument 0 of all of them.
   static constexpr Param kNumber =
-      sameParam(args::prim::NumToTensor_Scalar::a, args::aten::tensor_int_::t);
+      sameParam(args::prim::NumToTensor_Scalar::a, args::aten::tensor_int_::t,
+                args::aten::scalar_tensor::s);
   Type elem = l.resultElementType();
   if (!elem)
     return l.fail("needs a typed result");
@@ -265,7 +267,8 @@ void mlir::fx::lowering::addCreationLowerings(llvm::StringMap<LowerFn> &t) {
   addLowering(t, {"aten::full"}, lowerFull);
   addLowering(t,
               {"prim::NumToTensor.Scalar", "aten::tensor.int",
-               "aten::tensor.float", "aten::tensor.bool"},
+               "aten::tensor.float", "aten::tensor.bool",
+               "aten::scalar_tensor"},
               lowerNumToTensor);
   addLowering(t, {"aten::zeros_like"}, lowerZerosLike);
   addLowering(t, {"aten::ones_like"}, lowerOnesLike);

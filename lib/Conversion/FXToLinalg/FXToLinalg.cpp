@@ -186,6 +186,8 @@ bool uint8Exact(CallFunctionOp call) {
       "add", "sub", "rsub", "mul", "neg", "negative", "square", "pow",
       "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
       "bitwise_left_shift", "bitwise_right_shift",
+      // The same as TorchScript spells them (`x << 2`, `m & n`).
+      "__lshift__", "__rshift__", "__and__", "__or__", "__xor__",
       // Comparisons, selections, division of 0..255.
       "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "fmax", "fmin",
       "where", "masked_fill", "floor_divide", "remainder", "fmod", "div", "gcd",

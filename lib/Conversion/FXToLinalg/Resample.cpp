@@ -535,18 +535,19 @@ LogicalResult lowerGridSampler(Lowering &l) {
 } // namespace
 
 void mlir::fx::lowering::addResampleLowerings(llvm::StringMap<LowerFn> &t) {
-  addLowering(t,
-              {"aten::upsample_nearest1d.vec", "aten::upsample_nearest1d",
-               "aten::upsample_nearest2d.vec", "aten::upsample_nearest2d",
-               "aten::upsample_nearest3d.vec", "aten::upsample_nearest3d",
-               "aten::_upsample_nearest_exact1d.vec",
-               "aten::_upsample_nearest_exact2d.vec",
-               "aten::_upsample_nearest_exact3d.vec",
-               "aten::upsample_linear1d.vec", "aten::upsample_linear1d",
-               "aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d",
-               "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d",
-               "aten::upsample_bicubic2d.vec"},
-              lowerUpsample);
+  addLowering(
+      t,
+      {"aten::upsample_nearest1d.vec", "aten::upsample_nearest1d",
+       "aten::upsample_nearest2d.vec", "aten::upsample_nearest2d",
+       "aten::upsample_nearest3d.vec", "aten::upsample_nearest3d",
+       "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact1d",
+       "aten::_upsample_nearest_exact2d.vec", "aten::_upsample_nearest_exact2d",
+       "aten::_upsample_nearest_exact3d.vec", "aten::_upsample_nearest_exact3d",
+       "aten::upsample_linear1d.vec", "aten::upsample_linear1d",
+       "aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d",
+       "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d",
+       "aten::upsample_bicubic2d.vec"},
+      lowerUpsample);
   addLowering(t, {"aten::affine_grid_generator"}, lowerAffineGrid);
   addLowering(t, {"aten::grid_sampler"}, lowerGridSampler);
 }
