@@ -189,7 +189,8 @@ class Composites(nn.Module):
     the Python name (aten::fliplr, aten::ravel, aten::numpy_T for `x.T`,
     aten::mT, aten::mH, aten::matrix_H for `x.H`, aten::adjoint), and
     one-point linspace and logspace (their start), aten::scalar_tensor and
-    the nearest-exact upsampling's overload of output sizes."""
+    the nearest-exact upsampling's overload of output sizes, and
+    aten::tensordot."""
 
     def forward(self, x, s):
         return (x.fliplr(), torch.flipud(x), x.ravel() * 2,
@@ -200,7 +201,9 @@ class Composites(nn.Module):
                 torch.logspace(1, 2, 1, base=2.0, dtype=torch.int64),
                 torch.scalar_tensor(2.5) * s,
                 F.interpolate(x[None, None], size=(5, 7),
-                              mode="nearest-exact"))
+                              mode="nearest-exact"),
+                torch.tensordot(x, x.t(), dims=([1], [0])),
+                torch.tensordot(x, x, dims=([0, 1], [0, 1])))
 
 
 CASES = {

@@ -677,6 +677,66 @@ LogicalResult lowerFftshift(Lowering &l) {
 
 /// linalg_multi_dot(tensors): the matrix products left to right; a first
 /// (last) vector is a row (column) and its dim is dropped from the result.
+/// tensordot(self, other, dims_self, dims_other) as ATen computes it:
+/// self's free dims first and its contracted ones last, other's
+/// contracted ones first, each made a matrix, one matrix product, the
+/// free dims back. Needs static shapes.
+LogicalResult lowerTensordot(Lowering &l) {
+  using P = args::aten::tensordot;
+  Value a = l.tensor(P::self), b = l.tensor(P::other);
+  auto dimsA = l.intList(P::dims_self), dimsB = l.intList(P::dims_other);
+  if (!a || !b || !dimsA || !dimsB || dimsA->size() != dimsB->size())
+    return l.fail("needs two tensors and constant dim lists of one length");
+  auto typeA = cast<RankedTensorType>(a.getType());
+  auto typeB = cast<RankedTensorType>(b.getType());
+  if (!typeA.hasStaticShape() || !typeB.hasStaticShape() ||
+      typeA.getElementType() != typeB.getElementType())
+    return l.fail("needs static shapes of one element type");
+  // The dims of `type` not in `dims` (made non-negative, checked).
+  auto split = [&](RankedTensorType type, SmallVectorImpl<int64_t> &dims,
+                   SmallVectorImpl<int64_t> &free) {
+    int64_t rank = type.getRank();
+    for (int64_t &d : dims) {
+      if (d < -rank || d >= std::max<int64_t>(rank, 1))
+        return false;
+      d = d < 0 ? d + rank : d;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        free.push_back(d);
+    return int64_t(free.size() + dims.size()) == rank;
+  };
+  SmallVector<int64_t> freeA, freeB;
+  if (!split(typeA, *dimsA, freeA) || !split(typeB, *dimsB, freeB))
+    return l.fail("dims out of range or repeated");
+  int64_t m = 1, k = 1, n = 1;
+  SmallVector<OpFoldResult> outSizes;
+  for (int64_t d : freeA) {
+    m *= typeA.getDimSize(d);
+    outSizes.push_back(l.b.getIndexAttr(typeA.getDimSize(d)));
+  }
+  for (auto [da, db] : llvm::zip(*dimsA, *dimsB)) {
+    if (typeA.getDimSize(da) != typeB.getDimSize(db))
+      return l.fail("contracted dims differ in size");
+    k *= typeA.getDimSize(da);
+  }
+  for (int64_t d : freeB) {
+    n *= typeB.getDimSize(d);
+    outSizes.push_back(l.b.getIndexAttr(typeB.getDimSize(d)));
+  }
+  SmallVector<int64_t> permA(freeA), permB(*dimsB);
+  permA.append(dimsA->begin(), dimsA->end());
+  permB.append(freeB.begin(), freeB.end());
+  auto index = [&](int64_t v) -> OpFoldResult { return l.b.getIndexAttr(v); };
+  Value left = l.reshape(l.transpose(a, permA), {index(m), index(k)});
+  Value right = l.reshape(l.transpose(b, permB), {index(k), index(n)});
+  Value product = l.lowerCall("aten::mm", {ref(l, 0), ref(l, 1)}, {left, right},
+                              tensorOf(typeA.getElementType()));
+  if (!product)
+    return failure();
+  return l.replace(l.reshape(product, outSizes));
+}
+
 LogicalResult lowerMultiDot(Lowering &l) {
   using P = args::aten::linalg_multi_dot;
   auto inputs = tensorsOf(l, l.arg(P::tensors));
@@ -1423,6 +1483,7 @@ void mlir::fx::lowering::addCompositeLowerings(llvm::StringMap<LowerFn> &t) {
               lowerTrapezoid);
   addLowering(t, {"aten::fft_fftshift", "aten::fft_ifftshift"}, lowerFftshift);
   addLowering(t, {"aten::linalg_multi_dot"}, lowerMultiDot);
+  addLowering(t, {"aten::tensordot"}, lowerTensordot);
   addLowering(t, {"aten::round.decimals"}, lowerRoundDecimals);
   addLowering(t, {"aten::renorm"}, lowerRenorm);
   addLowering(t, {"aten::linalg_vander"}, lowerVander);

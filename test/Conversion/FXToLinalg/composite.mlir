@@ -159,3 +159,24 @@ fx.graph_module @Combinations {
     fx.output %r : tensor<6x2xf32>
   }
 }
+
+// -----
+
+// tensordot(a, b, [0], [1]) as TorchScript records it: a's free dim first
+// and its contracted one last, b's contracted dim first, one matrix
+// product of (3 x 2) by (2 x 5), then the free dims' shape.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<5x2xf32>)
+// CHECK:         linalg.transpose ins(%[[A]] : tensor<2x3xf32>) {{.*}} permutation = [1, 0]
+// CHECK:         linalg.transpose ins(%[[B]] : tensor<5x2xf32>) {{.*}} permutation = [1, 0]
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<2x5xf32>)
+// CHECK:         return %{{.*}} : tensor<3x5xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %a = fx.placeholder "a" : tensor<2x3xf32>
+    %b = fx.placeholder "b" : tensor<5x2xf32>
+    %t = fx.call_function "aten::tensordot"(%a, %b, [0], [1]) : (tensor<2x3xf32>, tensor<5x2xf32>) -> tensor<3x5xf32>
+    fx.output %t : tensor<3x5xf32>
+  }
+}
