@@ -600,3 +600,37 @@ def test_scripted_loop_stacks_along_other_dims():
         expected = model(x)
     for g, e in zip(compiled(x), expected):
         torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5)
+
+
+class NumberOperands(nn.Module):
+    """Python numbers and 0-d tensors as the second operand of + - * /:
+    a trace records both as 0-d tensor constants (the number as a double
+    one). LibTorch's executor passes them to add/sub/mul/div as numbers,
+    so `int_tensor * 0.5` is float32, as in eager."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor([True, False, True]))
+
+    def forward(self, x, n):
+        half = torch.tensor(0.5, dtype=torch.float64)
+        return (n * 0.5, n + 1.5, n - 2.5, n / 4, x * 0.5, n * 3,
+                self.mask + 2, self.mask * 0.25, n * half, x / half,
+                torch.where(n > 2, n, 7), n.float() * 2)
+
+
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+def test_traced_number_operands_promote_as_numbers():
+    model = NumberOperands()
+    x = torch.randn(2, 3)
+    n = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    traced = torch.jit.trace(model, (x, n))
+    compiled = fx_mlir.compile(traced, (x, n), cache_dir="")
+    x2, n2 = torch.randn(2, 3), torch.randint(-9, 9, (2, 3), dtype=torch.int32)
+    # The reference is the traced module as LibTorch runs it (its executor
+    # makes the numbers of `n * half` numbers too, where eager keeps the
+    # 0-d double tensor's float64).
+    for got, want in zip(compiled(x2, n2), traced(x2, n2)):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want)
+    assert compiled(x2, n2)[0].dtype == model(x2, n2)[0].dtype == torch.float32

@@ -130,6 +130,7 @@ void Importer::simulateMethod(torch::jit::Node *node) {
   // Its free function calls inlined, as the import will walk it (a
   // TransformerEncoderLayer's `self.activation(x)` of F.relu).
   inlineFunctionCalls(*graph);
+  scalarizeConstantOperands(graph->block());
   if (graph->inputs().size() != node->inputs().size()) {
     evaluate(node, /*runMethod=*/true);
     return;

@@ -767,6 +767,7 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
     fail(call, "module '" + self.path + "' has no method '" + method + "'");
   std::shared_ptr<torch::jit::Graph> graph = found->graph();
   inlineFunctionCalls(*graph);
+  scalarizeConstantOperands(graph->block());
   auto inputs = graph->inputs();
   if (inputs.size() != args.size() + 1)
     fail(call, "method '" + method + "' of module '" + self.path + "' takes " +
@@ -1195,6 +1196,7 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
   }
   std::shared_ptr<torch::jit::Graph> tsGraph = forward->graph();
   inlineFunctionCalls(*tsGraph);
+  scalarizeConstantOperands(tsGraph->block());
   builder.setInsertionPointToEnd(&graph.getBody().front());
 
   FxValue self;

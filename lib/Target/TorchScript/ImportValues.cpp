@@ -707,3 +707,44 @@ void mlir::fx::torchscript::inlineFunctionCalls(torch::jit::Graph &graph) {
       return;
   }
 }
+
+void mlir::fx::torchscript::scalarizeConstantOperands(
+    torch::jit::Block *block) {
+  static const char *const schemas[] = {
+      "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
+      "Tensor",
+      "aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
+      "Tensor",
+      "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
+      "aten::div.Tensor(Tensor self, Tensor other) -> Tensor",
+  };
+  std::vector<torch::jit::Node *> rewritten;
+  for (torch::jit::Node *node : block->nodes()) {
+    for (torch::jit::Block *inner : node->blocks())
+      scalarizeConstantOperands(inner);
+    if (!llvm::any_of(
+            schemas, [&](const char *schema) { return node->matches(schema); }))
+      continue;
+    std::optional<c10::IValue> other = torch::jit::toIValue(node->input(1));
+    if (!other || !other->isTensor() || other->toTensor().dim() != 0 ||
+        other->toTensor().is_quantized())
+      continue;
+    // A new node, as LibTorch makes: a node keeps the operator it resolved.
+    torch::jit::Graph *graph = node->owningGraph();
+    torch::jit::WithInsertPoint point(node);
+    std::vector<torch::jit::Value *> inputs = node->inputs().vec();
+    inputs[1] = graph->insertConstant(other->toTensor().item());
+    torch::jit::Node *scalar =
+        graph->insertNode(graph->create(node->kind(), inputs));
+    scalar->copyMetadata(node);
+    scalar->output()->copyMetadata(node->output());
+    node->output()->replaceAllUsesWith(scalar->output());
+    rewritten.push_back(node);
+  }
+  for (torch::jit::Node *node : rewritten) {
+    torch::jit::Node *constant = node->input(1)->node();
+    node->destroy();
+    if (!constant->hasUses())
+      constant->destroy();
+  }
+}

@@ -388,6 +388,13 @@ bool holdsNoTensor(const c10::TypePtr &type);
 /// place), as TorchScript's inliner does; method calls stay.
 void inlineFunctionCalls(torch::jit::Graph &graph);
 
+/// Passes a 0-d tensor constant as the second operand of aten::add, sub,
+/// mul and div as a number (the `.Scalar` overloads), as LibTorch's graph
+/// executor does before it runs a graph (CanonicalizeOps). A trace records
+/// `x * 0.5` so: as a number, 0.5 takes part in type promotion as Python's
+/// float does (an int tensor times it is float32, not float64).
+void scalarizeConstantOperands(torch::jit::Block *block);
+
 } // namespace mlir::fx::torchscript
 
 #endif // FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H

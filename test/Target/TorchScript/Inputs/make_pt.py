@@ -420,6 +420,20 @@ if not WHICH or "traced_float_sizes" in WHICH:
                                                torch.randn(1, 2, 4, 6)))
 
 
+class TracedNumberOperands(nn.Module):
+    """Numbers as the second operand of * + - /, which a trace records as
+    0-d double tensor constants."""
+
+    def forward(self, n):
+        return n * 0.5, n - 1.5, n / 4, n + torch.tensor(2)
+
+
+if not WHICH or "traced_number_operands" in WHICH:
+    save("traced_number_operands",
+         torch.jit.trace(TracedNumberOperands(),
+                         torch.arange(6, dtype=torch.int32).reshape(2, 3)))
+
+
 class ScriptedRecurrent(nn.Module):
     """A scripted GRU (its forward checks the state's size against a list
     it computes in another method) and a size check of our own."""
