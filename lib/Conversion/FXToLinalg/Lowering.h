@@ -258,6 +258,7 @@ void addMatrixLowerings(llvm::StringMap<LowerFn> &table);
 void addResampleLowerings(llvm::StringMap<LowerFn> &table);
 void addLossLowerings(llvm::StringMap<LowerFn> &table);
 void addCompositeLowerings(llvm::StringMap<LowerFn> &table);
+void addProductLowerings(llvm::StringMap<LowerFn> &table);
 void addStatisticsLowerings(llvm::StringMap<LowerFn> &table);
 void addFactorizationLowerings(llvm::StringMap<LowerFn> &table);
 void addIndexingLowerings(llvm::StringMap<LowerFn> &table);

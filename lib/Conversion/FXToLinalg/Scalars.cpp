@@ -10,6 +10,8 @@
 
 #include "Lowering.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::fx;
 using namespace mlir::fx::lowering;
@@ -82,16 +84,21 @@ LogicalResult lowerIntNeg(Lowering &l) {
       l.b.createOrFold<arith::SubIOp>(l.loc, l.constant(i64, 0), x));
 }
 
-template <arith::CmpIPredicate Predicate>
-LogicalResult lowerIntCompare(Lowering &l) {
-  // Parameters as aten::eq.int names them, at the same positions in
-  // aten::ge.int and 4 more.
+/// A comparison of two numbers: of ints (aten::eq.int, aten::ge.int, ...)
+/// as i64 with CmpIOp; where one is a float (aten::lt.float,
+/// aten::eq.int_float, ...) as doubles with CmpFOp, false with a NaN but
+/// for `!=`.
+template <typename CmpOp, auto Predicate>
+LogicalResult lowerNumberCompare(Lowering &l) {
+  // Parameters as aten::eq.int names them, at the same positions in the
+  // other overloads.
   using P = args::aten::eq_int_;
-  Type i64 = l.b.getI64Type();
-  Value x = l.scalar(l.arg(P::a), i64), y = l.scalar(l.arg(P::b), i64);
+  constexpr bool isInt = std::is_same_v<CmpOp, arith::CmpIOp>;
+  Type type = isInt ? Type(l.b.getI64Type()) : Type(l.b.getF64Type());
+  Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
   if (!x || !y)
-    return l.fail("needs int operands");
-  return l.replace(l.b.createOrFold<arith::CmpIOp>(l.loc, Predicate, x, y));
+    return l.fail(isInt ? "needs int operands" : "needs number operands");
+  return l.replace(l.b.createOrFold<CmpOp>(l.loc, Predicate, x, y));
 }
 
 //===----------------------------------------------------------------------===//
@@ -157,18 +164,6 @@ LogicalResult lowerFloatNeg(Lowering &l) {
   if (!x)
     return l.fail("needs a float operand");
   return l.replace(l.b.createOrFold<arith::NegFOp>(l.loc, x));
-}
-
-/// A comparison of numbers one of which is a float (aten::lt.float,
-/// aten::eq.int_float, ...): in doubles, false with a NaN but for `!=`.
-template <arith::CmpFPredicate Predicate>
-LogicalResult lowerFloatCompare(Lowering &l) {
-  using P = args::aten::lt_float_;
-  Type f64 = l.b.getF64Type();
-  Value x = l.scalar(l.arg(P::a), f64), y = l.scalar(l.arg(P::b), f64);
-  if (!x || !y)
-    return l.fail("needs number operands");
-  return l.replace(l.b.createOrFold<arith::CmpFOp>(l.loc, Predicate, x, y));
 }
 
 /// Python's `a % b` on floats: C's fmod, moved to the sign of `b` when
@@ -424,12 +419,12 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
   using FP = arith::CmpFPredicate;
   const StringRef mixed[] = {"float", "int_float", "float_int"};
   addLowering(t, {"aten::neg.float"}, lowerFloatNeg);
-  addNumbers("eq", mixed, lowerFloatCompare<FP::OEQ>);
-  addNumbers("ne", mixed, lowerFloatCompare<FP::UNE>);
-  addNumbers("lt", mixed, lowerFloatCompare<FP::OLT>);
-  addNumbers("le", mixed, lowerFloatCompare<FP::OLE>);
-  addNumbers("gt", mixed, lowerFloatCompare<FP::OGT>);
-  addNumbers("ge", mixed, lowerFloatCompare<FP::OGE>);
+  addNumbers("eq", mixed, lowerNumberCompare<arith::CmpFOp, FP::OEQ>);
+  addNumbers("ne", mixed, lowerNumberCompare<arith::CmpFOp, FP::UNE>);
+  addNumbers("lt", mixed, lowerNumberCompare<arith::CmpFOp, FP::OLT>);
+  addNumbers("le", mixed, lowerNumberCompare<arith::CmpFOp, FP::OLE>);
+  addNumbers("gt", mixed, lowerNumberCompare<arith::CmpFOp, FP::OGT>);
+  addNumbers("ge", mixed, lowerNumberCompare<arith::CmpFOp, FP::OGE>);
   addNumbers("remainder", mixed, lowerFloatRemainder);
   addLowering(t,
               {"prim::min.int", "prim::min.float", "prim::min.int_float",
@@ -439,12 +434,12 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
               {"prim::max.int", "prim::max.float", "prim::max.int_float",
                "prim::max.float_int"},
               lowerNumberExtremum<true>);
-  addLowering(t, {"aten::eq.int"}, lowerIntCompare<IP::eq>);
-  addLowering(t, {"aten::ne.int"}, lowerIntCompare<IP::ne>);
-  addLowering(t, {"aten::lt.int"}, lowerIntCompare<IP::slt>);
-  addLowering(t, {"aten::le.int"}, lowerIntCompare<IP::sle>);
-  addLowering(t, {"aten::gt.int"}, lowerIntCompare<IP::sgt>);
-  addLowering(t, {"aten::ge.int"}, lowerIntCompare<IP::sge>);
+  addLowering(t, {"aten::eq.int"}, lowerNumberCompare<arith::CmpIOp, IP::eq>);
+  addLowering(t, {"aten::ne.int"}, lowerNumberCompare<arith::CmpIOp, IP::ne>);
+  addLowering(t, {"aten::lt.int"}, lowerNumberCompare<arith::CmpIOp, IP::slt>);
+  addLowering(t, {"aten::le.int"}, lowerNumberCompare<arith::CmpIOp, IP::sle>);
+  addLowering(t, {"aten::gt.int"}, lowerNumberCompare<arith::CmpIOp, IP::sgt>);
+  addLowering(t, {"aten::ge.int"}, lowerNumberCompare<arith::CmpIOp, IP::sge>);
   addLowering(t, {"aten::__and__.bool"}, lowerIntBinary<arith::AndIOp, 1>);
   addLowering(t, {"aten::__or__.bool"}, lowerIntBinary<arith::OrIOp, 1>);
   addLowering(t, {"aten::__not__"}, lowerBoolNot);

@@ -53,6 +53,7 @@ void populateFXToLinalgConversionPatterns(RewritePatternSet &patterns,
   X(Comparison)                                                                \
   X(Scalar)                                                                    \
   X(LinearAlgebra)                                                             \
+  X(Product)                                                                   \
   X(Convolution)                                                               \
   X(Pooling)                                                                   \
   X(Reduction)                                                                 \
