@@ -147,7 +147,12 @@ class Lambda3(Lambda):
         return self.fn(x, y, z)
 
 
-_LAMBDAS = {1: Lambda1, 2: Lambda2, 3: Lambda3}
+class Lambda4(Lambda):
+    def forward(self, x, y, z, w):
+        return self.fn(x, y, z, w)
+
+
+_LAMBDAS = {1: Lambda1, 2: Lambda2, 3: Lambda3, 4: Lambda4}
 
 
 def lam(fn):
@@ -3231,6 +3236,10 @@ for _name, _fn, _inputs in [
         ("searchsorted_sorter", lambda s, v: torch.searchsorted(
             s[0].flip(0), v, sorter=torch.arange(8, -1, -1)),
          _sorted_and_values),
+        # Each row in its own order (argsort of a shuffled sequence).
+        ("searchsorted_rows_sorter", lambda s, v: torch.searchsorted(
+            s.flip(1), v, sorter=s.flip(1).argsort(1), side="right"),
+         _sorted_and_values),
         ("bucketize", lambda s, v: torch.bucketize(v, s[1]) * 10 +
          torch.bucketize(v, s[1], right=True), _sorted_and_values)]:
     add(_name, lambda _fn=_fn: lam(_fn), _inputs)
@@ -3922,6 +3931,26 @@ add("max_min_dim", lambda: lam(
 add("sign_of_nan", lambda: lam(
     lambda x: (torch.sign(x), torch.sgn(x), x.sign() * x.abs())),
     lambda: _several_nans())
+
+def _sequences_with_nans():
+    seq = torch.tensor([0.0, 1.0, float("nan"), 2.0, 3.0, float("nan"), 5.0])
+    values = torch.tensor([[-1.0, 0.0, 0.5, 1.0, 2.0, float("nan"), 4.0, 5.0,
+                            6.0, 2.5]])
+    rows = torch.sort(torch.randint(0, 5, (3, 11)).float(), dim=1).values
+    rows[1, 4] = float("nan")
+    row_values = torch.randint(-1, 6, (3, 5)).float()
+    row_values[0, 1] = float("nan")
+    return seq, values, rows, row_values
+
+
+# searchsorted/bucketize of sequences holding NaN: ATen's binary search
+# (a NaN compares false, so the search moves past it), not a count.
+add("searchsorted_nan_sequences", lambda: lam(
+    lambda s, v, rows, rv: (
+        torch.searchsorted(s, v), torch.searchsorted(s, v, right=True),
+        torch.searchsorted(rows, rv), torch.bucketize(v, s, right=True),
+        torch.searchsorted(rows, rv, side="right", out_int32=True))),
+    _sequences_with_nans)
 
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------

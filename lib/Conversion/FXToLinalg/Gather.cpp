@@ -13,6 +13,7 @@
 #include "Compose.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -231,9 +232,9 @@ LogicalResult lowerIndexSelect(Lowering &l) {
 /// bucketize(self, boundaries, out_int32, right): for each value, the
 /// number of items of the sequence (its row, for a sequence of more than
 /// one dim, whose leading dims are the values') that come before it:
-/// those not >= the value (right: not >) - ATen's binary search over a
-/// sorted sequence, NaN values after everything. One generic with a
-/// reduction loop over the sequence (linear in its length per value).
+/// those not >= the value (right: not >), by ATen's binary search (so
+/// NaN values come after everything, and a sequence holding NaN gives
+/// ATen's counts): one generic over the values, an scf.while in each.
 static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
   using Bucketize = args::aten::bucketize_Tensor;
   using Search = args::aten::searchsorted_Tensor;
@@ -249,11 +250,23 @@ static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
     if (Attribute sorter = l.arg(Search::sorter); sorter && !l.isNone(sorter)) {
       // The sequence in sorted order: sequence[sorter].
       Value order = l.value(sorter);
-      if (!order || rankOf(sequence) != 1 || rankOf(order) != 1)
-        return l.fail("a sorter is supported with a 1-D sequence");
-      sequence = gatherAlong(l, sequence, 0, order, /*negative=*/false);
-      if (!sequence)
-        return l.fail("an empty sequence with a sorter");
+      if (!order || rankOf(order) != rankOf(sequence))
+        return l.fail("needs a sorter of the sequence's rank");
+      if (rankOf(sequence) == 1) {
+        sequence = gatherAlong(l, sequence, 0, order, /*negative=*/false);
+        if (!sequence)
+          return l.fail("an empty sequence with a sorter");
+      } else {
+        // Each row in its own order: gather along the last dim.
+        auto sType = cast<RankedTensorType>(sequence.getType());
+        sequence = l.lowerCall(
+            "aten::gather",
+            {compose::ref(l, 0), compose::int64(l, sType.getRank() - 1),
+             compose::ref(l, 1)},
+            {sequence, order}, compose::tensorOf(sType.getElementType()));
+        if (!sequence)
+          return failure();
+      }
     }
     if (auto side = dyn_cast_or_null<StringAttr>(l.arg(Search::side)))
       right = side.getValue() == "right";
@@ -263,8 +276,9 @@ static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
   int64_t rank = vType.getRank(), sRank = sType.getRank();
   if (sRank == 0 || (sRank > 1 && sRank != rank))
     return l.fail("the sequence must be 1-D or have the values' rank");
-  if (sType.isDynamicDim(sRank - 1))
-    return l.fail("the sequence's last dim must be static");
+  for (int64_t d = 0; d + 1 < sRank; ++d)
+    if (sType.isDynamicDim(d) || sType.getDimSize(d) != vType.getDimSize(d))
+      return l.fail("the sequence's leading dims must be the values' (static)");
   Type compute = vType.getElementType();
   if (compute != sType.getElementType()) {
     compute = isFloat(compute) ? compute : sType.getElementType();
@@ -274,44 +288,64 @@ static LogicalResult lowerSearch(Lowering &l, bool bucketize) {
   values = l.castTensor(values, compute);
   sequence = l.castTensor(sequence, compute);
   OpBuilder &b = l.b;
-  int64_t k = rank; // the loop over the sequence
-  SmallVector<AffineExpr> vExprs, sExprs;
-  for (int64_t d = 0; d < rank; ++d)
-    vExprs.push_back(b.getAffineDimExpr(d));
-  for (int64_t d = 0; d + 1 < sRank; ++d)
-    sExprs.push_back(b.getAffineDimExpr(d));
-  sExprs.push_back(b.getAffineDimExpr(k));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank + 1, 0, sExprs, b.getContext()),
-      AffineMap::get(rank + 1, 0, vExprs, b.getContext()),
-      AffineMap::get(rank + 1, 0, vExprs, b.getContext())};
+  Value length = tensor::DimOp::create(b, l.loc, sequence, sRank - 1);
+  SmallVector<AffineMap> maps(
+      2, AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Value init = l.filled(l.dims(values), l.constant(elem, 0));
+  Value init = tensor::EmptyOp::create(b, l.loc, l.dims(values), elem);
   return l.replace(
       linalg::GenericOp::create(
-          b, l.loc, TypeRange{init.getType()}, ValueRange{sequence, values},
+          b, l.loc, TypeRange{init.getType()}, ValueRange{values},
           ValueRange{init}, maps, iterators, "", "",
           [&](OpBuilder &nb, Location loc, ValueRange v) {
-            Value after;
-            if (isFloat(compute))
-              after = arith::CmpFOp::create(nb, loc,
-                                            right ? arith::CmpFPredicate::OGT
-                                                  : arith::CmpFPredicate::OGE,
-                                            v[0], v[1]);
-            else
-              after = arith::CmpIOp::create(
-                  nb, loc,
-                  intPredicate(right ? arith::CmpIPredicate::sgt
-                                     : arith::CmpIPredicate::sge,
-                               compute),
-                  v[0], v[1]);
-            Value before = arith::XOrIOp::create(
-                nb, loc, after, constantOf(nb, loc, nb.getI1Type(), 1));
-            Value one = arith::ExtUIOp::create(nb, loc, elem, before);
-            linalg::YieldOp::create(
-                nb, loc, arith::AddIOp::create(nb, loc, v[2], one).getResult());
+            // The row of the sequence: the values' leading dims.
+            SmallVector<Value> at;
+            for (int64_t d = 0; d + 1 < sRank; ++d)
+              at.push_back(linalg::IndexOp::create(nb, loc, d));
+            at.push_back(Value());
+            Type index = nb.getIndexType();
+            Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
+            Value one = arith::ConstantIndexOp::create(nb, loc, 1);
+            // ATen's lower (upper) bound: [start, end) narrowed to the
+            // first item >= (>) the value; an item that compares false
+            // (NaN) counts as before it.
+            auto search = scf::WhileOp::create(
+                nb, loc, TypeRange{index, index}, ValueRange{zero, length},
+                [&](OpBuilder &wb, Location wl, ValueRange r) {
+                  Value more = arith::CmpIOp::create(
+                      wb, wl, arith::CmpIPredicate::ult, r[0], r[1]);
+                  scf::ConditionOp::create(wb, wl, more, r);
+                },
+                [&](OpBuilder &wb, Location wl, ValueRange r) {
+                  Value half = arith::ShRUIOp::create(
+                      wb, wl, arith::SubIOp::create(wb, wl, r[1], r[0]), one);
+                  Value mid = arith::AddIOp::create(wb, wl, r[0], half);
+                  at.back() = mid;
+                  Value item = tensor::ExtractOp::create(wb, wl, sequence, at);
+                  Value after;
+                  if (isFloat(compute))
+                    after =
+                        arith::CmpFOp::create(wb, wl,
+                                              right ? arith::CmpFPredicate::OGT
+                                                    : arith::CmpFPredicate::OGE,
+                                              item, v[0]);
+                  else
+                    after = arith::CmpIOp::create(
+                        wb, wl,
+                        intPredicate(right ? arith::CmpIPredicate::sgt
+                                           : arith::CmpIPredicate::sge,
+                                     compute),
+                        item, v[0]);
+                  Value start = arith::SelectOp::create(
+                      wb, wl, after, r[0],
+                      arith::AddIOp::create(wb, wl, mid, one));
+                  Value end = arith::SelectOp::create(wb, wl, after, mid, r[1]);
+                  scf::YieldOp::create(wb, wl, ValueRange{start, end});
+                });
+            Value count =
+                arith::IndexCastOp::create(nb, loc, elem, search.getResult(0));
+            linalg::YieldOp::create(nb, loc, count);
           })
           .getResult(0));
 }

@@ -550,17 +550,23 @@ fx.graph_module @M {
 // -----
 
 // searchsorted counts, for each value, the sequence items that come
-// before it: those not > the value with right=True (ATen's binary search,
-// NaN values after everything), in a reduction loop over the sequence.
+// before it, by ATen's binary search: [start, end) narrowed to the first
+// item > the value (right=True), an item that compares false (NaN) counted
+// as before it, so NaN values come after everything.
 
-// CHECK-DAG: #[[SEQ:.*]] = affine_map<(d0, d1, d2) -> (d2)>
-// CHECK-DAG: #[[VAL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @forward(
-// CHECK:         linalg.generic {indexing_maps = [#[[SEQ]], #[[VAL]], #[[VAL]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK:           %[[AFTER:.*]] = arith.cmpf ogt
-// CHECK:           %[[BEFORE:.*]] = arith.xori %[[AFTER]], %true
-// CHECK:           arith.extui %[[BEFORE]] : i1 to i64
-// CHECK:           arith.addi
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C9:.*]] = arith.constant 9 : index
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<3x5xf32>)
+// CHECK:         ^bb0(%[[V:.*]]: f32, %{{.*}}: i64):
+// CHECK:           %[[FOUND:.*]]:2 = scf.while (%[[S:.*]] = %[[C0]], %[[E:.*]] = %[[C9]])
+// CHECK:             arith.cmpi ult, %[[S]], %[[E]]
+// CHECK:           } do {
+// CHECK:             %[[MID:.*]] = arith.addi
+// CHECK:             %[[ITEM:.*]] = tensor.extract %arg0[%[[MID]]] : tensor<9xf32>
+// CHECK:             %[[AFTER:.*]] = arith.cmpf ogt, %[[ITEM]], %[[V]] : f32
+// CHECK:             arith.select %[[AFTER]]
+// CHECK:           arith.index_cast %[[FOUND]]#0 : index to i64
 
 fx.graph_module @M {
   fx.graph @forward {
