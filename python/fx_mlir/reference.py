@@ -430,6 +430,28 @@ def cross_entropy(input, target, weight=None, size_average=None,
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
 
 
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """F.local_response_norm as torch.nn.functional computes it, without
+    its `input.numel() == 0` shortcut (an empty input gives an empty
+    result either way) and with reshapes that keep a dynamic batch
+    symbolic: the squares averaged over `size` neighbouring channels."""
+    dim = input.dim()
+    if dim < 3:
+        raise NotImplementedError("local_response_norm needs 3 dims or more")
+    div = input.mul(input).unsqueeze(1)
+    if dim == 3:
+        div = F.pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = F.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        # (N, 1, C, D2, rest): the dims after the third as one.
+        div = div.flatten(4)
+        div = F.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = F.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.reshape_as(input)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
@@ -437,6 +459,7 @@ REFERENCE_FUNCTIONS = {
     F.kl_div: kl_div,
     torch.tensordot: tensordot,
     F.cross_entropy: cross_entropy,
+    F.local_response_norm: local_response_norm,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

@@ -1429,3 +1429,33 @@ def test_dynamic_batch_shuffle_and_view_updated_in_place():
         with torch.no_grad():
             expected = model(x)
         torch.testing.assert_close(compiled(x), expected)
+
+
+class ResponseNorms(nn.Module):
+    """Local response norms of 3-, 4- and 5-D inputs (AlexNet's, and
+    F.local_response_norm's other branches)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LocalResponseNorm(5, alpha=1e-3, beta=0.6, k=2.0)
+
+    def forward(self, x, y, z):
+        return (self.norm(x), F.local_response_norm(y, 2),
+                F.local_response_norm(z, 4, k=2.0))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_local_response_norm(dynamic):
+    """F.local_response_norm reads `input.numel() == 0` and views by the
+    input's sizes; with a dynamic batch, the tracer follows a reference of
+    it (fx_mlir/reference.py) that keeps the batch symbolic."""
+    torch.manual_seed(0)
+    model = ResponseNorms()
+    shapes = [(7, 3, 3), (6, 5), (6, 3, 4, 5)]
+    examples = tuple(torch.randn(2, *s) for s in shapes)
+    compiled = fx_mlir.compile(model, examples, dynamic_batch=dynamic,
+                               cache_dir="")
+    for batch in ((3, 1) if dynamic else (2,)):
+        inputs = tuple(torch.randn(batch, *s) for s in shapes)
+        for got, want in zip(compiled(*inputs), model(*inputs)):
+            torch.testing.assert_close(got, want)
