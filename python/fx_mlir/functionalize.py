@@ -451,6 +451,12 @@ def functionalize(gm, example_inputs=None):
     nodes = list(graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     placeholders = [n for n in nodes if n.op == "placeholder"]
+    # The get_attr nodes of each attribute, in graph order: an update of one
+    # redirects the later ones.
+    reads = {}
+    for n in nodes:
+        if n.op == "get_attr":
+            reads.setdefault(n.target, []).append(n)
     # The current value of each input the graph updates.
     updated = {}
     for node in nodes:
@@ -514,9 +520,8 @@ def functionalize(gm, example_inputs=None):
         # `m[:2] = ...`, through a get_attr node per use).
         for old_value, new_value in versions:
             if old_value.op == "get_attr":
-                for other in list(graph.nodes):
-                    if other.op == "get_attr" and other is not old_value \
-                            and other.target == old_value.target and \
+                for other in reads.get(old_value.target, ()):
+                    if other is not old_value and \
                             order.get(other, -1) > order[new]:
                         other.replace_all_uses_with(new_value)
             for user in list(old_value.users):
