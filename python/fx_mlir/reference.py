@@ -13,6 +13,8 @@ its length, as the compiled types do (`for x_t in x.unbind(0)` takes its
 count from the example value).
 """
 
+import math
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -452,6 +454,42 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
+def _sizes_match(a, b):
+    """Whether two shapes (lists of ints, or of graph values for dynamic
+    sizes) can be equal: the same rank, and equal sizes where both are
+    known."""
+    return len(a) == len(b) and all(
+        not isinstance(x, int) or not isinstance(y, int) or x == y
+        for x, y in zip(a, b))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,
+                      reduction="mean"):
+    """F.gaussian_nll_loss as torch.nn.functional computes it, its check of
+    `var` against negative entries a torch._assert (a run-time check, with
+    the same message) rather than Python control flow on a tensor."""
+    if reduction not in ("none", "mean", "sum"):
+        raise NotImplementedError(reduction + " is not valid")
+    in_shape, var_shape = list(input.shape), list(var.shape)
+    if not _sizes_match(var_shape, in_shape):
+        # Homoscedastic: var one dim short of input, or its last dim 1.
+        if _sizes_match(in_shape[:-1], var_shape):
+            var = torch.unsqueeze(var, -1)
+        elif not (_sizes_match(in_shape[:-1], var_shape[:-1])
+                  and isinstance(var_shape[-1], int) and var_shape[-1] == 1):
+            raise NotImplementedError("var is of incorrect size")
+    torch._assert(~torch.any(var < 0), "var has negative entry/entries")
+    var = var.clamp(min=eps)
+    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
@@ -460,6 +498,7 @@ REFERENCE_FUNCTIONS = {
     torch.tensordot: tensordot,
     F.cross_entropy: cross_entropy,
     F.local_response_norm: local_response_norm,
+    F.gaussian_nll_loss: gaussian_nll_loss,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

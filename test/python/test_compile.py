@@ -1459,3 +1459,57 @@ def test_local_response_norm(dynamic):
         inputs = tuple(torch.randn(batch, *s) for s in shapes)
         for got, want in zip(compiled(*inputs), model(*inputs)):
             torch.testing.assert_close(got, want)
+
+
+class GaussianLosses(nn.Module):
+    """nn.GaussianNLLLoss (homoscedastic: var one dim short) and
+    F.gaussian_nll_loss with full=True and no reduction."""
+
+    def __init__(self):
+        super().__init__()
+        self.loss = nn.GaussianNLLLoss(eps=1e-4)
+
+    def forward(self, mean, target, var, var_short):
+        return (self.loss(mean, target, var_short),
+                F.gaussian_nll_loss(mean, target, var, full=True,
+                                    reduction="none"))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_gaussian_nll_loss_checks_var_at_run_time(dynamic):
+    """Its `if torch.any(var < 0): raise ValueError(...)` becomes a
+    torch._assert, which compiled code checks when it runs."""
+    torch.manual_seed(0)
+    model = GaussianLosses()
+
+    def inputs(batch, sign=1.0):
+        return (torch.randn(batch, 3), torch.randn(batch, 3),
+                sign * torch.rand(batch, 3), torch.rand(batch))
+
+    compiled = fx_mlir.compile(model, inputs(2), dynamic_batch=dynamic,
+                               cache_dir="")
+    for batch in ((2, 5) if dynamic else (2,)):
+        x = inputs(batch)
+        for got, want in zip(compiled(*x), model(*x)):
+            torch.testing.assert_close(got, want)
+    with pytest.raises(Exception, match="var has negative entry"):
+        compiled(*inputs(2, sign=-1.0))
+    with pytest.raises(ValueError, match="var has negative entry"):
+        model(*inputs(2, sign=-1.0))
+
+
+class RuntimeAssert(nn.Module):
+    def forward(self, x):
+        torch._assert(x.sum() > 0, "the sum must be positive")
+        torch._assert(x.shape[1] == 3, "three columns")
+        return x * 2
+
+
+def test_torch_assert_of_a_tensor_is_checked_at_run_time():
+    model = RuntimeAssert()
+    compiled = fx_mlir.compile(model, (torch.rand(2, 3),), cache_dir="")
+    x = torch.rand(2, 3)
+    torch.testing.assert_close(compiled(x), model(x))
+    with pytest.raises(Exception,
+                       match="AssertionError: the sum must be positive"):
+        compiled(-x)

@@ -2,9 +2,10 @@
 //
 // Arithmetic and comparisons on Python ints (`aten::add.int`,
 // `aten::eq.int`) and bools (`aten::__and__.bool`, `aten::__not__`),
-// folded as they are built; `torch._assert`, which must be decided when
-// compiling; and prim::RaiseException of scripted code, a run-time check
-// that fails wherever it is reached.
+// folded as they are built; `torch._assert`, dropped or refused when its
+// condition is known when compiling and a run-time check otherwise; and
+// prim::RaiseException of scripted code, a run-time check that fails
+// wherever it is reached.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +23,8 @@ namespace {
 // Python int arithmetic
 //===----------------------------------------------------------------------===//
 
-// Folded as they are built: sizes of static shapes are constants, and
-// `torch._assert` needs its condition decided when compiling.
+// Folded as they are built: sizes of static shapes are constants, so
+// `torch._assert` of them is decided when compiling.
 
 /// A binary op on Python ints (`Width` 64) or bools (`Width` 1:
 /// aten::__and__.bool, aten::__or__.bool).
@@ -245,9 +246,10 @@ LogicalResult lowerRaise(Lowering &l) {
 }
 
 /// `torch._assert(condition, message)`, as ViT checks its input's rank and
-/// size. Compiled code has no way to raise, so the condition must be
-/// decided when compiling: a true one is dropped, a false one fails the
-/// compile with the message.
+/// size, or a model its data (`torch._assert(~torch.any(var < 0), ...)`).
+/// A condition decided when compiling is dropped when true and fails the
+/// compile when false; one known at run time (a bool, a one-element
+/// tensor) is a run-time check that raises `AssertionError: message`.
 LogicalResult lowerAssert(Lowering &l) {
   // torch._assert(condition, message) is not a LibTorch operator, so its
   // parameters are spelled here rather than generated from Targets.def.
@@ -258,19 +260,38 @@ LogicalResult lowerAssert(Lowering &l) {
   if (!l.op->use_empty())
     return l.fail("its result (None) is used");
   std::optional<bool> holds = l.constBool(kCondition);
+  Type i1 = l.b.getI1Type();
+  Value condition;
   if (!holds) {
-    Value condition = l.scalar(l.arg(kCondition), l.b.getI1Type());
+    Attribute arg = l.arg(kCondition);
+    // A tensor of one element (Python's bool() of it), as a 0-d one.
+    if (Value v = l.value(arg)) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (type && type.getRank() > 0) {
+        if (!type.hasStaticShape() || type.getNumElements() != 1)
+          return l.fail("the condition is a tensor of more than one "
+                        "element (its truth value is ambiguous)");
+        v = l.reshape(v, {});
+      }
+      if (type)
+        condition = l.convert(tensor::ExtractOp::create(l.b, l.loc, v), i1);
+    }
+    if (!condition)
+      condition = l.scalar(arg, i1);
     if (!condition)
       return l.fail("the condition is not a bool");
     if (std::optional<int64_t> c = getConstantIntValue(condition))
       holds = *c != 0;
   }
-  if (!holds)
-    return l.fail("its condition is known only at run time (it depends on "
-                  "a dynamic size); only asserts decided when compiling are "
-                  "supported");
-  if (!*holds)
+  if (!holds) {
+    Value failed =
+        l.b.createOrFold<arith::XOrIOp>(l.loc, condition, l.constant(i1, 1));
+    l.check(tensor::FromElementsOp::create(
+                l.b, l.loc, RankedTensorType::get({}, i1), failed),
+            "AssertionError: " + message.getValue());
+  } else if (!*holds) {
     return l.fail("assertion failed: " + message.getValue());
+  }
   l.b.eraseOp(l.op);
   return success();
 }

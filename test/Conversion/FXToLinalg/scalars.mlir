@@ -217,3 +217,33 @@ fx.graph_module @M {
     fx.output %y : tensor<?x6xf32>
   }
 }
+
+// -----
+
+// A torch._assert of a value known only at run time (a 0-d bool tensor,
+// `torch._assert(~torch.any(var < 0), ...)`; a comparison of a dynamic
+// size) is a run-time check: its negation is a hidden result that the
+// runtime reports as `AssertionError: message`, naming the node.
+
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME:    fx.checks = [{message = "AssertionError: var has negative entry/entries", node = "_assert"}, {message = "AssertionError: at least 2 rows", node = "_assert_1"}]
+//       CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+//       CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true : i1
+//       CHECK: tensor.from_elements %[[BAD]] : tensor<i1>
+//       CHECK: %[[GE:.*]] = arith.cmpi sge
+//       CHECK: %[[SHORT:.*]] = arith.xori %[[GE]], %true : i1
+//       CHECK: tensor.from_elements %[[SHORT]] : tensor<i1>
+fx.graph_module @M {
+  fx.graph @forward {
+    %v = fx.placeholder "v" : tensor<?x3xf32>
+    %lt = fx.call_function "aten::lt.Scalar"(%v, 0) : (tensor<?x3xf32>) -> tensor<?x3xi1>
+    %any = fx.call_function "aten::any"(%lt) : (tensor<?x3xi1>) -> tensor<i1>
+    %ok = fx.call_function "aten::bitwise_not"(%any) : (tensor<i1>) -> tensor<i1>
+    %_assert = fx.call_function "torch._assert"(%ok, "var has negative entry/entries") : (tensor<i1>) -> !fx.any
+    %n = fx.call_function "aten::size.int"(%v, 0) : (tensor<?x3xf32>) -> i64
+    %ge = fx.call_function "aten::ge.int"(%n, 2) : (i64) -> i1
+    %_assert_1 = fx.call_function "torch._assert"(%ge, "at least 2 rows") : (i1) -> !fx.any
+    %r = fx.call_function "aten::log"(%v) : (tensor<?x3xf32>) -> tensor<?x3xf32>
+    fx.output %r : tensor<?x3xf32>
+  }
+}
