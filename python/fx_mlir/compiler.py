@@ -407,6 +407,15 @@ class ModulePathTracer(torch.fx.Tracer):
                 options.pop("device", None)
                 options.pop("requires_grad", None)
                 return torch.tensor(*args[1:], **options)
+        # torch.is_floating_point(x), torch.is_complex(x): fixed by the
+        # compiled types, as x.dtype is (torch.masked branches on them).
+        if (kind == "call_function" and target in (
+                torch.is_floating_point, torch.is_complex)
+                and len(args) == 1 and not kwargs
+                and isinstance(args[0], torch.fx.Proxy)):
+            example = self._example_value(args[0].node)
+            if isinstance(example, torch.Tensor):
+                return target(example)
         if kind == "call_function" and target in REFERENCE_FUNCTIONS:
             last = self.graph._root.prev
             try:
@@ -691,8 +700,11 @@ class _ExampleSized:
         # are the example value's, Python ints: code that computes with
         # them (`torch.arange(x.shape[1])`, `float(x.size(-1))`,
         # `range(x.size(0))`) traces, and the graph holds the numbers.
-        # The dtype and device are fixed by the compiled types too.
-        if k in ("dtype", "device", "is_floating_point", "is_complex"):
+        # The dtype, device and layout are fixed by the compiled types too
+        # (torch.masked's functions branch on `input.layout`).
+        if k in ("dtype", "device", "is_floating_point", "is_complex",
+                 "layout", "is_sparse", "is_sparse_csr", "is_quantized",
+                 "is_cuda", "is_mkldnn", "is_meta"):
             value = self.tracer._example_value(self.node)
             if isinstance(value, torch.Tensor):
                 return getattr(value, k)

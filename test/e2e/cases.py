@@ -3952,6 +3952,34 @@ add("searchsorted_nan_sequences", lambda: lam(
         torch.searchsorted(rows, rv, side="right", out_int32=True))),
     _sequences_with_nans)
 
+# --- torch.masked's reductions and normalizations: Python functions that
+# branch on `input.layout` and `torch.is_floating_point(input)`, which the
+# compiled types fix (the tracer answers them from the example values). ----
+family("masked_ops")
+
+
+def _masked_inputs():
+    x = torch.randn(5, 7)
+    mask = torch.rand(5, 7) > 0.4
+    mask[1] = False  # a row with nothing kept
+    return x, mask
+
+
+add("reductions", lambda: lam(lambda x, m: (
+    torch.masked.sum(x, 1, mask=m), torch.masked.mean(x, 0, mask=m),
+    torch.masked.amax(x, 1, mask=m), torch.masked.amin(x, 1, mask=m),
+    torch.masked.prod(x, 0, keepdim=True, mask=m),
+    torch.masked.logsumexp(x, 1, mask=m))), _masked_inputs)
+add("statistics", lambda: lam(lambda x, m: (
+    torch.masked.norm(x, 2.0, 1, mask=m), torch.masked.var(x, 1, mask=m),
+    torch.masked.std(x, 0, unbiased=False, mask=m),
+    torch.masked.argmax(x, 1, mask=m), torch.masked.argmin(x, 0, mask=m))),
+    _masked_inputs)
+add("normalizations", lambda: lam(lambda x, m: (
+    torch.masked.softmax(x, 1, mask=m), torch.masked.log_softmax(x, 0, mask=m),
+    torch.masked.softmin(x, 1, mask=m),
+    torch.masked.normalize(x, 2.0, 1, mask=m))), _masked_inputs)
+
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------
 family("integer_wrapping")
