@@ -490,6 +490,52 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,
     return loss
 
 
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
+                out=None):
+    """torch.linalg.matrix_norm as ATen computes it, for the orders that
+    need no singular values: 'fro' (the vector 2-norm over both dims) and
+    1, -1, inf, -inf (the largest or smallest sum of magnitudes down the
+    columns, or along the rows for +-inf). 'nuc', 2 and -2 raise, so the
+    call is kept (and named by the compiler)."""
+    if out is not None or len(dim) != 2 or A.dim() < 2:
+        raise NotImplementedError("matrix_norm of this form")
+    d0, d1 = (d % A.dim() for d in dim)
+    if d0 == d1:
+        raise NotImplementedError("matrix_norm over one dim twice")
+    if ord == "fro":
+        return torch.linalg.vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
+        raise NotImplementedError("matrix_norm of order " + str(ord))
+    if abs(ord) == math.inf:
+        d0, d1 = d1, d0
+    sums = torch.linalg.vector_norm(A, 1, d0, True, dtype=dtype)
+    result = sums.amax(d1, keepdim=True) if ord > 0 else \
+        sums.amin(d1, keepdim=True)
+    if not keepdim:
+        result = result.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    return result
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None,
+                out=None):
+    """torch.linalg.norm with an order: a matrix norm (matrix_norm above)
+    for a string order, two dims, or a 2-D input without dims; a vector
+    norm (torch.linalg.vector_norm) otherwise. Without an order the call
+    stays (the registry binds it)."""
+    if ord is None or out is not None:
+        raise NotImplementedError("bound by the registry")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or \
+            (dim is None and A.dim() == 2):
+        return matrix_norm(A, ord, (-2, -1) if dim is None else tuple(dim),
+                           keepdim, dtype=dtype)
+    if dim is None and A.dim() != 1:
+        raise NotImplementedError("linalg.norm of order " + str(ord) +
+                                  " needs a 1-D or 2-D input or dims")
+    return torch.linalg.vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
@@ -499,6 +545,8 @@ REFERENCE_FUNCTIONS = {
     F.cross_entropy: cross_entropy,
     F.local_response_norm: local_response_norm,
     F.gaussian_nll_loss: gaussian_nll_loss,
+    torch.linalg.matrix_norm: matrix_norm,
+    torch.linalg.norm: linalg_norm,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

@@ -3980,6 +3980,22 @@ add("normalizations", lambda: lam(lambda x, m: (
     torch.masked.softmin(x, 1, mask=m),
     torch.masked.normalize(x, 2.0, 1, mask=m))), _masked_inputs)
 
+# --- torch.linalg.norm and matrix_norm with an order: vector norms, and
+# the matrix norms without singular values ('fro', +-1, +-inf), as ATen
+# computes them (python/fx_mlir/reference.py). -----------------------------
+family("norm_orders")
+add("linalg_norm", lambda: lam(lambda x, v: (
+    torch.linalg.norm(v, 3), torch.linalg.norm(x, float("inf")),
+    torch.linalg.norm(x, -1, keepdim=True), torch.linalg.norm(x, "fro"),
+    torch.linalg.norm(x, 0.5, dim=1), torch.linalg.norm(x, -math.inf, 0))),
+    randn((4, 6), (9,)))
+add("matrix_norm", lambda: lam(lambda x: (
+    torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, 1),
+    torch.linalg.matrix_norm(x, -math.inf, dim=(2, 0), keepdim=True),
+    torch.linalg.matrix_norm(x, math.inf, dim=(-1, 1)),
+    torch.linalg.matrix_norm(x, -1, dtype=torch.float64))),
+    randn((3, 4, 5)))
+
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------
 family("integer_wrapping")
