@@ -536,6 +536,24 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None,
     return torch.linalg.vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
+def index_reduce(input, dim, index, source, reduce, *, include_self=True,
+                 out=None):
+    """torch.index_reduce as scatter_reduce with the index spread along
+    `dim` over source's shape: input[..., index[i], ...] is reduced with
+    source[..., i, ...] ('prod', 'mean', 'amax', 'amin'; include_self as
+    both define it)."""
+    if out is not None:
+        raise NotImplementedError("index_reduce with out=")
+    if source.dim() == 0:
+        source = source.reshape(1)
+    dim = dim % source.dim()
+    shape = [1] * source.dim()
+    shape[dim] = -1
+    spread = index.reshape(shape).expand_as(source)
+    return input.scatter_reduce(dim, spread, source, reduce,
+                                include_self=include_self)
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
@@ -547,6 +565,7 @@ REFERENCE_FUNCTIONS = {
     F.gaussian_nll_loss: gaussian_nll_loss,
     torch.linalg.matrix_norm: matrix_norm,
     torch.linalg.norm: linalg_norm,
+    torch.index_reduce: index_reduce,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

@@ -3996,6 +3996,18 @@ add("matrix_norm", lambda: lam(lambda x: (
     torch.linalg.matrix_norm(x, -1, dtype=torch.float64))),
     randn((3, 4, 5)))
 
+# --- torch.index_reduce, as scatter_reduce with the index spread over the
+# source (python/fx_mlir/reference.py). --------------------------------------
+family("index_reduce")
+add("reductions", lambda: lam(lambda x, s: (
+    torch.index_reduce(x, 0, torch.tensor([0, 2, 0, 3]), s, "prod"),
+    torch.index_reduce(x, 0, torch.tensor([1, 1, 4, 0]), s, "mean",
+                       include_self=False),
+    torch.index_reduce(x.t(), 1, torch.tensor([3, 3, 2, 1]), s.t(), "amax"),
+    torch.index_reduce(x, 0, torch.tensor([4, 0, 0, 2]), s, "amin",
+                       include_self=False))),
+    randn((5, 3), (4, 3)))
+
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------
 family("integer_wrapping")
