@@ -554,6 +554,21 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True,
                                 include_self=include_self)
 
 
+def put(input, index, source, accumulate=False):
+    """torch.put: the input as one flat row, `source`'s elements written
+    (or added, with accumulate) at the flat indices `index` (negative ones
+    counting from the end), in the input's shape again."""
+    flat = input.reshape(-1)
+    where = index.reshape(-1)
+    where = torch.where(where < 0, where + flat.shape[0], where)
+    values = source.reshape(-1)
+    if accumulate:
+        flat = flat.index_add(0, where, values)
+    else:
+        flat = flat.index_copy(0, where, values)
+    return flat.reshape_as(input)
+
+
 # Functions the tracer replaces by a reference (their own bodies call an
 # operator the compiler does not bind, or take an argument it does not).
 REFERENCE_FUNCTIONS = {
@@ -566,6 +581,7 @@ REFERENCE_FUNCTIONS = {
     torch.linalg.matrix_norm: matrix_norm,
     torch.linalg.norm: linalg_norm,
     torch.index_reduce: index_reduce,
+    torch.put: put,
 }
 
 # torch.nn modules whose forward torch.fx cannot trace: the tracer runs

@@ -4007,6 +4007,11 @@ add("reductions", lambda: lam(lambda x, s: (
     torch.index_reduce(x, 0, torch.tensor([4, 0, 0, 2]), s, "amin",
                        include_self=False))),
     randn((5, 3), (4, 3)))
+# torch.put: flat indices, negative ones from the end; accumulate adds.
+add("put", lambda: lam(lambda x, s: (
+    torch.put(x, torch.tensor([[0, -1], [7, 3]]), s[:2, :2]),
+    torch.put(x, torch.tensor([2, 2, -15, 14]), s[0, :4], accumulate=True))),
+    randn((5, 3), (4, 3)))
 
 # --- Integer samples as eager computes them: in their integer types,
 # wrapping, until the formula divides (issue 31's int8 sweep). ------------
