@@ -4010,7 +4010,8 @@ add("reductions", lambda: lam(lambda x, s: (
 # torch.put: flat indices, negative ones from the end; accumulate adds.
 add("put", lambda: lam(lambda x, s: (
     torch.put(x, torch.tensor([[0, -1], [7, 3]]), s[:2, :2]),
-    torch.put(x, torch.tensor([2, 2, -15, 14]), s[0, :4], accumulate=True))),
+    torch.put(x, torch.tensor([2, 2, -15, 14]), s.reshape(-1)[:4],
+              accumulate=True))),
     randn((5, 3), (4, 3)))
 
 # --- Integer samples as eager computes them: in their integer types,
