@@ -1174,6 +1174,8 @@ def compile(model, example_inputs, dynamic_batch=False,
             rejected = unsupported_node_names(str(error))
             if gm is None or not rejected:
                 raise
+            if _has_inplace(gm):
+                gm = _constants_copied(gm)
             return compile_with_fallback(
                 gm, example_inputs, rejected,
                 lambda module, inputs: compile(module, inputs, **options))
@@ -1560,6 +1562,38 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     copy.delete_all_unused_submodules()
     copy.recompile()
     return copy
+
+
+def _constants_copied(gm):
+    """A copy of `gm` whose graph reads each tensor attribute other than a
+    parameter through a copy (`get_attr` then `clone`). torch.fx makes a
+    constant of a tensor the forward creates (`torch.zeros(n)`), which a
+    graph may update in place (`.scatter_add_(...)`); split into
+    partitions, the attribute is a partition's input, which a compiled
+    partition would write its update back into, call after call."""
+    gm = _copy_graph_module(gm)
+    for node in list(gm.graph.nodes):
+        if node.op != "get_attr":
+            continue
+        try:
+            value = _fetch_attr(gm, node.target)
+        except AttributeError:
+            continue
+        if not isinstance(value, torch.Tensor) or \
+                isinstance(value, torch.nn.Parameter) or not node.users:
+            continue
+        with gm.graph.inserting_after(node):
+            copy = gm.graph.call_method("clone", (node,))
+        node.replace_all_uses_with(copy)
+        copy.args = (node,)
+    gm.recompile()
+    return gm
+
+
+def _fetch_attr(module, target):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
 
 
 def _copy_graph_module(gm):

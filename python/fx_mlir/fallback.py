@@ -13,6 +13,7 @@ runs in PyTorch, and a warning says so when it is built. See
 docs/UserGuide.md, "Unsupported operators".
 """
 
+import contextlib
 import re
 import warnings
 
@@ -79,6 +80,27 @@ class FallbackGraph:
             return self._split(*inputs)
 
 
+@contextlib.contextmanager
+def _state_kept(module):
+    """Restores, on exit, the values of the tensors `module` and its
+    submodules hold other than parameters (buffers, tensor attributes)."""
+    saved, seen = [], set()
+    for sub in module.modules():
+        for value in list(vars(sub).values()) + list(sub._buffers.values()):
+            if isinstance(value, torch.Tensor) and \
+                    not isinstance(value, torch.nn.Parameter) and \
+                    id(value) not in seen:
+                seen.add(id(value))
+                saved.append((value, value.clone()))
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for tensor, value in saved:
+                if tensor.shape == value.shape:
+                    tensor.copy_(value)
+
+
 def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
     """Splits `gm` around the nodes named in `rejected`, compiles the other
     partitions with `compile_fn(module, inputs)` and returns a
@@ -109,7 +131,11 @@ def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
     with _TORCH_FX_LOCK, torch.no_grad():
         split = split_module(gm, gm, lambda node: ids[node.name])
         recorder = _Recorder(split)
-        recorder.run(*example_inputs)
+        # The run may update a buffer or a constant in place (a tensor
+        # torch.fx made a constant, `.scatter_add_(...)` on it): the module
+        # keeps its state as it was.
+        with _state_kept(split):
+            recorder.run(*example_inputs)
     partitions, failed = [], []
     # The partitions are `submod_<id>`; split_module also keeps the
     # submodules whose state a get_attr of the graph reads (a model's

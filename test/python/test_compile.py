@@ -201,6 +201,29 @@ def test_fallback_off_or_not_needed():
                         fallback=True, dynamic_batch=True)
 
 
+class DegreeAndIgamma(nn.Module):
+    """A tensor made in forward (which torch.fx makes a constant) updated
+    in place, next to a node PyTorch runs."""
+
+    def forward(self, x, index):
+        degree = torch.zeros(5).scatter_add_(0, index, torch.ones(4))
+        return degree * 2, torch.igamma(x, x)
+
+
+def test_fallback_leaves_constants_updated_in_place_alone():
+    """Split into partitions, the constant is a partition's input; the
+    compiled partition must not write its update back into it (the degrees
+    doubled, then tripled, call after call)."""
+    model = DegreeAndIgamma()
+    x, index = torch.rand(3), torch.tensor([0, 1, 1, 4])
+    with pytest.warns(UserWarning, match="PyTorch runs .*igamma"):
+        run = fx_mlir.compile(model, (x, index), cache_dir="", fallback=True)
+    for _ in range(3):
+        got, want = run(x, index), model(x, index)
+        torch.testing.assert_close(got[0], want[0])
+        torch.testing.assert_close(got[1], want[1])
+
+
 def test_fallback_keeps_partitions_without_tensor_inputs_in_pytorch():
     class SizeUser(nn.Module):
         def forward(self, x):
