@@ -1536,3 +1536,23 @@ def test_torch_assert_of_a_tensor_is_checked_at_run_time():
     with pytest.raises(Exception,
                        match="AssertionError: the sum must be positive"):
         compiled(-x)
+
+
+class BatchShuffles(nn.Module):
+    """Flips and rolls along the batch (mixup-style pairings), and a roll
+    along a static dim of a batch of any size."""
+
+    def forward(self, x):
+        return (x.flip(0), torch.roll(x, 1, 0), torch.roll(x, (-3, 2), (0, 1)),
+                torch.roll(x, 2, 1), x.flip(0, 2) + x)
+
+
+def test_dynamic_batch_flips_and_rolls_along_the_batch():
+    torch.manual_seed(0)
+    model = BatchShuffles()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 5, 3),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (4, 7, 1, 2):
+        x = torch.randn(batch, 5, 3)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)

@@ -708,11 +708,43 @@ LogicalResult lowerUnflatten(Lowering &l) {
   return l.replace(l.reshape(x, result));
 }
 
-/// `x` reversed along the static dims `dims`: one generic reading
-/// `size - 1 - i` there.
+/// `x` reversed along `dims`: one generic reading `size - 1 - i` there
+/// (through its indexing map for static sizes; with tensor.extract at
+/// the computed index when one of the sizes is dynamic, the batch of a
+/// model compiled for any batch).
 Value flipped(Lowering &l, Value x, ArrayRef<int64_t> dims) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
+  if (llvm::any_of(dims, [&](int64_t d) { return type.isDynamicDim(d); })) {
+    SmallVector<OpFoldResult> sizes = l.dims(x);
+    Value init = l.empty(sizes, type.getElementType());
+    SmallVector<Value> last(rank);
+    for (int64_t d : dims) {
+      Value size = getValueOrCreateConstantIndexOp(l.b, l.loc, sizes[d]);
+      last[d] = arith::SubIOp::create(
+          l.b, l.loc, size, arith::ConstantIndexOp::create(l.b, l.loc, 1));
+    }
+    return linalg::GenericOp::create(
+               l.b, l.loc, TypeRange{init.getType()}, ValueRange{},
+               ValueRange{init},
+               ArrayRef<AffineMap>{l.b.getMultiDimIdentityMap(rank)},
+               SmallVector<utils::IteratorType>(rank,
+                                                utils::IteratorType::parallel),
+               "", "",
+               [&](OpBuilder &nb, Location loc, ValueRange) {
+                 SmallVector<Value> at;
+                 for (int64_t d = 0; d < rank; ++d) {
+                   Value i = linalg::IndexOp::create(nb, loc, d);
+                   at.push_back(last[d]
+                                    ? arith::SubIOp::create(nb, loc, last[d], i)
+                                    : i);
+                 }
+                 linalg::YieldOp::create(
+                     nb, loc,
+                     tensor::ExtractOp::create(nb, loc, x, at).getResult());
+               })
+        .getResult(0);
+  }
   SmallVector<AffineExpr> exprs;
   for (int64_t d = 0; d < rank; ++d) {
     AffineExpr e = l.b.getAffineDimExpr(d);
@@ -734,8 +766,8 @@ LogicalResult lowerFlip(Lowering &l) {
   SmallVector<int64_t> normalized;
   for (int64_t d : *dims) {
     int64_t n = d < 0 ? d + type.getRank() : d;
-    if (n < 0 || n >= type.getRank() || type.isDynamicDim(n))
-      return l.fail("flipped dims must be static dims of the input");
+    if (n < 0 || n >= type.getRank())
+      return l.fail("flipped dims must be dims of the input");
     normalized.push_back(n);
   }
   return l.replace(flipped(l, x, normalized));
@@ -844,6 +876,49 @@ Value rolled(Lowering &l, Value x, int64_t dim, int64_t shift, Type elem) {
   return concat(l, {tail, head}, dim, elem);
 }
 
+/// `x` rolled by `shift` along its dynamic dim `dim` (the batch of a model
+/// compiled for any batch): one generic reading index
+/// `(i - shift) mod size` with tensor.extract; nothing for an empty dim.
+static Value rolledDynamic(Lowering &l, Value x, int64_t dim, int64_t shift) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes = l.dims(x);
+  Value init = l.empty(sizes, type.getElementType());
+  OpBuilder &b = l.b;
+  Location loc = l.loc;
+  Value n = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // The shift in [0, n) (n - shift mod n, as a read offset); 0 when n is
+  // 0, where nothing is read.
+  Value safeN = arith::MaxSIOp::create(b, loc, n, one);
+  Value s = arith::RemSIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, shift), safeN);
+  s = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, s, safeN),
+                             safeN);
+  Value offset = arith::SubIOp::create(b, loc, safeN, s);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             "", "",
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, nl, d));
+               Value from = arith::AddIOp::create(nb, nl, at[dim], offset);
+               Value wrapped = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::sge, from, safeN);
+               at[dim] = arith::SelectOp::create(
+                   nb, nl, wrapped, arith::SubIOp::create(nb, nl, from, safeN),
+                   from);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}
+
 /// roll(self, shifts, dims): per dim, or over the flattened tensor when
 /// dims is empty.
 LogicalResult lowerRoll(Lowering &l) {
@@ -854,9 +929,9 @@ LogicalResult lowerRoll(Lowering &l) {
   if (!x || !shifts || !dims || !elem)
     return l.fail("needs a tensor and constant shifts and dims");
   auto type = cast<RankedTensorType>(x.getType());
-  if (!type.hasStaticShape())
-    return l.fail("the input shape must be static");
   if (dims->empty()) {
+    if (!type.hasStaticShape())
+      return l.fail("rolling the flattened tensor needs a static shape");
     if (shifts->size() != 1)
       return l.fail("one shift without dims");
     SmallVector<OpFoldResult> sizes = l.dims(x);
@@ -873,9 +948,10 @@ LogicalResult lowerRoll(Lowering &l) {
       return l.fail("dim out of range");
     if (type.getDimSize(n) == 0)
       continue;
-    x = rolled(l, x, n, shift, elem);
+    x = type.isDynamicDim(n) ? rolledDynamic(l, x, n, shift)
+                             : rolled(l, x, n, shift, elem);
   }
-  return l.replace(x);
+  return l.replace(l.castTensor(x, elem));
 }
 
 /// repeat(self, repeats): one generic reading index `i mod n` of each dim

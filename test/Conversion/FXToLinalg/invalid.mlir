@@ -228,17 +228,6 @@ fx.graph_module @M {
 
 // -----
 
-fx.graph_module @M {
-  fx.graph @forward {
-    %x = fx.placeholder "x" : tensor<?x4xf32>
-    // expected-error @+1 {{cannot compile call_function 'f' with target 'aten::flip': flipped dims must be static dims of the input}}
-    %f = fx.call_function "aten::flip"(%x, [0]) : (tensor<?x4xf32>) -> tensor<?x4xf32>
-    fx.output %f : tensor<?x4xf32>
-  }
-}
-
-// -----
-
 // Arguments PyTorch rejects are errors naming the node, not crashes.
 
 fx.graph_module @M {

@@ -382,6 +382,36 @@ fx.graph_module @M {
 // rest; repeat reads `i mod size` (its extra leading dim reads nothing);
 // tril keeps j - i <= diagonal.
 
+// Flips and rolls along a dynamic dim (the batch of a model compiled for
+// any batch) read the input with tensor.extract at `size - 1 - i` and at
+// `(i - shift) mod size`.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x4xf32>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK:         %[[F:.*]] = linalg.generic {{.*}} outs(
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[FROM:.*]] = arith.subi %[[LAST]], %[[I]] : index
+// CHECK:           tensor.extract %[[X]][%[[FROM]], %{{.*}}] : tensor<?x4xf32>
+// CHECK:         linalg.generic {{.*}} outs(
+// CHECK:           %[[J:.*]] = linalg.index 0 : index
+// CHECK:           %[[AT:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK:           %[[WRAP:.*]] = arith.cmpi sge, %[[AT]], %{{.*}} : index
+// CHECK:           %[[BACK:.*]] = arith.subi %[[AT]], %{{.*}} : index
+// CHECK:           %[[ROW:.*]] = arith.select %[[WRAP]], %[[BACK]], %[[AT]] : index
+// CHECK:           tensor.extract %[[F]][%[[ROW]], %{{.*}}] : tensor<?x4xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x4xf32>
+    %f = fx.call_function "aten::flip"(%x, [0]) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %r = fx.call_function "aten::roll"(%f, [-3], [0]) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    fx.output %r : tensor<?x4xf32>
+  }
+}
+
+// -----
+
 // CHECK-DAG: #[[$FLIP:map[0-9]*]] = affine_map<(d0, d1) -> (-d0 + 2, d1)>
 // CHECK-DAG: #[[$MOD:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1 mod 3, d2 mod 4)>
 // CHECK-LABEL: func.func @forward(
