@@ -248,7 +248,8 @@ def test_checks_while_running(tmp_path):
     assert "no error" not in out, out
     assert out.count("ZeroDivisionError: integer division by zero") == 2, out
     assert "node 'floordiv'" in out, out
-    assert "node 'emb': IndexError: index out of range" in out, out
+    assert "node 'emb' (module 'emb'): IndexError: index out of range" \
+        in out, out
     assert "node 'getitem': IndexError: index out of range" in out, out
 
 

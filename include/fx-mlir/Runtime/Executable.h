@@ -64,8 +64,9 @@ struct IndexBound {
 /// A condition compiled code checks while it runs (an integer division by
 /// zero, an index computed in the graph out of range): the code returns
 /// one hidden bool result per check after the outputs, true when it
-/// failed; the call then fails with `message` naming `node`, as PyTorch
-/// raises, and no output is returned.
+/// failed; the call then fails with `message` naming `node` (the node's
+/// label: its quoted name and module path, "'add' (module 'block')"), as
+/// PyTorch raises, and no output is returned.
 struct RunCheck {
   std::string node, message;
 };

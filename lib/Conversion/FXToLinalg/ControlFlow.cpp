@@ -459,11 +459,11 @@ LogicalResult mlir::fx::lowering::hoistChecks(func::FuncOp func) {
         inner = newWhile;
       } else {
         return check->emitError()
-               << "cannot compile node '"
+               << "cannot compile node "
                << (info.getAs<StringAttr>("node")
                        ? info.getAs<StringAttr>("node").getValue()
-                       : StringRef("?"))
-               << "': it checks its operands at run time (index bounds, a "
+                       : StringRef("'?'"))
+               << ": it checks its operands at run time (index bounds, a "
                   "division by zero, a raise) inside '"
                << parent->getName()
                << "', whose flag cannot be carried out of it";

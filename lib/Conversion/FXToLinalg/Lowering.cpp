@@ -1,6 +1,7 @@
 //===- Lowering.cpp - Shared helpers and the fx-to-linalg pattern ---------===//
 
 #include "Lowering.h"
+#include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -818,9 +819,7 @@ void Lowering::check(Value violated, const Twine &message) {
       });
   copy->setAttr("fx.check",
                 b.getDictionaryAttr(
-                    {b.getNamedAttr(
-                         "node", b.getStringAttr(
-                                     cast<NodeOpInterface>(*op).getNodeName())),
+                    {b.getNamedAttr("node", b.getStringAttr(getNodeLabel(op))),
                      b.getNamedAttr("message", b.getStringAttr(message))}));
   // convert-fx-to-linalg returns the flags of the ops marked fx.check
   // after the outputs, once every node is lowered.

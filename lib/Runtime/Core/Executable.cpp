@@ -33,6 +33,13 @@ namespace {
 /// LLVM's OpenMP runtime, which runs the parallel loops of the code.
 constexpr const char *kOpenMP = FX_MLIR_OPENMP;
 
+/// A check's node as errors name it: the compiler records its label
+/// ("'add' (module 'block')"); a bare name (a library compiled before
+/// labels) is quoted here.
+std::string nodeLabel(const std::string &node) {
+  return !node.empty() && node[0] == '\'' ? node : "'" + node + "'";
+}
+
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -763,7 +770,7 @@ bool Executable::run(const TensorRef *args, size_t count,
           reinterpret_cast<const bool *>(resultBuffer[flagAt + 1]) +
           resultBuffer[flagAt + 2];
       if (*flag && failed.empty())
-        failed = "node '" + check.node + "': " + check.message;
+        failed = "node " + nodeLabel(check.node) + ": " + check.message;
       flagAt += 3;
     }
   }

@@ -116,7 +116,7 @@ fx.graph_module @While {
 // A run-time check inside a loop (an index out of range) raises after it:
 // its flag is carried out as an iteration argument.
 // CHECK-LABEL: func.func @forward(
-// CHECK-SAME:    -> (tensor<2x4xf32>, tensor<i1>) attributes {fx.checks = [{message = "IndexError: index out of range in self", node = "embedding"}]
+// CHECK-SAME:    -> (tensor<2x4xf32>, tensor<i1>) attributes {fx.checks = [{message = "IndexError: index out of range in self", node = "'embedding'"}]
 // CHECK:         %[[LOOP:.*]]:2 = scf.for {{.*}} -> (tensor<2x4xf32>, i1)
 // CHECK:           %[[RAISED:.*]] = arith.ori %{{.*}}, %extracted : i1
 // CHECK:           scf.yield %{{.*}}, %[[RAISED]] : tensor<2x4xf32>, i1

@@ -238,7 +238,7 @@ fx.graph_module @M {
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<4xi64>, %[[Y:.*]]: tensor<4xi64>)
-// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "r"}]
+// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "'r'"}]
 // CHECK:         linalg.generic {{.*}} ins(%[[Y]] : tensor<4xi64>) outs(%{{.*}} : tensor<4xi1>)
 // CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<4xi64>, tensor<4xi64>)
 // CHECK:           %[[SAFE:.*]] = arith.select %{{.*}}, %{{.*}}, %[[B:.*]] : i64

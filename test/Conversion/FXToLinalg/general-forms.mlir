@@ -102,7 +102,7 @@ fx.graph_module @M {
 // against the source's 12 elements (a run-time check), and element i
 // taking source element count[i] - 1 where the mask is set.
 // CHECK-LABEL: func.func @forward(
-// CHECK-SAME:      fx.checks = [{{.*}}{message = "masked_scatter: the mask selects more elements than the source has", node = "r"}
+// CHECK-SAME:      fx.checks = [{{.*}}{message = "masked_scatter: the mask selects more elements than the source has", node = "'r'"}
 // CHECK:         arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
 // CHECK:         linalg.generic
 // CHECK:         ^bb0(%[[X:.*]]: f32, %[[ON:.*]]: i1, %[[COUNT:.*]]: i64, %{{.*}}: f32):

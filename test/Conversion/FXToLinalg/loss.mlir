@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    %[[X:.*]]: tensor<4x5xf32>, %[[T:.*]]: tensor<4xi64>) -> (tensor<f32>, tensor<i1>)
-// CHECK-SAME:    fx.checks = [{message = "IndexError: Target out of bounds", node = "l"}]
+// CHECK-SAME:    fx.checks = [{message = "IndexError: Target out of bounds", node = "'l'"}]
 // CHECK:         arith.maximumf
 // CHECK:         math.exp
 // CHECK:         math.log

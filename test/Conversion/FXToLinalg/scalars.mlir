@@ -226,7 +226,7 @@ fx.graph_module @M {
 // runtime reports as `AssertionError: message`, naming the node.
 
 // CHECK-LABEL: func.func @forward
-//  CHECK-SAME:    fx.checks = [{message = "AssertionError: var has negative entry/entries", node = "_assert"}, {message = "AssertionError: at least 2 rows", node = "_assert_1"}]
+//  CHECK-SAME:    fx.checks = [{message = "AssertionError: var has negative entry/entries", node = "'_assert'"}, {message = "AssertionError: at least 2 rows", node = "'_assert_1'"}]
 //       CHECK: %[[OK:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
 //       CHECK: %[[BAD:.*]] = arith.xori %[[OK]], %true : i1
 //       CHECK: tensor.from_elements %[[BAD]] : tensor<i1>

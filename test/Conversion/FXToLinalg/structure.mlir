@@ -126,7 +126,7 @@ fx.graph_module @DynamicBatch {
 
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME:    -> (tensor<4xi64>, tensor<i1>)
-// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "d"}]
+// CHECK-SAME:    fx.checks = [{message = "ZeroDivisionError: integer division by zero", node = "'d'"}]
 // CHECK:         %[[ZERO:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<4xi64>) outs(%{{.*}} : tensor<4xi1>)
 // CHECK:           arith.cmpi eq
 // CHECK:         %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ZERO]] : tensor<4xi1>)
