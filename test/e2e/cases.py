@@ -3952,6 +3952,18 @@ add("searchsorted_nan_sequences", lambda: lam(
         torch.searchsorted(rows, rv, side="right", out_int32=True))),
     _sequences_with_nans)
 
+# --- Reductions along a last dim of a whole number of registers (32, 48,
+# 64 floats) whose body reads its indices: cumsum's triangle, a tril or
+# triu fused into the sum (fx-cpu-schedule once split them, and MLIR's
+# split rebuilt the index of the split dim wrongly). -----------------------
+family("indexed_row_reductions")
+add("cumsum_cumprod", lambda: lam(lambda x, y: (
+    torch.cumsum(x, -1), torch.cumsum(y, 1), torch.cumprod(1 + y / 64, -1))),
+    randn((32,), (3, 64)))
+add("tril_triu_reduced", lambda: lam(lambda x: (
+    torch.tril(x).sum(-1), torch.triu(x, 1).mean(1), torch.tril(x).amax(-1),
+    torch.triu(x).norm(dim=-1))), randn((4, 48)))
+
 # --- torch.masked's reductions and normalizations: Python functions that
 # branch on `input.layout` and `torch.is_floating_point(input)`, which the
 # compiled types fix (the tracer answers them from the example values). ----

@@ -321,8 +321,12 @@ LogicalResult scheduleColumnReduction(RewriterBase &rewriter,
 
 LogicalResult scheduleRowReduction(RewriterBase &rewriter,
                                    linalg::LinalgOp op) {
+  // linalg::splitReduction rebuilds a linalg.index of the split dim as
+  // `outer + lane`, not `outer * lanes + lane` (MLIR 22): an op that reads
+  // its indices (tril fused into a sum, cumsum's triangle) is not split.
   if (!isStaticF32(op) || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 1 || op.getNumLoops() < 2)
+      op.getNumReductionLoops() != 1 || op.getNumLoops() < 2 ||
+      op.hasIndexSemantics())
     return failure();
   unsigned inner = op.getNumLoops() - 1;
   if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
