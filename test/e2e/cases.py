@@ -3964,6 +3964,17 @@ add("tril_triu_reduced", lambda: lam(lambda x: (
     torch.tril(x).sum(-1), torch.triu(x, 1).mean(1), torch.tril(x).amax(-1),
     torch.triu(x).norm(dim=-1))), randn((4, 48)))
 
+# --- One index picked along a dim after a dim of size 1 (a batch of one,
+# x[None]): the slice keeps the dim and a collapse drops exactly it (MLIR
+# 22's canonicalization re-inferred which unit dim a rank-reducing slice
+# drops, and read x[0, 0, :3] for x[..., 0] of a 1x3x4 tensor). ----------
+family("unit_dim_selects")
+add("last_dim", lambda: lam(lambda x: (x[..., 0], x[..., 3], x[:, :, 1] * 2)),
+    randn((1, 3, 4)))
+add("batch_of_one_images", lambda: lam(lambda x: (
+    x[:, :, 2], x[:, 0, :, 1], x[None, :, 1], x.unsqueeze(0).select(3, 2))),
+    randn((1, 2, 3, 4)))
+
 # --- torch.masked's reductions and normalizations: Python functions that
 # branch on `input.layout` and `torch.is_floating_point(input)`, which the
 # compiled types fix (the tracer answers them from the example values). ----

@@ -1169,11 +1169,14 @@ LogicalResult lowerSelect(Lowering &l) {
   SmallVector<OpFoldResult> sizes = l.dims(x);
   offsets[*dim] = getAsOpFoldResult(idx);
   sizes[*dim] = l.b.getIndexAttr(1);
-  SmallVector<int64_t> shape(type.getShape());
-  shape.erase(shape.begin() + *dim);
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
-  return l.replace(tensor::ExtractSliceOp::create(l.b, l.loc, resultType, x,
-                                                  offsets, sizes, strides));
+  // The slice keeps the dim (size 1) and a collapse drops exactly it: a
+  // rank-reducing extract_slice does not say which of several unit dims
+  // it drops, and MLIR 22's canonicalization, folding a constant offset,
+  // re-infers them (x[..., 0] of a 1x3x4 tensor read x[0, 0, :3]; fixed
+  // upstream by llvm-project #178118).
+  Value slice =
+      tensor::ExtractSliceOp::create(l.b, l.loc, x, offsets, sizes, strides);
+  return l.replace(l.squeeze(slice, *dim));
 }
 
 LogicalResult lowerSizeInt(Lowering &l) {

@@ -69,7 +69,8 @@ fx.graph_module @M {
 // CHECK-SAME:    %[[X:.*]]: tensor<4x6xf32>)
 // CHECK:         %[[C3:.*]] = arith.constant 3 : index
 // CHECK:         %[[S:.*]] = tensor.extract_slice %[[X]][0, 1] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
-// CHECK:         %[[T:.*]] = tensor.extract_slice %[[X]][%[[C3]], 0] [1, 6] [1, 1] : tensor<4x6xf32> to tensor<6xf32>
+// CHECK:         %[[ROW:.*]] = tensor.extract_slice %[[X]][%[[C3]], 0] [1, 6] [1, 1] : tensor<4x6xf32> to tensor<1x6xf32>
+// CHECK:         %[[T:.*]] = tensor.collapse_shape %[[ROW]] {{\[\[}}0, 1]] : tensor<1x6xf32> into tensor<6xf32>
 // CHECK:         %[[U:.*]] = tensor.extract_slice %[[X]][1, 0] [3, 6] [1, 1] : tensor<4x6xf32> to tensor<3x6xf32>
 // CHECK:         return %[[S]], %[[T]], %[[U]]
 fx.graph_module @M {
@@ -711,5 +712,24 @@ fx.graph_module @M {
     %j = fx.placeholder "j" : tensor<3xi64>
     %g = fx.call_function "aten::index.Tensor"(%x, [%i, %j]) : (tensor<4x5x6xf32>, tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3x6xf32>
     fx.output %g : tensor<2x3x6xf32>
+  }
+}
+
+// -----
+
+// select keeps the picked dim (size 1) in its slice and collapses exactly
+// that dim away: a rank-reducing slice of a tensor with another unit dim
+// would not say which one it drops (and MLIR 22's canonicalization,
+// folding the constant offset, dropped dim 0 here).
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[X:.*]]: tensor<1x3x4xf32>)
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[X]][0, 0, %{{.*}}] [1, 3, 1] [1, 1, 1] : tensor<1x3x4xf32> to tensor<1x3x1xf32>
+// CHECK:         tensor.collapse_shape %[[S]] {{\[\[}}0], [1, 2]] : tensor<1x3x1xf32> into tensor<1x3xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x3x4xf32>
+    %s = fx.call_function "aten::select.int"(%x, 2, 0) : (tensor<1x3x4xf32>) -> tensor<1x3xf32>
+    fx.output %s : tensor<1x3xf32>
   }
 }
