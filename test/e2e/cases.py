@@ -3907,6 +3907,20 @@ add("signed_zeros", lambda: lam(lambda y, x: (torch.atan2(y, x),
 add("int_zeros", lambda: lam(lambda y, x: torch.atan2(y, x)),
     randint(-2, 3, (6, 7), (6, 7)))
 
+
+def _atan2_specials():
+    values = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 2.5,
+              -1e-30]
+    return (torch.tensor([a for a in values for _ in values]),
+            torch.tensor([b for _ in values for b in values]))
+
+
+# y = -0 with a negative x is -pi; x = -inf with a finite y is pi with y's
+# sign; both infinite are +-pi/4 and +-3pi/4 (C's atan2, as eager).
+add("zero_and_infinite_operands", lambda: lam(lambda y, x: (
+    torch.atan2(y, x), torch.atan2(y.double(), x.double()))),
+    _atan2_specials)
+
 # --- Rows holding several NaNs: the first NaN is the maximum and the
 # minimum, its index the result (a later NaN does not replace it); the sign
 # of NaN is 0, as ATen's (0 < x) - (x < 0). ---------------------------------

@@ -1000,9 +1000,10 @@ LogicalResult lowerGlu(Lowering &l) {
       }));
 }
 
-/// atan2(y, x), with C's values where both are zero (the vectorized
-/// approximation of math.atan2 gives NaN there): y when x is +0, pi with
-/// y's sign when x is -0.
+/// atan2(y, x), with C's values where y is zero and x is not NaN (the
+/// vectorized approximation of math.atan2 gives NaN where both are zero,
+/// and +pi for y = -0 and a negative x): y when x is positive or +0, pi
+/// with y's sign when x is negative or -0.
 LogicalResult lowerAtan2(Lowering &l) {
   using P = args::aten::atan2;
   return binary(
@@ -1014,14 +1015,37 @@ LogicalResult lowerAtan2(Lowering &l) {
         Value bothZero = arith::AndIOp::create(
             b, loc,
             arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero),
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero));
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, x, x));
         Value xNegative = arith::CmpFOp::create(
             b, loc, arith::CmpFPredicate::OLT,
             math::CopySignOp::create(b, loc, one, x), zero);
         Value pi = math::CopySignOp::create(
             b, loc, constantOf(b, loc, t, 3.14159265358979323846), y);
         Value atZero = arith::SelectOp::create(b, loc, xNegative, pi, y);
-        return arith::SelectOp::create(b, loc, bothZero, atZero, atan);
+        Value result = arith::SelectOp::create(b, loc, bothZero, atZero, atan);
+        // x infinite (the approximation loses y's sign for x = -inf and
+        // gives NaN when y is infinite too): pi with y's sign for x = -inf
+        // and a finite y; +-pi/4 or +-3pi/4 when both are infinite.
+        Value inf = constantOf(b, loc, t, INFINITY);
+        auto absOf = [&](Value v) { return math::AbsFOp::create(b, loc, v); };
+        Value xInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           absOf(x), inf);
+        Value yInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           absOf(y), inf);
+        Value yFinite = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OLT, absOf(y), inf);
+        Value minusInfX = arith::AndIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, xInf, xNegative), yFinite);
+        result = arith::SelectOp::create(b, loc, minusInfX, pi, result);
+        Value corner = math::CopySignOp::create(
+            b, loc,
+            arith::SelectOp::create(
+                b, loc, xNegative,
+                constantOf(b, loc, t, 2.35619449019234492885),
+                constantOf(b, loc, t, 0.78539816339744830962)),
+            y);
+        return arith::SelectOp::create(
+            b, loc, arith::AndIOp::create(b, loc, xInf, yInf), corner, result);
       });
 }
 
