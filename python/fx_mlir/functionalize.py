@@ -143,7 +143,14 @@ def _overwrite(base, node):
     if base == "zero":
         return ("call_function", torch.zeros_like, (first,), {})
     if base == "fill":
-        return ("call_function", torch.full_like, (first, node.args[1]), {})
+        value = node.args[1] if len(node.args) > 1 else node.kwargs.get(
+            "value")
+        # fill_ with a (0-d) tensor value (fill_.Tensor: what a trace of
+        # `x[:, 0] = 1.0` records): the value broadcast, as copy_.
+        if isinstance(value, torch.fx.Node) and value.meta.get(
+                "type") not in (int, float, bool):
+            return ("call_method", "_fx_mlir_copy", (first, value), {})
+        return ("call_function", torch.full_like, (first, value), {})
     if base == "copy":
         return ("call_method", "_fx_mlir_copy", (first, node.args[1]), {})
     return None
@@ -435,6 +442,54 @@ def _unview(gm, view, parent, value, shapes, after):
     return made
 
 
+_INT64_MAX = 9223372036854775807
+
+
+def _views_as_methods(gm):
+    """Retargets the calls of ATen view operators (what a graph exported
+    from TorchScript's IR holds: `torch.ops.aten.slice.Tensor(x, 1, 1, 3,
+    1)`, `aten.select.int`, `aten.transpose.int`, ...) to the Tensor
+    methods (and, for slice, the getitem) torch.fx records, which the
+    functionalization knows as views: an update through them then reaches
+    their base, or is refused (`aten.diagonal`), instead of being made
+    out-of-place on a copy. Returns whether it changed a node."""
+    changed = False
+    for node in gm.graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not isinstance(
+                target, torch._ops.OpOverload) or not node.args or \
+                not isinstance(node.args[0], torch.fx.Node):
+            continue
+        namespace, _, name = target._schema.name.partition("::")
+        if namespace != "aten":
+            continue
+        args, kwargs = tuple(node.args), dict(node.kwargs)
+        if name == "slice" and target._overloadname == "Tensor":
+            names = ("dim", "start", "end", "step")
+            full = list(args[1:]) + [kwargs.pop(k) for k in names[
+                len(args) - 1:] if k in kwargs]
+            dim, start, end, step = (full + [0, None, None, 1][len(full):])
+            if not all(v is None or isinstance(v, int)
+                       for v in (dim, start, end, step)) or kwargs:
+                continue
+            if end is not None and end >= _INT64_MAX:
+                end = None
+            index = (slice(None),) * dim + (slice(start, end, step),)
+            node.target, node.args, node.kwargs = operator.getitem, (
+                args[0], index), {}
+            changed = True
+        elif name in _VIEW_METHODS or name == "alias":
+            if name == "expand":
+                kwargs.pop("implicit", None)
+            node.op, node.target = "call_method", (
+                "detach" if name == "alias" else name)
+            node.args, node.kwargs = args, kwargs
+            changed = True
+    if changed:
+        gm.recompile()
+    return changed
+
+
 def functionalize(gm, example_inputs=None):
     """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
     out-of-place ones; `x[index] = value` (operator.setitem, with an index
@@ -445,6 +500,7 @@ def functionalize(gm, example_inputs=None):
     in-place update of a view whose base is read afterwards or is an
     input."""
     graph = gm.graph
+    _views_as_methods(gm)
     shapes = {}
     if example_inputs is not None:
         shapes = _shapes(gm, example_inputs)

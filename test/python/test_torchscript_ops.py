@@ -634,3 +634,80 @@ def test_traced_number_operands_promote_as_numbers():
         assert got.dtype == want.dtype
         torch.testing.assert_close(got, want)
     assert compiled(x2, n2)[0].dtype == model(x2, n2)[0].dtype == torch.float32
+
+
+class SliceUpdate(nn.Module):
+    def forward(self, x):
+        x[:, 1:3] += 1.0
+        return x * 2
+
+
+class FlatUpdate(nn.Module):
+    def forward(self, x):
+        x.view(-1).mul_(3)
+        return x + 1
+
+
+class TransposedUpdate(nn.Module):
+    def forward(self, x):
+        x.t().add_(1)
+        return x * 1
+
+
+class NarrowZeroed(nn.Module):
+    def forward(self, x):
+        x.narrow(1, 0, 2).zero_()
+        return x - 1
+
+
+class ColumnFilled(nn.Module):
+    def forward(self, x):
+        x[:, 0] = 1.0
+        return x * 3
+
+
+class RowsOfACopy(nn.Module):
+    def forward(self, x):
+        y = x * 1
+        y[0].mul_(2)
+        y.select(1, 2).fill_(5)
+        return y
+
+
+INPUT_VIEW_UPDATES = {m.__name__: m for m in (
+    SliceUpdate, FlatUpdate, TransposedUpdate, NarrowZeroed, ColumnFilled,
+    RowsOfACopy)}
+
+
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+@pytest.mark.parametrize("route", ["trace", "script"])
+@pytest.mark.parametrize("name", sorted(INPUT_VIEW_UPDATES))
+def test_updates_through_views_of_inputs(name, route):
+    """TorchScript records `x[:, 1:3] += 1` as aten::add_ of aten::slice
+    views of the input: the import keeps them, and the graph exported from
+    the IR is functionalized with the ATen views known as views, so the
+    update reaches the input (and the caller's tensor, as in eager)."""
+    torch.manual_seed(0)
+    model = INPUT_VIEW_UPDATES[name]()
+    x = torch.randn(3, 4)
+    scripted = (torch.jit.trace(model, (x.clone(),)) if route == "trace"
+                else torch.jit.script(model))
+    compiled = fx_mlir.compile(scripted, (x.clone(),), cache_dir="")
+    a, b = x + 0.5, x + 0.5
+    torch.testing.assert_close(compiled(a), model(b))
+    torch.testing.assert_close(a, b)
+
+
+def test_traced_fill_of_a_diagonal_is_refused():
+    """A write through a view the functionalization cannot invert (a
+    diagonal) is an error, not a write to a copy."""
+    class DiagonalFill(nn.Module):
+        def forward(self, x):
+            y = x * 1
+            y.diagonal().fill_(7.0)
+            return y
+
+    x = torch.randn(3, 3)
+    with pytest.raises(fx_mlir.FxMlirError, match="diagonal"):
+        fx_mlir.compile(torch.jit.trace(DiagonalFill(), (x,)), (x,),
+                        cache_dir="")
