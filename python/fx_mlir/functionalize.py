@@ -332,6 +332,33 @@ def _shapes(gm, example_inputs):
             if hasattr(n.meta.get("tensor_meta"), "shape")}
 
 
+def _refresh_aliases(graph, old, new, order, position, shapes):
+    """Redirects the reads after `position` of each view of `old` made
+    before it (and of views of those) to the same view of `new`, a copy
+    of the view node inserted after `new`."""
+    def made_before(view, base):
+        return (_is_view(view) and view.args and view.args[0] is base
+                and order.get(view, position + 1) <= position)
+
+    def read_after(view):
+        return any(order.get(u, -1) > position or (
+            made_before(u, view) and read_after(u)) for u in view.users)
+
+    for view in list(old.users):
+        if not made_before(view, old) or not read_after(view):
+            continue
+        later = [u for u in view.users if order.get(u, -1) > position]
+        with graph.inserting_after(new):
+            fresh = graph.node_copy(
+                view, lambda n: new if n is old else n)
+        order[fresh] = position
+        if view in shapes:
+            shapes[fresh] = shapes[view]
+        for user in later:
+            user.replace_input_with(view, fresh)
+        _refresh_aliases(graph, view, fresh, order, position, shapes)
+
+
 def _view_update_blocker(chain, node, order, shapes):
     """Why the update `node` of the view chain[0] (chain: the views from it
     up to their base, chain[-1]) cannot be made out-of-place, or "": each
@@ -585,6 +612,11 @@ def functionalize(gm, example_inputs=None):
                         v for _, v in versions) and \
                         order.get(user, -1) > order[new]:
                     user.replace_input_with(old_value, new_value)
+        # Views of the updated base made before the update and read after
+        # it (`a = y.view(-1); y.add_(1); return a`) are eager's aliases:
+        # they read the new values, the same view of the new base.
+        if len(chain) == 1:
+            _refresh_aliases(graph, target, new, order, order[new], shapes)
         target, new = versions[-1]
         root = target
         if root.op == "placeholder" or root in updated.values():

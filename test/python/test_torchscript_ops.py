@@ -711,3 +711,31 @@ def test_traced_fill_of_a_diagonal_is_refused():
     with pytest.raises(fx_mlir.FxMlirError, match="diagonal"):
         fx_mlir.compile(torch.jit.trace(DiagonalFill(), (x,)), (x,),
                         cache_dir="")
+
+
+class AliasesOfAnUpdate(nn.Module):
+    """Views of a tensor taken before it is updated in place, read after:
+    eager's aliases see the update."""
+
+    def forward(self, x):
+        y = x * 1
+        flat, row, cols = y.view(-1), y[0], y.t()
+        corner = cols[1:, :2]
+        y.add_(1)
+        x.mul_(2)
+        return flat * 1, row + 0, cols * 1, corner * 1, x[1] + 0
+
+
+@pytest.mark.filterwarnings("ignore::torch.jit.TracerWarning")
+@pytest.mark.parametrize("route", ["fx", "trace", "script"])
+def test_views_taken_before_an_update_see_it(route):
+    model = AliasesOfAnUpdate()
+    x = torch.randn(3, 4)
+    scripted = {"fx": lambda: model,
+                "trace": lambda: torch.jit.trace(model, (x.clone(),)),
+                "script": lambda: torch.jit.script(model)}[route]()
+    compiled = fx_mlir.compile(scripted, (x.clone(),), cache_dir="")
+    a, b = x + 0.5, x + 0.5
+    for got, want in zip(compiled(a), model(b)):
+        torch.testing.assert_close(got, want)
+    torch.testing.assert_close(a, b)
