@@ -338,7 +338,7 @@ def _refresh_aliases(graph, old, new, order, position, shapes):
     of the view node inserted after `new`."""
     def made_before(view, base):
         return (_is_view(view) and view.args and view.args[0] is base
-                and order.get(view, position + 1) <= position)
+                and order.get(view, position) < position)
 
     def read_after(view):
         return any(order.get(u, -1) > position or (
