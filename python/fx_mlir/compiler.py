@@ -293,7 +293,16 @@ class ModulePathTracer(torch.fx.Tracer):
     is a leaf). Likewise a Python function of torch.nn.functional the
     compiler does not bind is traced into (create_proxy), and `x.dim()`
     and `x.ndim` are the example input's rank (_ExampleSized), which the
-    compiled types fix."""
+    compiled types fix.
+
+    Buffers are read through get_attr nodes, as parameters are
+    (proxy_buffer_attributes): torch.fx's default reads a buffer as its
+    tensor while tracing, so `self.cache[:, 1:] = ...` ran on the model's
+    buffer then and `self.b * 2` became a constant of its value at trace
+    time; an update of a buffer (`self.b[0].add_(x)`) is then the graph's,
+    made functional as any other (the module's buffer is not changed)."""
+
+    proxy_buffer_attributes = True
 
     def __init__(self, example_inputs=None, static_shapes=False):
         super().__init__()
@@ -872,8 +881,16 @@ def trace(model, example_inputs=None, static_shapes=False,
     try:
         if _reference_forward(model) is not None:
             raise TypeError("traced through its reference forward")
-        graph = _trace_with_defaults(tracer, model, example_inputs,
-                                     specialize_numbers)
+        try:
+            graph = _trace_with_defaults(tracer, model, example_inputs,
+                                         specialize_numbers)
+        except Exception:
+            # Python control flow on a buffer's values: traced with
+            # buffers read as tensors (torch.fx's default).
+            tracer = ModulePathTracer(example_inputs, static_shapes)
+            tracer.proxy_buffer_attributes = False
+            graph = _trace_with_defaults(tracer, model, example_inputs,
+                                         specialize_numbers)
     except Exception:
         # A module the compiler binds whole (nn.InstanceNorm2d, whose
         # forward branches on the input's rank), or one the tracer runs a

@@ -1556,3 +1556,36 @@ def test_dynamic_batch_flips_and_rolls_along_the_batch():
         x = torch.randn(batch, 5, 3)
         for got, want in zip(compiled(x), model(x)):
             torch.testing.assert_close(got, want)
+
+
+class BufferUpdates(nn.Module):
+    """Buffers updated in place and read in the same call: a KV-cache
+    shift, a row added to, a copy into one."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(2, 3))
+        self.register_buffer("rows", torch.zeros(2, 3))
+        self.register_buffer("copied", torch.zeros(2, 3))
+
+    def forward(self, x, y):
+        self.cache[:, 1:] = self.cache[:, :-1].clone()
+        self.cache[:, 0] = x
+        self.rows[0].add_(y[0])
+        self.copied.copy_(y)
+        return self.cache.sum(1), y + self.rows, self.copied * 2
+
+
+def test_buffers_updated_in_place_within_a_call():
+    """torch.fx reads a buffer as its tensor while tracing, which ran the
+    cache shift on the model's buffer and made `self.copied * 2` a
+    constant; buffers are get_attr nodes, and their updates the graph's.
+    The module's buffers are left as they were (the compiled code does not
+    write them back)."""
+    x, y = torch.ones(2), torch.ones(2, 3)
+    model = BufferUpdates()
+    compiled = fx_mlir.compile(model, (torch.zeros(2), torch.zeros(2, 3)),
+                               cache_dir="")
+    assert not any(b.any() for b in model.buffers())
+    for got, want in zip(compiled(x, y), BufferUpdates()(x, y)):
+        torch.testing.assert_close(got, want)
