@@ -1204,6 +1204,8 @@ def compile(model, example_inputs, dynamic_batch=False,
                                      static_shapes=not dynamic_batch)
     elif isinstance(model, torch.jit.ScriptModule):
         return _compile_scripted(model, example_inputs, None, options)
+    elif isinstance(model, torch.nn.Module) and _hooked_modules(model):
+        return _compile_hooked(model, example_inputs, options)
     elif isinstance(model, torch.nn.Module):
         try:
             gm = _trace_for_compile(model, example_inputs, dynamic_batch)
@@ -1247,6 +1249,44 @@ def compile(model, example_inputs, dynamic_batch=False,
 # not `aten::__and__`).
 _INPLACE_ATEN = re.compile(
     r'fx\.call_function "aten::[A-Za-z0-9_]*[A-Za-z0-9]_(\.[A-Za-z0-9_]+)?"')
+
+
+def _hooked_modules(model):
+    """The paths of the modules of `model` with forward hooks or forward
+    pre-hooks ("" for the root, "<global>" for hooks on every module)."""
+    from torch.nn.modules import module as nn_module
+    found = [name or "<root>" for name, m in model.named_modules()
+             if m._forward_hooks or m._forward_pre_hooks]
+    if getattr(nn_module, "_global_forward_hooks", None) or getattr(
+            nn_module, "_global_forward_pre_hooks", None):
+        found.append("<global>")
+    return found
+
+
+def _compile_hooked(model, example_inputs, options):
+    """compile() of a module with forward hooks, which torch.fx does not
+    run (a call_module node is the module's forward alone): through
+    torch.jit.trace, which records what the hooks compute, with a
+    warning naming the hooked modules."""
+    hooked = _hooked_modules(model)
+    warnings.warn(
+        f"fx_mlir.compile: forward hooks on {', '.join(hooked)}, which "
+        f"torch.fx does not run: compiled {type(model).__name__} through "
+        "torch.jit.trace (data-dependent control flow is fixed to the "
+        "example's path)", ScriptedRouteWarning, stacklevel=3)
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)
+            traced = torch.jit.trace(model, tuple(example_inputs),
+                                     check_trace=False, strict=False)
+    except Exception as error:  # noqa: BLE001 - named in the error
+        raise FxMlirError(
+            f"cannot compile {type(model).__name__}: it has forward hooks "
+            f"(on {', '.join(hooked)}), which torch.fx does not run, and "
+            f"torch.jit.trace failed: {error}") from error
+    compiled = _compile_scripted(traced, example_inputs, None, options)
+    compiled.route = "torch.jit.trace"
+    return compiled
 
 
 def _compile_scripted(model, example_inputs, trace_error, options):

@@ -1589,3 +1589,29 @@ def test_buffers_updated_in_place_within_a_call():
     assert not any(b.any() for b in model.buffers())
     for got, want in zip(compiled(x, y), BufferUpdates()(x, y)):
         torch.testing.assert_close(got, want)
+
+
+class Hooked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def test_forward_hooks_are_compiled():
+    """torch.fx does not run forward hooks (a call_module is the module's
+    forward alone): a model with hooks is compiled through torch.jit.trace,
+    which records what they compute, with a warning."""
+    torch.manual_seed(0)
+    model = Hooked()
+    model.a.register_forward_hook(lambda module, inputs, out: out * 10)
+    model.b.register_forward_pre_hook(lambda module, inputs: (inputs[0] + 1,))
+    x = torch.randn(3, 4)
+    with pytest.warns(UserWarning, match="forward hooks on a, b"):
+        compiled = fx_mlir.compile(model, (x,), cache_dir="")
+    assert compiled.route == "torch.jit.trace"
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(compiled(x), model(x))
