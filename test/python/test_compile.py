@@ -1615,3 +1615,22 @@ def test_forward_hooks_are_compiled():
     assert compiled.route == "torch.jit.trace"
     x = torch.randn(3, 4)
     torch.testing.assert_close(compiled(x), model(x))
+
+
+class RowGathers(nn.Module):
+    def forward(self, x, index):
+        return torch.gather(x, 1, index), x.gather(1, index[:, :2]) * 2
+
+
+def test_dynamic_batch_gather_along_other_dims():
+    """gather with a dynamic batch in both self and index: the index no
+    larger than self along the batch is checked when the code runs."""
+    torch.manual_seed(0)
+    model = RowGathers()
+    compiled = fx_mlir.compile(
+        model, (torch.randn(4, 5), torch.randint(0, 5, (4, 3))),
+        dynamic_batch=True, cache_dir="")
+    for batch in (4, 7, 1):
+        x, index = torch.randn(batch, 5), torch.randint(0, 5, (batch, 3))
+        for got, want in zip(compiled(x, index), model(x, index)):
+            torch.testing.assert_close(got, want)

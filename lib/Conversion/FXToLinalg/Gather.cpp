@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -375,10 +376,24 @@ LogicalResult lowerGather(Lowering &l) {
       continue;
     int64_t is = cast<RankedTensorType>(index.getType()).getDimSize(d),
             ss = cast<RankedTensorType>(self.getType()).getDimSize(d);
-    if (ShapedType::isDynamic(is) || ShapedType::isDynamic(ss))
-      return l.fail("needs static sizes but along dim");
+    if (ShapedType::isDynamic(is) || ShapedType::isDynamic(ss)) {
+      // A dynamic size (the batch): index no larger than self there is
+      // checked when the code runs, as ATen checks it.
+      Value larger = arith::CmpIOp::create(
+          l.b, l.loc, arith::CmpIPredicate::sgt, l.toIndex(l.dim(index, d)),
+          l.toIndex(l.dim(self, d)));
+      l.check(
+          tensor::FromElementsOp::create(
+              l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()), larger),
+          "RuntimeError: Size does not match at dimension " + Twine(d) +
+              ": the index is larger than self there");
+      continue;
+    }
     if (is > ss)
-      return l.fail("index is larger than self in a dim but dim");
+      return l.fail(
+          llvm::formatv("index is larger than self in dim {0} ({1} > {2})", d,
+                        is, ss)
+              .str());
   }
   if (cast<RankedTensorType>(self.getType()).getDimSize(*dim) == 0)
     return l.fail("cannot gather from an empty dim");
