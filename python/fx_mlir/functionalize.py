@@ -332,6 +332,23 @@ def _shapes(gm, example_inputs):
             if hasattr(n.meta.get("tensor_meta"), "shape")}
 
 
+def _shape_after(new, node, shape):
+    """The shape of `new`, the out-of-place form of the in-place `node`
+    that updated a tensor of `shape`: the same, but for the in-place view
+    ops that change it (`t_`, `transpose_`, `unsqueeze_`, `squeeze_`),
+    computed on a meta tensor."""
+    if new.op != "call_method" or new.target not in (
+            "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
+            "swapdims"):
+        return shape
+    try:
+        meta = torch.empty(shape, device="meta")
+        return tuple(getattr(meta, new.target)(*new.args[1:],
+                                               **new.kwargs).shape)
+    except Exception:  # noqa: BLE001 - left unknown
+        return None
+
+
 def _refresh_aliases(graph, old, new, order, position, shapes):
     """Redirects the reads after `position` of each view of `old` made
     before it (and of views of those) to the same view of `new`, a copy
@@ -586,7 +603,9 @@ def functionalize(gm, example_inputs=None):
         else:
             new = node  # an nn.Module(inplace=True): its result is the value
         if target in shapes:
-            shapes[new] = shapes[target]
+            after = _shape_after(new, node, shapes[target])
+            if after is not None:
+                shapes[new] = after
         # The views' bases take the update, up to the chain's base: each
         # (old, new) pair, the updated view first.
         versions = [(target, new)]

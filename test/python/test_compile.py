@@ -1634,3 +1634,25 @@ def test_dynamic_batch_gather_along_other_dims():
         x, index = torch.randn(batch, 5), torch.randint(0, 5, (batch, 3))
         for got, want in zip(compiled(x, index), model(x, index)):
             torch.testing.assert_close(got, want)
+
+
+class ViewOpsInPlaceThenAssigned(nn.Module):
+    def forward(self, x):
+        y, z, w = x * 1, x * 2, x * 3
+        y.t_()
+        y[0] = 0.0
+        z.unsqueeze_(0)
+        z[0, 1] = 5.0
+        w.transpose_(0, 1)
+        w[:, 1] += 2
+        return y, z + 1, w
+
+
+def test_inplace_view_ops_then_slice_assignment():
+    """`y.t_()` changes y's shape: the slice assignment after it writes the
+    transposed tensor (its shape was the old one, and so was the result)."""
+    model = ViewOpsInPlaceThenAssigned()
+    compiled = fx_mlir.compile(model, (torch.randn(2, 3),), cache_dir="")
+    x = torch.randn(2, 3)
+    for got, want in zip(compiled(x), model(x)):
+        torch.testing.assert_close(got, want)
