@@ -570,7 +570,13 @@ def functionalize(gm, example_inputs=None):
         # An update of a view (x[1:3].mul_(2), x.view(-1).add_(1)) updates
         # its base: the chain of views from the base to the updated one.
         chain = [target]
-        while (_is_view(chain[-1]) and chain[-1].args
+        # An in-place view op (`y.t_()`) changes y's shape, not its data:
+        # nothing is written back to a base y views.
+        metadata_only = replacement is not None and \
+            replacement[0] == "call_method" and replacement[1] in (
+                "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
+                "swapdims")
+        while (not metadata_only and _is_view(chain[-1]) and chain[-1].args
                and isinstance(chain[-1].args[0], torch.fx.Node)
                and not chain[-1].meta.get(_FRESH)):
             chain.append(chain[-1].args[0])
@@ -602,6 +608,12 @@ def functionalize(gm, example_inputs=None):
             order[new] = order[node]
         else:
             new = node  # an nn.Module(inplace=True): its result is the value
+        if new is not node and new.op == "call_method" and new.target in (
+                "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
+                "swapdims"):
+            # The tensor an in-place view op (`y.t_()`) leaves is y itself,
+            # not a view to write back through: later updates stop here.
+            new.meta[_FRESH] = True
         if target in shapes:
             after = _shape_after(new, node, shapes[target])
             if after is not None:
