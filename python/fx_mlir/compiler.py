@@ -1220,7 +1220,7 @@ def compile(model, example_inputs, dynamic_batch=False,
     if _has_inplace(gm):
         if gm is model:  # the caller's GraphModule stays as it is
             gm = _copy_graph_module(gm)
-        updated = functionalize(gm, example_inputs)
+        updated = functionalize(gm, example_inputs, dynamic=dynamic_batch)
     try:
         with torch.no_grad():
             # The weights go to the compiler as memory (little-endian,

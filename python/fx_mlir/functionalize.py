@@ -202,11 +202,13 @@ def _holds_node(value):
     return False
 
 
-def _setitem(gm, node, shapes):
+def _setitem(gm, node, shapes, dynamic=False):
     """The nodes computing `base` after `base[index] = value` (the
     operator.setitem `node`), inserted before it: the flat positions the
     index selects, a constant computed here from base's (static) shape,
-    scattered with the value broadcast to them. Returns the last node."""
+    scattered with the value broadcast to them; with `dynamic` (a batch
+    of any size), select_scatter/slice_scatter of the indexed view where
+    the index is ints and slices. Returns the last node."""
     graph = gm.graph
     base, index, value = node.args
     shape = shapes.get(base)
@@ -224,6 +226,10 @@ def _setitem(gm, node, shapes):
                           "target 'setitem': only indices of ints, slices, "
                           "None and `...`, or one bool mask or int index "
                           "tensor with a single value, are supported")
+    if dynamic:
+        scattered = _setitem_by_views(graph, node, len(shape))
+        if scattered is not None:
+            return scattered
     positions = torch.arange(int(torch.Size(shape).numel())).reshape(shape)
     positions = positions[index].reshape(-1)
     region = torch.empty(shape, device="meta")[index].shape
@@ -245,6 +251,66 @@ def _setitem(gm, node, shapes):
         made.meta = dict(node.meta)
     new.meta[_FRESH] = True
     return new
+
+
+def _setitem_by_views(graph, node, rank):
+    """`base[index] = value` for an index of ints and slices of constant
+    bounds (and `...`), without baking base's shape in: the view the index
+    selects is replaced by the value (broadcast, in base's dtype) through
+    nested select_scatter/slice_scatter, outermost dim first. None for any
+    other index."""
+    base, index, value = node.args
+    items = list(index) if isinstance(index, tuple) else [index]
+    if sum(i is Ellipsis for i in items) > 1 or any(
+            not (i is Ellipsis or isinstance(i, (int, slice))) or isinstance(
+                i, bool) for i in items):
+        return None
+    if any(isinstance(i, slice) and not all(
+            p is None or isinstance(p, int) for p in (i.start, i.stop, i.step))
+            for i in items):
+        return None
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        fill = rank - (len(items) - 1)
+        items = items[:at] + [slice(None)] * fill + items[at + 1:]
+    if len(items) > rank:
+        return None
+    # The (dim, item) pairs that select, with the dims of the view they
+    # apply to (a select drops its dim).
+    steps, dim = [], 0
+    for item in items:
+        if isinstance(item, slice) and item == slice(None):
+            dim += 1
+            continue
+        steps.append((dim, item))
+        if isinstance(item, slice):
+            dim += 1
+    if not steps:
+        return None
+
+    def assign(tensor, remaining):
+        (d, item), rest = remaining[0], remaining[1:]
+        if isinstance(item, int):
+            part = graph.call_method("select", (tensor, d, item))
+        else:
+            part = graph.call_function(operator.getitem, (
+                tensor, (slice(None),) * d + (item,)))
+        if rest:
+            new_part = assign(part, rest)
+        elif isinstance(value, torch.fx.Node):
+            new_part = graph.call_method("type_as", (
+                graph.call_method("expand_as", (value, part)), part))
+        else:
+            new_part = graph.call_function(torch.full_like, (part, value))
+        if isinstance(item, int):
+            return graph.call_function(torch.select_scatter,
+                                       (tensor, new_part, d, item))
+        return graph.call_function(torch.slice_scatter, (
+            tensor, new_part, d, item.start, item.stop,
+            1 if item.step is None else item.step))
+
+    with graph.inserting_before(node):
+        return assign(base, steps)
 
 
 def _setitem_by_tensor(graph, node, shape, shapes):
@@ -439,7 +505,7 @@ def _unview_kind(view, shapes):
     return None
 
 
-def _unview(gm, view, parent, value, shapes, after):
+def _unview(gm, view, parent, value, shapes, after, dynamic=False):
     """Nodes (inserted after `after`) computing `parent` with its view
     `view` replaced by `value`; the last is the new parent."""
     graph = gm.graph
@@ -475,7 +541,7 @@ def _unview(gm, view, parent, value, shapes, after):
                 index = view.args[1]
             assign = graph.call_function(operator.setitem,
                                          (parent, index, value))
-            new = _setitem(gm, assign, shapes)
+            new = _setitem(gm, assign, shapes, dynamic)
             graph.erase_node(assign)
             made.append(new)
     for m in made:
@@ -534,7 +600,7 @@ def _views_as_methods(gm):
     return changed
 
 
-def functionalize(gm, example_inputs=None):
+def functionalize(gm, example_inputs=None, dynamic=False):
     """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
     out-of-place ones; `x[index] = value` (operator.setitem, with an index
     of ints and slices) needs the example inputs for the shapes. Returns
@@ -589,7 +655,7 @@ def functionalize(gm, example_inputs=None):
                     f"in-place update of a view of '{chain[-1].name}' "
                     f"{why}")
         if replacement == "setitem":
-            new = _setitem(gm, node, shapes)
+            new = _setitem(gm, node, shapes, dynamic)
             order[new] = order[node]
             graph.erase_node(node)
         elif replacement is not None:
@@ -624,7 +690,7 @@ def functionalize(gm, example_inputs=None):
         for view in chain[:-1]:
             parent = view.args[0]
             made = _unview(gm, view, parent, versions[-1][1], shapes,
-                           versions[-1][1])
+                           versions[-1][1], dynamic)
             for m in made:
                 order[m] = order[new]
             versions.append((parent, made[-1]))

@@ -1679,3 +1679,32 @@ def test_inplace_view_ops_chained():
     x = torch.randn(3, 6)
     for got, want in zip(compiled(x), model(x)):
         torch.testing.assert_close(got, want)
+
+
+class SliceAssignments(nn.Module):
+    def forward(self, x):
+        w = x.clone()
+        w[:, 0] = 5.0
+        u = torch.zeros_like(x)
+        u[:, 1:3] = x[:, :2]
+        v = x * 1
+        v[:, -1] += 1.0
+        y = x * 2
+        y[..., 2] = x[:, 0]
+        z = x.reshape(x.shape[0], 1, 5) * 1
+        z[:, 0, 1:4:2] = 7
+        return w, u, v, y, z
+
+
+def test_dynamic_batch_slice_assignment():
+    """With a batch of any size, `w[:, 0] = 5` is select_scatter/
+    slice_scatter of the view it indexes (the flat positions of the static
+    form would bake the example's batch in)."""
+    torch.manual_seed(0)
+    model = SliceAssignments()
+    compiled = fx_mlir.compile(model, (torch.randn(2, 5),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (3, 1, 2):
+        x = torch.randn(batch, 5)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)

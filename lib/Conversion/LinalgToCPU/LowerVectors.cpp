@@ -249,6 +249,11 @@ struct CPULowerVectorsPass
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
+    // A read or write of one element (a 0-d vector of a strided view: a
+    // slice of one item broadcast) as a memref.load/store, which no other
+    // pattern lowers for a non-unit stride.
+    vector::populateScalarVectorTransferLoweringPatterns(
+        patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
