@@ -3985,6 +3985,12 @@ add("tril_triu_reduced", lambda: lam(lambda x: (
 family("unit_dim_selects")
 add("last_dim", lambda: lam(lambda x: (x[..., 0], x[..., 3], x[:, :, 1] * 2)),
     randn((1, 3, 4)))
+# A strided slice of one element broadcast along its dim (a 0-d vector
+# read of a strided view, lowered to a load), and a select of a strided
+# slice of an all-unit tensor.
+add("strided_single_element", lambda: lam(lambda x, y: (
+    x[::2] + torch.ones(3), x[::2].expand(3), y[:, ::2].select(1, -1))),
+    randn((2,), (1, 1, 1)))
 add("batch_of_one_images", lambda: lam(lambda x: (
     x[:, :, 2], x[:, 0, :, 1], x[None, :, 1], x.unsqueeze(0).select(3, 2))),
     randn((1, 2, 3, 4)))
