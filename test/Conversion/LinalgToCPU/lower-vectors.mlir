@@ -129,14 +129,16 @@ func.func @stride5(%m: memref<4x24xf32, strided<[200, 5]>>, %i: index) -> vector
 
 // A read of stride 2 that is a contraction's operand (a strided conv's
 // positions, broadcast one by one by the outer products) is left to the
-// transfer lowering (scalar loads, which LLVM makes broadcasts straight
-// from memory), not a masked load and shuffles.
+// transfer lowering: each element the outer products take is one scalar
+// load (which LLVM makes a broadcast straight from memory), not a masked
+// load and shuffles.
 
 // CHECK-LABEL: func.func @stride2_contracted
 // CHECK-NOT: vector.maskedload
-// CHECK: vector.transfer_read %{{.*}} : memref<8xf32, strided<[2]>>, vector<4xf32>
 // CHECK-NOT: vector.shuffle
-// CHECK-COUNT-4: vector.fma {{.*}} : vector<32xf32>
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<8xf32, strided<[2]>>
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: vector.shuffle
 #lhs = affine_map<(m, n, k) -> (k, m)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
 #out = affine_map<(m, n, k) -> (m, n)>
