@@ -739,3 +739,24 @@ def test_views_taken_before_an_update_see_it(route):
     for got, want in zip(compiled(a), model(b)):
         torch.testing.assert_close(got, want)
     torch.testing.assert_close(a, b)
+
+
+class ShapeLists(nn.Module):
+    """Scripted list arithmetic on static sizes and a split's parts:
+    `list(x.shape)`, `len`, a slice of negative step."""
+
+    def forward(self, x, y):
+        s = list(x.shape)
+        parts = y.split(2, 1)[::-1]
+        every_other = s[::-2]
+        return (x.reshape(s[0], -1) * len(s), torch.cat(parts, 1) + len(parts),
+                x.sum() * every_other[0] + every_other[-1])
+
+
+def test_scripted_list_copies_and_slices():
+    model = ShapeLists()
+    x, y = torch.randn(2, 3, 4), torch.randn(2, 6)
+    compiled = fx_mlir.compile(torch.jit.script(model), (x, y), cache_dir="")
+    x, y = torch.randn(2, 3, 4), torch.randn(2, 6)
+    for got, want in zip(compiled(x, y), model(x, y)):
+        torch.testing.assert_close(got, want)

@@ -454,6 +454,22 @@ bool Importer::importHeldListOp(torch::jit::Node *node) {
   using namespace torch::jit;
   NodeKind kind = node->kind();
   auto input = [&](size_t i) -> FxValue & { return inputValue(node, i); };
+  // A list of tensors a node made (`x.split(2, 1)`, typed as the tuple of
+  // its tensors) that is copied, sliced or measured: held as the list of
+  // its items (getitem nodes), as a list the import built is.
+  if ((kind == aten::list || kind == aten::slice || kind == aten::len) &&
+      node->inputs().size() >= 1 &&
+      node->input(0)->type()->kind() == c10::TypeKind::ListType &&
+      input(0).kind == FxValue::Node) {
+    if (auto tuple = dyn_cast<TupleType>(input(0).node.getType())) {
+      FxValue list;
+      list.kind = FxValue::List;
+      mlir::Value of = input(0).node;
+      for (auto [i, type] : llvm::enumerate(tuple.getTypes()))
+        list.elements.push_back(FxValue::ofNode(getitem(of, i, type, node)));
+      input(0) = list;
+    }
+  }
   // `features.append(y)` of a list made in this block (densenet's list of
   // features): the list the import holds grows; readers before the append
   // read it as it was.
@@ -485,7 +501,17 @@ bool Importer::importHeldListOp(torch::jit::Node *node) {
       }
     }
   }
-  // A slice of constant bounds of a list the import holds (`x.shape[-3:]`).
+  // `list(x.shape)`: a copy of a list the import holds.
+  if (kind == aten::list && node->inputs().size() == 1 &&
+      node->input(0)->type()->kind() == c10::TypeKind::ListType) {
+    const FxValue &list = input(0);
+    if (list.kind == FxValue::List) {
+      values[node->output()] = list;
+      return true;
+    }
+  }
+  // A slice of constant bounds of a list the import holds (`x.shape[-3:]`,
+  // `parts[::-1]`), with Python's bounds for either sign of the step.
   if (kind == aten::slice && node->inputs().size() == 4 &&
       node->input(0)->type()->kind() == c10::TypeKind::ListType) {
     const FxValue &list = input(0);
@@ -493,18 +519,25 @@ bool Importer::importHeldListOp(torch::jit::Node *node) {
                                end = toIValue(node->input(2)),
                                step = toIValue(node->input(3));
     if (list.kind == FxValue::List && start && end && step && step->isInt() &&
-        step->toInt() > 0 && (start->isInt() || start->isNone()) &&
+        step->toInt() != 0 && (start->isInt() || start->isNone()) &&
         (end->isInt() || end->isNone())) {
-      int64_t n = list.elements.size();
+      int64_t n = list.elements.size(), by = step->toInt();
+      // Python's PySlice_AdjustIndices: bounds in [0, n] going up, in
+      // [-1, n - 1] going down.
       auto bound = [&](const c10::IValue &v, int64_t dflt) {
         if (v.isNone())
           return dflt;
         int64_t b = v.toInt();
-        return std::clamp<int64_t>(b < 0 ? b + n : b, 0, n);
+        if (b < 0)
+          b += n;
+        return by > 0 ? std::clamp<int64_t>(b, 0, n)
+                      : std::clamp<int64_t>(b, -1, n - 1);
       };
       FxValue sliced;
       sliced.kind = FxValue::List;
-      for (int64_t i = bound(*start, 0); i < bound(*end, n); i += step->toInt())
+      int64_t first = bound(*start, by > 0 ? 0 : n - 1),
+              last = bound(*end, by > 0 ? n : -1);
+      for (int64_t i = first; by > 0 ? i < last : i > last; i += by)
         sliced.elements.push_back(list.elements[i]);
       values[node->output()] = sliced;
       return true;
