@@ -40,6 +40,25 @@ static bool onlyContracted(Value value) {
   });
 }
 
+/// A 0-d vector read from a memref (one element of a strided view: a
+/// slice of one item, broadcast) as a memref.load and a broadcast: the
+/// transfer lowering leaves it (as a read of a non-unit stride) for LLVM
+/// translation to fail on.
+struct ZeroDReadAsLoad : public OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    if (read.getVectorType().getRank() != 0 || read.getMask() ||
+        !isa<MemRefType>(read.getBase().getType()))
+      return failure();
+    Value element = memref::LoadOp::create(rewriter, read.getLoc(),
+                                           read.getBase(), read.getIndices());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(read, read.getVectorType(),
+                                                     element);
+    return success();
+  }
+};
+
 /// A 1-D read along a dim of constant stride 2 to 4 (a pooling window or
 /// depthwise conv of stride 2 reading its input slices) would be one
 /// scalar load per lane. Instead, per 16 lanes, one masked load of the
@@ -243,17 +262,13 @@ struct CPULowerVectorsPass
       return signalPassFailure();
     RewritePatternSet patterns(context);
     patterns.add<StridedReadAsShuffle>(context, /*benefit=*/2);
+    patterns.add<ZeroDReadAsLoad>(context);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorOuterProductLoweringPatterns(patterns);
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorTransferLoweringPatterns(patterns,
                                                    /*maxTransferRank=*/1);
-    // A read or write of one element (a 0-d vector of a strided view: a
-    // slice of one item broadcast) as a memref.load/store, which no other
-    // pattern lowers for a non-unit stride.
-    vector::populateScalarVectorTransferLoweringPatterns(
-        patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerParallel);
     vector::populateVectorBroadcastLoweringPatterns(patterns);

@@ -129,16 +129,14 @@ func.func @stride5(%m: memref<4x24xf32, strided<[200, 5]>>, %i: index) -> vector
 
 // A read of stride 2 that is a contraction's operand (a strided conv's
 // positions, broadcast one by one by the outer products) is left to the
-// transfer lowering: each element the outer products take is one scalar
-// load (which LLVM makes a broadcast straight from memory), not a masked
-// load and shuffles.
+// transfer lowering (scalar loads, which LLVM makes broadcasts straight
+// from memory), not a masked load and shuffles.
 
 // CHECK-LABEL: func.func @stride2_contracted
 // CHECK-NOT: vector.maskedload
+// CHECK: vector.transfer_read %{{.*}} : memref<8xf32, strided<[2]>>, vector<4xf32>
 // CHECK-NOT: vector.shuffle
-// CHECK-COUNT-4: memref.load %{{.*}} : memref<8xf32, strided<[2]>>
-// CHECK: vector.fma {{.*}} : vector<32xf32>
-// CHECK-NOT: vector.shuffle
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<32xf32>
 #lhs = affine_map<(m, n, k) -> (k, m)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
 #out = affine_map<(m, n, k) -> (m, n)>
@@ -173,3 +171,21 @@ func.func @transpose4x8(%v: vector<4x8xf32>) -> vector<8x4xf32> {
   %t = vector.transpose %v, [1, 0] : vector<4x8xf32> to vector<8x4xf32>
   return %t : vector<8x4xf32>
 }
+
+// -----
+
+// A 0-d read of a strided view (a slice of one element, broadcast) is a
+// load and a broadcast: the transfer lowering leaves a read of a non-unit
+// stride to LLVM translation, which fails on it.
+
+// CHECK-LABEL: func.func @zero_d_strided
+// CHECK-NOT: vector.transfer_read
+// CHECK: %[[E:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<1xf32, strided<[2]>>
+// CHECK: vector.broadcast %[[E]] : f32 to vector<3xf32>
+func.func @zero_d_strided(%m: memref<1xf32, strided<[2]>>, %i: index) -> vector<3xf32> {
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%i], %pad : memref<1xf32, strided<[2]>>, vector<f32>
+  %b = vector.broadcast %v : vector<f32> to vector<3xf32>
+  return %b : vector<3xf32>
+}
+
