@@ -1032,8 +1032,8 @@ LogicalResult lowerAtan2(Lowering &l) {
                                            absOf(x), inf);
         Value yInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                            absOf(y), inf);
-        Value yFinite = arith::CmpFOp::create(
-            b, loc, arith::CmpFPredicate::OLT, absOf(y), inf);
+        Value yFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                              absOf(y), inf);
         Value minusInfX = arith::AndIOp::create(
             b, loc, arith::AndIOp::create(b, loc, xInf, xNegative), yFinite);
         result = arith::SelectOp::create(b, loc, minusInfX, pi, result);
