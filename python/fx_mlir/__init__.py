@@ -58,6 +58,23 @@ def _serialized(fn):
     return locked
 
 
+def _native_path(name):
+    """The path of the package's native file `name` (`_fx_runtime.so`):
+    in $FX_MLIR_BUILD_DIR/python/fx_mlir, the package's own directory when
+    installed, else the repository's build tree; None if there is none."""
+    dirs = []
+    if os.environ.get("FX_MLIR_BUILD_DIR"):
+        dirs.append(os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "python",
+                                 "fx_mlir"))
+    dirs.append(_PACKAGE_DIR if _INSTALLED
+                else os.path.join(_REPO_ROOT, "build", "python", "fx_mlir"))
+    for d in dirs:
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def find_tool(name):
     """Path of an fx-mlir tool: $FX_MLIR_BUILD_DIR/bin, PREFIX/bin of an
     installed package, the repository's build/bin, then PATH."""

@@ -80,23 +80,41 @@ class FallbackGraph:
             return self._split(*inputs)
 
 
+class _StateReport:
+    """What _state_kept found on exit: whether a tensor had changed."""
+    changed = False
+
+
+def _same_values(a, b):
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b)
+
+
 @contextlib.contextmanager
 def _state_kept(module):
     """Restores, on exit, the values of the tensors `module` and its
-    submodules hold other than parameters (buffers, tensor attributes)."""
+    submodules hold other than parameters (buffers, tensor attributes).
+    Yields a _StateReport, whose `changed` says on exit whether one of
+    them had been changed in place."""
     saved, seen = [], set()
     for sub in module.modules():
         for value in list(vars(sub).values()) + list(sub._buffers.values()):
             if isinstance(value, torch.Tensor) and \
                     not isinstance(value, torch.nn.Parameter) and \
-                    id(value) not in seen:
+                    not value.is_quantized and id(value) not in seen:
                 seen.add(id(value))
                 saved.append((value, value.clone()))
+    report = _StateReport()
     try:
-        yield
+        yield report
     finally:
         with torch.no_grad():
             for tensor, value in saved:
+                if not _same_values(tensor, value):
+                    report.changed = True
                 if tensor.shape == value.shape:
                     tensor.copy_(value)
 

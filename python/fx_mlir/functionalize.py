@@ -39,6 +39,12 @@ _VIEW_FUNCTIONS = {
     torch.moveaxis, torch.tensor_split, torch.ravel,
 }
 
+# The view methods whose in-place forms (`t_`, `transpose_`, `unsqueeze_`,
+# `squeeze_`, `swapaxes_`, `swapdims_`) change the tensor's shape, not its
+# data: such an update gives the tensor a new shape and leaves its base.
+_SHAPE_ONLY_VIEWS = frozenset(
+    {"t", "transpose", "unsqueeze", "squeeze", "swapaxes", "swapdims"})
+
 # torch.nn.functional functions with an `inplace` parameter, and the
 # torch.nn modules with an `inplace` attribute, that update their input.
 _INPLACE_KWARG = "inplace"
@@ -403,9 +409,7 @@ def _shape_after(new, node, shape):
     that updated a tensor of `shape`: the same, but for the in-place view
     ops that change it (`t_`, `transpose_`, `unsqueeze_`, `squeeze_`),
     computed on a meta tensor."""
-    if new.op != "call_method" or new.target not in (
-            "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
-            "swapdims"):
+    if new.op != "call_method" or new.target not in _SHAPE_ONLY_VIEWS:
         return shape
     try:
         meta = torch.empty(shape, device="meta")
@@ -639,9 +643,8 @@ def functionalize(gm, example_inputs=None, dynamic=False):
         # An in-place view op (`y.t_()`) changes y's shape, not its data:
         # nothing is written back to a base y views.
         metadata_only = replacement is not None and \
-            replacement[0] == "call_method" and replacement[1] in (
-                "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
-                "swapdims")
+            replacement[0] == "call_method" and \
+            replacement[1] in _SHAPE_ONLY_VIEWS
         while (not metadata_only and _is_view(chain[-1]) and chain[-1].args
                and isinstance(chain[-1].args[0], torch.fx.Node)
                and not chain[-1].meta.get(_FRESH)):
@@ -674,9 +677,8 @@ def functionalize(gm, example_inputs=None, dynamic=False):
             order[new] = order[node]
         else:
             new = node  # an nn.Module(inplace=True): its result is the value
-        if new is not node and new.op == "call_method" and new.target in (
-                "t", "transpose", "unsqueeze", "squeeze", "swapaxes",
-                "swapdims"):
+        if new is not node and new.op == "call_method" and \
+                new.target in _SHAPE_ONLY_VIEWS:
             # The tensor an in-place view op (`y.t_()`) leaves is y itself,
             # not a view to write back through: later updates stop here.
             new.meta[_FRESH] = True

@@ -256,9 +256,15 @@ def _propagate(gm, inputs):
     _TypeProp(gm).propagate(*inputs)
 
 
-def _batch_dependent_dims(gm, example_inputs):
-    """Runs the graph at the example batch and at one more; the dims of
-    each node's tensors that differ follow the batch (dim 0 of inputs)."""
+def _batch_dependent_dims(gm, example_inputs, batch_inputs=None):
+    """Runs the graph at the example batch and at one, two and twelve
+    more (those it runs at; one at least); the dims of each node's
+    tensors that differ follow the batch (dim 0 of inputs; of the first
+    `batch_inputs` inputs only, when given: the others are module state,
+    a buffer the graph updates). One more row alone misses a dim that
+    changes with the batch only now and then (`x[::3]` has 2 rows at a
+    batch of 4 and of 5, 5 at 16); two and twelve more keep the batch's
+    parity, twelve its divisibility by 3, 4 and 6 (`x.view(-1, 2, n)`)."""
     def shapes(inputs):
         _propagate(gm, inputs)
         result = {}
@@ -270,20 +276,35 @@ def _batch_dependent_dims(gm, example_inputs):
                 m, TensorMetadata) else None for m in metas]
         return result
 
-    def grow(t):
-        if isinstance(t, torch.Tensor) and t.dim() > 0:
-            return torch.cat([t, t[:1]])
-        return t
+    count = len(example_inputs) if batch_inputs is None else batch_inputs
+
+    def grown(extra):
+        return tuple(
+            torch.cat([t, t[:1].repeat(extra, *[1] * (t.dim() - 1))])
+            if i < count and isinstance(t, torch.Tensor) and t.dim() > 0
+            else t for i, t in enumerate(example_inputs))
     with torch.no_grad():
-        bigger = shapes(tuple(grow(t) for t in example_inputs))
+        runs, first_error = [], None
+        for extra in (1, 2, 12):
+            try:
+                # torch.fx's ShapeProp prints the traceback of a node
+                # that fails: a batch the graph does not run at is no
+                # news for the user.
+                with contextlib.redirect_stderr(io.StringIO()):
+                    runs.append(shapes(grown(extra)))
+            except Exception as error:  # noqa: BLE001 - the others decide
+                first_error = first_error or error
+        if not runs:
+            raise first_error
         base = shapes(tuple(example_inputs))
     dynamic = {}
     for name, metas in base.items():
-        dims = []
-        for a, b in zip(metas, bigger.get(name, [])):
-            dims.append({i for i, (x, y) in enumerate(zip(a, b)) if x != y}
-                        if a is not None and b is not None and len(a) == len(b)
-                        else set())
+        dims = [set() for _ in metas]
+        for run in runs:
+            for k, (a, b) in enumerate(zip(metas, run.get(name, []))):
+                if a is not None and b is not None and len(a) == len(b):
+                    dims[k] |= {i for i, (x, y) in enumerate(zip(a, b))
+                                if x != y}
         dynamic[name] = dims
     return dynamic
 
@@ -840,6 +861,11 @@ def _graph_lines(graph_name, graph, lines):
             default = (f" = {_value(node.args[0], refs, where)}"
                        if node.args else "")
             op = f"fx.placeholder {_mlir_str(node.target)}{default}"
+            if node.meta.get("fx_mlir_buffer"):
+                # A buffer the graph updates, read from the module at each
+                # call: its shape does not follow a dynamic batch.
+                op += (" {fx.buffer = "
+                       f"{_mlir_str(node.meta['fx_mlir_buffer'])}}}")
         elif node.op == "get_attr":
             _check_attribute(graph.owning_module, node, where)
             op = f"fx.get_attr {_symbol(node.target)}"
@@ -910,7 +936,7 @@ def _graph_submodules(gm):
 
 @_serialized
 def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
-                        blobs=None):
+                        blobs=None, batch_inputs=None):
     """Returns the fx dialect text of the GraphModule `gm`.
 
     The weights are `dense_resource` blobs in the text's resource section
@@ -920,7 +946,9 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
     spares writing and parsing the hex of every weight.
 
     With `example_inputs` (a tuple of tensors) the nodes get the types
-    torch.fx's ShapeProp computes; without, `!fx.any`. Raises ImportError_
+    torch.fx's ShapeProp computes; without, `!fx.any`. With
+    `dynamic_batch`, dim 0 of the first `batch_inputs` inputs (all, when
+    None) is the batch. Raises ImportError_
     naming the node when an arg holds something FX values do not cover.
     """
     if not isinstance(gm, torch.fx.GraphModule):
@@ -931,7 +959,8 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
     gm = _modules_for_packed_functions(gm)
     if example_inputs is not None:
         if dynamic_batch:
-            _DYNAMIC = _batch_dependent_dims(gm, example_inputs)
+            _DYNAMIC = _batch_dependent_dims(gm, example_inputs,
+                                             batch_inputs)
         _propagate(gm, example_inputs)
     name = name or type(gm).__name__
     graph_modules = _graph_submodules(gm)

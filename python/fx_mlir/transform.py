@@ -19,9 +19,9 @@ import torch
 import torch.fx
 
 from . import FxMlirError, _serialized
-from .compiler import trace
+from .tracing import trace
 from .exporter import export_graph_module
-from .importer import import_graph_module
+from .importer import _attribute, import_graph_module
 
 __all__ = ["Match", "transform", "replace_pattern"]
 
@@ -119,16 +119,6 @@ def _concatenate(texts):
         lines += ["", "{-#", "  dialect_resources: {", "    builtin: {",
                   ",\n".join(entries), "    }", "  }", "#-}"]
     return "\n".join(lines) + "\n"
-
-
-def _attribute(module, target):
-    """The object at the dotted path `target` of `module`, or None."""
-    obj = module
-    for part in target.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
 
 
 def _same_tensor(a, b):

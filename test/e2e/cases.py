@@ -2776,6 +2776,13 @@ def _dyn_matmul_weight(x):
     return x @ torch.ones(13, 4) + x[:, :, :4]
 
 
+def _dyn_strided_batch(x):
+    # Rows that change with the batch only now and then: x[::3] has 2 rows
+    # at the compiled batch of 4 and at 5, 3 at 7.
+    return x[::3] * 2, x[1::2].sum(0), x[2::3].amax(-1)
+
+
+dyn("strided_batch_slices", lambda: lam(_dyn_strided_batch), batched((5,)))
 dyn("elementwise_broadcast", lambda: lam(_dyn_elementwise),
     batched((5, 7), (1, 7)))
 dyn("linear_relu", lambda: seq(nn.Linear(13, 7), nn.ReLU()), batched((13,)))

@@ -1580,8 +1580,7 @@ def test_buffers_updated_in_place_within_a_call():
     """torch.fx reads a buffer as its tensor while tracing, which ran the
     cache shift on the model's buffer and made `self.copied * 2` a
     constant; buffers are get_attr nodes, and their updates the graph's.
-    The module's buffers are left as they were (the compiled code does not
-    write them back)."""
+    Compiling leaves the module's buffers as they were."""
     x, y = torch.ones(2), torch.ones(2, 3)
     model = BufferUpdates()
     compiled = fx_mlir.compile(model, (torch.zeros(2), torch.zeros(2, 3)),
@@ -1589,6 +1588,158 @@ def test_buffers_updated_in_place_within_a_call():
     assert not any(b.any() for b in model.buffers())
     for got, want in zip(compiled(x, y), BufferUpdates()(x, y)):
         torch.testing.assert_close(got, want)
+
+
+class SqueezesTheBatch(nn.Module):
+    def forward(self, x):
+        return x.squeeze() * 2, torch.squeeze(x, 0) + 1
+
+
+def test_dynamic_batch_squeeze_of_the_batch_at_one_is_an_error():
+    """squeeze() keeps a dynamic batch; at a batch of 1 eager drops it, a
+    rank the compiled graph cannot have: the call fails naming the node
+    instead of returning the kept dim."""
+    model = SqueezesTheBatch()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 1, 3),),
+                               dynamic_batch=True, cache_dir="")
+    x = torch.randn(3, 1, 3)
+    for got, want in zip(compiled(x), model(x)):
+        torch.testing.assert_close(got, want)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="node 'squeeze': squeeze of dim 0 at size 1"):
+        compiled(torch.randn(1, 1, 3))
+
+
+class StridedBatch(nn.Module):
+    def forward(self, x):
+        return x[::3] + x, x[:2] * 2
+
+
+def test_dynamic_batch_size_the_import_did_not_see_is_checked():
+    """Compiled at a batch of 1, `x[::3]` has 1 row at the batches the
+    import tries (1, 2, 3; 13 fails to broadcast): its rows are checked
+    while the code runs, an error naming the node where they are not 1
+    (eager fails there too), the right result where they are."""
+    model = StridedBatch()
+    compiled = fx_mlir.compile(model, (torch.randn(1, 3),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (1, 2, 3):
+        x = torch.randn(batch, 3)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="node 'getitem': dim 0 has another size than 1"):
+        compiled(torch.randn(4, 3))
+
+
+class RunningState(nn.Module):
+    """State kept across calls: a counter (`+=` on an int64 buffer), an
+    average the forward rebinds (`self.ema = ...`, read before and after),
+    a shifted cache, and a buffer read but never updated."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros((), dtype=torch.long))
+        self.register_buffer("ema", torch.zeros(3))
+        self.register_buffer("cache", torch.zeros(2, 3))
+        self.register_buffer("scale", torch.full((3,), 2.0))
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        old = self.ema
+        self.ema = 0.9 * self.ema + 0.1 * x.mean(0)
+        self.steps += 1
+        self.cache[1:] = self.cache[:-1].clone()
+        self.cache[0] = x[0]
+        return (self.lin(x) * self.scale - self.ema, old * 1,
+                self.steps * 2, self.cache.sum(0))
+
+
+@pytest.mark.parametrize("dynamic_batch", [False, True])
+def test_buffers_kept_across_calls(dynamic_batch):
+    """Buffers the forward updates are read from the module at each call
+    and written back after it, as eager keeps them: the third call sees
+    the first two calls' updates. With a dynamic batch, the buffers' shapes
+    stay theirs."""
+    torch.manual_seed(0)
+    model, eager = RunningState(), RunningState()
+    eager.load_state_dict(model.state_dict())
+    compiled = fx_mlir.compile(model, (torch.randn(2, 3),),
+                               dynamic_batch=dynamic_batch, cache_dir="")
+    assert model.steps.item() == 0 and not model.ema.any()
+    for batch in (2, 5, 1) if dynamic_batch else (2, 2, 2):
+        x = torch.randn(batch, 3)
+        for got, want in zip(compiled(x), eager(x)):
+            torch.testing.assert_close(got, want)
+    for name, want in eager.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[name], want)
+    assert model.steps.item() == 3
+
+
+class TracedCounter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros(()))
+        self.register_buffer("cache", torch.zeros(2, 3))
+
+    def forward(self, x):
+        self.steps += 1
+        self.cache[:, 1:] = self.cache[:, :-1].clone()
+        self.cache[:, 0] = x[:, 0]
+        return x * self.steps, self.cache * 1
+
+
+def test_traced_module_buffers_kept_across_calls():
+    """torch.jit.trace records the updates as ATen calls on the traced
+    module's buffers; the compiled graph writes them back into those."""
+    example = torch.randn(2, 3)
+    traced = torch.jit.trace(TracedCounter(), (example,), check_trace=False)
+    eager = torch.jit.trace(TracedCounter(), (example,), check_trace=False)
+    eager.load_state_dict(traced.state_dict())
+    compiled = fx_mlir.compile(traced, (example,), cache_dir="")
+    for _ in range(3):
+        x = torch.randn(2, 3)
+        for got, want in zip(compiled(x), eager(x)):
+            torch.testing.assert_close(got, want)
+    torch.testing.assert_close(traced.steps, eager.steps)
+    torch.testing.assert_close(traced.cache, eager.cache)
+
+
+class GrowingBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("seen", torch.zeros(1, 3))
+
+    def forward(self, x):
+        self.seen = torch.cat([self.seen, x])
+        return self.seen.sum(0)
+
+
+class BranchOnUpdatedBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+
+    def forward(self, x):
+        self.count += 1
+        if self.count > 1:
+            return x * 2
+        return x
+
+
+@pytest.mark.parametrize("model, message", [
+    (GrowingBuffer(), "assigns buffer 'seen'"),
+    (BranchOnUpdatedBuffer(), "branches on the values of a buffer"),
+], ids=["grows", "branches"])
+def test_buffer_state_that_cannot_be_compiled(model, message):
+    """A buffer given a tensor of another shape, and a forward that
+    branches on a buffer it updates (the graph would hold the first call's
+    branch), are errors, and compiling leaves the buffers as they were."""
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(fx_mlir.FxMlirError, match=message):
+        fx_mlir.compile(model, (torch.randn(2, 3),), cache_dir="")
+    for name, value in model.state_dict().items():
+        torch.testing.assert_close(value, before[name])
 
 
 class Hooked(nn.Module):
@@ -1648,16 +1799,6 @@ class ViewOpsInPlaceThenAssigned(nn.Module):
         return y, z + 1, w
 
 
-def test_inplace_view_ops_then_slice_assignment():
-    """`y.t_()` changes y's shape: the slice assignment after it writes the
-    transposed tensor (its shape was the old one, and so was the result)."""
-    model = ViewOpsInPlaceThenAssigned()
-    compiled = fx_mlir.compile(model, (torch.randn(2, 3),), cache_dir="")
-    x = torch.randn(2, 3)
-    for got, want in zip(compiled(x), model(x)):
-        torch.testing.assert_close(got, want)
-
-
 class ViewOpsInPlaceChained(nn.Module):
     def forward(self, x):
         y = x * 1
@@ -1670,13 +1811,18 @@ class ViewOpsInPlaceChained(nn.Module):
         return y, z, row
 
 
-def test_inplace_view_ops_chained():
-    """Each in-place view op leaves the tensor itself (a new base), not a
-    view of the one before to write back through; one of a view (`row`)
-    does not change its base's data."""
-    model = ViewOpsInPlaceChained()
-    compiled = fx_mlir.compile(model, (torch.randn(3, 6),), cache_dir="")
-    x = torch.randn(3, 6)
+@pytest.mark.parametrize("model, shape", [
+    # `y.t_()` changes y's shape: the slice assignment after it writes the
+    # transposed tensor (its shape was the old one, and so was the result).
+    (ViewOpsInPlaceThenAssigned(), (2, 3)),
+    # Each in-place view op leaves the tensor itself (a new base), not a
+    # view of the one before to write back through; one of a view (`row`)
+    # does not change its base's data.
+    (ViewOpsInPlaceChained(), (3, 6)),
+], ids=["then_assigned", "chained"])
+def test_inplace_view_ops(model, shape):
+    compiled = fx_mlir.compile(model, (torch.randn(shape),), cache_dir="")
+    x = torch.randn(shape)
     for got, want in zip(compiled(x), model(x)):
         torch.testing.assert_close(got, want)
 

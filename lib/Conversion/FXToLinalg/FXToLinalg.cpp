@@ -466,6 +466,14 @@ struct ConvertFXToLinalgPass
     SmallVector<PlaceholderOp> placeholders;
     graph.getPlaceholders(placeholders);
     SmallVector<Type> inputTypes;
+    // Imported for a dynamic batch (a placeholder typed with a dynamic
+    // dim), the nodes' static dims are exact: Lowering::replace checks a
+    // computed dynamic size against them while the code runs.
+    bool exactStaticDims =
+        !dynamicBatch || llvm::any_of(placeholders, [](PlaceholderOp p) {
+          auto type = dyn_cast<RankedTensorType>(p.getResult().getType());
+          return type && !type.hasStaticShape();
+        });
     for (PlaceholderOp p : placeholders) {
       auto type = dyn_cast<RankedTensorType>(p.getResult().getType());
       if (!type) {
@@ -475,7 +483,9 @@ struct ConvertFXToLinalgPass
                       << " (import with example inputs)";
         return failure();
       }
-      if (dynamicBatch && type.getRank() > 0) {
+      // A placeholder marked `fx.buffer` is module state passed in (a
+      // buffer the graph updates): its dims do not follow the batch.
+      if (dynamicBatch && type.getRank() > 0 && !p->hasAttr("fx.buffer")) {
         SmallVector<int64_t> shape(type.getShape());
         shape[0] = ShapedType::kDynamic;
         type = RankedTensorType::get(shape, type.getElementType());
@@ -633,8 +643,11 @@ struct ConvertFXToLinalgPass
               return std::nullopt;
           return true;
         });
+    if (exactStaticDims)
+      func->setAttr(lowering::kExactStaticDimsAttr, builder.getUnitAttr());
     if (failed(applyPartialConversion(func, target, std::move(patterns))))
       return failure();
+    func->removeAttr(lowering::kExactStaticDimsAttr);
     func.walk([&](Operation *op) {
       if (!isa<NodeOpInterface>(op) || isa<OutputOp>(op))
         return;

@@ -4,6 +4,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 
 #include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -221,13 +222,41 @@ LogicalResult Lowering::replace(Value v) {
   // propagation found it. (Under the pass's dynamic-batch option the
   // nodes keep the example's static types, which the values' dynamic
   // batch must not be cast to.)
+  //
+  // A static dim of the node's type the lowering computed as dynamic is
+  // the example's size where the import found the dim not to follow the
+  // batch; a batch it did not try may give another (`x[:2]` at a batch
+  // of 1, `x[::3]` compiled at a batch of 1): the size is checked while
+  // the code runs and the value cast to the node's type.
   auto declared = op->getNumResults() == 1
                       ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
                       : RankedTensorType();
-  if (declared && !declared.hasStaticShape() && v.getType() != declared &&
-      isa<RankedTensorType>(v.getType()) &&
-      tensor::CastOp::areCastCompatible(v.getType(), declared))
-    v = tensor::CastOp::create(b, loc, declared, v);
+  auto computed = dyn_cast<RankedTensorType>(v.getType());
+  if (declared && computed && computed != declared &&
+      tensor::CastOp::areCastCompatible(computed, declared)) {
+    // Only nodes of the graph itself: a loop body's are typed by one
+    // iteration (a tensor the loop grows).
+    auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+    bool exact = func && func->hasAttr(kExactStaticDimsAttr);
+    bool cast = !declared.hasStaticShape();
+    for (int64_t d = 0; exact && d < declared.getRank(); ++d) {
+      if (declared.isDynamicDim(d) || !computed.isDynamicDim(d))
+        continue;
+      Value size = tensor::DimOp::create(b, loc, v, d);
+      Value other = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, size,
+          arith::ConstantIndexOp::create(b, loc, declared.getDimSize(d)));
+      check(tensor::FromElementsOp::create(
+                b, loc, RankedTensorType::get({}, b.getI1Type()), other),
+            "dim " + Twine(d) + " has another size than " +
+                Twine(declared.getDimSize(d)) +
+                ", the size the graph was compiled for: it changes with the "
+                "batch in a way the dynamic-batch import did not see");
+      cast = true;
+    }
+    if (cast)
+      v = tensor::CastOp::create(b, loc, declared, v);
+  }
   b.replaceOp(op, v);
   return success();
 }

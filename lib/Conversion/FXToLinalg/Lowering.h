@@ -382,6 +382,11 @@ ExpandedCall expandParts(MLIRContext *ctx, ValueRange operands, Attribute args,
 /// is arithmetic mod 256 once reduced, and comparisons, division, shifts
 /// and conversions of values in 0..255 are those of uint8.
 constexpr StringLiteral kUint8Attr = "fx.uint8";
+/// On the function while convert-fx-to-linalg lowers its nodes: their
+/// static dims are exact (no dynamic-batch option overriding static
+/// types), so Lowering::replace checks a size it computed as dynamic
+/// against the node's static one.
+constexpr StringLiteral kExactStaticDimsAttr = "fx.exact_static_dims";
 /// On a call whose first operand was a quantized tensor (dequantize,
 /// int_repr): that operand's `!quant.uniform` element type. Quantized
 /// tensors are computed as their storage integers (i8, i32), which no

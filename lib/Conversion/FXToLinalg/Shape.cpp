@@ -190,6 +190,29 @@ LogicalResult lowerSqueeze(Lowering &l) {
       if (type.getDimSize(d) == 1)
         dims.push_back(d);
   }
+  // A dynamic dim (the batch) is kept; at size 1 eager would drop it, a
+  // rank the compiled types cannot follow: an error while the code runs.
+  auto checkDynamic = [&](int64_t d) {
+    Value size = tensor::DimOp::create(l.b, l.loc, x, d);
+    Value one = arith::ConstantIndexOp::create(l.b, l.loc, 1);
+    Value isOne =
+        arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::eq, size, one);
+    Value flag = tensor::FromElementsOp::create(
+        l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()), isOne);
+    l.check(flag, "squeeze of dim " + Twine(d) +
+                      " at size 1: the dim's size is dynamic (the batch) "
+                      "and the compiled graph's rank is fixed, where eager "
+                      "would drop the dim");
+  };
+  if (l.target() == args::aten::squeeze_dim::target) {
+    auto d = l.normDim(l.arg(args::aten::squeeze_dim::dim), rank);
+    if (rank > 0 && type.isDynamicDim(*d))
+      checkDynamic(*d);
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        checkDynamic(d);
+  }
   for (int64_t d : llvm::reverse(dims))
     x = l.squeeze(x, d);
   return l.replace(x);

@@ -129,8 +129,7 @@ void Importer::simulateMethod(torch::jit::Node *node) {
   std::shared_ptr<torch::jit::Graph> graph = found->graph();
   // Its free function calls inlined, as the import will walk it (a
   // TransformerEncoderLayer's `self.activation(x)` of F.relu).
-  inlineFunctionCalls(*graph);
-  scalarizeConstantOperands(graph->block());
+  prepareGraph(*graph);
   if (graph->inputs().size() != node->inputs().size()) {
     evaluate(node, /*runMethod=*/true);
     return;

@@ -766,8 +766,7 @@ std::vector<FxValue> Importer::inlineMethod(const FxValue &self,
   if (!found)
     fail(call, "module '" + self.path + "' has no method '" + method + "'");
   std::shared_ptr<torch::jit::Graph> graph = found->graph();
-  inlineFunctionCalls(*graph);
-  scalarizeConstantOperands(graph->block());
+  prepareGraph(*graph);
   auto inputs = graph->inputs();
   if (inputs.size() != args.size() + 1)
     fail(call, "method '" + method + "' of module '" + self.path + "' takes " +
@@ -1195,8 +1194,7 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
     return nullptr;
   }
   std::shared_ptr<torch::jit::Graph> tsGraph = forward->graph();
-  inlineFunctionCalls(*tsGraph);
-  scalarizeConstantOperands(tsGraph->block());
+  prepareGraph(*tsGraph);
   builder.setInsertionPointToEnd(&graph.getBody().front());
 
   FxValue self;

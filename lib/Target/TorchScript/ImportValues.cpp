@@ -748,3 +748,8 @@ void mlir::fx::torchscript::scalarizeConstantOperands(
       constant->destroy();
   }
 }
+
+void mlir::fx::torchscript::prepareGraph(torch::jit::Graph &graph) {
+  inlineFunctionCalls(graph);
+  scalarizeConstantOperands(graph.block());
+}

@@ -395,6 +395,11 @@ void inlineFunctionCalls(torch::jit::Graph &graph);
 /// float does (an int tensor times it is float32, not float64).
 void scalarizeConstantOperands(torch::jit::Block *block);
 
+/// Readies a method's graph for the import walk, in place: its free
+/// function calls inlined (inlineFunctionCalls), then its 0-d tensor
+/// constant operands passed as numbers (scalarizeConstantOperands).
+void prepareGraph(torch::jit::Graph &graph);
+
 } // namespace mlir::fx::torchscript
 
 #endif // FX_MLIR_LIB_TARGET_TORCHSCRIPT_IMPORTER_H

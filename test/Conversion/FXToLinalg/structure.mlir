@@ -75,6 +75,25 @@ fx.graph_module @Tied {
 
 // -----
 
+// A placeholder marked `fx.buffer` is a module buffer passed in (one the
+// graph updates, written back by fx_mlir.compile): with a dynamic batch its
+// dim 0 stays static, the other inputs' is dynamic.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<3x4xf32>)
+
+// DYN: func.func @forward(%{{.*}}: tensor<?x3xf32>, %{{.*}}: tensor<3x4xf32>)
+fx.graph_module @Stateful {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3xf32>
+    %cache = fx.placeholder "state_cache" {fx.buffer = "cache"} : tensor<3x4xf32>
+    %mm = fx.call_function "aten::mm"(%x, %cache) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    fx.output %mm : tensor<2x4xf32>
+  }
+}
+
+// -----
+
 // Nested outputs: the tensors are returned in print order, a node once per
 // use; None stays in the attribute only.
 
@@ -141,6 +160,50 @@ fx.graph_module @M {
     %y = fx.placeholder "y" : tensor<4xi64>
     %d = fx.call_function "aten::floor_divide"(%x, %y) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
     fx.output %d : tensor<4xi64>
+  }
+}
+
+// -----
+
+// squeeze of a dynamic dim (the batch) keeps it: at size 1, where eager
+// would drop it and the compiled rank cannot follow, the run fails with an
+// error naming the node. A static dim of size 1 is dropped, unchecked.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    -> (tensor<?x3xf32>, tensor<i1>)
+// CHECK-SAME:    fx.checks = [{message = "squeeze of dim 0 at size 1: the dim's size is dynamic (the batch) and the compiled graph's rank is fixed, where eager would drop the dim", node = "'squeeze'"}]
+// CHECK:         %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK:         %[[ONE:.*]] = arith.cmpi eq, %[[N]], %c1
+// CHECK:         tensor.from_elements %[[ONE]] : tensor<i1>
+// CHECK:         tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x1x3xf32> into tensor<?x3xf32>
+fx.graph_module @Squeeze {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x1x3xf32>
+    %squeeze = fx.call_function "aten::squeeze"(%x) : (tensor<?x1x3xf32>) -> tensor<?x3xf32>
+    fx.output %squeeze : tensor<?x3xf32>
+  }
+}
+
+// -----
+
+// A static dim of a node's type that the lowering computes from a dynamic
+// one (`x[:2]` of a batch: 2 at the imported batches, 1 at a batch of 1)
+// is checked while the code runs, and the value is cast to the node's
+// type. Under the pass's dynamic-batch option on a graph typed statically
+// (no dim of a placeholder dynamic), the node types are the example's and
+// nothing is checked.
+
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    -> (tensor<2x3xf32>, tensor<i1>)
+// CHECK-SAME:    fx.checks = [{message = "dim 0 has another size than 2, the size the graph was compiled for: it changes with the batch in a way the dynamic-batch import did not see", node = "'slice'"}]
+// CHECK:         %[[S:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [%[[N:.*]], 3] [1, 1] : tensor<?x3xf32> to tensor<?x3xf32>
+// CHECK:         arith.cmpi ne, %[[N]], %c2
+// CHECK:         tensor.cast %[[S]] : tensor<?x3xf32> to tensor<2x3xf32>
+fx.graph_module @SliceOfBatch {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x3xf32>
+    %slice = fx.call_function "aten::slice.Tensor"(%x, 0, 0, 2, 1) : (tensor<?x3xf32>) -> tensor<2x3xf32>
+    fx.output %slice : tensor<2x3xf32>
   }
 }
 

@@ -178,9 +178,16 @@ def FX_PlaceholderOp : FX_ValueNodeOp<"placeholder"> {
     name is the result's SSA name. An optional default value (an FX value
     without node references) is the parameter's default.
 
+    A placeholder with the string attribute `fx.buffer` is not a forward
+    argument but a module buffer the graph updates in place (its qualified
+    path): `fx_mlir.compile` passes the buffer's value after the caller's
+    inputs and writes the graph's new value back into the module after
+    each call. With a dynamic batch, its dims stay static.
+
     ```mlir
     %x = fx.placeholder "x" : tensor<?x3x224x224xf32>
     %scale = fx.placeholder "scale" = 1.0 : f64
+    %count = fx.placeholder "state_count" {fx.buffer = "count"} : tensor<f32>
     ```
   }];
   let arguments = (ins StrAttr:$node_name, StrAttr:$target,
