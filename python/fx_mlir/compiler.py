@@ -25,7 +25,8 @@ import torch
 import torch.fx
 
 from . import FxMlirError, _native_path
-from .fallback import compile_with_fallback, unsupported_node_names
+from .fallback import (_state_kept, compile_with_fallback,
+                       unsupported_node_names)
 from .functionalize import (functionalize, updates_in_place,
                             _INPLACE_OPERATORS)
 from .exporter import export_graph_module
@@ -353,6 +354,7 @@ class CompiledGraph:
             if len(inputs) != self._num_inputs:
                 self._check(inputs)
             inputs = tuple(inputs) + tuple(s.get() for s in self._state)
+        callers = inputs  # the tensors an in-place update writes back to
         if self._quantized_inputs:
             inputs = tuple(
                 self._quantized_inputs[i].storage(t, i)
@@ -372,7 +374,7 @@ class CompiledGraph:
         output, values = _rebuild(self._structure, results)
         with torch.no_grad():
             for index, value in zip(self._updated, values):
-                inputs[index].copy_(value)
+                callers[index].copy_(value)
         return output
 
     def _keep_state(self, slots):
@@ -503,18 +505,16 @@ def compile(model, example_inputs, dynamic_batch=False,
     if _has_inplace(gm):
         if gm is model:  # the caller's GraphModule stays as it is
             gm = _copy_graph_module(gm)
-        # Buffers are inputs while functionalize runs: those it finds
-        # updated stay inputs, read from the module and written back into
-        # it at each call, as eager keeps them across calls.
-        slots = _buffers_as_inputs(gm, model)
-        values = {slot: slot.get().clone() for slot in slots}
-        updated = functionalize(
-            gm, tuple(example_inputs) + tuple(values.values()),
-            dynamic=dynamic_batch)
-        updated, state = _unchanged_buffers_as_attributes(
-            gm, updated, slots, user_inputs)
+        # The buffers the graph updates become inputs after the caller's,
+        # read from the module and written back into it at each call, as
+        # eager keeps them across calls.
+        updated, paths = functionalize(gm, example_inputs,
+                                       dynamic=dynamic_batch,
+                                       buffers=_buffer_paths(model))
+        state = _buffers_as_inputs(gm, model, paths)
+        updated = updated + [user_inputs + i for i in range(len(state))]
         example_inputs = tuple(example_inputs) + tuple(
-            values[slot] for slot in state)
+            slot.get().clone() for slot in state)
     try:
         with torch.no_grad():
             # The weights go to the compiler as memory (little-endian,
@@ -567,27 +567,25 @@ def _slot_in(module, slot):
     return slot
 
 
-def _buffers_as_inputs(gm, model):
-    """Replaces the get_attr nodes of `gm` that read a registered buffer
-    of `model` (its `named_buffers`; not a tensor torch.fx made a constant
-    of, which eager makes again at each call) by one placeholder per
-    buffer, after the graph's inputs. Returns a _BufferSlot per new
-    placeholder, in order. The slot reads the buffer from `model` when the
-    path names the same tensor there, else from `gm`."""
+def _buffer_paths(model):
+    """The paths of `model`'s registered buffers (not the tensors torch.fx
+    made constants of, which eager makes again at each call)."""
     try:
-        buffers = dict(model.named_buffers())
+        return frozenset(name for name, _ in model.named_buffers())
     except AttributeError:
-        return []
-    reads = {}
-    for node in gm.graph.nodes:
-        if node.op == "get_attr" and node.target in buffers and \
-                isinstance(_attribute(gm, node.target), torch.Tensor):
-            reads.setdefault(node.target, []).append(node)
-    if not reads:
-        return []
+        return frozenset()
+
+
+def _buffers_as_inputs(gm, model, paths):
+    """Replaces the get_attr nodes of `gm` that read the buffers `paths`
+    (after functionalize: each reads the buffer's value at the start of
+    the call) by one placeholder per buffer, marked `fx_mlir_buffer`,
+    after the graph's inputs, in the order of `paths`. Returns a
+    _BufferSlot per buffer: read from `model` when the path names the same
+    tensor there, else from `gm`."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     slots = []
-    for path, nodes in reads.items():
+    for path in paths:
         owner_path, _, field = path.rpartition(".")
         holder = model
         if _attribute(model, path) is not _attribute(gm, path):
@@ -598,40 +596,17 @@ def _buffers_as_inputs(gm, model):
         else:
             where = gm.graph.inserting_before(next(iter(gm.graph.nodes)))
         with where:
-            name = "state_" + path.replace(".", "_")
-            placeholder = gm.graph.placeholder(name)
+            placeholder = gm.graph.placeholder(
+                "state_" + path.replace(".", "_"))
         placeholder.meta["fx_mlir_buffer"] = path
-        for node in nodes:
-            node.replace_all_uses_with(placeholder)
-            gm.graph.erase_node(node)
+        for node in list(gm.graph.nodes):
+            if node.op == "get_attr" and node.target == path:
+                node.replace_all_uses_with(placeholder)
+                gm.graph.erase_node(node)
         placeholders.append(placeholder)
         slots.append(_BufferSlot(path, owner, field))
     gm.recompile()
     return slots
-
-
-def _unchanged_buffers_as_attributes(gm, updated, slots, user_inputs):
-    """Undoes _buffers_as_inputs for the buffers functionalize did not find
-    updated (`updated`: the input positions it did): they are get_attr
-    nodes again, weights the compiler may fold. Returns the positions of
-    the inputs updated, renumbered, and the slots of the buffers that stay
-    inputs, in their order after the user's inputs."""
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    first = next(n for n in gm.graph.nodes if n.op != "placeholder")
-    kept = []
-    for offset, slot in enumerate(slots):
-        placeholder = placeholders[user_inputs + offset]
-        if user_inputs + offset in updated:
-            kept.append((user_inputs + offset, slot))
-            continue
-        with gm.graph.inserting_before(first):
-            read = gm.graph.get_attr(slot.path)
-        placeholder.replace_all_uses_with(read)
-        gm.graph.erase_node(placeholder)
-    gm.recompile()
-    position = {old: user_inputs + i for i, (old, _) in enumerate(kept)}
-    updated = [i if i < user_inputs else position[i] for i in updated]
-    return updated, [slot for _, slot in kept]
 
 
 # A node calling an in-place ATen operator (`aten::relu_`, `aten::add_.Tensor`;
@@ -664,7 +639,8 @@ def _compile_hooked(model, example_inputs, options):
         "torch.jit.trace (data-dependent control flow is fixed to the "
         "example's path)", ScriptedRouteWarning, stacklevel=3)
     try:
-        with torch.no_grad(), warnings.catch_warnings():
+        # Tracing runs the forward: the buffers it updates are restored.
+        with torch.no_grad(), warnings.catch_warnings(), _state_kept(model):
             warnings.simplefilter("ignore", torch.jit.TracerWarning)
             traced = torch.jit.trace(model, tuple(example_inputs),
                                      check_trace=False, strict=False)

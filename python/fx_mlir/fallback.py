@@ -119,6 +119,26 @@ def _state_kept(module):
                     tensor.copy_(value)
 
 
+def _with_dynamic_quantization_users(nodes, rejected):
+    """`rejected` and the nodes that read, directly or through other such
+    nodes, a tensor a rejected `torch.quantize_per_tensor_dynamic` makes,
+    up to and including its `dequantize`: its scale and zero point change
+    with every input, where compiled code is fixed to one quantization
+    (the example's)."""
+    rejected = set(rejected)
+    pending = [n for n in nodes if n.name in rejected and n.target is getattr(
+        torch, "quantize_per_tensor_dynamic", None)]
+    while pending:
+        node = pending.pop()
+        for user in node.users:
+            if user.op == "output" or user.name in rejected:
+                continue
+            rejected.add(user.name)
+            if user.target not in ("dequantize", torch.dequantize):
+                pending.append(user)
+    return rejected
+
+
 def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
     """Splits `gm` around the nodes named in `rejected`, compiles the other
     partitions with `compile_fn(module, inputs)` and returns a
@@ -129,6 +149,7 @@ def compile_with_fallback(gm, example_inputs, rejected, compile_fn):
     if not any(n.name in rejected for n in nodes):
         raise FxMlirError("no node to run in PyTorch: "
                           + ", ".join(sorted(rejected)))
+    rejected = _with_dynamic_quantization_users(nodes, rejected)
     # Partition ids in node order: a run of compilable nodes shares one,
     # each rejected node has its own.
     ids, current, run_open = {}, -1, False

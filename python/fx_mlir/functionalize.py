@@ -20,6 +20,7 @@ import operator
 import torch
 
 from . import FxMlirError
+from .importer import _attribute
 
 # Methods and functions whose result may share memory with their first
 # argument: an in-place update of their result updates that argument too.
@@ -604,15 +605,18 @@ def _views_as_methods(gm):
     return changed
 
 
-def functionalize(gm, example_inputs=None, dynamic=False):
+def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
     """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
     out-of-place ones; `x[index] = value` (operator.setitem, with an index
     of ints and slices) needs the example inputs for the shapes. Returns
     the positions of the inputs the graph updates (eager would change the
-    caller's tensors); their final values follow the original output,
-    which becomes `(output, (values, ...))`. Raises FxMlirError for an
-    in-place update of a view whose base is read afterwards or is an
-    input."""
+    caller's tensors) and the targets among `buffers` (attribute paths of
+    module state eager keeps across calls) whose get_attr values the graph
+    updates; their final values, inputs first, follow the original
+    output, which becomes `(output, (values, ...))`. Every get_attr node
+    left then reads the attribute's value at the start of the call. Raises
+    FxMlirError for an in-place update of a view whose base is read
+    afterwards or is an input."""
     graph = gm.graph
     _views_as_methods(gm)
     shapes = {}
@@ -627,8 +631,9 @@ def functionalize(gm, example_inputs=None, dynamic=False):
     for n in nodes:
         if n.op == "get_attr":
             reads.setdefault(n.target, []).append(n)
-    # The current value of each input the graph updates.
-    updated = {}
+    # The current value of each input, and of each buffer, the graph
+    # updates.
+    updated, updated_state = {}, {}
     for node in nodes:
         if _is_setitem(node) and isinstance(node.args[0], torch.fx.Node):
             found = ("setitem", node.args[0])
@@ -722,11 +727,17 @@ def functionalize(gm, example_inputs=None, dynamic=False):
             key = root if root.op == "placeholder" else next(
                 k for k, v in updated.items() if v is root)
             updated[key] = new
-    if not updated:
-        return []
+        elif root.op == "get_attr" and root.target in buffers or \
+                root in updated_state.values():
+            key = root.target if root.op == "get_attr" else next(
+                k for k, v in updated_state.items() if v is root)
+            updated_state[key] = new
+    if not updated and not updated_state:
+        return [], []
     output = next(n for n in graph.nodes if n.op == "output")
     inputs = [placeholders.index(p) for p in updated]
-    output.args = ((output.args[0], tuple(updated.values())),)
+    output.args = ((output.args[0], tuple(updated.values())
+                    + tuple(updated_state.values())),)
     gm.recompile()
     if example_inputs is not None:
         # An update that changes an input's shape (`x.unsqueeze_(0)`)
@@ -742,4 +753,13 @@ def functionalize(gm, example_inputs=None, dynamic=False):
                     f"{list(final[value])} from {list(example.shape)}; "
                     "an in-place update that changes an input's shape is "
                     "not supported")
-    return inputs
+        for path, value in updated_state.items():
+            buffer = _attribute(gm, path)
+            if (isinstance(buffer, torch.Tensor) and value in final
+                    and final[value] != tuple(buffer.shape)):
+                raise FxMlirError(
+                    f"cannot compile {value.op} '{value.name}': it updates "
+                    f"buffer '{path}' in place to shape "
+                    f"{list(final[value])} from {list(buffer.shape)}; a "
+                    "compiled graph keeps its buffers' shapes")
+    return inputs, list(updated_state)

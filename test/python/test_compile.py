@@ -1651,7 +1651,7 @@ class RunningState(nn.Module):
         self.steps += 1
         self.cache[1:] = self.cache[:-1].clone()
         self.cache[0] = x[0]
-        return (self.lin(x) * self.scale - self.ema, old * 1,
+        return (self.lin(x) * self.scale - self.ema, old,
                 self.steps * 2, self.cache.sum(0))
 
 
@@ -1727,19 +1727,85 @@ class BranchOnUpdatedBuffer(nn.Module):
         return x
 
 
-@pytest.mark.parametrize("model, message", [
-    (GrowingBuffer(), "assigns buffer 'seen'"),
-    (BranchOnUpdatedBuffer(), "branches on the values of a buffer"),
-], ids=["grows", "branches"])
-def test_buffer_state_that_cannot_be_compiled(model, message):
-    """A buffer given a tensor of another shape, and a forward that
-    branches on a buffer it updates (the graph would hold the first call's
-    branch), are errors, and compiling leaves the buffers as they were."""
-    before = {k: v.clone() for k, v in model.state_dict().items()}
-    with pytest.raises(fx_mlir.FxMlirError, match=message):
+def test_buffer_given_another_shape_is_an_error():
+    """A buffer given a tensor of another shape cannot be written back:
+    an error, and compiling leaves the buffers as they were."""
+    model = GrowingBuffer()
+    with pytest.raises(fx_mlir.FxMlirError, match="assigns buffer 'seen'"):
         fx_mlir.compile(model, (torch.randn(2, 3),), cache_dir="")
-    for name, value in model.state_dict().items():
-        torch.testing.assert_close(value, before[name])
+    assert model.seen.shape == (1, 3) and not model.seen.any()
+
+
+class ScriptedBufferState(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+        self.register_buffer("ema", torch.zeros(3))
+
+    def forward(self, x):
+        old = self.ema
+        self.ema = 0.5 * self.ema + 0.5 * x.mean(0)
+        self.count += 1
+        if bool(self.count > 1):
+            y = x * 2 + self.ema
+        else:
+            y = x + self.ema
+        return y, old
+
+
+@pytest.mark.parametrize("scripted", [False, True])
+def test_forward_branching_on_a_buffer_it_updates(scripted):
+    """torch.fx cannot trace a forward that branches on a buffer it
+    updates (its fallback trace, buffers read as tensors, would hold the
+    first call's branch and no update: an error, the buffers restored);
+    compile takes the torch.jit.script route, whose buffer assignments
+    (prim::SetAttr) are written back after each call: the branch taken
+    changes from the second call on, as in eager."""
+    model, eager = ScriptedBufferState(), ScriptedBufferState()
+    example = torch.randn(2, 3)
+    if scripted:
+        model = torch.jit.script(model)
+        compiled = fx_mlir.compile(model, (example,), cache_dir="")
+    else:
+        with pytest.warns(fx_mlir.ScriptedRouteWarning,
+                          match="cannot trace ScriptedBufferState"):
+            compiled = fx_mlir.compile(model, (example,), cache_dir="")
+    assert compiled.route == "torch.jit.script"
+    assert model.count.item() == 0 and not model.ema.any()
+    for _ in range(3):
+        x = torch.randn(2, 3)
+        for got, want in zip(compiled(x), eager(x)):
+            torch.testing.assert_close(got, want)
+    torch.testing.assert_close(model.count, eager.count)
+    torch.testing.assert_close(model.ema, eager.ema)
+
+
+class HookedCounter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros(()))
+        self.lin = nn.Linear(3, 3)
+        self.lin.register_forward_hook(lambda module, args, out: out + 1)
+
+    def forward(self, x):
+        self.steps += 1
+        return self.lin(x) * self.steps
+
+
+def test_hooked_model_buffers_kept_across_calls():
+    """A model with forward hooks compiles through torch.jit.trace, which
+    runs the forward once: the counter it updates is restored, and each
+    compiled call updates it as eager does."""
+    model, eager = HookedCounter(), HookedCounter()
+    eager.load_state_dict(model.state_dict())
+    with pytest.warns(fx_mlir.ScriptedRouteWarning, match="forward hooks"):
+        compiled = fx_mlir.compile(model, (torch.randn(2, 3),),
+                                   cache_dir="")
+    assert model.steps.item() == 0
+    for _ in range(3):
+        x = torch.randn(2, 3)
+        torch.testing.assert_close(compiled(x), eager(x))
+    assert model.steps.item() == 3
 
 
 class Hooked(nn.Module):

@@ -138,6 +138,16 @@ class WithGate(nn.Module):
         return torch.relu(self.gate(self.fc(x)))
 
 
+class BranchReturnsTuples(nn.Module):
+    """Both branches return a tuple (`return a, b` under a data-dependent
+    `if`): the cond's results are the tuples' elements."""
+
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return x * 2, x.sum(0), x.shape[0]
+        return x - 1, x.amax(0), x.shape[1]
+
+
 CASES = [
     ("data_branch_true", DataBranch, lambda: (torch.rand(4, 3),)),
     ("data_branch_false", DataBranch, lambda: (-torch.rand(4, 3),)),
@@ -152,6 +162,8 @@ CASES = [
     ("rnn_cell", RNNCell, lambda: (torch.randn(9, 2, 8),)),
     ("greedy_decode", GreedyDecode, lambda: (torch.tensor([[1], [5]]),)),
     ("submodule", WithGate, lambda: (torch.randn(3, 4),)),
+    ("tuples_true", BranchReturnsTuples, lambda: (torch.rand(4, 3),)),
+    ("tuples_false", BranchReturnsTuples, lambda: (-torch.rand(4, 3),)),
 ]
 
 
@@ -181,6 +193,14 @@ def test_data_branch_runs_the_branch_the_data_selects():
     model = DataBranch()
     compiled = fx_mlir.compile(model, (torch.rand(4, 3),), cache_dir="")
     for x in (torch.rand(4, 3), -torch.rand(4, 3), torch.randn(4, 3)):
+        torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_branches_returning_tuples_both_run():
+    model = BranchReturnsTuples()
+    compiled = fx_mlir.compile(torch.jit.script(model), (torch.rand(4, 3),),
+                               cache_dir="")
+    for x in (torch.rand(4, 3), -torch.rand(4, 3)):
         torch.testing.assert_close(compiled(x), model(x))
 
 

@@ -1067,3 +1067,71 @@ def test_compile_traced_quantized_archive(tmp_path):
         expected, actual = loaded(y)["out"], compiled(y)["out"]
         assert actual.shape == expected.shape
         assert (expected - actual).abs().max() <= step * 1.01
+
+
+class _InPlaceOnQuantizedInput(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.relu = torch.nn.ReLU(inplace=True)
+        self.drop = torch.nn.Dropout(0.2, inplace=True)
+
+    def forward(self, q):
+        return self.drop(self.relu(q))
+
+
+def test_inplace_update_of_a_quantized_input_is_written_back():
+    """An in-place module on a quantized input (mobilenet_v3's
+    Dropout(inplace=True), ReLU(inplace=True)) updates the caller's
+    quantized tensor, as eager does: the code's new integers are written
+    back into it, not into the integer storage passed to the code."""
+    model = _InPlaceOnQuantizedInput().eval()
+
+    def quantized():
+        torch.manual_seed(0)
+        return torch.quantize_per_tensor(torch.randn(2, 8), 0.05, 128,
+                                         torch.quint8)
+    compiled = fx_mlir.compile(model, (quantized(),), cache_dir="")
+    mine, theirs = quantized(), quantized()
+    got, want = compiled(mine), model(theirs)
+    assert torch.equal(got.int_repr(), want.int_repr())
+    assert torch.equal(mine.int_repr(), theirs.int_repr())
+    assert (mine.dequantize() >= 0).all()
+
+
+def test_reference_dynamic_quantization_with_fallback():
+    """convert_to_reference_fx of a dynamic qconfig quantizes activations
+    with torch.quantize_per_tensor_dynamic, whose scale and zero point
+    change with each input: with fallback=True PyTorch runs it and its
+    dequantize, and the compiled linears read floats, on any input (the
+    compiled partition was fixed to the example's quantization)."""
+    from torch.ao.quantization import QConfigMapping, default_dynamic_qconfig
+    from torch.ao.quantization.quantize_fx import (convert_to_reference_fx,
+                                                   prepare_fx)
+    torch.manual_seed(0)
+    example = (torch.randn(3, 16),)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(),
+                          nn.Linear(32, 4)).eval()
+    prepared = prepare_fx(
+        model, QConfigMapping().set_global(default_dynamic_qconfig), example)
+    prepared(*example)
+    reference = convert_to_reference_fx(prepared)
+    with pytest.warns(UserWarning, match="PyTorch runs"):
+        compiled = fx_mlir.compile(reference, example, cache_dir="",
+                                   fallback=True)
+    for x in (example[0], torch.randn(3, 16) * 2, torch.randn(3, 16) - 1):
+        torch.testing.assert_close(compiled(x), reference(x))
+
+
+def test_quantize_of_infinities_and_huge_values_matches_aten():
+    """+inf and values whose scaled round is 2^63 or more quantize to the
+    dtype's minimum, as ATen's quantize_val gives (its int64 conversion
+    gives INT64_MIN, then clamped); -inf to the minimum, NaN too."""
+    class Quantize(nn.Module):
+        def forward(self, x):
+            return torch.quantize_per_tensor(x, 0.05, 128, torch.quint8)
+    x = torch.tensor([1.0, float("inf"), float("-inf"), 1e30, -1e30, 1e20,
+                      6.5, float("nan")])
+    compiled = fx_mlir.compile(Quantize(), (x,), cache_dir="")
+    want = Quantize()(x).int_repr()
+    assert torch.equal(compiled(x).int_repr(), want)
+    assert want[1] == 0 and want[5] == 0

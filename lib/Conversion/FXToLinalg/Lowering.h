@@ -436,9 +436,13 @@ Value int8Conv3d(Lowering &l, Value bias, ArrayRef<int64_t> stride,
 
 /// ATen's quantization of the f32 scalar `v` before its conversion to
 /// integers: zeroPoint + roundeven(v * inverse), clamped to [lo, hi] by
-/// maxnum/minnum (a NaN becomes lo), in f32 (Quantize.cpp).
+/// maxnum/minnum (a NaN becomes lo), in f32 (Quantize.cpp). With
+/// `overflow`, a scaled value from 2^63 up (+inf) gives it instead, as
+/// ATen's quantize_val (its int64 conversion gives INT64_MIN, then
+/// clamped).
 Value quantizedValue(OpBuilder &b, Location loc, Value v, Value inverse,
-                     Value zeroPoint, float lo, float hi);
+                     Value zeroPoint, float lo, float hi,
+                     std::optional<float> overflow = std::nullopt);
 
 /// A quantizedValue `clamped` as the 8- or 16-bit `storage` integer it is
 /// exactly (converted through i32).

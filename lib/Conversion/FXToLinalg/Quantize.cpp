@@ -44,18 +44,32 @@ std::optional<std::pair<int64_t, int64_t>> dtypeRange(StringRef name) {
 
 Value mlir::fx::lowering::quantizedValue(OpBuilder &b, Location loc, Value v,
                                          Value inverse, Value zeroPoint,
-                                         float lo, float hi) {
-  Value q = math::RoundEvenOp::create(
-      b, loc, arith::MulFOp::create(b, loc, v, inverse));
+                                         float lo, float hi,
+                                         std::optional<float> overflow) {
+  Value scaled = arith::MulFOp::create(b, loc, v, inverse);
+  Value q = math::RoundEvenOp::create(b, loc, scaled);
   q = arith::AddFOp::create(b, loc, q, zeroPoint);
   // maxnum: a NaN becomes lo, as in ATen's vectorized kernel (its
   // conversion gives INT_MIN, clamped), and against constants the bounds
   // are one instruction each (maxps, minps).
-  return arith::MinNumFOp::create(
+  Value clamped = arith::MinNumFOp::create(
       b, loc,
       arith::MaxNumFOp::create(
           b, loc, q, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(lo))),
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(hi)));
+  if (!overflow)
+    return clamped;
+  // ATen's quantize_val converts the rounded value to int64 before it
+  // adds the zero point and clamps: from 2^63 up (+inf) the conversion
+  // gives INT64_MIN too, clamped to the dtype's minimum. (Its vectorized
+  // kernel converts to int32, which does so from 2^31 up.)
+  Value over = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGE, scaled,
+      arith::ConstantOp::create(b, loc,
+                                b.getF32FloatAttr(9223372036854775808.0f)));
+  return arith::SelectOp::create(
+      b, loc, over,
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*overflow)), clamped);
 }
 
 Value mlir::fx::lowering::storageInteger(OpBuilder &b, Location loc,
@@ -136,7 +150,10 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(inverse)),
             arith::ConstantOp::create(b, loc,
                                       b.getF32FloatAttr(float(*zeroPoint))),
-            float(qmin), float(qmax));
+            float(qmin), float(qmax),
+            storageInt.getWidth() <= 16
+                ? std::optional<float>(float(range->first))
+                : std::nullopt);
         if (storageInt.getWidth() <= 16)
           return storageInteger(b, loc, clamped, storage);
         Value asInt = arith::FPToSIOp::create(b, loc, i64, clamped);

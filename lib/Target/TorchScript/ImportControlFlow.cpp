@@ -592,13 +592,25 @@ void Importer::importIf(torch::jit::Node *node) {
       values[node->outputs()[i]] = values.at(block->outputs()[i]);
     return;
   }
+  // The results, a tuple of them (`return a, b` in both branches) as its
+  // elements: `widths[i]` results of the call make output i (0 for one
+  // that is not a tuple).
   SmallVector<Type> resultTypes;
+  SmallVector<size_t> widths;
   for (const torch::jit::Value *output : node->outputs()) {
     if (conflicting.count(output))
       fail(node, "its branches give " + valueName(output) +
                      " values of different ranks or dtypes, which one "
                      "result of a control-flow call cannot hold");
-    resultTypes.push_back(typeOf(output));
+    Type type = typeOf(output);
+    if (auto tuple = dyn_cast<TupleType>(type);
+        tuple && output->type()->cast<c10::TupleType>()) {
+      llvm::append_range(resultTypes, tuple.getTypes());
+      widths.push_back(tuple.size());
+      continue;
+    }
+    resultTypes.push_back(type);
+    widths.push_back(0);
   }
   std::vector<torch::jit::Value *> captured = capturedValues(node);
   SmallVector<mlir::Value> outer = outerNodes(captured, node);
@@ -609,8 +621,18 @@ void Importer::importIf(torch::jit::Node *node) {
         b == 0 ? "true_graph" : "false_graph", {}, outer, block,
         [&](ArrayRef<mlir::Value>) {
           std::vector<FxValue> results;
-          for (torch::jit::Value *v : block->outputs())
-            results.push_back(values.at(v));
+          for (auto [i, v] : llvm::enumerate(block->outputs())) {
+            const FxValue &value = values.at(v);
+            if (!widths[i]) {
+              results.push_back(value);
+              continue;
+            }
+            if (value.kind != FxValue::Tuple ||
+                value.elements.size() != widths[i])
+              fail(node, "its branches give " + valueName(node->outputs()[i]) +
+                             " tuples the import cannot take apart");
+            llvm::append_range(results, value.elements);
+          }
           return results;
         },
         node);
@@ -632,9 +654,24 @@ void Importer::importIf(torch::jit::Node *node) {
       builder.getArrayAttr(
           {predArg, trueArg, falseArg, TupleAttr::get(ctx, operands)}),
       DictAttr::get(ctx), inputs);
-  for (size_t i = 0; i < node->outputs().size(); ++i)
-    values[node->outputs()[i]] =
-        FxValue::ofNode(getitem(call.getResult(), i, resultTypes[i], node));
+  size_t next = 0;
+  for (auto [i, output] : llvm::enumerate(node->outputs())) {
+    auto result = [&] {
+      FxValue r = FxValue::ofNode(
+          getitem(call.getResult(), next, resultTypes[next], node));
+      ++next;
+      return r;
+    };
+    if (!widths[i]) {
+      values[output] = result();
+      continue;
+    }
+    FxValue tuple;
+    tuple.kind = FxValue::Tuple;
+    for (size_t k = 0; k < widths[i]; ++k)
+      tuple.elements.push_back(result());
+    values[output] = tuple;
+  }
 }
 
 //===----------------------------------------------------------------------===//

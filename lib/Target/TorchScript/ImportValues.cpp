@@ -24,6 +24,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cstring>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -749,7 +750,48 @@ void mlir::fx::torchscript::scalarizeConstantOperands(
   }
 }
 
+/// Moves each read of an attribute of `self` (the graph's first input)
+/// that the graph assigns (prim::SetAttr in its own block) out of the
+/// control flow that holds it, to just before the control-flow node of the
+/// graph's block: a branch or loop body then reads the attribute's value
+/// as an input from outside, the value the import tracks (the assigned
+/// one, or a buffer fx_mlir.compile passes in and writes back), not a
+/// constant of the module's state when it was imported. Assignments being
+/// in the graph's block only, the attribute cannot change inside the
+/// control flow, and the read moved reads what it read before.
+static void hoistAssignedAttributeReads(torch::jit::Graph &graph) {
+  if (graph.inputs().empty())
+    return;
+  torch::jit::Value *self = graph.inputs()[0];
+  std::set<std::string> assigned;
+  for (torch::jit::Node *node : graph.block()->nodes())
+    if (node->kind() == c10::prim::SetAttr && node->input(0) == self)
+      assigned.insert(node->s(torch::jit::attr::name));
+  if (assigned.empty())
+    return;
+  for (torch::jit::Node *top : graph.block()->nodes()) {
+    if (top->blocks().empty())
+      continue;
+    std::vector<torch::jit::Node *> reads;
+    std::function<void(torch::jit::Block *)> collect =
+        [&](torch::jit::Block *block) {
+          for (torch::jit::Node *node : block->nodes()) {
+            for (torch::jit::Block *inner : node->blocks())
+              collect(inner);
+            if (node->kind() == c10::prim::GetAttr && node->input(0) == self &&
+                assigned.count(node->s(torch::jit::attr::name)))
+              reads.push_back(node);
+          }
+        };
+    for (torch::jit::Block *block : top->blocks())
+      collect(block);
+    for (torch::jit::Node *read : reads)
+      read->moveBefore(top);
+  }
+}
+
 void mlir::fx::torchscript::prepareGraph(torch::jit::Graph &graph) {
   inlineFunctionCalls(graph);
   scalarizeConstantOperands(graph.block());
+  hoistAssignedAttributeReads(graph);
 }

@@ -200,6 +200,8 @@ private:
                      const c10::TypePtr &realType = nullptr);
   Attribute toArg(const FxValue &value, SmallVectorImpl<mlir::Value> &inputs,
                   const torch::jit::Node *node);
+  /// prim::SetAttr of a buffer in the forward graph.
+  void importSetAttr(torch::jit::Node *node);
   mlir::Value asNode(const FxValue &value, const torch::jit::Node *node);
   std::string uniqueName(llvm::StringRef base);
   mlir::Value stateNode(const std::string &path, const torch::jit::Node *node);
@@ -289,6 +291,9 @@ private:
   llvm::StringMap<unsigned> nameCounts;
   std::vector<std::string> modulePathStack{""};
   llvm::StringMap<mlir::Value> stateNodes; // get_attr node per state path
+  /// The value each buffer the forward assigned (prim::SetAttr) holds now:
+  /// later reads of the buffer read it.
+  std::map<std::string, FxValue> assignedState;
   llvm::StringSet<> declaredState, declaredModules;
   std::map<const c10::TensorImpl *, std::string> firstNameOfTensor;
   /// The tensors firstNameOfTensor names, held so that no other tensor (a
@@ -396,8 +401,9 @@ void inlineFunctionCalls(torch::jit::Graph &graph);
 void scalarizeConstantOperands(torch::jit::Block *block);
 
 /// Readies a method's graph for the import walk, in place: its free
-/// function calls inlined (inlineFunctionCalls), then its 0-d tensor
-/// constant operands passed as numbers (scalarizeConstantOperands).
+/// function calls inlined (inlineFunctionCalls), its 0-d tensor constant
+/// operands passed as numbers (scalarizeConstantOperands), and the reads
+/// of the attributes it assigns moved out of its control flow.
 void prepareGraph(torch::jit::Graph &graph);
 
 } // namespace mlir::fx::torchscript

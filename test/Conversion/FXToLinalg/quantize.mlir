@@ -4,7 +4,9 @@
 // and qint8). quantize_per_tensor: clamp(zero_point + roundeven(x *
 // (1/scale)), qmin, qmax) in f32, as ATen's quantize_val (bytes converted
 // through i32, qint32 through i64 and clamped again there; the clamp by
-// maxnumf/minnumf: a NaN becomes qmin, as in ATen's kernel); dequantize:
+// maxnumf/minnumf: a NaN becomes qmin, as in ATen's kernel, and so does a
+// scaled value from 2^63 up, +inf, whose int64 conversion in ATen gives
+// INT64_MIN); dequantize:
 // (q - zero_point) * scale, quint8 read unsigned, per channel with each
 // channel's scale and zero point (the product in f64, as ATen's per-channel
 // dequantize multiplies by the double scale); int_repr of quint8 is the uint8 tensor
@@ -14,12 +16,14 @@
 // CHECK-LABEL: func.func @forward(%arg0: tensor<2x3xf32>)
 // CHECK: arith.constant dense_resource<w> : tensor<2x3xi8>
 // CHECK: linalg.generic
-// CHECK:   arith.mulf
-// CHECK:   math.roundeven
+// CHECK:   %[[SCALED:.*]] = arith.mulf
+// CHECK:   math.roundeven %[[SCALED]]
 // CHECK:   arith.addf
 // CHECK:   arith.maxnumf
-// CHECK:   arith.minnumf
-// CHECK:   arith.fptosi {{.*}} : f32 to i32
+// CHECK:   %[[CLAMPED:.*]] = arith.minnumf
+// CHECK:   %[[OVER:.*]] = arith.cmpf oge, %[[SCALED]], %{{.*}} : f32
+// CHECK:   %[[Q:.*]] = arith.select %[[OVER]], %{{.*}}, %[[CLAMPED]] : f32
+// CHECK:   arith.fptosi %[[Q]] : f32 to i32
 // CHECK-NOT: arith.maxsi
 // CHECK:   arith.trunci {{.*}} : i32 to i8
 // CHECK: -> tensor<2x3xi8>

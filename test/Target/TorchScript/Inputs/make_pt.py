@@ -590,3 +590,33 @@ if not WHICH or "scripted_recurrent" in WHICH:
     save("scripted_recurrent", torch.jit.script(ScriptedRecurrent().eval()))
 if not WHICH or "scripted_blocks" in WHICH:
     save("scripted_blocks", torch.jit.script(ScriptedBlocks().eval()))
+
+
+class ScriptedState(nn.Module):
+    """Buffers a scripted forward assigns (prim::SetAttr): a counter
+    updated in place and branched on, an average rebound, and an attribute
+    that is not a buffer, assigned only with `bad_attribute`."""
+
+    def __init__(self, bad_attribute=False):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(()))
+        self.register_buffer("ema", torch.zeros(3))
+        self.scale = 2.0
+        self.bad_attribute = bad_attribute
+
+    def forward(self, x):
+        old = self.ema
+        self.count += 1
+        self.ema = 0.5 * self.ema + 0.5 * x.mean(0)
+        if self.bad_attribute:
+            self.scale = 3.0
+        if bool(self.count > 1):
+            y = x * self.scale + self.ema
+        else:
+            y = x - self.ema
+        return y, old
+
+
+if not WHICH or WHICH & {"scripted_state", "scripted_bad_setattr"}:
+    save("scripted_state", torch.jit.script(ScriptedState()))
+    save("scripted_bad_setattr", torch.jit.script(ScriptedState(True)))
