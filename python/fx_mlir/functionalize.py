@@ -226,6 +226,8 @@ def _setitem(gm, node, shapes, dynamic=False):
     filled = _setitem_by_tensor(graph, node, shape, shapes)
     if filled is None:
         filled = _setitem_by_index_tensors(graph, node)
+    if filled is None:
+        filled = _setitem_along_dim(graph, node, shape, shapes)
     if filled is not None:
         return filled
     if _holds_node(index):
@@ -366,6 +368,51 @@ def _setitem_by_tensor(graph, node, shape, shapes):
         else:
             flat = graph.call_method("reshape", (index, -1))
             new = graph.call_method("index_fill", (base, 0, flat, fill))
+    new.meta = dict(node.meta)
+    return new
+
+
+def _setitem_along_dim(graph, node, shape, shapes):
+    """`base[:, i] = v`, `base[..., i] = v` (full slices, then one int
+    index tensor into dim d, nothing after it but the dims it leaves) with
+    one value `v` (a number or a one-element tensor): base.index_fill(d,
+    i, v), inserted before `node`. None for other indices."""
+    base, index, value = node.args
+    if not isinstance(index, tuple):
+        return None
+    tensors = [k for k, item in enumerate(index)
+               if isinstance(item, torch.fx.Node)]
+    if len(tensors) != 1:
+        return None
+    position = tensors[0]
+    item = index[position]
+    dtype = getattr(item.meta.get("tensor_meta"), "dtype", None)
+    if dtype is None or dtype == torch.bool or dtype.is_floating_point or \
+            dtype.is_complex or position + 1 != len(index):
+        return None
+    before = index[:position]
+    full = slice(None, None, None)
+    if all(b == full for b in before):
+        dim = position
+    elif before and before[0] is Ellipsis and \
+            all(b == full for b in before[1:]):
+        dim = len(shape) - 1  # `base[..., i]`: the last dim
+        if position != 1:
+            return None
+    else:
+        return None
+    if dim >= len(shape):
+        return None
+    if isinstance(value, torch.fx.Node):
+        count = shapes.get(value)
+        if count is None or int(torch.Size(count).numel()) != 1:
+            return None
+    with graph.inserting_before(node):
+        fill = value
+        if isinstance(value, torch.fx.Node):
+            fill = graph.call_method("reshape", (value, ()))
+        flat = graph.call_method("reshape", (item, -1))
+        new = graph.call_method("index_fill", (base, dim, flat, fill))
     new.meta = dict(node.meta)
     return new
 

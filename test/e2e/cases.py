@@ -2783,6 +2783,23 @@ def _dyn_strided_batch(x):
 
 
 dyn("strided_batch_slices", lambda: lam(_dyn_strided_batch), batched((5,)))
+
+
+class _DynIndexFill(nn.Module):
+    """index_fill and `y[index] = v` along the batch, whose positions are
+    counted at run time (negative indices from the batch's end)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([0, -1]))
+
+    def forward(self, x):
+        y = x * 1
+        y[self.rows] = 0.0
+        return y, x.index_fill(0, self.rows, 2.0)
+
+
+dyn("index_fill_batch", _DynIndexFill, batched((5,)))
 dyn("elementwise_broadcast", lambda: lam(_dyn_elementwise),
     batched((5, 7), (1, 7)))
 dyn("linear_relu", lambda: seq(nn.Linear(13, 7), nn.ReLU()), batched((13,)))

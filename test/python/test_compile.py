@@ -1893,6 +1893,35 @@ def test_inplace_view_ops(model, shape):
         torch.testing.assert_close(got, want)
 
 
+class IndexTensorAlongADim(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cols", torch.tensor([1, -1]))
+
+    def forward(self, x, v):
+        y = x * 1
+        y[:, self.cols] = 5.0
+        z = x * 2
+        z[..., self.cols] = v.sum()
+        w = x.reshape(x.shape[0], 2, 2) * 1
+        w[:, :, self.cols[:1]] = -3.0
+        return y, z, w
+
+
+@pytest.mark.parametrize("dynamic_batch", [False, True])
+def test_setitem_with_an_index_tensor_along_a_dim(dynamic_batch):
+    """`y[:, i] = v` and `y[..., i] = v` (one int index tensor after full
+    slices, one value) are index_fill along that dim, with a dynamic batch
+    too."""
+    model = IndexTensorAlongADim()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 4), torch.randn(4)),
+                               dynamic_batch=dynamic_batch, cache_dir="")
+    for batch in (4, 2, 7) if dynamic_batch else (4, 4):
+        inputs = (torch.randn(batch, 4), torch.randn(batch))
+        for got, want in zip(compiled(*inputs), model(*inputs)):
+            torch.testing.assert_close(got, want)
+
+
 class SliceAssignments(nn.Module):
     def forward(self, x):
         w = x.clone()

@@ -304,29 +304,55 @@ LogicalResult lowerDiagonalScatter(Lowering &l) {
 /// and which of its items name each position p < n along a dim: an (n, k)
 /// i1 tensor, negative items counted from the end where `negative` allows
 /// them (index_fill; index_copy, as ATen, does not). An item out of range
-/// is reported at run time (ATen's IndexError).
+/// is reported at run time (ATen's IndexError). A dynamic `n` is `size`'s
+/// value (an index).
 std::pair<Value, Value> indexHits(Lowering &l, Value index, int64_t n,
-                                  bool negative) {
+                                  bool negative, Value size = {}) {
   Type i64 = l.b.getI64Type();
+  bool dynamic = ShapedType::isDynamic(n);
+  Value count =
+      dynamic ? arith::IndexCastOp::create(l.b, l.loc, i64, size).getResult()
+              : l.constant(i64, n);
   Value flat = l.castTensor(
       rankOf(index) ? index : l.reshape(index, {l.b.getIndexAttr(1)}), i64);
   l.check(l.elementwise(
               {flat}, i64, l.b.getI1Type(),
               [&](OpBuilder &b, Location loc, ValueRange v) {
+                Value zero = constantOf(b, loc, i64, 0);
                 Value low = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::slt, v[0],
-                    constantOf(b, loc, i64, negative ? -n : 0));
-                Value high =
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          v[0], constantOf(b, loc, i64, n));
+                    negative
+                        ? arith::SubIOp::create(b, loc, zero, count).getResult()
+                        : zero);
+                Value high = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::sge, v[0], count);
                 return arith::OrIOp::create(b, loc, low, high).getResult();
               }),
           "index out of range");
-  auto positions = llvm::to_vector(llvm::seq<int64_t>(0, n));
-  Value column = arith::ConstantOp::create(
-      l.b, l.loc,
-      DenseElementsAttr::get(RankedTensorType::get({n, 1}, i64),
-                             ArrayRef<int64_t>(positions)));
+  Value column;
+  if (!dynamic) {
+    auto positions = llvm::to_vector(llvm::seq<int64_t>(0, n));
+    column = arith::ConstantOp::create(
+        l.b, l.loc,
+        DenseElementsAttr::get(RankedTensorType::get({n, 1}, i64),
+                               ArrayRef<int64_t>(positions)));
+  } else {
+    // The positions of a dim of run-time size: linalg.index of the rows.
+    Value init = l.empty({size, l.b.getIndexAttr(1)}, i64);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(2, l.b.getContext());
+    column =
+        linalg::GenericOp::create(
+            l.b, l.loc, TypeRange{init.getType()}, ValueRange{},
+            ValueRange{init}, ArrayRef<AffineMap>{identity},
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location loc, ValueRange) {
+              Value row = linalg::IndexOp::create(b, loc, 0);
+              linalg::YieldOp::create(
+                  b, loc,
+                  arith::IndexCastOp::create(b, loc, i64, row).getResult());
+            })
+            .getResult(0);
+  }
   Value hits = l.elementwise(
       {column, flat}, i64, l.b.getI1Type(),
       [&](OpBuilder &b, Location loc, ValueRange v) -> Value {
@@ -334,8 +360,7 @@ std::pair<Value, Value> indexHits(Lowering &l, Value index, int64_t n,
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[1],
                                   constantOf(b, loc, i64, 0)),
-            arith::AddIOp::create(b, loc, v[1], constantOf(b, loc, i64, n)),
-            v[1]);
+            arith::AddIOp::create(b, loc, v[1], count), v[1]);
         return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v[0],
                                      wrapped);
       });
@@ -357,9 +382,10 @@ LogicalResult lowerIndexFill(Lowering &l) {
   if (!dim)
     return l.fail("dim must be a constant");
   int64_t n = rankOf(x) ? staticDim(x, *dim) : 1;
-  if (ShapedType::isDynamic(n))
-    return l.fail("needs a static size along dim");
-  Value hits = indexHits(l, index, n, /*negative=*/true).second;
+  // A dim of run-time size (a dynamic batch): the positions' count read
+  // from x.
+  Value size = ShapedType::isDynamic(n) ? l.toIndex(l.dim(x, *dim)) : Value();
+  Value hits = indexHits(l, index, n, /*negative=*/true, size).second;
   Value mask =
       l.reduce(hits, {1}, false, l.constant(l.b.getI1Type(), 0),
                [](OpBuilder &b, Location loc, Value acc, Value v) {
@@ -367,7 +393,7 @@ LogicalResult lowerIndexFill(Lowering &l) {
                });
   if (rankOf(x)) {
     SmallVector<OpFoldResult> sizes(rankOf(x), l.b.getIndexAttr(1));
-    sizes[*dim] = l.b.getIndexAttr(n);
+    sizes[*dim] = size ? OpFoldResult(size) : l.b.getIndexAttr(n);
     mask = l.reshape(mask, sizes);
   } else {
     mask = l.reshape(mask, {});
