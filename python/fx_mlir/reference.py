@@ -267,7 +267,34 @@ def _recurrence(rnn, mode, input, hx, linears):
 def cell_forward(cell, input, hx=None):
     """nn.RNNCell, nn.LSTMCell and nn.GRUCell: one step, batched or not.
     Returns h, or (h, c) for LSTMCell."""
-    mode = _mode(cell)
+    return _cell(cell, _mode(cell), input, hx,
+                 lambda x: F.linear(x, cell.weight_ih, cell.bias_ih),
+                 lambda h: F.linear(h, cell.weight_hh, cell.bias_hh))
+
+
+def dynamic_cell_forward(cell, input, hx=None, tracer=None):
+    """torch.ao.nn.quantized.dynamic.RNNCell, LSTMCell and GRUCell (in
+    quantize_dynamic's default set): cell_forward with each projection a
+    dynamically quantized linear of the cell's unpacked qint8 weight and
+    bias, as ATen's quantized_*_cell_dynamic computes them (with
+    reduce_range). Under `tracer` each weight is a constant of the
+    graph."""
+    if cell.weight_dtype != torch.qint8:
+        raise NotImplementedError(f"a dynamic cell of {cell.weight_dtype}")
+    mode = {"LSTMCell": "LSTM", "GRUCell": "GRU",
+            "RNNCell": "RNN"}[type(cell).__name__]
+    linears = []
+    for packed in (cell._packed_weight_ih, cell._packed_weight_hh):
+        weight, bias = torch.ops.quantized.linear_unpack(packed)
+        linears.append(_dynamic_linear(
+            _constant(weight, tracer),
+            bias.detach() if bias is not None else None, reduce_range=True))
+    return _cell(cell, mode, input, hx, *linears)
+
+
+def _cell(cell, mode, input, hx, linear_ih, linear_hh):
+    """One step of `cell` (of `mode`) with the projections `linear_ih` and
+    `linear_hh`, batched or not: h, or (h, c) for an LSTM cell."""
     unbatched = input.dim() == 1
     if unbatched:
         input = input.unsqueeze(0)
@@ -279,8 +306,7 @@ def cell_forward(cell, input, hx=None):
         if unbatched:
             h = h.unsqueeze(0)
             c = c.unsqueeze(0) if c is not None else None
-    h, c = _cell_step(mode, F.linear(input, cell.weight_ih, cell.bias_ih), h,
-                      c, lambda h: F.linear(h, cell.weight_hh, cell.bias_hh),
+    h, c = _cell_step(mode, linear_ih(input), h, c, linear_hh,
                       getattr(cell, "nonlinearity", "tanh"))
     if unbatched:
         h = h.squeeze(0)
@@ -599,10 +625,14 @@ REFERENCE_FORWARDS = {
     nn.EmbeddingBag: embedding_bag_forward,
 }
 dynamic_rnn_forward.takes_tracer = True
+dynamic_cell_forward.takes_tracer = True
 quantized_embedding_forward.takes_tracer = True
 REFERENCE_FORWARDS.update({
     torch.ao.nn.quantized.dynamic.LSTM: dynamic_rnn_forward,
     torch.ao.nn.quantized.dynamic.GRU: dynamic_rnn_forward,
+    torch.ao.nn.quantized.dynamic.LSTMCell: dynamic_cell_forward,
+    torch.ao.nn.quantized.dynamic.GRUCell: dynamic_cell_forward,
+    torch.ao.nn.quantized.dynamic.RNNCell: dynamic_cell_forward,
     torch.ao.nn.quantized.Embedding: quantized_embedding_forward,
     torch.ao.nn.quantized.EmbeddingBag: quantized_embedding_forward,
 })

@@ -1135,3 +1135,33 @@ def test_quantize_of_infinities_and_huge_values_matches_aten():
     want = Quantize()(x).int_repr()
     assert torch.equal(compiled(x).int_repr(), want)
     assert want[1] == 0 and want[5] == 0
+
+
+class _Cells(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTMCell(4, 6)
+        self.gru = nn.GRUCell(6, 5)
+        self.rnn = nn.RNNCell(5, 3, nonlinearity="relu")
+        self.lin = nn.Linear(3, 2)
+
+    def forward(self, x, h0, c0):
+        h, c = self.lstm(x, (h0, c0))
+        return self.lin(self.rnn(self.gru(h))), c, self.gru(h[0])
+
+
+def test_compile_dynamic_quantized_cells():
+    """quantize_dynamic's default set holds LSTMCell, GRUCell and RNNCell:
+    each compiles as its step with dynamically quantized projections of
+    its unpacked qint8 weights (reduce_range, as ATen's
+    quantized_*_cell_dynamic), batched or not, within float rounding of
+    the engine."""
+    torch.manual_seed(0)
+    model = torch.ao.quantization.quantize_dynamic(_Cells().eval())
+    example = (torch.randn(3, 4), torch.randn(3, 6), torch.randn(3, 6))
+    compiled = fx_mlir.compile(model, example, cache_dir="")
+    assert compiled.route == "torch.fx"
+    for _ in range(3):
+        inputs = tuple(torch.randn_like(t) * 2 for t in example)
+        for got, want in zip(compiled(*inputs), model(*inputs)):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
