@@ -1164,3 +1164,46 @@ def test_compile_dynamic_quantized_cells():
         inputs = tuple(torch.randn_like(t) * 2 for t in example)
         for got, want in zip(compiled(*inputs), model(*inputs)):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+class _ScalarFunctionals(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.dequant = torch.ao.quantization.DeQuantStub()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.add = torch.ao.nn.quantized.FloatFunctional()
+        self.shift = torch.ao.nn.quantized.FloatFunctional()
+        self.mul = torch.ao.nn.quantized.FloatFunctional()
+
+    def forward(self, x):
+        y = self.conv(self.quant(x))
+        a = self.add.add_scalar(y, 0.7)
+        b = self.mul.mul_scalar(self.shift.add_scalar(y, -40.0), -1.3)
+        return self.dequant(a), self.dequant(b)
+
+
+def test_compile_eager_mode_scalar_functionals():
+    """Eager-mode quantization's FloatFunctional.add_scalar/mul_scalar
+    (torch.ops.quantized.add_scalar/mul_scalar, whose output scale and
+    zero point ATen chooses from the input's and the number) compile as
+    the float operator between the dequantize and the quantize to the
+    result's type: within one step of the engine."""
+    torch.manual_seed(0)
+    model = _ScalarFunctionals().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig(
+        torch.backends.quantized.engine)
+    prepared = torch.ao.quantization.prepare(model)
+    prepared(torch.randn(2, 3, 8, 8))
+    quantized = torch.ao.quantization.convert(prepared)
+    compiled = fx_mlir.compile(quantized, (torch.randn(2, 3, 8, 8),),
+                               cache_dir="")
+    for _ in range(3):
+        x = torch.randn(2, 3, 8, 8) * 2
+        y = quantized.conv(quantized.quant(x))
+        a = quantized.add.add_scalar(y, 0.7)
+        b = quantized.mul.mul_scalar(quantized.shift.add_scalar(y, -40.0),
+                                     -1.3)
+        for got, want in zip(compiled(x), (a, b)):
+            steps = (got - want.dequantize()).abs().max() / want.q_scale()
+            assert steps <= 1 + 1e-4

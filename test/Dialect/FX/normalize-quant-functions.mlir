@@ -121,3 +121,25 @@ fx.graph_module @Functional {
     }
   }
 #-}
+
+// Eager mode's FloatFunctional.add_scalar and mul_scalar (and the _relu
+// forms): the float add or mul of the number, quantized to the result's
+// type (the scale and zero point ATen chose for it).
+
+// CHECK-LABEL: fx.graph_module @ScalarFunctionals
+// CHECK: %add_scalar_dequantize = fx.call_function "aten::dequantize.self"(%q)
+// CHECK: %add_scalar_float = fx.call_function "aten::add.Tensor"(%add_scalar_dequantize, 0.7, 1)
+// CHECK: %add_scalar = fx.call_function "aten::quantize_per_tensor"(%add_scalar_float, 0.1, 121, torch.quint8)
+// CHECK: %mul_scalar_float = fx.call_function "aten::mul.Tensor"(%mul_scalar_dequantize, -1.5)
+// CHECK: %mul_scalar_relu = fx.call_function "aten::relu"(%mul_scalar_float)
+// CHECK: %mul_scalar = fx.call_function "aten::quantize_per_tensor"(%mul_scalar_relu, 0.15, 0, torch.quint8)
+fx.graph_module @ScalarFunctionals {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %q = fx.call_function "torch.quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<u8:f32, 0.1:128>>
+    %add_scalar = fx.call_function "torch.ops.quantized.add_scalar"(%q, 0.7) : (tensor<2x4x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.1:121>>
+    %mul_scalar = fx.call_function "torch.ops.quantized.mul_scalar_relu"(%add_scalar, -1.5) : (tensor<2x4x!quant.uniform<u8:f32, 0.1:121>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.15:0>>
+    %dequantize = fx.call_method "dequantize"(%mul_scalar) : (tensor<2x4x!quant.uniform<u8:f32, 0.15:0>>) -> tensor<2x4xf32>
+    fx.output %dequantize : tensor<2x4xf32>
+  }
+}

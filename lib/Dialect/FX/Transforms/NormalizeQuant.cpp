@@ -627,6 +627,12 @@ const QuantizedFunction *quantizedFunction(StringRef name) {
       {"add_relu", "aten::add.Tensor", {"qa", "qb"}, 2, true, true},
       {"mul", "aten::mul.Tensor", {"qa", "qb"}, 2},
       {"mul_relu", "aten::mul.Tensor", {"qa", "qb"}, 2, true},
+      // Eager mode's FloatFunctional.add_scalar/mul_scalar: a number, and
+      // the output scale and zero point ATen chose, in the result's type.
+      {"add_scalar", "aten::add.Tensor", {"qa", "b"}, 2, false, true},
+      {"add_scalar_relu", "aten::add.Tensor", {"qa", "b"}, 2, true, true},
+      {"mul_scalar", "aten::mul.Tensor", {"qa", "b"}, 2},
+      {"mul_scalar_relu", "aten::mul.Tensor", {"qa", "b"}, 2, true},
       {"matmul", "aten::matmul", {"qa", "qb"}, 2},
       {"cat", "aten::cat", {"qx", "dim"}, 2},
       {"hardswish", "aten::hardswish", {"input"}, 1},
