@@ -209,6 +209,39 @@ template <bool Max> LogicalResult lowerNumberExtremum(Lowering &l) {
   return l.replace(l.b.createOrFold<arith::SelectOp>(l.loc, less, y, x));
 }
 
+/// min(l) and max(l) of a list of numbers (prim::min.self_int, ...), as
+/// TorchScript folds them: the first extremum, pairwise from the left. An
+/// empty list is refused (TorchScript raises).
+template <bool Max> LogicalResult lowerListExtremum(Lowering &l) {
+  using P = args::prim::min_self_int;
+  bool ints = l.target().ends_with("_int");
+  Type type = ints ? Type(l.b.getI64Type()) : Type(l.b.getF64Type());
+  ArrayRef<Attribute> items;
+  if (auto list = dyn_cast_or_null<ListAttr>(l.arg(P::self)))
+    items = list.getElements();
+  else if (auto tuple = dyn_cast_or_null<TupleAttr>(l.arg(P::self)))
+    items = tuple.getElements();
+  else
+    return l.fail("needs a list of numbers");
+  if (items.empty())
+    return l.fail("min() and max() of an empty list raise");
+  Value result = l.scalar(items.front(), type);
+  if (!result)
+    return l.fail("needs a list of numbers");
+  for (Attribute item : items.drop_front()) {
+    Value y = l.scalar(item, type);
+    if (!y)
+      return l.fail("needs a list of numbers");
+    Value lhs = Max ? result : y, rhs = Max ? y : result;
+    Value less = ints ? l.b.createOrFold<arith::CmpIOp>(
+                            l.loc, arith::CmpIPredicate::slt, lhs, rhs)
+                      : l.b.createOrFold<arith::CmpFOp>(
+                            l.loc, arith::CmpFPredicate::OLT, lhs, rhs);
+    result = l.b.createOrFold<arith::SelectOp>(l.loc, less, y, result);
+  }
+  return l.replace(result);
+}
+
 /// `not a` on a bool (aten::__not__).
 LogicalResult lowerBoolNot(Lowering &l) {
   using P = args::aten::__not__;
@@ -455,6 +488,10 @@ void mlir::fx::lowering::addScalarLowerings(llvm::StringMap<LowerFn> &t) {
               {"prim::max.int", "prim::max.float", "prim::max.int_float",
                "prim::max.float_int"},
               lowerNumberExtremum<true>);
+  addLowering(t, {"prim::min.self_int", "prim::min.self_float"},
+              lowerListExtremum<false>);
+  addLowering(t, {"prim::max.self_int", "prim::max.self_float"},
+              lowerListExtremum<true>);
   addLowering(t, {"aten::eq.int"}, lowerNumberCompare<arith::CmpIOp, IP::eq>);
   addLowering(t, {"aten::ne.int"}, lowerNumberCompare<arith::CmpIOp, IP::ne>);
   addLowering(t, {"aten::lt.int"}, lowerNumberCompare<arith::CmpIOp, IP::slt>);
