@@ -511,6 +511,7 @@ def compile(model, example_inputs, dynamic_batch=False,
         updated, paths = functionalize(gm, example_inputs,
                                        dynamic=dynamic_batch,
                                        buffers=_buffer_paths(model))
+        _refuse_buffer_reads_in_control_flow(gm, paths)
         state = _buffers_as_inputs(gm, model, paths)
         updated = updated + [user_inputs + i for i in range(len(state))]
         example_inputs = tuple(example_inputs) + tuple(
@@ -568,12 +569,44 @@ def _slot_in(module, slot):
 
 
 def _buffer_paths(model):
-    """The paths of `model`'s registered buffers (not the tensors torch.fx
-    made constants of, which eager makes again at each call)."""
+    """The paths of `model`'s module state other than parameters: its
+    registered buffers and its modules' plain tensor attributes
+    (`self.t = torch.zeros(3)` in `__init__`), which eager keeps across
+    calls too; not the tensors torch.fx made constants of
+    (`_tensor_constant0`: a `torch.zeros(n)` the forward makes again at
+    each call)."""
     try:
-        return frozenset(name for name, _ in model.named_buffers())
+        paths = {name for name, _ in model.named_buffers()}
+        for prefix, module in model.named_modules():
+            for key, value in vars(module).items():
+                if isinstance(value, torch.Tensor) and \
+                        not isinstance(value, torch.nn.Parameter) and \
+                        not re.fullmatch(r"_tensor_constant\d+", key):
+                    paths.add(f"{prefix}.{key}" if prefix else key)
+        return frozenset(paths)
     except AttributeError:
         return frozenset()
+
+
+def _refuse_buffer_reads_in_control_flow(gm, paths):
+    """Raises FxMlirError when a graph of `gm`'s control flow (a branch or
+    loop body, a GraphModule it holds) reads one of the buffers `paths`
+    the forward updates: it would read the value compiled in, not the
+    one the call has (the TorchScript importer moves the forward's own
+    reads out of control flow; a submodule called in a branch reads its
+    buffer there)."""
+    if not paths:
+        return
+    for name, sub in gm.named_modules():
+        if not name or not isinstance(sub, torch.fx.GraphModule):
+            continue
+        for node in sub.graph.nodes:
+            if node.op == "get_attr" and node.target in paths:
+                raise FxMlirError(
+                    f"cannot compile get_attr '{node.name}' in graph "
+                    f"'{name}': it reads buffer '{node.target}' inside "
+                    "control flow, and the forward updates that buffer, "
+                    "whose value a branch or loop body cannot read yet")
 
 
 def _buffers_as_inputs(gm, model, paths):
@@ -640,8 +673,9 @@ def _compile_hooked(model, example_inputs, options):
         "example's path)", ScriptedRouteWarning, stacklevel=3)
     try:
         # Tracing runs the forward: the buffers it updates are restored.
-        with torch.no_grad(), warnings.catch_warnings(), _state_kept(model):
-            warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        with torch.no_grad(), warnings.catch_warnings(record=True) as caught, \
+                _state_kept(model) as state:
+            warnings.simplefilter("always", torch.jit.TracerWarning)
             traced = torch.jit.trace(model, tuple(example_inputs),
                                      check_trace=False, strict=False)
     except Exception as error:  # noqa: BLE001 - named in the error
@@ -649,6 +683,28 @@ def _compile_hooked(model, example_inputs, options):
             f"cannot compile {type(model).__name__}: it has forward hooks "
             f"(on {', '.join(hooked)}), which torch.fx does not run, and "
             f"torch.jit.trace failed: {error}") from error
+    # What a trace cannot hold: a branch on a tensor's value (the trace
+    # keeps the example's path) and a buffer rebound (`self.b = ...`, not
+    # recorded); updates in place are recorded.
+    why = None
+    branches = [str(w.message) for w in caught
+                if issubclass(w.category, torch.jit.TracerWarning)
+                and "Python boolean" in str(w.message)]
+    if branches:
+        why = ("its forward branches on a tensor's value, which the trace "
+               "fixes to the example's path")
+    elif state.rebound:
+        why = (f"its forward assigns {', '.join(sorted(set(state.rebound)))}"
+               ", which torch.jit.trace does not record")
+    for w in caught:
+        if not issubclass(w.category, torch.jit.TracerWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename,
+                                   w.lineno)
+    if why:
+        raise FxMlirError(
+            f"cannot compile {type(model).__name__}: it has forward hooks "
+            f"(on {', '.join(hooked)}), which torch.fx does not run, and "
+            f"{why}")
     compiled = _compile_scripted(traced, example_inputs, None, options)
     compiled.route = "torch.jit.trace"
     return compiled

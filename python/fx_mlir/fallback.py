@@ -81,8 +81,12 @@ class FallbackGraph:
 
 
 class _StateReport:
-    """What _state_kept found on exit: whether a tensor had changed."""
+    """What _state_kept found on exit: whether a tensor had changed, and
+    the attributes that had been rebound (`rebound`, their names)."""
     changed = False
+
+    def __init__(self):
+        self.rebound = []
 
 
 def _same_values(a, b):
@@ -96,21 +100,38 @@ def _same_values(a, b):
 @contextlib.contextmanager
 def _state_kept(module):
     """Restores, on exit, the values of the tensors `module` and its
-    submodules hold other than parameters (buffers, tensor attributes).
-    Yields a _StateReport, whose `changed` says on exit whether one of
-    them had been changed in place."""
-    saved, seen = [], set()
+    submodules hold other than parameters (buffers, tensor attributes),
+    and the attributes that held them where they were rebound. Yields a
+    _StateReport, whose `changed` says on exit whether one of them had
+    been changed in place or rebound."""
+    saved, seen, bound = [], set(), []
     for sub in module.modules():
-        for value in list(vars(sub).values()) + list(sub._buffers.values()):
-            if isinstance(value, torch.Tensor) and \
-                    not isinstance(value, torch.nn.Parameter) and \
-                    not value.is_quantized and id(value) not in seen:
+        slots = [(vars(sub), key, value) for key, value in vars(sub).items()]
+        slots += [(sub._buffers, key, value)
+                  for key, value in sub._buffers.items()]
+        for table, key, value in slots:
+            if not isinstance(value, torch.Tensor) or \
+                    isinstance(value, torch.nn.Parameter):
+                continue
+            # The attribute itself: a forward may rebind it
+            # (`self.b = self.b * 2`) rather than update it in place.
+            bound.append((table, key, value))
+            if not value.is_quantized and id(value) not in seen:
                 seen.add(id(value))
                 saved.append((value, value.clone()))
     report = _StateReport()
     try:
         yield report
     finally:
+        for table, key, value in bound:
+            if table.get(key) is not value:
+                # A buffer rebound is state the next call reads; a plain
+                # attribute a hook sets each call (weight_norm's `weight`,
+                # computed from weight_g and weight_v) is put back only.
+                if any(table is m._buffers for m in module.modules()):
+                    report.changed = True
+                    report.rebound.append(key)
+                table[key] = value
         with torch.no_grad():
             for tensor, value in saved:
                 if not _same_values(tensor, value):

@@ -15,7 +15,10 @@ the tensor it views; that is reported as an error naming the node unless
 neither tensor is used afterwards.
 """
 
+import contextlib
+import io
 import operator
+import re
 
 import torch
 
@@ -443,11 +446,27 @@ def _setitem_by_index_tensors(graph, node):
 
 
 def _shapes(gm, example_inputs):
-    """The shape of every tensor node of `gm` on `example_inputs`."""
+    """The shape of every tensor node of `gm` on `example_inputs`. Raises
+    FxMlirError when the graph does not run on them (as eager would not:
+    an in-place update of overlapping memory, `add_(1.5)` of an int
+    tensor)."""
     from .importer import _TypeProp
-    with torch.no_grad():
-        _TypeProp(gm).propagate(*[t.clone() if isinstance(t, torch.Tensor)
-                                  else t for t in example_inputs])
+    try:
+        with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
+            _TypeProp(gm).propagate(*[
+                t.clone() if isinstance(t, torch.Tensor) else t
+                for t in example_inputs])
+    except Exception as error:  # noqa: BLE001 - the model's own failure
+        cause = error  # the operator's own error, under ShapeProp's
+        while (cause.__cause__ or cause.__context__) is not None:
+            cause = cause.__cause__ or cause.__context__
+        first = (str(cause).strip().splitlines() or [""])[0]
+        node = re.search(r"ShapeProp error for: node=%(\w+)", str(error))
+        where = f"node '{node.group(1)}' of " if node else ""
+        raise FxMlirError(
+            f"cannot compile {where}{type(gm).__name__}: it does not run on "
+            f"the example inputs ({type(cause).__name__}: {first})"
+        ) from error
     return {n: tuple(n.meta["tensor_meta"].shape) for n in gm.graph.nodes
             if hasattr(n.meta.get("tensor_meta"), "shape")}
 
@@ -652,6 +671,33 @@ def _views_as_methods(gm):
     return changed
 
 
+def _refuse_parameter_updates(gm):
+    """Raises FxMlirError for an in-place update of a parameter (through
+    views too): eager keeps it across calls, and a compiled graph holds
+    parameters as constants. Checked before anything runs the graph,
+    which would update the module's parameter itself."""
+    for node in gm.graph.nodes:
+        found = _setitem_target(node) or _out_of_place(node, gm)
+        if found is None:
+            continue
+        target = found[1]
+        while _is_view(target) and target.args and \
+                isinstance(target.args[0], torch.fx.Node):
+            target = target.args[0]
+        if target.op == "get_attr" and isinstance(
+                _attribute(gm, target.target), torch.nn.Parameter):
+            raise FxMlirError(
+                f"cannot compile {node.op} '{node.name}': it updates "
+                f"parameter '{target.target}' in place, which a compiled "
+                "graph holds as a constant")
+
+
+def _setitem_target(node):
+    if _is_setitem(node) and isinstance(node.args[0], torch.fx.Node):
+        return ("setitem", node.args[0])
+    return None
+
+
 def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
     """Rewrites the in-place nodes of the GraphModule `gm` (in place) into
     out-of-place ones; `x[index] = value` (operator.setitem, with an index
@@ -666,6 +712,7 @@ def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
     afterwards or is an input."""
     graph = gm.graph
     _views_as_methods(gm)
+    _refuse_parameter_updates(gm)
     shapes = {}
     if example_inputs is not None:
         shapes = _shapes(gm, example_inputs)

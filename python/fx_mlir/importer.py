@@ -257,14 +257,16 @@ def _propagate(gm, inputs):
 
 
 def _batch_dependent_dims(gm, example_inputs, batch_inputs=None):
-    """Runs the graph at the example batch and at one, two and twelve
-    more (those it runs at; one at least); the dims of each node's
-    tensors that differ follow the batch (dim 0 of inputs; of the first
-    `batch_inputs` inputs only, when given: the others are module state,
-    a buffer the graph updates). One more row alone misses a dim that
-    changes with the batch only now and then (`x[::3]` has 2 rows at a
-    batch of 4 and of 5, 5 at 16); two and twelve more keep the batch's
-    parity, twelve its divisibility by 3, 4 and 6 (`x.view(-1, 2, n)`)."""
+    """Runs the graph at the example batch, at one, two and twelve more,
+    and at a batch of 1 (those it runs at; one at least);
+    the dims of each node's tensors that differ follow the batch (dim 0
+    of inputs; of the first `batch_inputs` inputs only, when given: the
+    others are module state, a buffer the graph updates). One more row
+    alone misses a dim that changes with the batch only now and then
+    (`x[::3]` has 2 rows at a batch of 4 and of 5, 5 at 16); two and
+    twelve more keep the batch's parity, twelve its divisibility by 3, 4
+    and 6 (`x.view(-1, 2, n)`); a batch of 1 shows the slices that
+    smaller batches shorten (`x[:3]`)."""
     def shapes(inputs):
         _propagate(gm, inputs)
         result = {}
@@ -279,13 +281,20 @@ def _batch_dependent_dims(gm, example_inputs, batch_inputs=None):
     count = len(example_inputs) if batch_inputs is None else batch_inputs
 
     def grown(extra):
+        if extra < 0:  # the first row alone
+            return tuple(
+                t[:1] if i < count and isinstance(t, torch.Tensor) and
+                t.dim() > 0 else t for i, t in enumerate(example_inputs))
         return tuple(
             torch.cat([t, t[:1].repeat(extra, *[1] * (t.dim() - 1))])
             if i < count and isinstance(t, torch.Tensor) and t.dim() > 0
             else t for i, t in enumerate(example_inputs))
+    batch = next((t.shape[0] for i, t in enumerate(example_inputs)
+                  if i < count and isinstance(t, torch.Tensor)
+                  and t.dim() > 0), 1)
     with torch.no_grad():
         runs, first_error = [], None
-        for extra in (1, 2, 12):
+        for extra in (1, 2, 12) + ((-1,) if batch > 1 else ()):
             try:
                 # torch.fx's ShapeProp prints the traceback of a node
                 # that fails: a batch the graph does not run at is no

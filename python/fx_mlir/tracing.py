@@ -700,7 +700,73 @@ def trace(model, example_inputs=None, static_shapes=False,
     example values' numbers (what fx_mlir.compile does without a dynamic
     batch). With `specialize_numbers`, the inputs whose examples are
     Python numbers are those numbers (concrete arguments): the graph has
-    no placeholder for them."""
+    no placeholder for them. Plain tensor attributes of the modules
+    (`self.t = torch.zeros(3)` in `__init__`) are read through get_attr
+    nodes, as buffers are (_plain_tensors_as_buffers)."""
+    if isinstance(model, torch.nn.Module):
+        with _numbers_kept(model), _plain_tensors_as_buffers(model):
+            return _trace(model, example_inputs, static_shapes,
+                          specialize_numbers)
+    return _trace(model, example_inputs, static_shapes, specialize_numbers)
+
+
+@contextlib.contextmanager
+def _numbers_kept(model):
+    """Restores the Python numbers the modules of `model` hold (`self.calls
+    = 0` in `__init__`) after tracing, and raises FxMlirError when the
+    forward changed one (`self.calls += 1` runs while tracing): the graph
+    holds the value the trace saw, where eager's would change call after
+    call."""
+    saved = [(module, key, value) for module in model.modules()
+             for key, value in vars(module).items()
+             if isinstance(value, (int, float)) and not key.startswith("_")
+             and key != "training"]
+    try:
+        yield
+    finally:
+        changed = []
+        for module, key, value in saved:
+            now = vars(module).get(key, value)
+            if now is not value and now != value:
+                changed.append(key)
+                module.__dict__[key] = value
+    if changed:
+        raise FxMlirError(
+            f"cannot trace {type(model).__name__}: its forward changes "
+            f"{', '.join(sorted(set(changed)))} (Python numbers the "
+            "module holds), which the traced graph would keep at the value "
+            "the trace saw; keep such state in a buffer")
+
+
+@contextlib.contextmanager
+def _plain_tensors_as_buffers(model):
+    """Registers the plain tensor attributes of `model`'s modules as
+    (non-persistent) buffers while tracing, then makes them attributes
+    again: torch.fx reads a plain attribute as its tensor, so
+    `self.t.add_(1)` would run on the module's tensor while tracing and
+    be left out of the graph, where eager keeps the update across calls."""
+    moved = []
+    for module in model.modules():
+        if isinstance(module, torch.fx.GraphModule):
+            continue
+        for key, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and \
+                    not isinstance(value, torch.nn.Parameter) and \
+                    not key.startswith("_") and key not in module._buffers:
+                del module.__dict__[key]
+                module._buffers[key] = value
+                module._non_persistent_buffers_set.add(key)
+                moved.append((module, key))
+    try:
+        yield
+    finally:
+        for module, key in moved:
+            value = module._buffers.pop(key, None)
+            module._non_persistent_buffers_set.discard(key)
+            module.__dict__[key] = value
+
+
+def _trace(model, example_inputs, static_shapes, specialize_numbers):
     tracer = ModulePathTracer(example_inputs, static_shapes)
     try:
         if _reference_forward(model) is not None:

@@ -1808,6 +1808,221 @@ def test_hooked_model_buffers_kept_across_calls():
     assert model.steps.item() == 3
 
 
+class BufferUpdatedBeforeABranch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("acc", torch.zeros(3))
+
+    def forward(self, x):
+        self.acc.add_(x.sum(0))
+        if bool(x.sum() > 0):
+            y = x * 2
+        else:
+            y = x + self.acc
+        return y
+
+
+def test_buffer_updated_before_a_branch_is_read_updated_in_it():
+    """On the torch.jit.script route, a branch's read of a buffer the
+    forward updated before it is moved out of the branch and passed in:
+    the branch reads the updated value, call after call."""
+    model, eager = BufferUpdatedBeforeABranch(), BufferUpdatedBeforeABranch()
+    with pytest.warns(fx_mlir.ScriptedRouteWarning):
+        compiled = fx_mlir.compile(model, (torch.randn(4, 3),), cache_dir="")
+    for x in (-torch.ones(4, 3), torch.ones(4, 3), -torch.ones(4, 3)):
+        torch.testing.assert_close(compiled(x), eager(x))
+    torch.testing.assert_close(model.acc, eager.acc)
+
+
+class RebindsThenBranches(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("b", torch.ones(3))
+
+    def forward(self, x):
+        self.b = self.b * 2
+        if x.sum() > 0:
+            return self.b
+        return x.sum(0)
+
+
+def test_failed_trace_does_not_change_the_module():
+    """torch.fx's attempt (buffers read as tensors, after the proxies
+    failed on the branch) rebinds the buffer; compiling restores it, and
+    the script route's calls then match eager's from the first."""
+    model, eager = RebindsThenBranches(), RebindsThenBranches()
+    with pytest.warns(fx_mlir.ScriptedRouteWarning):
+        compiled = fx_mlir.compile(model, (torch.ones(4, 3),), cache_dir="")
+    assert torch.equal(model.b, torch.ones(3))
+    for _ in range(3):
+        x = torch.ones(4, 3)
+        torch.testing.assert_close(compiled(x), eager(x))
+
+
+class _HookedRebind(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.register_buffer("n", torch.zeros(()))
+        self.lin.register_forward_hook(lambda module, args, out: out * 2)
+
+    def forward(self, x):
+        self.n = self.n + 1
+        return self.lin(x) + self.n
+
+
+class _HookedBranch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.lin.register_forward_hook(lambda module, args, out: out * 2)
+
+    def forward(self, x):
+        if x.sum() > 0:
+            return self.lin(x)
+        return -x
+
+
+@pytest.mark.parametrize("model, message", [
+    (_HookedRebind(), "assigns n, which torch.jit.trace does not record"),
+    (_HookedBranch(), "branches on a tensor's value"),
+], ids=["rebinds", "branches"])
+def test_hooked_model_the_trace_cannot_hold_is_refused(model, message):
+    """A hooked model compiles through torch.jit.trace, which keeps the
+    example's branch and does not record a buffer rebound: refused, and
+    the module's state as it was."""
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.warns(fx_mlir.ScriptedRouteWarning), \
+            pytest.raises(fx_mlir.FxMlirError, match=message):
+        fx_mlir.compile(model, (torch.ones(2, 3),), cache_dir="")
+    for name, value in model.state_dict().items():
+        torch.testing.assert_close(value, before[name])
+
+
+class _UpdatesParameter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3), requires_grad=False)
+
+    def forward(self, x):
+        self.w.add_(1)
+        return x * self.w
+
+
+def test_parameter_updated_in_place_is_refused():
+    model = _UpdatesParameter()
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="updates parameter 'w' in place"):
+        fx_mlir.compile(model, (torch.ones(2, 3),), cache_dir="")
+    assert torch.equal(model.w, torch.ones(3))
+
+
+class _PlainTensorState(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = torch.zeros(3)
+
+    def forward(self, x):
+        self.t.add_(1)
+        return x + self.t
+
+
+def test_plain_tensor_attribute_updated_in_place_kept_across_calls():
+    """A plain tensor attribute (`self.t = torch.zeros(3)`, not a
+    registered buffer) is state eager keeps: traced through a get_attr,
+    updated and written back as a buffer is."""
+    model, eager = _PlainTensorState(), _PlainTensorState()
+    compiled = fx_mlir.compile(model, (torch.zeros(2, 3),), cache_dir="")
+    assert not model.t.any() and "t" not in model._buffers
+    for _ in range(3):
+        x = torch.zeros(2, 3)
+        torch.testing.assert_close(compiled(x), eager(x))
+    torch.testing.assert_close(model.t, eager.t)
+
+
+class _IntAddsFloat(nn.Module):
+    def forward(self, x):
+        x.add_(1.5)
+        return x
+
+
+def test_model_failing_on_its_examples_is_an_fx_mlir_error():
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="node 'add_' of .*does not run on the example"):
+        fx_mlir.compile(_IntAddsFloat(), (torch.ones(3, dtype=torch.long),),
+                        cache_dir="")
+
+
+class _CountsCalls(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return x * self.calls
+
+
+def test_python_number_the_forward_changes_is_refused():
+    """`self.calls += 1` on a Python int runs while tracing: the graph
+    would hold the traced value. Refused, and the module's number as it
+    was."""
+    model = _CountsCalls()
+    with pytest.warns(fx_mlir.ScriptedRouteWarning), \
+            pytest.raises(fx_mlir.FxMlirError, match="changes calls"):
+        fx_mlir.compile(model, (torch.ones(2, 3),), cache_dir="")
+    assert model.calls == 0
+
+
+class BatchWindows(nn.Module):
+    def forward(self, x):
+        return x[:3] + 1, x[-2:] * 2
+
+
+class BatchNarrow(nn.Module):
+    def forward(self, x):
+        return x.narrow(0, 1, 2)
+
+
+class BatchPairs(nn.Module):
+    def forward(self, x):
+        return x.view(-1, 2, 3).sum(1)
+
+
+class BatchRow(nn.Module):
+    def forward(self, x):
+        return x[3] * 2
+
+
+def test_dynamic_batch_windows_shorten_with_the_batch():
+    model = BatchWindows()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 3),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (1, 2, 4, 5):
+        x = torch.randn(batch, 3)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("model, bad, good", [
+    (BatchNarrow(), (1, 2), (3, 6)),
+    (BatchPairs(), (3, 5), (2, 6)),
+    (BatchRow(), (1, 3), (4, 7)),
+], ids=["narrow", "view", "select"])
+def test_dynamic_batch_out_of_range_is_an_error(model, bad, good):
+    """Where eager raises at a batch (narrow past the end, a view the
+    batch does not divide, a row past the end) the compiled code raises
+    too, and never reads past the input."""
+    compiled = fx_mlir.compile(model, (torch.randn(4, 3),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in good:
+        x = torch.randn(batch, 3)
+        torch.testing.assert_close(compiled(x), model(x))
+    for batch in bad:
+        with pytest.raises(fx_mlir.FxMlirError):
+            compiled(torch.randn(batch, 3))
+
+
 class Hooked(nn.Module):
     def __init__(self):
         super().__init__()

@@ -93,8 +93,25 @@ LogicalResult lowerReshape(Lowering &l) {
       for (auto [i, s] : llvm::enumerate(*sizes))
         if (int(i) != inferred)
           product = indexMul(l, product, l.toIndex(s));
+      // As ATen: the other sizes must divide the element count (a batch
+      // of 3 viewed as (-1, 2, 3) is an error, not a truncated view), and
+      // -1 next to a 0 is ambiguous.
+      Value zero = l.indexConst(0);
+      Value none = arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::eq,
+                                         product, zero);
+      Value divisor =
+          arith::SelectOp::create(l.b, l.loc, none, l.indexConst(1), product);
+      Value rest = arith::RemUIOp::create(l.b, l.loc, numel, divisor);
+      Value bad = arith::OrIOp::create(
+          l.b, l.loc, none,
+          arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::ne, rest,
+                                zero));
+      l.check(tensor::FromElementsOp::create(
+                  l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()), bad),
+              "shape is invalid for the input's size: the other sizes do not "
+              "divide its element count");
       (*sizes)[inferred] =
-          arith::DivUIOp::create(l.b, l.loc, numel, product).getResult();
+          arith::DivUIOp::create(l.b, l.loc, numel, divisor).getResult();
     }
   }
   // Sizes that are values but equal a static input dim stay values; the
@@ -563,6 +580,18 @@ LogicalResult lowerNarrow(Lowering &l) {
     if (ShapedType::isDynamic(size))
       return l.fail("negative start on a dynamic dim");
     s += size;
+  }
+  if (ShapedType::isDynamic(size)) {
+    // Along a dim of run-time size (the batch) the narrowed range must fit,
+    // as ATen checks: an error, never a read past the end.
+    Value n = l.toIndex(l.dim(x, *dim));
+    Value end =
+        arith::AddIOp::create(l.b, l.loc, l.indexConst(s), l.toIndex(length));
+    Value past =
+        arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::sgt, end, n);
+    l.check(tensor::FromElementsOp::create(
+                l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()), past),
+            "start + length exceeds the dimension's size");
   }
   return l.replace(sliceAlong(l, x, *dim, l.b.getIndexAttr(s), length, 1));
 }
@@ -1183,9 +1212,28 @@ LogicalResult lowerSelect(Lowering &l) {
   if (!dim || type.getRank() == 0)
     return l.fail("dim must be a constant");
   Value n = l.toIndex(l.dim(x, *dim));
+  OpFoldResult raw = l.index(l.arg(P::index));
   Value idx = boundIndex(l, l.arg(P::index), n, {});
-  if (!idx)
+  if (!idx || !raw)
     return l.fail("unsupported index");
+  // An index not known to be in range (a dim of run-time size, the batch;
+  // an index computed at run time) is checked, as ATen's IndexError: the
+  // slice never reads past the dim.
+  std::optional<int64_t> constant = getConstantIntValue(raw);
+  int64_t size = type.getDimSize(*dim);
+  if (!constant || ShapedType::isDynamic(size) || *constant < -size ||
+      *constant >= size) {
+    Value i = l.toIndex(raw);
+    Value low = arith::CmpIOp::create(
+        l.b, l.loc, arith::CmpIPredicate::slt, i,
+        arith::SubIOp::create(l.b, l.loc, l.indexConst(0), n));
+    Value high =
+        arith::CmpIOp::create(l.b, l.loc, arith::CmpIPredicate::sge, i, n);
+    l.check(tensor::FromElementsOp::create(
+                l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()),
+                arith::OrIOp::create(l.b, l.loc, low, high).getResult()),
+            "index out of range of the dim");
+  }
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> offsets(rank, l.b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, l.b.getIndexAttr(1));

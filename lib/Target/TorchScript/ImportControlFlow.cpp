@@ -296,6 +296,15 @@ Importer::outerNodes(ArrayRef<torch::jit::Value *> captured,
   std::function<void(const FxValue &)> collect = [&](const FxValue &v) {
     if (v.kind == FxValue::Node && !llvm::is_contained(result, v.node))
       result.push_back(v.node);
+    // A buffer read outside (a read prepareGraph moved out of the control
+    // flow, of a buffer the forward updates): its get_attr here, passed
+    // in, so the block reads the value the call has at this point, not a
+    // constant of the module's state.
+    if (v.kind == FxValue::State && !v.isParameter) {
+      mlir::Value read = asNode(v, node);
+      if (read && !llvm::is_contained(result, read))
+        result.push_back(read);
+    }
     for (const FxValue &element : v.elements)
       collect(element);
   };
@@ -384,6 +393,15 @@ std::string Importer::importSubgraph(
       if (it != inner.end()) {
         v.node = it->second;
         changed = true;
+      }
+    }
+    if (v.kind == FxValue::State && !v.isParameter) {
+      auto read = parentStateNodes.find(v.path);
+      if (read != parentStateNodes.end()) {
+        if (auto it = inner.find(read->second); it != inner.end()) {
+          v = FxValue::ofNode(it->second);
+          changed = true;
+        }
       }
     }
     for (FxValue &element : v.elements)

@@ -751,7 +751,8 @@ void mlir::fx::torchscript::scalarizeConstantOperands(
 }
 
 /// Moves each read of an attribute of `self` (the graph's first input)
-/// that the graph assigns (prim::SetAttr in its own block) out of the
+/// that the graph assigns (prim::SetAttr in its own block) or updates in
+/// place (an in-place ATen operator in its block on a read of it) out of the
 /// control flow that holds it, to just before the control-flow node of the
 /// graph's block: a branch or loop body then reads the attribute's value
 /// as an input from outside, the value the import tracks (the assigned
@@ -764,9 +765,19 @@ static void hoistAssignedAttributeReads(torch::jit::Graph &graph) {
     return;
   torch::jit::Value *self = graph.inputs()[0];
   std::set<std::string> assigned;
-  for (torch::jit::Node *node : graph.block()->nodes())
+  for (torch::jit::Node *node : graph.block()->nodes()) {
     if (node->kind() == c10::prim::SetAttr && node->input(0) == self)
       assigned.insert(node->s(torch::jit::attr::name));
+    // An attribute updated in place (`self.acc.add_(x)`, aten::add_ of the
+    // attribute read): its reads inside control flow must see the update.
+    if (node->kind().is_aten() && !node->inputs().empty()) {
+      std::string name = node->kind().toUnqualString();
+      torch::jit::Node *read = node->input(0)->node();
+      if (name.size() > 1 && name.back() == '_' && name.front() != '_' &&
+          read->kind() == c10::prim::GetAttr && read->input(0) == self)
+        assigned.insert(read->s(torch::jit::attr::name));
+    }
+  }
   if (assigned.empty())
     return;
   for (torch::jit::Node *top : graph.block()->nodes()) {
