@@ -8,6 +8,7 @@ import warnings
 import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 import fx_mlir
 
@@ -148,6 +149,18 @@ class BranchReturnsTuples(nn.Module):
         return x - 1, x.amax(0), x.shape[1]
 
 
+class AffineBranch(nn.Module):
+    """F.affine_grid checks `min(size) <= 0` (prim::min.self_int, the min
+    of a list of ints) in scripted code."""
+
+    def forward(self, x, theta):
+        if bool(x.sum() > 0):
+            grid = F.affine_grid(theta, x.shape, align_corners=False)
+        else:
+            grid = F.affine_grid(theta * 2, x.shape, align_corners=False)
+        return F.grid_sample(x, grid, align_corners=False)
+
+
 CASES = [
     ("data_branch_true", DataBranch, lambda: (torch.rand(4, 3),)),
     ("data_branch_false", DataBranch, lambda: (-torch.rand(4, 3),)),
@@ -164,6 +177,8 @@ CASES = [
     ("submodule", WithGate, lambda: (torch.randn(3, 4),)),
     ("tuples_true", BranchReturnsTuples, lambda: (torch.rand(4, 3),)),
     ("tuples_false", BranchReturnsTuples, lambda: (-torch.rand(4, 3),)),
+    ("affine_grid", AffineBranch,
+     lambda: (torch.rand(2, 3, 8, 8), torch.randn(2, 2, 3))),
 ]
 
 
