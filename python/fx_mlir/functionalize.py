@@ -836,24 +836,20 @@ def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
     if example_inputs is not None:
         # An update that changes an input's shape (`x.unsqueeze_(0)`)
         # cannot be written back into the caller's tensor.
+        # Nor into a buffer: compiled code keeps its state's shapes.
         final = _shapes(gm, example_inputs)
-        for index, (placeholder, value) in zip(inputs, updated.items()):
-            example = example_inputs[index]
-            if (isinstance(example, torch.Tensor) and value in final
-                    and final[value] != tuple(example.shape)):
+        written = [(f"input '{placeholder.name}'", example_inputs[index],
+                    value)
+                   for index, (placeholder, value) in zip(inputs,
+                                                          updated.items())]
+        written += [(f"buffer '{path}'", _attribute(gm, path), value)
+                    for path, value in updated_state.items()]
+        for what, before, value in written:
+            if (isinstance(before, torch.Tensor) and value in final
+                    and final[value] != tuple(before.shape)):
                 raise FxMlirError(
                     f"cannot compile {value.op} '{value.name}': it updates "
-                    f"input '{placeholder.name}' in place to shape "
-                    f"{list(final[value])} from {list(example.shape)}; "
-                    "an in-place update that changes an input's shape is "
-                    "not supported")
-        for path, value in updated_state.items():
-            buffer = _attribute(gm, path)
-            if (isinstance(buffer, torch.Tensor) and value in final
-                    and final[value] != tuple(buffer.shape)):
-                raise FxMlirError(
-                    f"cannot compile {value.op} '{value.name}': it updates "
-                    f"buffer '{path}' in place to shape "
-                    f"{list(final[value])} from {list(buffer.shape)}; a "
-                    "compiled graph keeps its buffers' shapes")
+                    f"{what} in place to shape {list(final[value])} from "
+                    f"{list(before.shape)}; an in-place update that changes "
+                    "the shape of an input or a buffer is not supported")
     return inputs, list(updated_state)

@@ -254,17 +254,17 @@ class ModulePathTracer(torch.fx.Tracer):
             example = self._example_value(args[0].node)
             if isinstance(example, torch.Tensor):
                 return target(example)
-        if kind == "call_function" and target in REFERENCE_FUNCTIONS:
+        for body in (
+                REFERENCE_FUNCTIONS.get(target)
+                if kind == "call_function" else None,
+                _inlined(target)
+                if kind == "call_function" and self._inlinable(target)
+                else None):
+            if body is None:
+                continue
             last = self.graph._root.prev
             try:
-                return REFERENCE_FUNCTIONS[target](*args, **kwargs)
-            except Exception:  # noqa: BLE001 - keep the call as it was
-                while self.graph._root.prev is not last:
-                    self.graph.erase_node(self.graph._root.prev)
-        if kind == "call_function" and self._inlinable(target):
-            last = self.graph._root.prev
-            try:
-                return _inlined(target)(*args, **kwargs)
+                return body(*args, **kwargs)
             except Exception:  # noqa: BLE001 - keep the call as it was
                 while self.graph._root.prev is not last:
                     self.graph.erase_node(self.graph._root.prev)

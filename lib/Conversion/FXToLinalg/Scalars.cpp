@@ -190,9 +190,20 @@ LogicalResult lowerFloatRemainder(Lowering &l) {
       loc, adjust, b.createOrFold<arith::AddFOp>(loc, mod, y), mod));
 }
 
+/// max(x, y) or min(x, y) of two numbers of one type, as TorchScript's
+/// std::max and std::min: `x < y ? y : x` and `y < x ? y : x`.
+template <bool Max> static Value extremum(Lowering &l, Value x, Value y) {
+  Value lhs = Max ? x : y, rhs = Max ? y : x;
+  Value less = isa<IntegerType>(x.getType())
+                   ? l.b.createOrFold<arith::CmpIOp>(
+                         l.loc, arith::CmpIPredicate::slt, lhs, rhs)
+                   : l.b.createOrFold<arith::CmpFOp>(
+                         l.loc, arith::CmpFPredicate::OLT, lhs, rhs);
+  return l.b.createOrFold<arith::SelectOp>(l.loc, less, y, x);
+}
+
 /// min(a, b) and max(a, b) of numbers (prim::min.int, prim::max.float,
-/// ...), as TorchScript's std::min and std::max: `b < a ? b : a` and
-/// `a < b ? b : a`; ints stay ints.
+/// ...), as TorchScript's std::min and std::max; ints stay ints.
 template <bool Max> LogicalResult lowerNumberExtremum(Lowering &l) {
   using P = args::prim::min_float_;
   bool ints = l.target().ends_with(".int");
@@ -200,13 +211,7 @@ template <bool Max> LogicalResult lowerNumberExtremum(Lowering &l) {
   Value x = l.scalar(l.arg(P::a), type), y = l.scalar(l.arg(P::b), type);
   if (!x || !y)
     return l.fail("needs number operands");
-  Value lhs = Max ? x : y, rhs = Max ? y : x;
-  Value less = ints ? l.b.createOrFold<arith::CmpIOp>(
-                          l.loc, arith::CmpIPredicate::slt, lhs, rhs)
-                    : l.b.createOrFold<arith::CmpFOp>(
-                          l.loc, arith::CmpFPredicate::OLT, lhs, rhs);
-  // max: a < b ? b : a; min: b < a ? b : a.
-  return l.replace(l.b.createOrFold<arith::SelectOp>(l.loc, less, y, x));
+  return l.replace(extremum<Max>(l, x, y));
 }
 
 /// min(l) and max(l) of a list of numbers (prim::min.self_int, ...), as
@@ -232,12 +237,7 @@ template <bool Max> LogicalResult lowerListExtremum(Lowering &l) {
     Value y = l.scalar(item, type);
     if (!y)
       return l.fail("needs a list of numbers");
-    Value lhs = Max ? result : y, rhs = Max ? y : result;
-    Value less = ints ? l.b.createOrFold<arith::CmpIOp>(
-                            l.loc, arith::CmpIPredicate::slt, lhs, rhs)
-                      : l.b.createOrFold<arith::CmpFOp>(
-                            l.loc, arith::CmpFPredicate::OLT, lhs, rhs);
-    result = l.b.createOrFold<arith::SelectOp>(l.loc, less, y, result);
+    result = extremum<Max>(l, result, y);
   }
   return l.replace(result);
 }
