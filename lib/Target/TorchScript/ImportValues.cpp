@@ -552,6 +552,60 @@ mlir::Value Importer::stateNode(const std::string &path,
   return op.getResult();
 }
 
+/// `self.b = value` (prim::SetAttr) of a buffer, in the forward graph
+/// itself: the buffer's later reads are `value`, and an `aten::copy_` into
+/// a get_attr of its own writes it into the buffer (which fx_mlir.compile
+/// writes back into the module after each call; reads made before keep the
+/// old value). `self.b += x` of a tensor is an in-place update the graph
+/// holds already, then the same assignment. Other attributes, and
+/// assignments inside control flow, cannot be.
+void Importer::importSetAttr(torch::jit::Node *node) {
+  FxValue base = inputValue(node, 0);
+  const std::string &field = node->s(torch::jit::attr::name);
+  if (base.kind != FxValue::Module)
+    fail(node,
+         "assigns attribute '" + field + "' of a value that is not a module");
+  std::string path = join(base.path, field);
+  auto type = base.module.type();
+  auto slot = type->findAttributeSlot(field);
+  if (!slot || !type->is_buffer(*slot) ||
+      !base.module._ivalue()->getSlot(*slot).isTensor())
+    fail(node, "assigns attribute '" + path +
+                   "', which is not a buffer: only buffers may be "
+                   "assigned in a compiled forward");
+  if (graphOp != forwardGraph)
+    fail(node, "assigns buffer '" + path +
+                   "' inside control flow, which compiled code cannot");
+  mlir::Value value = asNode(inputValue(node, 1), node);
+  if (!value)
+    fail(node, "assigns buffer '" + path + "' a value that is not a tensor");
+  declareState(path, base.module._ivalue()->getSlot(*slot).toTensor(),
+               StateKind::Buffer);
+  // Reads of the buffer made before (`old = self.b`, imported when used)
+  // read the get_attr made now, before the assignment.
+  (void)stateNode(path, node);
+  auto state = graphModule.lookupSymbol<StateOp>(path);
+  if (state && isa<RankedTensorType>(value.getType()) &&
+      value.getType() != state.getType()) {
+    std::string was, now;
+    llvm::raw_string_ostream(was) << state.getType();
+    llvm::raw_string_ostream(now) << value.getType();
+    fail(node, "assigns buffer '" + path + "' (" + was +
+                   ") a tensor of another type (" + now +
+                   "); a compiled graph keeps its buffers' shapes and dtypes");
+  }
+  std::string name = uniqueName(path);
+  mlir::Value buffer =
+      GetAttrOp::create(builder, nodeLoc(name, node),
+                        state ? state.getType() : Type(AnyType::get(ctx)), name,
+                        path)
+          .getResult();
+  callNode("copy_", "aten::copy_",
+           {FxValue::ofNode(buffer), FxValue::ofNode(value)}, buffer.getType(),
+           node);
+  assignedState[path] = FxValue::ofNode(value);
+}
+
 mlir::Value Importer::asNode(const FxValue &value,
                              const torch::jit::Node *node) {
   if (value.kind == FxValue::Node)
