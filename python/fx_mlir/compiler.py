@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import threading
+import types
 import warnings
 
 import torch
@@ -508,11 +509,21 @@ def compile(model, example_inputs, dynamic_batch=False,
         # The buffers the graph updates become inputs after the caller's,
         # read from the module and written back into it at each call, as
         # eager keeps them across calls.
+        owner = model
+        if getattr(gm, "_fx_mlir_wrapped", False):
+            # A module traced as the one call of a wrapper (tracing._whole):
+            # its state paths start with `module.`.
+            owner = types.SimpleNamespace(module=model)
+            owner.named_buffers = lambda: (
+                ("module." + name, b) for name, b in model.named_buffers())
+            owner.named_modules = lambda: (
+                ("module." + name if name else "module", m)
+                for name, m in model.named_modules())
         updated, paths = functionalize(gm, example_inputs,
                                        dynamic=dynamic_batch,
-                                       buffers=_buffer_paths(model))
+                                       buffers=_buffer_paths(owner))
         _refuse_buffer_reads_in_control_flow(gm, paths)
-        state = _buffers_as_inputs(gm, model, paths)
+        state = _buffers_as_inputs(gm, owner, paths)
         updated = updated + [user_inputs + i for i in range(len(state))]
         example_inputs = tuple(example_inputs) + tuple(
             slot.get().clone() for slot in state)
@@ -890,7 +901,9 @@ def _node_values(gm, example_inputs, wanted):
     inputs = [t.clone() if isinstance(t, torch.Tensor) else t
               for t in example_inputs]  # in-place updates stay here
     try:
-        with torch.no_grad():
+        # A module call updates its own buffers (a BatchNorm in training
+        # mode): they are put back.
+        with torch.no_grad(), _state_kept(gm):
             Recorder(gm).run(*inputs)
     except Exception:  # noqa: BLE001 - compile reports a model that fails
         pass

@@ -646,10 +646,54 @@ def cross_entropy_forward(module, input, target):
                          label_smoothing=module.label_smoothing)
 
 
+def batch_norm_training_forward(bn, input):
+    """nn.BatchNorm1d/2d/3d in training mode with running statistics, as
+    _BatchNorm.forward and ATen's batch_norm_cpu compute it: the output
+    normalized by the batch's own statistics (aten::batch_norm without
+    running statistics, which the compiler lowers as native_batch_norm),
+    and the running statistics updated in place as state the compiled code
+    keeps across calls: `num_batches_tracked += 1`, then, with `f` the
+    momentum (or `1 / num_batches_tracked` when it is None),
+    `running_mean = f * mean + (1 - f) * running_mean` and `running_var =
+    f * var + (1 - f) * running_var` with `var` the unbiased variance.
+    F.batch_norm refuses a batch of one value per channel; so does this,
+    while tracing when the example's sizes are static and by a run-time
+    check (torch._assert) when the batch is dynamic."""
+    bn._check_input_dim(input)
+    size = input.size()
+    if isinstance(size, torch.Size):
+        F._verify_batch_size(size)
+        rank = len(size)
+    else:
+        rank = input.dim()
+        spatial = [input.size(d) for d in range(2, rank)]
+        if all(isinstance(s, int) for s in spatial) and math.prod(
+                spatial) == 1:
+            torch._assert(input.size(0) != 1,
+                          "Expected more than 1 value per channel when "
+                          "training")
+    factor = bn.momentum if bn.momentum is not None else 0.0
+    if bn.num_batches_tracked is not None:
+        bn.num_batches_tracked.add_(1)
+        if bn.momentum is None:
+            factor = 1.0 / bn.num_batches_tracked.double()
+    dims = [0] + list(range(2, rank))
+    with torch.no_grad():
+        var, mean = torch.var_mean(input.detach(), dims, unbiased=True)
+        bn.running_mean.copy_(factor * mean + (1 - factor) * bn.running_mean)
+        bn.running_var.copy_(factor * var + (1 - factor) * bn.running_var)
+    return F.batch_norm(input, None, None, bn.weight, bn.bias, True, 0.0,
+                        bn.eps)
+
+
 def reference_forward(module):
     """The reference forward of `module`, or None: by its type, and for
     nn.CrossEntropyLoss only with label smoothing (which the registry's
     binding of the module does not lower)."""
     if type(module) is nn.CrossEntropyLoss:
         return cross_entropy_forward if module.label_smoothing else None
+    if (type(module) in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+            and module.training and module.running_mean is not None
+            and module.running_var is not None):
+        return batch_norm_training_forward
     return REFERENCE_FORWARDS.get(type(module))

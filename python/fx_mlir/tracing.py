@@ -811,7 +811,11 @@ def _trace(model, example_inputs, static_shapes, specialize_numbers):
             # on Python 3.11, is traced into as the wrapper's submodule.
             tracer._traceable[id(model)] = True
         graph = tracer.trace(wrapper)
-        return torch.fx.GraphModule(wrapper, graph, type(model).__name__)
+        gm = torch.fx.GraphModule(wrapper, graph, type(model).__name__)
+        # Its state is the model's, under `module.`: compile keeps the
+        # buffers the forward updates in the model itself.
+        gm._fx_mlir_wrapped = True
+        return gm
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
 
 

@@ -3,6 +3,7 @@ dynamic batch, and clear errors for unsupported nodes and bad inputs.
 
 The end-to-end suite (test/e2e) covers the operators; these tests cover
 the API around them."""
+import copy
 import os
 import sys
 
@@ -1683,6 +1684,83 @@ def test_buffers_kept_across_calls(dynamic_batch):
     for name, want in eager.state_dict().items():
         torch.testing.assert_close(model.state_dict()[name], want)
     assert model.steps.item() == 3
+
+
+class TrainingNorms(nn.Module):
+    """BatchNorm2d and BatchNorm1d (momentum None: a cumulative average)
+    left in training mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4, momentum=0.2)
+        self.fc = nn.Linear(4, 5)
+        self.bn1 = nn.BatchNorm1d(5, momentum=None)
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.conv(x)))
+        return self.bn1(self.fc(h.mean((2, 3))))
+
+
+@pytest.mark.parametrize("dynamic_batch", [False, True])
+def test_batch_norm_in_training_mode(dynamic_batch):
+    """BatchNorm in training mode normalizes by the batch's statistics and
+    updates its running statistics and batch count at each call, as eager
+    does; compiling leaves them alone."""
+    torch.manual_seed(0)
+    model, eager = TrainingNorms().train(), TrainingNorms().train()
+    eager.load_state_dict(model.state_dict())
+    compiled = fx_mlir.compile(model, (torch.randn(3, 3, 6, 6),),
+                               dynamic_batch=dynamic_batch, cache_dir="")
+    assert model.bn.num_batches_tracked.item() == 0
+    assert not model.bn.running_mean.any()
+    for batch in (3, 6, 4) if dynamic_batch else (3, 3, 3):
+        x = torch.randn(batch, 3, 6, 6)
+        torch.testing.assert_close(compiled(x), eager(x))
+    for name, want in eager.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[name], want)
+    assert model.bn1.num_batches_tracked.item() == 3
+
+
+@pytest.mark.parametrize("source", ["module", "graph_module"])
+def test_batch_norm_in_training_mode_as_the_model(source):
+    """A training-mode BatchNorm compiled as the whole model (traced as the
+    one call of a wrapper) or inside a GraphModule a user traced keeps its
+    own running statistics."""
+    torch.manual_seed(0)
+    model = nn.BatchNorm3d(2, affine=False, momentum=0.3)
+    if source == "graph_module":
+        model = torch.fx.symbolic_trace(nn.Sequential(model))
+    eager = copy.deepcopy(model)
+    x = torch.randn(2, 2, 3, 3, 3)
+    compiled = fx_mlir.compile(model, (x,), cache_dir="")
+    assert all(not b.any() for name, b in model.named_buffers()
+               if "running_mean" in name or "num_batches" in name)
+    for _ in range(2):
+        x = torch.randn(2, 2, 3, 3, 3)
+        torch.testing.assert_close(compiled(x), eager(x))
+    for name, want in eager.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[name], want)
+
+
+def test_batch_norm_in_training_mode_needs_two_values_per_channel():
+    """F.batch_norm refuses one value per channel in training mode: so does
+    compile for such an example, and the compiled code, by a run-time
+    check, for such a batch when the batch is dynamic (the state left as
+    it was)."""
+    model = nn.Sequential(nn.Linear(5, 4), nn.BatchNorm1d(4)).train()
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="Expected more than 1 value per channel"):
+        fx_mlir.compile(model, (torch.randn(1, 5),), cache_dir="")
+    compiled = fx_mlir.compile(model, (torch.randn(3, 5),),
+                               dynamic_batch=True, cache_dir="")
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match=r"node '_assert' \(module '1'\).*Expected more "
+                       "than 1 value per channel"):
+        compiled(torch.randn(1, 5))
+    assert model[1].num_batches_tracked.item() == 0
+    compiled(torch.randn(2, 5))
+    assert model[1].num_batches_tracked.item() == 1
 
 
 def _assert_calls_match(compiled, eager, model, buffers, calls=3):
