@@ -13,6 +13,7 @@ code allocated.
 
 import importlib.machinery
 import importlib.util
+import inspect
 import json
 import operator
 import os
@@ -185,6 +186,140 @@ def _signature_quantized_inputs(graph):
             if text}
 
 
+def _is_namedtuple_class(target):
+    return (isinstance(target, type) and issubclass(target, tuple)
+            and hasattr(target, "_fields"))
+
+
+def _structseq_of(node):
+    """The torch.return_types type of what `node` returns when it returns
+    a tuple (`x.max(0)`, `torch.linalg.eigh(a)`; `torch.max(x)` is a
+    tensor, which the structure tells apart), else None."""
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function":
+        name = getattr(node.target, "__name__", None)
+    else:
+        return None
+    if not isinstance(name, str) or name.startswith("_"):
+        return None
+    cls = getattr(torch.return_types, name, None)
+    return cls if isinstance(getattr(cls, "n_fields", None), int) else None
+
+
+def _named_outputs(gm):
+    """The named tuple types of `gm`'s outputs (a tree that _names_applied
+    lays over the compiled graph's output structure), after replacing each
+    node that builds a collections.namedtuple (a call of its class, which
+    the compiler does not lower) by the tuple of its fields where only the
+    output, `[i]` and `.field` read it. None when there are none."""
+    graph = gm.graph
+    changed = False
+    # Last first: a named tuple that is a field of another is read back
+    # from the other's fields, or output with it.
+    for node in reversed(list(graph.nodes)):
+        if node.op != "call_function" or \
+                not _is_namedtuple_class(node.target):
+            continue
+        cls = node.target
+        try:
+            bound = inspect.signature(cls).bind(*node.args, **node.kwargs)
+        except TypeError:
+            continue
+        bound.apply_defaults()
+        fields = [bound.arguments[f] for f in cls._fields]
+        users = list(node.users)
+        if not all(u.op == "output" or "fx_mlir_named" in u.meta or (
+                u.op == "call_function" and not u.kwargs and len(u.args) == 2
+                and ((u.target is operator.getitem
+                      and isinstance(u.args[1], int)
+                      and -len(fields) <= u.args[1] < len(fields))
+                     or (u.target is getattr and u.args[1] in cls._fields)))
+                for u in users):
+            continue
+        for user in users:
+            if user.op == "output" or "fx_mlir_named" in user.meta:
+                continue
+            key = user.args[1]
+            value = fields[key if isinstance(key, int)
+                           else cls._fields.index(key)]
+            if isinstance(value, torch.fx.Node):
+                user.replace_all_uses_with(value)
+                graph.erase_node(user)
+        node.meta["fx_mlir_named"] = (cls, tuple(fields))
+        changed = True
+    output = next(n for n in graph.nodes if n.op == "output")
+
+    def spec(value):
+        if isinstance(value, torch.fx.Node):
+            if "fx_mlir_named" in value.meta:
+                cls, fields = value.meta["fx_mlir_named"]
+                return ("named", cls, [spec(f) for f in fields])
+            cls = _structseq_of(value)
+            return ("named", cls, None) if cls is not None else None
+        if isinstance(value, (tuple, list)):
+            if _is_namedtuple_class(type(value)):
+                return ("named", type(value), [spec(v) for v in value])
+            return [spec(v) for v in value]
+        if isinstance(value, dict):
+            return {k: spec(v) for k, v in value.items()}
+        return None
+
+    def plain(value):
+        if isinstance(value, torch.fx.Node) and "fx_mlir_named" in value.meta:
+            return tuple(plain(f) for f in value.meta["fx_mlir_named"][1])
+        if isinstance(value, (tuple, list)):
+            items = [plain(v) for v in value]
+            return items if isinstance(value, list) else tuple(items)
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return value
+    tree = spec(output.args[0])
+    if changed:
+        output.args = (plain(output.args[0]),)
+        for node in reversed(list(graph.nodes)):
+            if "fx_mlir_named" in node.meta and not node.users:
+                graph.erase_node(node)
+        gm.recompile()
+
+    def empty(t):
+        if t is None:
+            return True
+        if isinstance(t, list):
+            return all(map(empty, t))
+        if isinstance(t, dict):
+            return all(map(empty, t.values()))
+        return False
+    return None if empty(tree) else tree
+
+
+def _names_applied(structure, tree):
+    """`structure` (_parse_structure's) with the tuples `tree`
+    (_named_outputs') names wrapped as _Named; unchanged where the two do
+    not line up."""
+    if tree is None:
+        return structure
+    if isinstance(tree, tuple) and tree[0] == "named":
+        _, cls, fields = tree
+        if not isinstance(structure, tuple):
+            return structure
+        count = len(fields) if fields is not None else cls.n_fields
+        if len(structure) != count:
+            return structure
+        if fields is None:
+            return _Named(cls, structure)
+        return _Named(cls, [_names_applied(s, t)
+                            for s, t in zip(structure, fields)])
+    if isinstance(tree, list) and isinstance(structure, (tuple, list)) \
+            and len(tree) == len(structure):
+        items = [_names_applied(s, t) for s, t in zip(structure, tree)]
+        return tuple(items) if isinstance(structure, tuple) else items
+    if isinstance(tree, dict) and isinstance(structure, dict):
+        return {k: _names_applied(v, tree.get(k)) for k, v in
+                structure.items()}
+    return structure
+
+
 def _quantized_inputs(example_inputs):
     return {i: _QParams(t) for i, t in enumerate(example_inputs)
             if isinstance(t, torch.Tensor) and t.is_quantized}
@@ -231,9 +366,26 @@ def _parse_structure(text):
     return top[0] if isinstance(top, list) and len(top) == 1 else top
 
 
+class _Named:
+    """A tuple of the output structure that the model returns as a named
+    tuple type: a collections.namedtuple its forward builds, or a
+    torch.return_types structseq (`x.max(0)`, `torch.sort(x)`)."""
+
+    def __init__(self, cls, items):
+        self.cls, self.items = cls, items
+
+    def make(self, values):
+        if hasattr(self.cls, "_make"):
+            return self.cls._make(values)
+        return self.cls(values)
+
+
 def _rebuild(structure, results):
     if isinstance(structure, int):
         return results[structure]
+    if isinstance(structure, _Named):
+        return structure.make([_rebuild(s, results)
+                               for s in structure.items])
     if isinstance(structure, _Constant):
         return structure.value
     if isinstance(structure, _Number):
@@ -501,6 +653,11 @@ def compile(model, example_inputs, dynamic_batch=False,
     else:
         raise TypeError(f"expected an nn.Module or a torch.fx.GraphModule, "
                         f"got {type(model).__name__}")
+    if gm is model and any(
+            n.op == "call_function" and _is_namedtuple_class(n.target)
+            for n in gm.graph.nodes):
+        gm = _copy_graph_module(gm)  # the caller's GraphModule stays
+    named = _named_outputs(gm)
     updated, state = [], []
     user_inputs = len(example_inputs)
     if _has_inplace(gm):
@@ -552,6 +709,8 @@ def compile(model, example_inputs, dynamic_batch=False,
     compiled = _compile_ir(ir, example_inputs, blobs, updated, **options)
     if state:
         compiled._keep_state(state)
+    if named is not None:
+        compiled._structure = _names_applied(compiled._structure, named)
     return compiled
 
 

@@ -3,6 +3,7 @@ dynamic batch, and clear errors for unsupported nodes and bad inputs.
 
 The end-to-end suite (test/e2e) covers the operators; these tests cover
 the API around them."""
+import collections
 import copy
 import os
 import sys
@@ -968,6 +969,37 @@ def test_number_outputs_keep_their_python_type():
     torch.testing.assert_close(got[0], expected[0])
     for g, e in zip(got[1:], expected[1:]):
         assert type(g) is type(e) and g == e, (g, e)
+
+
+Pair = collections.namedtuple("Pair", "first second", defaults=[None])
+
+
+class NamedOutputs(nn.Module):
+    """Outputs of named tuple types: structseqs of torch.return_types and
+    a collections.namedtuple the forward builds (nested, one field read
+    back by name, one left at its default)."""
+
+    def forward(self, x):
+        inner = Pair(x.sum(1))
+        pair = Pair(x * 2, inner)
+        return (x.max(0), {"sorted": torch.sort(x, 1)}, pair,
+                pair.first + 1, torch.max(x))
+
+
+@pytest.mark.parametrize("source", ["module", "graph_module"])
+def test_named_tuple_outputs_keep_their_types(source):
+    model = NamedOutputs()
+    if source == "graph_module":
+        model = torch.fx.symbolic_trace(model)
+    x = torch.randn(3, 4)
+    expected = model(x)
+    got = fx_mlir.compile(model, (x,), cache_dir="")(x)
+    assert type(got[0]) is torch.return_types.max
+    assert type(got[1]["sorted"]) is torch.return_types.sort
+    assert type(got[2]) is Pair and type(got[2].second) is Pair
+    assert got[2].second.second is None
+    torch.testing.assert_close(got[0].indices, expected[0].indices)
+    torch.testing.assert_close(got, expected)
 
 
 class Dots(nn.Module):
