@@ -249,6 +249,25 @@ def test_size_loop_with_a_dynamic_batch():
         torch.testing.assert_close(compiled(x), model(x))
 
 
+class BatchSizeBranch(nn.Module):
+    def forward(self, x):
+        if x.size(0) > 3:
+            return x * 2
+        return x + 1
+
+
+def test_branch_on_a_dynamic_batch_size():
+    """`if x.size(0) > 3` with a dynamic batch: a branch chosen at run
+    time (the import saw the size differ between its example batches), not
+    the example's branch in line with a static type left in the other."""
+    model = BatchSizeBranch()
+    compiled = fx_mlir.compile(model, (torch.randn(5, 4),),
+                               dynamic_batch=True, cache_dir="")
+    for rows in (1, 2, 4, 9):
+        x = torch.randn(rows, 4)
+        torch.testing.assert_close(compiled(x), model(x))
+
+
 def test_raise_in_a_branch_is_a_run_time_error():
     class Checked(nn.Module):
         def forward(self, x):

@@ -1268,11 +1268,18 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
                            << examples.size();
         return nullptr;
       }
+      // The inputs take their joined types first: a size that differs
+      // between the sets is not known when importing (an `if x.size(0) >
+      // 3` runs both branches, and is imported as a branch, not in line).
+      for (size_t i = 0; i < examples.size(); ++i) {
+        joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue(examples[i])));
+        joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue((*more)[i])));
+        values[tsGraph->inputs()[i + 1]].node.setType(
+            typeOf(tsGraph->inputs()[i + 1]));
+      }
       auto runOn = [&](const std::vector<at::Tensor> &set) {
-        for (size_t i = 0; i < set.size(); ++i) {
+        for (size_t i = 0; i < set.size(); ++i)
           concrete[tsGraph->inputs()[i + 1]] = set[i].clone();
-          joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue(set[i])));
-        }
         simulateBlock(tsGraph->block());
       };
       try {
