@@ -686,6 +686,9 @@ def batch_norm_training_forward(bn, input):
                         bn.eps)
 
 
+batch_norm_training_forward.needs_examples = True
+
+
 def reference_forward(module):
     """The reference forward of `module`, or None: by its type, and for
     nn.CrossEntropyLoss only with label smoothing (which the registry's

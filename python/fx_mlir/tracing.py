@@ -26,8 +26,15 @@ from .reference import REFERENCE_FUNCTIONS, reference_forward
 from .specialize import is_number
 
 
-def _reference_forward(module):
-    return reference_forward(module)
+def _reference_forward(module, with_examples=True):
+    """The reference forward the tracer runs for `module`, or None; one
+    that needs example inputs (a BatchNorm in training mode, whose checks
+    read the input's rank) only `with_examples`: without, the module
+    stays a call (fx_mlir.transform keeps it)."""
+    forward = reference_forward(module)
+    if not with_examples and getattr(forward, "needs_examples", False):
+        return None
+    return forward
 
 
 class ModulePathTracer(torch.fx.Tracer):
@@ -80,11 +87,12 @@ class ModulePathTracer(torch.fx.Tracer):
     def trace(self, root, concrete_args=None):
         self._rebound = {}  # buffer path -> (module, name, tensor, Proxy)
         if self.proxy_buffer_attributes:
-            with self._buffer_assignments():
+            with self._buffer_assignments(), self._sized_factories():
                 graph = super().trace(root, concrete_args)
             self._write_rebound_buffers(graph)
         else:
-            graph = super().trace(root, concrete_args)
+            with self._sized_factories():
+                graph = super().trace(root, concrete_args)
         for node in self._inlined_tuples:
             _unpack_inlined_tuple(node)
         # The mark as it was before the patch set it (a body may return
@@ -95,6 +103,38 @@ class ModulePathTracer(torch.fx.Tracer):
             else:
                 node.meta.pop("is_wrapped", None)
         return graph
+
+    # torch's factory functions of sizes, which take no tensor: torch.fx
+    # sees no Proxy among their arguments (`torch.arange(x.size(0))` is a
+    # TypeError), so they are patched while tracing.
+    _SIZED_FACTORIES = ("arange", "zeros", "ones", "full", "empty", "eye",
+                        "linspace", "logspace")
+
+    @contextlib.contextmanager
+    def _sized_factories(self):
+        """Patches torch's factory functions while tracing: a call with a
+        Proxy among its arguments (a size of a dynamic batch:
+        `torch.arange(x.size(0))`, `torch.zeros(x.size(0), 4)`,
+        `torch.full((n, 4), 2.0)`) is recorded as a call_function of the
+        function; any other runs as it is."""
+        tracer = self
+        saved = {name: getattr(torch, name) for name in self._SIZED_FACTORIES}
+
+        def recorded(fn):
+            @functools.wraps(fn)
+            def factory(*args, **kwargs):
+                if _holds_proxy((args, kwargs)):
+                    return tracer.create_proxy("call_function", fn, args,
+                                               kwargs)
+                return fn(*args, **kwargs)
+            return factory
+        for name, fn in saved.items():
+            setattr(torch, name, recorded(fn))
+        try:
+            yield
+        finally:
+            for name, fn in saved.items():
+                setattr(torch, name, fn)
 
     @contextlib.contextmanager
     def _buffer_assignments(self):
@@ -162,7 +202,8 @@ class ModulePathTracer(torch.fx.Tracer):
     def is_leaf_module(self, m, qualified_name):
         if not super().is_leaf_module(m, qualified_name):
             return False
-        if self._known is not None and _reference_forward(m) is not None:
+        if self._known is not None and _reference_forward(
+                m, self._examples is not None) is not None:
             return False
         # torch's quantized modules (eager mode's quantize_dynamic and
         # convert) stay whole, as in a convert_fx graph: fx-normalize
@@ -208,7 +249,7 @@ class ModulePathTracer(torch.fx.Tracer):
         return self._binding[id(m)]
 
     def call_module(self, m, forward, args, kwargs):
-        reference = _reference_forward(m)
+        reference = _reference_forward(m, self._examples is not None)
         if reference is not None and not self.is_leaf_module(
                 m, self.path_of_module(m)):
             def forward(*args, **kwargs):  # noqa: F811 - traced instead
@@ -769,7 +810,8 @@ def _plain_tensors_as_buffers(model):
 def _trace(model, example_inputs, static_shapes, specialize_numbers):
     tracer = ModulePathTracer(example_inputs, static_shapes)
     try:
-        if _reference_forward(model) is not None:
+        if _reference_forward(model, example_inputs is not None) \
+                is not None:
             raise TypeError("traced through its reference forward")
         try:
             graph = _trace_with_defaults(tracer, model, example_inputs,
@@ -802,7 +844,8 @@ def _trace(model, example_inputs, static_shapes, specialize_numbers):
         # model.
         varargs = _takes_varargs(model) and example_inputs is not None
         if not (tracer.is_leaf_module(model, "") or varargs
-                or _reference_forward(model) is not None):
+                or _reference_forward(
+                    model, example_inputs is not None) is not None):
             raise
         wrapper = _whole(model, example_inputs)
         tracer = ModulePathTracer(example_inputs, static_shapes)

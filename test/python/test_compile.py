@@ -1591,6 +1591,38 @@ def test_dynamic_batch_flips_and_rolls_along_the_batch():
             torch.testing.assert_close(got, want)
 
 
+class BatchSizedFactories(nn.Module):
+    """torch's factory functions of a size of the batch: positions, masks
+    and ramps made with `torch.arange(x.size(0))` and the like."""
+
+    def forward(self, x):
+        n = x.size(0)
+        positions = torch.arange(n).unsqueeze(1) + x
+        odd = x * torch.arange(1, x.shape[0], 2,
+                               dtype=torch.float32).sum()
+        ramp = x * torch.linspace(0, 1, n)[:, None]
+        filled = torch.full((n, x.size(1)), 2.0) * x
+        zeros = torch.zeros(n, 3) + x[:, :3]
+        ones = torch.ones((n, 1)) + x
+        eye = torch.eye(n) @ x
+        return positions, odd, ramp, filled, zeros, ones, eye
+
+
+def test_dynamic_batch_factories_of_the_batch_size():
+    """With a dynamic batch, sizes are nodes: the tracer records the
+    factories that take them (torch.fx alone raises a TypeError), and
+    arange's end and linspace's count are computed at run time."""
+    torch.manual_seed(0)
+    model = BatchSizedFactories()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 5),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (4, 7, 1, 2):
+        x = torch.randn(batch, 5)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)
+    assert torch.arange(3).tolist() == [0, 1, 2]  # torch's own again
+
+
 class BufferUpdates(nn.Module):
     """Buffers updated in place and read in the same call: a KV-cache
     shift, a row added to, a copy into one."""

@@ -79,27 +79,52 @@ LogicalResult lowerFullLike(Lowering &l) {
 }
 
 /// arange(end), arange.start(start, end), arange.start_step(start, end,
-/// step): constant bounds.
+/// step): constant start and step; the end a constant or an int the graph
+/// computes (`torch.arange(x.size(0))` of a dynamic batch), the count then
+/// `max(0, ceil((end - start) / step))` at run time, in f64 (exact for
+/// sizes).
 LogicalResult lowerArange(Lowering &l) {
   Type elem = l.resultElementType();
   StringRef target = l.target();
   std::optional<double> start = 0, end, step = 1;
   namespace A = args::aten;
+  Attribute endArg;
   if (target == A::arange::target) {
-    end = l.constFloat(l.arg(A::arange::end));
+    endArg = l.arg(A::arange::end);
   } else {
     static constexpr Param kStart =
         sameParam(A::arange_start::start, A::arange_start_step::start);
     static constexpr Param kEnd =
         sameParam(A::arange_start::end, A::arange_start_step::end);
     start = l.constFloat(l.arg(kStart));
-    end = l.constFloat(l.arg(kEnd));
+    endArg = l.arg(kEnd);
     if (target == A::arange_start_step::target)
       step = l.constFloat(l.arg(A::arange_start_step::step));
   }
-  if (!elem || !start || !end || !step || *step == 0)
-    return l.fail("arange needs constant bounds");
-  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((*end - *start) / *step)));
+  end = l.constFloat(endArg);
+  if (!elem || !start || !step || *step == 0)
+    return l.fail("arange needs a constant start and step");
+  OpFoldResult n;
+  if (end) {
+    n = l.b.getIndexAttr(
+        std::max<int64_t>(0, int64_t(std::ceil((*end - *start) / *step))));
+  } else {
+    Type f64 = l.b.getF64Type();
+    Value last = l.scalar(endArg, f64);
+    if (!last)
+      return l.fail("arange needs a number as its end");
+    Value count = math::CeilOp::create(
+        l.b, l.loc,
+        arith::DivFOp::create(
+            l.b, l.loc,
+            arith::SubFOp::create(l.b, l.loc, last, l.constant(f64, *start)),
+            l.constant(f64, *step)));
+    count = arith::MaximumFOp::create(l.b, l.loc, count, l.constant(f64, 0));
+    n = arith::IndexCastOp::create(
+            l.b, l.loc, l.b.getIndexType(),
+            arith::FPToSIOp::create(l.b, l.loc, l.b.getI64Type(), count))
+            .getResult();
+  }
   return l.replace(
       l.generated(n, elem, [&](OpBuilder &nb, Location loc, Value i) {
         Value v;
@@ -151,12 +176,32 @@ LogicalResult lowerLinspace(Lowering &l) {
       sameParam(A::linspace::steps, A::logspace::steps);
   bool log = l.target() == A::logspace::target;
   Type elem = l.resultElementType();
-  std::optional<int64_t> steps = l.constInt(kSteps);
+  // The number of steps: a constant, or an int the graph computes
+  // (`torch.linspace(0, 1, x.size(0))` of a dynamic batch).
+  Type i64 = l.b.getI64Type();
+  std::optional<int64_t> constSteps = l.constInt(kSteps);
+  Value steps = l.scalar(l.arg(kSteps), i64);
   std::optional<double> base =
       log ? l.constFloat(l.arg(A::logspace::base)) : std::optional<double>(0);
-  if (!elem || !steps || *steps < 0 || !base)
-    return l.fail("needs a typed result, a constant number of steps and a "
+  if (!elem || !steps || (constSteps && *constSteps < 0) || !base)
+    return l.fail("needs a typed result, a number of steps and a "
                   "constant base");
+  if (!constSteps)
+    l.check(tensor::FromElementsOp::create(
+                l.b, l.loc, RankedTensorType::get({}, l.b.getI1Type()),
+                ValueRange{arith::CmpIOp::create(
+                    l.b, l.loc, arith::CmpIPredicate::slt, steps,
+                    l.b.createOrFold<arith::ConstantOp>(
+                        l.loc, l.b.getI64IntegerAttr(0)))}),
+            "RuntimeError: number of steps must be non-negative");
+  auto i64Const = [&](int64_t v) -> Value {
+    return l.b.createOrFold<arith::ConstantOp>(l.loc, l.b.getI64IntegerAttr(v));
+  };
+  Value one = i64Const(1);
+  Value last = arith::SubIOp::create(l.b, l.loc, steps, one);
+  Value half = arith::MaxSIOp::create(
+      l.b, l.loc, arith::DivSIOp::create(l.b, l.loc, steps, i64Const(2)), one);
+  Value intervals = arith::MaxSIOp::create(l.b, l.loc, last, one);
   if (!isFloat(elem) && !isa<IntegerType>(elem))
     return l.fail("needs a float or integer result");
   // ATen's step type: the float result type, or f64 for integer results
@@ -170,19 +215,19 @@ LogicalResult lowerLinspace(Lowering &l) {
   end = l.convert(end, stepType);
   Value step = arith::DivFOp::create(
       l.b, l.loc, arith::SubFOp::create(l.b, l.loc, end, start),
-      l.constant(stepType, double(std::max<int64_t>(*steps - 1, 1))));
+      arith::SIToFPOp::create(l.b, l.loc, stepType, intervals));
+  OpFoldResult count =
+      constSteps ? OpFoldResult(l.b.getIndexAttr(*constSteps))
+                 : OpFoldResult(arith::IndexCastOp::create(
+                                    l.b, l.loc, l.b.getIndexType(),
+                                    arith::MaxSIOp::create(l.b, l.loc, steps,
+                                                           i64Const(0)))
+                                    .getResult());
   return l.replace(
-      l.generated(*steps, elem, [&](OpBuilder &nb, Location loc, Value i) {
-        Value back = arith::SubIOp::create(
-            nb, loc,
-            arith::ConstantOp::create(nb, loc,
-                                      nb.getI64IntegerAttr(*steps - 1)),
-            i);
-        Value lower = arith::CmpIOp::create(
-            nb, loc, arith::CmpIPredicate::slt, i,
-            arith::ConstantOp::create(
-                nb, loc,
-                nb.getI64IntegerAttr(std::max<int64_t>(*steps / 2, 1))));
+      l.generated(count, elem, [&](OpBuilder &nb, Location loc, Value i) {
+        Value back = arith::SubIOp::create(nb, loc, last, i);
+        Value lower =
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, i, half);
         auto times = [&](Value k) -> Value {
           return arith::MulFOp::create(
               nb, loc, step, arith::SIToFPOp::create(nb, loc, stepType, k));

@@ -512,9 +512,9 @@ Value Lowering::identityMatrix(OpFoldResult rows, OpFoldResult cols,
 }
 
 Value Lowering::generated(
-    int64_t n, Type elementType,
+    OpFoldResult n, Type elementType,
     function_ref<Value(OpBuilder &, Location, Value)> element) {
-  Value init = empty({b.getIndexAttr(n)}, elementType);
+  Value init = empty({n}, elementType);
   return linalg::GenericOp::create(
              b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
              {b.getMultiDimIdentityMap(1)}, {utils::IteratorType::parallel}, "",

@@ -170,8 +170,12 @@ public:
   Value identityMatrix(OpFoldResult rows, OpFoldResult cols, Type elementType);
   /// The 1-D tensor of `n` elements, element i `element(builder, loc, i)`
   /// (i an i64): arange's and linspace's points.
-  Value generated(int64_t n, Type elementType,
+  Value generated(OpFoldResult n, Type elementType,
                   function_ref<Value(OpBuilder &, Location, Value)> element);
+  Value generated(int64_t n, Type elementType,
+                  function_ref<Value(OpBuilder &, Location, Value)> element) {
+    return generated(b.getIndexAttr(n), elementType, element);
+  }
   Value constant(Type type, double v);
   Value indexConst(int64_t v);
   Value toIndex(OpFoldResult v);

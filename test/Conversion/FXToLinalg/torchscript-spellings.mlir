@@ -180,3 +180,58 @@ fx.graph_module @M {
     fx.output %w : tensor<3x4xf32>
   }
 }
+
+// -----
+
+// arange(1, n, 2) of a size the graph computes (`torch.arange(x.size(0))`
+// with a dynamic batch): max(0, ceil((n - 1) / 2)) points, counted in f64.
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[DIM:.*]] = tensor.dim %arg0, %c0
+//       CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+//       CHECK: %[[NF:.*]] = arith.sitofp %[[N]] : i64 to f64
+//       CHECK: %[[SPAN:.*]] = arith.subf %[[NF]]
+//       CHECK: %[[STEPS:.*]] = arith.divf %[[SPAN]]
+//       CHECK: %[[CEIL:.*]] = math.ceil %[[STEPS]]
+//       CHECK: %[[COUNT:.*]] = arith.maximumf %[[CEIL]]
+//       CHECK: %[[I:.*]] = arith.fptosi %[[COUNT]]
+//       CHECK: %[[SIZE:.*]] = arith.index_cast %[[I]] : i64 to index
+//       CHECK: tensor.empty(%[[SIZE]]) : tensor<?xi64>
+//       CHECK: linalg.generic
+//       CHECK:   arith.muli
+//       CHECK:   arith.addi
+//       CHECK: -> tensor<?xi64>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x4xf32>
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x4xf32>) -> i64
+    %a = fx.call_function "aten::arange.start_step"(1, %n, 2, dtype=None, layout=None, device=None, pin_memory=None) : (i64) -> tensor<?xi64>
+    fx.output %a : tensor<?xi64>
+  }
+}
+
+// -----
+
+// linspace(0, 1, n) of a computed number of points: a run-time check
+// that n is not negative, the step 1 / max(n - 1, 1) and the halves split
+// at max(n / 2, 1), all from n.
+// CHECK-LABEL: func.func @forward
+//  CHECK-SAME: fx.checks = [{message = "RuntimeError: number of steps must be non-negative", node = "'lin'"}]
+//       CHECK: %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+//       CHECK: arith.cmpi slt, %[[N]], %{{.*}} : i64
+//       CHECK: %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} : i64
+//       CHECK: %[[HALF:.*]] = arith.maxsi
+//       CHECK: %[[INTERVALS:.*]] = arith.maxsi %[[LAST]]
+//       CHECK: arith.sitofp %[[INTERVALS]] : i64 to f32
+//       CHECK: tensor.empty(%{{.*}}) : tensor<?xf32>
+//       CHECK: linalg.generic
+//       CHECK:   arith.subi %[[LAST]]
+//       CHECK:   arith.cmpi slt, %{{.*}}, %[[HALF]]
+//       CHECK: -> tensor<?xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x4xf32>
+    %n = fx.call_function "aten::size.int"(%x, 0) : (tensor<?x4xf32>) -> i64
+    %lin = fx.call_function "aten::linspace"(0, 1, %n, dtype=None, layout=None, device=None, pin_memory=None) : (i64) -> tensor<?xf32>
+    fx.output %lin : tensor<?xf32>
+  }
+}
