@@ -72,12 +72,62 @@ _INPLACE_OPERATORS = {
 _FRESH = "fx_mlir_fresh"
 
 
+# The view ops that copy when the input's strides do not allow a view
+# (`x.permute(0, 2, 1).reshape(n, -1)`, `x.t().contiguous()`): which they
+# did on the example inputs is recorded by _shapes (_COPIES).
+_MAYBE_COPY_METHODS = {"reshape", "reshape_as", "flatten", "contiguous",
+                       "ravel"}
+_MAYBE_COPY_FUNCTIONS = {torch.reshape, torch.flatten, torch.ravel}
+_COPIES = "fx_mlir_copies"
+
+
+def _maybe_copy(node):
+    return (node.op == "call_method" and node.target in _MAYBE_COPY_METHODS
+            ) or (node.op == "call_function"
+                  and node.target in _MAYBE_COPY_FUNCTIONS)
+
+
 def _is_view(node):
+    # A reshape that copied on the example inputs is a tensor of its own:
+    # an update of it leaves its input (eager's does).
+    if node.meta.get(_COPIES) is True:
+        return False
     if node.op == "call_method":
         return node.target in _VIEW_METHODS
     if node.op == "call_function":
         return node.target in _VIEW_FUNCTIONS
     return False
+
+
+def _storage(t):
+    try:
+        return t.storage().data_ptr()
+    except Exception:  # noqa: BLE001 - no storage: not comparable
+        return None
+
+
+def _record_copies(gm, example_inputs):
+    """Marks each reshape-like node (_maybe_copy) of `gm` with whether it
+    copied its input (`_COPIES`: True or False) when `gm` runs on
+    `example_inputs`; "varies" when an earlier run (other batch) said
+    otherwise."""
+    from .importer import _TypeProp
+
+    class Recorder(_TypeProp):
+        def run_node(self, n):
+            result = super().run_node(n)
+            if _maybe_copy(n) and n.args and isinstance(
+                    n.args[0], torch.fx.Node):
+                source = self.env.get(n.args[0])
+                if isinstance(result, torch.Tensor) and isinstance(
+                        source, torch.Tensor):
+                    a, b = _storage(result), _storage(source)
+                    copied = None if a is None or b is None else a != b
+                    before = n.meta.get(_COPIES, copied)
+                    n.meta[_COPIES] = copied if before == copied \
+                        else "varies"
+            return result
+    return Recorder(gm)
 
 
 def _out_of_place(node, root):
@@ -450,10 +500,9 @@ def _shapes(gm, example_inputs):
     FxMlirError when the graph does not run on them (as eager would not:
     an in-place update of overlapping memory, `add_(1.5)` of an int
     tensor)."""
-    from .importer import _TypeProp
     try:
         with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
-            _TypeProp(gm).propagate(*[
+            _record_copies(gm, example_inputs).propagate(*[
                 t.clone() if isinstance(t, torch.Tensor) else t
                 for t in example_inputs])
     except Exception as error:  # noqa: BLE001 - the model's own failure
@@ -716,6 +765,17 @@ def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
     shapes = {}
     if example_inputs is not None:
         shapes = _shapes(gm, example_inputs)
+        if dynamic:
+            # Whether a reshape copies can depend on the batch (a dim of
+            # size 1 has any stride): a second run, one row more.
+            grown = [torch.cat([t, t[:1]]) if isinstance(t, torch.Tensor)
+                     and t.dim() > 0 else t for t in example_inputs]
+            try:
+                with torch.no_grad(), \
+                        contextlib.redirect_stderr(io.StringIO()):
+                    _record_copies(gm, grown).propagate(*grown)
+            except Exception:  # noqa: BLE001 - the import reports it
+                pass
     nodes = list(graph.nodes)
     order = {n: i for i, n in enumerate(nodes)}
     placeholders = [n for n in nodes if n.op == "placeholder"]
@@ -750,6 +810,10 @@ def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
             chain.append(chain[-1].args[0])
         if len(chain) > 1:
             why = _view_update_blocker(chain, node, order, shapes)
+            varies = [n for n in chain if n.meta.get(_COPIES) == "varies"]
+            if varies and not why:
+                why = (f"through '{varies[0].name}', which copies its input "
+                       "at some batch sizes and not at others")
             if why:
                 raise FxMlirError(
                     f"cannot compile {node.op} '{node.name}' with target "

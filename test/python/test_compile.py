@@ -764,8 +764,27 @@ def _inplace_cases():
         h[2][0:2].add_(x[0, :2])
         return h, x
 
+    # A reshape of a transposed input copies it in eager: an update of
+    # the copy leaves the input as it is; one of a contiguous input's
+    # reshape (a view) reaches it.
+    def reshape_copy(x, y):
+        r = x.t().reshape(12)
+        r.add_(100)
+        c = x.t().contiguous()
+        c.mul_(0)
+        f = torch.flatten(x.t())
+        torch.relu_(f)
+        return r, c, f, x + y
+
+    def reshape_view(x, y):
+        x.reshape(2, 6).add_(1)
+        x.flatten().mul_(2)
+        return x + y
+
     return [("add_input", add_input, 1), ("update_then_read",
                                           update_then_read, 2),
+            ("reshape_copy", reshape_copy, 2),
+            ("reshape_view", reshape_view, 2),
             ("slice_copy", slice_copy, 2), ("flat_view", flat_view, 2),
             ("row_of_transpose", row_of_transpose, 1),
             ("chain_on_intermediate", chain_on_intermediate, 2),
@@ -822,6 +841,21 @@ def test_inplace_update_of_a_view_with_a_stale_alias_is_an_error():
         fx_mlir.compile(StaleAlias(), (torch.randn(3, 4),))
     with pytest.raises(fx_mlir.FxMlirError, match="through 'diagonal'"):
         fx_mlir.compile(ThroughDiagonal(), (torch.randn(3, 4),))
+
+
+def test_update_of_a_reshape_that_copies_at_some_batches_is_an_error():
+    """With a dynamic batch, `x.permute(1, 0, 2).reshape(3, -1)` is a view
+    at a batch of 1 (a dim of size 1 has any stride) and a copy at others:
+    whether its update reaches x depends on the batch, an error."""
+    class Batched(nn.Module):
+        def forward(self, x):
+            x.permute(1, 0, 2).reshape(3, -1).add_(1)
+            return x * 2
+
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="copies its input at some batch sizes"):
+        fx_mlir.compile(Batched(), (torch.randn(1, 3, 4),),
+                        dynamic_batch=True, cache_dir="")
 
 
 def test_inplace_update_changing_an_input_shape_is_an_error():
