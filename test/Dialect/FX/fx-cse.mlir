@@ -141,3 +141,56 @@ fx.graph @merged_value_written_later {
   %iadd = fx.call_function "operator.iadd"(%a, 1) : (tensor<4xf32>) -> tensor<4xf32>
   fx.output (%iadd, %b) : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The same for every way PyTorch writes a tensor: an in-place method
+// (`p.add_(1)`), function (`torch.relu_`) or ATen call
+// (`aten::mul_.Scalar`), `p[0] = v` (operator.setitem), and writes into a
+// view of %p: an item of `p.chunk(2)`, `p.T`, `p.narrow(...)`. None of the
+// second products merges into the first.
+
+// CHECK-LABEL: fx.graph @written_by_name_and_through_views
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 2)
+// CHECK:         fx.call_method "add_"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 3)
+// CHECK:         fx.call_function "torch.relu_"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 4)
+// CHECK:         fx.call_function "aten::mul_.Scalar"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 5)
+// CHECK:         fx.call_function "operator.setitem"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 6)
+// CHECK:         fx.call_method "chunk"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 7)
+// CHECK:         fx.call_function "builtins.getattr"
+// CHECK-COUNT-2: fx.call_function "torch.mul"(%x, 8)
+// CHECK:         fx.call_method "narrow"
+fx.graph @written_by_name_and_through_views {
+  %x = fx.placeholder "x" : tensor<4x2xf32>
+  %p1 = fx.call_function "torch.mul"(%x, 2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q1 = fx.call_function "torch.mul"(%x, 2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w1 = fx.call_method "add_"(%p1, 1) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %p2 = fx.call_function "torch.mul"(%x, 3) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q2 = fx.call_function "torch.mul"(%x, 3) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w2 = fx.call_function "torch.relu_"(%p2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %p3 = fx.call_function "torch.mul"(%x, 4) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q3 = fx.call_function "torch.mul"(%x, 4) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w3 = fx.call_function "aten::mul_.Scalar"(%p3, 0) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %p4 = fx.call_function "torch.mul"(%x, 5) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q4 = fx.call_function "torch.mul"(%x, 5) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %w4 = fx.call_function "operator.setitem"(%p4, 0, 9.0) : (tensor<4x2xf32>) -> none
+  %p5 = fx.call_function "torch.mul"(%x, 6) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q5 = fx.call_function "torch.mul"(%x, 6) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %c5 = fx.call_method "chunk"(%p5, 2) : (tensor<4x2xf32>) -> !fx.any
+  %i5 = fx.call_function "operator.getitem"(%c5, 0) : (!fx.any) -> tensor<2x2xf32>
+  %w5 = fx.call_method "add_"(%i5, 5) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %p6 = fx.call_function "torch.mul"(%x, 7) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q6 = fx.call_function "torch.mul"(%x, 7) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %t6 = fx.call_function "builtins.getattr"(%p6, "T") : (tensor<4x2xf32>) -> tensor<2x4xf32>
+  %w6 = fx.call_method "mul_"(%t6, 0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p7 = fx.call_function "torch.mul"(%x, 8) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q7 = fx.call_function "torch.mul"(%x, 8) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %n7 = fx.call_method "narrow"(%p7, 0, 0, 2) : (tensor<4x2xf32>) -> tensor<2x2xf32>
+  %w7 = fx.call_method "copy_"(%n7, %x) : (tensor<2x2xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  fx.output (%p1, %q1, %p2, %q2, %p3, %q3, %p4, %q4, %p5, %q5, %p6, %q6, %p7, %q7) : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

@@ -108,21 +108,88 @@ struct NodeKeyInfo : llvm::DenseMapInfo<NodeKey> {
 
 /// The values an in-place call overwrites, with the tensors they are views
 /// of: merging such a node with another would share the update.
+/// The tensor `op` writes, or null: getInplaceInput's (`inplace=True`,
+/// `x += y`, an in-place module), an in-place operator by PyTorch's naming
+/// (a trailing underscore: `p.add_(1)`, `torch.relu_(p)`, `p.copy_(q)`,
+/// `aten::add_.Tensor`, `torch.ops.aten.mul_.Scalar`), or
+/// `operator.setitem` (`p[0] = v`): its first argument.
+static Value getWrittenInput(Operation *op) {
+  if (Value input = getInplaceInput(op))
+    return input;
+  if (!isa<CallFunctionOp, CallMethodOp>(op))
+    return {};
+  auto node = cast<NodeOpInterface>(op);
+  ArrayAttr args = node.getArgs();
+  if (args.empty() || !isa<NodeAttr>(args[0]))
+    return {};
+  Value first = op->getOperand(cast<NodeAttr>(args[0]).getIndex());
+  StringRef name;
+  if (auto method = dyn_cast<CallMethodOp>(op)) {
+    name = method.getTarget();
+  } else {
+    StringRef target = cast<CallFunctionOp>(op).getTarget();
+    if (target == "operator.setitem")
+      return first;
+    if (target.consume_front("aten::") ||
+        target.consume_front("torch.ops.aten."))
+      name = target.split('.').first;
+    else
+      name = target.rsplit('.').second;
+  }
+  if (!name.ends_with("_") || name.ends_with("__") || name.starts_with("_"))
+    return {};
+  return first;
+}
+
+/// The tensor a node of `v` shares memory with, or null: the input of a
+/// view (`Tensor(a) self -> Tensor(a)`: `p.narrow(...)`, `p.detach()`,
+/// `p.T`), and of an item of a list of views (`p.chunk(2)[0]`,
+/// `p.unbind()[1]`).
+static Value getViewedValue(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return {};
+  if (auto call = dyn_cast<CallFunctionOp>(op);
+      call && call.getTarget() == "operator.getitem") {
+    ArrayAttr args = call.getArgs();
+    if (args.empty() || !isa<NodeAttr>(args[0]))
+      return {};
+    Value list = op->getOperand(cast<NodeAttr>(args[0]).getIndex());
+    if (std::unique_ptr<BoundCall> source = bindNode(list.getDefiningOp()))
+      if (StringRef(source->schema->text).contains("-> Tensor(a)[]"))
+        return getBoundValue(*source, 0);
+    return {};
+  }
+  // A tensor attribute that is a view (`p.T`, `p.mT`, `p.real`, `p.data`).
+  if (auto call = dyn_cast<CallFunctionOp>(op);
+      call && call.getTarget() == "builtins.getattr") {
+    ArrayAttr args = call.getArgs();
+    if (args.size() == 2 && isa<NodeAttr>(args[0]))
+      if (auto field = dyn_cast<StringAttr>(args[1]))
+        if (llvm::is_contained({"T", "mT", "H", "mH", "real", "imag", "data"},
+                               field.getValue()))
+          return op->getOperand(cast<NodeAttr>(args[0]).getIndex());
+    return {};
+  }
+  if (std::unique_ptr<BoundCall> call = bindNode(op))
+    if (StringRef(call->schema->text).contains("-> Tensor(a)"))
+      return getBoundValue(*call, 0);
+  return {};
+}
+
 static llvm::DenseSet<Value> getOverwrittenValues(GraphOp graph) {
   llvm::DenseSet<Value> overwritten;
   SmallVector<Value> worklist;
   for (Operation &op : graph.getBody().front())
-    if (Value input = getInplaceInput(&op))
+    if (Value input = getWrittenInput(&op))
       worklist.push_back(input);
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     if (!overwritten.insert(v).second)
       continue;
-    // A view (`Tensor(a) self -> Tensor(a)`) shares its input's memory.
-    if (std::unique_ptr<BoundCall> call = bindNode(v.getDefiningOp()))
-      if (StringRef(call->schema->text).contains("-> Tensor(a)"))
-        if (Value source = getBoundValue(*call, 0))
-          worklist.push_back(source);
+    // A view shares its input's memory: a write into it writes the input.
+    if (Value source = getViewedValue(v))
+      worklist.push_back(source);
   }
   return overwritten;
 }
