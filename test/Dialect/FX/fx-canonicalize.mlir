@@ -370,3 +370,29 @@ fx.graph @view_node_size {
   %b = fx.call_method "view"(%a, %s, -1) : (tensor<6x4xf32>, i64) -> tensor<2x12xf32>
   fx.output %b : tensor<2x12xf32>
 }
+
+// -----
+
+// A reshape of a transposed tensor copies it: `t.reshape(6).view(3, 2)`
+// folded into nothing would make the `add_` after it write through the
+// transpose into %p, which eager leaves alone. Nodes a later in-place
+// write reaches (directly or through views) are not rewritten; those it
+// does not reach still are (%u, an identity view of an unwritten value).
+
+// CHECK-LABEL: fx.graph @reshape_chain_written_in_place
+// CHECK:         %t = fx.call_method "t"(%p)
+// CHECK-NEXT:    %r = fx.call_method "reshape"(%t, 6)
+// CHECK-NEXT:    %v = fx.call_method "view"(%r, 3, 2)
+// CHECK-NEXT:    fx.call_method "add_"(%v, 1000)
+// CHECK-NOT:     fx.call_method "view"(%x
+// CHECK:         fx.output (%p, %v, %x)
+fx.graph @reshape_chain_written_in_place {
+  %x = fx.placeholder "x" : tensor<2x3xf32>
+  %p = fx.call_function "torch.mul"(%x, 2) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = fx.call_method "t"(%p) : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %r = fx.call_method "reshape"(%t, 6) : (tensor<3x2xf32>) -> tensor<6xf32>
+  %v = fx.call_method "view"(%r, 3, 2) : (tensor<6xf32>) -> tensor<3x2xf32>
+  %w = fx.call_method "add_"(%v, 1000) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %u = fx.call_method "view"(%x, 2, 3) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  fx.output (%p, %v, %u) : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>
+}

@@ -518,8 +518,19 @@ unsigned mlir::fx::canonicalizeGraph(GraphOp graph) {
     changed = false;
     SmallVector<Operation *> dead;
     llvm::DenseSet<Operation *> deadSet;
+    // A reshape may copy (of a transposed input) or view: folding one
+    // into another, or away, changes what a later in-place write reaches
+    // (`t.reshape(6).view(3, 2).add_(1)` writes a copy of t, not t). Nodes
+    // whose input or result is written, directly or through a view, stay.
+    llvm::DenseSet<Value> overwritten = getOverwrittenValues(graph);
+    auto written = [&](Operation *op) {
+      return llvm::any_of(op->getResults(),
+                          [&](Value v) { return overwritten.contains(v); }) ||
+             llvm::any_of(op->getOperands(),
+                          [&](Value v) { return overwritten.contains(v); });
+    };
     for (Operation *op : getCallNodes(graph)) {
-      if (deadSet.contains(op))
+      if (deadSet.contains(op) || written(op))
         continue;
       size_t before = dead.size();
       if (!canonicalizeNode(gb, op, dead))
