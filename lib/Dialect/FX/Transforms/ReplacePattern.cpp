@@ -261,15 +261,26 @@ struct ReplacePatternPass
       return failure();
     GraphBuilder gb(graph);
     // A later match may read an output of an earlier one: follow the
-    // replacements.
+    // replacements. The matched nodes are erased after the last match is
+    // replaced, so that no value `replaced` holds is freed (a clone made
+    // at its address would be taken for it).
     llvm::DenseMap<Value, Value> replaced;
+    SmallVector<Operation *> erase;
+    SmallVector<std::pair<Operation *, std::string>> renames;
     for (Match &m : matches) {
       for (auto &[p, g] : m.inputs)
         while (Value next = replaced.lookup(g))
           g = next;
       report.push_back(describe(m));
-      replace(gb, graph, m, replaced);
+      replace(gb, graph, m, replaced, erase, renames);
     }
+    llvm::sort(erase, [](Operation *a, Operation *b) {
+      return b->isBeforeInBlock(a);
+    });
+    for (Operation *g : erase)
+      g->erase();
+    for (auto &[def, name] : renames)
+      setNodeName(def, name);
     sortTopologically(&body);
     if (OutputOp output = graph.getOutput())
       output->moveBefore(&body, body.end());
@@ -323,7 +334,9 @@ struct ReplacePatternPass
   }
 
   void replace(GraphBuilder &gb, GraphOp graph, Match &m,
-               llvm::DenseMap<Value, Value> &replaced) {
+               llvm::DenseMap<Value, Value> &replaced,
+               SmallVectorImpl<Operation *> &erase,
+               SmallVectorImpl<std::pair<Operation *, std::string>> &renames) {
     // Insert before the last matched node: every input is defined by then.
     Operation *last = nullptr;
     for (auto &[p, g] : m.ops)
@@ -351,7 +364,6 @@ struct ReplacePatternPass
     }
     // The replacement's outputs take over the users of the matched ones;
     // a copied node returned for an output takes the matched node's name.
-    SmallVector<std::pair<Operation *, std::string>> renames;
     for (auto [p, r] : llvm::zip(pattern.outputs, replacement.outputs)) {
       Operation *matched = m.ops.lookup(p.getDefiningOp());
       Value newValue = mapping.lookupOrNull(r);
@@ -369,16 +381,8 @@ struct ReplacePatternPass
         renames.push_back(
             {def, cast<NodeOpInterface>(matched).getNodeName().str()});
     }
-    SmallVector<Operation *> erase;
     for (auto &[p, g] : m.ops)
       erase.push_back(g);
-    llvm::sort(erase, [](Operation *a, Operation *b) {
-      return b->isBeforeInBlock(a);
-    });
-    for (Operation *g : erase)
-      g->erase();
-    for (auto &[def, name] : renames)
-      setNodeName(def, name);
   }
 
   /// Shared by the clones of the pass the pass manager makes.
