@@ -547,7 +547,8 @@ def _state(root, entry, packed):
     owner.__dict__.pop(field, None)
     if kind == "parameter":
         if not isinstance(value, torch.nn.Parameter):
-            trainable = value.is_floating_point() or value.is_complex()
+            trainable = (value.is_floating_point() or value.is_complex()) \
+                and entry.get("requires_grad", True) is not False
             value = torch.nn.Parameter(value, requires_grad=trainable)
         # setattr, so modules that track their parameters (nn.LSTM's
         # _flat_weights) see the new one.

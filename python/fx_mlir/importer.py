@@ -1022,7 +1022,14 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                         lines.append(head + _symbol(first_name[id(t)]))
                     continue
                 first_name[id(t)] = qual
-                lines.append(head + _state_value(qual, t, resources, blobs))
+                # A frozen parameter (`requires_grad=False`, a float one
+                # trains by default) says so: the export keeps it frozen.
+                frozen = (" {requires_grad = false}"
+                          if kind == "parameter" and not t.requires_grad
+                          and (t.is_floating_point() or t.is_complex())
+                          else "")
+                lines.append(head + _state_value(qual, t, resources, blobs)
+                             + frozen)
     # Plain tensor attributes of called modules: a weight
     # torch.nn.utils.weight_norm computes (from weight_g and weight_v, by a
     # hook that has run) is the module's `weight` for its call.

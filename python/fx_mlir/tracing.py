@@ -243,10 +243,23 @@ class ModulePathTracer(torch.fx.Tracer):
             before = set(graph.nodes) if graph is not None else set()
             self._binding[id(m)] = _module_binds(m)
             if graph is not None:
+                erased = set()
                 for node in [n for n in graph.nodes if n not in before]:
                     if node.op == "get_attr" and not node.users:
                         graph.erase_node(node)
+                        erased.add(node)
+                # torch.fx hands out a parameter's proxy again from its
+                # cache: a later read (`self.lin.bias` after `self.lin(x)`)
+                # makes a new node.
+                cache = getattr(self, "_parameter_proxies", None)
+                for key, proxy in list((cache or {}).items()):
+                    if getattr(proxy, "node", None) in erased:
+                        del cache[key]
         return self._binding[id(m)]
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        self._parameter_proxies = parameter_proxy_cache
+        return super().getattr(attr, attr_val, parameter_proxy_cache)
 
     def call_module(self, m, forward, args, kwargs):
         reference = _reference_forward(m, self._examples is not None)

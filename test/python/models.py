@@ -45,6 +45,14 @@ class Case:
         return self.inputs()
 
 
+def _frozen(model):
+    """`model` with its first layer frozen (requires_grad=False), as in
+    fine-tuning: the round trip keeps which parameters train."""
+    for p in model[0].parameters():
+        p.requires_grad_(False)
+    return model
+
+
 def randn(*shape):
     return lambda: (torch.randn(*shape),)
 
@@ -642,6 +650,8 @@ MODELS = [
     Case("complex_state", lambda: ComplexState().eval(), randn(3)),
     Case("constants_and_parameters", lambda: ConstantsAndParameters().eval(),
          randn(2, 3)),
+    Case("frozen_parameters", lambda: _frozen(nn.Sequential(
+        nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).eval()), randn(2, 3)),
     Case("dtype_conversions", lambda: DtypeConversions().eval(), randn(3, 4)),
     Case("functional_kwargs", lambda: FunctionalKwargs().eval(),
          randn(1, 3, 6, 6)),

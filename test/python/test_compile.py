@@ -1036,6 +1036,29 @@ def test_named_tuple_outputs_keep_their_types(source):
     torch.testing.assert_close(got, expected)
 
 
+class BiasAfterCall(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.lin(x) + self.lin.bias
+
+
+def test_parameter_read_after_its_module_call():
+    """`self.lin(x) + self.lin.bias`: reading the module's hyperparameters
+    while tracing made get_attr nodes the tracer erased, whose proxies
+    torch.fx's cache then handed out again (a graph reading an erased
+    node)."""
+    model = BiasAfterCall().eval()
+    x = torch.randn(2, 3)
+    gm = fx_mlir.compiler.trace(model, (x,))
+    gm.graph.lint()
+    with torch.no_grad():
+        torch.testing.assert_close(
+            fx_mlir.compile(model, (x,), cache_dir="")(x), model(x))
+
+
 class Dots(nn.Module):
     def forward(self, a, b):
         return torch.vdot(a, b), torch.dot(a, b), torch.matmul(a, b)

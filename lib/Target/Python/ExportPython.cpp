@@ -429,6 +429,9 @@ LogicalResult JsonExporter::writeState(StateOp state) {
   llvm::interleaveComma(type.getShape(), os);
   os << "]";
   writeQParams(type.getElementType());
+  // A frozen parameter: `{requires_grad = false}` on the state.
+  if (auto grad = state->getAttrOfType<BoolAttr>("requires_grad"))
+    os << ", \"requires_grad\": " << (grad.getValue() ? "true" : "false");
   os << ", \"data\": \"";
   if (auto value = state.getValueAttr()) {
     FailureOr<std::string> bytes = tensorBytes(state, value);

@@ -6,7 +6,7 @@
 // RUN: fx-translate --export-python %s | FileCheck %s
 // RUN: fx-translate --export-python --export-allow-module=torchvision --export-allow-module=mypkg.layers %s | FileCheck %s --check-prefix=ALLOW
 // RUN: fx-translate --export-python %s > %t.py
-// RUN: %python -c "import runpy; gm = runpy.run_path('%t.py')['graph_module']; print(gm.code); print(dict(gm.named_buffers())); print(gm.fc.weight is gm.tied.weight, gm.fc.training, gm.drop.training, gm.tied.bias, gm.mask)" | FileCheck %s --check-prefix=RUN-PY
+// RUN: %python -c "import runpy; gm = runpy.run_path('%t.py')['graph_module']; print(gm.code); print(dict(gm.named_buffers())); print(gm.fc.weight is gm.tied.weight, gm.fc.training, gm.drop.training, gm.tied.bias, gm.mask); print(gm.fc.weight.requires_grad, gm.fc.bias.requires_grad)" | FileCheck %s --check-prefix=RUN-PY
 
 // The description: one submodule, state tensor or node per line; names
 // are JSON strings, values tagged by kind; a node's type as the IR prints
@@ -19,7 +19,7 @@
 // JSON-NEXT:   {"path": "drop", "type": "torch.nn.Dropout", "hparams": {"dict": {{\[\[}}"p", {"float": "0.5"}]]}, "training": true}],
 // JSON-NEXT:  "state": [
 // JSON-NEXT:   {"path": "fc.weight", "kind": "parameter", "dtype": "float32", "shape": [2, 2], "data": "AACAPwAAAAAAAAAAAACAPw=="},
-// JSON-NEXT:   {"path": "fc.bias", "kind": "parameter", "dtype": "float32", "shape": [2], "data": "AAAAPwAAAL8="},
+// JSON-NEXT:   {"path": "fc.bias", "kind": "parameter", "dtype": "float32", "shape": [2], "requires_grad": false, "data": "AAAAPwAAAL8="},
 // JSON-NEXT:   {"path": "tied.weight", "kind": "parameter", "alias": "fc.weight"},
 // JSON-NEXT:   {"path": "steps", "kind": "buffer", "dtype": "int64", "shape": [], "data": "BwAAAAAAAAA="},
 // JSON-NEXT:   {"path": "mask", "kind": "constant", "dtype": "bool", "shape": [3], "data": "AQAB"}],
@@ -61,10 +61,12 @@
 // RUN-PY-NEXT:   return (sum_1, [steps, drop], {'x': x})
 // RUN-PY:      {'steps': tensor(7), 'mask': tensor([ True, False,  True])}
 // RUN-PY-NEXT: True False True None tensor([ True, False,  True])
+// A frozen parameter (`{requires_grad = false}`) stays frozen.
+// RUN-PY-NEXT: True False
 
 fx.graph_module @Net training {
   fx.state parameter @fc.weight : tensor<2x2xf32> = dense<[[1.0, 0.0], [0.0, 1.0]]>
-  fx.state parameter @fc.bias : tensor<2xf32> = dense_resource<fc_bias>
+  fx.state parameter @fc.bias : tensor<2xf32> = dense_resource<fc_bias> {requires_grad = false}
   fx.state parameter @tied.weight : tensor<2x2xf32> = @fc.weight
   fx.state buffer @steps : tensor<i64> = dense<7>
   fx.state constant @mask : tensor<3xi1> = dense<[true, false, true]>

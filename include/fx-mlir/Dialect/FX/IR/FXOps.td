@@ -69,10 +69,13 @@ def FX_StateOp : FX_Op<"state", [Symbol, HasParent<"GraphModuleOp">,
     parse and print; it may be omitted when the weights are not known. A
     tensor shared by several modules (tied weights) is stored once and the
     other names are aliases of it, so `fx.get_attr` of either name reads
-    the same tensor.
+    the same tensor. A parameter that does not train (a float one with
+    `requires_grad=False`: frozen layers) carries `{requires_grad =
+    false}`, which the export keeps.
 
     ```mlir
     fx.state parameter @"conv.weight" : tensor<8x3x3x3xf32> = dense_resource<conv_w>
+    fx.state parameter @"conv.bias" : tensor<8xf32> = dense_resource<conv_b> {requires_grad = false}
     fx.state buffer @"bn.num_batches_tracked" : tensor<i64> = dense<0>
     fx.state parameter @"decoder.weight" : tensor<4x8xf32> = @"encoder.weight"
     fx.state constant @_tensor_constant0 : tensor<3xf32>
