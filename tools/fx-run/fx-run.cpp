@@ -197,12 +197,23 @@ int main(int argc, char **argv) {
         shape.push_back(ShapedType::isDynamic(d) ? int64_t(batch) : d);
       at::ScalarType st = scalarTypeOf(type.getElementType());
       at::Tensor t;
-      if (at::isFloatingType(st))
-        t = at::randn(shape, at::TensorOptions().dtype(st));
-      else if (st == at::kBool)
-        t = at::randint(0, 2, shape).to(at::kBool);
-      else
-        t = at::randint(0, 4, shape, at::TensorOptions().dtype(st));
+      // LibTorch throws where it cannot make the tensor (too large to
+      // allocate): an error naming the placeholder, not an abort.
+      try {
+        if (at::isFloatingType(st))
+          t = at::randn(shape, at::TensorOptions().dtype(st));
+        else if (st == at::kBool)
+          t = at::randint(0, 2, shape).to(at::kBool);
+        else
+          t = at::randint(0, 4, shape, at::TensorOptions().dtype(st));
+      } catch (const std::exception &e) {
+        std::string what = e.what(), shown;
+        llvm::raw_string_ostream os(shown);
+        os << type;
+        return fail("cannot make a random input for placeholder '" +
+                    p.getNodeName() + "' of type " + shown + ": " +
+                    what.substr(0, what.find('\n')));
+      }
       args.push_back(t);
     }
   }
