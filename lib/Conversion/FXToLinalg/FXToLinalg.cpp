@@ -9,6 +9,7 @@
 #include "fx-mlir/Conversion/FXToLinalg/FXToLinalg.h"
 #include "Lowering.h"
 #include "fx-mlir/Conversion/Passes.h"
+#include "fx-mlir/Dialect/FX/IR/ControlFlow.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
@@ -332,6 +333,28 @@ struct ConvertFXToLinalgPass
       return module.emitError("graph module has no 'forward' graph");
     Block &body = graph.getBody().front();
 
+    // A graph imported for one batch size, compiled for any: its nodes'
+    // types are recomputed from the inputs', but the graphs of its control
+    // flow (cond branches, loop bodies) keep the example's types.
+    if (dynamicBatch) {
+      SmallVector<PlaceholderOp> inputs;
+      graph.getPlaceholders(inputs);
+      bool importedStatic = llvm::none_of(inputs, [](PlaceholderOp p) {
+        auto type = dyn_cast<RankedTensorType>(p.getResult().getType());
+        return type && !type.hasStaticShape();
+      });
+      for (Operation &op : body)
+        if (auto call = dyn_cast<CallFunctionOp>(op);
+            importedStatic && call && isControlFlowTarget(call.getTarget()))
+          return call.emitError()
+                 << "cannot compile call_function " << getNodeLabel(call)
+                 << " with target '" << call.getTarget()
+                 << "' for a dynamic batch: the graph was imported for one "
+                    "batch size (static input types), and its control "
+                    "flow's graphs keep that size; import it for a dynamic "
+                    "batch (fx_mlir.compile(..., dynamic_batch=True)) or "
+                    "compile it for its own sizes";
+    }
     // Control flow becomes scf ops holding copies of its graphs' nodes.
     if (failed(lowering::inlineControlFlow(module, graph)))
       return failure();
