@@ -1304,6 +1304,17 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
     concrete[tsGraph->inputs()[0]] = root._ivalue();
     at::manual_seed(0);
     for (size_t i = 0; i < options.inputTypes.size(); ++i) {
+      // A tensor type types a tensor input only (a List[Tensor] or a
+      // Dict[str, Tensor] given a tensor fails in LibTorch's kernels).
+      const torch::jit::Value *input = tsGraph->inputs()[i + 1];
+      if (!input->type()->cast<c10::TensorType>()) {
+        emitError(fileLoc) << "input '"
+                           << dropUniquingSuffix(input->debugName())
+                           << "' of forward is a " << input->type()->str()
+                           << ", not a tensor: --torchscript-input-types "
+                              "types tensor inputs only";
+        return nullptr;
+      }
       std::string text = options.inputTypes[i];
       if (!llvm::StringRef(text).starts_with("tensor<"))
         text = "tensor<" + text + ">";

@@ -620,3 +620,14 @@ class ScriptedState(nn.Module):
 if not WHICH or WHICH & {"scripted_state", "scripted_bad_setattr"}:
     save("scripted_state", torch.jit.script(ScriptedState()))
     save("scripted_bad_setattr", torch.jit.script(ScriptedState(True)))
+
+
+class ListInput(nn.Module):
+    """A forward of a list of tensors: no tensor type types it."""
+
+    def forward(self, xs: List[torch.Tensor]):
+        return torch.cat(xs, 0)
+
+
+if not WHICH or "list_input" in WHICH:
+    save("list_input", torch.jit.script(ListInput()))
