@@ -1264,6 +1264,18 @@ FailureOr<c10::IValue> Interpreter::callRegistered(Operation *op,
     if (!ns.empty() && !rest.empty())
       qualified = (ns + "::" + rest).str();
   }
+  // An in-place method or torch function (`x.add_(y)`, `torch.relu_(x)`),
+  // which the registry does not hold: ATen's in-place operator, run on the
+  // tensor itself (its other references see the update, as in eager).
+  if (!alias && qualified.empty()) {
+    StringRef name = target;
+    if (isa<CallMethodOp>(op) ||
+        (name.consume_front("torch.") && !name.contains('.'))) {
+      if (name.ends_with("_") && !name.ends_with("__") &&
+          !name.starts_with("_"))
+        qualified = ("aten::" + name).str();
+    }
+  }
   if (alias || !qualified.empty()) {
     StringRef opName = alias ? StringRef(alias->op) : StringRef(qualified);
     if (std::optional<OperatorName> name = splitOperatorName(opName)) {

@@ -1024,8 +1024,11 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                 first_name[id(t)] = qual
                 # A frozen parameter (`requires_grad=False`, a float one
                 # trains by default) says so: the export keeps it frozen.
+                # (A quantized module's unpacked weight and bias are not
+                # its parameters.)
                 frozen = (" {requires_grad = false}"
-                          if kind == "parameter" and not t.requires_grad
+                          if kind == "parameter" and prefix not in packed
+                          and not t.requires_grad
                           and (t.is_floating_point() or t.is_complex())
                           else "")
                 lines.append(head + _state_value(qual, t, resources, blobs)
