@@ -1109,6 +1109,11 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
         # these hyperparameters: _module_binds), and the modules
         # compile traces into by a reference forward (fx_mlir/reference.py:
         # dynamic LSTM and GRU, quantized embeddings, nn.EmbeddingBag, ...).
+        # A GraphModule called as a submodule (torch.fx.passes.
+        # split_module's partitions): its graph, traced in.
+        if isinstance(module, torch.fx.GraphModule):
+            candidates.append(node)
+            continue
         kind = module_type(module)
         if _reference_forward(module) is None and (
                 (kind in known and _module_binds(module))

@@ -1084,6 +1084,12 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                 (id(mod) in seen_modules and path not in called):
             continue
         seen_modules.add(id(mod))
+        if path and path in called and isinstance(mod, torch.fx.GraphModule):
+            raise FxMlirError(
+                f"cannot import call_module of submodule '{path}': it is a "
+                "torch.fx.GraphModule (a partition of torch.fx.passes."
+                "split_module), which the fx dialect holds only inlined "
+                "into the graph that calls it (fx_mlir.compile inlines it)")
         if path:
             hp = hyperparameters(mod)
             # A module rebuilt from IR keeps the IR's spelling of its

@@ -1059,6 +1059,35 @@ def test_parameter_read_after_its_module_call():
             fx_mlir.compile(model, (x,), cache_dir="")(x), model(x))
 
 
+class TwoLayers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(4, 4)
+        self.l2 = nn.Linear(4, 4)
+
+    def forward(self, x):
+        a = torch.relu(self.l1(x))
+        return (self.l2(a) + a).sigmoid()
+
+
+def test_split_module_partitions_are_inlined():
+    """A GraphModule of torch.fx.passes.split_module calls its partitions,
+    GraphModules, as submodules: compile traces them in; the importer,
+    which keeps the graph as it is, names the one it cannot hold."""
+    from torch.fx.passes.split_module import split_module
+    model = TwoLayers().eval()
+    split = split_module(torch.fx.symbolic_trace(model), model,
+                         lambda n: 0 if n.name in ("l1", "relu") else 1)
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            fx_mlir.compile(split, (x,), cache_dir="")(x), model(x))
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match="submodule 'submod_0': it is a torch.fx."
+                             "GraphModule"):
+        fx_mlir.import_graph_module(split, (x,))
+
+
 class Dots(nn.Module):
     def forward(self, a, b):
         return torch.vdot(a, b), torch.dot(a, b), torch.matmul(a, b)
