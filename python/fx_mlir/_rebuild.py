@@ -483,6 +483,27 @@ def _construct(module_type, arguments):
     return module_type(**arguments)
 
 
+def _built_from_its_parameters(module_type, arguments):
+    """module_type built from the `arguments` its constructor names, when
+    the others are attributes it then has; None otherwise."""
+    try:
+        params = inspect.signature(module_type.__init__).parameters
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return None
+    taken = {k: v for k, v in arguments.items() if k in params}
+    if len(taken) == len(arguments):
+        return None
+    try:
+        module = _construct(module_type, taken)
+    except Exception:  # noqa: BLE001 - the caller reports the first error
+        return None
+    if not all(hasattr(module, k) for k in arguments.keys() - taken.keys()):
+        return None
+    return module
+
+
 def _submodule(root, entry, allowed):
     path = _check_path(entry.get("path"), "submodule")
     what = f"submodule {_show(path)}"
@@ -500,8 +521,14 @@ def _submodule(root, entry, allowed):
     try:
         module = _construct(module_type, arguments)
     except Exception as error:
-        raise RebuildError(f"{what}: cannot build {entry['type']} from "
-                           f"{hparams}: {error}") from None
+        # A scripted module records its constants too (ConvTranspose2d's
+        # `transposed`, Upsample's `name`, MultiheadAttention's
+        # `head_dim`): built from the arguments its constructor takes, the
+        # others being attributes the constructor sets.
+        module = _built_from_its_parameters(module_type, arguments)
+        if module is None:
+            raise RebuildError(f"{what}: cannot build {entry['type']} from "
+                               f"{hparams}: {error}") from None
     for key, value in attributes.items():
         setattr(module, key, value)
     module.training = bool(entry.get("training", False))

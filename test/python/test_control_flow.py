@@ -376,6 +376,35 @@ def test_export_runs_and_round_trips(cls, make):
     assert run(fx_mlir.import_graph_module(back), "builtin.module()") == again
 
 
+class ScriptedLeaves(nn.Module):
+    """torch.nn leaves whose scripted forms record constants their
+    constructors do not take (`transposed`, `name`, `head_dim`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.resize = nn.Upsample(scale_factor=2, mode="nearest")
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x, q):
+        a, _ = self.attn(q, q, q)
+        return self.resize(self.up(x)), a
+
+
+def test_scripted_leaves_export():
+    """A scripted module's leaves rebuild from the arguments their
+    constructors take; the constants they also recorded are attributes
+    the constructors set."""
+    model = ScriptedLeaves().eval()
+    inputs = (torch.randn(1, 4, 5, 5), torch.randn(1, 3, 8))
+    gm = fx_mlir.export_graph_module(fx_mlir.import_torchscript(model,
+                                                                inputs))
+    with torch.no_grad():
+        for got, want in zip(gm(*inputs), model(*inputs)):
+            torch.testing.assert_close(got, want)
+
+
 def test_traced_model_with_a_scripted_part():
     """torch.jit.trace of a model whose submodule is scripted keeps the
     submodule's control flow; the archive imports and compiles."""
