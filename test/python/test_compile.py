@@ -1709,6 +1709,25 @@ def test_dynamic_batch_factories_of_the_batch_size():
     assert torch.arange(3).tolist() == [0, 1, 2]  # torch's own again
 
 
+class BatchRepeats(nn.Module):
+    """repeat and tile of a batch: channels repeated (grayscale to RGB),
+    the batch itself repeated, dropped (0) and tiled."""
+
+    def forward(self, x):
+        return (x.repeat(1, 3, 1), x.repeat(2, 1, 2), x.repeat(2, 1, 1, 1),
+                x.tile((3, 1, 1)), x.repeat(0, 1, 1).sum() + x.sum())
+
+
+def test_dynamic_batch_repeats():
+    model = BatchRepeats()
+    compiled = fx_mlir.compile(model, (torch.randn(4, 1, 3),),
+                               dynamic_batch=True, cache_dir="")
+    for batch in (4, 1, 6):
+        x = torch.randn(batch, 1, 3)
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)
+
+
 class BufferUpdates(nn.Module):
     """Buffers updated in place and read in the same call: a KV-cache
     shift, a row added to, a copy into one."""

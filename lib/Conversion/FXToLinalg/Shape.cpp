@@ -1039,16 +1039,36 @@ static LogicalResult repeatTensor(Lowering &l, Value x,
   int64_t rank = type.getRank(), outRank = repeats->size();
   if (outRank < rank)
     return l.fail("repeats has fewer dims than the input");
-  if (!type.hasStaticShape())
-    return l.fail("the input shape must be static");
+  if (llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+    return l.fail("negative repeats");
+  // A dim of run-time size (a dynamic batch) repeated: its copies joined
+  // (an index modulo a run-time size is no affine map); then read as a
+  // dim repeated once.
+  SmallVector<int64_t> times(*repeats);
+  for (int64_t in = 0; in < rank; ++in) {
+    int64_t d = in + (outRank - rank);
+    if (!type.isDynamicDim(in) || times[d] == 1)
+      continue;
+    if (times[d] == 0) {
+      x = sliceAlong(l, x, in, l.b.getIndexAttr(0), l.b.getIndexAttr(0), 1);
+    } else {
+      SmallVector<Value> copies(times[d], x);
+      x = concat(l, copies, in, type.getElementType());
+    }
+    times[d] = 1;
+  }
+  type = cast<RankedTensorType>(x.getType());
   SmallVector<AffineExpr> exprs;
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < outRank; ++d) {
     int64_t in = d - (outRank - rank);
+    if (in >= 0 && type.isDynamicDim(in)) {
+      sizes.push_back(l.dim(x, in));
+      exprs.push_back(l.b.getAffineDimExpr(d));
+      continue;
+    }
     int64_t n = in >= 0 ? type.getDimSize(in) : 1;
-    if ((*repeats)[d] < 0)
-      return l.fail("negative repeats");
-    sizes.push_back(l.b.getIndexAttr(n * (*repeats)[d]));
+    sizes.push_back(l.b.getIndexAttr(n * times[d]));
     if (in >= 0)
       exprs.push_back(n == 1 ? l.b.getAffineConstantExpr(0)
                              : l.b.getAffineDimExpr(d) % n);

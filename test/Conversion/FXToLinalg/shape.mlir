@@ -733,3 +733,24 @@ fx.graph_module @M {
     fx.output %s : tensor<1x3xf32>
   }
 }
+
+// -----
+
+// repeat of a dim of run-time size (a dynamic batch): its copies joined
+// along it (an index modulo a run-time size is no affine map), the static
+// dims read through `mod`.
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2 mod 3)>
+// CHECK-LABEL: func.func @forward
+//       CHECK: %[[N:.*]] = arith.addi
+//       CHECK: %[[JOINED:.*]] = tensor.empty(%[[N]]) : tensor<?x1x3xf32>
+//       CHECK: %[[FIRST:.*]] = tensor.insert_slice %arg0 into %[[JOINED]][0, 0, 0]
+//       CHECK: %[[BOTH:.*]] = tensor.insert_slice %arg0 into %[[FIRST]][%{{.*}}, 0, 0]
+//       CHECK: linalg.generic {indexing_maps = [#[[READ]], {{.*}}]{{.*}} ins(%[[BOTH]] : tensor<?x1x3xf32>)
+//       CHECK: -> tensor<?x3x3xf32>
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<?x1x3xf32>
+    %r = fx.call_function "aten::repeat"(%x, [2, 3, 1]) : (tensor<?x1x3xf32>) -> tensor<?x3x3xf32>
+    fx.output %r : tensor<?x3x3xf32>
+  }
+}
