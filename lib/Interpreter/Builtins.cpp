@@ -21,6 +21,7 @@
 #include <ATen/TensorIndexing.h>
 #include <torch/nn/functional/activation.h>
 
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -248,6 +249,67 @@ FailureOr<c10::IValue> Interpreter::checkAssert(Operation *op,
     return failure();
   }
   return c10::IValue();
+}
+
+FailureOr<c10::IValue> Interpreter::tensorOfList(Operation *op,
+                                                 ArrayRef<c10::IValue> args,
+                                                 const Kwargs &kwargs) {
+  // The list's leaves, row-major, and its shape (each level's length, the
+  // same at every position of a level).
+  std::vector<c10::IValue> leaves;
+  std::vector<int64_t> shape;
+  bool ragged = false;
+  std::function<void(const c10::IValue &, size_t)> walk =
+      [&](const c10::IValue &v, size_t depth) {
+        if (!v.isList()) {
+          if (depth != shape.size())
+            ragged = true;
+          leaves.push_back(v);
+          return;
+        }
+        c10::List<c10::IValue> items = v.toList();
+        int64_t n = items.size();
+        if (depth == shape.size() && leaves.empty())
+          shape.push_back(n);
+        else if (depth >= shape.size() || shape[depth] != n)
+          ragged = true;
+        for (const c10::IValue &item : items)
+          walk(item, depth + 1);
+      };
+  walk(args[0], 0);
+  bool numbers = llvm::all_of(leaves, [](const c10::IValue &v) {
+    return v.isInt() || v.isDouble() || v.isBool();
+  });
+  if (ragged || !numbers) {
+    emitNodeError(op) << "aten::tensor needs a list of numbers of a regular "
+                         "shape, got "
+                      << describe(args[0]);
+    return failure();
+  }
+  bool anyDouble = llvm::any_of(leaves, [](auto &v) { return v.isDouble(); });
+  bool allBool = !leaves.empty() &&
+                 llvm::all_of(leaves, [](auto &v) { return v.isBool(); });
+  at::Tensor t;
+  if (anyDouble || leaves.empty()) {
+    std::vector<double> values;
+    for (const c10::IValue &v : leaves)
+      values.push_back(v.isDouble() ? v.toDouble()
+                       : v.isInt()  ? double(v.toInt())
+                                    : double(v.toBool()));
+    t = at::tensor(values, at::kDouble).to(c10::get_default_dtype());
+  } else {
+    std::vector<int64_t> values;
+    for (const c10::IValue &v : leaves)
+      values.push_back(v.isInt() ? v.toInt() : int64_t(v.toBool()));
+    t = at::tensor(values, at::kLong);
+    if (allBool)
+      t = t.to(at::kBool);
+  }
+  t = t.reshape(shape);
+  for (const auto &[key, value] : kwargs)
+    if (key == "dtype" && value.isInt())
+      t = t.to(static_cast<c10::ScalarType>(value.toInt()));
+  return c10::IValue(t);
 }
 
 FailureOr<c10::IValue> Interpreter::getAttribute(Operation *op,

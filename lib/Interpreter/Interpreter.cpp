@@ -948,6 +948,8 @@ FailureOr<c10::IValue> Interpreter::callFunction(CallFunctionOp op,
                                                  std::vector<c10::IValue> args,
                                                  Kwargs kwargs) {
   StringRef target = op.getTarget();
+  if (target == "aten::tensor" && args.size() == 1 && args[0].isList())
+    return tensorOfList(op, args, kwargs);
   if (target.contains("::"))
     return callCanonical(op, target, args, kwargs);
   if (target == "operator.getitem" || target == "_operator.getitem")

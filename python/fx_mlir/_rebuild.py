@@ -191,6 +191,9 @@ _CONTROL_FLOW = {
     "torch.ops.higher_order.cond": "fx_mlir.control_flow.cond",
     "torch.ops.higher_order.while_loop": "fx_mlir.control_flow.while_loop",
     "fx_mlir.for_loop": "fx_mlir.control_flow.for_loop",
+    # A tensor of a list literal (scripted `torch.tensor([1.0, 2.0])`):
+    # ATen's operator needs TorchScript's list type, torch.tensor does not.
+    "aten::tensor": "torch.tensor",
 }
 
 

@@ -405,6 +405,22 @@ def test_scripted_leaves_export():
             torch.testing.assert_close(got, want)
 
 
+class TensorLiteral(nn.Module):
+    def forward(self, x):
+        return x * torch.tensor([1.0, 2.0, 3.0]), torch.tensor([[1, 2]])
+
+
+def test_scripted_tensor_literal_exports():
+    """A scripted `torch.tensor([...])` (aten::tensor of a list, whose ATen
+    operator needs TorchScript's list type) exports as torch.tensor."""
+    model = TensorLiteral()
+    x = torch.randn(2, 3)
+    gm = fx_mlir.export_graph_module(fx_mlir.import_torchscript(model, (x,)))
+    for got, want in zip(gm(x), model(x)):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want)
+
+
 def test_traced_model_with_a_scripted_part():
     """torch.jit.trace of a model whose submodule is scripted keeps the
     submodule's control flow; the archive imports and compiles."""

@@ -230,6 +230,12 @@ private:
   FailureOr<c10::IValue> checkAssert(Operation *op,
                                      llvm::ArrayRef<c10::IValue> args,
                                      const Kwargs &kwargs);
+  /// `aten::tensor(data, dtype=...)` of a (nested) list of numbers, as a
+  /// scripted `torch.tensor([1.0, 2.0])` records it (LibTorch's kernel of
+  /// that overload needs the TorchScript node's list type).
+  FailureOr<c10::IValue> tensorOfList(Operation *op,
+                                      llvm::ArrayRef<c10::IValue> args,
+                                      const Kwargs &kwargs);
   /// A call of an nn.MultiheadAttention module.
   FailureOr<c10::IValue>
   callMultiheadAttention(CallModuleOp op, SubmoduleOp submodule,
