@@ -75,10 +75,11 @@ def is_qualified_name(name):
 
 def is_module_path(path):
     """A dotted attribute path inside a module (`layer1.0.conv1`): parts of
-    letters, digits, `_` and `-`, none a dunder."""
+    letters, digits, `_` and `-`, or Python identifiers (`ß`), none a
+    dunder."""
     return (isinstance(path, str) and bool(path)
-            and all(_PATH_PART.match(part) and not _is_dunder(part)
-                    for part in path.split(".")))
+            and all((_PATH_PART.match(part) or part.isidentifier())
+                    and not _is_dunder(part) for part in path.split(".")))
 
 
 def check_allowed_modules(allowed_modules):

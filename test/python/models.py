@@ -45,6 +45,19 @@ class Case:
         return self.inputs()
 
 
+def _unicode_names():
+    """Submodules and a buffer named by non-ASCII Python identifiers."""
+    class Unicode(nn.Module):
+        def __init__(self):
+            super().__init__()
+            setattr(self, "ß", nn.Linear(3, 3))
+            self.register_buffer("é", torch.ones(3))
+
+        def forward(self, x):
+            return getattr(self, "ß")(x) * getattr(self, "é")
+    return Unicode()
+
+
 def _frozen(model):
     """`model` with its first layer frozen (requires_grad=False), as in
     fine-tuning: the round trip keeps which parameters train."""
@@ -650,6 +663,7 @@ MODELS = [
     Case("complex_state", lambda: ComplexState().eval(), randn(3)),
     Case("constants_and_parameters", lambda: ConstantsAndParameters().eval(),
          randn(2, 3)),
+    Case("unicode_names", lambda: _unicode_names().eval(), randn(2, 3)),
     Case("frozen_parameters", lambda: _frozen(nn.Sequential(
         nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).eval()), randn(2, 3)),
     Case("dtype_conversions", lambda: DtypeConversions().eval(), randn(3, 4)),

@@ -76,13 +76,15 @@ static bool isQualifiedName(StringRef name) {
   });
 }
 
-/// A dotted attribute path inside a module: `layer1.0.conv1`.
+/// A dotted attribute path inside a module: `layer1.0.conv1`. Non-ASCII
+/// letters (a Python identifier `ß`) are left to the loader's checks.
 static bool isModulePath(StringRef path) {
   SmallVector<StringRef> parts;
   path.split(parts, '.');
   return llvm::all_of(parts, [](StringRef part) {
     return !part.empty() && !isDunder(part) && llvm::all_of(part, [](char c) {
-      return llvm::isAlnum(c) || c == '_' || c == '-';
+      return llvm::isAlnum(c) || c == '_' || c == '-' ||
+             static_cast<unsigned char>(c) >= 0x80;
     });
   });
 }
