@@ -227,10 +227,63 @@ def replace_pattern(gm, pattern, replacement):
     if not isinstance(gm, torch.fx.GraphModule):
         raise TypeError(f"expected a torch.fx.GraphModule, got "
                         f"{type(gm).__name__}")
-    texts = [(role, import_graph_module(_as_graph_module(fn, role), None,
-                                        name=role))
-             for role, fn in (("pattern", pattern),
-                              ("replacement", replacement))]
+    replacement = _as_graph_module(replacement, "replacement")
+    texts = [("pattern", import_graph_module(
+        _as_graph_module(pattern, "pattern"), None, name="pattern"))]
+    # The tensors and submodules the replacement reads (a tensor constant
+    # of `torch.tensor([...])`) are lent to gm under fresh names, which the
+    # replacement's copies read; those no copy reads are taken back.
+    replacement, lent = _lend_state(gm, replacement)
+    try:
+        texts.append(("replacement", import_graph_module(
+            replacement, None, name="replacement")))
+        matches = _replace_pattern(gm, texts, pattern, replacement)
+    finally:
+        read = {node.target for node in gm.graph.nodes
+                if node.op in ("get_attr", "call_module")}
+        for name in lent:
+            if name not in read:
+                delattr(gm, name)
+    return matches
+
+
+def _lend_state(gm, replacement):
+    """A copy of the GraphModule `replacement` whose get_attr and
+    call_module nodes read attributes set on `gm` under fresh names, and
+    those names."""
+    targets = sorted({node.target for node in replacement.graph.nodes
+                      if node.op in ("get_attr", "call_module")})
+    if not targets:
+        return replacement, []
+    replacement = copy.deepcopy(replacement)
+    fresh = {}
+    for target in targets:
+        value = _attribute(replacement, target)
+        name = "replacement_" + re.sub(r"\W", "_", target)
+        while hasattr(gm, name):
+            name += "_"
+        if isinstance(value, torch.nn.Module):
+            gm.add_submodule(name, value)
+        elif isinstance(value, torch.Tensor) and not isinstance(
+                value, torch.nn.Parameter):
+            gm.register_buffer(name, value)
+        else:
+            setattr(gm, name, value)
+        fresh[target] = name
+        # The replacement reads it by the same name.
+        if isinstance(value, torch.Tensor) and not isinstance(
+                value, torch.nn.Parameter):
+            replacement.register_buffer(name, value)
+        else:
+            setattr(replacement, name, value)
+    for node in replacement.graph.nodes:
+        if node.op in ("get_attr", "call_module"):
+            node.target = fresh[node.target]
+    replacement.recompile()
+    return replacement, list(fresh.values())
+
+
+def _replace_pattern(gm, texts, pattern, replacement):
     with torch.no_grad():
         ir = import_graph_module(gm, None)
     with tempfile.TemporaryDirectory(prefix="fx_mlir_") as tmp:

@@ -388,6 +388,41 @@ def test_replace_pattern_with_module_pattern():
     torch.testing.assert_close(gm(*args), reference(*args))
 
 
+class AddTwice(nn.Module):
+    def forward(self, x, y):
+        return torch.add(x, y) * torch.add(y, x)
+
+
+def _add(x, y):
+    return torch.add(x, y)
+
+
+def _add_shifted(x, y):
+    return torch.add(x, y) + torch.tensor([1.0, 2.0, 3.0])
+
+
+def test_replace_pattern_replacement_reads_a_tensor_constant():
+    """A replacement reading a tensor constant (torch.tensor([...]) traced
+    as a get_attr): gm gets it (torch 1.13's subgraph_rewriter finds the
+    same matches but leaves gm without the constant: its result fails when
+    called); a rewrite that matches nothing leaves gm without it."""
+    gm = torch.fx.symbolic_trace(AddTwice())
+    expected, _ = _torch_matches(gm, _add, _add_shifted)
+    matches = fx_mlir.replace_pattern(gm, _add, _add_shifted)
+    assert len(matches) == len(expected) == 2
+    x, y = torch.randn(3), torch.randn(3)
+    shift = torch.tensor([1.0, 2.0, 3.0])
+    torch.testing.assert_close(gm(x, y), (x + y + shift) * (y + x + shift))
+    before = dict(gm.named_buffers())
+    assert not fx_mlir.replace_pattern(gm, lambda x: torch.sigmoid(x),
+                                       _add_shifted_one)
+    assert dict(gm.named_buffers()).keys() == before.keys()
+
+
+def _add_shifted_one(x):
+    return x + torch.tensor([5.0])
+
+
 def test_replace_pattern_errors_leave_gm_unchanged():
     gm = torch.fx.symbolic_trace(DocsExample())
     code = gm.code
