@@ -1447,8 +1447,16 @@ mlir::fx::importTorchScript(llvm::MemoryBufferRef buffer, MLIRContext *context,
   } catch (const ImportFailure &) {
     return nullptr;
   } catch (const c10::Error &error) {
+    std::string what = firstLine(error.what_without_backtrace());
+    // LibTorch 1.13 swallows the error of code it cannot compile (an
+    // unknown builtin operator in a method) and loads a module with
+    // objects missing, which its accessors then assert on.
+    if (llvm::StringRef(what).contains("_ivalue_ INTERNAL ASSERT"))
+      what = "LibTorch loaded it with objects missing: its code does not "
+             "compile in this LibTorch (an operator or class it does not "
+             "have?)";
     emitError(fileLoc) << "LibTorch failed while importing '" << fileName
-                       << "': " << firstLine(error.what_without_backtrace());
+                       << "': " << what;
     return nullptr;
   } catch (const std::exception &error) {
     emitError(fileLoc) << "failed while importing '" << fileName

@@ -631,3 +631,24 @@ class ListInput(nn.Module):
 
 if not WHICH or "list_input" in WHICH:
     save("list_input", torch.jit.script(ListInput()))
+
+
+class Relu(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+if not WHICH or "unknown_op" in WHICH:
+    # Its code calls an operator LibTorch does not have: LibTorch 1.13's
+    # loader swallows the error and loads the module with objects missing.
+    import zipfile
+    source = os.path.join(OUT, "relu_source.pt")
+    torch.jit.script(Relu()).save(source)
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(
+            os.path.join(OUT, "unknown_op.pt"), "w",
+            zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename.endswith("code/__torch__.py"):
+                data = data.replace(b"torch.relu", b"torch.nonexistent_op")
+            dst.writestr(info, data)
