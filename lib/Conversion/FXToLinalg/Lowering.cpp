@@ -232,6 +232,19 @@ LogicalResult Lowering::replace(Value v) {
                       ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
                       : RankedTensorType();
   auto computed = dyn_cast<RankedTensorType>(v.getType());
+  // A node whose declared shape is not what it computes (a malformed
+  // graph: the result typed by hand): an error, not a value of another
+  // shape than its users were typed for.
+  if (declared && computed && isa<func::FuncOp>(op->getParentOp()) &&
+      declared.hasStaticShape() && computed.hasStaticShape() &&
+      declared.getShape() != computed.getShape()) {
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    os << "its declared type " << declared << " is not the shape it computes, "
+       << computed.getShape().size() << "-d ";
+    llvm::interleave(computed.getShape(), os, "x");
+    return fail(os.str());
+  }
   if (declared && computed && computed != declared &&
       tensor::CastOp::areCastCompatible(computed, declared)) {
     // Only nodes of the graph itself: a loop body's are typed by one
