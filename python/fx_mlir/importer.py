@@ -304,7 +304,33 @@ def _batch_dependent_dims(gm, example_inputs, batch_inputs=None):
             except Exception as error:  # noqa: BLE001 - the others decide
                 first_error = first_error or error
         if not runs:
-            raise first_error
+            # The graph runs at the example's batch only: an input whose
+            # dim 0 is not the batch (an LSTM's (layers, batch, hidden)
+            # state, a time-first sequence), or one that must match a
+            # static size.
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):
+                    shapes(tuple(example_inputs))
+            except Exception:  # noqa: BLE001 - the example's own failure
+                raise first_error from None
+            cause = first_error
+            while (cause.__cause__ or cause.__context__) is not None:
+                cause = cause.__cause__ or cause.__context__
+            node = re.search(r"ShapeProp error for: node=%(\w+)",
+                             str(first_error))
+            where = f" at node '{node.group(1)}'" if node else ""
+            shapes_ = ", ".join(
+                f"input {i} {tuple(t.shape)}" for i, t in
+                enumerate(example_inputs[:count])
+                if isinstance(t, torch.Tensor))
+            first = (str(cause).strip().splitlines() or [""])[0]
+            raise FxMlirError(
+                "dynamic_batch=True: dim 0 of every input is the batch, "
+                f"but the graph does not run with one row more in each "
+                f"({shapes_}){where}: {type(cause).__name__}: {first}; an "
+                "input whose dim 0 is not the batch (an RNN's state of "
+                "(layers, batch, hidden), a time-first sequence) needs "
+                "static shapes") from None
         base = shapes(tuple(example_inputs))
     dynamic = {}
     for name, metas in base.items():

@@ -1728,6 +1728,33 @@ def test_dynamic_batch_repeats():
             torch.testing.assert_close(got, want)
 
 
+class StatefulLSTM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8, num_layers=2, batch_first=True)
+
+    def forward(self, x, h0, c0):
+        return self.lstm(x, (h0, c0))[0]
+
+
+def test_dynamic_batch_input_whose_dim0_is_not_the_batch():
+    """An LSTM's state (layers, batch, hidden) with dynamic_batch=True:
+    the graph runs at the example's batch only; the error says dim 0 of
+    every input is taken for the batch, with the inputs' shapes."""
+    model = StatefulLSTM().eval()
+    inputs = (torch.randn(3, 5, 4), torch.zeros(2, 3, 8),
+              torch.zeros(2, 3, 8))
+    with pytest.raises(fx_mlir.FxMlirError,
+                       match=r"dim 0 of every input is the batch, but the "
+                             r"graph does not run with one row more in each "
+                             r"\(input 0 \(3, 5, 4\), input 1 \(2, 3, 8\)"):
+        fx_mlir.compile(model, inputs, dynamic_batch=True, cache_dir="")
+    with torch.no_grad():
+        torch.testing.assert_close(
+            fx_mlir.compile(model, inputs, cache_dir="")(*inputs),
+            model(*inputs))
+
+
 class BufferUpdates(nn.Module):
     """Buffers updated in place and read in the same call: a KV-cache
     shift, a row added to, a copy into one."""
