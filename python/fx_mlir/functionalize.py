@@ -292,6 +292,9 @@ def _setitem(gm, node, shapes, dynamic=False):
         scattered = _setitem_by_views(graph, node, len(shape))
         if scattered is not None:
             return scattered
+        filled = _setitem_by_list(gm, node, shape, shapes)
+        if filled is not None:
+            return filled
     positions = torch.arange(int(torch.Size(shape).numel())).reshape(shape)
     positions = positions[index].reshape(-1)
     region = torch.empty(shape, device="meta")[index].shape
@@ -312,6 +315,47 @@ def _setitem(gm, node, shapes, dynamic=False):
     for made in (where, flat, scattered, new):
         made.meta = dict(node.meta)
     new.meta[_FRESH] = True
+    return new
+
+
+def _setitem_by_list(gm, node, shape, shapes):
+    """`base[:, [1, 3]] = v` (full slices, then a list of ints into dim d,
+    the last item of the index) with one value `v` (a number or a
+    one-element tensor), for a batch of any size: base.index_fill(d, the
+    list as a constant, v). None for other indices."""
+    base, index, value = node.args
+    if isinstance(index, list):
+        index = (index,)  # `base[[0, 2]] = v`: along dim 0
+    if not isinstance(index, tuple) or not index:
+        return None
+    *before, item = index
+    full = slice(None, None, None)
+    dim = len(before)
+    if not isinstance(item, list) or not item or dim >= len(shape) or \
+            not all(b == full for b in before) or \
+            not all(type(i) is int for i in item):
+        return None
+    size = shape[dim]
+    if dim == 0 and any(i < 0 for i in item):
+        return None  # counted from a batch of run-time size
+    if dim > 0 and not all(-size <= i < size for i in item):
+        return None  # eager's IndexError, from the example run
+    positions = torch.tensor([i % size if dim > 0 else i for i in item])
+    if isinstance(value, torch.fx.Node):
+        count = shapes.get(value)
+        if count is None or int(torch.Size(count).numel()) != 1:
+            return None
+    name = f"_fx_mlir_setitem_{node.name}"
+    gm.register_buffer(name, positions)
+    graph = gm.graph
+    with graph.inserting_before(node):
+        where = graph.get_attr(name)
+        fill = value
+        if isinstance(value, torch.fx.Node):
+            fill = graph.call_method("reshape", (value, ()))
+        new = graph.call_method("index_fill", (base, dim, where, fill))
+    for made in (where, new):
+        made.meta = dict(node.meta)
     return new
 
 

@@ -2441,3 +2441,22 @@ def test_dynamic_batch_slice_assignment():
     compiled = fx_mlir.compile(model, (torch.randn(2, 5),),
                                dynamic_batch=True, cache_dir="")
     _assert_batches_match(compiled, model, (3, 1, 2), (5,))
+
+
+class ListAssignments(nn.Module):
+    def forward(self, y):
+        c = y.clone()
+        c[:, [1, 3]] = 0.5
+        c[:, :, [-1]] = y[0, 0, 0]
+        c[[0]] = 2.0
+        return c
+
+
+def test_dynamic_batch_assignment_through_a_list():
+    """`c[:, [1, 3]] = v` with a batch of any size: index_fill along the
+    list's dim (the flat positions of the static form bake the example's
+    batch in)."""
+    model = ListAssignments()
+    compiled = fx_mlir.compile(model, (torch.randn(2, 6, 3),),
+                               dynamic_batch=True, cache_dir="")
+    _assert_batches_match(compiled, model, (5, 1, 2), (6, 3))
