@@ -372,28 +372,62 @@ class ModulePathTracer(torch.fx.Tracer):
             return iter([obj[i] for i in range(len(value))])
         return super().iter(obj)
 
-    def _example_value(self, node):
-        """The value of `node` on the example inputs; None when there are
-        none or it cannot be computed."""
-        if self._examples is None:
+    def _example_value(self, node, examples=None, values=None):
+        """The value of `node` on the example inputs (or on `examples`,
+        cached in `values`); None when there are none or it cannot be
+        computed."""
+        if examples is None:
+            examples, values = self._examples, self._values
+        if examples is None:
             return None
-        if node in self._values:
-            return self._values[node]
+        if node in values:
+            return values[node]
         value = None
         try:
-            value = self._compute(node)
+            value = self._compute(node, examples, values)
         except Exception:  # the caller raises torch.fx's own error
             value = None
         if isinstance(value, torch.fx.Proxy):
             value = None
-        self._values[node] = value
+        values[node] = value
         return value
 
-    def _compute(self, node):
+    def _batch_independent_size(self, node, dim):
+        """With a dynamic batch, size `dim` of the tensor `node` when it is
+        the same at the example batch and at batches of 1, 2 and 12 more
+        rows (a sequence length, a channel count: `for t in
+        range(x.size(1))` then traces), else None: a size that follows
+        the batch stays a node."""
+        if self._static_shapes or self._examples is None or \
+                not isinstance(dim, int):
+            return None
+        value = self._example_value(node)
+        if not isinstance(value, torch.Tensor) or \
+                not -value.dim() <= dim < value.dim():
+            return None
+        size = value.shape[dim]
+        if not hasattr(self, "_grown_sets"):
+            self._grown_sets = []
+            for extra in (1, 2, 12):
+                grown = tuple(
+                    torch.cat([t, t[:1].repeat(extra, *[1] * (t.dim() - 1))])
+                    if isinstance(t, torch.Tensor) and t.dim() > 0 else t
+                    for t in self._examples)
+                self._grown_sets.append((grown, {}))
+        for grown, values in self._grown_sets:
+            other = self._example_value(node, grown, values)
+            if not isinstance(other, torch.Tensor) or \
+                    other.dim() != value.dim() or other.shape[dim] != size:
+                return None
+        return int(size)
+
+    def _compute(self, node, examples=None, values=None):
+        if examples is None:
+            examples, values = self._examples, self._values
         if node.op == "placeholder":
             index = [n for n in node.graph.nodes
                      if n.op == "placeholder"].index(node)
-            return self._examples[index]
+            return examples[index]
         if node.op == "get_attr":
             value = self.root
             with _eager_modules():  # the tensors, not the tracer's proxies
@@ -408,7 +442,7 @@ class ModulePathTracer(torch.fx.Tracer):
         missing = []
 
         def value_of(n):
-            v = self._example_value(n)
+            v = self._example_value(n, examples, values)
             if v is None:
                 missing.append(n)
             return v
@@ -632,6 +666,20 @@ class _ExampleSized:
                 if k == "shape":
                     return value.shape
                 return value.size if k == "size" else value.numel
+        # With a dynamic batch, a size that does not follow the batch (a
+        # sequence length, `for t in range(x.size(1))`) is a Python int
+        # too; one that does stays a node.
+        if k == "size" and not self.tracer._static_shapes:
+            attribute = _SizedAttribute(self, k)
+
+            def size(*args, **kwargs):
+                if len(args) == 1 and not kwargs:
+                    known = self.tracer._batch_independent_size(self.node,
+                                                                args[0])
+                    if known is not None:
+                        return known
+                return attribute(*args, **kwargs)
+            return size
         return _SizedAttribute(self, k)
 
     # `x += y` updates the tensor x in place (Tensor.__iadd__), which
@@ -723,7 +771,14 @@ class _SizedProxy(_ExampleSized, torch.fx.Proxy):
 
 
 class _SizedAttribute(_ExampleSized, torch.fx.proxy.Attribute):
-    pass
+    def __getitem__(self, key):
+        # `x.shape[1]` with a dynamic batch: a size that does not follow
+        # the batch is a Python int (see `size` above).
+        if self.attr == "shape" and isinstance(key, int):
+            known = self.tracer._batch_independent_size(self.root.node, key)
+            if known is not None:
+                return known
+        return super().__getitem__(key)
 
 
 def _trace_for_compile(model, example_inputs, dynamic_batch,

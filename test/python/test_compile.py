@@ -1755,6 +1755,29 @@ def test_dynamic_batch_input_whose_dim0_is_not_the_batch():
             model(*inputs))
 
 
+class SequenceLoops(nn.Module):
+    """Python loops over a sequence dim (static, not the batch), and a
+    size that follows the batch (of a flattened batch)."""
+
+    def forward(self, x):
+        acc = x[:, 0]
+        for t in range(1, x.size(1)):
+            acc = acc * 0.5 + x[:, t]
+        steps = torch.stack([x[:, t] * t for t in range(x.shape[1])], 1)
+        flat = x.reshape(1, -1)
+        return acc, steps, flat * flat.size(1) + x.size(0)
+
+
+def test_dynamic_batch_sizes_that_do_not_follow_the_batch_are_numbers():
+    """With a dynamic batch, `x.size(1)` of a sequence dim is the same at
+    every batch the tracer tries: a Python int, so `range(x.size(1))`
+    traces; a size that follows the batch stays a node."""
+    model = SequenceLoops()
+    compiled = fx_mlir.compile(model, (torch.randn(2, 5, 3),),
+                               dynamic_batch=True, cache_dir="")
+    _assert_batches_match(compiled, model, (2, 7, 1), (5, 3))
+
+
 class BufferUpdates(nn.Module):
     """Buffers updated in place and read in the same call: a KV-cache
     shift, a row added to, a copy into one."""
