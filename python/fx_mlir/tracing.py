@@ -735,6 +735,42 @@ class _ExampleSized:
         self.tracer.create_proxy("call_function", operator.setitem,
                                  (self, key, value), {})
 
+    def _items(self):
+        """The items of a proxy of a tuple or list (its example value's
+        count), as a tuple or list of proxies; None for other proxies."""
+        value = self.tracer._example_value(self.node)
+        if not isinstance(value, (tuple, list)) or \
+                type(value) not in (tuple, list):
+            return None
+        items = [self[i] for i in range(len(value))]
+        return tuple(items) if isinstance(value, tuple) else items
+
+    def __getitem__(self, key):
+        # `parts[:2]` of a tuple a call returned (x.unbind(1),
+        # torch.chunk): the tuple of those items, which torch.stack and
+        # torch.cat take, not a proxy of one.
+        if isinstance(key, slice):
+            items = self._items()
+            if items is not None:
+                return items[key]
+        return super().__getitem__(key)
+
+    def __add__(self, other):
+        # `torch.chunk(x, 3) + torch.split(x, 2)`: tuple concatenation.
+        items = self._items()
+        if items is not None:
+            theirs = other._items() if isinstance(other, _ExampleSized) \
+                else other
+            if isinstance(theirs, (tuple, list)):
+                return tuple(items) + tuple(theirs)
+        return super().__add__(other)
+
+    def __radd__(self, other):
+        items = self._items()
+        if items is not None and isinstance(other, (tuple, list)):
+            return tuple(other) + tuple(items)
+        return super().__radd__(other)
+
     def __len__(self):
         value = self.tracer._example_value(self.node)
         if isinstance(value, (tuple, list)):

@@ -1088,6 +1088,29 @@ def test_split_module_partitions_are_inlined():
         fx_mlir.import_graph_module(split, (x,))
 
 
+class TupleArithmetic(nn.Module):
+    """Tuples calls return, sliced and joined: `x.unbind(1)[:2]`,
+    `torch.chunk(...) + torch.split(...)`."""
+
+    def forward(self, x):
+        parts = torch.chunk(x, 3, dim=1) + torch.split(x, [2, 4, 1], dim=1)
+        rows = x.unbind(1)
+        return tuple(t * (i + 1) for i, t in enumerate(parts)) + (
+            torch.stack(rows[:2], -1), torch.cat(rows[-2:] + (x[:, 0],)))
+
+
+def test_tuples_of_calls_slice_and_join():
+    model = TupleArithmetic()
+    x = torch.randn(2, 7, 3)
+    for dynamic in (False, True):
+        compiled = fx_mlir.compile(model, (x,), dynamic_batch=dynamic,
+                                   cache_dir="")
+        for batch in (2, 3) if dynamic else (2,):
+            y = torch.randn(batch, 7, 3)
+            for got, want in zip(compiled(y), model(y)):
+                torch.testing.assert_close(got, want)
+
+
 class Dots(nn.Module):
     def forward(self, a, b):
         return torch.vdot(a, b), torch.dot(a, b), torch.matmul(a, b)
