@@ -34,11 +34,28 @@ def script(model):
     try:
         return torch.jit.script(model)
     except Exception as error:
-        lines = [line for line in str(error).strip().splitlines()
-                 if line.strip()]
         raise FxMlirError(
             f"cannot script {type(model).__name__} with torch.jit.script: "
-            f"{type(error).__name__}: {lines[0] if lines else ''}") from error
+            f"{type(error).__name__}: {_reason(error)}") from error
+
+
+def _reason(error):
+    """The lines of a TorchScript error before its source excerpt (a
+    function's signature alone says nothing, the line after it why; at
+    most three), and the excerpt's line marked HERE."""
+    lines = [line.rstrip() for line in str(error).strip().splitlines()
+             if line.strip()]
+    head = []
+    for line in lines:
+        if line.lstrip().startswith("File \"") or "~~~" in line:
+            break
+        head.append(line.strip())
+    text = " ".join(head[:3]) or (lines[0].strip() if lines else "")
+    marked = [lines[i - 1].strip() for i, line in enumerate(lines)
+              if "<--- HERE" in line and i > 0]
+    if marked:
+        text += f" (at `{marked[0]}`)"
+    return text
 
 
 def _archive(module_or_path):
