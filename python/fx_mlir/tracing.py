@@ -641,6 +641,15 @@ class _ExampleSized:
             if isinstance(value, torch.Tensor):
                 rank = value.dim()
                 return rank if k == "ndim" else (lambda: rank)
+        # A field of a named tuple a call returned (`torch.aminmax(x).max`,
+        # `x.max(1).values`, a namedtuple of a submodule's): its item.
+        if not k.startswith("_"):
+            value = self.tracer._example_value(self.node)
+            if isinstance(value, tuple):
+                fields = getattr(type(value), "_fields", None) or getattr(
+                    type(value), "__match_args__", ())
+                if k in fields:
+                    return self[list(fields).index(k)]
         # With static shapes (compile without a dynamic batch) the sizes
         # are the example value's, Python ints: code that computes with
         # them (`torch.arange(x.shape[1])`, `float(x.size(-1))`,

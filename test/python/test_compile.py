@@ -1111,6 +1111,25 @@ def test_tuples_of_calls_slice_and_join():
                 torch.testing.assert_close(got, want)
 
 
+class NamedFields(nn.Module):
+    def forward(self, x):
+        a = x.max(1).values + x.min(dim=1).indices
+        b = torch.aminmax(x).max + torch.sort(x, 1).values[:, 0]
+        return a, b, x.topk(2).indices
+
+
+def test_fields_of_named_tuples_a_call_returns():
+    """`torch.aminmax(x).max`, `x.max(1).values`: the tracer reads a field
+    of a structseq by its position."""
+    model = NamedFields()
+    x = torch.randn(3, 4)
+    for dynamic in (False, True):
+        compiled = fx_mlir.compile(model, (x,), dynamic_batch=dynamic,
+                                   cache_dir="")
+        for got, want in zip(compiled(x), model(x)):
+            torch.testing.assert_close(got, want)
+
+
 class Dots(nn.Module):
     def forward(self, a, b):
         return torch.vdot(a, b), torch.dot(a, b), torch.matmul(a, b)
