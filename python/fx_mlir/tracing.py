@@ -387,8 +387,16 @@ class ModulePathTracer(torch.fx.Tracer):
             value = self._compute(node, examples, values)
         except Exception:  # the caller raises torch.fx's own error
             value = None
-        if isinstance(value, torch.fx.Proxy):
+        if _holds_proxy(value):
             value = None
+        # While the forward has a buffer rebound to a proxy (`self.seen =
+        # torch.cat([self.seen, x])`), what reads it is not known now but
+        # is after the trace (the buffer a tensor again): not kept.
+        if value is None and any(
+                isinstance(module._buffers.get(name), torch.fx.Proxy)
+                for module, name, _, _ in getattr(self, "_rebound",
+                                                  {}).values()):
+            return None
         values[node] = value
         return value
 
