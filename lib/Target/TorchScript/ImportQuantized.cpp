@@ -90,6 +90,29 @@ std::string quantizedModuleTypeName(llvm::ArrayRef<std::string> parts) {
   return joined + "." + parts.back();
 }
 
+/// `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d` ->
+/// `torch.nn.Conv2d`; `__torch__.Block` -> `Block`.
+std::string pythonTypeName(const torch::jit::Module &module) {
+  auto type = module.type();
+  if (!type || !type->name())
+    return "torch.nn.Module";
+  std::vector<std::string> parts;
+  for (const std::string &atom : type->name()->atoms())
+    if (atom != "__torch__" &&
+        !llvm::StringRef(atom).starts_with("___torch_mangle"))
+      parts.push_back(atom);
+  std::string quantized = quantizedModuleTypeName(parts);
+  if (!quantized.empty())
+    return quantized;
+  // Classes torch.nn exports by their short name (not, e.g., the
+  // NonDynamicallyQuantizableLinear of nn.MultiheadAttention).
+  if (parts.size() >= 4 && parts[0] == "torch" && parts[1] == "nn" &&
+      parts[2] == "modules" &&
+      parts.back() != "NonDynamicallyQuantizableLinear")
+    return "torch.nn." + parts.back();
+  return llvm::join(parts, ".");
+}
+
 bool isQuantizedModuleType(llvm::StringRef type) {
   return type.starts_with("torch.ao.nn.quantized.") ||
          type.starts_with("torch.ao.nn.intrinsic.quantized.");
