@@ -666,19 +666,15 @@ def compile(model, example_inputs, dynamic_batch=False,
         # The buffers the graph updates become inputs after the caller's,
         # read from the module and written back into it at each call, as
         # eager keeps them across calls.
-        owner = model
+        owner, buffers = model, _buffer_paths(model)
         if getattr(gm, "_fx_mlir_wrapped", False):
             # A module traced as the one call of a wrapper (tracing._whole):
             # its state paths start with `module.`.
             owner = types.SimpleNamespace(module=model)
-            owner.named_buffers = lambda: (
-                ("module." + name, b) for name, b in model.named_buffers())
-            owner.named_modules = lambda: (
-                ("module." + name if name else "module", m)
-                for name, m in model.named_modules())
+            buffers = frozenset("module." + path for path in buffers)
         updated, paths = functionalize(gm, example_inputs,
                                        dynamic=dynamic_batch,
-                                       buffers=_buffer_paths(owner))
+                                       buffers=buffers)
         _refuse_buffer_reads_in_control_flow(gm, paths)
         state = _buffers_as_inputs(gm, owner, paths)
         updated = updated + [user_inputs + i for i in range(len(state))]

@@ -24,6 +24,7 @@ import torch
 
 from . import FxMlirError
 from .importer import _attribute
+from .scripting import grown_batch
 
 # Methods and functions whose result may share memory with their first
 # argument: an in-place update of their result updates that argument too.
@@ -812,8 +813,7 @@ def functionalize(gm, example_inputs=None, dynamic=False, buffers=()):
         if dynamic:
             # Whether a reshape copies can depend on the batch (a dim of
             # size 1 has any stride): a second run, one row more.
-            grown = [torch.cat([t, t[:1]]) if isinstance(t, torch.Tensor)
-                     and t.dim() > 0 else t for t in example_inputs]
+            grown = grown_batch(example_inputs)
             try:
                 with torch.no_grad(), \
                         contextlib.redirect_stderr(io.StringIO()):

@@ -101,9 +101,11 @@ def import_torchscript(module_or_path, example_inputs, name=None,
         name or default_name, more, inline_traced_leaves)
 
 
-def grown_batch(example_inputs):
-    """The example inputs with one row more in dim 0 (the first row
-    again): a second run of a scripted graph on these shows which dims
-    follow the batch."""
-    return tuple(torch.cat([t, t[:1]]) if t.dim() > 0 else t
-                 for t in example_inputs)
+def grown_batch(example_inputs, extra=1):
+    """The example inputs with `extra` rows more in dim 0 (the first row
+    again; other values as they are): a second run of a graph on these
+    shows which dims follow the batch."""
+    return tuple(
+        torch.cat([t, t[:1].repeat(extra, *[1] * (t.dim() - 1))])
+        if isinstance(t, torch.Tensor) and t.dim() > 0 else t
+        for t in example_inputs)

@@ -23,6 +23,7 @@ from .fallback import _state_kept
 from .functionalize import _INPLACE_OPERATORS
 from .importer import module_type
 from .reference import REFERENCE_FUNCTIONS, reference_forward
+from .scripting import grown_batch
 from .specialize import is_number
 
 
@@ -415,13 +416,8 @@ class ModulePathTracer(torch.fx.Tracer):
             return None
         size = value.shape[dim]
         if not hasattr(self, "_grown_sets"):
-            self._grown_sets = []
-            for extra in (1, 2, 12):
-                grown = tuple(
-                    torch.cat([t, t[:1].repeat(extra, *[1] * (t.dim() - 1))])
-                    if isinstance(t, torch.Tensor) and t.dim() > 0 else t
-                    for t in self._examples)
-                self._grown_sets.append((grown, {}))
+            self._grown_sets = [(grown_batch(self._examples, extra), {})
+                                for extra in (1, 2, 12)]
         for grown, values in self._grown_sets:
             other = self._example_value(node, grown, values)
             if not isinstance(other, torch.Tensor) or \
