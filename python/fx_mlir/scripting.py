@@ -34,9 +34,25 @@ def script(model):
     try:
         return torch.jit.script(model)
     except Exception as error:
+        _forget_concrete_types(model)
         raise FxMlirError(
             f"cannot script {type(model).__name__} with torch.jit.script: "
             f"{type(error).__name__}: {_reason(error)}") from error
+
+
+def _forget_concrete_types(model):
+    """Drops what a failed torch.jit.script left of `model`'s classes in
+    TorchScript's concrete type store. The store keeps one JIT class per
+    Python class, with the methods the failed attempt had defined, and a
+    second attempt in the same process would report "Can't redefine
+    method" instead of the real error."""
+    store = getattr(getattr(torch.jit, "_recursive", None),
+                    "concrete_type_store", None)
+    types = getattr(store, "type_store", None)
+    if not isinstance(types, dict) or not isinstance(model, torch.nn.Module):
+        return
+    for module in model.modules():
+        types.pop(type(module), None)
 
 
 def _reason(error):

@@ -325,6 +325,24 @@ def test_untraceable_and_unscriptable_names_both_failures():
     assert "cannot script" in str(info.value)
 
 
+def test_second_failed_compile_gives_the_same_reason():
+    # TorchScript keeps the methods a failed script defined; a second
+    # attempt reported "Can't redefine method" instead of the reason.
+    class Unscriptable(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x.no_such_method()
+            return x
+
+    messages = []
+    for _ in range(2):
+        with pytest.raises(fx_mlir.FxMlirError) as info:
+            fx_mlir.compile(Unscriptable(), (torch.randn(3),), cache_dir="")
+        messages.append(str(info.value))
+    assert "no_such_method" in messages[1]
+    assert "redefine" not in messages[1]
+
+
 def test_scripted_compile_error_says_which_route():
     class Nonzero(nn.Module):
         def forward(self, x):
