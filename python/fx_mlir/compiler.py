@@ -35,7 +35,7 @@ from .exporter import export_graph_module
 from .importer import (_attribute, _unshared, import_graph_module,
                        module_type)
 from .specialize import SpecializedGraph, bind_numbers, is_number
-from .scripting import (ScriptedRouteWarning, grown_batch,
+from .scripting import (EXTRA_ROWS, ScriptedRouteWarning, grown_batch,
                         import_torchscript, script)
 from .tracing import (ModulePathTracer, _known_function_names,
                       _known_module_types, _module_binds, _reference_forward,
@@ -893,7 +893,8 @@ def _compile_scripted(model, example_inputs, trace_error, options):
             f"fx_mlir.compile: {trace_error}; compiled "
             f"{type(model).__name__} through torch.jit.script instead",
             ScriptedRouteWarning, stacklevel=3)
-    more = grown_batch(example_inputs) if options["dynamic_batch"] else None
+    more = [grown_batch(example_inputs, extra) for extra in EXTRA_ROWS] \
+        if options["dynamic_batch"] else None
     try:
         with torch.no_grad():
             ir = import_torchscript(scripted, example_inputs,

@@ -94,8 +94,9 @@ def import_torchscript(module_or_path, example_inputs, name=None,
     nn.Module (scripted here) or the path of a `.pt` archive, its graph
     run on `example_inputs` (a tuple of tensors) to type every node,
     control flow included (both branches of an `if`, every iteration of
-    a loop). With `more_example_inputs` (tensors of other sizes), the
-    graph runs on those too and the dims that differ are dynamic. Raises
+    a loop). With `more_example_inputs` (a tuple of tensors of other
+    sizes, or a list of such tuples), the graph runs on those too and the
+    dims that differ are dynamic. Raises
     FxMlirError naming the TorchScript node, its source location and its
     module for what cannot be imported. With `inline_traced_leaves`, a
     torch.nn leaf that records no hyperparameters (torch.jit.trace keeps
@@ -110,11 +111,21 @@ def import_torchscript(module_or_path, example_inputs, name=None,
             raise FxMlirError(f"example input {i}: expected a torch.Tensor, "
                               f"got {type(t).__name__}")
     data, default_name = _archive(module_or_path)
-    more = None if more_example_inputs is None else [
-        t.detach() for t in more_example_inputs]
+    more = more_example_inputs
+    if more is not None and (isinstance(more, torch.Tensor) or any(
+            isinstance(t, torch.Tensor) for t in more)):
+        more = [more]  # one set
+    if more is not None:
+        more = [[t.detach() for t in (
+            (s,) if isinstance(s, torch.Tensor) else s)] for s in more]
     return _load_runtime().import_torchscript(
         data, [t.detach() for t in example_inputs],
         name or default_name, more, inline_traced_leaves)
+
+
+# The rows added to the batch for the runs that tell which sizes follow it:
+# a size computed from the batch (`x.size(0) // 2`) changes in one of them.
+EXTRA_ROWS = (1, 2, 12)
 
 
 def grown_batch(example_inputs, extra=1):

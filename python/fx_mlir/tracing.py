@@ -23,7 +23,7 @@ from .fallback import _state_kept
 from .functionalize import _INPLACE_OPERATORS
 from .importer import module_type
 from .reference import REFERENCE_FUNCTIONS, reference_forward
-from .scripting import grown_batch
+from .scripting import EXTRA_ROWS, grown_batch
 from .specialize import is_number
 
 
@@ -417,7 +417,7 @@ class ModulePathTracer(torch.fx.Tracer):
         size = value.shape[dim]
         if not hasattr(self, "_grown_sets"):
             self._grown_sets = [(grown_batch(self._examples, extra), {})
-                                for extra in (1, 2, 12)]
+                                for extra in EXTRA_ROWS]
         for grown, values in self._grown_sets:
             other = self._example_value(node, grown, values)
             if not isinstance(other, torch.Tensor) or \

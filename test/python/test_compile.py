@@ -7,6 +7,7 @@ import collections
 import copy
 import os
 import sys
+import warnings
 
 import pytest
 import torch
@@ -1901,6 +1902,28 @@ def test_dynamic_batch_size_the_import_did_not_see_is_checked():
     with pytest.raises(fx_mlir.FxMlirError,
                        match="node 'getitem': dim 0 has another size than 1"):
         compiled(torch.randn(4, 3))
+
+
+class HalfTheBatch(nn.Module):
+    """Sizes computed from the batch: `x.size(0) // 2` (the same at one
+    more row than a batch of 4) and `int(x.shape[0] / 3)` (torch.fx cannot
+    trace `int` of a size; the script route imports it)."""
+
+    def forward(self, x):
+        n = x.size(0) // 2
+        m = int(x.shape[0] / 3)
+        return x[:n] * 2, x[m:].sum(0)
+
+
+@pytest.mark.parametrize("scripted", [False, True])
+def test_dynamic_batch_sizes_computed_from_the_batch(scripted):
+    model = HalfTheBatch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fx_mlir.ScriptedRouteWarning)
+        compiled = fx_mlir.compile(
+            torch.jit.script(model) if scripted else model,
+            (torch.randn(4, 3),), dynamic_batch=True, cache_dir="")
+    _assert_batches_match(compiled, model, (1, 2, 3, 5, 6, 9, 16), (3,))
 
 
 class RunningState(nn.Module):

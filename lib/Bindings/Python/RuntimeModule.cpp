@@ -185,7 +185,7 @@ bool compilesModule(llvm::StringRef type, mlir::fx::DictAttr hparams) {
 std::string importTorchScriptArchive(
     const std::string &data, const std::vector<at::Tensor> &inputs,
     const std::string &name,
-    const std::optional<std::vector<at::Tensor>> &moreInputs,
+    const std::optional<std::vector<std::vector<at::Tensor>>> &moreSets,
     bool inlineTracedLeaves) {
   std::string errors, text;
   {
@@ -195,8 +195,8 @@ std::string importTorchScriptArchive(
     mlir::ScopedDiagnosticHandler handler(&context, firstError(errors));
     mlir::fx::TorchScriptImportOptions options;
     options.exampleInputs = &inputs;
-    if (moreInputs)
-      options.moreExampleInputs = &*moreInputs;
+    if (moreSets)
+      options.moreExampleSets = &*moreSets;
     options.graphModuleName = name;
     options.inlineTracedLeaves = inlineTracedLeaves;
     if (inlineTracedLeaves) {

@@ -1236,21 +1236,22 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
       concrete[tsGraph->inputs()[i + 1]] = examples[i].clone();
       values[tsGraph->inputs()[i + 1]].node.setType(type);
     }
-    if (const std::vector<at::Tensor> *more = options.moreExampleInputs) {
-      // Each value's type joined over a run on each set of examples: the
-      // dims that follow the inputs' sizes are dynamic.
-      if (more->size() != examples.size()) {
-        emitError(fileLoc) << "the second set of example inputs has "
-                           << more->size() << " tensors, the first "
-                           << examples.size();
-        return nullptr;
-      }
+    if (const auto *sets = options.moreExampleSets) {
+      // Types joined over a run on each set: dims that differ are dynamic.
+      for (const std::vector<at::Tensor> &more : *sets)
+        if (more.size() != examples.size()) {
+          emitError(fileLoc)
+              << "a further set of example inputs has " << more.size()
+              << " tensors, the first " << examples.size();
+          return nullptr;
+        }
       // The inputs take their joined types first: a size that differs
       // between the sets is not known when importing (an `if x.size(0) >
       // 3` runs both branches, and is imported as a branch, not in line).
       for (size_t i = 0; i < examples.size(); ++i) {
         joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue(examples[i])));
-        joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue((*more)[i])));
+        for (const std::vector<at::Tensor> &more : *sets)
+          joinType(tsGraph->inputs()[i + 1], typeOf(c10::IValue(more[i])));
         values[tsGraph->inputs()[i + 1]].node.setType(
             typeOf(tsGraph->inputs()[i + 1]));
       }
@@ -1260,7 +1261,8 @@ OwningOpRef<ModuleOp> Importer::run(torch::jit::Module &root) {
         simulateBlock(tsGraph->block());
       };
       try {
-        runOn(*more);
+        for (const std::vector<at::Tensor> &more : *sets)
+          runOn(more);
         runOn(examples);
       } catch (ImportFailure &) {
         return nullptr;

@@ -69,11 +69,12 @@ struct TorchScriptImportOptions {
   /// trip count, the branch an `if` takes) runs as the caller's inputs make
   /// it. Not owned.
   const std::vector<at::Tensor> *exampleInputs = nullptr;
-  /// More example inputs of other sizes (with `exampleInputs`): the graph
-  /// is run on each set as well, and a dim that differs between the runs
-  /// is dynamic in the types (a batch dim: `fx_mlir.compile` with
-  /// `dynamic_batch` passes the examples with one more row). Not owned.
-  const std::vector<at::Tensor> *moreExampleInputs = nullptr;
+  /// More sets of example inputs of other sizes (with `exampleInputs`):
+  /// the graph is run on each set as well, and a dim that differs between
+  /// the runs is dynamic in the types (a batch dim: `fx_mlir.compile` with
+  /// `dynamic_batch` passes the examples with 1, 2 and 12 more rows, so
+  /// that `x.size(0) // 2` differs in one of them). Not owned.
+  const std::vector<std::vector<at::Tensor>> *moreExampleSets = nullptr;
 };
 
 /// Imports the TorchScript archive in `buffer` (its identifier names it in
