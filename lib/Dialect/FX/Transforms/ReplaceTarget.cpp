@@ -29,55 +29,55 @@ struct TargetParam {
   bool kwargOnly = false, hasDefault = false;
 };
 
-/// What `from` or `to` names: the canonical operator and, for `to`, the
-/// parameters of the spelling to call.
+/// One way to call what `from` or `to` names: the canonical operator,
+/// the overload, and the parameters of the spelling to call.
 struct ResolvedTarget {
-  std::string op; // `aten::relu` (any overload)
+  std::string op;       // `aten::relu` (any overload)
+  std::string overload; // `Tensor`, `int`, or "" for the default overload
   std::vector<TargetParam> params;
 };
 
-/// Resolves a call_function target or canonical operator name.
-std::optional<ResolvedTarget> resolveTarget(StringRef name) {
+/// The ways to call a call_function target or canonical operator name:
+/// one per alias of the name and overload of its operator, in table order
+/// (`operator.mul` is `aten::mul.Tensor`, `aten::mul.int`, ...). Empty for
+/// an unknown name.
+std::vector<ResolvedTarget> resolveTarget(StringRef name) {
   const TargetRegistry &registry = TargetRegistry::get();
-  ResolvedTarget result;
-  const OpSchema *schema = nullptr;
-  const Alias *alias = nullptr;
+  std::vector<std::pair<const Alias *, const OpSchema *>> ways;
   if (name.contains("::")) {
-    std::vector<const OpSchema *> overloads = registry.getOverloads(name);
-    if (overloads.empty())
-      return std::nullopt;
-    schema = overloads.front();
+    for (const OpSchema *schema : registry.getOverloads(name))
+      ways.push_back({nullptr, schema});
   } else {
-    std::vector<const Alias *> aliases =
-        registry.lookupAliases(AliasKind::Function, name);
-    if (aliases.empty())
-      return std::nullopt;
-    alias = aliases.front();
-    std::vector<const OpSchema *> overloads = registry.getOverloads(alias->op);
-    if (overloads.empty())
-      return std::nullopt;
-    schema = overloads.front();
+    for (const Alias *alias : registry.lookupAliases(AliasKind::Function, name))
+      for (const OpSchema *schema : registry.getOverloads(alias->op))
+        ways.push_back({alias, schema});
   }
-  result.op = schema->name;
-  if (alias && !alias->schemaParams) {
-    for (const AliasParam &p : alias->params) {
-      if (p.varargs)
-        result.params.push_back({p.name, p.canonical, false, false});
-      else
-        result.params.push_back(
-            {p.name, p.canonical, p.kwargOnly, p.hasDefault});
+  std::vector<ResolvedTarget> results;
+  for (auto [alias, schema] : ways) {
+    ResolvedTarget result;
+    result.op = schema->name;
+    result.overload = schema->overload;
+    if (alias && !alias->schemaParams) {
+      for (const AliasParam &p : alias->params) {
+        if (p.varargs)
+          result.params.push_back({p.name, p.canonical, false, false});
+        else
+          result.params.push_back(
+              {p.name, p.canonical, p.kwargOnly, p.hasDefault});
+      }
+    } else {
+      for (const SchemaParam &p : schema->params)
+        result.params.push_back({p.name, p.name, p.kwargOnly, p.hasDefault});
     }
-  } else {
-    for (const SchemaParam &p : schema->params)
-      result.params.push_back({p.name, p.name, p.kwargOnly, p.hasDefault});
+    // Parameters the alias binds itself (`relu6`'s bounds) are not passed.
+    if (alias)
+      for (auto &[canonical, value] : alias->bindings)
+        llvm::erase_if(result.params, [&](const TargetParam &p) {
+          return p.canonical == canonical && p.hasDefault;
+        });
+    results.push_back(std::move(result));
   }
-  // Parameters the alias binds itself (`relu6`'s bounds) are not passed.
-  if (alias)
-    for (auto &[canonical, value] : alias->bindings)
-      llvm::erase_if(result.params, [&](const TargetParam &p) {
-        return p.canonical == canonical && p.hasDefault;
-      });
-  return result;
+  return results;
 }
 
 /// True if two literals are equal, ints and floats compared by value
@@ -112,20 +112,22 @@ struct ReplaceTargetPass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    std::optional<ResolvedTarget> source = resolveTarget(from);
-    std::optional<ResolvedTarget> replacement = resolveTarget(to);
+    std::vector<ResolvedTarget> sources = resolveTarget(from);
+    std::vector<ResolvedTarget> replacements = resolveTarget(to);
     if (from.empty() || to.empty()) {
       root->emitError("fx-replace-target needs both 'from' and 'to'");
       return signalPassFailure();
     }
-    for (auto [name, resolved] : {std::make_pair(StringRef(from), &source),
-                                  std::make_pair(StringRef(to), &replacement)})
-      if (!*resolved) {
+    for (auto [name, resolved] : {std::make_pair(StringRef(from), &sources),
+                                  std::make_pair(StringRef(to), &replacements)})
+      if (resolved->empty()) {
         root->emitError() << "fx-replace-target: unknown target '" << name
                           << "' (not a call_function target or operator the "
                              "target registry knows)";
         return signalPassFailure();
       }
+    source = sources.front().op;
+    replacement = std::move(replacements);
     // Check every replacement first: an error leaves the IR unchanged.
     SmallVector<Operation *> nodes;
     bool ok = true;
@@ -133,10 +135,10 @@ struct ReplaceTargetPass
       if (!isa<CallFunctionOp, CallMethodOp, CallModuleOp>(op))
         return;
       std::unique_ptr<BoundCall> call = bindNode(op);
-      if (!call || call->schema->name != source->op)
+      if (!call || call->schema->name != source)
         return;
       Replacement plan;
-      if (failed(planCall(op, *call, *replacement, plan)))
+      if (failed(planCall(op, *call, plan)))
         ok = false;
       nodes.push_back(op);
     });
@@ -147,7 +149,7 @@ struct ReplaceTargetPass
     for (Operation *op : nodes) {
       Replacement plan;
       plan.call = bindNode(op);
-      if (!plan.call || failed(planCall(op, *plan.call, *replacement, plan)))
+      if (!plan.call || failed(planCall(op, *plan.call, plan)))
         return signalPassFailure();
       auto graph = op->getParentOfType<GraphOp>();
       GraphBuilder gb(graph);
@@ -172,9 +174,42 @@ struct ReplaceTargetPass
     }
   }
 
-  /// Binds `call`'s canonical args to the parameters of `to` by name.
+  /// Binds `call`'s canonical args to the parameters of one way of calling
+  /// `to`: the way of the call's own overload (`aten::add.int` becomes
+  /// `aten::mul.int`), else the first that takes the call's arguments. On
+  /// failure, the error of the first way tried.
   LogicalResult planCall(Operation *op, const BoundCall &call,
-                         const ResolvedTarget &target, Replacement &plan) {
+                         Replacement &plan) {
+    std::vector<const ResolvedTarget *> order;
+    for (const ResolvedTarget &way : replacement)
+      if (way.overload == call.schema->overload)
+        order.push_back(&way);
+    for (const ResolvedTarget &way : replacement)
+      if (way.overload != call.schema->overload)
+        order.push_back(&way);
+    std::string firstError;
+    for (const ResolvedTarget *way : order) {
+      Replacement attempt;
+      std::string error = tryPlan(call, *way, attempt);
+      if (error.empty()) {
+        plan.args = std::move(attempt.args);
+        plan.keys = std::move(attempt.keys);
+        plan.kwargValues = std::move(attempt.kwargValues);
+        plan.stateArgs = std::move(attempt.stateArgs);
+        return success();
+      }
+      if (firstError.empty())
+        firstError = std::move(error);
+    }
+    auto node = cast<NodeOpInterface>(op);
+    return op->emitError() << "fx-replace-target: " << node.getOpcode() << " "
+                           << getNodeLabel(op) << ": " << firstError;
+  }
+
+  /// Binds `call`'s canonical args to the parameters of `target` by name
+  /// into `plan`; returns why it cannot, or "".
+  std::string tryPlan(const BoundCall &call, const ResolvedTarget &target,
+                      Replacement &plan) {
     MLIRContext *ctx = &getContext();
     llvm::StringMap<unsigned> byName;
     for (auto [i, p] : llvm::enumerate(call.schema->params))
@@ -191,11 +226,8 @@ struct ReplaceTargetPass
           positional = false;
           continue;
         }
-        auto node = cast<NodeOpInterface>(op);
-        return op->emitError()
-               << "fx-replace-target: " << node.getOpcode() << " "
-               << getNodeLabel(op) << ": '" << to << "' needs the argument '"
-               << p.name << "', which a call of '" << from << "' does not have";
+        return "'" + to + "' needs the argument '" + p.name +
+               "', which a call of '" + from + "' does not have";
       }
       used.insert(it->second);
       const BoundArg &arg = call.args[it->second];
@@ -223,13 +255,14 @@ struct ReplaceTargetPass
           p.hasDefault ? parseLiteral(ctx, p.defaultValue, &p.type) : nullptr;
       if (arg.stateName.empty() && def && isSameLiteral(def, arg.value))
         continue;
-      auto node = cast<NodeOpInterface>(op);
-      return op->emitError() << "fx-replace-target: " << node.getOpcode() << " "
-                             << getNodeLabel(op) << ": '" << to
-                             << "' has no parameter for '" << p.name << "'";
+      return "'" + to + "' has no parameter for '" + p.name + "'";
     }
-    return success();
+    return "";
   }
+
+  /// The canonical operator `from` names, and the ways to call `to`.
+  std::string source;
+  std::vector<ResolvedTarget> replacement;
 };
 
 } // namespace

@@ -360,10 +360,16 @@ def FXReplaceTarget : Pass<"fx-replace-target"> {
     `x.relu()` and a call of an `nn.ReLU` module all match. The new node
     is `call_function to(...)` with the arguments bound by parameter name
     (`to`'s parameters that `from` lacks take their defaults); it keeps the
-    node's name and location.
+    node's name and location. Each call takes the overload of `to` with its
+    own overload name (an add of two ints, `aten::add.int`, becomes
+    `aten::mul.int` for `to=operator.mul`), else the first overload of `to`
+    that takes its arguments (`torch.mean(x)` becomes `torch.sum(x)`,
+    `x.mean(1)` becomes `torch.sum(x, [1], False)`).
 
-    An unknown `from` or `to`, or a `to` with a required parameter the
-    matched call cannot supply, is an error and leaves the IR unchanged.
+    An unknown `from` or `to`, or a call that no overload of `to` takes (a
+    required parameter the call cannot supply, or an argument without a
+    place in `to` that does not hold its default), is an error and leaves
+    the IR unchanged.
 
     ```
     fx-opt --fx-replace-target="from=torch.relu to=torch.sigmoid"
