@@ -1,6 +1,7 @@
 // In-place methods and torch functions the interpreter runs as ATen's
-// in-place operators (fx-run.test): y = x * 2; y.add_(1); torch.relu_(y);
-// y.mul_(x); both outputs are y.
+// in-place operators, and fx-normalize makes functional for compiling
+// (fx-run.test): y = x * 2; y.add_(1); torch.relu_(y); y.mul_(x); both
+// outputs are y.
 fx.graph_module @M {
   fx.graph @forward {
     %x = fx.placeholder "x" : tensor<2x3xf32>

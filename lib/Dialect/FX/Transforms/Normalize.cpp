@@ -598,6 +598,10 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     GraphBuilder gb(graph);
     const TargetRegistry &registry = TargetRegistry::get();
     bool ok = true;
+    // In-place methods and functions first: the loop below makes their
+    // ATen calls functional where nothing else sees the write.
+    for (Operation *op : getCallNodes(graph))
+      inplaceCallAsAten(gb, op);
     for (Operation *op : getCallNodes(graph)) {
       if (gb.isErased(op))
         continue;
@@ -644,6 +648,12 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
       }
       if (isStructural(op))
         continue;
+      if (auto call = dyn_cast<CallFunctionOp>(op);
+          call && !mutatedByAten && isInplaceAten(call.getTarget()))
+        why = "an in-place write into a tensor something else sees: a graph "
+              "input, module state, or a tensor another view of which is "
+              "read after the write (only writes nothing else sees are made "
+              "functional)";
       auto node = cast<NodeOpInterface>(op);
       auto diag = strict ? op->emitError() : op->emitWarning();
       diag << "fx-normalize: " << node.getOpcode() << " " << getNodeLabel(op)
@@ -745,6 +755,76 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     });
   }
 
+  /// An in-place method or torch function (`y.add_(1)`, `x.clamp_(min=0)`,
+  /// `torch.relu_(x)`, `F.elu_(x)`: PyTorch names them with a trailing `_`)
+  /// whose out-of-place form the registry binds (`add` to
+  /// `aten::add.Scalar`) becomes the in-place ATen call (`aten::add_.Scalar`)
+  /// with the same arguments, as a traced archive holds it. Those that
+  /// change only a tensor's shape or strides (`unsqueeze_`, `t_`) are left
+  /// as they are.
+  void inplaceCallAsAten(GraphBuilder &gb, Operation *op) {
+    static const llvm::StringSet<> metadataOnly = {
+        "t_",          "transpose_",     "squeeze_",   "unsqueeze_",
+        "as_strided_", "resize_",        "swapaxes_",  "swapdims_",
+        "detach_",     "requires_grad_", "resize_as_", "set_"};
+    auto method = dyn_cast<CallMethodOp>(op);
+    auto function = dyn_cast<CallFunctionOp>(op);
+    if (!method && !(function && function.getTarget().starts_with("torch.")))
+      return;
+    StringRef target = method ? method.getTarget() : function.getTarget();
+    StringRef name = method ? target : target.rsplit('.').second;
+    ArrayAttr args = method ? method.getArgs() : function.getArgs();
+    DictAttr kwargs = method ? method.getKwargs() : function.getKwargs();
+    const TargetRegistry &registry = TargetRegistry::get();
+    if (!name.ends_with("_") || name.ends_with("__") || name.starts_with("_") ||
+        metadataOnly.contains(name) || args.empty() ||
+        !isa<NodeAttr>(args[0]) ||
+        !registry
+             .lookupAliases(method ? AliasKind::Method : AliasKind::Function,
+                            target)
+             .empty() ||
+        op->getResult(0).getType() !=
+            op->getOperand(cast<NodeAttr>(args[0]).getIndex()).getType())
+      return;
+    auto replaceBy = [&](CallFunctionOp call) {
+      op->getResult(0).replaceAllUsesWith(call.getResult());
+      op->erase();
+    };
+    // `fill_` and `zero_` have no out-of-place forms to bind.
+    if ((name == "fill_" || name == "zero_") && kwargs.empty() &&
+        args.size() == (name == "fill_" ? 2u : 1u)) {
+      StringRef aten = "aten::zero_";
+      if (name == "fill_") {
+        auto value = dyn_cast<NodeAttr>(args[1]);
+        aten =
+            value && isa<TensorType>(op->getOperand(value.getIndex()).getType())
+                ? "aten::fill_.Tensor"
+                : "aten::fill_.Scalar";
+      }
+      SmallVector<Value> values(op->getOperands());
+      return replaceBy(gb.call(op, cast<NodeOpInterface>(op).getNodeName(),
+                               aten, args.getValue(), {}, {}, values,
+                               op->getResult(0).getType()));
+    }
+    std::string original = target.str();
+    auto retarget = [&](StringRef t) {
+      if (method)
+        method.setTarget(t);
+      else
+        function.setTarget(t);
+    };
+    retarget(target.drop_back());
+    std::string why;
+    std::unique_ptr<BoundCall> bound = registry.bind(op, why);
+    retarget(original);
+    if (!bound)
+      return;
+    std::string inplace = bound->schema->name + "_";
+    if (!bound->schema->overload.empty())
+      inplace += "." + bound->schema->overload;
+    replaceBy(gb.emit(op, *bound, inplace));
+  }
+
   /// An in-place ATen call made functional (functionalizeInplaceAten):
   /// the tensor it writes, and when that tensor is a view, the views from
   /// the tensor they are of (the base) to it.
@@ -806,14 +886,19 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
   /// is, see isInvertibleView) is made by a node of this graph that is no
   /// view, and no other alias of it made before `op` is read after it.
   /// Else returns nothing.
+  /// Whether `target` is an in-place ATen overload (`aten::add_.Tensor`).
+  static bool isInplaceAten(StringRef target) {
+    StringRef name = target.split('.').first;
+    return name.starts_with("aten::") && name.ends_with("_") &&
+           !name.ends_with("__") &&
+           !name.drop_front(strlen("aten::")).starts_with("_");
+  }
+
   InplaceWrite functionalizeInplaceAten(Operation *op) {
     auto call = dyn_cast<CallFunctionOp>(op);
-    if (!call || !call.getTarget().starts_with("aten::"))
+    if (!call || !isInplaceAten(call.getTarget()))
       return {};
     auto [name, overload] = call.getTarget().split('.');
-    if (!name.ends_with("_") || name.ends_with("__") ||
-        name.drop_front(strlen("aten::")).starts_with("_"))
-      return {};
     const TargetRegistry &registry = TargetRegistry::get();
     std::string functional = name.drop_back().str();
     if (!overload.empty())

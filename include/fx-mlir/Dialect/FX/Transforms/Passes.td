@@ -67,6 +67,17 @@ def FXNormalize : Pass<"fx-normalize"> {
     becomes its input projections, per-head scaled dot products, softmax
     and output projection. `operator.getitem` of a tuple or list stays.
 
+    In-place calls become functional where nothing else sees the write:
+    an in-place ATen call (`aten::add_.Tensor`, as torch.jit.trace records
+    `x.add_(y)`), and an in-place method or torch function (`y.add_(1)`,
+    `y.fill_(0)`, `torch.relu_(y)`, `F.elu_(y)`), made that ATen call
+    first, becomes its out-of-place overload, and later readers of the
+    written tensor read the result; a write into a view of a tensor the
+    graph made is scattered back into that tensor (`aten::select_scatter`,
+    `aten::slice_scatter`, the inverse transpose). A write into a graph
+    input or module state, or into a tensor another view of which is read
+    after the write, is left as it is and reported.
+
     Calls the registry does not know, or whose arguments fit no overload,
     are left as they are and reported by a warning naming the node, its
     module and the target (an error with `strict`).
