@@ -1273,8 +1273,7 @@ FailureOr<c10::IValue> Interpreter::callRegistered(Operation *op,
     StringRef name = target;
     if (isa<CallMethodOp>(op) ||
         (name.consume_front("torch.") && !name.contains('.'))) {
-      if (name.ends_with("_") && !name.ends_with("__") &&
-          !name.starts_with("_"))
+      if (isInplaceName(name))
         qualified = ("aten::" + name).str();
     }
   }

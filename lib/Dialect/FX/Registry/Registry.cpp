@@ -155,6 +155,10 @@ bool mlir::fx::parseSchema(StringRef text, OpSchema &schema,
   return true;
 }
 
+bool mlir::fx::isInplaceName(StringRef name) {
+  return name.ends_with("_") && !name.ends_with("__") && !name.starts_with("_");
+}
+
 std::string OpSchema::qualifiedName() const {
   return overload.empty() ? name : name + "." + overload;
 }

@@ -136,9 +136,7 @@ static Value getWrittenInput(Operation *op) {
     else
       name = target.rsplit('.').second;
   }
-  if (!name.ends_with("_") || name.ends_with("__") || name.starts_with("_"))
-    return {};
-  return first;
+  return isInplaceName(name) ? first : Value();
 }
 
 /// The tensor a node of `v` shares memory with, or null: the input of a

@@ -776,8 +776,7 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
     ArrayAttr args = method ? method.getArgs() : function.getArgs();
     DictAttr kwargs = method ? method.getKwargs() : function.getKwargs();
     const TargetRegistry &registry = TargetRegistry::get();
-    if (!name.ends_with("_") || name.ends_with("__") || name.starts_with("_") ||
-        metadataOnly.contains(name) || args.empty() ||
+    if (!isInplaceName(name) || metadataOnly.contains(name) || args.empty() ||
         !isa<NodeAttr>(args[0]) ||
         !registry
              .lookupAliases(method ? AliasKind::Method : AliasKind::Function,
@@ -889,9 +888,7 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
   /// Whether `target` is an in-place ATen overload (`aten::add_.Tensor`).
   static bool isInplaceAten(StringRef target) {
     StringRef name = target.split('.').first;
-    return name.starts_with("aten::") && name.ends_with("_") &&
-           !name.ends_with("__") &&
-           !name.drop_front(strlen("aten::")).starts_with("_");
+    return name.consume_front("aten::") && isInplaceName(name);
   }
 
   InplaceWrite functionalizeInplaceAten(Operation *op) {

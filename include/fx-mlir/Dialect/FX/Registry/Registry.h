@@ -162,6 +162,12 @@ bool parseSchema(llvm::StringRef text, OpSchema &schema, std::string &error);
 Attribute parseLiteral(MLIRContext *ctx, llvm::StringRef text,
                        const ArgType *type = nullptr);
 
+/// Whether `name` (an operator, method or function name without its
+/// namespace: `add_`, `relu_`) names an in-place operation as PyTorch
+/// does: a trailing `_`, and neither a dunder (`__iadd__`) nor private
+/// (`_foo_`).
+bool isInplaceName(llvm::StringRef name);
+
 /// The display name of an alias kind ("function", "method", "module").
 llvm::StringRef stringifyAliasKind(AliasKind kind);
 
