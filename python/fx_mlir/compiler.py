@@ -207,6 +207,15 @@ def _structseq_of(node):
     return cls if isinstance(getattr(cls, "n_fields", None), int) else None
 
 
+def _is_size_node(node):
+    """Whether `node` reads a tensor's torch.Size (`x.shape`, `x.size()`),
+    which the output gives back as a torch.Size, not a tuple."""
+    if node.op == "call_function" and node.target is getattr:
+        return len(node.args) == 2 and node.args[1] == "shape"
+    return node.op == "call_method" and node.target == "size" and \
+        len(node.args) == 1 and not node.kwargs
+
+
 def _named_outputs(gm):
     """The named tuple types of `gm`'s outputs (a tree that _names_applied
     lays over the compiled graph's output structure), after replacing each
@@ -252,11 +261,15 @@ def _named_outputs(gm):
 
     def spec(value):
         if isinstance(value, torch.fx.Node):
+            if _is_size_node(value):
+                return ("named", torch.Size, None)
             if "fx_mlir_named" in value.meta:
                 cls, fields = value.meta["fx_mlir_named"]
                 return ("named", cls, [spec(f) for f in fields])
             cls = _structseq_of(value)
             return ("named", cls, None) if cls is not None else None
+        if isinstance(value, torch.Size):
+            return ("named", torch.Size, None)
         if isinstance(value, (tuple, list)):
             if _is_namedtuple_class(type(value)):
                 return ("named", type(value), [spec(v) for v in value])
@@ -301,9 +314,13 @@ def _names_applied(structure, tree):
         return structure
     if isinstance(tree, tuple) and tree[0] == "named":
         _, cls, fields = tree
+        if cls is torch.Size and isinstance(structure, _Constant) and \
+                isinstance(structure.value, (tuple, list)):
+            return _Constant(torch.Size(structure.value))
         if not isinstance(structure, tuple):
             return structure
-        count = len(fields) if fields is not None else cls.n_fields
+        count = len(fields) if fields is not None else \
+            getattr(cls, "n_fields", len(structure))
         if len(structure) != count:
             return structure
         if fields is None:

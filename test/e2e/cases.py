@@ -3945,6 +3945,31 @@ add("zero_and_infinite_operands", lambda: lam(lambda y, x: (
     torch.atan2(y, x), torch.atan2(y.double(), x.double()))),
     _atan2_specials)
 
+# --- sin and cos of large arguments (MLIR's approximations reduced them
+# by one f32 multiple of pi/2: off from |x| ~ 1e4, unbounded past 1e9) and
+# of tiny negative ones (a wrong sign); log and log2 of subnormal inputs
+# (read as the smallest normal). ---------------------------------------------
+family("math_ranges")
+
+
+def _wide_arguments():
+    magnitudes = [1e4, 12345.678, 1e5, 1e6, 3e7, 1e8, 1e9, 1e12, 1e20, 3e38,
+                  1e-30, 1e-8, 1e-6, 1e-5, 1e-4, 0.0]
+    values = [m * s for m in magnitudes for s in (1.0, -1.0)]
+    return (torch.tensor(values * 2),)
+
+
+add("sin_cos", lambda: lam(lambda x: (torch.sin(x), torch.cos(x),
+                                      torch.sinc(x), torch.sin(x.double()))),
+    _wide_arguments)
+add("log_subnormal", lambda: lam(lambda x: (
+    torch.log(x), torch.log2(x), torch.logit(x), torch.log10(x),
+    torch.log1p(x))),
+    lambda: (torch.tensor([1e-45, 3e-45, 1e-42, 1e-40, 1e-39, 5e-39, 1e-38,
+                           1.1754942e-38, 1.1754944e-38, 2e-38, 1.0, 0.0,
+                           -1e-40, 3.0] * 3),))
+
+
 # --- Rows holding several NaNs: the first NaN is the maximum and the
 # minimum, its index the result (a later NaN does not replace it); the sign
 # of NaN is 0, as ATen's (0 < x) - (x < 0). ---------------------------------

@@ -1009,6 +1009,39 @@ def test_number_outputs_keep_their_python_type():
 Pair = collections.namedtuple("Pair", "first second", defaults=[None])
 
 
+class NoTensorOut(nn.Module):
+    """Outputs that hold no tensor: the compiled function has no results
+    (its call took a result pointer first, and crashed)."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+
+    def forward(self, x):
+        y = x * 2  # computed, not returned
+        return {"empty_tuple": (), "none": None, "empty_list": [],
+                "empty_dict": {}, "none_tuple": (None,),
+                "int": x.shape[0] + 1, "size": x.shape}[self.kind]
+
+
+@pytest.mark.parametrize("kind", ["empty_tuple", "none", "empty_list",
+                                  "empty_dict", "none_tuple", "int", "size"])
+def test_outputs_without_tensors(kind):
+    model = NoTensorOut(kind)
+    x = torch.randn(3, 4)
+    compiled = fx_mlir.compile(model, (x,), cache_dir="")
+    for _ in range(2):
+        assert compiled(x) == model(x)
+
+
+def test_dynamic_batch_size_output_is_a_torch_size():
+    model = NoTensorOut("size")
+    compiled = fx_mlir.compile(model, (torch.randn(3, 4),),
+                               dynamic_batch=True, cache_dir="")
+    got = compiled(torch.randn(5, 4))
+    assert isinstance(got, torch.Size) and got == torch.Size([5, 4])
+
+
 class NamedOutputs(nn.Module):
     """Outputs of named tuple types: structseqs of torch.return_types and
     a collections.namedtuple the forward builds (nested, one field read

@@ -11,7 +11,9 @@
 
 #include "fx-mlir/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -200,6 +202,43 @@ struct CPULowerVectorsPass
     : public mlir::fx::impl::FXCPULowerVectorsBase<CPULowerVectorsPass> {
   using FXCPULowerVectorsBase::FXCPULowerVectorsBase;
 
+  /// MLIR's approximations of log and log2 read the exponent of f32 inputs
+  /// from their bits, so a subnormal input gives the smallest normal's
+  /// logarithm: such inputs are scaled by 2^23 first and the logarithm of
+  /// 2^23 taken off the result.
+  static void scaleSubnormalLogs(func::FuncOp func) {
+    func.walk([](Operation *op) {
+      if (!isa<math::LogOp, math::Log2Op>(op) ||
+          !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+        return;
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Value x = op->getOperand(0);
+      Type type = x.getType();
+      auto constant = [&](float v) -> Value {
+        if (auto vector = dyn_cast<VectorType>(type))
+          return arith::ConstantOp::create(b, loc, vector,
+                                           DenseElementsAttr::get(vector, v));
+        return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+      };
+      Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                          constant(0x1p-126f));
+      Value scaled = arith::SelectOp::create(
+          b, loc, small, arith::MulFOp::create(b, loc, x, constant(0x1p23f)),
+          x);
+      op->setOperand(0, scaled);
+      b.setInsertionPointAfter(op);
+      Value result = op->getResult(0);
+      float shift = isa<math::LogOp>(op) ? 23 * float(M_LN2) : 23.0f;
+      Value shifted = arith::SubFOp::create(b, loc, result, constant(shift));
+      Value fixed = arith::SelectOp::create(b, loc, small, shifted, result);
+      result.replaceUsesWithIf(fixed, [&](OpOperand &use) {
+        return use.getOwner() != shifted.getDefiningOp() &&
+               use.getOwner() != fixed.getDefiningOp();
+      });
+    });
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
@@ -276,7 +315,23 @@ struct CPULowerVectorsPass
         patterns, vector::VectorTransposeLowering::EltWise);
     vector::populateVectorShapeCastLoweringPatterns(patterns);
     vector::populateVectorMaskOpLoweringPatterns(patterns);
-    populateMathPolynomialApproximationPatterns(patterns);
+    // MLIR's polynomial approximations (f16 and bf16 computed in f32),
+    // but not of sin and cos: they reduce the argument by one f32 multiple
+    // of pi/2 (wrong from |x| ~ 1e4 on, unbounded past 1e9) and give sin
+    // of tiny negative x a wrong sign; LLVM calls the C library's sinf
+    // and cosf per lane instead.
+    auto approximated = [](StringRef name) {
+      return llvm::is_contained(
+          {"math.atan", "math.atan2", "math.tanh", "math.log", "math.log2",
+           "math.log1p", "math.erf", "math.erfc", "math.asin", "math.acos",
+           "math.exp", "math.expm1", "math.cbrt"},
+          name);
+    };
+    populateMathF32ExpansionPatterns(patterns, [&](StringRef name) {
+      return approximated(name) || name == "math.sin" || name == "math.cos";
+    });
+    populateMathPolynomialApproximationPatterns(patterns, approximated);
+    scaleSubnormalLogs(func);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
   }

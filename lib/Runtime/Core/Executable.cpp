@@ -750,7 +750,11 @@ bool Executable::run(const TensorRef *args, size_t count,
   std::vector<void *> descriptorPtrs;
   for (size_t start : starts)
     descriptorPtrs.push_back(words.data() + start);
-  std::vector<void *> packed = {&resultPtr};
+  // A function without results (a model whose outputs hold no tensor:
+  // `return ()`, `return x.shape`) takes no result pointer first.
+  std::vector<void *> packed;
+  if (resultWords)
+    packed.push_back(&resultPtr);
   for (void *&p : descriptorPtrs)
     packed.push_back(&p);
   {
