@@ -23,7 +23,8 @@ import threading
 __all__ = ["FxMlirError", "find_tool", "run_fx_opt", "print_tabular",
            "import_graph_module", "export_python", "export_graph_module",
            "compile", "load", "set_num_threads", "transform",
-           "replace_pattern", "import_torchscript", "ScriptedRouteWarning"]
+           "replace_pattern", "import_torchscript", "ScriptedRouteWarning",
+           "exact_quantized_engine"]
 __version__ = "0.1.0"
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -73,6 +74,33 @@ def _native_path(name):
         if os.path.exists(path):
             return path
     return None
+
+
+def exact_quantized_engine():
+    """The PyTorch quantized engine whose int8 convolutions and linears sum
+    exactly on this CPU, to check compiled int8 code against: "onednn"
+    where the CPU has AVX-512 VNNI (byte dot products into int32), else
+    "qnnpack" (16-bit products). Without VNNI, onednn (and the x86 and
+    fbgemm engines) sum pairs of u8 x s8 products in 16 bits with
+    saturation (`vpmaddubsw`): exact only for 7-bit activations (the x86
+    and fbgemm qconfigs' `reduce_range`), off by tens of steps otherwise
+    (docs/Quantization.md, "Accuracy contract")."""
+    import torch
+    engines = torch.backends.quantized.supported_engines
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    if "onednn" in engines and "avx512_vnni" in flags:
+        return "onednn"
+    if "qnnpack" in engines:
+        return "qnnpack"
+    return "onednn" if "onednn" in engines else engines[-1]
 
 
 def find_tool(name):

@@ -544,20 +544,28 @@ Value centeredIntegers(Lowering &l, Value q, quant::UniformQuantizedType type) {
       });
 }
 
-/// An average of centered integers back to integers of `type` (`storage`):
-/// rounded half to even, the zero point added, clamped, as PyTorch's
-/// quantized average poolings round.
+/// An average of centered integers back to integers of `type` (`storage`),
+/// clamped, rounded half to even as PyTorch's quantized average poolings
+/// round: with `pointFirst`, the zero point added before rounding (the
+/// average of the integers themselves rounded: onednn's avg_pool1d/2d,
+/// and the adaptive poolings of every engine); else after (avg_pool3d,
+/// and qnnpack's avg_pool2d), which differs at a half when the zero
+/// point is odd.
 Value averageAsIntegers(Lowering &l, Value average,
-                        quant::UniformQuantizedType type, Type storage) {
+                        quant::UniformQuantizedType type, Type storage,
+                        bool pointFirst) {
   float zeroPoint = float(type.getZeroPoint());
   float lo = float(type.getStorageTypeMin());
   float hi = float(type.getStorageTypeMax());
   return mapElements(
       l.b, l.loc, average, storage, [&](OpBuilder &b, Location loc, Value v) {
-        Value q = quantizedValue(
-            b, loc, v, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1)),
-            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(zeroPoint)), lo,
-            hi);
+        auto constant = [&](float c) {
+          return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(c));
+        };
+        if (pointFirst)
+          v = arith::AddFOp::create(b, loc, v, constant(zeroPoint));
+        Value q = quantizedValue(b, loc, v, constant(1),
+                                 constant(pointFirst ? 0 : zeroPoint), lo, hi);
         return storageInteger(b, loc, q, storage);
       });
 }
@@ -575,8 +583,9 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
   Type elem = l.resultElementType();
   // A per-tensor quantized tensor's 8-bit integers (fx-fold-quant averages
   // them instead of their dequantized values): the integers less the zero
-  // point averaged in f32 (exact sums), rounded half to even, the zero
-  // point added back, as PyTorch's quantized avg_pool2d computes.
+  // point averaged in f32 (exact sums; padding is the zero point), the
+  // zero point added back and rounded half to even as PyTorch's quantized
+  // avg_pool computes (averageAsIntegers).
   quant::UniformQuantizedType quantized = averagedIntegers(l, elem);
   Type integers = quantized ? elem : Type();
   if (quantized && input) {
@@ -637,7 +646,8 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
         return arith::DivFOp::create(b, loc, v[0], v[1]).getResult();
       });
   if (integers)
-    r = averageAsIntegers(l, r, quantized, integers);
+    r = averageAsIntegers(l, r, quantized, integers,
+                          /*pointFirst=*/spatial < 3);
   if (spatial == 1)
     r = l.squeeze(r, 2);
   if (unbatched)
@@ -676,7 +686,8 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
   Type elem = l.resultElementType();
   auto outSize = l.intList(P::output_size);
   // A quantized tensor's integers (as lowerAvgPool): the windows' sums of
-  // the centered integers, divided by their counts, rounded half to even.
+  // the centered integers, divided by their counts, the zero point added,
+  // rounded half to even.
   quant::UniformQuantizedType quantized = averagedIntegers(l, elem);
   Type integers = quantized ? elem : Type();
   if (quantized && input) {
@@ -769,7 +780,7 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
         [](OpBuilder &nb, Location loc, ValueRange v) {
           return arith::DivFOp::create(nb, loc, v[0], v[1]).getResult();
         });
-    r = averageAsIntegers(l, r, quantized, integers);
+    r = averageAsIntegers(l, r, quantized, integers, /*pointFirst=*/true);
   }
   if (spatial == 1)
     r = l.squeeze(r, rank - 2);
