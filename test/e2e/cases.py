@@ -3970,6 +3970,17 @@ add("log_subnormal", lambda: lam(lambda x: (
                            -1e-40, 3.0] * 3),))
 
 
+# --- float16 <-> bfloat16 (through f32, as PyTorch converts; arith has no
+# direct truncation between two 16-bit types). -------------------------------
+family("half_conversions")
+add("f16_bf16", lambda: lam(lambda x: (
+    x.half().bfloat16(), x.bfloat16().half(),
+    x.half().to(torch.bfloat16).float() * 2)),
+    lambda: (torch.cat([torch.randn(4, 33) * 100,
+                        torch.tensor([[1e-6, 7e4, -0.0, 65504.0] * 8 +
+                                      [3e-8]] * 2)]),))
+
+
 # --- Rows holding several NaNs: the first NaN is the maximum and the
 # minimum, its index the result (a later NaN does not replace it); the sign
 # of NaN is 0, as ATen's (0 < x) - (x < 0). ---------------------------------

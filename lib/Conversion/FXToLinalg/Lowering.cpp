@@ -654,6 +654,11 @@ static Value castScalar(OpBuilder &b, Location loc, Value v, Type to) {
   }
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
+  // f16 <-> bf16: through f32 (exact from either), as PyTorch converts.
+  if (fromFloat && toFloat && fromFloat != toFloat &&
+      fromFloat.getWidth() == toFloat.getWidth())
+    return arith::TruncFOp::create(
+        b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
   if (fromFloat && toFloat)
     return fromFloat.getWidth() < toFloat.getWidth()
                ? arith::ExtFOp::create(b, loc, to, v).getResult()
