@@ -123,9 +123,11 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   // quantization is increasing and maps 0 to the zero point, so
   //   zp + round(max(y, 0) / s) = max(zp + round(y / s), zp)
   // (as PyTorch's fused ReLU kernels clamp); the ReLU then is one bound
-  // of the clamp rather than an op of its own.
+  // of the clamp rather than an op of its own. A zero point at the
+  // dtype's minimum (every ReLU output's observer gives one) leaves the
+  // bound as it is: the ReLU is then the clamp itself.
   if (l.op.getNumOperands() == 1 && l.args() == l.op.getArgs() &&
-      !l.args().empty() && isa<NodeAttr>(l.args()[0]) && *zeroPoint > qmin &&
+      !l.args().empty() && isa<NodeAttr>(l.args()[0]) && *zeroPoint >= qmin &&
       *zeroPoint <= qmax)
     if (auto relu = l.op.getOperand(0).getDefiningOp<CallFunctionOp>();
         relu && relu.getTarget() == "aten::relu" &&

@@ -299,6 +299,13 @@ private:
 /// and math ops. Null otherwise.
 linalg::GenericOp int8Epilogue(linalg::GenericOp op);
 
+/// In each linalg.generic's body, the f32 compares that the ranges of
+/// their operands decide become constants and their selects fold (a
+/// quantize's guard against values from 2^63 up, after an int8 conv or a
+/// dequantize); a byte clamped into [0, 255] and widened to i16 converts
+/// to i16 directly (Bounds.cpp).
+void foldDecidedCompares(RewriterBase &rewriter, func::FuncOp func);
+
 /// Each insertion of data into the interior of a filled tensor (a padded
 /// int8 conv input) gets a tensor of its own whose borders alone are
 /// filled, its data's producer writing into the interior (Padding.cpp):

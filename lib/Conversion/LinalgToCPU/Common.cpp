@@ -132,23 +132,32 @@ bool isStaticVectorizable(linalg::LinalgOp op,
     if (!shaped)
       continue;
     Type element = shaped.getElementType();
-    if (!element.isF32() && !element.isInteger(32) && !element.isInteger(8))
+    // i16: the pairs form's activations (AVX2), written by the ops before
+    // an int8 conv (its NHWC copy, a depthwise conv's quantize).
+    if (!element.isF32() && !element.isInteger(32) && !element.isInteger(16) &&
+        !element.isInteger(8))
       return false;
     if (shaped.hasRank() && llvm::is_contained(shaped.getShape(), 0))
       return false;
     anyF32 |= element.isF32();
   }
   // Integers only: where the body cannot trap (no division), as max
-  // pooling and copies of quantized tensors' storage; not fills (of a
-  // padded tensor's borders: they stay fills, memsets).
+  // pooling, copies of quantized tensors' storage and arithmetic on their
+  // values in f32 (a quantized add of two byte tensors: dequantize,
+  // add, requantize); not fills (of a padded tensor's borders: they stay
+  // fills, memsets).
   if (!anyF32 &&
       (isa<linalg::FillOp>(op) ||
        !llvm::all_of(op.getBlock()->without_terminator(), [](Operation &body) {
-         return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::MaxSIOp,
-                    arith::MaxUIOp, arith::MinSIOp, arith::MinUIOp,
-                    arith::XOrIOp, arith::AndIOp, arith::OrIOp, arith::ExtSIOp,
-                    arith::ExtUIOp, arith::TruncIOp, arith::SelectOp,
-                    arith::CmpIOp, arith::ConstantOp>(body);
+         return isa<
+             arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::MaxSIOp,
+             arith::MaxUIOp, arith::MinSIOp, arith::MinUIOp, arith::XOrIOp,
+             arith::AndIOp, arith::OrIOp, arith::ExtSIOp, arith::ExtUIOp,
+             arith::TruncIOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
+             arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp,
+             arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::MaxNumFOp,
+             arith::MinNumFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::CmpFOp, math::RoundEvenOp, math::FmaOp>(body);
        })))
     return false;
   if (!transposed)

@@ -80,14 +80,28 @@ LogicalResult scheduleElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
     // registers of results with 32 registers (int8 mobilenet_v2's depthwise
     // convs, 1 thread: 4.47 ms one output a tile, 4.33 up to 8 registers, 4.2
     // up to 12 or 16), 4 with 16 (AVX2).
+    // With 16 registers a row of 3 (144 channels in blocks of 24) leaves
+    // no room for a second output: the row is then one register, so that
+    // 4 outputs (4 independent chains of FMAs) fit.
     if (windows && inner >= 1) {
-      int64_t registers = llvm::divideCeil(sizes[inner], tuning().lanes);
       int64_t budget = tuning().tileRows >= 8 ? 12 : 4;
-      for (int64_t u : {8, 7, 6, 4, 3, 2})
-        if (pieceRanges[inner - 1] % u == 0 && u * registers <= budget) {
-          sizes[inner - 1] = u;
-          break;
-        }
+      auto neighbours = [&]() -> int64_t {
+        int64_t registers = llvm::divideCeil(sizes[inner], tuning().lanes);
+        for (int64_t u : {8, 7, 6, 4, 3, 2})
+          if (pieceRanges[inner - 1] % u == 0 && u * registers <= budget)
+            return u;
+        return 1;
+      };
+      int64_t u = neighbours();
+      if (u == 1 && sizes[inner] > tuning().lanes &&
+          sizes[inner] % tuning().lanes == 0) {
+        int64_t row = sizes[inner];
+        sizes[inner] = tuning().lanes;
+        u = neighbours();
+        if (u == 1)
+          sizes[inner] = row;
+      }
+      sizes[inner - 1] = u;
     }
     if (succeeded(tiled))
       tiled = tile(rewriter, *tiled, sizes, false);

@@ -305,6 +305,7 @@ struct CPUSchedulePass
       for (linalg::GenericOp op : int8Generics)
         startInt8ConvFromConstant(rewriter, op);
     }
+    foldDecidedCompares(rewriter, func);
     // The ops to schedule, collected first: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });

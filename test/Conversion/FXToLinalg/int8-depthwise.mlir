@@ -30,9 +30,16 @@
 // CHECK: tensor.extract_slice %[[INPUT]][0, 2, 2, 0] [1, 4, 4, 32] [1, 2, 2, 1]
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK-SAME: tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<1x4x4x32xi8>, tensor<32xf32>
-// CHECK-COUNT-9: arith.uitofp
-// CHECK: math.fma
-// CHECK-NOT: arith.addf
+// One chain of FMAs a window row (the first from the correction, the
+// others from a product), the rows' sums added: exact in any order.
+// CHECK-COUNT-3: math.fma
+// CHECK: arith.mulf
+// CHECK-COUNT-2: math.fma
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK-COUNT-2: math.fma
+// CHECK: arith.addf
+// CHECK-NOT: math.fma
 // CHECK: arith.mulf
 // CHECK: -> tensor<1x4x4x32xf32>
 // CHECK: -> tensor<1x32x4x4xf32>

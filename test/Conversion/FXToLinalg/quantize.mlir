@@ -120,6 +120,25 @@ fx.graph_module @ReluQuantize {
 
 // -----
 
+// The zero point at the dtype's minimum (a ReLU's output, observed from
+// 0): the clamp's lower bound is the ReLU, which is gone.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
+// CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
+// CHECK:   arith.maxnumf %{{.*}}, %[[LO]] : f32
+// CHECK-NOT: arith.maximumf
+fx.graph_module @ReluQuantizeZeroPointAtMinimum {
+  fx.graph @forward {
+    %y = fx.placeholder "y" : tensor<4xf32>
+    %r = fx.call_function "aten::relu"(%y) : (tensor<4xf32>) -> tensor<4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%r, 0.5, 0, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:0>>
+    fx.output %q : tensor<4x!quant.uniform<u8:f32, 0.5:0>>
+  }
+}
+
+// -----
+
 // Quantized inputs and outputs are their storage integers, marked
 // fx.quantized with their type (the Python package passes a quantized
 // tensor's int_repr() after checking its parameters, and gives the
