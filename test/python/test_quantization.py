@@ -1165,6 +1165,28 @@ def test_quantize_of_infinities_and_huge_values_matches_aten():
     assert want[1] == 0 and want[5] == 0
 
 
+@pytest.mark.parametrize("zero_point", [0, 10])
+def test_quantize_of_relu_matches_aten_on_nan(zero_point):
+    """quantize(relu(x)) and fake_quantize(relu(x)): the ReLU folds into
+    the clamp only where the zero point is the dtype's minimum, where a
+    NaN gives the minimum either way; above it the ReLU stays, so a NaN
+    still gives the minimum (PyTorch's relu keeps the NaN), not the zero
+    point."""
+    class ReluQuantize(nn.Module):
+        def forward(self, x):
+            r = torch.relu(x)
+            return (torch.quantize_per_tensor(r, 0.5, zero_point,
+                                              torch.quint8),
+                    torch.fake_quantize_per_tensor_affine(
+                        r, 0.25, zero_point, 0, 255))
+    x = torch.tensor([float("nan"), -1.0, -0.0, 0.0, 0.2, 2.0, 1e3, 77.7]
+                     * 4)
+    compiled = fx_mlir.compile(ReluQuantize(), (x,), cache_dir="")
+    got, want = compiled(x), ReluQuantize()(x)
+    assert torch.equal(got[0].int_repr(), want[0].int_repr())
+    assert torch.equal(got[1], want[1])
+
+
 class _Cells(nn.Module):
     def __init__(self):
         super().__init__()

@@ -89,6 +89,29 @@ Value mlir::fx::lowering::centeredInteger(OpBuilder &b, Location loc, Value q,
 
 namespace {
 
+/// y, where the op's subject `x` is relu(y) and its (fake) quantization
+/// has the zero point `zeroPoint` at the dtype's minimum `qmin`; else null.
+/// The quantization is increasing and maps 0 to the zero point, so
+///   clamp(zp + round(max(y, 0) / s), qmin, qmax)
+///     = clamp(zp + round(y / s), qmin, qmax)        (zp = qmin)
+/// and a NaN gives qmin either way (ATen's kernels: relu keeps the NaN,
+/// the quantization makes it qmin). With the zero point above qmin the
+/// ReLU would be a clamp from the zero point, but a NaN would then give
+/// the zero point: the ReLU stays. A ReLU another node reads stays for it.
+Value reluOperand(Lowering &l, Value x, int64_t zeroPoint, int64_t qmin) {
+  auto self = l.args().empty() ? NodeAttr() : dyn_cast<NodeAttr>(l.args()[0]);
+  if (zeroPoint != qmin || !self || self.getIndex() >= l.op->getNumOperands())
+    return {};
+  auto relu = l.op->getOperand(self.getIndex()).getDefiningOp<CallFunctionOp>();
+  if (!relu || relu.getTarget() != "aten::relu" || relu.getNumOperands() != 1 ||
+      relu.getArgs().size() != 1 || !relu.getKwargs().empty() ||
+      !isa<NodeAttr>(relu.getArgs()[0]))
+    return {};
+  Value y = static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
+      relu.getOperand(0));
+  return y && y.getType() == x.getType() ? y : Value();
+}
+
 /// aten::quantize_per_tensor(Tensor self, float scale, int zero_point,
 ///                           ScalarType dtype)
 LogicalResult lowerQuantizePerTensor(Lowering &l) {
@@ -119,27 +142,11 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
     return l.fail("its result is not a quantized tensor");
   float inverse = 1.0f / float(*scale);
   auto [qmin, qmax] = *range;
-  // quantize(relu(y)) as quantize(y) clamped from the zero point: the
-  // quantization is increasing and maps 0 to the zero point, so
-  //   zp + round(max(y, 0) / s) = max(zp + round(y / s), zp)
-  // (as PyTorch's fused ReLU kernels clamp); the ReLU then is one bound
-  // of the clamp rather than an op of its own. A zero point at the
-  // dtype's minimum (every ReLU output's observer gives one) leaves the
-  // bound as it is: the ReLU is then the clamp itself.
-  if (l.op.getNumOperands() == 1 && l.args() == l.op.getArgs() &&
-      !l.args().empty() && isa<NodeAttr>(l.args()[0]) && *zeroPoint >= qmin &&
-      *zeroPoint <= qmax)
-    if (auto relu = l.op.getOperand(0).getDefiningOp<CallFunctionOp>();
-        relu && relu.getTarget() == "aten::relu" &&
-        relu.getNumOperands() == 1 && relu.getArgs().size() == 1 &&
-        relu.getKwargs().empty() && isa<NodeAttr>(relu.getArgs()[0]))
-      if (Value y =
-              static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
-                  relu.getOperand(0));
-          y && y.getType() == x.getType()) {
-        x = y;
-        qmin = *zeroPoint;
-      }
+  // quantize(relu(y)) as quantize(y) where the zero point is the dtype's
+  // minimum (every ReLU output's observer gives one): the ReLU is the
+  // clamp's lower bound then.
+  if (Value y = reluOperand(l, x, *zeroPoint, qmin))
+    x = y;
   Value q = mapElements(
       l.b, l.loc, x, storage, [&](OpBuilder &b, Location loc, Value v) {
         Type i64 = b.getI64Type();
@@ -465,6 +472,9 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
       l.b, l.loc, arith::ConstantOp::create(l.b, l.loc, l.b.getF32FloatAttr(1)),
       scale);
   float lo = float(*qmin), hi = float(*qmax);
+  if (std::optional<int64_t> zp = l.constInt(P::zero_point))
+    if (Value y = reluOperand(l, x, *zp, *qmin))
+      x = y;
   return l.replace(mapElements(
       l.b, l.loc, x, f32, [&](OpBuilder &b, Location loc, Value v) -> Value {
         // A NaN becomes quant_min, as ATen's kernel gives

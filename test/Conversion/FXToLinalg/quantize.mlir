@@ -96,19 +96,14 @@ fx.graph_module @Dynamic {
 
 // -----
 
-// quantize(relu(y)): the ReLU is the clamp's lower bound, the zero point
-// (zp + round(max(y, 0) / s) = max(zp + round(y / s), zp)), as PyTorch's
-// fused ReLU kernels clamp: the quantize reads y, and the relu, unused,
-// is gone. A ReLU another node also reads stays for it.
+// quantize(relu(y)) with the zero point above the dtype's minimum: the
+// ReLU stays. (As a clamp from the zero point it would make a NaN the
+// zero point; PyTorch's relu keeps the NaN and the quantize makes it 0.)
 
 // CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
-// CHECK-DAG: %[[ZP:.*]] = arith.constant 1.000000e+01 : f32
-// CHECK-DAG: %[[HI:.*]] = arith.constant 2.550000e+02 : f32
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
-// CHECK:   %[[S:.*]] = arith.addf %{{.*}}, %[[ZP]] : f32
-// CHECK:   %[[LO:.*]] = arith.maxnumf %[[S]], %[[ZP]] : f32
-// CHECK:   arith.minnumf %[[LO]], %[[HI]] : f32
-// CHECK-NOT: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi8>)
 fx.graph_module @ReluQuantize {
   fx.graph @forward {
     %y = fx.placeholder "y" : tensor<4xf32>
@@ -121,19 +116,26 @@ fx.graph_module @ReluQuantize {
 // -----
 
 // The zero point at the dtype's minimum (a ReLU's output, observed from
-// 0): the clamp's lower bound is the ReLU, which is gone.
+// 0): the clamp's lower bound is the ReLU, which is gone (the quantize
+// reads y; a NaN gives 0 either way). Likewise for a fake quantize (what
+// fx-fold-quant makes of a quantize whose dequantize a float op reads).
 
 // CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
 // CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: arith.maximumf
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
 // CHECK:   arith.maxnumf %{{.*}}, %[[LO]] : f32
+// CHECK-NOT: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:   arith.maxnumf
 // CHECK-NOT: arith.maximumf
 fx.graph_module @ReluQuantizeZeroPointAtMinimum {
   fx.graph @forward {
     %y = fx.placeholder "y" : tensor<4xf32>
     %r = fx.call_function "aten::relu"(%y) : (tensor<4xf32>) -> tensor<4xf32>
     %q = fx.call_function "aten::quantize_per_tensor"(%r, 0.5, 0, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:0>>
-    fx.output %q : tensor<4x!quant.uniform<u8:f32, 0.5:0>>
+    %f = fx.call_function "aten::fake_quantize_per_tensor_affine"(%r, 0.25, 0, 0, 255) : (tensor<4xf32>) -> tensor<4xf32>
+    fx.output (%q, %f) : tensor<4x!quant.uniform<u8:f32, 0.5:0>>, tensor<4xf32>
   }
 }
 
