@@ -299,6 +299,14 @@ private:
 /// and math ops. Null otherwise.
 linalg::GenericOp int8Epilogue(linalg::GenericOp op);
 
+/// Where an int8 conv's products have columns of padding (the width
+/// rounded up to the register tile's pixels: 14 to 15) that a slice drops
+/// before the epilogue, the epilogue computes the padded width too, into
+/// a tensor of its own, and the slice drops the columns from its result:
+/// int8Epilogue then takes it into the register tile. Not where another
+/// operand is read along the columns (none in the padding).
+void widenInt8Epilogue(RewriterBase &rewriter, linalg::GenericOp op);
+
 /// In each linalg.generic's body, the f32 compares that the ranges of
 /// their operands decide become constants and their selects fold (a
 /// quantize's guard against values from 2^63 up, after an int8 conv or a

@@ -208,6 +208,73 @@ OpOperand *productsOperand(linalg::GenericOp op, linalg::GenericOp epilogue) {
   return nullptr;
 }
 
+void widenInt8Epilogue(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op->hasOneUse())
+    return;
+  auto view = dyn_cast<tensor::CollapseShapeOp>(*op->getUsers().begin());
+  if (!view || !view->hasOneUse() ||
+      view.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+    return;
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(*view->getUsers().begin());
+  if (!slice || !slice->hasOneUse() || !slice.hasUnitStride() ||
+      !slice.getType().hasStaticShape() ||
+      slice.getType().getRank() != view.getType().getRank())
+    return;
+  // Only padded columns (dim 2) sliced off the end.
+  ArrayRef<int64_t> wide = view.getType().getShape();
+  ArrayRef<int64_t> narrow = slice.getType().getShape();
+  for (int64_t d = 0; d < 4; ++d) {
+    std::optional<int64_t> offset =
+        getConstantIntValue(slice.getMixedOffsets()[d]);
+    if (!offset || *offset != 0 || (d != 2 && narrow[d] != wide[d]))
+      return;
+  }
+  auto epilogue = dyn_cast<linalg::GenericOp>(*slice->getUsers().begin());
+  if (!epilogue || epilogue.getNumLoops() != 4 ||
+      epilogue.getNumReductionLoops() != 0 || epilogue.getNumDpsInits() != 1 ||
+      !epilogue.hasPureTensorSemantics() ||
+      epilogue.getStaticLoopRanges() != narrow)
+    return;
+  OpOperand *init = epilogue.getDpsInitOperand(0);
+  OpOperand *read = nullptr;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (input->get() == slice.getResult()) {
+      if (read || !map.isIdentity())
+        return;
+      read = input;
+    } else if (map.isFunctionOfDim(2)) {
+      // Another operand read along the columns (a residual input) has
+      // none in the padding.
+      return;
+    }
+  }
+  auto resultType = dyn_cast<RankedTensorType>(init->get().getType());
+  if (!read || !resultType ||
+      !epilogue.getMatchingIndexingMap(init).isIdentity() ||
+      epilogue.payloadUsesValueFromOperand(init))
+    return;
+  Location loc = epilogue.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(epilogue);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, wide, resultType.getElementType());
+  SmallVector<Value> inputs(epilogue.getDpsInputs());
+  inputs[read->getOperandNumber()] = view.getResult();
+  auto widened = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{empty.getType()}, inputs, ValueRange{empty},
+      epilogue.getIndexingMapsArray(), epilogue.getIteratorTypesArray());
+  IRMapping mapping;
+  epilogue.getRegion().cloneInto(&widened.getRegion(), mapping);
+  widened->setDiscardableAttrs(epilogue->getDiscardableAttrDictionary());
+  Value result = tensor::ExtractSliceOp::create(
+      rewriter, loc, resultType, widened.getResult(0), slice.getMixedOffsets(),
+      slice.getMixedSizes(), slice.getMixedStrides());
+  rewriter.replaceOp(epilogue, result);
+  rewriter.eraseOp(slice);
+}
+
 linalg::GenericOp int8Epilogue(linalg::GenericOp op) {
   if (!op->hasOneUse())
     return {};

@@ -302,8 +302,10 @@ struct CPUSchedulePass
         if (int8Tiles(op))
           int8Generics.push_back(op);
       });
-      for (linalg::GenericOp op : int8Generics)
+      for (linalg::GenericOp op : int8Generics) {
         startInt8ConvFromConstant(rewriter, op);
+        widenInt8Epilogue(rewriter, op);
+      }
     }
     foldDecidedCompares(rewriter, func);
     // The ops to schedule, collected first: tiling creates new ones.
