@@ -22,9 +22,7 @@ import torch.ao.nn.quantized as nnq
 import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.ao.quantization import (HistogramObserver, QConfig,
-                                   default_dynamic_qconfig,
-                                   get_default_qconfig,
+from torch.ao.quantization import (default_dynamic_qconfig,
                                    get_default_qconfig_mapping, QConfigMapping)
 from torch.ao.quantization.quantize_fx import (convert_fx,
                                                convert_to_reference_fx,
@@ -33,13 +31,10 @@ from torch.ao.quantization.quantize_fx import (convert_fx,
 import fx_mlir
 from fx_mlir._rebuild import RebuildError, rebuild
 
-ENGINE = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
-          else "qnnpack")
-# The qconfig of the models checked against ENGINE: its own where it sums
-# exactly on this CPU; where it does not (onednn without VNNI saturates
-# sums of full-range u8 x s8 pairs), x86's, whose 7-bit activations
-# (reduce_range) it sums exactly (fx_mlir.exact_quantized_engine).
-QCONFIG = ENGINE if fx_mlir.exact_quantized_engine() == ENGINE else "x86"
+# The engine the models are checked against, the qconfig they use there
+# and qnnpack's per-tensor one, as the end-to-end suite has them.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
+from quantized import ENGINE, QCONFIG, _per_tensor_qconfig  # noqa: E402
 
 
 def _calibrate_wide(prepared, inputs):
@@ -50,16 +45,6 @@ def _calibrate_wide(prepared, inputs):
     if QCONFIG != ENGINE:
         with torch.no_grad():
             prepared(*[t * 3 for t in inputs])
-
-
-def _per_tensor_qconfig():
-    """qnnpack's qconfig (per-tensor weights), its activations 7-bit where
-    QCONFIG is x86's."""
-    qconfig = get_default_qconfig("qnnpack")
-    if QCONFIG == ENGINE:
-        return qconfig
-    return QConfig(activation=HistogramObserver.with_args(reduce_range=True),
-                   weight=qconfig.weight)
 
 
 @pytest.fixture(autouse=True)
@@ -99,7 +84,6 @@ class MLP(nn.Module):
 
 # The weightless modules' and the transposed convs' models of the
 # end-to-end suite, with their input shapes.
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from quantized import Decoder, Norms  # noqa: E402
 INPUT_SHAPES = {Norms: (2, 3, 8, 8), Decoder: (1, 3, 7, 7)}
 
