@@ -61,6 +61,21 @@ static bool readsTransposingView(OpOperand &operand) {
   return producer && producer->hasOneUse() && transposedLoop(producer);
 }
 
+/// Whether `op` is a copy: a linalg.generic of parallel loops whose body
+/// yields its one input as is (through any permutation of its maps).
+static bool isCopy(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  return body.getOperations().size() == 1 && yield &&
+         yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == body.getArgument(0);
+}
+
 /// The operands of `op` read with constant indices along unit dims (a
 /// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
 /// tensors without those dims, read through projected permutations, as
@@ -246,8 +261,22 @@ struct CPUSchedulePass
               auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
               return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
             };
-            return producer && producer->hasOneUse() &&
-                   !readsBytesAcross(producer, *operand) &&
+            // A copy (a transpose: its body yields its one input) costs
+            // nothing to repeat, so it fuses into several readers too when
+            // every reader takes it (and then is gone): maxpool's NHWC
+            // bytes transposed to NCHW and back for the next int8 conv
+            // and its residual become NHWC reads of the pooling's output.
+            auto fusable = [&shifted](Operation *user) {
+              auto generic = dyn_cast<linalg::GenericOp>(user);
+              return generic &&
+                     generic.getNumParallelLoops() == generic.getNumLoops() &&
+                     !shifted.count(generic);
+            };
+            bool readers =
+                producer && (producer->hasOneUse() ||
+                             (isCopy(producer) &&
+                              llvm::all_of(producer->getUsers(), fusable)));
+            return readers && !readsBytesAcross(producer, *operand) &&
                    !linalg::isaContractionOpInterface(consumer) &&
                    !shifted.count(consumer) &&
                    bodySize(producer) + bodySize(consumer) <= kMaxFusedBodyOps;

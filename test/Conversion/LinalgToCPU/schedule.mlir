@@ -1084,3 +1084,40 @@ func.func @gather_of_nhwc_chain(%d: tensor<1x16x16x32xi32>, %rows: tensor<64xi64
   } -> tensor<1x32x16x16xf32>
   return %g, %r2, %r2 : tensor<1x32x64x64xf32>, tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// A copy (here NHWC bytes transposed to NCHW) with several readers fuses
+// into each of them, as it costs nothing to repeat, and is gone: the copy
+// back to NHWC is the input itself, and the conversion to f32 reads the
+// input through the transposed map.
+
+#nhwc_to_nchw = affine_map<(n, c, h, w) -> (n, h, w, c)>
+#nchw_to_nhwc = affine_map<(n, h, w, c) -> (n, c, h, w)>
+#same = affine_map<(a, b, c, d) -> (a, b, c, d)>
+// CHECK-LABEL: func.func @copy_with_two_readers
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x32xi8>)
+// CHECK-NOT: tensor<1x32x8x8xi8>
+// CHECK: %[[F:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x8x8x32xi8>) outs({{.*}} : tensor<1x32x8x8xf32>)
+// CHECK: arith.uitofp
+// CHECK-NOT: tensor<1x32x8x8xi8>
+// CHECK: return %[[X]], %[[F]]
+func.func @copy_with_two_readers(%x: tensor<1x8x8x32xi8>) -> (tensor<1x8x8x32xi8>, tensor<1x32x8x8xf32>) {
+  %e = tensor.empty() : tensor<1x32x8x8xi8>
+  %nchw = linalg.generic {indexing_maps = [#nhwc_to_nchw, #same], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x8x32xi8>) outs(%e : tensor<1x32x8x8xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    linalg.yield %in : i8
+  } -> tensor<1x32x8x8xi8>
+  %e2 = tensor.empty() : tensor<1x8x8x32xi8>
+  %back = linalg.generic {indexing_maps = [#nchw_to_nhwc, #same], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%nchw : tensor<1x32x8x8xi8>) outs(%e2 : tensor<1x8x8x32xi8>) {
+  ^bb0(%in: i8, %out: i8):
+    linalg.yield %in : i8
+  } -> tensor<1x8x8x32xi8>
+  %e3 = tensor.empty() : tensor<1x32x8x8xf32>
+  %f = linalg.generic {indexing_maps = [#same, #same], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%nchw : tensor<1x32x8x8xi8>) outs(%e3 : tensor<1x32x8x8xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %v = arith.uitofp %in : i8 to f32
+    linalg.yield %v : f32
+  } -> tensor<1x32x8x8xf32>
+  return %back, %f : tensor<1x8x8x32xi8>, tensor<1x32x8x8xf32>
+}
