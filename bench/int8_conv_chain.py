@@ -15,9 +15,7 @@ largest difference of the outputs and each side's median time and rate.
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cpu_env  # noqa: E402
@@ -33,6 +31,7 @@ from torch.ao.quantization.quantize_fx import (convert_fx,  # noqa: E402
                                                prepare_fx)
 
 import fx_mlir  # noqa: E402
+from quantized_zoo import median_ms  # noqa: E402
 
 
 class Chain(nn.Module):
@@ -44,17 +43,6 @@ class Chain(nn.Module):
 
     def forward(self, x):
         return self.layers(x)
-
-
-def median_ms(fn, x, calls):
-    for _ in range(20):
-        fn(x)
-    times = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn(x)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def main():

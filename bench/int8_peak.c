@@ -25,44 +25,47 @@ static double seconds(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static double
-vnni512(int *sink) {
+/* Each kernel runs N iterations of 12 independent dot products and
+ * returns a sum of its accumulators (kept live through `sink`). */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static int
+vnni512(void) {
   __m512i a[12], b = _mm512_set1_epi32(0x01010101),
                  c = _mm512_set1_epi32(0x02020202);
 #pragma GCC unroll 12
   for (int j = 0; j < 12; j++)
     a[j] = _mm512_set1_epi32(j);
-  double t0 = seconds();
   for (long i = 0; i < N; i++) {
 #pragma GCC unroll 12
     for (int j = 0; j < 12; j++)
       a[j] = _mm512_dpbusd_epi32(a[j], b, c);
     __asm__ volatile("" : "+v"(b));
   }
-  double t = seconds() - t0;
   for (int j = 1; j < 12; j++)
     a[0] = _mm512_add_epi32(a[0], a[j]);
-  *sink += _mm512_reduce_add_epi32(a[0]);
-  return N * 12.0 * 64 / t;
+  return _mm512_reduce_add_epi32(a[0]);
 }
 
-__attribute__((target("avx2"))) static double pairs256(int *sink) {
-  __m256i a[12], b = _mm256_set1_epi16(3), c = _mm256_set1_epi16(5);
+__attribute__((target("avx2"))) static int pairs256(void) {
+  __m256i acc[12], x = _mm256_set1_epi16(3), y = _mm256_set1_epi16(5);
 #pragma GCC unroll 12
   for (int j = 0; j < 12; j++)
-    a[j] = _mm256_set1_epi32(j);
-  double t0 = seconds();
+    acc[j] = _mm256_set1_epi32(j);
   for (long i = 0; i < N; i++) {
 #pragma GCC unroll 12
     for (int j = 0; j < 12; j++)
-      a[j] = _mm256_add_epi32(a[j], _mm256_madd_epi16(b, c));
-    __asm__ volatile("" : "+x"(b));
+      acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(x, y));
+    __asm__ volatile("" : "+x"(x));
   }
-  double t = seconds() - t0;
   for (int j = 1; j < 12; j++)
-    a[0] = _mm256_add_epi32(a[0], a[j]);
-  *sink += _mm256_extract_epi32(a[0], 0);
-  return N * 12.0 * 16 / t;
+    acc[0] = _mm256_add_epi32(acc[0], acc[j]);
+  return _mm256_extract_epi32(acc[0], 0);
+}
+
+/* Multiply-adds a second of `kernel`, doing `per` a dot product. */
+static double rate(int (*kernel)(void), int per, int *sink) {
+  double t0 = seconds();
+  *sink += kernel();
+  return N * 12.0 * per / (seconds() - t0);
 }
 
 int main(void) {
@@ -71,11 +74,11 @@ int main(void) {
   if (__builtin_cpu_supports("avx512vnni") &&
       __builtin_cpu_supports("avx512bw"))
     printf("vpdpbusd (512-bit): %.0f G multiply-adds/s\n",
-           vnni512(&sink) / 1e9);
+           rate(vnni512, 64, &sink) / 1e9);
   else
     printf("vpdpbusd (512-bit): no AVX-512 VNNI on this CPU\n");
   if (__builtin_cpu_supports("avx2"))
     printf("vpmaddwd + vpaddd (256-bit): %.0f G multiply-adds/s\n",
-           pairs256(&sink) / 1e9);
+           rate(pairs256, 16, &sink) / 1e9);
   return sink == 42; /* keeps the sums live */
 }
