@@ -784,7 +784,12 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
 /// (upstream's splitReduction, lanes innermost), which reduce whole
 /// registers elementwise, one at a time, before the 16 are reduced.
 /// Left to LLVM the row is one chain of dependent scalar adds: it does not
-/// reassociate a float reduction on its own.
+/// reassociate a float reduction on its own. A row of more than 1,024
+/// registers (a whole tensor's sum too, with no other loop) is first split
+/// into about sqrt(registers) blocks, reduced in parallel as rows of their
+/// own, then their results reduced: each lane's chain of adds, and its
+/// rounding error, is then about 2 sqrt(registers) long instead of
+/// registers.
 LogicalResult scheduleRowReduction(RewriterBase &rewriter, linalg::LinalgOp op);
 
 /// A reduction over loops outside the one its data is contiguous along (a

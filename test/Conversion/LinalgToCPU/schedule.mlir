@@ -1121,3 +1121,55 @@ func.func @copy_with_two_readers(%x: tensor<1x8x8x32xi8>) -> (tensor<1x8x8x32xi8
   } -> tensor<1x32x8x8xf32>
   return %back, %f : tensor<1x8x8x32xi8>, tensor<1x32x8x8xf32>
 }
+
+// -----
+
+// A long row (here a whole tensor's sum, 4,096 registers) is summed in
+// blocks: 64 blocks of 1,024 values in parallel, each in 16 lanes, then
+// the lanes and the blocks' results. Each lane adds 64 values in a row,
+// not 4,096: its rounding error grows with that count.
+
+#all1 = affine_map<(i) -> (i)>
+#none1 = affine_map<(i) -> ()>
+// CHECK-LABEL: func.func @long_sum
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [64, 1024]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [64, 64, 16]
+// CHECK: scf.forall
+// CHECK: vector.transfer_read {{.*}} vector<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x16xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @long_sum(%x: tensor<65536xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#all1, #none1], iterator_types = ["reduction"]} ins(%x : tensor<65536xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A long reduction over several loops read contiguously is one loop
+// first, then summed in blocks (128 of 2,048 values).
+
+#all3 = affine_map<(i, j, k) -> (i, j, k)>
+#none3 = affine_map<(i, j, k) -> ()>
+// CHECK-LABEL: func.func @long_sum_3d
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<64x64x64xf32> into tensor<262144xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [128, 2048]
+// CHECK: scf.forall
+// CHECK: vector.transfer_read {{.*}} vector<16xf32>
+func.func @long_sum_3d(%x: tensor<64x64x64xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#all3, #none3], iterator_types = ["reduction", "reduction", "reduction"]} ins(%x : tensor<64x64x64xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
