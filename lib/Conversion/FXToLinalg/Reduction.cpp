@@ -1185,6 +1185,10 @@ LogicalResult lowerBatchNorm(Lowering &l) {
     for (Param p : {P::input, P::weight, P::bias, P::running_mean,
                     P::running_var, P::training, P::momentum, P::eps}) {
       Attribute a = l.arg(p);
+      if (!a)
+        return l.fail("batch_norm takes 9 arguments (input, weight, bias, "
+                      "running_mean, running_var, training, momentum, eps, "
+                      "cudnn_enabled)");
       if (isa<NodeAttr>(a)) {
         args.push_back(NodeAttr::get(l.b.getContext(), operands.size()));
         operands.push_back(l.value(a));

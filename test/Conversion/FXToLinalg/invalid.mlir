@@ -84,6 +84,21 @@ fx.graph_module @M {
 
 // -----
 
+// batch_norm in training mode without running statistics, its momentum
+// and eps missing (found by fuzz-lower: a null argument was read).
+
+fx.graph_module @M {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x4xf32>
+    %w = fx.placeholder "w" : tensor<3xf32>
+    // expected-error @+1 {{cannot compile call_function 'bn' with target 'aten::batch_norm': batch_norm takes 9 arguments (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)}}
+    %bn = fx.call_function "aten::batch_norm"(%x, %w, None, None, None, True) : (tensor<2x3x4xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+    fx.output %bn : tensor<2x3x4xf32>
+  }
+}
+
+// -----
+
 // Dropout that drops (p > 0 in training mode) draws random numbers: not
 // compiled.
 
