@@ -1173,3 +1173,63 @@ func.func @long_sum_3d(%x: tensor<64x64x64xf32>) -> tensor<f32> {
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A long column (2,048 values per output: the sum over NCHW's C and H, W
+// kept) is summed in blocks too: the reduced loops made one, 32 blocks of
+// 64 values (each a column reduction into a 32x2x16 tensor), then the
+// blocks' results.
+
+#in4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#out4 = affine_map<(n, c, h, w) -> (n, w)>
+// CHECK-LABEL: func.func @long_column_sum
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<2x64x32x16xf32> into tensor<2x2048x16xf32>
+// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 32, 64, 16]
+// CHECK: linalg.fill {{.*}} -> tensor<32x2x16xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<1x1x1x16xf32> to vector<1x1x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c32
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x1x16xf32> to vector<1x16xf32>
+func.func @long_column_sum(%x: tensor<2x64x32x16xf32>) -> tensor<2x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %s = linalg.generic {indexing_maps = [#in4, #out4], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%x : tensor<2x64x32x16xf32>) outs(%init : tensor<2x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x16xf32>
+  return %s : tensor<2x16xf32>
+}
+
+// -----
+
+// A whole tensor's sum of squared deviations (var): the mean, kept as a
+// 1x1 tensor and read at (0, 0) by every element, is read as a 0-d
+// tensor, so the reduction's loops collapse into one and it is summed in
+// blocks (64 of 1,024 values).
+
+#all2 = affine_map<(i, j) -> (i, j)>
+#zero2 = affine_map<(i, j) -> (0, 0)>
+#none2 = affine_map<(i, j) -> ()>
+// CHECK-LABEL: func.func @sum_of_squared_deviations
+// CHECK: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<4x16384xf32> into tensor<65536xf32>
+// CHECK: tensor.expand_shape %{{.*}} output_shape [64, 1024]
+// CHECK: scf.forall
+// CHECK: vector.transfer_read {{.*}} vector<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x16xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @sum_of_squared_deviations(%x: tensor<4x16384xf32>, %mean: tensor<1x1xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#all2, #zero2, #none2], iterator_types = ["reduction", "reduction"]} ins(%x, %mean : tensor<4x16384xf32>, tensor<1x1xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %m: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %sq = arith.mulf %d, %d : f32
+    %v = arith.addf %acc, %sq : f32
+    linalg.yield %v : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
