@@ -2619,3 +2619,25 @@ def test_long_columns_and_var_are_summed_in_blocks():
     for got, want in zip(compiled(x, y), exact):
         rel = ((got.double() - want).abs().max() / want.abs().max()).item()
         assert rel < 1.5e-6, rel
+
+
+class _ScalarClamps(torch.nn.Module):
+    def forward(self, x):
+        return (torch.relu(x), torch.clamp(x, min=0.0),
+                torch.nn.functional.relu6(x), torch.nn.functional.hardtanh(x),
+                torch.clamp(x, min=float("nan")),
+                torch.clamp(x, max=float("nan")), torch.clamp(x, -0.5, 0.5))
+
+
+def test_relu_and_scalar_clamps_keep_signed_zeros_and_nan_bounds():
+    """relu, relu6, hardtanh and clamp with scalar bounds compute `x < lo ?
+    lo : x` as ATen does: -0.0 stays -0.0 (IEEE maximum gave +0.0) and a
+    NaN bound leaves x (it gave NaN); a NaN x stays NaN."""
+    x = torch.tensor([-0.0, 0.0, float("nan"), -1.0, 2.0, 7.0, -7.0, 0.25] * 4)
+    compiled = fx_mlir.compile(_ScalarClamps(), (x,), cache_dir="")
+    for got, want in zip(compiled(x), _ScalarClamps()(x)):
+        assert torch.equal(got.isnan(), want.isnan())
+        finite = ~want.isnan()
+        assert torch.equal(got[finite], want[finite])
+        assert torch.equal(torch.signbit(got[finite]),
+                           torch.signbit(want[finite]))

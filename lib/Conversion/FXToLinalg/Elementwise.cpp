@@ -63,6 +63,24 @@ Value minv(OpBuilder &b, Location loc, Value x, Value y) {
              ? arith::MinimumFOp::create(b, loc, x, y).getResult()
              : minInt(b, loc, x, y);
 }
+/// max(x, lo) for a scalar bound as ATen's clamp computes it: `x < lo ? lo
+/// : x`, so -0.0 stays -0.0 against 0 and a NaN bound leaves x (IEEE
+/// maximum, maxv, gives +0.0 and NaN); a NaN x stays NaN. One `maxps`
+/// with its operands in that order.
+static Value clampBelow(OpBuilder &b, Location loc, Value x, Value lo) {
+  if (!isFloat(x.getType()))
+    return maxInt(b, loc, x, lo);
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lo);
+  return arith::SelectOp::create(b, loc, below, lo, x);
+}
+/// min(x, hi) for a scalar bound as ATen's clamp computes it: `x > hi ? hi
+/// : x` (clampBelow).
+static Value clampAbove(OpBuilder &b, Location loc, Value x, Value hi) {
+  if (!isFloat(x.getType()))
+    return minv(b, loc, x, hi);
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, hi);
+  return arith::SelectOp::create(b, loc, above, hi, x);
+}
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value neg = arith::NegFOp::create(b, loc, x);
@@ -434,7 +452,7 @@ FX_UNARY(lowerSin, math::SinOp::create(b, loc, x))
 FX_UNARY(lowerCos, math::CosOp::create(b, loc, x))
 FX_UNARY(lowerTanh, math::TanhOp::create(b, loc, x))
 FX_UNARY(lowerSigmoid, sigmoid(b, loc, x))
-FX_UNARY(lowerRelu, maxv(b, loc, x, constantOf(b, loc, t, 0)))
+FX_UNARY(lowerRelu, clampBelow(b, loc, x, constantOf(b, loc, t, 0)))
 FX_UNARY(lowerSilu, arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x)))
 FX_UNARY(lowerHardswish, hardswish(b, loc, x))
 FX_UNARY(lowerHardsigmoid,
@@ -652,15 +670,22 @@ LogicalResult clampWith(Lowering &l, Attribute lo, Attribute hi) {
   }
   if (llvm::is_contained(inputs, Value()))
     return l.fail("unsupported clamp bounds");
-  return l.replace(l.elementwise(inputs, r, r,
-                                 [&](OpBuilder &b, Location loc, ValueRange v) {
-                                   Value y = v[0];
-                                   if (loSlot >= 0)
-                                     y = maxv(b, loc, y, v[loSlot]);
-                                   if (hiSlot >= 0)
-                                     y = minv(b, loc, y, v[hiSlot]);
-                                   return y;
-                                 }));
+  SmallVector<bool> scalarBound = llvm::map_to_vector(
+      inputs, [](Value v) { return !isa<ShapedType>(v.getType()); });
+  return l.replace(l.elementwise(
+      inputs, r, r, [&](OpBuilder &b, Location loc, ValueRange v) {
+        // A tensor bound's NaN wins and it
+        // orders -0.0 below 0.0, as ATen's
+        // clamp.Tensor; a scalar's does not.
+        Value y = v[0];
+        if (loSlot >= 0)
+          y = scalarBound[loSlot] ? clampBelow(b, loc, y, v[loSlot])
+                                  : maxv(b, loc, y, v[loSlot]);
+        if (hiSlot >= 0)
+          y = scalarBound[hiSlot] ? clampAbove(b, loc, y, v[hiSlot])
+                                  : minv(b, loc, y, v[hiSlot]);
+        return y;
+      }));
 }
 
 LogicalResult lowerClamp(Lowering &l) {
@@ -1409,10 +1434,10 @@ Value mlir::fx::lowering::buildActivation(OpBuilder &b, Location loc,
   if (!isFloat(t))
     return {};
   if (name == "relu")
-    return maxv(b, loc, x, constantOf(b, loc, t, 0));
+    return clampBelow(b, loc, x, constantOf(b, loc, t, 0));
   if (name == "relu6")
-    return minv(b, loc, maxv(b, loc, x, constantOf(b, loc, t, 0)),
-                constantOf(b, loc, t, 6));
+    return clampAbove(b, loc, clampBelow(b, loc, x, constantOf(b, loc, t, 0)),
+                      constantOf(b, loc, t, 6));
   if (name == "gelu" || name == "gelu_tanh")
     return gelu(b, loc, x, name == "gelu_tanh");
   if (name == "silu")

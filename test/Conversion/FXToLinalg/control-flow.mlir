@@ -11,7 +11,8 @@
 // CHECK:         %[[PRED:.*]] = tensor.extract %[[P]][] : tensor<i1>
 // CHECK:         %[[IF:.*]] = scf.if %[[PRED]] -> (tensor<4xf32>) {
 // CHECK:           linalg.generic
-// CHECK:           arith.maximumf
+// CHECK:           arith.cmpf olt
+// CHECK:           arith.select
 // CHECK:           scf.yield
 // CHECK:         } else {
 // CHECK:           linalg.generic {{.*}} ins(%[[X]], %[[W]]

@@ -32,7 +32,8 @@ fx.graph_module @M {
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         linalg.generic
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      %[[MAX:.*]] = arith.maximumf %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.select %[[NEG]], %[[ZERO]], %[[IN]] : f32
 // CHECK-NEXT:      linalg.yield %[[MAX]] : f32
 fx.graph_module @M {
   fx.graph @forward {

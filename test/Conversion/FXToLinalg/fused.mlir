@@ -11,7 +11,8 @@
 // CHECK-SAME:      ins(%[[X]], %[[W]] : tensor<2x8xf32>, tensor<4x8xf32>)
 // CHECK:         %[[ACT:.*]] = linalg.generic {{.*}} ins(%[[FC]] : tensor<2x4xf32>) {{.*}} attrs = {fx.fused_activation = "relu"}
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      %[[MAX:.*]] = arith.maximumf %[[IN]], %{{.*}} : f32
+// CHECK-NEXT:      %[[NEG:.*]] = arith.cmpf olt, %[[IN]], %[[ZERO:.*]] : f32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.select %[[NEG]], %[[ZERO]], %[[IN]] : f32
 // CHECK-NEXT:      linalg.yield %[[MAX]] : f32
 // CHECK:         return %[[ACT]]
 fx.graph_module @M {
@@ -34,8 +35,10 @@ fx.graph_module @M {
 // CHECK:         %[[CONV:.*]] = linalg.conv_2d_nchw_fchw
 // CHECK-SAME:      outs(%{{.*}} : tensor<1x4x8x8xf32>)
 // CHECK:         %[[ACT:.*]] = linalg.generic {{.*}} ins(%[[CONV]] : tensor<1x4x8x8xf32>) {{.*}} attrs = {fx.fused_activation = "relu6"}
-// CHECK:           %[[LO:.*]] = arith.maximumf %{{.*}}, %[[ZERO]] : f32
-// CHECK-NEXT:      arith.minimumf %[[LO]], %[[SIX]] : f32
+// CHECK:           %[[NEG:.*]] = arith.cmpf olt, %[[IN:.*]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[LO:.*]] = arith.select %[[NEG]], %[[ZERO]], %[[IN]] : f32
+// CHECK-NEXT:      %[[BIG:.*]] = arith.cmpf ogt, %[[LO]], %[[SIX]] : f32
+// CHECK-NEXT:      arith.select %[[BIG]], %[[SIX]], %[[LO]] : f32
 // CHECK:         return %[[ACT]]
 fx.graph_module @M {
   fx.graph @forward {

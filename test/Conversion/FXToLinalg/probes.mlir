@@ -18,7 +18,7 @@
 // CHECK:         call @fx_probe_start(%[[ID]]) : (i64) -> ()
 // CHECK-NEXT:    tensor.empty
 // CHECK-NEXT:    %[[RELU:.*]] = linalg.generic
-// CHECK:           arith.maximumf
+// CHECK:           arith.cmpf olt
 // CHECK:         call @fx_probe_stop(%[[ID]]) : (i64) -> ()
 // CHECK:         return %[[RELU]]
 fx.graph_module @M {

@@ -102,7 +102,8 @@ fx.graph_module @Dynamic {
 
 // CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
-// CHECK:   arith.maximumf
+// CHECK:   arith.cmpf olt
+// CHECK:   arith.select
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi8>)
 fx.graph_module @ReluQuantize {
   fx.graph @forward {
@@ -122,13 +123,13 @@ fx.graph_module @ReluQuantize {
 
 // CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
 // CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.cmpf olt
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
 // CHECK:   arith.maxnumf %{{.*}}, %[[LO]] : f32
-// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.cmpf olt
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
 // CHECK:   arith.maxnumf
-// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.cmpf olt
 fx.graph_module @ReluQuantizeZeroPointAtMinimum {
   fx.graph @forward {
     %y = fx.placeholder "y" : tensor<4xf32>
