@@ -2641,3 +2641,19 @@ def test_relu_and_scalar_clamps_keep_signed_zeros_and_nan_bounds():
         assert torch.equal(got[finite], want[finite])
         assert torch.equal(torch.signbit(got[finite]),
                            torch.signbit(want[finite]))
+
+
+class _Ndtri(torch.nn.Module):
+    def forward(self, p):
+        return torch.special.ndtri(p)
+
+
+def test_ndtri_of_tiny_probabilities():
+    """ndtri as ATen's Cephes approximations: the quantiles of 1e-30 to
+    1e-16 (-11.46 to -8.22) match eager's, where sqrt(2) erfinv(2p - 1)
+    gave -inf; 0, 1 and values outside [0, 1] as eager."""
+    p = torch.tensor([0.0, 1e-30, 1e-20, 1e-16, 1e-10, 1e-5, 0.01, 0.2, 0.5,
+                      0.7, 0.9, 0.99, 1 - 1e-7, 1.0, -0.1, 1.1, float("nan")])
+    compiled = fx_mlir.compile(_Ndtri(), (p,), cache_dir="")
+    torch.testing.assert_close(compiled(p), _Ndtri()(p), equal_nan=True,
+                               rtol=1e-6, atol=1e-6)

@@ -457,6 +457,89 @@ LogicalResult lowerBessel(Lowering &l) {
   });
 }
 
+/// ndtri(p), the standard normal's quantile, as ATen's calc_ndtri (the
+/// Cephes library's rational approximations: one in p - 1/2 for p within
+/// exp(-2) of 1/2, two in 1 / sqrt(-2 log p) in the tails, p reflected
+/// above 1 - exp(-2)), so tiny probabilities keep their quantile (as
+/// sqrt(2) erfinv(2p - 1) they were -inf below 1e-16, where 2p - 1 rounds
+/// to -1): -inf at 0, +inf at 1, NaN outside [0, 1].
+Value ndtriOf(F64 f, Value p) {
+  using FP = arith::CmpFPredicate;
+  static const double P0[] = {
+      -5.99633501014107895267E1, 9.80010754185999661536E1,
+      -5.66762857469070293439E1, 1.39312609387279679503E1,
+      -1.23916583867381258016E0};
+  static const double Q0[] = {1.0,
+                              1.95448858338141759834E0,
+                              4.67627912898881538453E0,
+                              8.63602421390890590575E1,
+                              -2.25462687854119370527E2,
+                              2.00260212380060660359E2,
+                              -8.20372256168333339912E1,
+                              1.59056225126211695515E1,
+                              -1.18331621121330003142E0};
+  static const double P1[] = {
+      4.05544892305962419923E0,   3.15251094599893866154E1,
+      5.71628192246421288162E1,   4.40805073893200834700E1,
+      1.46849561928858024014E1,   2.18663306850790267539E0,
+      -1.40256079171354495875E-1, -3.50424626827848203418E-2,
+      -8.57456785154685413611E-4};
+  static const double Q1[] = {1.0,
+                              1.57799883256466749731E1,
+                              4.53907635128879210584E1,
+                              4.13172038254672030440E1,
+                              1.50425385692907503408E1,
+                              2.50464946208309415979E0,
+                              -1.42182922854787788574E-1,
+                              -3.80806407691578277194E-2,
+                              -9.33259480895457427372E-4};
+  static const double P2[] = {
+      3.23774891776946035970E0,  6.91522889068984211695E0,
+      3.93881025292474443415E0,  1.33303460815807542389E0,
+      2.01485389549179081538E-1, 1.23716634817820021358E-2,
+      3.01581553508235416007E-4, 2.65806974686737550832E-6,
+      6.23974539184983293730E-9};
+  static const double Q2[] = {1.0,
+                              6.02427039364742014255E0,
+                              3.67983563856160859403E0,
+                              1.37702099489081330271E0,
+                              2.16236993594496635890E-1,
+                              1.34204006088543189037E-2,
+                              3.28014464682127739104E-4,
+                              2.89247864745380683936E-6,
+                              6.79019408009981274425E-9};
+  auto polevl = [&](Value x, ArrayRef<double> a) {
+    Value sum = f.c(a[0]);
+    for (double coefficient : a.drop_front())
+      sum = f.add(f.mul(sum, x), f.c(coefficient));
+    return sum;
+  };
+  constexpr double kExpMinus2 = 0.13533528323661269189;
+  Value upper = f.cmp(FP::OGT, p, f.c(1 - kExpMinus2));
+  Value y = f.select(upper, f.sub(f.c(1), p), p);
+  // Within exp(-2) of 1/2.
+  Value c = f.sub(y, f.c(0.5));
+  Value c2 = f.mul(c, c);
+  Value central = f.mul(
+      f.add(c, f.mul(c, f.div(f.mul(c2, polevl(c2, P0)), polevl(c2, Q0)))),
+      f.c(2.50662827463100050242));
+  // The tails: x = sqrt(-2 log y), 2 <= x < 8 and from 8 on.
+  Value x = math::SqrtOp::create(f.b, f.loc, f.mul(f.c(-2), f.log(y)));
+  Value x0 = f.sub(x, f.div(f.log(x), x));
+  Value z = f.div(f.c(1), x);
+  Value x1 = f.select(f.cmp(FP::OLT, x, f.c(8)),
+                      f.div(f.mul(z, polevl(z, P1)), polevl(z, Q1)),
+                      f.div(f.mul(z, polevl(z, P2)), polevl(z, Q2)));
+  Value tail = f.sub(x0, x1);
+  tail = f.select(upper, tail, arith::NegFOp::create(f.b, f.loc, tail));
+  Value result = f.select(f.cmp(FP::OGT, y, f.c(kExpMinus2)), central, tail);
+  result = f.select(f.cmp(FP::OEQ, p, f.c(0)), f.c(-kInf), result);
+  result = f.select(f.cmp(FP::OEQ, p, f.c(1)), f.c(kInf), result);
+  Value outside = arith::OrIOp::create(f.b, f.loc, f.cmp(FP::OLT, p, f.c(0)),
+                                       f.cmp(FP::OGT, p, f.c(1)));
+  return f.select(outside, f.c(std::nan("")), result);
+}
+
 LogicalResult lowerErfinvFamily(Lowering &l) {
   // Parameters as aten::erfinv names them, at the same positions in
   // aten::special_erfcx and 2 more.
@@ -467,8 +550,7 @@ LogicalResult lowerErfinvFamily(Lowering &l) {
   StringRef target = l.target();
   return lowerInF64(l, {x}, [&](F64 f, ValueRange v) -> Value {
     if (target == "aten::special_ndtri")
-      return f.mul(f.c(M_SQRT2),
-                   erfinvOf(f, f.sub(f.mul(f.c(2), v[0]), f.c(1))));
+      return ndtriOf(f, v[0]);
     if (target == "aten::special_erfcx")
       return erfcxOf(f, v[0]);
     if (target == "aten::special_log_ndtr")
