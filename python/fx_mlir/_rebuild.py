@@ -558,8 +558,11 @@ def _state(root, entry, packed):
     else:
         value = _tensor(entry, what)
     owner, field = _owner(root, path)
-    if field in ("weight", "bias") and kind == "parameter" and \
-            callable(getattr(owner, "set_weight_bias", None)):
+    if kind == "parameter" and callable(
+            getattr(owner, "set_weight_bias", None)) and (
+            field in ("weight", "bias") or (
+                hasattr(owner, "_all_weight_values")
+                and field.startswith(("weight_", "bias_")))):
         # A quantized module's packed weight and bias: given to it through
         # set_weight_bias once both are known.
         packed.setdefault(path.rpartition(".")[0], (owner, {}))[1][field] = \
@@ -746,6 +749,18 @@ def rebuild(description, allowed_modules=()):
     for entry in states:
         _state(root, entry, packed)
     for path, (owner, values) in packed.items():
+        if hasattr(owner, "_all_weight_values"):
+            # A dynamically quantized LSTM or GRU: its layers' weights and
+            # biases in one dict (a layer built without biases has none).
+            biases = {k.replace("weight_", "bias_", 1): None
+                      for k in values if k.startswith("weight_")}
+            try:
+                owner.set_weight_bias({**biases, **values})
+            except Exception as error:
+                raise RebuildError(f"submodule {_show(path)}: cannot pack "
+                                   f"its weights and biases: {error}") \
+                    from None
+            continue
         if "weight" not in values:
             raise RebuildError(f"submodule {_show(path)}: a packed bias "
                                f"without a weight")

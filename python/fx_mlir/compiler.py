@@ -287,7 +287,7 @@ def _named_outputs(gm):
         if isinstance(value, dict):
             return {k: plain(v) for k, v in value.items()}
         return value
-    tree = spec(output.args[0])
+    tree = _with_sizes(spec(output.args[0]), output.meta.get("fx_mlir_sizes"))
     if changed:
         output.args = (plain(output.args[0]),)
         for node in reversed(list(graph.nodes)):
@@ -304,6 +304,38 @@ def _named_outputs(gm):
             return all(map(empty, t.values()))
         return False
     return None if empty(tree) else tree
+
+
+def _spec_empty(tree):
+    if tree is None:
+        return True
+    if isinstance(tree, list):
+        return all(map(_spec_empty, tree))
+    if isinstance(tree, dict):
+        return all(map(_spec_empty, tree.values()))
+    return False
+
+
+def _with_sizes(tree, sizes):
+    """_named_outputs' `tree` with torch.Size at the positions `sizes` (the
+    tracer's fx_mlir_sizes: where the traced forward returned a torch.Size
+    that torch.fx recorded as a plain tuple) that name nothing else."""
+    if sizes is None:
+        return tree
+    if sizes is True:
+        return ("named", torch.Size, None) if _spec_empty(tree) else tree
+    if isinstance(sizes, list):
+        if tree is None:
+            tree = [None] * len(sizes)
+        if isinstance(tree, list) and len(tree) == len(sizes):
+            return [_with_sizes(t, s) for t, s in zip(tree, sizes)]
+        return tree
+    if isinstance(sizes, dict):
+        if tree is None:
+            tree = {k: None for k in sizes}
+        if isinstance(tree, dict):
+            return {k: _with_sizes(t, sizes.get(k)) for k, t in tree.items()}
+    return tree
 
 
 def _names_applied(structure, tree):

@@ -538,6 +538,30 @@ def _packed_weight_bias(module):
     return None
 
 
+def _dynamic_rnn_state(module):
+    """A dynamically quantized LSTM's or GRU's layer weights and biases,
+    unpacked from their packed cells (its _weight_bias()), by PyTorch's
+    names (`weight_ih_l0`, `bias_hh_l1_reverse`, ...): its set_weight_bias
+    takes them back as one dict."""
+    tables = module._weight_bias()
+    return {**tables["weight"], **tables["bias"]}
+
+
+def _is_dynamic_rnn(module):
+    """A dynamically quantized LSTM or GRU (its layers' weights packed in
+    `_all_weight_values`)."""
+    return module_type(module) in ("torch.ao.nn.quantized.dynamic.LSTM",
+                                   "torch.ao.nn.quantized.dynamic.GRU")
+
+
+def _dynamic_rnn_arguments(module):
+    """A dynamically quantized LSTM or GRU takes `*args, **kwargs` (on to
+    RNNBase's constructor, after its mode)."""
+    keys = ["input_size", "hidden_size", "num_layers", "bias", "batch_first",
+            "dropout", "bidirectional", "dtype"]
+    return {key: getattr(module, key) for key in keys}
+
+
 def _quantized_arguments(module, params):
     """Constructor arguments of torch's quantized modules they do not keep
     under their own name, or not as the constructor took them: a packed
@@ -635,6 +659,8 @@ _DERIVED_ARGUMENTS = {
     nn.TransformerDecoderLayer: _transformer_layer_arguments,
     # nn.PairwiseDistance keeps its p as `norm`.
     nn.PairwiseDistance: lambda m: {"p": m.norm},
+    torch.ao.nn.quantized.dynamic.LSTM: _dynamic_rnn_arguments,
+    torch.ao.nn.quantized.dynamic.GRU: _dynamic_rnn_arguments,
 }
 
 
@@ -1027,10 +1053,13 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
             ) from error
         if weight_bias is not None and prefix:
             packed[prefix] = dict(zip(("weight", "bias"), weight_bias))
+        elif prefix and _is_dynamic_rnn(mod):
+            packed[prefix] = _dynamic_rnn_state(mod)
 
     def inside_packed(path):
-        return any(path == f"{p}._packed_params"
-                   or path.startswith(f"{p}._packed_params.") for p in packed)
+        return any(path == f"{p}.{holder}" or path.startswith(f"{p}.{holder}.")
+                   for p in packed
+                   for holder in ("_packed_params", "_all_weight_values"))
     for prefix, mod in gm.named_modules(remove_duplicate=False):
         if in_graph_module(prefix) or inside_packed(prefix):
             continue

@@ -38,6 +38,21 @@ def _reference_forward(module, with_examples=True):
     return forward
 
 
+def _size_positions(value):
+    """Where `value` (a forward's return value while tracing) holds a
+    torch.Size: True there, lists and dicts of them around, None where
+    there is none."""
+    if isinstance(value, torch.Size):
+        return True
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        items = [_size_positions(v) for v in value]
+        return items if any(i is not None for i in items) else None
+    if isinstance(value, dict):
+        items = {k: _size_positions(v) for k, v in value.items()}
+        return items if any(i is not None for i in items.values()) else None
+    return None
+
+
 class ModulePathTracer(torch.fx.Tracer):
     """torch.fx's tracer, recording in each node's meta the qualified path
     of the module whose forward created it, so diagnostics can name it.
@@ -84,6 +99,18 @@ class ModulePathTracer(torch.fx.Tracer):
         self._binding = {}
         self._inlined_results = []
         self._inlined_tuples = []
+
+    def create_arg(self, a):
+        # The outermost value being recorded: the forward's return value
+        # when the output node is created next (create_node).
+        depth = getattr(self, "_arg_depth", 0)
+        if depth == 0:
+            self._outer_arg = a
+        self._arg_depth = depth + 1
+        try:
+            return super().create_arg(a)
+        finally:
+            self._arg_depth = depth
 
     def trace(self, root, concrete_args=None):
         self._rebound = {}  # buffer path -> (module, name, tensor, Proxy)
@@ -276,10 +303,17 @@ class ModulePathTracer(torch.fx.Tracer):
         finally:
             self._paths.pop()
 
-    def create_node(self, *args, **kwargs):
-        node = super().create_node(*args, **kwargs)
+    def create_node(self, kind, *args, **kwargs):
+        node = super().create_node(kind, *args, **kwargs)
         if self._paths and self._paths[-1]:
             node.meta["fx_mlir_module_path"] = self._paths[-1]
+        if kind == "output":
+            # torch.fx records a torch.Size (a static shape read while
+            # tracing) as a plain tuple: where the return value held one,
+            # the output node's meta says so (compiler._named_outputs).
+            sizes = _size_positions(getattr(self, "_outer_arg", None))
+            if sizes is not None:
+                node.meta["fx_mlir_sizes"] = sizes
         return node
 
     def proxy(self, node):

@@ -1042,6 +1042,39 @@ def test_dynamic_batch_size_output_is_a_torch_size():
     assert isinstance(got, torch.Size) and got == torch.Size([5, 4])
 
 
+
+class _StaticSizes(nn.Module):
+    def forward(self, x):
+        return (x.shape, x + 1, x.size(), x.size(1), [x.shape[1:], 3],
+                {"s": x.shape, "t": (1, 2)})
+
+
+def test_static_size_outputs_are_torch_sizes():
+    """torch.fx records a shape read at trace time as a plain tuple; the
+    compiled function gives back a torch.Size wherever eager does, alone
+    or nested, and a plain tuple where eager returns one."""
+    x = torch.randn(3, 4)
+    got = fx_mlir.compile(NoTensorOut("size"), (x,), cache_dir="")(x)
+    assert type(got) is torch.Size and got == torch.Size([3, 4])
+    got = fx_mlir.compile(_StaticSizes(), (x,), cache_dir="")(x)
+    want = _StaticSizes()(x)
+
+    def same(a, b):
+        assert type(a) is type(b), (a, b)
+        if isinstance(a, (tuple, list)):
+            assert len(a) == len(b)
+            for u, v in zip(a, b):
+                same(u, v)
+        elif isinstance(a, dict):
+            assert a.keys() == b.keys()
+            for k in a:
+                same(a[k], b[k])
+        elif isinstance(a, torch.Tensor):
+            torch.testing.assert_close(a, b)
+        else:
+            assert a == b
+    same(got, want)
+
 class NamedOutputs(nn.Module):
     """Outputs of named tuple types: structseqs of torch.return_types and
     a collections.namedtuple the forward builds (nested, one field read

@@ -457,6 +457,42 @@ def test_compile_dynamic_recurrent_layers():
         assert torch.allclose(expected, actual, rtol=0, atol=1e-6)
 
 
+class _RecurrentHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(20, 24, num_layers=2, bidirectional=True)
+        self.gru = nn.GRU(48, 16, batch_first=True)
+        self.fc = nn.Linear(16, 3)
+
+    def forward(self, x):
+        y = self.lstm(x)[0]
+        return self.fc(self.gru(y.transpose(0, 1))[0])
+
+
+def test_export_dynamic_recurrent_layers():
+    """A convert_fx graph's dynamically quantized LSTM and GRU import as
+    submodules with their hyperparameters (input_size ... dtype) and their
+    layers' unpacked weights and biases as state (`lstm.weight_ih_l0`,
+    `lstm.bias_hh_l1_reverse`, ...); the export rebuilds them through
+    set_weight_bias: outputs bit-equal to the converted model's, and the
+    IR imported again the same."""
+    torch.manual_seed(0)
+    x = torch.randn(7, 2, 20)
+    qconfig = QConfigMapping().set_object_type(
+        nn.LSTM, default_dynamic_qconfig).set_object_type(
+        nn.GRU, default_dynamic_qconfig).set_object_type(
+        nn.Linear, default_dynamic_qconfig)
+    converted = convert_fx(prepare_fx(_RecurrentHead().eval(), qconfig, (x,)))
+    assert type(converted.lstm).__module__.startswith("torch.ao.nn.quantized")
+    ir = fx_mlir.import_graph_module(converted, (x,))
+    assert "fx.state parameter @lstm.weight_hh_l1_reverse" in ir
+    assert "hidden_size=24, num_layers=2" in ir
+    back = fx_mlir.export_graph_module(ir)
+    assert type(back.lstm) is type(converted.lstm)
+    assert torch.equal(back(x), converted(x))
+    assert fx_mlir.import_graph_module(back, (x,)) == ir
+
+
 def test_embedding_is_refused():
     """A quantized Embedding's weight has float zero points, which no MLIR
     quant type holds: import refuses it (compile traces into it, below)."""
