@@ -474,8 +474,8 @@ def test_export_dynamic_recurrent_layers():
     submodules with their hyperparameters (input_size ... dtype) and their
     layers' unpacked weights and biases as state (`lstm.weight_ih_l0`,
     `lstm.bias_hh_l1_reverse`, ...); the export rebuilds them through
-    set_weight_bias: outputs bit-equal to the converted model's, and the
-    IR imported again the same."""
+    set_weight_bias: outputs bit-equal to the converted model's (the
+    exported script's too), and the IR imported again the same."""
     torch.manual_seed(0)
     x = torch.randn(7, 2, 20)
     qconfig = QConfigMapping().set_object_type(
@@ -491,6 +491,10 @@ def test_export_dynamic_recurrent_layers():
     assert type(back.lstm) is type(converted.lstm)
     assert torch.equal(back(x), converted(x))
     assert fx_mlir.import_graph_module(back, (x,)) == ir
+    # The script fx-translate --export-python writes (its embedded loader).
+    scope = {}
+    exec(compile(fx_mlir.export_python(ir), "exported", "exec"), scope)
+    assert torch.equal(scope["graph_module"](x), converted(x))
 
 
 def test_embedding_is_refused():
