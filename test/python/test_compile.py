@@ -2690,3 +2690,23 @@ def test_ndtri_of_tiny_probabilities():
     compiled = fx_mlir.compile(_Ndtri(), (p,), cache_dir="")
     torch.testing.assert_close(compiled(p), _Ndtri()(p), equal_nan=True,
                                rtol=1e-6, atol=1e-6)
+
+
+class _ChannelStatistics(torch.nn.Module):
+    def forward(self, x):
+        return (x.mean((0, 2, 3)), x.var((0, 2, 3)), x.amax((0, 2, 3)),
+                x.mean((2, 3)), x.sum((0, 2)))
+
+
+def test_channel_statistics_are_row_then_column_reductions():
+    """Reductions over NCHW's n, h and w (c kept: BatchNorm's statistics)
+    reduce h and w first, then n; x.mean((2, 3)) is a row reduction: each
+    within 1e-6 of the f64 result (before: 5.5e-6 for the mean over n, h, w,
+    scalar loops 11x slower than eager)."""
+    torch.manual_seed(0)
+    x = torch.randn(8, 64, 56, 56) + 1
+    compiled = fx_mlir.compile(_ChannelStatistics(), (x,), cache_dir="")
+    exact = _ChannelStatistics()(x.double())
+    for got, want in zip(compiled(x), exact):
+        rel = ((got.double() - want).abs().max() / want.abs().max()).item()
+        assert rel < 1e-6, rel

@@ -1233,3 +1233,53 @@ func.func @sum_of_squared_deviations(%x: tensor<4x16384xf32>, %mean: tensor<1x1x
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A sum over n, h and w of NCHW data, c kept (BatchNorm's statistics):
+// the trailing loops h, w first (a row reduction into a 4x8 tensor of
+// partial sums, each row in 16 lanes), then n (a column reduction of the
+// partials into the op's init). One op, it was left scalar loops.
+
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#c = affine_map<(n, c, h, w) -> (c)>
+// CHECK-LABEL: func.func @outer_and_trailing_reductions
+// CHECK: linalg.fill {{.*}} -> tensor<4x8xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<1x1x1x16xf32> to vector<1x1x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8x16xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [0] : vector<1x8xf32> to vector<8xf32>
+func.func @outer_and_trailing_reductions(%x: tensor<4x8x16x16xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#nchw, #c], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%x : tensor<4x8x16x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// A short sum over several trailing loops whose length fills registers
+// (7 x 16 values: x.mean((2, 3))) is one row reduction in 16 lanes, as a
+// long one is; it was left scalar loops.
+
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#nc = affine_map<(n, c, h, w) -> (n, c)>
+// CHECK-LABEL: func.func @short_trailing_reductions
+// CHECK: linalg.fill {{.*}} -> tensor<2x8x16xf32>
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<1x1x1x16xf32> to vector<1x1x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8x16xf32>) outs(%{{.*}} : tensor<2x8xf32>)
+func.func @short_trailing_reductions(%x: tensor<2x8x7x16xf32>) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = linalg.generic {indexing_maps = [#nchw, #nc], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<2x8x7x16xf32>) outs(%init : tensor<2x8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  return %s : tensor<2x8xf32>
+}
