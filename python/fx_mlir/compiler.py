@@ -294,19 +294,11 @@ def _named_outputs(gm):
             if "fx_mlir_named" in node.meta and not node.users:
                 graph.erase_node(node)
         gm.recompile()
-
-    def empty(t):
-        if t is None:
-            return True
-        if isinstance(t, list):
-            return all(map(empty, t))
-        if isinstance(t, dict):
-            return all(map(empty, t.values()))
-        return False
-    return None if empty(tree) else tree
+    return None if _spec_empty(tree) else tree
 
 
 def _spec_empty(tree):
+    """Whether _named_outputs' `tree` names no type anywhere."""
     if tree is None:
         return True
     if isinstance(tree, list):

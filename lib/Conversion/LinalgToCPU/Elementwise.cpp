@@ -248,6 +248,27 @@ LogicalResult scheduleTransposing(RewriterBase &rewriter, linalg::LinalgOp op,
 // Row reductions
 //===----------------------------------------------------------------------===//
 
+/// The generic `op` with its loops [begin, end) made one, where every
+/// operand reads them as one run of dims, replacing it; fails, changing
+/// nothing, otherwise.
+static FailureOr<linalg::LinalgOp> collapseLoops(RewriterBase &rewriter,
+                                                 linalg::LinalgOp op,
+                                                 unsigned begin, unsigned end) {
+  SmallVector<ReassociationIndices> folded(1);
+  for (unsigned i = begin; i < end; ++i)
+    folded.front().push_back(i);
+  if (!isa<linalg::GenericOp>(op.getOperation()) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, folded, rewriter);
+  if (failed(collapsed))
+    return failure();
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
 /// Columns reduced over more than this many values are summed in blocks
 /// (splitLongColumn).
 static constexpr int64_t kLongColumn = 1024;
@@ -277,20 +298,14 @@ static LogicalResult splitLongColumn(RewriterBase &rewriter,
   if (count <= kLongColumn)
     return failure();
   if (reduced.size() > 1) {
-    SmallVector<ReassociationIndices> folded(1);
-    for (unsigned i = reduced.front(); i <= reduced.back(); ++i)
-      folded.front().push_back(i);
-    if (folded.front().size() != reduced.size() ||
-        !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
+    if (reduced.back() - reduced.front() + 1 != reduced.size())
       return failure();
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, folded, rewriter);
+    FailureOr<linalg::LinalgOp> collapsed =
+        collapseLoops(rewriter, op, reduced.front(), reduced.back() + 1);
     if (failed(collapsed))
       return failure();
-    rewriter.replaceOp(op, collapsed->results);
     // The op is replaced: the collapsed one, unscheduled, is still right.
-    (void)scheduleColumnReduction(rewriter, collapsed->collapsedOp);
+    (void)scheduleColumnReduction(rewriter, *collapsed);
     return success();
   }
   int64_t root = static_cast<int64_t>(std::sqrt(double(count)));
@@ -600,27 +615,20 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
     int64_t length = 1;
     for (unsigned i = first; i < loops; ++i)
       length *= ranges[i];
-    SmallVector<ReassociationIndices> folded(1);
-    for (unsigned i = first; i < loops; ++i)
-      folded.front().push_back(i);
     int64_t lanes = tuning().lanes;
     bool registers = length % lanes == 0 && length >= 2 * lanes;
-    if (!isa<linalg::GenericOp>(op.getOperation()) ||
-        (length <= kLongRowRegisters * lanes && !registers) ||
+    if ((length <= kLongRowRegisters * lanes && !registers) ||
         llvm::any_of(ArrayRef(op.getIteratorTypesArray()).drop_front(first),
                      [](utils::IteratorType t) {
                        return !linalg::isReductionIterator(t);
-                     }) ||
-        !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
+                     }))
       return failure();
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, folded, rewriter);
+    FailureOr<linalg::LinalgOp> collapsed =
+        collapseLoops(rewriter, op, first, loops);
     if (failed(collapsed))
       return failure();
-    rewriter.replaceOp(op, collapsed->results);
     // The op is replaced: the collapsed one, unscheduled, is still right.
-    (void)scheduleRowReduction(rewriter, collapsed->collapsedOp);
+    (void)scheduleRowReduction(rewriter, *collapsed);
     return success();
   }
   unsigned inner = op.getNumLoops() - 1;
