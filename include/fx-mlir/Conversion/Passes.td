@@ -414,13 +414,25 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       row that add one register of the row per step, then a last op
       reduces the 16; LLVM would leave each row one chain of dependent
       scalar operations, as it does not reassociate float reductions.
+      Several trailing reduced loops read contiguously (`x.mean((2, 3))`
+      of NCHW data, a whole tensor's sum) are one loop first, when it
+      fills whole registers or is long. A row of more than 1,024
+      registers is summed in about sqrt(n / 16) blocks (in parallel), then
+      the blocks' results, so each lane adds about 2 sqrt(n / 16) values
+      in a chain instead of n / 16. Reduced loops outside the trailing
+      ones (`x.mean((0, 2, 3))`, BatchNorm's statistics) split the op in
+      two: the trailing loops into partials (a row reduction), then the
+      body's combiner over the others (a column reduction).
     - **Column reductions** (reduction loops outside the loop the largest
       input is contiguous along, a parallel one `c`: a global average
       pooling of NHWC data, the sum over h and w of `x[n, h, w, c]`) are
       reordered (parallel loops, reduced loops, `c`), tiled along `c` in up
       to 4 registers, and looped over the other parallel loops, `c`'s
       blocks, then the reduced loops, so that a block's accumulators stay
-      in registers across them.
+      in registers across them. A float column of more than 1,024 values
+      is summed in about sqrt(n) blocks, then the blocks' results (its
+      reduced loops made one first, or, where they are apart, reduced one
+      after the other).
     - **Elementwise ops** (all-parallel generics of arith and math ops,
       fills, broadcasts, transposes that keep the innermost dim) are tiled
       to rows of their innermost dim, up to 64 elements, and vectorized;

@@ -269,6 +269,10 @@ static FailureOr<linalg::LinalgOp> collapseLoops(RewriterBase &rewriter,
   return collapsed->collapsedOp;
 }
 
+static FailureOr<std::pair<linalg::GenericOp, linalg::GenericOp>>
+splitReductionStages(RewriterBase &rewriter, linalg::GenericOp op,
+                     ArrayRef<unsigned> outer);
+
 /// Columns reduced over more than this many values are summed in blocks
 /// (splitLongColumn).
 static constexpr int64_t kLongColumn = 1024;
@@ -278,11 +282,13 @@ static constexpr int64_t kLongColumn = 1024;
 /// results a tensor with the blocks outermost) and the blocks' sum, both
 /// scheduled as column reductions. Several reduced loops are collapsed
 /// into one first, where every operand reads them as one run of dims (x.sum
-/// ((1, 2)) of NCHW data). The block count is the divisor of the reduced
-/// range nearest its square root from below, at least kMinColumnBlocks.
-/// Fails, changing nothing, on short columns, on ops reading their indices
-/// (splitReduction's rebuilt indices are wrong there, scheduleRowReduction)
-/// and where the reduced loops do not collapse or have no such divisor.
+/// ((1, 2)) of NCHW data); reduced loops apart (x.sum((0, 2))) are reduced
+/// the last first, then the others (splitReductionStages). The block count
+/// is the divisor of the reduced range nearest its square root from below,
+/// at least kMinColumnBlocks. Fails, changing nothing, on short columns, on
+/// ops reading their indices (splitReduction's rebuilt indices are wrong
+/// there, scheduleRowReduction) and where the reduced loops do not
+/// collapse or have no such divisor.
 static LogicalResult splitLongColumn(RewriterBase &rewriter,
                                      linalg::LinalgOp op) {
   constexpr int64_t kMinColumnBlocks = 4;
@@ -298,8 +304,20 @@ static LogicalResult splitLongColumn(RewriterBase &rewriter,
   if (count <= kLongColumn)
     return failure();
   if (reduced.size() > 1) {
-    if (reduced.back() - reduced.front() + 1 != reduced.size())
-      return failure();
+    if (reduced.back() - reduced.front() + 1 != reduced.size()) {
+      // Reduced loops apart (x.sum((0, 2)) of NCHW data, w kept): the last
+      // one first, then the others, each a column reduction.
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic)
+        return failure();
+      auto stages = splitReductionStages(rewriter, generic,
+                                         ArrayRef(reduced).drop_back());
+      if (failed(stages))
+        return failure();
+      (void)scheduleColumnReduction(rewriter, stages->first);
+      (void)scheduleColumnReduction(rewriter, stages->second);
+      return success();
+    }
     FailureOr<linalg::LinalgOp> collapsed =
         collapseLoops(rewriter, op, reduced.front(), reduced.back() + 1);
     if (failed(collapsed))
@@ -496,28 +514,21 @@ static void dropConstantUnitReads(RewriterBase &rewriter,
   }
 }
 
-/// Splits a float reduction over trailing loops and others outside them
-/// (x.mean((0, 2, 3)) of NCHW data: n, h and w reduced, c kept) in two: the
-/// trailing loops reduced into a partial tensor indexed by the other
-/// reduced loops, then the body's combiner (add, max, ...) over those, into
-/// the op's own init. Each is scheduled (a row reduction, then a column
-/// one): one chain per lane of n h w values, scalar loops otherwise, ran
-/// 11x slower than eager and 40x less exactly. Fails, changing nothing,
-/// where the body's reduction is not one combiner with a neutral element.
-static LogicalResult splitOuterReductions(RewriterBase &rewriter,
-                                          linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1 || op.hasIndexSemantics())
+/// Splits the float reduction `op` in two: the reduced loops but `outer`
+/// reduced into a partial tensor indexed by `outer` and the output's dims,
+/// then the body's combiner (add, max, ...) over `outer`, into the op's own
+/// init; returns the two ops (the first is the op's body with `outer`
+/// parallel, the second loops over [outer..., output dims...]). Each value
+/// then passes through two shorter chains instead of one long one. Fails,
+/// changing nothing, where the body's reduction is not one combiner with a
+/// neutral element.
+static FailureOr<std::pair<linalg::GenericOp, linalg::GenericOp>>
+splitReductionStages(RewriterBase &rewriter, linalg::GenericOp op,
+                     ArrayRef<unsigned> outer) {
+  if (op.getNumDpsInits() != 1 || op.hasIndexSemantics() || outer.empty())
     return failure();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  unsigned loops = iterators.size(), first = loops;
-  while (first > 0 && linalg::isReductionIterator(iterators[first - 1]))
-    --first;
-  SmallVector<unsigned> outer;
-  for (unsigned i = 0; i < first; ++i)
-    if (linalg::isReductionIterator(iterators[i]))
-      outer.push_back(i);
-  if (first == loops || outer.empty())
-    return failure();
+  unsigned loops = iterators.size();
   SmallVector<Operation *> combiners;
   if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
       combiners.size() != 1 || combiners.front()->getNumOperands() != 2)
@@ -583,10 +594,33 @@ static LogicalResult splitOuterReductions(RewriterBase &rewriter,
         linalg::YieldOp::create(b, nested, clone->getResult(0));
       });
   rewriter.replaceOp(op, combine.getResults());
+  return std::make_pair(partial, combine);
+}
+
+/// A float reduction over trailing loops and others outside them
+/// (x.mean((0, 2, 3)) of NCHW data: n, h and w reduced, c kept), split in
+/// two (splitReductionStages): the trailing loops as a row reduction, then
+/// the others as a column one. As one op it ran as scalar loops, one chain
+/// per output (11x slower than eager, 40x less exact).
+static LogicalResult splitOuterReductions(RewriterBase &rewriter,
+                                          linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned loops = iterators.size(), first = loops;
+  while (first > 0 && linalg::isReductionIterator(iterators[first - 1]))
+    --first;
+  SmallVector<unsigned> outer;
+  for (unsigned i = 0; i < first; ++i)
+    if (linalg::isReductionIterator(iterators[i]))
+      outer.push_back(i);
+  if (first == loops)
+    return failure();
+  auto stages = splitReductionStages(rewriter, op, outer);
+  if (failed(stages))
+    return failure();
   // The op is replaced: a piece its schedule does not take is a loop, and
   // still right.
-  (void)scheduleRowReduction(rewriter, partial);
-  (void)scheduleColumnReduction(rewriter, combine);
+  (void)scheduleRowReduction(rewriter, stages->first);
+  (void)scheduleColumnReduction(rewriter, stages->second);
   return success();
 }
 

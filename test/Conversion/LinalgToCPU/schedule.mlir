@@ -1283,3 +1283,29 @@ func.func @short_trailing_reductions(%x: tensor<2x8x7x16xf32>) -> tensor<2x8xf32
   } -> tensor<2x8xf32>
   return %s : tensor<2x8xf32>
 }
+
+// -----
+
+// A long column over reduced loops apart (x.sum((0, 2)) of NCHW data, c
+// and w kept: 2,048 values each), which do not collapse into one: h is
+// reduced first (a column reduction into 16x4x16 partials), then n.
+
+#nchw = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#cw = affine_map<(n, c, h, w) -> (c, w)>
+// CHECK-LABEL: func.func @reduced_loops_apart
+// CHECK: linalg.fill {{.*}} -> tensor<16x4x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c128
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [2] : vector<1x1x1x16xf32> to vector<1x1x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x1x16xf32> to vector<1x16xf32>
+func.func @reduced_loops_apart(%x: tensor<16x4x128x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %s = linalg.generic {indexing_maps = [#nchw, #cw], iterator_types = ["reduction", "parallel", "reduction", "parallel"]} ins(%x : tensor<16x4x128x16xf32>) outs(%init : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.addf %acc, %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x16xf32>
+  return %s : tensor<4x16xf32>
+}
