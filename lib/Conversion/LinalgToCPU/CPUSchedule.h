@@ -230,6 +230,15 @@ LogicalResult vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op);
 /// The body of a contraction's linalg.generic: acc + a * b.
 void multiplyAccumulate(OpBuilder &b, Location loc, ValueRange args);
 
+/// The operands of `op` read with constant indices along unit dims (a
+/// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
+/// tensors without those dims, read through projected permutations, as
+/// upstream's reshape folding needs; with `toScalars`, an operand read at
+/// constant indices only (a mean kept as 1x1 and read by every element) as
+/// a 0-d tensor too, as the row reductions' collapse and split need.
+void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op,
+                          bool toScalars = false);
+
 bool isStaticF32(linalg::LinalgOp op);
 
 /// Whether the elementwise and transposing schedules take `op`: static

@@ -465,55 +465,6 @@ static int64_t rowBlocks(int64_t registers) {
   return 1;
 }
 
-/// Reads of a tensor's unit dims at constant index 0 (a mean kept as
-/// 1x1 and read by every element: a whole tensor's var) as reads of the
-/// tensor without them, in place: the row reduction's collapse and split
-/// take dims only.
-static void dropConstantUnitReads(RewriterBase &rewriter,
-                                  linalg::GenericOp op) {
-  MLIRContext *context = rewriter.getContext();
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    auto type = dyn_cast<RankedTensorType>(input->get().getType());
-    if (!type || !type.hasStaticShape())
-      continue;
-    SmallVector<AffineExpr> kept;
-    SmallVector<int64_t> shape;
-    SmallVector<ReassociationIndices> groups;
-    ReassociationIndices pending;
-    bool dropped = false;
-    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      auto constant = dyn_cast<AffineConstantExpr>(expr);
-      if (constant && constant.getValue() == 0 && type.getDimSize(i) == 1) {
-        pending.push_back(i);
-        dropped = true;
-        continue;
-      }
-      pending.push_back(i);
-      groups.push_back(pending);
-      pending.clear();
-      kept.push_back(expr);
-      shape.push_back(type.getDimSize(i));
-    }
-    if (!dropped)
-      continue;
-    if (!pending.empty() && !groups.empty())
-      groups.back().append(pending.begin(), pending.end());
-    rewriter.setInsertionPoint(op);
-    Value collapsed = tensor::CollapseShapeOp::create(
-        rewriter, op.getLoc(),
-        RankedTensorType::get(shape, type.getElementType()), input->get(),
-        groups);
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    maps[input->getOperandNumber()] =
-        AffineMap::get(map.getNumDims(), 0, kept, context);
-    rewriter.modifyOpInPlace(op, [&] {
-      input->set(collapsed);
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
-  }
-}
-
 /// Splits the float reduction `op` in two: the reduced loops but `outer`
 /// reduced into a partial tensor indexed by `outer` and the output's dims,
 /// then the body's combiner (add, max, ...) over `outer`, into the op's own
@@ -633,7 +584,7 @@ LogicalResult scheduleRowReduction(RewriterBase &rewriter,
       op.getNumReductionLoops() == 0 || op.hasIndexSemantics())
     return failure();
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
-    dropConstantUnitReads(rewriter, generic);
+    dropConstantUnitDims(rewriter, generic, /*toScalars=*/true);
   // Reduced loops outside the trailing ones (x.mean((0, 2, 3)) of NCHW
   // data): the trailing ones first (a row reduction), then the others.
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());

@@ -76,58 +76,6 @@ static bool isCopy(Operation *op) {
          yield.getOperand(0) == body.getArgument(0);
 }
 
-/// The operands of `op` read with constant indices along unit dims (a
-/// batch norm's [1, C, 1, 1] parameters, read (n, c, 0, 0)) as the
-/// tensors without those dims, read through projected permutations, as
-/// upstream's reshape folding needs.
-static void dropConstantUnitDims(RewriterBase &rewriter, linalg::GenericOp op) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool changed = false;
-  for (OpOperand *operand : op.getDpsInputOperands()) {
-    AffineMap map = maps[operand->getOperandNumber()];
-    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
-    if (!type || map.isProjectedPermutation())
-      continue;
-    // Each dropped dim joins the group of the kept dim before it (the
-    // first kept dim's, when it leads).
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<AffineExpr> kept;
-    SmallVector<int64_t> shape, leading;
-    bool valid = true;
-    for (auto [i, result] : llvm::enumerate(map.getResults())) {
-      auto constant = dyn_cast<AffineConstantExpr>(result);
-      if (constant && constant.getValue() == 0 && type.getDimSize(i) == 1) {
-        if (groups.empty())
-          leading.push_back(i);
-        else
-          groups.back().push_back(i);
-        continue;
-      }
-      valid &= isa<AffineDimExpr>(result);
-      groups.push_back({int64_t(i)});
-      kept.push_back(result);
-      shape.push_back(type.getDimSize(i));
-    }
-    if (!valid || kept.empty() || kept.size() == map.getNumResults())
-      continue;
-    groups.front().insert(groups.front().begin(), leading.begin(),
-                          leading.end());
-    rewriter.setInsertionPoint(op);
-    Value collapsed = tensor::CollapseShapeOp::create(
-        rewriter, op.getLoc(),
-        RankedTensorType::get(shape, type.getElementType()), operand->get(),
-        groups);
-    rewriter.modifyOpInPlace(op, [&] { operand->set(collapsed); });
-    maps[operand->getOperandNumber()] =
-        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
-    changed = true;
-  }
-  if (changed)
-    rewriter.modifyOpInPlace(op, [&] {
-      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
-    });
-}
-
 /// Whether fusing `producer` into the consumer of `operand` would read
 /// narrow elements (bytes: an int8 depthwise conv's windows) across their
 /// rows: the producer reads them along its innermost loop, the consumer
