@@ -538,6 +538,13 @@ def _packed_weight_bias(module):
     return None
 
 
+# RNNBase's constructor arguments (after a dynamically quantized one's
+# mode), which nn.RNN/LSTM/GRU and their dynamic quantized forms keep as
+# attributes of the same names.
+_RNN_BASE_ARGUMENTS = ("input_size", "hidden_size", "num_layers", "bias",
+                       "batch_first", "dropout", "bidirectional")
+
+
 def _dynamic_rnn_state(module):
     """A dynamically quantized LSTM's or GRU's layer weights and biases,
     unpacked from their packed cells (its _weight_bias()), by PyTorch's
@@ -557,8 +564,7 @@ def _is_dynamic_rnn(module):
 def _dynamic_rnn_arguments(module):
     """A dynamically quantized LSTM or GRU takes `*args, **kwargs` (on to
     RNNBase's constructor, after its mode)."""
-    keys = ["input_size", "hidden_size", "num_layers", "bias", "batch_first",
-            "dropout", "bidirectional", "dtype"]
+    keys = _RNN_BASE_ARGUMENTS + ("dtype",)
     return {key: getattr(module, key) for key in keys}
 
 
@@ -612,8 +618,7 @@ def _quantized_arguments(module, params):
 def _rnn_arguments(module):
     """nn.RNN, nn.LSTM and nn.GRU take `*args, **kwargs`; these are the
     arguments of RNNBase (and RNN's nonlinearity, LSTM's proj_size)."""
-    keys = ["input_size", "hidden_size", "num_layers", "bias", "batch_first",
-            "dropout", "bidirectional"]
+    keys = list(_RNN_BASE_ARGUMENTS)
     if type(module) is nn.RNN:
         keys.insert(3, "nonlinearity")
     if type(module) is nn.LSTM:

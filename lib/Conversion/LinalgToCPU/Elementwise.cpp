@@ -159,6 +159,20 @@ static bool collapsible(linalg::LinalgOp op) {
          });
 }
 
+/// `op` with its loops collapsed as `groups` say (upstream's
+/// collapseOpIterationDims), replacing it.
+static FailureOr<linalg::LinalgOp>
+collapseIterationDims(RewriterBase &rewriter, linalg::LinalgOp op,
+                      ArrayRef<ReassociationIndices> groups) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (failed(collapsed))
+    return failure();
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
 /// Collapses `op`'s loops `d` and `d + 1` into one, replacing `op`.
 static LogicalResult collapsePair(RewriterBase &rewriter, linalg::LinalgOp &op,
                                   unsigned d) {
@@ -171,13 +185,11 @@ static LogicalResult collapsePair(RewriterBase &rewriter, linalg::LinalgOp &op,
     else
       groups.push_back({int64_t(i)});
   }
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, groups, rewriter);
+  FailureOr<linalg::LinalgOp> collapsed =
+      collapseIterationDims(rewriter, op, groups);
   if (failed(collapsed))
     return failure();
-  rewriter.replaceOp(op, collapsed->results);
-  op = collapsed->collapsedOp;
+  op = *collapsed;
   return success();
 }
 
@@ -260,13 +272,7 @@ static FailureOr<linalg::LinalgOp> collapseLoops(RewriterBase &rewriter,
   if (!isa<linalg::GenericOp>(op.getOperation()) ||
       !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), folded))
     return failure();
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, folded, rewriter);
-  if (failed(collapsed))
-    return failure();
-  rewriter.replaceOp(op, collapsed->results);
-  return collapsed->collapsedOp;
+  return collapseIterationDims(rewriter, op, folded);
 }
 
 static FailureOr<std::pair<linalg::GenericOp, linalg::GenericOp>>
@@ -460,7 +466,7 @@ static int64_t rowBlocks(int64_t registers) {
     return 1;
   int64_t root = static_cast<int64_t>(std::sqrt(double(registers)));
   for (int64_t blocks = root; blocks >= kMinRowBlocks; --blocks)
-    if (registers % blocks == 0 && registers / blocks >= 2)
+    if (registers % blocks == 0)
       return blocks;
   return 1;
 }
