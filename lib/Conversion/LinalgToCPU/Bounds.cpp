@@ -235,6 +235,80 @@ std::optional<bool> decided(arith::CmpFOp cmp, BodyRanges &ranges) {
   }
 }
 
+/// The value of a scalar f32 constant if it is an integer in [-2^30, 2^30].
+std::optional<int64_t> integerConstant(Value v) {
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  auto f = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+  if (!f || !f.getType().isF32())
+    return std::nullopt;
+  double d = f.getValueAsDouble();
+  if (!std::isfinite(d) || std::nearbyint(d) != d || std::fabs(d) > 0x1p30)
+    return std::nullopt;
+  return int64_t(d);
+}
+
+/// A quantize's last steps in integers:
+///   fptosi(minnumf(maxnumf(roundeven(x) + zp, lo), hi))
+///     = minsi(maxsi(fptosi(roundeven(x)) + zp, lo), hi)
+/// where x's interval is within 2^30 (the conversion is defined and the
+/// sums do not overflow; zp, lo and hi are integer constants, small
+/// enough that float and integer sums agree wherever the clamp does not
+/// decide the result). The same value, in fewer vector instructions: the
+/// zero point's addition of 0 folds away (an f32 `x + 0.0` stays, for
+/// -0.0), and a clamp into a byte's range before a truncation is what
+/// the saturating packs do (LLVM drops the min, the max and the mask).
+void integerRequantization(RewriterBase &rewriter, arith::FPToSIOp convert,
+                           BodyRanges &ranges) {
+  auto type = dyn_cast<IntegerType>(convert.getType());
+  if (!type || type.getWidth() > 32 || type.getWidth() < 8)
+    return;
+  auto min = convert.getIn().getDefiningOp<arith::MinNumFOp>();
+  auto max = min ? min.getLhs().getDefiningOp<arith::MaxNumFOp>() : nullptr;
+  if (!max || !min->hasOneUse() || !max->hasOneUse())
+    return;
+  Value rounded = max.getLhs();
+  std::optional<int64_t> zeroPoint = 0;
+  auto add = rounded.getDefiningOp<arith::AddFOp>();
+  if (add) {
+    if (!add->hasOneUse())
+      return;
+    zeroPoint = integerConstant(add.getRhs());
+    rounded = add.getLhs();
+  }
+  auto round = rounded.getDefiningOp<math::RoundEvenOp>();
+  std::optional<int64_t> lo = integerConstant(max.getRhs());
+  std::optional<int64_t> hi = integerConstant(min.getRhs());
+  if (!round || !round->hasOneUse() || !zeroPoint || !lo || !hi || *lo > *hi)
+    return;
+  // The clamped values fit the result type (its conversion was defined).
+  int64_t limit = int64_t(1) << (type.getWidth() - 1);
+  if (type.getWidth() < 32 && (*lo < -limit || *hi > 2 * limit - 1))
+    return;
+  std::optional<Interval> x = ranges.of(round.getOperand());
+  if (!x || std::fabs(x->lo) > 0x1p30 || std::fabs(x->hi) > 0x1p30)
+    return;
+  rewriter.setInsertionPoint(convert);
+  Location loc = convert.getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(rewriter, loc,
+                                     rewriter.getI32IntegerAttr(int32_t(v)));
+  };
+  Value q = arith::FPToSIOp::create(rewriter, loc, i32, round.getResult());
+  if (*zeroPoint != 0)
+    q = arith::AddIOp::create(rewriter, loc, q, constant(*zeroPoint));
+  q = arith::MaxSIOp::create(rewriter, loc, q, constant(*lo));
+  q = arith::MinSIOp::create(rewriter, loc, q, constant(*hi));
+  if (type.getWidth() < 32)
+    q = arith::TruncIOp::create(rewriter, loc, type, q);
+  rewriter.replaceOp(convert, q);
+  // What the conversion read is dead now.
+  rewriter.eraseOp(min);
+  rewriter.eraseOp(max);
+  if (add)
+    rewriter.eraseOp(add);
+}
+
 } // namespace
 
 void foldDecidedCompares(RewriterBase &rewriter, func::FuncOp func) {
@@ -284,7 +358,15 @@ void foldDecidedCompares(RewriterBase &rewriter, func::FuncOp func) {
       rewriter.setInsertionPoint(ext);
       rewriter.replaceOpWithNewOp<arith::FPToSIOp>(ext, ext.getType(),
                                                    convert.getIn());
+      if (trunc->use_empty())
+        rewriter.eraseOp(trunc);
+      if (convert->use_empty())
+        rewriter.eraseOp(convert);
     }
+    SmallVector<arith::FPToSIOp> converts;
+    op.getBody()->walk([&](arith::FPToSIOp c) { converts.push_back(c); });
+    for (arith::FPToSIOp convert : converts)
+      integerRequantization(rewriter, convert, ranges);
   });
 }
 
