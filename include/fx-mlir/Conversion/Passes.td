@@ -329,6 +329,17 @@ def FXCPUSchedule : Pass<"fx-cpu-schedule", "::mlir::func::FuncOp"> {
       product (`vpmaddwd` and an add after `fx-cpu-lower-vectors`: two of
       256 bits on AVX2, one of 512 on AVX-512) per 2-channel group, pixel
       and vector. Elsewhere the generic stays loops.
+    - **Value ranges of elementwise bodies** (Bounds.cpp): each f32 value
+      of a `linalg.generic`'s body gets an interval from its operands'
+      (integer types, scalar constants, constant tables; widened for f32
+      rounding). A compare the interval decides folds (a quantize's guard
+      against values from 2^63 up, after an int8 conv's products). A
+      quantize's last steps, `fptosi(minnumf(maxnumf(roundeven(v) + zp,
+      lo), hi))` with `zp`, `lo` and `hi` integer constants, run in
+      integers where `v` lies within 2^30: `minsi(maxsi(fptosi(roundeven
+      (v)) + zp, lo), hi)`, the same values; a zero point of 0 then adds
+      nothing, and LLVM makes a clamp into a byte's range before a
+      truncation the saturating packs.
     - **int8 3x3 convolutions of stride and dilation 1 in the pairs form**
       (option `int8-winograd`, on by default) with constant weights,
       accumulators starting from a constant, groups 1 and at least 8
