@@ -1278,3 +1278,51 @@ def test_compile_eager_mode_scalar_functionals():
         for got, want in zip(compiled(x), (a, b)):
             steps = (got - want.dequantize()).abs().max() / want.q_scale()
             assert steps <= 1 + 1e-4
+
+
+class _QuantizedClamps(nn.Module):
+    """torch's quantized ReLU6, hardtanh, clamp and relu on a quantized
+    tensor (each clamps the integers, bounds quantized)."""
+
+    def forward(self, x):
+        q = torch.quantize_per_tensor(x, 0.05, 30, torch.quint8)
+        return (F.relu6(q), F.hardtanh(q, -0.5, 0.3),
+                torch.clamp(q, min=-0.2), torch.clamp(q, max=0.1),
+                torch.clamp(q, -0.33, 0.77), F.relu(q))
+
+
+def test_quantized_clamps_are_integer_clamps():
+    """quantize(clamp(fake_quantize(y))) with the same parameters (what
+    fx-fold-quant leaves of a clamp on a quantized tensor) is compiled as
+    one quantize of y clamped between the bounds' quantizations
+    (lowerQuantizePerTensor's clampedOperand): equal to PyTorch's
+    quantized kernels, NaN and values past the bounds included; and in a
+    converted model (unfused ReLU6 after a conv) equal to the engine."""
+    x = torch.tensor([float("nan"), -2.0, -0.51, -0.5, -0.2, -0.0, 0.0,
+                      0.024, 0.025, 0.026, 0.1, 0.3, 0.31, 5.99, 6.0,
+                      6.1, 1e3] * 2)
+    compiled = fx_mlir.compile(_QuantizedClamps(), (x,), cache_dir="")
+    for got, want in zip(compiled(x), _QuantizedClamps()(x)):
+        assert (got.q_scale(), got.q_zero_point()) == \
+            (want.q_scale(), want.q_zero_point())
+        assert torch.equal(got.int_repr(), want.int_repr())
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU6(),
+                          nn.Conv2d(8, 8, 1), nn.Hardtanh(-0.4, 0.5)).eval()
+    inputs = (torch.randn(1, 3, 12, 12),)
+    prepared = prepare_fx(model, get_default_qconfig_mapping(QCONFIG),
+                          inputs)
+    with torch.no_grad():
+        for _ in range(3):
+            prepared(torch.randn(1, 3, 12, 12))
+    _calibrate_wide(prepared, inputs)
+    converted = convert_fx(prepared).eval()
+    step = converted.get_submodule("2").scale
+    for cpu in (None, "x86-64-v3"):
+        compiled = fx_mlir.compile(converted, inputs, cache_dir="", cpu=cpu)
+        x = torch.randn(1, 3, 12, 12)
+        diff = (compiled(x) - converted(x)).abs() / step
+        # The convs' rounding order (docs/Quantization.md, "Accuracy
+        # contract"): within one step, most equal.
+        assert diff.max() <= 1.01 and (diff < 0.5).float().mean() > 0.95

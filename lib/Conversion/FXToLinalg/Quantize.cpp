@@ -112,6 +112,98 @@ Value reluOperand(Lowering &l, Value x, int64_t zeroPoint, int64_t qmin) {
   return y && y.getType() == x.getType() ? y : Value();
 }
 
+/// A clamp between two quantizations with the same parameters, as torch's
+/// quantized ReLU6, hardtanh and clamp run (on the integers, bounds
+/// quantized): `x` is `clamp(fake_quantize(y, scale, zp, qmin, qmax), a,
+/// b)` (aten::hardtanh, relu6, relu, or clamp with number bounds) and the
+/// op quantizes it with `scale` and `zp` into [qmin, qmax]. Then
+///   quantize(x) = min(max(quantize(y), q(a)), q(b))
+/// with q(t) the quantization of the bound, computed as the lowering
+/// computes it (f32). The quantization is increasing and gives back k
+/// from k's dequantized value, so both sides are q(a) below, q(b) above,
+/// quantize(y) between (b below a: q(b) everywhere); for a NaN y both give
+/// min(q(a), q(b)) (the fake quantization makes a NaN qmin; the clamp in
+/// `quantizedValue` makes it its lower bound). {y, q(a), q(b)}, or nullopt.
+struct ClampedOperand {
+  Value y;
+  float lo, hi;
+};
+std::optional<ClampedOperand> clampedOperand(Lowering &l, Value x, double scale,
+                                             int64_t zeroPoint, int64_t qmin,
+                                             int64_t qmax) {
+  auto self = l.args().empty() ? NodeAttr() : dyn_cast<NodeAttr>(l.args()[0]);
+  if (!self || self.getIndex() >= l.op->getNumOperands())
+    return std::nullopt;
+  auto clamp =
+      l.op->getOperand(self.getIndex()).getDefiningOp<CallFunctionOp>();
+  if (!clamp || !clamp.getKwargs().empty() || clamp.getArgs().empty() ||
+      clamp.getNumOperands() != 1 || !isa<NodeAttr>(clamp.getArgs()[0]))
+    return std::nullopt;
+  StringRef target = clamp.getTarget();
+  ArrayAttr args = clamp.getArgs();
+  double inf = std::numeric_limits<double>::infinity();
+  auto bound = [&](unsigned i, double none) -> std::optional<double> {
+    if (i >= args.size() || isa<NoneAttr>(args[i]))
+      return none;
+    if (auto f = dyn_cast<FloatAttr>(args[i]))
+      return f.getValueAsDouble();
+    if (auto n = dyn_cast<IntegerAttr>(args[i]))
+      return double(n.getValue().getSExtValue());
+    return std::nullopt;
+  };
+  std::optional<double> a, b;
+  if (target == "aten::relu" && args.size() == 1) {
+    a = 0.0;
+    b = inf;
+  } else if (target == "aten::relu6" && args.size() == 1) {
+    a = 0.0;
+    b = 6.0;
+  } else if ((target == "aten::hardtanh" || target == "aten::clamp") &&
+             args.size() == 3) {
+    a = bound(1, -inf);
+    b = bound(2, inf);
+  }
+  if (!a || !b || std::isnan(*a) || std::isnan(*b))
+    return std::nullopt;
+  auto fake = clamp.getOperand(0).getDefiningOp<CallFunctionOp>();
+  if (!fake || fake.getTarget() != "aten::fake_quantize_per_tensor_affine" ||
+      fake.getNumOperands() != 1 || fake.getArgs().size() != 5 ||
+      !fake.getKwargs().empty() || !isa<NodeAttr>(fake.getArgs()[0]))
+    return std::nullopt;
+  ArrayAttr f = fake.getArgs();
+  auto fakeScale = dyn_cast<FloatAttr>(f[1]);
+  auto fakeZeroPoint = dyn_cast<IntegerAttr>(f[2]);
+  auto fakeMin = dyn_cast<IntegerAttr>(f[3]);
+  auto fakeMax = dyn_cast<IntegerAttr>(f[4]);
+  if (!fakeScale || !fakeZeroPoint || !fakeMin || !fakeMax ||
+      float(fakeScale.getValueAsDouble()) != float(scale) ||
+      fakeZeroPoint.getValue().getSExtValue() != zeroPoint ||
+      fakeMin.getValue().getSExtValue() != qmin ||
+      fakeMax.getValue().getSExtValue() != qmax)
+    return std::nullopt;
+  Value y = static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
+      fake.getOperand(0));
+  if (!y || y.getType() != x.getType())
+    return std::nullopt;
+  // An infinite bound clamps nothing (the dequantized values are finite);
+  // a finite one far out of range (where ATen's conversion to int64 would
+  // give its quirk) is left to the unfolded form.
+  float inverse = 1.0f / float(scale);
+  auto quantized = [&](double t) -> std::optional<float> {
+    if (std::isinf(t))
+      return t < 0 ? float(qmin) : float(qmax);
+    float scaled = float(t) * inverse;
+    if (!(std::fabs(scaled) <= 0x1p30f))
+      return std::nullopt;
+    float v = std::nearbyint(scaled) + float(zeroPoint);
+    return std::min(std::max(v, float(qmin)), float(qmax));
+  };
+  std::optional<float> lo = quantized(*a), hi = quantized(*b);
+  if (!lo || !hi)
+    return std::nullopt;
+  return ClampedOperand{y, *lo, *hi};
+}
+
 /// aten::quantize_per_tensor(Tensor self, float scale, int zero_point,
 ///                           ScalarType dtype)
 LogicalResult lowerQuantizePerTensor(Lowering &l) {
@@ -142,11 +234,25 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
     return l.fail("its result is not a quantized tensor");
   float inverse = 1.0f / float(*scale);
   auto [qmin, qmax] = *range;
-  // quantize(relu(y)) as quantize(y) where the zero point is the dtype's
-  // minimum (every ReLU output's observer gives one): the ReLU is the
-  // clamp's lower bound then.
-  if (Value y = reluOperand(l, x, *zeroPoint, qmin))
+  float lo = float(qmin), hi = float(qmax);
+  bool guard = storageInt.getWidth() <= 16;
+  // quantize(clamp(fake_quantize(y))) with the same parameters as a clamp
+  // of quantize(y) (torch's quantized ReLU6, hardtanh, clamp).
+  std::optional<ClampedOperand> c;
+  if (guard)
+    c = clampedOperand(l, x, *scale, *zeroPoint, qmin, qmax);
+  if (c) {
+    x = c->y;
+    lo = c->lo;
+    hi = c->hi;
+    // The clamp's input was a dequantized integer: no value reaches 2^63.
+    guard = false;
+  } else if (Value y = reluOperand(l, x, *zeroPoint, qmin)) {
+    // quantize(relu(y)) as quantize(y) where the zero point is the dtype's
+    // minimum (every ReLU output's observer gives one): the ReLU is the
+    // clamp's lower bound then.
     x = y;
+  }
   Value q = mapElements(
       l.b, l.loc, x, storage, [&](OpBuilder &b, Location loc, Value v) {
         Type i64 = b.getI64Type();
@@ -159,10 +265,8 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(inverse)),
             arith::ConstantOp::create(b, loc,
                                       b.getF32FloatAttr(float(*zeroPoint))),
-            float(qmin), float(qmax),
-            storageInt.getWidth() <= 16
-                ? std::optional<float>(float(range->first))
-                : std::nullopt);
+            lo, hi,
+            guard ? std::optional<float>(float(range->first)) : std::nullopt);
         if (storageInt.getWidth() <= 16)
           return storageInteger(b, loc, clamped, storage);
         Value asInt = arith::FPToSIOp::create(b, loc, i64, clamped);

@@ -142,6 +142,49 @@ fx.graph_module @ReluQuantizeZeroPointAtMinimum {
 
 // -----
 
+// A clamp between two quantizations with the same parameters (torch's
+// quantized ReLU6, hardtanh and clamp, which clamp the integers; what
+// fx-fold-quant leaves of them: quantize(hardtanh(fake_quantize(y)))) is
+// one quantize of y whose clamp bounds are the bounds' quantizations:
+// q(0) = 10 and q(6) = round(6 / 0.5) + 10 = 22; q(-0.3) = 9 with
+// q(+inf), no bound, 255. Neither the fake quantization nor the clamp
+// is computed, and there is no 2^63 guard (a dequantized value is
+// small). A bound quantized from out of range keeps the unfolded form.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
+// CHECK-DAG: %[[Q0:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK-DAG: %[[Q6:.*]] = arith.constant 2.200000e+01 : f32
+// CHECK-DAG: %[[Q3:.*]] = arith.constant 9.000000e+00 : f32
+// CHECK-DAG: %[[QMAX:.*]] = arith.constant 2.550000e+02 : f32
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
+// CHECK:   %[[R:.*]] = math.roundeven
+// CHECK:   %[[Z:.*]] = arith.addf %[[R]]
+// CHECK:   %[[LO:.*]] = arith.maxnumf %[[Z]], %[[Q0]] : f32
+// CHECK:   arith.minnumf %[[LO]], %[[Q6]] : f32
+// CHECK-NOT: arith.cmpf
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<4xi8>)
+// CHECK:   %[[R2:.*]] = math.roundeven
+// CHECK:   %[[Z2:.*]] = arith.addf %[[R2]]
+// CHECK:   %[[LO2:.*]] = arith.maxnumf %[[Z2]], %[[Q3]] : f32
+// CHECK:   arith.minnumf %[[LO2]], %[[QMAX]] : f32
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf oge
+fx.graph_module @QuantizedClamps {
+  fx.graph @forward {
+    %y = fx.placeholder "y" : tensor<4xf32>
+    %f = fx.call_function "aten::fake_quantize_per_tensor_affine"(%y, 0.5, 10, 0, 255) : (tensor<4xf32>) -> tensor<4xf32>
+    %h = fx.call_function "aten::hardtanh"(%f, 0.0, 6.0) : (tensor<4xf32>) -> tensor<4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%h, 0.5, 10, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    %c = fx.call_function "aten::clamp"(%f, -0.3, None) : (tensor<4xf32>) -> tensor<4xf32>
+    %q2 = fx.call_function "aten::quantize_per_tensor"(%c, 0.5, 10, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    %b = fx.call_function "aten::clamp"(%f, 1.0e30, None) : (tensor<4xf32>) -> tensor<4xf32>
+    %q3 = fx.call_function "aten::quantize_per_tensor"(%b, 0.5, 10, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    fx.output (%q, %q2, %q3) : tensor<4x!quant.uniform<u8:f32, 0.5:10>>, tensor<4x!quant.uniform<u8:f32, 0.5:10>>, tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+  }
+}
+
+// -----
+
 // Quantized inputs and outputs are their storage integers, marked
 // fx.quantized with their type (the Python package passes a quantized
 // tensor's int_repr() after checking its parameters, and gives the
