@@ -139,6 +139,35 @@ def test_non_contiguous_input_is_accepted():
     torch.testing.assert_close(run(x), model(x))
 
 
+class _Positions(nn.Module):
+    """Each element's value plus a different weight per position, so that
+    a transposed or shifted input gives a different result."""
+
+    def forward(self, x):
+        weights = torch.arange(x.numel()).reshape(x.shape).to(x.dtype)
+        return x * 3 + weights, x.sum(1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16,
+                                   torch.int64, torch.uint8, torch.float64])
+@pytest.mark.parametrize("shape", [(2, 5, 3, 7), (1, 33, 40, 35),
+                                   (2, 3, 4, 5, 6)])
+def test_channels_last_inputs_are_transposed_in_blocks(dtype, shape):
+    """A channels-last input (4-D or 5-D) is made contiguous by the
+    runtime's blocked transpose (TensorCalls.h contiguousInput): the same
+    results as its contiguous copy, for each element size and for blocks
+    that do not divide the image (33 channels, 40 x 35 pixels)."""
+    torch.manual_seed(0)
+    x = (torch.randn(shape) * 50).to(dtype)
+    run = fx_mlir.compile(_Positions(), (x,), cache_dir="")
+    last = x.contiguous(memory_format=torch.channels_last if len(shape) == 4
+                        else torch.channels_last_3d)
+    assert not last.is_contiguous()
+    for got, want in zip(run(last), run(x)):
+        assert torch.equal(got, want)
+    assert torch.equal(run(last)[0], _Positions()(x)[0])
+
+
 def test_returned_input_is_not_freed_twice():
     class Identity(nn.Module):
         def forward(self, x):

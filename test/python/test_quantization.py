@@ -1326,3 +1326,41 @@ def test_quantized_clamps_are_integer_clamps():
         # The convs' rounding order (docs/Quantization.md, "Accuracy
         # contract"): within one step, most equal.
         assert diff.max() <= 1.01 and (diff < 0.5).float().mean() > 0.95
+
+
+def test_quantized_inputs_are_viewed_not_copied():
+    """A quantized input is passed as a view of its storage (its integers,
+    not an int_repr() copy), contiguous or channels-last (every eager
+    quantized conv's output), sliced, per channel: the same results as
+    the engine's."""
+    torch.manual_seed(0)
+    conv = nnq.Conv2d(8, 4, 3, padding=1)
+    conv.set_weight_bias(torch.quantize_per_channel(
+        torch.randn(4, 8, 3, 3) * 0.1, torch.rand(4) * 0.01 + 0.005,
+        torch.zeros(4, dtype=torch.long), 0, torch.qint8), torch.randn(4))
+    conv.scale, conv.zero_point = 0.05, 70
+    model = _Holder(conv).eval()
+    x = torch.quantize_per_tensor(torch.randn(2, 8, 9, 10), 0.04, 60,
+                                  torch.quint8)
+    compiled = fx_mlir.compile(model, (x,), cache_dir="")
+    last = x.contiguous(memory_format=torch.channels_last)
+    wide = torch.quantize_per_tensor(torch.randn(2, 8, 9, 14), 0.04, 60,
+                                     torch.quint8)[..., 2:12]
+    for t in (x, last, wide):
+        before = t.int_repr()
+        got, want = compiled(t).int_repr(), model(t).int_repr()
+        assert (got.int() - want.int()).abs().max() <= 1
+        assert torch.equal(t.int_repr(), before)  # not written
+    shifted = torch.quantize_per_channel(
+        torch.randn(3, 5), torch.rand(3) + 0.1,
+        torch.tensor([1, -2, 0]), 0, torch.qint8)
+
+    class Dequantize(nn.Module):
+        def forward(self, t):
+            return t.dequantize() * 2
+    run = fx_mlir.compile(Dequantize(), (shifted,), cache_dir="")
+    assert torch.equal(run(shifted), shifted.dequantize() * 2)
+    wider = torch.quantize_per_channel(
+        torch.randn(3, 10), shifted.q_per_channel_scales(),
+        shifted.q_per_channel_zero_points(), 0, torch.qint8)[:, ::2]
+    assert torch.equal(run(wider), wider.dequantize() * 2)
