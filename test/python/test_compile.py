@@ -151,12 +151,13 @@ class _Positions(nn.Module):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16,
                                    torch.int64, torch.uint8, torch.float64])
 @pytest.mark.parametrize("shape", [(2, 5, 3, 7), (1, 33, 40, 35),
-                                   (2, 3, 4, 5, 6)])
+                                   (2, 48, 8, 6), (2, 3, 4, 5, 6)])
 def test_channels_last_inputs_are_transposed_in_blocks(dtype, shape):
     """A channels-last input (4-D or 5-D) is made contiguous by the
     runtime's blocked transpose (TensorCalls.h contiguousInput): the same
     results as its contiguous copy, for each element size and for blocks
-    that do not divide the image (33 channels, 40 x 35 pixels)."""
+    that do not divide the image (33 channels, 40 x 35 pixels) or do
+    (48 channels, 48 pixels: the bytes in 16 x 16 tiles only)."""
     torch.manual_seed(0)
     x = (torch.randn(shape) * 50).to(dtype)
     run = fx_mlir.compile(_Positions(), (x,), cache_dir="")
