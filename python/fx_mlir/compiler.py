@@ -142,6 +142,8 @@ def _integers(t):
     memory (its sizes, strides and offset), or `t.int_repr()` where its
     storage cannot be viewed so."""
     dtype = _STORAGE_DTYPES.get(t.dtype)
+    if dtype is None:
+        return t.int_repr()
     try:
         storage = t.storage().untyped()
         view = torch.empty(0, dtype=dtype)
