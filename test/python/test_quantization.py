@@ -1296,11 +1296,14 @@ def test_quantized_clamps_are_integer_clamps():
     fx-fold-quant leaves of a clamp on a quantized tensor) is compiled as
     one quantize of y clamped between the bounds' quantizations
     (lowerQuantizePerTensor's clampedOperand): equal to PyTorch's
-    quantized kernels, NaN and values past the bounds included; and in a
+    quantized kernels, NaN and values past the bounds included, and
+    infinities and values from 2^63 scale steps up, which the first
+    quantize makes the dtype's minimum (fx.quantize_overflow); and in a
     converted model (unfused ReLU6 after a conv) equal to the engine."""
     x = torch.tensor([float("nan"), -2.0, -0.51, -0.5, -0.2, -0.0, 0.0,
                       0.024, 0.025, 0.026, 0.1, 0.3, 0.31, 5.99, 6.0,
-                      6.1, 1e3] * 2)
+                      6.1, 1e3, 1e30, -1e30, float("inf"),
+                      -float("inf")] * 2)
     compiled = fx_mlir.compile(_QuantizedClamps(), (x,), cache_dir="")
     for got, want in zip(compiled(x), _QuantizedClamps()(x)):
         assert (got.q_scale(), got.q_zero_point()) == \

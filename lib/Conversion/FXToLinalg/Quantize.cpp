@@ -18,6 +18,8 @@
 #include "Compose.h"
 #include "Lowering.h"
 
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -127,6 +129,10 @@ Value reluOperand(Lowering &l, Value x, int64_t zeroPoint, int64_t qmin) {
 struct ClampedOperand {
   Value y;
   float lo, hi;
+  /// What a value scaled from 2^63 up gives, where the fake quantization
+  /// keeps the quantize's int64 quirk (kQuantizeOverflowAttr): its qmin,
+  /// clamped.
+  std::optional<float> overflow;
 };
 std::optional<ClampedOperand> clampedOperand(Lowering &l, Value x, double scale,
                                              int64_t zeroPoint, int64_t qmin,
@@ -201,7 +207,10 @@ std::optional<ClampedOperand> clampedOperand(Lowering &l, Value x, double scale,
   std::optional<float> lo = quantized(*a), hi = quantized(*b);
   if (!lo || !hi)
     return std::nullopt;
-  return ClampedOperand{y, *lo, *hi};
+  std::optional<float> overflow;
+  if (fake->hasAttr(kQuantizeOverflowAttr))
+    overflow = std::min(std::max(float(qmin), *lo), *hi);
+  return ClampedOperand{y, *lo, *hi, overflow};
 }
 
 /// aten::quantize_per_tensor(Tensor self, float scale, int zero_point,
@@ -238,6 +247,9 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   bool guard = storageInt.getWidth() <= 16;
   // quantize(clamp(fake_quantize(y))) with the same parameters as a clamp
   // of quantize(y) (torch's quantized ReLU6, hardtanh, clamp).
+  std::optional<float> overflow;
+  if (guard)
+    overflow = float(qmin);
   std::optional<ClampedOperand> c;
   if (guard)
     c = clampedOperand(l, x, *scale, *zeroPoint, qmin, qmax);
@@ -245,8 +257,9 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
     x = c->y;
     lo = c->lo;
     hi = c->hi;
-    // The clamp's input was a dequantized integer: no value reaches 2^63.
-    guard = false;
+    // The clamp's input was a dequantized integer, which reaches 2^63 only
+    // through the fake quantization's quirk, if it keeps one.
+    overflow = c->overflow;
   } else if (Value y = reluOperand(l, x, *zeroPoint, qmin)) {
     // quantize(relu(y)) as quantize(y) where the zero point is the dtype's
     // minimum (every ReLU output's observer gives one): the ReLU is the
@@ -265,8 +278,7 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
             arith::ConstantOp::create(b, loc, b.getF32FloatAttr(inverse)),
             arith::ConstantOp::create(b, loc,
                                       b.getF32FloatAttr(float(*zeroPoint))),
-            lo, hi,
-            guard ? std::optional<float>(float(range->first)) : std::nullopt);
+            lo, hi, overflow);
         if (storageInt.getWidth() <= 16)
           return storageInteger(b, loc, clamped, storage);
         Value asInt = arith::FPToSIOp::create(b, loc, i64, clamped);
@@ -576,6 +588,9 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
       l.b, l.loc, arith::ConstantOp::create(l.b, l.loc, l.b.getF32FloatAttr(1)),
       scale);
   float lo = float(*qmin), hi = float(*qmax);
+  // The fake quantization fx-fold-quant makes of a quantize and its
+  // dequantize keeps the quantize's int64 quirk.
+  bool quirk = l.op->hasAttr(kQuantizeOverflowAttr);
   if (std::optional<int64_t> zp = l.constInt(P::zero_point))
     if (Value y = reluOperand(l, x, *zp, *qmin))
       x = y;
@@ -583,7 +598,9 @@ LogicalResult lowerFakeQuantize(Lowering &l) {
       l.b, l.loc, x, f32, [&](OpBuilder &b, Location loc, Value v) -> Value {
         // A NaN becomes quant_min, as ATen's kernel gives
         // ((quant_min - zero_point) * scale).
-        Value q = quantizedValue(b, loc, v, inverse, zeroPoint, lo, hi);
+        Value q =
+            quantizedValue(b, loc, v, inverse, zeroPoint, lo, hi,
+                           quirk ? std::optional<float>(lo) : std::nullopt);
         return arith::MulFOp::create(
             b, loc, arith::SubFOp::create(b, loc, q, zeroPoint), scale);
       }));

@@ -185,6 +185,36 @@ fx.graph_module @QuantizedClamps {
 
 // -----
 
+// The fake quantization fx-fold-quant makes of dequantize(quantize(x))
+// keeps the quantize's int64 quirk (fx.quantize_overflow): a scaled value
+// from 2^63 up (+inf) gives quant_min, then dequantized; a clamp of it
+// folded into the next quantize (above) gives its lower bound's
+// quantization there, q(0) = 10.
+
+// CHECK-LABEL: func.func @forward(%arg0: tensor<4xf32>)
+// CHECK-DAG: %[[BIG:.*]] = arith.constant 9.22337203E+18 : f32
+// CHECK-DAG: %[[Q0:.*]] = arith.constant 1.000000e+01 : f32
+// CHECK-DAG: %[[MIN:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4xf32>)
+// CHECK:   %[[S:.*]] = arith.mulf
+// CHECK:   %[[OVER:.*]] = arith.cmpf oge, %[[S]], %[[BIG]] : f32
+// CHECK:   arith.select %[[OVER]], %[[MIN]], %{{.*}} : f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4xi8>)
+// CHECK:   %[[S2:.*]] = arith.mulf
+// CHECK:   %[[OVER2:.*]] = arith.cmpf oge, %[[S2]], %[[BIG]] : f32
+// CHECK:   arith.select %[[OVER2]], %[[Q0]], %{{.*}} : f32
+fx.graph_module @QuantizeOverflow {
+  fx.graph @forward {
+    %y = fx.placeholder "y" : tensor<4xf32>
+    %f = fx.call_function "aten::fake_quantize_per_tensor_affine"(%y, 0.5, 10, 0, 255) {fx.quantize_overflow} : (tensor<4xf32>) -> tensor<4xf32>
+    %h = fx.call_function "aten::hardtanh"(%f, 0.0, 6.0) : (tensor<4xf32>) -> tensor<4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%h, 0.5, 10, torch.quint8) : (tensor<4xf32>) -> tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+    fx.output (%f, %q) : tensor<4xf32>, tensor<4x!quant.uniform<u8:f32, 0.5:10>>
+  }
+}
+
+// -----
+
 // Quantized inputs and outputs are their storage integers, marked
 // fx.quantized with their type (the Python package passes a quantized
 // tensor's int_repr() after checking its parameters, and gives the

@@ -59,7 +59,9 @@ fx.graph_module @Redundant {
 // CHECK-NOT: fx.state parameter @w :
 // CHECK: fx.state parameter @w_dequantized : tensor<2x3xf32> = dense_resource<w_dequantized>
 // CHECK: %x = fx.call_function "aten::quantize_per_tensor"(%q, 0.1, 128, torch.quint8)
-// CHECK: %xf = fx.call_function "aten::fake_quantize_per_tensor_affine"(%q, 0.1, 128, 0, 255) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+// The fake quantization keeps the quantize's int64 quirk (a scaled value
+// from 2^63 up gives quant_min), marked fx.quantize_overflow.
+// CHECK: %xf = fx.call_function "aten::fake_quantize_per_tensor_affine"(%q, 0.1, 128, 0, 255) {fx.quantize_overflow} : (tensor<4x3xf32>) -> tensor<4x3xf32>
 // CHECK: %w_dequantized = fx.get_attr @w_dequantized : tensor<2x3xf32>
 // CHECK: %y = fx.call_function "aten::linear"(%xf, %w_dequantized)
 // CHECK: fx.output (%x, %y)

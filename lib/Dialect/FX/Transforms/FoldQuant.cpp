@@ -575,6 +575,8 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
              IntegerAttr::get(i64, range->first),
              IntegerAttr::get(i64, range->second)},
             {}, {}, {q.getOperand(0)}, call.getResult().getType());
+        if (range->second - range->first <= 255)
+          fake->setAttr(kQuantizeOverflowAttr, UnitAttr::get(ctx));
         call.getResult().replaceAllUsesWith(fake.getResult());
         call.erase();
         if (q->use_empty())

@@ -8,6 +8,13 @@
 
 namespace mlir::fx {
 
+/// On the fake quantization fx-fold-quant makes of
+/// dequantize(quantize_per_tensor(x)): the quantize's int64 quirk stays
+/// (a scaled value from 2^63 up, +inf, gives the dtype's minimum, as ATen's
+/// quantize_val does), where aten::fake_quantize_per_tensor_affine itself
+/// clamps it to quant_max.
+constexpr llvm::StringLiteral kQuantizeOverflowAttr = "fx.quantize_overflow";
+
 #define GEN_PASS_DECL
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
 
