@@ -62,8 +62,9 @@ void transposeBlocks(const T *src, T *dst, int64_t rows, int64_t cols) {
 #if defined(__SSE2__)
 /// Bytes: whole 16 x 16 tiles by SSE2 unpacks (four rounds of the perfect
 /// shuffle of 16 rows transpose them), the edges element by element.
-inline void transposeBytes(const uint8_t *src, uint8_t *dst, int64_t rows,
-                           int64_t cols) {
+template <>
+inline void transposeBlocks(const uint8_t *src, uint8_t *dst, int64_t rows,
+                            int64_t cols) {
   int64_t rows16 = rows / 16 * 16, cols16 = cols / 16 * 16;
   for (int64_t r0 = 0; r0 < rows16; r0 += 16)
     for (int64_t c0 = 0; c0 < cols16; c0 += 16) {
@@ -113,14 +114,7 @@ inline at::Tensor contiguousInput(const at::Tensor &t) {
   void *dst = out.data_ptr();
   switch (t.element_size()) {
   case 1:
-#if defined(__SSE2__)
-    for (int64_t n = 0; n < images; ++n)
-      transposeBytes(static_cast<const uint8_t *>(src) + n * pixels * channels,
-                     static_cast<uint8_t *>(dst) + n * pixels * channels,
-                     pixels, channels);
-#else
     copy(static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst));
-#endif
     return out;
   case 2:
     copy(static_cast<const uint16_t *>(src), static_cast<uint16_t *>(dst));

@@ -91,6 +91,27 @@ Value mlir::fx::lowering::centeredInteger(OpBuilder &b, Location loc, Value q,
 
 namespace {
 
+/// The call_function node the op's subject (its first argument) comes
+/// from, if that node takes one node, as its first argument, and no
+/// keyword arguments; else null.
+CallFunctionOp subjectCall(Lowering &l) {
+  auto self = l.args().empty() ? NodeAttr() : dyn_cast<NodeAttr>(l.args()[0]);
+  if (!self || self.getIndex() >= l.op->getNumOperands())
+    return {};
+  auto call = l.op->getOperand(self.getIndex()).getDefiningOp<CallFunctionOp>();
+  if (!call || call.getNumOperands() != 1 || call.getArgs().empty() ||
+      !call.getKwargs().empty() || !isa<NodeAttr>(call.getArgs()[0]))
+    return {};
+  return call;
+}
+
+/// The lowered value of `call`'s node operand, if it has type `type`.
+Value loweredOperand(Lowering &l, CallFunctionOp call, Type type) {
+  Value y = static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
+      call.getOperand(0));
+  return y && y.getType() == type ? y : Value();
+}
+
 /// y, where the op's subject `x` is relu(y) and its (fake) quantization
 /// has the zero point `zeroPoint` at the dtype's minimum `qmin`; else null.
 /// The quantization is increasing and maps 0 to the zero point, so
@@ -101,17 +122,12 @@ namespace {
 /// ReLU would be a clamp from the zero point, but a NaN would then give
 /// the zero point: the ReLU stays. A ReLU another node reads stays for it.
 Value reluOperand(Lowering &l, Value x, int64_t zeroPoint, int64_t qmin) {
-  auto self = l.args().empty() ? NodeAttr() : dyn_cast<NodeAttr>(l.args()[0]);
-  if (zeroPoint != qmin || !self || self.getIndex() >= l.op->getNumOperands())
+  if (zeroPoint != qmin)
     return {};
-  auto relu = l.op->getOperand(self.getIndex()).getDefiningOp<CallFunctionOp>();
-  if (!relu || relu.getTarget() != "aten::relu" || relu.getNumOperands() != 1 ||
-      relu.getArgs().size() != 1 || !relu.getKwargs().empty() ||
-      !isa<NodeAttr>(relu.getArgs()[0]))
+  CallFunctionOp relu = subjectCall(l);
+  if (!relu || relu.getTarget() != "aten::relu" || relu.getArgs().size() != 1)
     return {};
-  Value y = static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
-      relu.getOperand(0));
-  return y && y.getType() == x.getType() ? y : Value();
+  return loweredOperand(l, relu, x.getType());
 }
 
 /// A clamp between two quantizations with the same parameters, as torch's
@@ -137,13 +153,8 @@ struct ClampedOperand {
 std::optional<ClampedOperand> clampedOperand(Lowering &l, Value x, double scale,
                                              int64_t zeroPoint, int64_t qmin,
                                              int64_t qmax) {
-  auto self = l.args().empty() ? NodeAttr() : dyn_cast<NodeAttr>(l.args()[0]);
-  if (!self || self.getIndex() >= l.op->getNumOperands())
-    return std::nullopt;
-  auto clamp =
-      l.op->getOperand(self.getIndex()).getDefiningOp<CallFunctionOp>();
-  if (!clamp || !clamp.getKwargs().empty() || clamp.getArgs().empty() ||
-      clamp.getNumOperands() != 1 || !isa<NodeAttr>(clamp.getArgs()[0]))
+  CallFunctionOp clamp = subjectCall(l);
+  if (!clamp)
     return std::nullopt;
   StringRef target = clamp.getTarget();
   ArrayAttr args = clamp.getArgs();
@@ -187,9 +198,8 @@ std::optional<ClampedOperand> clampedOperand(Lowering &l, Value x, double scale,
       fakeMin.getValue().getSExtValue() != qmin ||
       fakeMax.getValue().getSExtValue() != qmax)
     return std::nullopt;
-  Value y = static_cast<ConversionPatternRewriter &>(l.b).getRemappedValue(
-      fake.getOperand(0));
-  if (!y || y.getType() != x.getType())
+  Value y = loweredOperand(l, fake, x.getType());
+  if (!y)
     return std::nullopt;
   // An infinite bound clamps nothing (the dequantized values are finite);
   // a finite one far out of range (where ATen's conversion to int64 would
@@ -244,15 +254,15 @@ LogicalResult lowerQuantizePerTensor(Lowering &l) {
   float inverse = 1.0f / float(*scale);
   auto [qmin, qmax] = *range;
   float lo = float(qmin), hi = float(qmax);
-  bool guard = storageInt.getWidth() <= 16;
-  // quantize(clamp(fake_quantize(y))) with the same parameters as a clamp
-  // of quantize(y) (torch's quantized ReLU6, hardtanh, clamp).
+  // Bytes keep ATen's int64 quirk (qmin from 2^63 up); quantize(clamp(
+  // fake_quantize(y))) with the same parameters is a clamp of quantize(y)
+  // (torch's quantized ReLU6, hardtanh, clamp).
   std::optional<float> overflow;
-  if (guard)
-    overflow = float(qmin);
   std::optional<ClampedOperand> c;
-  if (guard)
+  if (storageInt.getWidth() <= 16) {
+    overflow = float(qmin);
     c = clampedOperand(l, x, *scale, *zeroPoint, qmin, qmax);
+  }
   if (c) {
     x = c->y;
     lo = c->lo;
