@@ -236,6 +236,30 @@ class AvgPools(nn.Module):
                           torch.flatten(c, 1)], 1)
 
 
+class AvgPoolsChannelsLast(nn.Module):
+    """Average pooling where PyTorch holds the quantized tensor
+    channels-last: a quantized conv's output, after a ReLU, and a
+    one-channel input (channels-last as well as contiguous). ATen's
+    channels-last kernels round the average before adding the zero point
+    back, unlike its contiguous one: the averages differ by a step on an
+    exact half where the zero point is odd (fx.round_before_zero_point,
+    docs/Quantization.md). Equal to the engine's."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 6, 3, padding=1)
+        self.conv2 = nn.Conv2d(6, 6, 1)
+
+    def forward(self, x):
+        one = F.avg_pool2d(x, 2)
+        y = self.conv(x)
+        a = F.avg_pool2d(y, 2)
+        b = F.adaptive_avg_pool2d(F.relu(self.conv2(y)), (3, 5))
+        c = F.avg_pool2d(y, 3, 1, 1, count_include_pad=False)
+        return torch.cat([torch.flatten(one, 1), torch.flatten(a, 1),
+                          torch.flatten(b, 1), torch.flatten(c, 1)], 1)
+
+
 class ReflectPadded(nn.Module):
     """Quantized convs padding by reflection (torch's quantized convs take
     "zeros" and "reflect"): F.pad of the input, then the conv; a 2-D conv
@@ -698,6 +722,10 @@ def _static_cases():
                                    shaped(2, 8, 11, 10),
                                    _default),
            shaped(2, 8, 11, 10), 0)
+    yield ("avg_pools_channels_last", _quantized(AvgPoolsChannelsLast,
+                                                 shaped(2, 1, 12, 10),
+                                                 _default),
+           shaped(2, 1, 12, 10), 0)
     yield ("reflect_padded", _quantized(ReflectPadded,
                                         shaped(2, 3, 9, 7),
                                         _default),

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "fx-mlir/Dialect/FX/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -647,7 +648,8 @@ LogicalResult lowerAvgPool(Lowering &l, int spatial) {
       });
   if (integers)
     r = averageAsIntegers(l, r, quantized, integers,
-                          /*pointFirst=*/spatial < 3);
+                          /*pointFirst=*/spatial < 3 &&
+                              !l.op->hasAttr(kRoundBeforeZeroPointAttr));
   if (spatial == 1)
     r = l.squeeze(r, 2);
   if (unbatched)
@@ -780,7 +782,9 @@ LogicalResult lowerAdaptiveAvgPool(Lowering &l, int spatial) {
         [](OpBuilder &nb, Location loc, ValueRange v) {
           return arith::DivFOp::create(nb, loc, v[0], v[1]).getResult();
         });
-    r = averageAsIntegers(l, r, quantized, integers, /*pointFirst=*/true);
+    r = averageAsIntegers(
+        l, r, quantized, integers,
+        /*pointFirst=*/!l.op->hasAttr(kRoundBeforeZeroPointAttr));
   }
   if (spatial == 1)
     r = l.squeeze(r, rank - 2);

@@ -64,3 +64,51 @@ fx.graph_module @AvgPools {
     fx.output (%a, %b, %c) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.2:0>>, tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:128>>
   }
 }
+
+// -----
+
+// Which rounding the averages take follows the layout PyTorch holds the
+// pooled tensor in (eager, on contiguous inputs): a quantized conv writes
+// channels-last, and so does what keeps its input's layout after it (a
+// ReLU, a pooling), and a tensor of one channel is channels-last as well
+// as contiguous: their averages carry fx.round_before_zero_point (ATen's
+// channels-last kernels round before adding the zero point back). A
+// contiguous input, or a concatenation of a channels-last tensor with a
+// contiguous one, averages without it.
+
+// CHECK-LABEL: fx.graph_module @AvgPoolLayouts
+// CHECK: %after_conv = fx.call_function "aten::avg_pool2d"(%conv, {{.*}} {fx.round_before_zero_point}
+// CHECK: %after_relu = fx.call_function "aten::adaptive_avg_pool2d"(%relu, {{.*}} {fx.round_before_zero_point}
+// CHECK: %one_channel = fx.call_function "aten::avg_pool2d"(%y, {{.*}} {fx.round_before_zero_point}
+// CHECK: %contiguous = fx.call_function "aten::avg_pool2d"(%x, [2, 2], [2, 2], [0, 0], False, True, None) : (
+// CHECK: %mixed = fx.call_function "aten::avg_pool2d"(%cat, [2, 2], [2, 2], [0, 0], False, True, None) : (
+fx.graph_module @AvgPoolLayouts {
+  fx.graph @forward {
+    %in = fx.placeholder "in" : tensor<1x8x6x6xf32>
+    %in1 = fx.placeholder "in1" : tensor<1x1x6x6xf32>
+    %w = fx.placeholder "w" : tensor<8x8x1x1xf32>
+    %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 127, torch.quint8) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %xf = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x8x6x6xf32>
+    %conv_float = fx.call_function "aten::conv2d"(%xf, %w, None, [1, 1], [0, 0], [1, 1], 1) : (tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x6x6xf32>
+    %conv = fx.call_function "aten::quantize_per_tensor"(%conv_float, 0.1, 127, torch.quint8) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %convf = fx.call_function "aten::dequantize.self"(%conv) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x8x6x6xf32>
+    %a_float = fx.call_function "aten::avg_pool2d"(%convf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
+    %after_conv = fx.call_function "aten::quantize_per_tensor"(%a_float, 0.1, 127, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    %relu_float = fx.call_function "aten::relu"(%convf) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+    %relu = fx.call_function "aten::quantize_per_tensor"(%relu_float, 0.1, 127, torch.quint8) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %reluf = fx.call_function "aten::dequantize.self"(%relu) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x8x6x6xf32>
+    %b_float = fx.call_function "aten::adaptive_avg_pool2d"(%reluf, [4, 2]) : (tensor<1x8x6x6xf32>) -> tensor<1x8x4x2xf32>
+    %after_relu = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.1, 127, torch.quint8) : (tensor<1x8x4x2xf32>) -> tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:127>>
+    %y = fx.call_function "aten::quantize_per_tensor"(%in1, 0.1, 127, torch.quint8) : (tensor<1x1x6x6xf32>) -> tensor<1x1x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %yf = fx.call_function "aten::dequantize.self"(%y) : (tensor<1x1x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x1x6x6xf32>
+    %c_float = fx.call_function "aten::avg_pool2d"(%yf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x1x6x6xf32>) -> tensor<1x1x3x3xf32>
+    %one_channel = fx.call_function "aten::quantize_per_tensor"(%c_float, 0.1, 127, torch.quint8) : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    %d_float = fx.call_function "aten::avg_pool2d"(%xf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x8x6x6xf32>) -> tensor<1x8x3x3xf32>
+    %contiguous = fx.call_function "aten::quantize_per_tensor"(%d_float, 0.1, 127, torch.quint8) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    %cat = fx.call_function "aten::cat"([%conv, %x], 1) : (tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x16x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %catf = fx.call_function "aten::dequantize.self"(%cat) : (tensor<1x16x6x6x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x16x6x6xf32>
+    %e_float = fx.call_function "aten::avg_pool2d"(%catf, [2, 2], [2, 2], [0, 0], False, True, None) : (tensor<1x16x6x6xf32>) -> tensor<1x16x3x3xf32>
+    %mixed = fx.call_function "aten::quantize_per_tensor"(%e_float, 0.1, 127, torch.quint8) : (tensor<1x16x3x3xf32>) -> tensor<1x16x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    fx.output (%after_conv, %after_relu, %one_channel, %contiguous, %mixed) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x1x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x16x3x3x!quant.uniform<u8:f32, 0.1:127>>
+  }
+}

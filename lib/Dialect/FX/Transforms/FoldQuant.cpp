@@ -351,6 +351,90 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
   return isInt8WeightType(wType.getElementType());
 }
 
+/// Whether PyTorch, running the graph eagerly on contiguous inputs, holds
+/// `v` (a 4-D tensor) channels-last contiguous: its quantized kernels then
+/// take their channels-last paths, which round differently (average
+/// pooling: kRoundBeforeZeroPointAttr). A tensor with one channel, or one
+/// pixel, is both. Otherwise from what computes it, as ATen lays results
+/// out: a quantized conv, transposed conv or batch norm writes
+/// channels-last; elementwise ops, poolings, upsampling, padding and the
+/// quantize and dequantize keep their (first) input's layout; a
+/// concatenation is channels-last when all its inputs are; anything else
+/// (placeholders, a linear, a reshape, a quantized ELU, which computes in
+/// contiguous floats) is taken as contiguous.
+bool eagerChannelsLast(Value v, unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 4)
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[1] == 1 || (shape[2] == 1 && shape[3] == 1))
+    return true;
+  auto call = v.getDefiningOp<CallFunctionOp>();
+  if (!call || call.getNumOperands() == 0 || depth > 256)
+    return false;
+  StringRef target = call.getTarget();
+  if (StringRef base = getFusedBaseOp(target); !base.empty())
+    target = base;
+  StringRef name = target.split('.').first;
+  Value input = call.getOperand(0);
+  if (name == "aten::cat")
+    return llvm::all_of(call.getOperands(), [&](Value operand) {
+      return eagerChannelsLast(operand, depth + 1);
+    });
+  // Computed by a quantized module when it reads a quantized tensor (or
+  // the dequantized or fake quantized values of one).
+  if (name == "aten::conv2d" || name == "aten::conv_transpose2d" ||
+      name == "aten::batch_norm") {
+    auto inputType = dyn_cast<ShapedType>(input.getType());
+    if (inputType && isa<quant::QuantizedType>(inputType.getElementType()))
+      return true;
+    if (auto producer = input.getDefiningOp<CallFunctionOp>();
+        producer &&
+        (producer.getTarget() == "aten::dequantize.self" ||
+         producer.getTarget() == "aten::fake_quantize_per_tensor_affine"))
+      return true;
+    return eagerChannelsLast(input, depth + 1);
+  }
+  static const char *keepLayout[] = {"aten::quantize_per_tensor",
+                                     "aten::dequantize",
+                                     "aten::fake_quantize_per_tensor_affine",
+                                     "aten::relu",
+                                     "aten::relu_",
+                                     "aten::relu6",
+                                     "aten::hardtanh",
+                                     "aten::hardtanh_",
+                                     "aten::clamp",
+                                     "aten::clamp_min",
+                                     "aten::clamp_max",
+                                     "aten::hardswish",
+                                     "aten::hardsigmoid",
+                                     "aten::sigmoid",
+                                     "aten::tanh",
+                                     "aten::leaky_relu",
+                                     "aten::gelu",
+                                     "aten::silu",
+                                     "aten::mish",
+                                     "aten::dropout",
+                                     "aten::add",
+                                     "aten::sub",
+                                     "aten::mul",
+                                     "aten::div",
+                                     "aten::max_pool2d",
+                                     "aten::avg_pool2d",
+                                     "aten::adaptive_avg_pool2d",
+                                     "aten::upsample_nearest2d",
+                                     "aten::upsample_bilinear2d",
+                                     "aten::constant_pad_nd",
+                                     "aten::channel_shuffle",
+                                     "aten::pixel_shuffle"};
+  if (!llvm::is_contained(keepLayout, name))
+    return false;
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (!inputType || inputType.getRank() != 4)
+    return false;
+  return eagerChannelsLast(input, depth + 1);
+}
+
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   using FXFoldQuantBase::FXFoldQuantBase;
 
@@ -462,6 +546,9 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     CallFunctionOp integers =
         gb.call(quantize, quantize.getNodeName(), pool.getTarget(),
                 pool.getArgs().getValue(), {}, {}, {x}, outType);
+    if (eagerChannelsLast(x))
+      integers->setAttr(kRoundBeforeZeroPointAttr,
+                        UnitAttr::get(integers.getContext()));
     quantize.getResult().replaceAllUsesWith(integers.getResult());
     quantize.erase();
     pool.erase();

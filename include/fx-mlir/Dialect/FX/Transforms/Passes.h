@@ -15,6 +15,16 @@ namespace mlir::fx {
 /// clamps it to quant_max.
 constexpr llvm::StringLiteral kQuantizeOverflowAttr = "fx.quantize_overflow";
 
+/// On the average poolings fx-fold-quant computes on a quantized tensor's
+/// integers: PyTorch's eager kernel rounds the average of the integers
+/// less the zero point, then adds the zero point back (its channels-last
+/// kernel, which it takes for an input held channels-last contiguous: a
+/// quantized conv's output and what follows it). Without it, the zero
+/// point is added before rounding (the kernel for contiguous inputs). The
+/// two differ on an exact half where the zero point is odd.
+constexpr llvm::StringLiteral kRoundBeforeZeroPointAttr =
+    "fx.round_before_zero_point";
+
 #define GEN_PASS_DECL
 #include "fx-mlir/Dialect/FX/Transforms/Passes.h.inc"
 

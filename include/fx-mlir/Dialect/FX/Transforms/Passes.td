@@ -266,7 +266,12 @@ def FXFoldQuant : Pass<"fx-fold-quant"> {
       average pooling) is `aten::avg_pool2d(a)` on the quantized tensor,
       which the lowering averages on the integers with PyTorch's rounding
       (half to even): through floats, a 2 x 2 window's exact half lands on
-      either side; so is `adaptive_avg_pool2d`.
+      either side; so is `adaptive_avg_pool2d`. Where PyTorch holds `a`
+      channels-last (a quantized conv's or batch norm's output and what
+      keeps its layout after it, a tensor of one channel), the pooling
+      carries `fx.round_before_zero_point`: ATen's channels-last kernels
+      round the average before adding the zero point back, its contiguous
+      one after.
 
     State and get_attr nodes nothing reads any more are erased.
 
