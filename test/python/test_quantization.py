@@ -1036,6 +1036,90 @@ def test_compile_traced_quantized_model(tmp_path):
         assert steps.max() <= 1, steps.max()
 
 
+
+
+def test_compile_traced_reference_model(tmp_path):
+    """A reference-mode model (convert_to_reference_fx) traced and saved:
+    its reference Linear/Conv2d modules are float modules whose forward
+    quantizes and dequantizes their weight with aten operators on their
+    own state (weight, weight_scale, weight_zero_point); the importer walks
+    into them (a traced archive keeps none of their weight_qparams)."""
+    import warnings
+    converted, example = _quantize(ConvNet,
+                                   get_default_qconfig_mapping(QCONFIG),
+                                   reference=True)
+    path = tmp_path / "reference.pt"
+    with torch.no_grad():
+        torch.jit.trace(converted, example).save(str(path))
+    loaded = torch.jit.load(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    for seed in (5, 6):
+        inputs = _inputs_like(example, seed)
+        expected, actual = loaded(*inputs), compiled(*inputs)
+        # The output is a dequantized tensor: one step is its smallest
+        # nonzero difference.
+        step = expected.unique().diff().min()
+        assert ((expected - actual).abs() / step).max() <= 1.01
+
+# Quantized modules whose hyperparameters are plain attributes, which a
+# traced archive does not keep: the TorchScript importer takes them from
+# the constants their forward passes to its quantized operator, and their
+# float state (norm weights, running statistics) from the module.
+TRACED_HYPERPARAMETERS = {
+    "leaky_relu": lambda: nn.LeakyReLU(0.3),
+    "elu": lambda: nn.ELU(0.5),
+    "softmax": lambda: nn.Softmax(dim=2),
+    "layer_norm": lambda: nn.LayerNorm([6], eps=1e-2),
+    "instance_norm": lambda: nn.InstanceNorm2d(4, eps=1e-2, affine=True),
+    "batch_norm": lambda: nn.BatchNorm2d(4, eps=1e-1),
+}
+
+
+class _ConvThen(nn.Module):
+    def __init__(self, name):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 1)
+        self.layer = TRACED_HYPERPARAMETERS[name]()
+        self.name = name
+        with torch.no_grad():
+            for p in self.layer.parameters():
+                p.uniform_(-1, 1)
+            if name == "batch_norm":
+                self.layer.running_mean.uniform_(-1, 1)
+                self.layer.running_var.uniform_(0.01, 0.05)
+
+    def forward(self, x):
+        y = self.conv(x)
+        # A ReLU between keeps the batch norm from fusing into the conv.
+        return self.layer(F.relu(y) if self.name == "batch_norm" else y)
+
+
+@pytest.mark.parametrize("name", sorted(TRACED_HYPERPARAMETERS))
+def test_traced_quantized_module_hyperparameters(name, tmp_path):
+    import warnings
+    torch.manual_seed(0)
+    example = (torch.randn(2, 4, 6, 6),)
+    prepared = prepare_fx(_ConvThen(name).eval(),
+                          get_default_qconfig_mapping(QCONFIG), example)
+    with torch.no_grad():
+        for seed in range(3):
+            prepared(*_inputs_like(example, 100 + seed))
+    converted = convert_fx(prepared)
+    path = tmp_path / "quantized.pt"
+    with torch.no_grad():
+        torch.jit.trace(converted, example).save(str(path))
+    loaded = torch.jit.load(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    scale = _output_scale(converted)
+    for seed in (5, 6):
+        inputs = _inputs_like(example, seed)
+        steps = ((loaded(*inputs) - compiled(*inputs)).abs() / scale).round()
+        assert steps.max() <= 1, steps.max()
+
 class _EncoderHead(nn.Module):
     """A quantized linear after a torch.nn leaf convert_fx leaves float
     (nn.TransformerEncoderLayer: a call_module between a dequantize and a

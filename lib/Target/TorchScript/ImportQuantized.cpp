@@ -114,6 +114,12 @@ std::string pythonTypeName(const torch::jit::Module &module) {
 }
 
 bool isQuantizedModuleType(llvm::StringRef type) {
+  // Reference modules (torch.ao.nn.quantized.reference.Linear, ...) are
+  // float modules: their forward quantizes and dequantizes their float
+  // weight with aten operators on their own state, which the importer walks
+  // into (a traced one keeps none of its weight_qparams).
+  if (type.starts_with("torch.ao.nn.quantized.reference."))
+    return false;
   return type.starts_with("torch.ao.nn.quantized.") ||
          type.starts_with("torch.ao.nn.intrinsic.quantized.");
 }
@@ -132,36 +138,75 @@ static c10::IValue packedParams(const torch::jit::Module &module) {
   return packed;
 }
 
+/// The arguments of a quantized operator that are, by the same name, the
+/// constructor arguments of the quantized module calling it (LeakyReLU's
+/// negative_slope, ELU's alpha, Softmax's dim, the norms' eps,
+/// normalized_shape and num_groups). A traced module keeps none of its
+/// plain attributes: its hyperparameters are the constants its forward
+/// passes (without them it would rebuild with its defaults: a LeakyReLU of
+/// slope 0.01).
+static const llvm::StringRef kTracedHyperparameters[] = {
+    "negative_slope", "alpha", "dim", "eps", "normalized_shape", "num_groups"};
+
+/// The constant `node` passes as its input `i`: a prim::Constant, or a
+/// list of them (a traced LayerNorm's normalized_shape); nullopt for
+/// anything else.
+static std::optional<c10::IValue> constantArgument(torch::jit::Node *node,
+                                                   size_t i) {
+  torch::jit::Value *input = node->input(i);
+  torch::jit::Node *producer = input->node();
+  if (producer->kind() != c10::prim::ListConstruct)
+    return torch::jit::toIValue(input);
+  std::vector<int64_t> ints;
+  std::vector<double> doubles;
+  for (torch::jit::Value *element : producer->inputs()) {
+    std::optional<c10::IValue> v = torch::jit::toIValue(element);
+    if (v && v->isInt() && doubles.empty())
+      ints.push_back(v->toInt());
+    else if (v && v->isDouble() && ints.empty())
+      doubles.push_back(v->toDouble());
+    else
+      return std::nullopt;
+  }
+  if (!doubles.empty())
+    return c10::IValue(doubles);
+  return c10::IValue(ints);
+}
+
 void Importer::declareQuantizedModule(
     const std::string &path, const torch::jit::Module &module,
     llvm::function_ref<void(const std::string &, const c10::IValue &)> add) {
-  // The output scale and zero point of a module that keeps none (a traced
-  // quantized Linear, Hardswish, BatchNorm2d): the constants its forward
-  // passes to its operator, found by the schema's argument names
-  // (`Y_scale_i` of quantized::linear, `output_scale` of hardswish, ...).
-  if (!module.hasattr("scale")) {
-    if (auto method = module.find_method("forward")) {
-      for (torch::jit::Node *node : method->graph()->nodes()) {
-        if (!llvm::StringRef(node->kind().toQualString())
-                 .starts_with("quantized::") ||
-            !node->maybeSchema())
-          continue;
-        std::optional<c10::IValue> scale, zeroPoint;
-        const auto &arguments = node->schema().arguments();
-        for (size_t i = 0; i < arguments.size() && i < node->inputs().size();
-             ++i) {
-          llvm::StringRef name(arguments[i].name());
-          if (name == "output_scale" || name == "Y_scale_i")
-            scale = torch::jit::toIValue(node->input(i));
-          else if (name == "output_zero_point" || name == "Y_zero_point_i")
-            zeroPoint = torch::jit::toIValue(node->input(i));
-        }
-        if (scale && zeroPoint && scale->isDouble() && zeroPoint->isInt()) {
-          add("scale", *scale);
-          add("zero_point", *zeroPoint);
-        }
-        break;
+  // What a traced module keeps none of, from the constants its forward
+  // passes to its operator, found by the schema's argument names: its
+  // output scale and zero point (a traced quantized Linear, Hardswish,
+  // BatchNorm2d; `Y_scale_i` of quantized::linear, `output_scale` of
+  // hardswish, ...) and its other hyperparameters (kTracedHyperparameters).
+  if (auto method = module.find_method("forward")) {
+    for (torch::jit::Node *node : method->graph()->nodes()) {
+      if (!llvm::StringRef(node->kind().toQualString())
+               .starts_with("quantized::") ||
+          !node->maybeSchema())
+        continue;
+      std::optional<c10::IValue> scale, zeroPoint;
+      const auto &arguments = node->schema().arguments();
+      for (size_t i = 0; i < arguments.size() && i < node->inputs().size();
+           ++i) {
+        const std::string &name = arguments[i].name();
+        if (name == "output_scale" || name == "Y_scale_i")
+          scale = torch::jit::toIValue(node->input(i));
+        else if (name == "output_zero_point" || name == "Y_zero_point_i")
+          zeroPoint = torch::jit::toIValue(node->input(i));
+        else if (llvm::is_contained(kTracedHyperparameters, name) &&
+                 !module.hasattr(name))
+          if (std::optional<c10::IValue> value = constantArgument(node, i))
+            add(name, *value);
       }
+      if (!module.hasattr("scale") && scale && zeroPoint && scale->isDouble() &&
+          zeroPoint->isInt()) {
+        add("scale", *scale);
+        add("zero_point", *zeroPoint);
+      }
+      break;
     }
   }
   c10::IValue packed = packedParams(module);

@@ -606,14 +606,20 @@ void Importer::declareModule(const std::string &path,
                         pythonTypeName(module), hyperparameters(path, module),
                         module.is_training());
   }
-  // A quantized module's children hold its packed params: unpacked above.
-  if (isQuantizedModuleType(pythonTypeName(module)))
+  // Its own state and submodules, as a leaf module owns them. A quantized
+  // module with packed params holds its weight and bias there (unpacked
+  // above; its children hold the packed params); one without (a quantized
+  // LayerNorm, BatchNorm2d, InstanceNorm) keeps its float weight, bias and
+  // running statistics as its own, as the FX importer declares them.
+  bool quantized = isQuantizedModuleType(pythonTypeName(module));
+  if (quantized && module.hasattr("_packed_params"))
     return;
-  // Its own state and submodules, as a leaf module owns them.
   for (const auto &p : module.named_parameters(/*recurse=*/false))
     declareState(join(path, p.name), p.value, StateKind::Parameter);
   for (const auto &b : module.named_buffers(/*recurse=*/false))
     declareState(join(path, b.name), b.value, StateKind::Buffer);
+  if (quantized)
+    return;
   for (const auto &child : module.named_children())
     declareModule(join(path, child.name), child.value);
 }

@@ -313,7 +313,23 @@ class QuantizedFunctional(nn.Module):
         return F.relu(F.linear(z.mean(2), self.lw))
 
 
-if not WHICH or WHICH & {"quantized", "quantized_functional"}:
+class QuantizedHyperparameters(nn.Module):
+    """Quantized modules whose hyperparameters are plain attributes, which
+    torch.jit.trace does not keep (a LeakyReLU's slope, a LayerNorm's shape
+    and eps), and a LayerNorm's float weight and bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.act = nn.LeakyReLU(0.3)
+        self.norm = nn.LayerNorm([8], eps=0.01)
+
+    def forward(self, x):
+        return self.norm(self.act(self.conv(x)))
+
+
+if not WHICH or WHICH & {"quantized", "quantized_functional",
+                         "quantized_hyperparameters", "quantized_reference"}:
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
     engine = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
@@ -327,6 +343,18 @@ if not WHICH or WHICH & {"quantized", "quantized_functional"}:
                               get_default_qconfig_mapping(engine), (example,))
         prepared(example)
         save(name, trace(convert_fx(prepared), example))
+    # Reference mode (convert_to_reference_fx): reference Conv2d and Linear
+    # modules, float modules quantizing their own weight.
+    from torch.ao.quantization.quantize_fx import convert_to_reference_fx
+    for name, net, example, convert in [
+            ("quantized_hyperparameters", QuantizedHyperparameters,
+             torch.randn(1, 3, 8, 8), convert_fx),
+            ("quantized_reference", QuantizedNet, torch.randn(1, 3, 8, 8),
+             convert_to_reference_fx)]:
+        prepared = prepare_fx(net().eval(),
+                              get_default_qconfig_mapping(engine), (example,))
+        prepared(example)
+        save(name, trace(convert(prepared), example))
 
 
 class TracedLeaves(nn.Module):
