@@ -835,6 +835,25 @@ void Importer::importNode(torch::jit::Node *node) {
         constantOf(concrete.at(node->output()), node, c10::TypePtr());
     return;
   }
+  // A number read from a 0-d state tensor where the schema takes a number
+  // (a scripted converted model's torch.quantize_per_tensor(x,
+  // self.scale_0, self.zero_point_0, dtype): aten::FloatImplicit and
+  // aten::IntImplicit of its qparam buffers): the state's number, as
+  // torch.fx's converted model passes it and the quantized result's type
+  // records it.
+  static const c10::Symbol floatImplicit =
+      c10::Symbol::fromQualString("aten::FloatImplicit");
+  static const c10::Symbol intImplicit =
+      c10::Symbol::fromQualString("aten::IntImplicit");
+  if ((kind == floatImplicit || kind == intImplicit ||
+       kind == aten::ScalarImplicit) &&
+      node->inputs().size() == 1 &&
+      node->input(0)->node()->kind() == prim::GetAttr &&
+      concrete.count(node->output())) {
+    values[node->output()] =
+        constantOf(concrete.at(node->output()), node, c10::TypePtr());
+    return;
+  }
   if (importSizeArithmetic(node))
     return;
   static const c10::Symbol isNested =

@@ -329,7 +329,8 @@ class QuantizedHyperparameters(nn.Module):
 
 
 if not WHICH or WHICH & {"quantized", "quantized_functional",
-                         "quantized_hyperparameters", "quantized_reference"}:
+                         "quantized_hyperparameters", "quantized_reference",
+                         "quantized_scripted"}:
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
     engine = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
@@ -355,6 +356,14 @@ if not WHICH or WHICH & {"quantized", "quantized_functional",
                               get_default_qconfig_mapping(engine), (example,))
         prepared(example)
         save(name, trace(convert(prepared), example))
+    # Scripted (torch.jit.script of the converted GraphModule): its
+    # quantize_per_tensor reads the qparam buffers as numbers
+    # (aten::FloatImplicit, aten::IntImplicit).
+    example = torch.randn(1, 3, 8, 8)
+    prepared = prepare_fx(QuantizedNet().eval(),
+                          get_default_qconfig_mapping(engine), (example,))
+    prepared(example)
+    save("quantized_scripted", torch.jit.script(convert_fx(prepared)))
 
 
 class TracedLeaves(nn.Module):
