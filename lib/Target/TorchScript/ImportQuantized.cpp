@@ -257,10 +257,12 @@ Importer::declareUnpacked(const torch::jit::Node *node, const std::string &what,
       !unpacked[0].toTensor().is_quantized())
     fail(node, what + ": " + unpack + " did not give (weight, bias)");
   at::Tensor weight = unpacked[0].toTensor();
-  declareState(join(path, "weight"), weight, StateKind::Parameter);
+  // Made by the unpack operator: fresh allocations, not archive records.
+  declareState(join(path, "weight"), weight, StateKind::Parameter,
+               /*fromArchive=*/false);
   if (unpacked[1].isTensor())
     declareState(join(path, "bias"), unpacked[1].toTensor(),
-                 StateKind::Parameter);
+                 StateKind::Parameter, /*fromArchive=*/false);
   return {weight, unpacked[1].isTensor()};
 }
 

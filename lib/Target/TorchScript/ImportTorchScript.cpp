@@ -514,7 +514,7 @@ void Importer::fail(const torch::jit::Node *node, const llvm::Twine &msg) {
 //===----------------------------------------------------------------------===//
 
 void Importer::declareState(const std::string &path, const at::Tensor &tensor,
-                            StateKind kind) {
+                            StateKind kind, bool fromArchive) {
   if (!declaredState.insert(path).second)
     return;
   OpBuilder::InsertionGuard guard(builder);
@@ -558,7 +558,8 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
     else if (tensor.storage().data_ptr().get_deleter() == cpuDeleter) {
       held = std::min<uint64_t>(held,
                                 malloc_usable_size(const_cast<void *>(data)));
-      if (std::optional<size_t> read = reader.bytesAt(data))
+      if (std::optional<size_t> read =
+              fromArchive ? reader.bytesAt(data) : std::nullopt)
         held = std::min<uint64_t>(held, *read);
     }
     if (overflow || needed > held || !data)

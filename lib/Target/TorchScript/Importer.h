@@ -238,8 +238,14 @@ private:
                                     torch::jit::Node *call);
 
   // --- State ---------------------------------------------------------------
+  /// Declares `tensor` as state `path`. `fromArchive`: its storage was
+  /// read from the archive, and its sizes are checked against the bytes
+  /// the reader wrote there; a tensor LibTorch made while importing (a
+  /// packed params object's unpacked weight) owns a fresh allocation, which
+  /// may sit where a record the loader has since freed was read (a
+  /// scripted quantized conv's serialized weight, repacked on load).
   void declareState(const std::string &path, const at::Tensor &tensor,
-                    StateKind kind);
+                    StateKind kind, bool fromArchive = true);
   void declareModule(const std::string &path, const torch::jit::Module &module);
   /// A module's hyperparameters, as its fx.submodule records them.
   DictAttr hyperparameters(const std::string &path,
