@@ -362,7 +362,18 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
 /// concatenation is channels-last when all its inputs are; anything else
 /// (placeholders, a linear, a reshape, a quantized ELU, which computes in
 /// contiguous floats) is taken as contiguous.
-bool eagerChannelsLast(Value v, unsigned depth = 0) {
+bool eagerChannelsLast(Value v, llvm::DenseMap<Value, bool> &known,
+                       unsigned depth = 0);
+
+/// eagerChannelsLast, each value decided once (a concatenation reads
+/// several branches, which may share their producers).
+bool eagerChannelsLast(Value v) {
+  llvm::DenseMap<Value, bool> known;
+  return eagerChannelsLast(v, known);
+}
+
+bool eagerChannelsLastUncached(Value v, llvm::DenseMap<Value, bool> &known,
+                               unsigned depth) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || type.getRank() != 4)
     return false;
@@ -379,7 +390,7 @@ bool eagerChannelsLast(Value v, unsigned depth = 0) {
   Value input = call.getOperand(0);
   if (name == "aten::cat")
     return llvm::all_of(call.getOperands(), [&](Value operand) {
-      return eagerChannelsLast(operand, depth + 1);
+      return eagerChannelsLast(operand, known, depth + 1);
     });
   // Computed by a quantized module when it reads a quantized tensor (or
   // the dequantized or fake quantized values of one).
@@ -393,7 +404,7 @@ bool eagerChannelsLast(Value v, unsigned depth = 0) {
         (producer.getTarget() == "aten::dequantize.self" ||
          producer.getTarget() == "aten::fake_quantize_per_tensor_affine"))
       return true;
-    return eagerChannelsLast(input, depth + 1);
+    return eagerChannelsLast(input, known, depth + 1);
   }
   static const char *keepLayout[] = {"aten::quantize_per_tensor",
                                      "aten::dequantize",
@@ -432,7 +443,16 @@ bool eagerChannelsLast(Value v, unsigned depth = 0) {
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
   if (!inputType || inputType.getRank() != 4)
     return false;
-  return eagerChannelsLast(input, depth + 1);
+  return eagerChannelsLast(input, known, depth + 1);
+}
+
+bool eagerChannelsLast(Value v, llvm::DenseMap<Value, bool> &known,
+                       unsigned depth) {
+  if (auto it = known.find(v); it != known.end())
+    return it->second;
+  bool result = eagerChannelsLastUncached(v, known, depth);
+  known[v] = result;
+  return result;
 }
 
 struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
