@@ -1038,23 +1038,29 @@ def test_compile_traced_quantized_model(tmp_path):
 
 
 
+def _traced_and_compiled(converted, example, path):
+    """`converted` traced and saved at `path`: the loaded archive, and it
+    compiled."""
+    import warnings
+    with torch.no_grad():
+        torch.jit.trace(converted, example).save(str(path))
+    loaded = torch.jit.load(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return loaded, fx_mlir.compile(loaded, example, cache_dir=False)
+
+
 def test_compile_traced_reference_model(tmp_path):
     """A reference-mode model (convert_to_reference_fx) traced and saved:
     its reference Linear/Conv2d modules are float modules whose forward
     quantizes and dequantizes their weight with aten operators on their
     own state (weight, weight_scale, weight_zero_point); the importer walks
     into them (a traced archive keeps none of their weight_qparams)."""
-    import warnings
     converted, example = _quantize(ConvNet,
                                    get_default_qconfig_mapping(QCONFIG),
                                    reference=True)
-    path = tmp_path / "reference.pt"
-    with torch.no_grad():
-        torch.jit.trace(converted, example).save(str(path))
-    loaded = torch.jit.load(str(path))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    loaded, compiled = _traced_and_compiled(converted, example,
+                                            tmp_path / "reference.pt")
     for seed in (5, 6):
         inputs = _inputs_like(example, seed)
         expected, actual = loaded(*inputs), compiled(*inputs)
@@ -1098,7 +1104,6 @@ class _ConvThen(nn.Module):
 
 @pytest.mark.parametrize("name", sorted(TRACED_HYPERPARAMETERS))
 def test_traced_quantized_module_hyperparameters(name, tmp_path):
-    import warnings
     torch.manual_seed(0)
     example = (torch.randn(2, 4, 6, 6),)
     prepared = prepare_fx(_ConvThen(name).eval(),
@@ -1107,13 +1112,8 @@ def test_traced_quantized_module_hyperparameters(name, tmp_path):
         for seed in range(3):
             prepared(*_inputs_like(example, 100 + seed))
     converted = convert_fx(prepared)
-    path = tmp_path / "quantized.pt"
-    with torch.no_grad():
-        torch.jit.trace(converted, example).save(str(path))
-    loaded = torch.jit.load(str(path))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    loaded, compiled = _traced_and_compiled(converted, example,
+                                            tmp_path / "quantized.pt")
     scale = _output_scale(converted)
     for seed in (5, 6):
         inputs = _inputs_like(example, seed)

@@ -186,12 +186,23 @@ def _steps_apart(converted, compiled, example, seed):
     return worst
 
 
+def _compiled_from_archive(converted, example):
+    """`converted` traced, saved as a `.pt` archive, loaded and compiled."""
+    with torch.no_grad():
+        traced = torch.jit.trace(converted, example)
+    archive = io.BytesIO()
+    torch.jit.save(traced, archive)
+    archive.seek(0)
+    loaded = torch.jit.load(archive)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fx_mlir.compile(loaded, example, cache_dir=False)
+
+
 @pytest.fixture(autouse=True)
-def quantized_engine():
-    previous = torch.backends.quantized.engine
-    torch.backends.quantized.engine = ENGINE
-    yield
-    torch.backends.quantized.engine = previous
+def quantized_engine(monkeypatch):
+    # Set for the test, restored after it.
+    monkeypatch.setattr(torch.backends.quantized, "engine", ENGINE)
 
 
 @pytest.mark.parametrize("seed", range(24))
@@ -204,15 +215,7 @@ def test_random_quantized_model(seed):
 @pytest.mark.parametrize("seed", range(24, 36))
 def test_random_quantized_model_traced(seed):
     converted, example = _converted(seed)
-    with torch.no_grad():
-        traced = torch.jit.trace(converted, example)
-    archive = io.BytesIO()
-    torch.jit.save(traced, archive)
-    archive.seek(0)
-    loaded = torch.jit.load(archive)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    compiled = _compiled_from_archive(converted, example)
     assert _steps_apart(converted, compiled, example, seed) <= 2.001
 
 
@@ -222,13 +225,5 @@ def test_random_reference_model_traced(seed):
     compiled code's integers (one step a layer, more through the final
     linear's sums): checked within 6 steps, and that it compiles."""
     converted, example = _converted(seed, reference=True)
-    with torch.no_grad():
-        traced = torch.jit.trace(converted, example)
-    archive = io.BytesIO()
-    torch.jit.save(traced, archive)
-    archive.seek(0)
-    loaded = torch.jit.load(archive)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        compiled = fx_mlir.compile(loaded, example, cache_dir=False)
+    compiled = _compiled_from_archive(converted, example)
     assert _steps_apart(converted, compiled, example, seed) <= 6.001
