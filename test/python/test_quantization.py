@@ -561,6 +561,35 @@ def test_compile_quantized_embeddings():
             assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
 
 
+def test_traced_quantized_embeddings(tmp_path):
+    """Traced quantized Embedding and EmbeddingBag (`embedding_byte` and
+    `embedding_bag_byte` on packed tables) are imported as the float
+    embedding (bag) of the table's rows, a constant `<module>.weight`
+    unpacked with embedding_bag_unpack: the archive compiles (rows equal,
+    bags within float rounding of the engine's sums) and its IR exports to
+    a GraphModule computing what the archive computes."""
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+    torch.manual_seed(0)
+    inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              torch.tensor([0, 3, 7]), torch.rand(10))
+    mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
+    converted = convert_fx(prepare_fx(_Embeddings().eval(), mapping, inputs))
+    loaded, compiled = _traced_and_compiled(converted, inputs,
+                                            tmp_path / "embeddings.pt")
+    ir = fx_mlir.import_torchscript(loaded, inputs)
+    assert "embedding_bag_unpack" not in ir and "_packed_weight" not in ir
+    assert "fx.state constant @embedding.weight : tensor<100x16xf32>" in ir
+    assert "fx.state constant @bag.weight : tensor<50x8xf32>" in ir
+    back = fx_mlir.export_graph_module(ir)
+    others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              inputs[2], torch.rand(10))
+    expected = loaded(*others)
+    for actual in (compiled(*others), back(*others)):
+        assert torch.equal(expected[0], actual[0])
+        for e, a in zip(expected[1:], actual[1:]):
+            assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+
+
 # --- Compiled: reference form, lowered; compared with the quantized engine.
 
 def _output_scale(converted):

@@ -120,6 +120,13 @@ bool isQuantizedModuleType(llvm::StringRef type) {
   // into (a traced one keeps none of its weight_qparams).
   if (type.starts_with("torch.ao.nn.quantized.reference."))
     return false;
+  // Quantized Embedding and EmbeddingBag hold a table of a float scale and
+  // zero point per row, which no MLIR quant type holds: walked into, their
+  // embedding_byte call is the float embedding of the table's rows
+  // (importEmbeddingCall).
+  if (type == "torch.ao.nn.quantized.Embedding" ||
+      type == "torch.ao.nn.quantized.EmbeddingBag")
+    return false;
   return type.starts_with("torch.ao.nn.quantized.") ||
          type.starts_with("torch.ao.nn.intrinsic.quantized.");
 }
@@ -266,7 +273,111 @@ Importer::declareUnpacked(const torch::jit::Node *node, const std::string &what,
   return {weight, unpacked[1].isTensor()};
 }
 
+bool Importer::importEmbeddingCall(torch::jit::Node *node) {
+  llvm::StringRef op = node->kind().toQualString();
+  bool bag = op == "quantized::embedding_bag_byte";
+  if (!bag && op != "quantized::embedding_byte")
+    return false;
+  auto packed = values.find(node->input(0));
+  if (packed == values.end() || packed->second.kind != FxValue::Packed)
+    return false;
+  const std::string &attribute = packed->second.path;
+  const std::string what = "packed embedding table '" + attribute + "'";
+  // The flags the float embedding does not compute: each must be the
+  // constant the quantized module passes.
+  auto expect = [&](size_t i, const c10::IValue &wanted, const char *name) {
+    std::optional<c10::IValue> v = torch::jit::toIValue(node->input(i));
+    if (!v ||
+        !(v->isNone() ? wanted.isNone() : (!wanted.isNone() && *v == wanted)))
+      fail(node,
+           what + ": " + op.str() + " with " + name +
+               " other than the quantized module's (" +
+               (wanted.isNone() ? std::string("None") : c10::str(wanted)) +
+               ") is not supported");
+  };
+  if (bag) {
+    // (weight, indices, offsets, scale_grad_by_freq, mode, pruned_weights,
+    //  per_sample_weights, compressed_indices_mapping, include_last_offset)
+    if (node->inputs().size() != 9)
+      return false;
+    expect(4, c10::IValue(int64_t(0)), "mode");
+    expect(5, c10::IValue(false), "pruned_weights");
+    expect(7, c10::IValue(), "compressed_indices_mapping");
+  } else {
+    // (weight, indices, pruned_weights)
+    if (node->inputs().size() != 3)
+      return false;
+    expect(2, c10::IValue(false), "pruned_weights");
+  }
+  std::vector<c10::IValue> unpacked = callOnPacked(
+      node, what, "quantized::embedding_bag_unpack", packed->second.object);
+  if (unpacked.size() != 1 || !unpacked[0].isTensor())
+    fail(node, what + ": quantized::embedding_bag_unpack did not give a "
+                      "tensor");
+  at::Tensor q = unpacked[0].toTensor();
+  if (q.scalar_type() != c10::ScalarType::QUInt8 ||
+      q.qscheme() != at::kPerChannelAffineFloatQParams ||
+      q.q_per_channel_axis() != 0 || q.dim() != 2)
+    fail(node, what + ": a table of " +
+                   std::string(c10::toString(q.scalar_type())) + " (" +
+                   std::string(c10::toString(q.qscheme())) +
+                   ") is not supported (8-bit tables of a float scale and "
+                   "zero point per row are)");
+  // The float rows as embedding_byte computes them: PyTorch's packing
+  // keeps each row's scale and bias = zero_point * scale * -1, and a row
+  // is bias + q * scale (the Python importer's reference.py computes them
+  // alike).
+  at::Tensor rows = q.int_repr().to(at::kFloat);
+  at::Tensor scale = q.q_per_channel_scales().to(at::kFloat);
+  at::Tensor bias =
+      q.q_per_channel_zero_points().to(at::kFloat).mul(scale).mul(-1);
+  at::Tensor table = bias.unsqueeze(1).expand_as(rows).addcmul(
+      rows, scale.unsqueeze(1).expand_as(rows));
+  // `<module>._packed_params._packed_weight` -> `<module>.weight`.
+  llvm::StringRef stem = attribute;
+  if (!stem.consume_back("._packed_params._packed_weight"))
+    stem = attribute;
+  std::string path = join(stem.str(), "weight");
+  while (declaredState.contains(path))
+    path += "_";
+  declareState(path, table, StateKind::Constant, /*fromArchive=*/false);
+  FxValue weight;
+  weight.kind = FxValue::State;
+  weight.path = path;
+  if (!bag) {
+    importCall(node, "aten::embedding", {weight, inputValue(node, 1)}, {},
+               /*isModule=*/false);
+    return true;
+  }
+  // aten::embedding_bag(weight, indices, offsets, scale_grad_by_freq,
+  // mode, sparse, per_sample_weights, include_last_offset) and its first
+  // result, the bags: the quantized bag sums (the module passes mode 0);
+  // fx-normalize expands the call into gathers and sums.
+  FxValue no = constantOf(c10::IValue(false), node);
+  std::vector<FxValue> args{weight,
+                            inputValue(node, 1),
+                            inputValue(node, 2),
+                            no,
+                            constantOf(c10::IValue(int64_t(0)), node),
+                            no,
+                            inputValue(node, 6),
+                            inputValue(node, 8)};
+  SmallVector<mlir::Value> inputs;
+  auto [argAttr, kwargAttr] = callArgs(args, {}, inputs, node);
+  std::string name = uniqueName(node->kind().toUnqualString());
+  Type bags = typeOf(node->output()), any = AnyType::get(ctx);
+  mlir::Value call =
+      CallFunctionOp::create(builder, nodeLoc(name, node),
+                             TupleType::get(ctx, {bags, any, any, any}), name,
+                             "aten::embedding_bag", argAttr, kwargAttr, inputs)
+          .getResult();
+  values[node->output()] = FxValue::ofNode(getitem(call, 0, bags, node));
+  return true;
+}
+
 bool Importer::importPackedCall(torch::jit::Node *node) {
+  if (importEmbeddingCall(node))
+    return true;
   // The quantized functions convert_fx writes and the module computing
   // each (its forward makes that call).
   static const std::pair<llvm::StringRef, llvm::StringRef> modules[] = {

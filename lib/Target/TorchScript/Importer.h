@@ -261,6 +261,11 @@ private:
   /// weights) as a call of the quantized module computing it; false when
   /// `node` is not one (ImportQuantized.cpp).
   bool importPackedCall(torch::jit::Node *node);
+  /// A quantized Embedding's or EmbeddingBag's `embedding_byte` /
+  /// `embedding_bag_byte` on its packed table as the float embedding (bag)
+  /// of the table's rows, a constant `<module>.weight`; false when `node`
+  /// is not one (ImportQuantized.cpp).
+  bool importEmbeddingCall(torch::jit::Node *node);
   /// The results of `op` (a LibTorch operator of no overload name) on the
   /// packed weights `packed`; a failure names `what` (and `node`).
   std::vector<c10::IValue> callOnPacked(const torch::jit::Node *node,

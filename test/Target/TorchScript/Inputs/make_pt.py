@@ -366,6 +366,32 @@ if not WHICH or WHICH & {"quantized", "quantized_functional",
     save("quantized_scripted", torch.jit.script(convert_fx(prepared)))
 
 
+class QuantizedEmbeddings(nn.Module):
+    """An Embedding and an EmbeddingBag for float_qparams_weight_only
+    quantization (8-bit tables of a float scale and zero point per row)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(20, 4)
+        self.bag = nn.EmbeddingBag(10, 3)
+
+    def forward(self, i, j, offsets, weights):
+        return self.embedding(i), self.bag(j, offsets,
+                                           per_sample_weights=weights)
+
+
+if not WHICH or "quantized_embeddings" in WHICH:
+    from torch.ao.quantization import (QConfigMapping,
+                                       float_qparams_weight_only_qconfig)
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    example = (torch.randint(0, 20, (2, 3)), torch.randint(0, 10, (6,)),
+               torch.tensor([0, 2]), torch.rand(6))
+    mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
+    save("quantized_embeddings",
+         trace(convert_fx(prepare_fx(QuantizedEmbeddings().eval(), mapping,
+                                     example)), *example))
+
+
 class TracedLeaves(nn.Module):
     """torch.nn leaves torch.jit.trace keeps no hyperparameters of (a
     strided conv, an in-place ReLU, max pooling, flatten, dropout, a
