@@ -876,6 +876,13 @@ def _buffers_as_inputs(gm, model, paths):
 _INPLACE_ATEN = re.compile(
     r'fx\.call_function "aten::[A-Za-z0-9_]*[A-Za-z0-9]_(\.[A-Za-z0-9_]+)?"')
 
+# A module compile() traces into by its reference forward, which the IR
+# holds as a call_module the lowering does not bind (a traced archive's
+# dynamic quantized LSTM or GRU): compiled through its exported GraphModule.
+_TRACED_INTO_MODULE = re.compile(
+    r'fx\.submodule @\S+ "torch\.ao\.nn\.quantized\.dynamic\.'
+    r'(LSTM|GRU)"')
+
 
 def _hooked_modules(model):
     """The paths of the modules of `model` with forward hooks or forward
@@ -968,8 +975,11 @@ def _compile_scripted(model, example_inputs, trace_error, options):
         except FxMlirError as direct_error:
             # In-place ATen calls fx-normalize leaves (an update of a view
             # another node reads): the GraphModule the IR exports to is
-            # functionalized as any other, or says why it cannot be.
-            if not _INPLACE_ATEN.search(ir):
+            # functionalized as any other, or says why it cannot be. A
+            # dynamic quantized LSTM or GRU: that GraphModule's module is
+            # traced into (fx_mlir/reference.py).
+            if not (_INPLACE_ATEN.search(ir)
+                    or _TRACED_INTO_MODULE.search(ir)):
                 raise
             try:
                 gm = export_graph_module(ir)
@@ -1129,6 +1139,33 @@ def _node_values(gm, example_inputs, wanted):
     return values
 
 
+def _indexed_only(node, result):
+    """Whether every use of `node` can read `result` instead: `result` a
+    node, or a (nested) tuple of nodes that `node`'s users index with
+    constants (a dynamic LSTM's `(output, (h, c))`)."""
+    if isinstance(result, torch.fx.Node):
+        return True
+    return isinstance(result, (tuple, list)) and all(
+        user.op == "call_function" and user.target is operator.getitem
+        and len(user.args) == 2 and isinstance(user.args[1], int)
+        and not user.kwargs and -len(result) <= user.args[1] < len(result)
+        and _indexed_only(user, result[user.args[1]])
+        for user in node.users)
+
+
+def _replace_indexed(graph, node, result, values):
+    """Each use of `node` reads `result` (_indexed_only): the indexing
+    users go; `values` (example values by node) follows."""
+    if isinstance(result, torch.fx.Node):
+        node.replace_all_uses_with(result)
+        if node in values:  # for a later candidate that reads it
+            values[result] = values[node]
+        return
+    for user in list(node.users):
+        _replace_indexed(graph, user, result[user.args[1]], values)
+        graph.erase_node(user)
+
+
 def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     """`gm` with each call_module of a module the compiler does not bind
     or traces into (a torch.nn leaf torch.fx kept whole:
@@ -1248,21 +1285,8 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
                             prefix + path[len("inner"):])
                     env[n] = new
                     inserted.append(new)
-        if isinstance(result, torch.fx.Node):
-            node.replace_all_uses_with(result)
-            if node in values:  # for a later candidate that reads it
-                values[result] = values[node]
-        elif (isinstance(result, (tuple, list)) and all(
-                user.op == "call_function" and user.target is operator.getitem
-                and isinstance(user.args[1], int) and not user.kwargs
-                and -len(result) <= user.args[1] < len(result)
-                and isinstance(result[user.args[1]], torch.fx.Node)
-                for user in node.users)):
-            for user in list(node.users):
-                user.replace_all_uses_with(result[user.args[1]])
-                if user in values:
-                    values[result[user.args[1]]] = values[user]
-                copy.graph.erase_node(user)
+        if _indexed_only(node, result):
+            _replace_indexed(copy.graph, node, result, values)
         if node.users:
             # An output of another form: the node stays whole, and the
             # copied nodes go (nothing reads them), last first.

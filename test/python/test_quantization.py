@@ -590,6 +590,56 @@ def test_traced_quantized_embeddings(tmp_path):
             assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
 
 
+class _TracedRecurrent(nn.Module):
+    """A 2-layer bidirectional LSTM given its initial state, a GRU whose
+    final state nothing reads (tracing drops it from the traced module's
+    results) and a linear, for quantize_dynamic."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 5, num_layers=2, bidirectional=True,
+                            batch_first=True)
+        self.gru = nn.GRU(10, 4)
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x, h0, c0):
+        out, (h, c) = self.lstm(x, (h0, c0))
+        seq, _ = self.gru(out.transpose(0, 1))
+        return self.fc(seq), h, c
+
+
+def test_traced_dynamic_recurrent_layers(tmp_path):
+    """A traced archive's dynamic quantized LSTM and GRU: their packed cells
+    (CellParamsBase, whose state holds the packed linears) unpacked into
+    PyTorch's names (`lstm.weight_ih_l1_reverse`, ...), the module's
+    constructor arguments as hyperparameters, and the traced module's flat
+    results (`(output, h, c)`, or the output alone) read from the module's
+    own `(output, (h, c))`: the IR exports to a GraphModule equal to the
+    archive, bit for bit, and the archive compiles (through that
+    GraphModule, whose recurrent modules compile traces into) within float
+    rounding."""
+    torch.manual_seed(0)
+    model = torch.ao.quantization.quantize_dynamic(
+        _TracedRecurrent().eval(), {nn.LSTM, nn.GRU, nn.Linear}, dtype=torch.qint8)
+    inputs = (torch.randn(2, 7, 6), torch.randn(4, 2, 5),
+              torch.randn(4, 2, 5))
+    loaded, compiled = _traced_and_compiled(model, inputs,
+                                            tmp_path / "recurrent.pt")
+    ir = fx_mlir.import_torchscript(loaded, inputs)
+    assert ('"torch.ao.nn.quantized.dynamic.LSTM"(input_size=6, '
+            'hidden_size=5, num_layers=2, bias=True, batch_first=True, '
+            'dropout=0.0, bidirectional=True, dtype=torch.qint8)') in ir
+    assert "@lstm.weight_hh_l1_reverse : tensor<20x5x!quant.uniform<i8" in ir
+    assert "@gru.bias_ih_l0 : tensor<12xf32>" in ir
+    back = fx_mlir.export_graph_module(ir)
+    others = tuple(torch.randn_like(t) for t in inputs)
+    expected = loaded(*others)
+    for e, a in zip(expected, back(*others)):
+        assert torch.equal(e, a)
+    for e, a in zip(expected, compiled(*others)):
+        assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
+
+
 # --- Compiled: reference form, lowered; compared with the quantized engine.
 
 def _output_scale(converted):

@@ -216,6 +216,10 @@ void Importer::declareQuantizedModule(
       break;
     }
   }
+  if (module.hasattr("_all_weight_values")) {
+    declareRecurrentState(path, module);
+    return;
+  }
   c10::IValue packed = packedParams(module);
   if (!packed.isObject())
     return;
@@ -234,9 +238,90 @@ void Importer::declareQuantizedModule(
   else
     fail(nullptr, "module '" + path + "' holds packed params of class " +
                       className + ", which cannot be unpacked");
-  add("bias", c10::IValue(declareUnpacked(nullptr, "module '" + path + "'",
-                                          unpack, packed, path)
-                              .second));
+  auto [weight, hasBias] =
+      declareUnpacked(nullptr, "module '" + path + "'", unpack, packed, path);
+  if (className != "LinearPackedParamsBase") {
+    add("bias", c10::IValue(hasBias));
+    return;
+  }
+  // A linear's constructor arguments, as the Python importer writes them
+  // (a traced one keeps none): its sizes, its bias as a bool (`bias_` for
+  // Linear, `bias` for the fused LinearReLU and kin) and its weight's
+  // dtype, so that the exported module rebuilds.
+  add("in_features", weight.size(1));
+  add("out_features", weight.size(0));
+  add(llvm::StringRef(pythonTypeName(module)).ends_with(".Linear") ? "bias_"
+                                                                   : "bias",
+      c10::IValue(hasBias));
+  add("dtype", c10::IValue(int64_t(weight.scalar_type())));
+}
+
+void Importer::declareRecurrentState(const std::string &path,
+                                     const torch::jit::Module &module) {
+  // A dynamic quantized LSTM's or GRU's cells: `_all_weight_values.<k>`
+  // (layer k / directions, direction k % directions), each a PackedParameter
+  // module whose `param` is a CellParamsBase, its state (`__getstate__`)
+  // (kind, [bias_ih, bias_hh], doubles, longs, [packed ih, packed hh]).
+  std::string what = "module '" + path + "'";
+  c10::IValue all = module.attr("_all_weight_values");
+  if (!all.isModule())
+    fail(nullptr, what + ": _all_weight_values is not a module list");
+  int64_t directions =
+      module.hasattr("bidirectional") && module.attr("bidirectional").toBool()
+          ? 2
+          : 1;
+  std::vector<std::pair<std::string, at::Tensor>> weights, biases;
+  int64_t k = 0;
+  for (const auto &child : all.toModule().named_children()) {
+    if (!child.value.hasattr("param") || !child.value.attr("param").isObject())
+      fail(nullptr, what + ": cell " + child.name + " holds no packed cell");
+    c10::IValue cell = child.value.attr("param");
+    auto object = cell.toObject();
+    torch::jit::Function *getState = object->type()->findMethod("__getstate__");
+    if (!getState)
+      fail(nullptr, what + ": its cells cannot be unpacked");
+    std::vector<c10::IValue> stack{cell};
+    getState->run(stack);
+    c10::IValue state = stack.empty() ? c10::IValue() : stack.back();
+    if (state.isTuple() && state.toTupleRef().elements().size() == 2 &&
+        state.toTupleRef().elements()[0].isTuple())
+      state = state.toTupleRef().elements()[0];
+    if (!state.isTuple() || state.toTupleRef().elements().size() != 5 ||
+        !state.toTupleRef().elements()[0].isString())
+      fail(nullptr,
+           what + ": cell " + child.name + " has a state of an unknown form");
+    const auto &fields = state.toTupleRef().elements();
+    std::string kind = fields[0].toStringRef();
+    if (kind != "quantized_dynamic")
+      fail(nullptr, what + ": cells of kind '" + kind +
+                        "' are not supported (int8 dynamic ones are)");
+    std::vector<c10::IValue> packed = fields[4].toListRef().vec();
+    std::vector<c10::IValue> tensors = fields[1].toListRef().vec();
+    if (packed.size() != 2 || (tensors.size() != 2 && !tensors.empty()))
+      fail(nullptr,
+           what + ": cell " + child.name + " has a state of an unknown form");
+    std::string suffix = "_l" + std::to_string(k / directions) +
+                         (k % directions ? "_reverse" : "");
+    const char *names[] = {"ih", "hh"};
+    for (int i = 0; i < 2; ++i) {
+      std::vector<c10::IValue> unpacked =
+          callOnPacked(nullptr, what, "quantized::linear_unpack", packed[i]);
+      if (unpacked.empty() || !unpacked[0].isTensor())
+        fail(nullptr, what + ": quantized::linear_unpack did not give a "
+                             "weight");
+      weights.emplace_back(std::string("weight_") + names[i] + suffix,
+                           unpacked[0].toTensor());
+      if (!tensors.empty())
+        biases.emplace_back(std::string("bias_") + names[i] + suffix,
+                            tensors[i].toTensor().detach());
+    }
+    ++k;
+  }
+  // Weights, then biases, as the Python importer declares them.
+  for (auto &list : {weights, biases})
+    for (const auto &[name, tensor] : list)
+      declareState(join(path, name), tensor, StateKind::Parameter,
+                   /*fromArchive=*/false);
 }
 
 std::vector<c10::IValue> Importer::callOnPacked(const torch::jit::Node *node,
@@ -472,6 +557,93 @@ bool Importer::importPackedCall(torch::jit::Node *node) {
                         /*training=*/false);
   }
   importCall(node, path, {values.at(node->input(0))}, {}, /*isModule=*/true);
+  return true;
+}
+
+bool Importer::importRecurrentCall(torch::jit::Node *node, const FxValue &self,
+                                   std::vector<FxValue> args) {
+  std::string type = pythonTypeName(self.module);
+  bool lstm = type == "torch.ao.nn.quantized.dynamic.LSTM";
+  if ((!lstm && type != "torch.ao.nn.quantized.dynamic.GRU") ||
+      node->outputs().size() != 1)
+    return false;
+  // What the traced forward returns: each value one of the recurrent
+  // operator's results (output, h[, c]); tracing drops those the caller
+  // did not read (a GRU's h), so the forward's results are found in its
+  // graph, and the module's own call returns them all.
+  auto method = self.module.find_method("forward");
+  if (!method)
+    return false;
+  std::shared_ptr<torch::jit::Graph> graph = method->graph();
+  torch::jit::Node *recurrent = nullptr;
+  for (torch::jit::Node *n : graph->nodes())
+    if (n->kind() == c10::Symbol::fromQualString("aten::quantized_lstm") ||
+        n->kind() == c10::Symbol::fromQualString("aten::quantized_gru"))
+      recurrent = n;
+  if (!recurrent || graph->outputs().size() != 1)
+    return false;
+  torch::jit::Value *returned = graph->outputs()[0];
+  std::vector<torch::jit::Value *> flat{returned};
+  bool tuple = returned->node()->kind() == c10::prim::TupleConstruct;
+  if (tuple)
+    flat.assign(returned->node()->inputs().begin(),
+                returned->node()->inputs().end());
+  std::vector<size_t> which;
+  for (torch::jit::Value *v : flat) {
+    if (v->node() != recurrent)
+      return false;
+    which.push_back(v->offset());
+  }
+  evaluate(node, /*runMethod=*/true);
+  declareModule(self.path, self.module);
+  // The types of the module's results: the traced ones where known.
+  size_t results = lstm ? 3 : 2;
+  SmallVector<Type> types(results, AnyType::get(ctx));
+  Type traced = typeOf(node->output());
+  for (size_t i = 0; i < which.size(); ++i) {
+    if (which[i] >= results)
+      return false;
+    if (!tuple)
+      types[which[i]] = traced;
+    else if (auto t = dyn_cast<TupleType>(traced); t && t.size() == flat.size())
+      types[which[i]] = t.getType(i);
+  }
+  // A traced LSTM given its initial state takes (input, h0, c0) flat: the
+  // module's own forward takes (input, (h0, c0)).
+  if (lstm && args.size() == 3) {
+    FxValue hx;
+    hx.kind = FxValue::Tuple;
+    hx.elements = {args[1], args[2]};
+    args = {args[0], hx};
+  }
+  SmallVector<mlir::Value> inputs;
+  auto [argAttr, kwargAttr] = callArgs(args, {}, inputs, node);
+  std::string name = uniqueName(self.path);
+  Type state =
+      lstm ? Type(TupleType::get(ctx, {types[1], types[2]})) : types[1];
+  mlir::Value call =
+      CallModuleOp::create(builder, nodeLoc(name, node),
+                           TupleType::get(ctx, {types[0], state}), name,
+                           self.path, argAttr, kwargAttr, inputs)
+          .getResult();
+  // Result i of (output, (h, c)) or (output, h).
+  mlir::Value hc;
+  auto result = [&](size_t i) {
+    if (i == 0 || !lstm)
+      return getitem(call, i, types[i], node);
+    if (!hc)
+      hc = getitem(call, 1, state, node);
+    return getitem(hc, i - 1, types[i], node);
+  };
+  if (!tuple) {
+    values[node->output()] = FxValue::ofNode(result(which[0]));
+    return true;
+  }
+  FxValue value;
+  value.kind = FxValue::Tuple;
+  for (size_t i : which)
+    value.elements.push_back(FxValue::ofNode(result(i)));
+  values[node->output()] = value;
   return true;
 }
 

@@ -1118,6 +1118,8 @@ void Importer::importNode(torch::jit::Node *node) {
     // extra argument; its forward no longer has the Python signature, so it
     // is walked into instead of called.
     if (method == "forward" && !passesState && isLeaf(self.module)) {
+      if (importRecurrentCall(node, self, args))
+        return;
       evaluate(node, /*runMethod=*/true);
       declareModule(self.path, self.module);
       importCall(node, self.path, args, {}, /*isModule=*/true);

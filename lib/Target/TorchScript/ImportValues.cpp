@@ -684,8 +684,17 @@ DictAttr Importer::hyperparameters(const std::string &path,
           v.isTuple()))
       return;
     SmallVector<mlir::Value> noInputs;
-    Attribute value = toArg(constantOf(v, nullptr), noInputs, nullptr);
-    if (!noInputs.empty() || !isConstantValue(value))
+    // A module's `dtype` (a dynamic quantized RNN's) is a ScalarType.
+    Attribute value = toArg(
+        constantOf(v, nullptr,
+                   name == "dtype" ? c10::TypePtr(c10::ScalarTypeType::get())
+                                   : c10::TypePtr()),
+        noInputs, nullptr);
+    // A scripted module's attribute comes first; what the quantized
+    // module's packed params say of it (a Linear's in_features) is the
+    // same.
+    if (!noInputs.empty() || !isConstantValue(value) ||
+        llvm::is_contained(keys, builder.getStringAttr(name)))
       return;
     keys.push_back(builder.getStringAttr(name));
     hparams.push_back(value);
@@ -698,8 +707,13 @@ DictAttr Importer::hyperparameters(const std::string &path,
   std::string typeName = pythonTypeName(module);
   bool plainConv = llvm::StringRef(typeName).contains(".Conv") &&
                    !llvm::StringRef(typeName).contains("ConvTranspose");
+  // A dynamic quantized LSTM or GRU passes its `mode` to RNNBase itself
+  // and sets `version`: its constructor takes RNNBase's other arguments.
+  bool dynamicRecurrent = typeName == "torch.ao.nn.quantized.dynamic.LSTM" ||
+                          typeName == "torch.ao.nn.quantized.dynamic.GRU";
   auto setByConstructor = [&](llvm::StringRef name) {
-    return plainConv && (name == "transposed" || name == "output_padding");
+    return (plainConv && (name == "transposed" || name == "output_padding")) ||
+           (dynamicRecurrent && (name == "mode" || name == "version"));
   };
   std::vector<std::string> constantNames(type->constantNames().begin(),
                                          type->constantNames().end());

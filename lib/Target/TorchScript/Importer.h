@@ -266,6 +266,18 @@ private:
   /// of the table's rows, a constant `<module>.weight`; false when `node`
   /// is not one (ImportQuantized.cpp).
   bool importEmbeddingCall(torch::jit::Node *node);
+  /// A dynamic quantized LSTM's or GRU's layer weights and biases,
+  /// unpacked from its packed cells, as the state `<path>.weight_ih_l0`,
+  /// `<path>.bias_hh_l1_reverse`, ... (PyTorch's names).
+  void declareRecurrentState(const std::string &path,
+                             const torch::jit::Module &module);
+  /// A call of a traced dynamic quantized LSTM or GRU (whose forward
+  /// returns the results the caller read, flat: `(output, h, c)`, or
+  /// `output` alone) as the module's call, `(output, (h, c))` or
+  /// `(output, h)`, and the results read from it; false for any other
+  /// call.
+  bool importRecurrentCall(torch::jit::Node *node, const FxValue &self,
+                           std::vector<FxValue> args);
   /// The results of `op` (a LibTorch operator of no overload name) on the
   /// packed weights `packed`; a failure names `what` (and `node`).
   std::vector<c10::IValue> callOnPacked(const torch::jit::Node *node,

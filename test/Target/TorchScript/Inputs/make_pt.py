@@ -392,6 +392,31 @@ if not WHICH or "quantized_embeddings" in WHICH:
                                      example)), *example))
 
 
+class DynamicRecurrent(nn.Module):
+    """An LSTM given its initial state, a GRU whose final state nothing
+    reads and a linear, for quantize_dynamic."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(3, 4, bidirectional=True)
+        self.gru = nn.GRU(8, 2)
+        self.fc = nn.Linear(2, 3)
+
+    def forward(self, x, h0, c0):
+        out, (h, c) = self.lstm(x, (h0, c0))
+        seq, _ = self.gru(out)
+        return self.fc(seq), c
+
+
+if not WHICH or "quantized_dynamic" in WHICH:
+    torch.manual_seed(0)
+    save("quantized_dynamic",
+         trace(torch.ao.quantization.quantize_dynamic(
+             DynamicRecurrent().eval(), {nn.LSTM, nn.GRU, nn.Linear},
+             dtype=torch.qint8),
+             torch.randn(5, 1, 3), torch.randn(2, 1, 4), torch.randn(2, 1, 4)))
+
+
 class TracedLeaves(nn.Module):
     """torch.nn leaves torch.jit.trace keeps no hyperparameters of (a
     strided conv, an in-place ReLU, max pooling, flatten, dropout, a
