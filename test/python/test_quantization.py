@@ -640,6 +640,30 @@ def test_traced_dynamic_recurrent_layers(tmp_path):
         assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
 
 
+def test_scripted_dynamic_recurrent_layers():
+    """A scripted model's dynamic quantized LSTM and GRU are called through
+    their `forward_tensor(input, hx)`: imported as the modules' own calls
+    (with their unpacked cells, as traced), exported bit-equal and compiled
+    within float rounding."""
+    torch.manual_seed(1)
+    model = torch.ao.quantization.quantize_dynamic(
+        _TracedRecurrent().eval(), {nn.LSTM, nn.GRU, nn.Linear},
+        dtype=torch.qint8)
+    scripted = torch.jit.script(model)
+    inputs = (torch.randn(2, 7, 6), torch.randn(4, 2, 5),
+              torch.randn(4, 2, 5))
+    ir = fx_mlir.import_torchscript(scripted, inputs)
+    assert "fx.call_module @lstm(%x, (%h0, %c0))" in ir
+    back = fx_mlir.export_graph_module(ir)
+    compiled = fx_mlir.compile(scripted, inputs, cache_dir=False)
+    others = tuple(torch.randn_like(t) for t in inputs)
+    expected = scripted(*others)
+    for e, a in zip(expected, back(*others)):
+        assert torch.equal(e, a)
+    for e, a in zip(expected, compiled(*others)):
+        assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
+
+
 # --- Compiled: reference form, lowered; compared with the quantized engine.
 
 def _output_scale(converted):

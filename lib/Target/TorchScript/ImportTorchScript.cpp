@@ -1117,7 +1117,15 @@ void Importer::importNode(torch::jit::Node *node) {
     // A traced module whose weight is tied to another one's gets it as an
     // extra argument; its forward no longer has the Python signature, so it
     // is walked into instead of called.
-    if (method == "forward" && !passesState && isLeaf(self.module)) {
+    // A scripted dynamic quantized LSTM or GRU is called through
+    // `forward_tensor(input, hx)`, what its forward does with a tensor: the
+    // module's own call, returning what it returns.
+    std::string type = pythonTypeName(self.module);
+    bool recurrentTensor = method == "forward_tensor" &&
+                           (type == "torch.ao.nn.quantized.dynamic.LSTM" ||
+                            type == "torch.ao.nn.quantized.dynamic.GRU");
+    if ((method == "forward" || recurrentTensor) && !passesState &&
+        isLeaf(self.module)) {
       if (importRecurrentCall(node, self, args))
         return;
       evaluate(node, /*runMethod=*/true);
