@@ -400,10 +400,8 @@ class _EagerNet(nn.Module):
         return self.dequant(self.fc(torch.flatten(y, 1)))
 
 
-def test_compile_eager_mode_quantized_models():
-    """Models quantized in eager mode (torch.ao.quantization.prepare and
-    convert; quantize_dynamic) compile: their quantized modules stay whole
-    when traced, as in a convert_fx graph."""
+def _eager_converted():
+    """_EagerNet quantized in eager mode, and an example input."""
     torch.manual_seed(0)
     model = _EagerNet().eval()
     model.qconfig = torch.ao.quantization.get_default_qconfig(QCONFIG)
@@ -413,7 +411,14 @@ def test_compile_eager_mode_quantized_models():
     for seed in range(3):
         prepared(_inputs_like((torch.randn(2, 3, 6, 6),), seed)[0])
     converted = torch.ao.quantization.convert(prepared)
-    example = (torch.randn(2, 3, 6, 6),)
+    return converted, (torch.randn(2, 3, 6, 6),)
+
+
+def test_compile_eager_mode_quantized_models():
+    """Models quantized in eager mode (torch.ao.quantization.prepare and
+    convert; quantize_dynamic) compile: their quantized modules stay whole
+    when traced, as in a convert_fx graph."""
+    converted, example = _eager_converted()
     compiled = fx_mlir.compile(converted, example)
     for seed in (1, 2):
         inputs = _inputs_like(example, seed)
@@ -426,6 +431,28 @@ def test_compile_eager_mode_quantized_models():
     x = torch.randn(4, 32)
     compiled = fx_mlir.compile(dynamic, (x,))
     assert torch.allclose(dynamic(x), compiled(x), atol=1e-5)
+
+
+def test_compile_traced_eager_mode_quantized_model(tmp_path):
+    """An eager-mode quantized model traced and saved: its Quantize and
+    DeQuantize modules (classes of torch.ao.nn.quantized.modules itself,
+    no file part) keep their public names (Quantize its scale, zero point
+    and dtype), the IR exports to a GraphModule equal to the archive, and
+    the archive compiles within one step of the engine (before,
+    `...quantized.modules.Quantize` was an unknown module)."""
+    converted, example = _eager_converted()
+    loaded, compiled = _traced_and_compiled(converted, example,
+                                            tmp_path / "eager.pt")
+    ir = fx_mlir.import_torchscript(loaded, example)
+    assert '"torch.ao.nn.quantized.Quantize"(' in ir
+    assert '"torch.ao.nn.quantized.DeQuantize"()' in ir
+    back = fx_mlir.export_graph_module(ir)
+    for seed in (1, 2):
+        inputs = _inputs_like(example, seed)
+        assert torch.equal(back(*inputs), loaded(*inputs))
+        steps = (loaded(*inputs) - compiled(*inputs)).abs() / \
+            converted.fc.scale
+        assert steps.max() <= 1
 
 
 class _Recurrent(nn.Module):

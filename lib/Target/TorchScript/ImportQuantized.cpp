@@ -72,11 +72,14 @@ Type quantizedElementType(MLIRContext *ctx, const at::Tensor &tensor) {
 
 std::string quantizedModuleTypeName(llvm::ArrayRef<std::string> parts) {
   // `torch.ao.nn.quantized.modules.conv.Conv2d` -> its package without
-  // `.modules.<file>` (`torch.ao.nn.quantized.Conv2d`); PyTorch 1.13's
+  // `.modules[.<file>]` (`torch.ao.nn.quantized.Conv2d`); PyTorch 1.13's
   // `torch.nn.intrinsic.quantized` is spelled by its newer home,
   // `torch.ao.nn.intrinsic.quantized`, as the Python importer spells it.
+  // Classes of `modules/__init__.py` itself (`Quantize`, `DeQuantize`)
+  // have no file part.
   auto modules = llvm::find(parts, "modules");
-  if (modules == parts.end() || parts.end() - modules != 3)
+  if (modules == parts.end() ||
+      (parts.end() - modules != 3 && parts.end() - modules != 2))
     return "";
   std::vector<std::string> package(parts.begin(), modules);
   if (package.size() >= 3 && package[0] == "torch" && package[1] == "nn" &&
@@ -218,6 +221,31 @@ void Importer::declareQuantizedModule(
   }
   if (module.hasattr("_all_weight_values")) {
     declareRecurrentState(path, module);
+    return;
+  }
+  // Quantize keeps its scale and zero point as buffers (state too) and
+  // takes them, with its dtype, as constructor arguments: the dtype of a
+  // traced one is the constant its forward passes to quantize_per_tensor.
+  if (pythonTypeName(module) == "torch.ao.nn.quantized.Quantize") {
+    auto number = [&](const char *name) -> std::optional<c10::Scalar> {
+      if (!module.hasattr(name) || !module.attr(name).isTensor() ||
+          module.attr(name).toTensor().numel() != 1)
+        return std::nullopt;
+      return module.attr(name).toTensor().item();
+    };
+    if (auto scale = number("scale"))
+      add("scale", c10::IValue(scale->toDouble()));
+    if (auto zeroPoint = number("zero_point"))
+      add("zero_point", c10::IValue(zeroPoint->toInt()));
+    if (auto method = module.find_method("forward"))
+      for (torch::jit::Node *node : method->graph()->nodes())
+        if (node->kind() ==
+                c10::Symbol::fromQualString("aten::quantize_per_tensor") &&
+            node->inputs().size() == 4)
+          if (std::optional<c10::IValue> dtype =
+                  torch::jit::toIValue(node->input(3));
+              dtype && dtype->isInt())
+            add("dtype", *dtype);
     return;
   }
   c10::IValue packed = packedParams(module);

@@ -417,6 +417,34 @@ if not WHICH or "quantized_dynamic" in WHICH:
              torch.randn(5, 1, 3), torch.randn(2, 1, 4), torch.randn(2, 1, 4)))
 
 
+class EagerQuantized(nn.Module):
+    """Eager-mode static quantization: stubs around a fused conv + ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.relu = nn.ReLU()
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x):
+        return self.dequant(self.relu(self.conv(self.quant(x))))
+
+
+if not WHICH or "quantized_eager" in WHICH:
+    engine = ("onednn" if "onednn" in torch.backends.quantized.supported_engines
+              else "qnnpack")
+    torch.backends.quantized.engine = engine
+    model = EagerQuantized().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig(engine)
+    torch.ao.quantization.fuse_modules(model, [["conv", "relu"]],
+                                       inplace=True)
+    prepared = torch.ao.quantization.prepare(model)
+    prepared(torch.randn(1, 3, 8, 8))
+    save("quantized_eager", trace(torch.ao.quantization.convert(prepared),
+                                  torch.randn(1, 3, 8, 8)))
+
+
 class TracedLeaves(nn.Module):
     """torch.nn leaves torch.jit.trace keeps no hyperparameters of (a
     strided conv, an in-place ReLU, max pooling, flatten, dropout, a
