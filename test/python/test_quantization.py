@@ -635,6 +635,18 @@ class _TracedRecurrent(nn.Module):
         return self.fc(seq), h, c
 
 
+def _check_recurrent_archive(archive, back, compiled, inputs):
+    """On inputs like `inputs`: the GraphModule exported from the archive's
+    IR equal to the archive, bit for bit; the compiled one within float
+    rounding."""
+    others = tuple(torch.randn_like(t) for t in inputs)
+    expected = archive(*others)
+    for e, a in zip(expected, back(*others)):
+        assert torch.equal(e, a)
+    for e, a in zip(expected, compiled(*others)):
+        assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
+
+
 def test_traced_dynamic_recurrent_layers(tmp_path):
     """A traced archive's dynamic quantized LSTM and GRU: their packed cells
     (CellParamsBase, whose state holds the packed linears) unpacked into
@@ -659,12 +671,7 @@ def test_traced_dynamic_recurrent_layers(tmp_path):
     assert "@lstm.weight_hh_l1_reverse : tensor<20x5x!quant.uniform<i8" in ir
     assert "@gru.bias_ih_l0 : tensor<12xf32>" in ir
     back = fx_mlir.export_graph_module(ir)
-    others = tuple(torch.randn_like(t) for t in inputs)
-    expected = loaded(*others)
-    for e, a in zip(expected, back(*others)):
-        assert torch.equal(e, a)
-    for e, a in zip(expected, compiled(*others)):
-        assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
+    _check_recurrent_archive(loaded, back, compiled, inputs)
 
 
 def test_scripted_dynamic_recurrent_layers():
@@ -683,12 +690,7 @@ def test_scripted_dynamic_recurrent_layers():
     assert "fx.call_module @lstm(%x, (%h0, %c0))" in ir
     back = fx_mlir.export_graph_module(ir)
     compiled = fx_mlir.compile(scripted, inputs, cache_dir=False)
-    others = tuple(torch.randn_like(t) for t in inputs)
-    expected = scripted(*others)
-    for e, a in zip(expected, back(*others)):
-        assert torch.equal(e, a)
-    for e, a in zip(expected, compiled(*others)):
-        assert torch.allclose(e, a, rtol=1e-5, atol=1e-5)
+    _check_recurrent_archive(scripted, back, compiled, inputs)
 
 
 # --- Compiled: reference form, lowered; compared with the quantized engine.
