@@ -164,19 +164,29 @@ def _constant(value, tracer):
 
 
 def _embedding_rows(weight):
-    """The float rows of a quantized embedding table (quint8, a float scale
-    and zero point per row) as torch.ops.quantized.embedding_byte computes
-    them: PyTorch's packing keeps each row's scale and bias = zero_point *
-    scale * -1, and a row is addcmul(bias, q, scale)."""
-    if weight.dtype != torch.quint8 or \
-            weight.qscheme() != torch.per_channel_affine_float_qparams or \
-            weight.q_per_channel_axis() != 0:
+    """The float rows of a quantized embedding table (a float scale and
+    zero point per row) as torch.ops.quantized.embedding_byte and
+    embedding_4bit compute them: PyTorch's packing keeps each row's scale
+    and bias = zero_point * scale * -1 (in fp16 for a 4-bit table), and a
+    row is addcmul(bias, q, scale). A 4-bit table (quint4x2) holds two
+    values a byte, the first in the low nibble."""
+    if weight.qscheme() != torch.per_channel_affine_float_qparams or \
+            weight.q_per_channel_axis() != 0 or weight.dim() != 2 or \
+            weight.dtype not in (torch.quint8, torch.quint4x2) or \
+            (weight.dtype == torch.quint4x2 and weight.shape[1] % 2):
         raise NotImplementedError(
             f"a quantized embedding table of {weight.dtype} "
-            f"({weight.qscheme()})")
-    q = weight.int_repr().float()
+            f"({weight.qscheme()}, {tuple(weight.shape)})")
     scale = weight.q_per_channel_scales().float()
     bias = weight.q_per_channel_zero_points().float() * scale * -1
+    if weight.dtype == torch.quint8:
+        q = weight.int_repr().float()
+    else:
+        rows, width = weight.shape
+        packed = weight.int_repr().view(rows, width // 2)
+        q = torch.stack([packed & 15, packed >> 4], -1).view(rows,
+                                                             width).float()
+        scale, bias = scale.half().float(), bias.half().float()
     return torch.addcmul(bias[:, None].expand_as(q), q,
                          scale[:, None].expand_as(q))
 
@@ -185,8 +195,8 @@ def quantized_embedding_forward(module, indices, offsets=None,
                                 per_sample_weights=None,
                                 compressed_indices_mapping=None,
                                 tracer=None):
-    """torch.ao.nn.quantized.Embedding and EmbeddingBag (8-bit): the float
-    embedding (bag) of the table's rows as the engine computes them (a
+    """torch.ao.nn.quantized.Embedding and EmbeddingBag (8- or 4-bit): the
+    float embedding (bag) of the table's rows as the engine computes them (a
     constant of the graph, 4 bytes an element). The quantized EmbeddingBag
     sums its bags whatever its `mode` (its forward passes mode 0 to
     embedding_bag_byte), and so does this."""

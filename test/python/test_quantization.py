@@ -561,24 +561,36 @@ class _Embeddings(nn.Module):
                 self.bag(j, offsets, per_sample_weights=weights))
 
 
-def test_compile_quantized_embeddings():
+def _embedding_qconfig(bits):
+    from torch.ao.quantization import (
+        float_qparams_weight_only_qconfig,
+        float_qparams_weight_only_qconfig_4bit)
+    return (float_qparams_weight_only_qconfig if bits == 8
+            else float_qparams_weight_only_qconfig_4bit)
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_compile_quantized_embeddings(bits):
     """Quantized Embedding and EmbeddingBag (float_qparams_weight_only,
-    from convert_fx or eager convert) compile: the embedding (bag) of the
-    table's rows as embedding_byte computes them (the engine's bag sums
-    whatever the mode: so does the compiled one). Rows equal, bags within
-    float rounding of the engine's sums."""
-    from torch.ao.quantization import float_qparams_weight_only_qconfig
+    8-bit or 4-bit tables, from convert_fx or eager convert) compile: the
+    embedding (bag) of the table's rows as embedding_byte / embedding_4bit
+    compute them (a 4-bit table's scale and bias in fp16; the engine's bag
+    sums whatever the mode: so does the compiled one). Rows equal, bags
+    within float rounding of the engine's sums."""
+    qconfig = _embedding_qconfig(bits)
     torch.manual_seed(0)
     inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
               torch.tensor([0, 3, 7]), torch.rand(10))
-    mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
+    mapping = QConfigMapping().set_global(qconfig)
     converted = convert_fx(prepare_fx(_Embeddings().eval(), mapping, inputs))
     eager = _Embeddings().eval()
-    eager.qconfig = float_qparams_weight_only_qconfig
+    eager.qconfig = qconfig
     eager = torch.ao.quantization.convert(
         torch.ao.quantization.prepare(eager))
     assert isinstance(eager.bag, nnq.EmbeddingBag)
-    for model in (converted, eager):
+    # PyTorch 1.13's eager convert of a 4-bit Embedding packs it wrongly
+    # (its rows come out a quarter as wide): convert_fx's only.
+    for model in (converted, eager) if bits == 8 else (converted,):
         compiled = fx_mlir.compile(model, inputs)
         others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
                   inputs[2], torch.rand(10))
@@ -588,18 +600,19 @@ def test_compile_quantized_embeddings():
             assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
 
 
-def test_traced_quantized_embeddings(tmp_path):
-    """Traced quantized Embedding and EmbeddingBag (`embedding_byte` and
-    `embedding_bag_byte` on packed tables) are imported as the float
-    embedding (bag) of the table's rows, a constant `<module>.weight`
-    unpacked with embedding_bag_unpack: the archive compiles (rows equal,
-    bags within float rounding of the engine's sums) and its IR exports to
-    a GraphModule computing what the archive computes."""
-    from torch.ao.quantization import float_qparams_weight_only_qconfig
+@pytest.mark.parametrize("bits", [8, 4])
+def test_traced_quantized_embeddings(tmp_path, bits):
+    """Traced quantized Embedding and EmbeddingBag (`embedding_byte`,
+    `embedding_bag_byte` and their 4-bit forms on packed tables) are
+    imported as the float embedding (bag) of the table's rows, a constant
+    `<module>.weight` unpacked with embedding_bag_unpack: the archive
+    compiles (rows equal, bags within float rounding of the engine's sums)
+    and its IR exports to a GraphModule computing what the archive
+    computes."""
     torch.manual_seed(0)
     inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
               torch.tensor([0, 3, 7]), torch.rand(10))
-    mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
+    mapping = QConfigMapping().set_global(_embedding_qconfig(bits))
     converted = convert_fx(prepare_fx(_Embeddings().eval(), mapping, inputs))
     loaded, compiled = _traced_and_compiled(converted, inputs,
                                             tmp_path / "embeddings.pt")

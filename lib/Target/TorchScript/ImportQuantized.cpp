@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/stack.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 namespace mlir::fx::torchscript {
@@ -388,8 +389,10 @@ Importer::declareUnpacked(const torch::jit::Node *node, const std::string &what,
 
 bool Importer::importEmbeddingCall(torch::jit::Node *node) {
   llvm::StringRef op = node->kind().toQualString();
-  bool bag = op == "quantized::embedding_bag_byte";
-  if (!bag && op != "quantized::embedding_byte")
+  bool bag = op == "quantized::embedding_bag_byte" ||
+             op == "quantized::embedding_bag_4bit";
+  if (!bag && op != "quantized::embedding_byte" &&
+      op != "quantized::embedding_4bit")
     return false;
   auto packed = values.find(node->input(0));
   if (packed == values.end() || packed->second.kind != FxValue::Packed)
@@ -428,22 +431,36 @@ bool Importer::importEmbeddingCall(torch::jit::Node *node) {
     fail(node, what + ": quantized::embedding_bag_unpack did not give a "
                       "tensor");
   at::Tensor q = unpacked[0].toTensor();
-  if (q.scalar_type() != c10::ScalarType::QUInt8 ||
+  bool nibbles = q.scalar_type() == c10::ScalarType::QUInt4x2;
+  if ((q.scalar_type() != c10::ScalarType::QUInt8 && !nibbles) ||
       q.qscheme() != at::kPerChannelAffineFloatQParams ||
-      q.q_per_channel_axis() != 0 || q.dim() != 2)
+      q.q_per_channel_axis() != 0 || q.dim() != 2 || (nibbles && q.size(1) % 2))
     fail(node, what + ": a table of " +
                    std::string(c10::toString(q.scalar_type())) + " (" +
-                   std::string(c10::toString(q.qscheme())) +
-                   ") is not supported (8-bit tables of a float scale and "
-                   "zero point per row are)");
-  // The float rows as embedding_byte computes them: PyTorch's packing
-  // keeps each row's scale and bias = zero_point * scale * -1, and a row
-  // is bias + q * scale (the Python importer's reference.py computes them
-  // alike).
-  at::Tensor rows = q.int_repr().to(at::kFloat);
+                   std::string(c10::toString(q.qscheme())) + ", " +
+                   std::to_string(q.dim() == 2 ? q.size(1) : 0) +
+                   " columns) is not supported (8-bit tables, and 4-bit "
+                   "ones of an even width, of a float scale and zero point "
+                   "per row are)");
+  // The float rows as embedding_byte and embedding_4bit compute them:
+  // PyTorch's packing keeps each row's scale and bias = zero_point * scale
+  // * -1 (in fp16 for a 4-bit table), and a row is bias + q * scale; a
+  // 4-bit table holds two values a byte, the first in the low nibble (the
+  // Python importer's reference.py computes them alike).
+  at::Tensor rows = q.int_repr();
+  if (nibbles) {
+    rows = rows.view({q.size(0), q.size(1) / 2});
+    rows = at::stack({rows.bitwise_and(15), rows.bitwise_right_shift(4)}, -1)
+               .view({q.size(0), q.size(1)});
+  }
+  rows = rows.to(at::kFloat);
   at::Tensor scale = q.q_per_channel_scales().to(at::kFloat);
   at::Tensor bias =
       q.q_per_channel_zero_points().to(at::kFloat).mul(scale).mul(-1);
+  if (nibbles) {
+    scale = scale.to(at::kHalf).to(at::kFloat);
+    bias = bias.to(at::kHalf).to(at::kFloat);
+  }
   at::Tensor table = bias.unsqueeze(1).expand_as(rows).addcmul(
       rows, scale.unsqueeze(1).expand_as(rows));
   // `<module>._packed_params._packed_weight` -> `<module>.weight`.

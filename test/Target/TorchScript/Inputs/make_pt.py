@@ -373,7 +373,7 @@ class QuantizedEmbeddings(nn.Module):
     def __init__(self):
         super().__init__()
         self.embedding = nn.Embedding(20, 4)
-        self.bag = nn.EmbeddingBag(10, 3)
+        self.bag = nn.EmbeddingBag(10, 6)
 
     def forward(self, i, j, offsets, weights):
         return self.embedding(i), self.bag(j, offsets,
@@ -388,6 +388,13 @@ if not WHICH or "quantized_embeddings" in WHICH:
                torch.tensor([0, 2]), torch.rand(6))
     mapping = QConfigMapping().set_global(float_qparams_weight_only_qconfig)
     save("quantized_embeddings",
+         trace(convert_fx(prepare_fx(QuantizedEmbeddings().eval(), mapping,
+                                     example)), *example))
+    # 4-bit tables (two values a byte, scale and bias in fp16).
+    from torch.ao.quantization import float_qparams_weight_only_qconfig_4bit
+    mapping = QConfigMapping().set_global(
+        float_qparams_weight_only_qconfig_4bit)
+    save("quantized_embeddings_4bit",
          trace(convert_fx(prepare_fx(QuantizedEmbeddings().eval(), mapping,
                                      example)), *example))
 
