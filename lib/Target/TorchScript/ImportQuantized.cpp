@@ -135,6 +135,11 @@ bool isQuantizedModuleType(llvm::StringRef type) {
          type.starts_with("torch.ao.nn.intrinsic.quantized.");
 }
 
+bool isDynamicRecurrentType(llvm::StringRef type) {
+  return type == "torch.ao.nn.quantized.dynamic.LSTM" ||
+         type == "torch.ao.nn.quantized.dynamic.GRU";
+}
+
 /// The packed-params object of a quantized module (its `_packed_params`
 /// attribute, or its LinearPackedParams child's), or None.
 static c10::IValue packedParams(const torch::jit::Module &module) {
@@ -609,8 +614,7 @@ bool Importer::importRecurrentCall(torch::jit::Node *node, const FxValue &self,
                                    std::vector<FxValue> args) {
   std::string type = pythonTypeName(self.module);
   bool lstm = type == "torch.ao.nn.quantized.dynamic.LSTM";
-  if ((!lstm && type != "torch.ao.nn.quantized.dynamic.GRU") ||
-      node->outputs().size() != 1)
+  if (!isDynamicRecurrentType(type) || node->outputs().size() != 1)
     return false;
   // What the traced forward returns: each value one of the recurrent
   // operator's results (output, h[, c]); tracing drops those the caller

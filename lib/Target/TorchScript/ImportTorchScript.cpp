@@ -1120,10 +1120,8 @@ void Importer::importNode(torch::jit::Node *node) {
     // A scripted dynamic quantized LSTM or GRU is called through
     // `forward_tensor(input, hx)`, what its forward does with a tensor: the
     // module's own call, returning what it returns.
-    std::string type = pythonTypeName(self.module);
     bool recurrentTensor = method == "forward_tensor" &&
-                           (type == "torch.ao.nn.quantized.dynamic.LSTM" ||
-                            type == "torch.ao.nn.quantized.dynamic.GRU");
+                           isDynamicRecurrentType(pythonTypeName(self.module));
     if ((method == "forward" || recurrentTensor) && !passesState &&
         isLeaf(self.module)) {
       if (importRecurrentCall(node, self, args))

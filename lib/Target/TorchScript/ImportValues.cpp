@@ -709,8 +709,7 @@ DictAttr Importer::hyperparameters(const std::string &path,
                    !llvm::StringRef(typeName).contains("ConvTranspose");
   // A dynamic quantized LSTM or GRU passes its `mode` to RNNBase itself
   // and sets `version`: its constructor takes RNNBase's other arguments.
-  bool dynamicRecurrent = typeName == "torch.ao.nn.quantized.dynamic.LSTM" ||
-                          typeName == "torch.ao.nn.quantized.dynamic.GRU";
+  bool dynamicRecurrent = isDynamicRecurrentType(typeName);
   auto setByConstructor = [&](llvm::StringRef name) {
     return (plainConv && (name == "transposed" || name == "output_padding")) ||
            (dynamicRecurrent && (name == "mode" || name == "version"));

@@ -132,6 +132,8 @@ Type quantizedElementType(MLIRContext *ctx, const at::Tensor &tensor);
 std::string quantizedModuleTypeName(llvm::ArrayRef<std::string> parts);
 /// Whether `type` (a public name) is a quantized module's.
 bool isQuantizedModuleType(llvm::StringRef type);
+/// torch.ao.nn.quantized.dynamic.LSTM or GRU (layers in packed cells).
+bool isDynamicRecurrentType(llvm::StringRef type);
 
 llvm::StringRef className(llvm::StringRef qualified);
 
