@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Four quantized 3x3 conv+ReLU in a row, compiled and compared with
+"""Four quantized conv+ReLU in a row (3x3, or --kernel), compiled and compared with
 PyTorch's quantized engine in the same process: the int8 conv kernels'
 rate in multiply-adds a second, next to the core's ceiling
 (bench/int8_peak.c).
 
     /usr/bin/python3 bench/int8_conv_chain.py [--channels 64] [--size 56]
-                                              [--threads 1] [--calls 200]
+                                              [--kernel 3] [--threads 1]
+                                              [--calls 200] [--cpu X]
 
 The chain (channels in = out, padding 1, one image of size x size) is
 prepared with the engine's default qconfig (onednn, else qnnpack),
@@ -35,11 +36,12 @@ from quantized_zoo import median_ms  # noqa: E402
 
 
 class Chain(nn.Module):
-    def __init__(self, channels):
+    def __init__(self, channels, kernel=3):
         super().__init__()
         self.layers = nn.Sequential(*[
             m for _ in range(4)
-            for m in (nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU())])
+            for m in (nn.Conv2d(channels, channels, kernel,
+                                padding=kernel // 2), nn.ReLU())])
 
     def forward(self, x):
         return self.layers(x)
@@ -49,8 +51,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--channels", type=int, default=64)
     parser.add_argument("--size", type=int, default=56)
+    parser.add_argument("--kernel", type=int, default=3,
+                        help="the convs' kernel size (odd: 1, 3, 5, ...)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--cpu", default=None,
+                        help="fx-mlir's CPU target (bench/cpu_env.py)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     fx_mlir.set_num_threads(args.threads)
@@ -60,17 +66,18 @@ def main():
     torch.manual_seed(0)
     shape = (1, args.channels, args.size, args.size)
     x = torch.randn(shape)
-    prepared = prepare_fx(Chain(args.channels).eval(),
+    prepared = prepare_fx(Chain(args.channels, args.kernel).eval(),
                           get_default_qconfig_mapping(engine), (x,))
     with torch.no_grad():
         for _ in range(4):
             prepared(torch.randn(shape))
     converted = convert_fx(prepared)
     compiled = fx_mlir.compile(converted, (x,))
-    macs = 4 * args.channels ** 2 * 9 * args.size ** 2
+    macs = 4 * args.channels ** 2 * args.kernel ** 2 * args.size ** 2
     with torch.no_grad():
         diff = (compiled(x) - converted(x)).abs().max().item()
-        print(f"{args.channels} channels, {args.size}x{args.size}, "
+        print(f"{args.channels} channels, {args.kernel}x{args.kernel} "
+              f"kernels, {args.size}x{args.size}, "
               f"{args.threads} thread(s), engine {engine}: largest "
               f"difference {diff:.3g}")
         for name, fn in (("PyTorch", converted), ("fx-mlir", compiled)):

@@ -46,14 +46,18 @@ vnni512(void) {
 }
 
 __attribute__((target("avx2"))) static int pairs256(void) {
-  __m256i acc[12], x = _mm256_set1_epi16(3), y = _mm256_set1_epi16(5);
+  /* One product per accumulator, each of its own operands (y[j]): with
+   * one shared product the compiler would form it once an iteration. */
+  __m256i acc[12], y[12], x = _mm256_set1_epi16(3);
 #pragma GCC unroll 12
-  for (int j = 0; j < 12; j++)
+  for (int j = 0; j < 12; j++) {
     acc[j] = _mm256_set1_epi32(j);
+    y[j] = _mm256_set1_epi16(j + 5);
+  }
   for (long i = 0; i < N; i++) {
 #pragma GCC unroll 12
     for (int j = 0; j < 12; j++)
-      acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(x, y));
+      acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(x, y[j]));
     __asm__ volatile("" : "+x"(x));
   }
   for (int j = 1; j < 12; j++)
