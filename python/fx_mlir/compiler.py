@@ -1166,7 +1166,8 @@ def _replace_indexed(graph, node, result, values):
         graph.erase_node(user)
 
 
-def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
+def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False,
+                            select=None):
     """`gm` with each call_module of a module the compiler does not bind
     or traces into (a torch.nn leaf torch.fx kept whole:
     nn.TransformerEncoderLayer in a symbolic_trace'd or convert_fx'd graph,
@@ -1179,8 +1180,10 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
     torch.fx.wrap kept as a call and the compiler does not bind
     (torchvision's shifted_window_attention) replaced by the graph of its
     body, traced likewise; `gm` itself when there is none or one does not
-    trace (the compiler then names it). The caller's GraphModule is not
-    changed."""
+    trace (the compiler then names it). With `select` (a predicate on
+    modules), only the call_modules of the modules it selects are
+    replaced, and only by their reference forwards. The caller's
+    GraphModule is not changed."""
     known = _known_module_types()
     if known is None:
         return gm
@@ -1191,7 +1194,7 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
         # into it when it traces a module): traced with the example values
         # of its arguments, whose sizes its control flow may read.
         if (node.op == "call_function" and static_shapes
-                and example_inputs is not None
+                and select is None and example_inputs is not None
                 and _wrapped_unknown(node.target, known_functions)):
             candidates.append(node)
             continue
@@ -1200,6 +1203,10 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False):
         try:
             module = gm.get_submodule(node.target)
         except AttributeError:
+            continue
+        if select is not None:
+            if select(module) and _reference_forward(module) is not None:
+                candidates.append(node)
             continue
         # torch.nn's own classes (torch.nn.X; quantized and fused modules
         # are the importer's) the registry does not bind (by type, or with

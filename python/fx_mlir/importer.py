@@ -1000,6 +1000,34 @@ def _graph_submodules(gm):
     return found
 
 
+_QUANTIZED_EMBEDDINGS = (torch.ao.nn.quantized.Embedding,
+                         torch.ao.nn.quantized.EmbeddingBag)
+
+
+def _embeddings_inlined(gm, example_inputs):
+    """`gm` with each call of a quantized Embedding or EmbeddingBag
+    replaced by the float embedding (bag) of its table's rows as the engine
+    computes them, a constant of the graph (reference.py's
+    quantized_embedding_forward, as compile traces it; the TorchScript
+    importer does the same with a traced one): no quant type holds their
+    tables' float zero points. `gm` itself when it calls none."""
+    if not any(isinstance(m, _QUANTIZED_EMBEDDINGS) for m in gm.modules()):
+        return gm
+    from .compiler import _inline_unbound_modules
+    inlined = _inline_unbound_modules(
+        gm, example_inputs,
+        select=lambda m: isinstance(m, _QUANTIZED_EMBEDDINGS))
+    for node in inlined.graph.nodes:
+        if node.op == "call_module" and isinstance(
+                inlined.get_submodule(node.target), _QUANTIZED_EMBEDDINGS):
+            raise ImportError_(
+                f"node '{node.name}' (module '{node.target}', "
+                f"{module_type(inlined.get_submodule(node.target))}): its "
+                f"call could not be traced into the float embedding of its "
+                f"table")
+    return inlined
+
+
 @_serialized
 def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                         blobs=None, batch_inputs=None):
@@ -1022,6 +1050,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                         f"{type(gm).__name__}")
     global _DYNAMIC
     _DYNAMIC = {}
+    gm = _embeddings_inlined(gm, example_inputs)
     gm = _modules_for_packed_functions(gm)
     if example_inputs is not None:
         if dynamic_batch:
@@ -1115,6 +1144,7 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
                              f"{_state_type(t, repr(qual))} = "
                              + _state_value(qual, t, resources, blobs))
     # Plain tensor attributes read by get_attr (`_tensor_constant0`).
+    aliased = set()
     for node in [n for _, g in [("forward", gm)] + list(graph_modules.items())
                  for n in g.graph.nodes]:
         if node.op != "get_attr" or node.target in graph_modules:
@@ -1122,12 +1152,20 @@ def import_graph_module(gm, example_inputs=None, name=None, dynamic_batch=False,
         owner, _, field = node.target.rpartition(".")
         obj = gm.get_submodule(owner) if owner else gm
         t = getattr(obj, field, None)
-        if (isinstance(t, torch.Tensor) and field not in obj._parameters
-                and field not in obj._buffers and id(t) not in first_name):
+        if (not isinstance(t, torch.Tensor) or field in obj._parameters
+                or field in obj._buffers or node.target in aliased):
+            continue
+        head = (f"  fx.state constant {_symbol(node.target)} : "
+                f"{_state_type(t, node.name)} = ")
+        if id(t) not in first_name:
             first_name[id(t)] = node.target
-            lines.append(f"  fx.state constant {_symbol(node.target)} : "
-                         f"{_state_type(t, node.name)} = "
-                         + _state_value(node.target, t, resources, blobs))
+            lines.append(head + _state_value(node.target, t, resources,
+                                             blobs))
+        elif first_name[id(t)] != node.target:
+            # The same tensor under a second name (a quantized embedding
+            # called twice, its rows inlined at each call): an alias.
+            aliased.add(node.target)
+            lines.append(head + _symbol(first_name[id(t)]))
     seen_modules = set()
     # Paths call_module nodes name: a GraphModule made by a transform
     # (fuse_fx) may call a shared module by a later path than

@@ -14,6 +14,7 @@ count from the example value).
 """
 
 import math
+import weakref
 
 import torch
 import torch.nn as nn
@@ -191,6 +192,25 @@ def _embedding_rows(weight):
                          scale[:, None].expand_as(q))
 
 
+# A quantized embedding module -> (its packed table, the table's rows):
+# the same rows tensor for each call of one module, so that a module
+# called twice gives the graph one constant (the importer names a tensor
+# once and aliases it after).
+_ROWS = weakref.WeakKeyDictionary()
+
+
+def _cached_rows(module):
+    packed = getattr(getattr(module, "_packed_params", None),
+                     "_packed_weight", None)
+    cached = _ROWS.get(module)
+    if cached is not None and packed is not None and cached[0] is packed:
+        return cached[1]
+    rows = _embedding_rows(module.weight())
+    if packed is not None:
+        _ROWS[module] = (packed, rows)
+    return rows
+
+
 def quantized_embedding_forward(module, indices, offsets=None,
                                 per_sample_weights=None,
                                 compressed_indices_mapping=None,
@@ -200,7 +220,7 @@ def quantized_embedding_forward(module, indices, offsets=None,
     constant of the graph, 4 bytes an element). The quantized EmbeddingBag
     sums its bags whatever its `mode` (its forward passes mode 0 to
     embedding_bag_byte), and so does this."""
-    table = _constant(_embedding_rows(module.weight()), tracer)
+    table = _constant(_cached_rows(module), tracer)
     if isinstance(module, torch.ao.nn.quantized.EmbeddingBag):
         if module.pruned_weights or compressed_indices_mapping is not None:
             raise NotImplementedError("a pruned quantized embedding bag")

@@ -521,13 +521,26 @@ def test_export_dynamic_recurrent_layers():
     assert torch.equal(scope["graph_module"](x), converted(x))
 
 
-def test_embedding_is_refused():
-    """A quantized Embedding's weight has float zero points, which no MLIR
-    quant type holds: import refuses it (compile traces into it, below)."""
-    gm = torch.fx.symbolic_trace(_Holder(nnq.Embedding(10, 4)))
+def test_quantized_tensor_of_float_zero_points_is_refused():
+    """A quantized tensor of float zero points (a quantized Embedding's
+    table) held as state other than a quantized Embedding's has no MLIR
+    quant type: import refuses it, naming it. (A quantized Embedding's
+    call is imported as the float embedding of its rows:
+    test_import_quantized_embeddings.)"""
+    holder = _Holder(nn.Identity())
+    holder.table = torch.quantize_per_channel(
+        torch.randn(10, 4), torch.rand(10) + 0.1, torch.rand(10), 0,
+        torch.quint8)
+    # A quantized tensor held as an attribute: torch.fx's get_attr.
+    graph = torch.fx.Graph()
+    graph.output(graph.get_attr("table"))
+    gm = torch.fx.GraphModule(holder, graph)
     with pytest.raises(fx_mlir.FxMlirError,
-                       match="'m.weight'.*per_channel_affine_float_qparams"):
-        fx_mlir.import_graph_module(gm, (torch.tensor([1, 2]),))
+                       match="'table'.*per_channel_affine_float_qparams"):
+        fx_mlir.import_graph_module(gm)
+    gm = torch.fx.symbolic_trace(_Holder(nnq.Embedding(10, 4)))
+    assert "tensor<10x4xf32>" in fx_mlir.import_graph_module(
+        gm, (torch.tensor([1, 2]),))
 
 
 @pytest.mark.skipif(
@@ -598,6 +611,38 @@ def test_compile_quantized_embeddings(bits):
         assert torch.equal(expected[0], actual[0])
         for e, a in zip(expected[1:], actual[1:]):
             assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_import_quantized_embeddings(bits):
+    """import_graph_module of a converted model with quantized Embedding
+    and EmbeddingBag modules: each call is the float embedding (bag) of
+    its table's rows as the engine computes them, a constant of the graph
+    (no quant type holds the tables' float zero points; the TorchScript
+    importer does the same). The IR verifies, and exports to a GraphModule
+    equal to the engine's rows and within float rounding of its bags."""
+    torch.manual_seed(0)
+    inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              torch.tensor([0, 3, 7]), torch.rand(10))
+    mapping = QConfigMapping().set_global(_embedding_qconfig(bits))
+    converted = convert_fx(prepare_fx(_Embeddings().eval(), mapping, inputs))
+    for examples in (inputs, None):
+        ir = fx_mlir.import_graph_module(converted, examples)
+        assert "torch.ao.nn.quantized.Embedding" not in ir
+        assert "torch.ao.nn.quantized.EmbeddingBag" not in ir
+        assert re.search(r"fx\.state constant @embedding_\w+ : "
+                         r"tensor<100x16xf32>", ir)
+        assert re.search(r"fx\.state constant @bag_\w+ : "
+                         r"tensor<50x8xf32>", ir)
+    # The caller's module is left as it was.
+    assert isinstance(converted.embedding, nnq.Embedding)
+    back = fx_mlir.export_graph_module(ir)
+    others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              inputs[2], torch.rand(10))
+    expected, actual = converted(*others), back(*others)
+    assert torch.equal(expected[0], actual[0])
+    for e, a in zip(expected[1:], actual[1:]):
+        assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("bits", [8, 4])
