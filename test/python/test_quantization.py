@@ -11,6 +11,7 @@ gives the converted model's outputs bit for bit; importing it again gives
 the same text.
 """
 
+import copy
 import json
 import os
 import re
@@ -1641,3 +1642,64 @@ def test_quantized_inputs_are_viewed_not_copied():
         torch.randn(3, 10), shifted.q_per_channel_scales(),
         shifted.q_per_channel_zero_points(), 0, torch.qint8)[:, ::2]
     assert torch.equal(run(wider), wider.dequantize() * 2)
+
+
+class _Upsample(nn.Module):
+    """Bilinear upsampling of a quantized conv's output (channels-last in
+    the engine) or of the quantized input itself (contiguous)."""
+
+    def __init__(self, conv, **interpolate):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 6, 3, padding=1) if conv else nn.Identity()
+        self.interpolate = interpolate
+
+    def forward(self, x):
+        return F.interpolate(self.conv(x), mode="bilinear", **self.interpolate)
+
+
+@pytest.mark.parametrize("conv", [True, False])
+@pytest.mark.parametrize("interpolate", [
+    dict(scale_factor=2, align_corners=False),
+    dict(scale_factor=2, align_corners=True),
+    dict(size=(5, 9), align_corners=False),
+    dict(size=(13, 4), align_corners=True)])
+def test_quantized_bilinear_upsampling(conv, interpolate):
+    """PyTorch's quantized upsample_bilinear2d interpolates the integers
+    themselves and rounds that less the zero point half to even
+    (fx-fold-quant and the lowering do the same): with weights f32 holds
+    exactly (a scale of 2's quarters) the compiled model equals the
+    engine's, where the dequantized values interpolated and quantized
+    again were a step off at the halves those weights make. With other
+    weights a value within an ulp of a half can round the other way (the
+    engine's channels-last kernel contracts its products into FMAs): a
+    step on few elements. The reference model (float interpolation
+    between dequantize and quantize) is within a step."""
+    torch.manual_seed(1)
+    shape = (2, 4, 7, 8)
+    prepared = prepare_fx(_Upsample(conv, **interpolate).eval(),
+                          get_default_qconfig_mapping(QCONFIG),
+                          (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(shape))
+    x = torch.randn(shape)
+    converted = convert_fx(copy.deepcopy(prepared))
+    compiled = fx_mlir.compile(converted, (x,), cache_dir=False)
+    others = torch.randn(shape)
+    expected, actual = converted(others), compiled(others)
+    if interpolate.get("scale_factor") == 2 and \
+            not interpolate["align_corners"]:
+        assert torch.equal(actual, expected)
+    reference = convert_to_reference_fx(prepared)
+    compiled = fx_mlir.compile(reference, (x,), cache_dir=False)
+    if conv:
+        step = converted.conv.scale
+    else:
+        quantize = next(n for n in converted.graph.nodes
+                        if n.target == torch.quantize_per_tensor)
+        step = getattr(converted, quantize.args[1].target)
+    off = (actual - expected).abs()
+    assert off.max().item() <= float(step) * 1.01
+    assert (off > 0).sum().item() <= off.numel() // 100
+    difference = (compiled(others) - reference(others)).abs().max().item()
+    assert difference <= float(step) * 1.01

@@ -12,6 +12,8 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -134,6 +136,32 @@ LogicalResult lowerUpsample(Lowering &l) {
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
   Type elem = type.getElementType();
+  // A per-tensor quantized tensor's 8-bit integers (fx-fold-quant
+  // interpolates them bilinearly instead of their dequantized values): as
+  // PyTorch's quantized upsample_bilinear2d, the integers themselves
+  // interpolated in f32, less the zero point, rounded half to even and
+  // the zero point added back (its output keeps the input's scale and
+  // zero point).
+  quant::UniformQuantizedType quantized;
+  if (auto attr = l.op->getAttrOfType<TypeAttr>(kQuantTypeAttr))
+    quantized = dyn_cast<quant::UniformQuantizedType>(attr.getValue());
+  Type storage;
+  if (quantized) {
+    if (mode != Mode::Linear || type.getRank() != 4 ||
+        quantized.getStorageTypeIntegralWidth() != 8 || !elem.isInteger(8))
+      return l.fail("interpolates 8-bit per-tensor quantized tensors "
+                    "bilinearly only");
+    storage = elem;
+    bool isSigned = quantized.isSigned();
+    elem = l.b.getF32Type();
+    x = mapElements(
+        l.b, l.loc, x, elem, [&](OpBuilder &b, Location loc, Value v) {
+          return centeredInteger(
+              b, loc, v, isSigned,
+              arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+        });
+    type = cast<RankedTensorType>(x.getType());
+  }
   if (!elem.isF32() && !elem.isF64())
     return l.fail("needs a float32 or float64 input");
   int64_t rank = type.getRank(), r = rank - 2;
@@ -296,12 +324,28 @@ LogicalResult lowerUpsample(Lowering &l) {
     };
     linalg::YieldOp::create(nb, loc, interpolate(0));
   };
-  return l.replace(
+  Value result =
       linalg::GenericOp::create(
           l.b, l.loc, TypeRange{init.getType()}, tables, ValueRange{init}, maps,
           SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           "", "", body)
-          .getResult(0));
+          .getResult(0);
+  if (quantized) {
+    float zeroPoint = float(quantized.getZeroPoint());
+    float lo = float(quantized.getStorageTypeMin());
+    float hi = float(quantized.getStorageTypeMax());
+    result = mapElements(
+        l.b, l.loc, result, storage, [&](OpBuilder &b, Location loc, Value v) {
+          auto constant = [&](float c) {
+            return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(c));
+          };
+          v = arith::SubFOp::create(b, loc, v, constant(zeroPoint));
+          Value q = quantizedValue(b, loc, v, constant(1), constant(zeroPoint),
+                                   lo, hi);
+          return storageInteger(b, loc, q, storage);
+        });
+  }
+  return l.replace(result);
 }
 
 /// ATen's `linspace_from_neg_one`: `n` points from -1 to 1 (linspace's

@@ -495,3 +495,17 @@ fx.graph_module @M {
     fx.output %c : tensor<1x3x13xf32>
   }
 }
+
+// -----
+
+// Upsampling a quantized tensor's integers other than bilinearly (fx-normalize
+// writes such calls in reference form: dequantize, float upsampling,
+// quantize).
+fx.graph_module @QuantizedBicubic {
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<1x4x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    // expected-error @+1 {{cannot compile call_function 'up' with target 'aten::upsample_bicubic2d.vec': interpolates 8-bit per-tensor quantized tensors bilinearly only}}
+    %up = fx.call_function "aten::upsample_bicubic2d.vec"(%x, None, False, [2.0, 2.0]) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    fx.output %up : tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:127>>
+  }
+}

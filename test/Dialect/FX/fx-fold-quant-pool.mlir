@@ -112,3 +112,32 @@ fx.graph_module @AvgPoolLayouts {
     fx.output (%after_conv, %after_relu, %one_channel, %contiguous, %mixed) : tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x4x2x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x1x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x3x3x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x16x3x3x!quant.uniform<u8:f32, 0.1:127>>
   }
 }
+
+// -----
+
+// Bilinear upsampling of a dequantized value quantized back to its own
+// type (fx-normalize's form of PyTorch's quantized upsample_bilinear2d)
+// interpolates the integers, as PyTorch's kernel does (the weights of a
+// scale of 2 are quarters: through floats the halves they make round
+// either way); quantized to another scale it stays in floats. Nearest
+// upsampling only copies, and stays as it is.
+
+// CHECK-LABEL: fx.graph_module @Bilinear
+// CHECK: %up = fx.call_function "aten::upsample_bilinear2d.vec"(%x, None, False, [2.0, 2.0]) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 1.000000e-01:127>>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 1.000000e-01:127>>
+// CHECK-NOT: fx.round_before_zero_point
+// CHECK: %other_float = fx.call_function "aten::upsample_bilinear2d.vec"(%xf
+// CHECK: %other = fx.call_function "aten::quantize_per_tensor"(%other_float, 0.2, 0, torch.quint8)
+// FLOAT-LABEL: fx.graph_module @Bilinear
+// FLOAT: %up = fx.call_function "aten::upsample_bilinear2d.vec"(%x, None, False, [2.0, 2.0]) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 1.000000e-01:127>>)
+fx.graph_module @Bilinear {
+  fx.graph @forward {
+    %in = fx.placeholder "in" : tensor<1x4x3x3xf32>
+    %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 127, torch.quint8) : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3x!quant.uniform<u8:f32, 0.1:127>>
+    %xf = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x4x3x3xf32>
+    %up_float = fx.call_function "aten::upsample_bilinear2d.vec"(%xf, None, False, [2.0, 2.0]) : (tensor<1x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %up = fx.call_function "aten::quantize_per_tensor"(%up_float, 0.1, 127, torch.quint8) : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:127>>
+    %other_float = fx.call_function "aten::upsample_bilinear2d.vec"(%xf, None, False, [2.0, 2.0]) : (tensor<1x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %other = fx.call_function "aten::quantize_per_tensor"(%other_float, 0.2, 0, torch.quint8) : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6x!quant.uniform<u8:f32, 0.2:0>>
+    fx.output (%up, %other) : tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.2:0>>
+  }
+}

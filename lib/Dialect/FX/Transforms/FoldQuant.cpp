@@ -546,7 +546,9 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
   /// averages the integers less the zero point and rounds half to even, as
   /// PyTorch's kernel does. Through floats, (q - zp) * scale averaged and
   /// divided by the scale again lands beside an exact half (a 2 x 2 window
-  /// of sum 2k + 1 * 2) about as often as not: one step off.
+  /// of sum 2k + 1 * 2) about as often as not: one step off. So for
+  /// upsample_bilinear2d, whose quantized kernel interpolates the integers
+  /// themselves (weights of quarters at a scale of 2 give halves often).
   bool averageIntegers(GraphBuilder &gb, Operation *op) {
     auto quantize = dyn_cast<CallFunctionOp>(op);
     if (!quantize || quantize.getTarget() != "aten::quantize_per_tensor" ||
@@ -557,6 +559,13 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     if (!pool)
       std::tie(pool, dq, q) =
           poolOfDequantize(producer, "aten::adaptive_avg_pool2d");
+    bool bilinear = false;
+    for (StringRef target :
+         {"aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d"})
+      if (!pool) {
+        std::tie(pool, dq, q) = poolOfDequantize(producer, target);
+        bilinear = bool(pool);
+      }
     if (!pool || !pool->hasOneUse())
       return false;
     Value x = dq.getOperand(0);
@@ -566,7 +575,7 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
     CallFunctionOp integers =
         gb.call(quantize, quantize.getNodeName(), pool.getTarget(),
                 pool.getArgs().getValue(), {}, {}, {x}, outType);
-    if (eagerChannelsLast(x))
+    if (!bilinear && eagerChannelsLast(x))
       integers->setAttr(kRoundBeforeZeroPointAttr,
                         UnitAttr::get(integers.getContext()));
     quantize.getResult().replaceAllUsesWith(integers.getResult());
