@@ -1703,3 +1703,42 @@ def test_quantized_bilinear_upsampling(conv, interpolate):
     assert (off > 0).sum().item() <= off.numel() // 100
     difference = (compiled(others) - reference(others)).abs().max().item()
     assert difference <= float(step) * 1.01
+
+
+class _Pools1d(nn.Module):
+    """1-D average poolings of a quantized conv1d's output (channels-last
+    in the [N, C, 1, L] view PyTorch pools it in) and of the quantized
+    input (contiguous)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return (F.adaptive_avg_pool1d(y, 4), F.avg_pool1d(y, 2),
+                F.adaptive_avg_pool1d(x, 3), F.avg_pool1d(x, 3, 2, 1))
+
+
+def test_quantized_average_pooling_1d():
+    """1-D average poolings average the integers and round as ATen's 2-D
+    kernels do on the [N, C, 1, L] view: a conv1d's output before adding
+    the zero point back (channels-last), the quantized input after. Equal
+    to the engine (onednn; 7 of 64 outputs were a step off when the
+    poolings went through floats)."""
+    torch.manual_seed(0)
+    shape = (2, 4, 10)
+    prepared = prepare_fx(_Pools1d().eval(),
+                          get_default_qconfig_mapping(QCONFIG),
+                          (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(shape))
+    _calibrate_wide(prepared, (torch.randn(shape),))
+    converted = convert_fx(prepared)
+    compiled = fx_mlir.compile(converted, (torch.randn(shape),),
+                               cache_dir=False)
+    for _ in range(3):
+        x = torch.randn(shape)
+        for e, a in zip(converted(x), compiled(x)):
+            assert torch.equal(e, a)

@@ -141,3 +141,31 @@ fx.graph_module @Bilinear {
     fx.output (%up, %other) : tensor<1x4x6x6x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x4x6x6x!quant.uniform<u8:f32, 0.2:0>>
   }
 }
+
+// -----
+
+// 1-D average poolings of a quantized tensor to its own type average the
+// integers too. PyTorch pools a 3-D tensor as [N, C, 1, L]: a quantized
+// conv1d's output (a conv2d's, squeezed) is channels-last in that view,
+// so its poolings round before adding the zero point back; a contiguous
+// input's do not.
+
+// CHECK-LABEL: fx.graph_module @Pools1d
+// CHECK: %after_conv = fx.call_function "aten::adaptive_avg_pool1d"(%conv, [4]) {fx.round_before_zero_point} : (tensor<1x8x8x!quant.uniform<u8:f32, 1.000000e-01:127>>) -> tensor<1x8x4x!quant.uniform<u8:f32, 1.000000e-01:127>>
+// CHECK: %contiguous = fx.call_function "aten::avg_pool1d"(%x, [2], [2], [0], False, True) : (tensor<1x8x8x!quant.uniform<u8:f32, 1.000000e-01:127>>) -> tensor<1x8x4x!quant.uniform<u8:f32, 1.000000e-01:127>>
+fx.graph_module @Pools1d {
+  fx.graph @forward {
+    %in = fx.placeholder "in" : tensor<1x8x8xf32>
+    %w = fx.placeholder "w" : tensor<8x8x1xf32>
+    %x = fx.call_function "aten::quantize_per_tensor"(%in, 0.1, 127, torch.quint8) : (tensor<1x8x8xf32>) -> tensor<1x8x8x!quant.uniform<u8:f32, 0.1:127>>
+    %xf = fx.call_function "aten::dequantize.self"(%x) : (tensor<1x8x8x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x8x8xf32>
+    %conv_float = fx.call_function "aten::conv1d"(%xf, %w, None, [1], [0], [1], 1) : (tensor<1x8x8xf32>, tensor<8x8x1xf32>) -> tensor<1x8x8xf32>
+    %conv = fx.call_function "aten::quantize_per_tensor"(%conv_float, 0.1, 127, torch.quint8) : (tensor<1x8x8xf32>) -> tensor<1x8x8x!quant.uniform<u8:f32, 0.1:127>>
+    %convf = fx.call_function "aten::dequantize.self"(%conv) : (tensor<1x8x8x!quant.uniform<u8:f32, 0.1:127>>) -> tensor<1x8x8xf32>
+    %a_float = fx.call_function "aten::adaptive_avg_pool1d"(%convf, [4]) : (tensor<1x8x8xf32>) -> tensor<1x8x4xf32>
+    %after_conv = fx.call_function "aten::quantize_per_tensor"(%a_float, 0.1, 127, torch.quint8) : (tensor<1x8x4xf32>) -> tensor<1x8x4x!quant.uniform<u8:f32, 0.1:127>>
+    %b_float = fx.call_function "aten::avg_pool1d"(%xf, [2], [2], [0], False, True) : (tensor<1x8x8xf32>) -> tensor<1x8x4xf32>
+    %contiguous = fx.call_function "aten::quantize_per_tensor"(%b_float, 0.1, 127, torch.quint8) : (tensor<1x8x4xf32>) -> tensor<1x8x4x!quant.uniform<u8:f32, 0.1:127>>
+    fx.output (%after_conv, %contiguous) : tensor<1x8x4x!quant.uniform<u8:f32, 0.1:127>>, tensor<1x8x4x!quant.uniform<u8:f32, 0.1:127>>
+  }
+}

@@ -352,11 +352,13 @@ bool isInt8Linear(GraphModuleOp module, Operation *op) {
 }
 
 /// Whether PyTorch, running the graph eagerly on contiguous inputs, holds
-/// `v` (a 4-D tensor) channels-last contiguous: its quantized kernels then
-/// take their channels-last paths, which round differently (average
+/// `v` (a 4-D tensor; or a 3-D one, which its 1-D poolings view as
+/// [N, C, 1, L]: a quantized conv1d's output, computed by a conv2d, is
+/// channels-last in that view) channels-last contiguous: its quantized kernels
+/// then take their channels-last paths, which round differently (average
 /// pooling: kRoundBeforeZeroPointAttr). A tensor with one channel, or one
 /// pixel, is both. Otherwise from what computes it, as ATen lays results
-/// out: a quantized conv, transposed conv or batch norm writes
+/// out: a quantized conv (1-D or 2-D), transposed conv or batch norm writes
 /// channels-last; elementwise ops, poolings, upsampling, padding and the
 /// quantize and dequantize keep their (first) input's layout; a
 /// concatenation is channels-last when all its inputs are; anything else
@@ -375,10 +377,11 @@ bool eagerChannelsLast(Value v) {
 bool eagerChannelsLastUncached(Value v, llvm::DenseMap<Value, bool> &known,
                                unsigned depth) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || type.getRank() != 4)
+  if (!type || (type.getRank() != 4 && type.getRank() != 3))
     return false;
   ArrayRef<int64_t> shape = type.getShape();
-  if (shape[1] == 1 || (shape[2] == 1 && shape[3] == 1))
+  if (shape[1] == 1 ||
+      llvm::all_of(shape.drop_front(2), [](int64_t d) { return d == 1; }))
     return true;
   auto call = v.getDefiningOp<CallFunctionOp>();
   if (!call || call.getNumOperands() == 0 || depth > 256)
@@ -395,7 +398,7 @@ bool eagerChannelsLastUncached(Value v, llvm::DenseMap<Value, bool> &known,
   // Computed by a quantized module when it reads a quantized tensor (or
   // the dequantized or fake quantized values of one).
   if (name == "aten::conv2d" || name == "aten::conv_transpose2d" ||
-      name == "aten::batch_norm") {
+      name == "aten::conv1d" || name == "aten::batch_norm") {
     auto inputType = dyn_cast<ShapedType>(input.getType());
     if (inputType && isa<quant::QuantizedType>(inputType.getElementType()))
       return true;
@@ -430,8 +433,11 @@ bool eagerChannelsLastUncached(Value v, llvm::DenseMap<Value, bool> &known,
                                      "aten::sub",
                                      "aten::mul",
                                      "aten::div",
+                                     "aten::max_pool1d",
                                      "aten::max_pool2d",
+                                     "aten::avg_pool1d",
                                      "aten::avg_pool2d",
+                                     "aten::adaptive_avg_pool1d",
                                      "aten::adaptive_avg_pool2d",
                                      "aten::upsample_nearest2d",
                                      "aten::upsample_bilinear2d",
@@ -441,7 +447,7 @@ bool eagerChannelsLastUncached(Value v, llvm::DenseMap<Value, bool> &known,
   if (!llvm::is_contained(keepLayout, name))
     return false;
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
-  if (!inputType || inputType.getRank() != 4)
+  if (!inputType || inputType.getRank() != type.getRank())
     return false;
   return eagerChannelsLast(input, known, depth + 1);
 }
@@ -556,9 +562,10 @@ struct FoldQuantPass : public mlir::fx::impl::FXFoldQuantBase<FoldQuantPass> {
       return false;
     Operation *producer = quantize.getOperand(0).getDefiningOp();
     auto [pool, dq, q] = poolOfDequantize(producer, "aten::avg_pool2d");
-    if (!pool)
-      std::tie(pool, dq, q) =
-          poolOfDequantize(producer, "aten::adaptive_avg_pool2d");
+    for (StringRef target : {"aten::adaptive_avg_pool2d", "aten::avg_pool1d",
+                             "aten::adaptive_avg_pool1d"})
+      if (!pool)
+        std::tie(pool, dq, q) = poolOfDequantize(producer, target);
     bool bilinear = false;
     for (StringRef target :
          {"aten::upsample_bilinear2d.vec", "aten::upsample_bilinear2d"})
