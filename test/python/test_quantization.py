@@ -583,6 +583,20 @@ def _embedding_qconfig(bits):
             else float_qparams_weight_only_qconfig_4bit)
 
 
+def _check_embeddings(model, *others):
+    """On fresh indices and weights like _Embeddings' inputs (the same
+    offsets): each of `others` computes `model`'s rows exactly and its bags
+    within float rounding."""
+    inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              torch.tensor([0, 3, 7]), torch.rand(10))
+    expected = model(*inputs)
+    for other in others:
+        actual = other(*inputs)
+        assert torch.equal(expected[0], actual[0])
+        for e, a in zip(expected[1:], actual[1:]):
+            assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("bits", [8, 4])
 def test_compile_quantized_embeddings(bits):
     """Quantized Embedding and EmbeddingBag (float_qparams_weight_only,
@@ -605,13 +619,7 @@ def test_compile_quantized_embeddings(bits):
     # PyTorch 1.13's eager convert of a 4-bit Embedding packs it wrongly
     # (its rows come out a quarter as wide): convert_fx's only.
     for model in (converted, eager) if bits == 8 else (converted,):
-        compiled = fx_mlir.compile(model, inputs)
-        others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
-                  inputs[2], torch.rand(10))
-        expected, actual = model(*others), compiled(*others)
-        assert torch.equal(expected[0], actual[0])
-        for e, a in zip(expected[1:], actual[1:]):
-            assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+        _check_embeddings(model, fx_mlir.compile(model, inputs))
 
 
 @pytest.mark.parametrize("bits", [8, 4])
@@ -637,13 +645,7 @@ def test_import_quantized_embeddings(bits):
                          r"tensor<50x8xf32>", ir)
     # The caller's module is left as it was.
     assert isinstance(converted.embedding, nnq.Embedding)
-    back = fx_mlir.export_graph_module(ir)
-    others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
-              inputs[2], torch.rand(10))
-    expected, actual = converted(*others), back(*others)
-    assert torch.equal(expected[0], actual[0])
-    for e, a in zip(expected[1:], actual[1:]):
-        assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+    _check_embeddings(converted, fx_mlir.export_graph_module(ir))
 
 
 @pytest.mark.parametrize("bits", [8, 4])
@@ -666,14 +668,7 @@ def test_traced_quantized_embeddings(tmp_path, bits):
     assert "embedding_bag_unpack" not in ir and "_packed_weight" not in ir
     assert "fx.state constant @embedding.weight : tensor<100x16xf32>" in ir
     assert "fx.state constant @bag.weight : tensor<50x8xf32>" in ir
-    back = fx_mlir.export_graph_module(ir)
-    others = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
-              inputs[2], torch.rand(10))
-    expected = loaded(*others)
-    for actual in (compiled(*others), back(*others)):
-        assert torch.equal(expected[0], actual[0])
-        for e, a in zip(expected[1:], actual[1:]):
-            assert torch.allclose(e, a, rtol=1e-6, atol=1e-6)
+    _check_embeddings(loaded, compiled, fx_mlir.export_graph_module(ir))
 
 
 class _TracedRecurrent(nn.Module):
