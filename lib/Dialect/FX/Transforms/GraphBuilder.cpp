@@ -414,8 +414,12 @@ std::string mlir::fx::addFloatState(GraphModuleOp module, Operation *before,
     uint64_t bits = f.bitcastToAPInt().getZExtValue();
     memcpy(bytes.data() + i * width, &bits, width);
   }
+  // A tensor of no elements: a non-null pointer to copy no bytes from
+  // (allocateAndCopyWithAlign's memcpy must not get null; fuzz-lower).
+  static const char kNoBytes = 0;
   auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(bytes), alignof(double));
+      ArrayRef<char>(bytes.empty() ? &kNoBytes : bytes.data(), bytes.size()),
+      alignof(double));
   auto value = DenseResourceElementsAttr::get(type, unique, std::move(blob));
   OpBuilder b(before);
   StateOp state = StateOp::create(b, before->getLoc(), StateKind::Parameter,
