@@ -34,6 +34,7 @@ from .functionalize import (functionalize, updates_in_place,
 from .exporter import export_graph_module
 from .importer import (_attribute, _unshared, import_graph_module,
                        module_type)
+from .reference import constants_shared
 from .specialize import SpecializedGraph, bind_numbers, is_number
 from .scripting import (EXTRA_ROWS, ScriptedRouteWarning, grown_batch,
                         import_torchscript, script)
@@ -1234,7 +1235,23 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False,
         wanted = {by_name[a.name] for node in candidates
                   for a in node.all_input_nodes}
         values = _node_values(copy, example_inputs, wanted)
+    with constants_shared():
+        changed = _inline_candidates(copy, candidates, by_name, values,
+                                     static_shapes)
+    if not changed:
+        return gm
+    # The inlined modules go (a quantized Embedding's table, which no
+    # quant type holds, is not imported then).
+    copy.delete_all_unused_submodules()
+    copy.recompile()
+    return copy
+
+
+def _inline_candidates(copy, candidates, by_name, values, static_shapes):
+    """_inline_unbound_modules' replacement of `candidates` in `copy`:
+    whether one was replaced."""
     changed = False
+    constants = {}  # id -> (a tensor moved onto `copy`, its name there)
     for original in candidates:
         node = by_name[original.name]
         function = node.op == "call_function"
@@ -1261,15 +1278,23 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False,
         def target_of(name):
             # The leaf's own state under its path; what the tracer made
             # on the wrapper (a constant tensor a forward builds) moved
-            # onto the graph module under a fresh name, once.
+            # onto the graph module under a fresh name, once: once for all
+            # calls when they make the same tensor (a quantized
+            # embedding's rows, computed once a module).
             if name == "inner" or name.startswith("inner."):
                 return prefix + name[len("inner"):]
             if name not in moved:
+                value = getattr(wrapper, name)
+                if id(value) in constants:
+                    moved[name] = constants[id(value)][1]
+                    return moved[name]
                 fresh = f"{prefix.replace('.', '_')}_{name}"
                 while hasattr(copy, fresh):
                     fresh += "_"
-                setattr(copy, fresh, getattr(wrapper, name))
+                setattr(copy, fresh, value)
                 moved[name] = fresh
+                if isinstance(value, torch.Tensor):
+                    constants[id(value)] = (value, fresh)
             return moved[name]
         with copy.graph.inserting_before(node):
             for n in sub.nodes:
@@ -1304,13 +1329,7 @@ def _inline_unbound_modules(gm, example_inputs=None, static_shapes=False,
         # reads as unused); the compiler drops what computes nothing used.
         copy.graph.erase_node(node)
         changed = True
-    if not changed:
-        return gm
-    # The inlined modules go (a quantized Embedding's table, which no
-    # quant type holds, is not imported then).
-    copy.delete_all_unused_submodules()
-    copy.recompile()
-    return copy
+    return changed
 
 
 def _constants_copied(gm):

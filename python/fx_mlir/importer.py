@@ -575,7 +575,7 @@ def _quantized_arguments(module, params):
     `dtype`; `scale`, `zero_point` (and Quantize's `dtype`) kept as
     buffers, as numbers; a quantized norm's `weight` tensor as a bool, as
     `bias` is; a reference module's `weight_qparams` (its qscheme by name:
-    `per_channel_affine`); and the output `scale` and `zero_point` a
+    `per_channel_affine`, `per_channel_affine_float_qparams`); and the output `scale` and `zero_point` a
     static quantized module keeps as attributes without its constructor
     taking them (set back as attributes when rebuilt)."""
     name = module_type(module)
@@ -601,7 +601,9 @@ def _quantized_arguments(module, params):
         if isinstance(getattr(module, "weight_scale", None), torch.Tensor):
             qparams["scale"] = module.weight_scale.tolist()
             qparams["zero_point"] = module.weight_zero_point.tolist()
-            if module.weight_qscheme == torch.per_channel_affine:
+            if module.weight_qscheme in (
+                    torch.per_channel_affine,
+                    torch.per_channel_affine_float_qparams):
                 qparams["axis"] = int(module.weight_axis)
         values["weight_qparams"] = qparams
     static = not any(f".{kind}." in name for kind in ("dynamic", "reference"))

@@ -13,8 +13,8 @@ its length, as the compiled types do (`for x_t in x.unbind(0)` takes its
 count from the example value).
 """
 
+import contextlib
 import math
-import weakref
 
 import torch
 import torch.nn as nn
@@ -192,23 +192,49 @@ def _embedding_rows(weight):
                          scale[:, None].expand_as(q))
 
 
-# A quantized embedding module -> (its packed table, the table's rows):
-# the same rows tensor for each call of one module, so that a module
-# called twice gives the graph one constant (the importer names a tensor
-# once and aliases it after).
-_ROWS = weakref.WeakKeyDictionary()
+# Within one trace (constants_shared), a module's constant rows -> the same
+# tensor for each of its calls, so that a module called twice gives the
+# graph one constant (the importer names a tensor once and aliases it
+# after). Outside a trace nothing is kept: the rows (4 bytes an element)
+# live as long as the graph that holds them, not as long as the module.
+_SHARED = None
+
+
+@contextlib.contextmanager
+def constants_shared():
+    """The scope in which a module's computed constant (a quantized
+    embedding's float rows) is computed once: a trace, an inlining pass.
+    Nested scopes share the outermost one's."""
+    global _SHARED
+    outermost = _SHARED is None
+    if outermost:
+        _SHARED = {}
+    try:
+        yield
+    finally:
+        if outermost:
+            _SHARED = None
+
+
+def _shared_constant(module, source, compute):
+    """compute(), once per (module, source) within constants_shared: `source`
+    is what the value is computed from (a packed table, a weight at its
+    version), checked by identity."""
+    if _SHARED is None:
+        return compute()
+    cached = _SHARED.get(id(module))
+    if cached is not None and cached[0] is module and cached[1] == source:
+        return cached[2]
+    value = compute()
+    _SHARED[id(module)] = (module, source, value)
+    return value
 
 
 def _cached_rows(module):
     packed = getattr(getattr(module, "_packed_params", None),
                      "_packed_weight", None)
-    cached = _ROWS.get(module)
-    if cached is not None and packed is not None and cached[0] is packed:
-        return cached[1]
-    rows = _embedding_rows(module.weight())
-    if packed is not None:
-        _ROWS[module] = (packed, rows)
-    return rows
+    return _shared_constant(module, (id(packed),),
+                            lambda: _embedding_rows(module.weight()))
 
 
 def quantized_embedding_forward(module, indices, offsets=None,
@@ -229,6 +255,41 @@ def quantized_embedding_forward(module, indices, offsets=None,
                                include_last_offset=module.include_last_offset)
     return F.embedding(indices, table)
 
+
+
+def reference_embedding_forward(module, input, offsets=None,
+                                per_sample_weights=None, tracer=None):
+    """torch.ao.nn.quantized.reference.Embedding and EmbeddingBag (reference
+    mode's embeddings, weight-only quantized with float zero points): the
+    float embedding (bag) of the weight quantized and dequantized as its
+    weight_qparams say (its get_weight, computed by PyTorch), a constant of
+    the graph."""
+    # Read from the module's own dictionaries: the tracer would make the
+    # attributes proxies.
+    weight = module._parameters["weight"]
+    buffers = module._buffers
+
+    def rows():
+        from torch.ao.nn.quantized.reference.modules.utils import \
+            _quantize_and_dequantize_weight
+        with torch.no_grad():
+            return _quantize_and_dequantize_weight(
+                weight, module.weight_qscheme, module.weight_dtype,
+                buffers["weight_scale"], buffers["weight_zero_point"],
+                buffers["weight_axis"])
+    table = _constant(_shared_constant(
+        module, (id(weight), weight._version), rows), tracer)
+    if isinstance(module, nn.EmbeddingBag):
+        return F.embedding_bag(input, table, offsets, module.max_norm,
+                               module.norm_type, module.scale_grad_by_freq,
+                               module.mode, module.sparse,
+                               per_sample_weights, module.include_last_offset,
+                               module.padding_idx)
+    if offsets is not None or per_sample_weights is not None:
+        raise TypeError("an Embedding takes one argument")
+    return F.embedding(input, table, module.padding_idx, module.max_norm,
+                       module.norm_type, module.scale_grad_by_freq,
+                       module.sparse)
 
 def _recurrence(rnn, mode, input, hx, linears):
     """The recurrence of rnn_forward; `linears(suffix)` gives a layer's and
@@ -657,6 +718,7 @@ REFERENCE_FORWARDS = {
 dynamic_rnn_forward.takes_tracer = True
 dynamic_cell_forward.takes_tracer = True
 quantized_embedding_forward.takes_tracer = True
+reference_embedding_forward.takes_tracer = True
 REFERENCE_FORWARDS.update({
     torch.ao.nn.quantized.dynamic.LSTM: dynamic_rnn_forward,
     torch.ao.nn.quantized.dynamic.GRU: dynamic_rnn_forward,
@@ -665,6 +727,9 @@ REFERENCE_FORWARDS.update({
     torch.ao.nn.quantized.dynamic.RNNCell: dynamic_cell_forward,
     torch.ao.nn.quantized.Embedding: quantized_embedding_forward,
     torch.ao.nn.quantized.EmbeddingBag: quantized_embedding_forward,
+    torch.ao.nn.quantized.reference.Embedding: reference_embedding_forward,
+    torch.ao.nn.quantized.reference.EmbeddingBag:
+        reference_embedding_forward,
 })
 
 

@@ -22,7 +22,8 @@ from . import FxMlirError, _native_path, _serialized
 from .fallback import _state_kept
 from .functionalize import _INPLACE_OPERATORS
 from .importer import module_type
-from .reference import REFERENCE_FUNCTIONS, reference_forward
+from .reference import (REFERENCE_FUNCTIONS, constants_shared,
+                        reference_forward)
 from .scripting import EXTRA_ROWS, grown_batch
 from .specialize import is_number
 
@@ -115,11 +116,12 @@ class ModulePathTracer(torch.fx.Tracer):
     def trace(self, root, concrete_args=None):
         self._rebound = {}  # buffer path -> (module, name, tensor, Proxy)
         if self.proxy_buffer_attributes:
-            with self._buffer_assignments(), self._sized_factories():
+            with self._buffer_assignments(), self._sized_factories(), \
+                    constants_shared():
                 graph = super().trace(root, concrete_args)
             self._write_rebound_buffers(graph)
         else:
-            with self._sized_factories():
+            with self._sized_factories(), constants_shared():
                 graph = super().trace(root, concrete_args)
         for node in self._inlined_tuples:
             _unpack_inlined_tuple(node)

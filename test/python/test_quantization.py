@@ -646,6 +646,35 @@ def test_import_quantized_embeddings(bits):
     # The caller's module is left as it was.
     assert isinstance(converted.embedding, nnq.Embedding)
     _check_embeddings(converted, fx_mlir.export_graph_module(ir))
+    # The bag is called twice: one table.
+    assert len(re.findall(r"fx\.state constant @bag_", ir)) == 1
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_reference_embeddings(bits):
+    """Reference mode's Embedding and EmbeddingBag
+    (torch.ao.nn.quantized.reference, float weights with float-qparams
+    weight_qparams) compile as the float embedding (bag) of the weight
+    quantized and dequantized as PyTorch's get_weight computes it (the bag
+    keeps its mode: this is the float module's forward); imported, they
+    stay reference modules whose weight_qparams (scale, zero point, axis)
+    rebuild them: the export computes what the model computes."""
+    torch.manual_seed(0)
+    inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
+              torch.tensor([0, 3, 7]), torch.rand(10))
+    mapping = QConfigMapping().set_global(_embedding_qconfig(bits))
+    model = _Embeddings().eval()
+    # PyTorch weighs a bag's rows only when it sums them.
+    model.bag.mode = "sum"
+    reference = convert_to_reference_fx(prepare_fx(model, mapping, inputs))
+    assert type(reference.bag).__module__.startswith(
+        "torch.ao.nn.quantized.reference")
+    _check_embeddings(reference, fx_mlir.compile(reference, inputs))
+    ir = fx_mlir.import_graph_module(reference, inputs)
+    assert re.search(r'fx\.submodule @bag "torch\.ao\.nn\.quantized\.'
+                     r'reference\.EmbeddingBag"\(.*"qscheme": '
+                     r'"per_channel_affine_float_qparams".*"axis": 0', ir)
+    _check_embeddings(reference, fx_mlir.export_graph_module(ir))
 
 
 @pytest.mark.parametrize("bits", [8, 4])

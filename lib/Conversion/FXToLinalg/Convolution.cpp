@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "fx-mlir/Support/Blobs.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -85,8 +86,7 @@ Value kernelBox(Lowering &l, Value weight, ArrayRef<int64_t> offsets,
         for (int64_t d = rank - 1; d >= 0 && ++index[d] == sizes[d]; --d)
           index[d] = 0;
       }
-      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-          ArrayRef<char>(data), alignof(double));
+      auto blob = copiedBlob(ArrayRef<char>(data), alignof(double));
       return arith::ConstantOp::create(
           l.b, l.loc,
           DenseResourceElementsAttr::get(resultType, "weight_slice",
@@ -582,8 +582,7 @@ Value transposedConvWeight(Lowering &l, Value weight, int64_t groups) {
               int64_t from = ((g * Ci + i) * Co + o) * taps + (taps - 1 - t);
               std::memcpy(&data[to * size], &bytes[from * size], size);
             }
-      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-          ArrayRef<char>(data), alignof(double));
+      auto blob = copiedBlob(ArrayRef<char>(data), alignof(double));
       return arith::ConstantOp::create(
           b, l.loc,
           DenseResourceElementsAttr::get(resultType, "transposed_conv_weight",

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUSchedule.h"
+#include "fx-mlir/Support/Blobs.h"
 
 using namespace mlir;
 
@@ -254,10 +255,7 @@ Value transposedConstant(RewriterBase &rewriter, Location loc,
       int64_t p = panelColumns ? c : r, q = panelColumns ? r : c;
       to[(p / panel * kept + q) * panel + p % panel] = from[r * cols + c];
     }
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(reinterpret_cast<const char *>(to.data()),
-                     to.size() * sizeof(float)),
-      alignof(float));
+  auto blob = copiedBlob(ArrayRef<float>(to));
   auto value = DenseResourceElementsAttr::get(
       RankedTensorType::get(shape, type.getElementType()), "transposed",
       std::move(blob));

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUSchedule.h"
+#include "fx-mlir/Support/Blobs.h"
 
 using namespace mlir;
 
@@ -159,10 +160,7 @@ winogradConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
             u[(a * 4 + e) * perPosition + packed] = float(sum);
           }
       }
-    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        ArrayRef<char>(reinterpret_cast<const char *>(u.data()),
-                       u.size() * sizeof(float)),
-        alignof(float));
+    auto blob = copiedBlob(ArrayRef<float>(u));
     weights = arith::ConstantOp::create(
         rewriter, loc,
         DenseResourceElementsAttr::get(

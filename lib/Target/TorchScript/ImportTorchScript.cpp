@@ -21,6 +21,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
+#include "fx-mlir/Support/Blobs.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Builders.h"
@@ -217,14 +218,10 @@ void Importer::declareState(const std::string &path, const at::Tensor &tensor,
     at::Tensor contiguous = (tensor.is_quantized() ? tensor.int_repr() : tensor)
                                 .detach()
                                 .contiguous();
-    // A tensor of no elements may have no storage (a null data pointer,
-    // which memcpy must not be given even for 0 bytes).
-    static const char none = 0;
+    // A tensor of no elements may have no storage (a null data pointer).
     const char *data = static_cast<const char *>(contiguous.data_ptr());
-    ArrayRef<char> bytes(contiguous.nbytes() && data ? data : &none,
-                         contiguous.nbytes() && data ? contiguous.nbytes() : 0);
-    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        bytes, contiguous.element_size());
+    auto blob = copiedBlob(ArrayRef<char>(data, data ? contiguous.nbytes() : 0),
+                           contiguous.element_size());
     auto value = DenseResourceElementsAttr::get(type, path, std::move(blob));
     StateOp::create(builder, loc, kind, path, type, value, nullptr);
   }

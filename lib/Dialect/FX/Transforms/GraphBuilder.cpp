@@ -5,6 +5,7 @@
 #include "fx-mlir/Dialect/FX/IR/FXLocation.h"
 #include "fx-mlir/Dialect/FX/IR/FXTypes.h"
 #include "fx-mlir/Dialect/FX/Registry/Registry.h"
+#include "fx-mlir/Support/Blobs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -414,12 +415,9 @@ std::string mlir::fx::addFloatState(GraphModuleOp module, Operation *before,
     uint64_t bits = f.bitcastToAPInt().getZExtValue();
     memcpy(bytes.data() + i * width, &bits, width);
   }
-  // A tensor of no elements: a non-null pointer to copy no bytes from
-  // (allocateAndCopyWithAlign's memcpy must not get null; fuzz-lower).
-  static const char kNoBytes = 0;
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(bytes.empty() ? &kNoBytes : bytes.data(), bytes.size()),
-      alignof(double));
+  // A tensor of no elements has no bytes (and maybe a null data pointer).
+  auto blob =
+      copiedBlob(ArrayRef<char>(bytes.data(), bytes.size()), alignof(double));
   auto value = DenseResourceElementsAttr::get(type, unique, std::move(blob));
   OpBuilder b(before);
   StateOp state = StateOp::create(b, before->getLoc(), StateKind::Parameter,
