@@ -651,14 +651,17 @@ def test_import_quantized_embeddings(bits):
 
 
 @pytest.mark.parametrize("bits", [8, 4])
-def test_reference_embeddings(bits):
+def test_reference_embeddings(tmp_path, bits):
     """Reference mode's Embedding and EmbeddingBag
     (torch.ao.nn.quantized.reference, float weights with float-qparams
     weight_qparams) compile as the float embedding (bag) of the weight
     quantized and dequantized as PyTorch's get_weight computes it (the bag
     keeps its mode: this is the float module's forward); imported, they
     stay reference modules whose weight_qparams (scale, zero point, axis)
-    rebuild them: the export computes what the model computes."""
+    rebuild them: the export computes what the model computes. Traced,
+    the weight's quantize_per_channel with float zero points and its
+    dequantize fold into the float rows (fx-normalize): the archive
+    compiles to what it computes."""
     torch.manual_seed(0)
     inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
               torch.tensor([0, 3, 7]), torch.rand(10))
@@ -675,6 +678,9 @@ def test_reference_embeddings(bits):
                      r'reference\.EmbeddingBag"\(.*"qscheme": '
                      r'"per_channel_affine_float_qparams".*"axis": 0', ir)
     _check_embeddings(reference, fx_mlir.export_graph_module(ir))
+    loaded, compiled = _traced_and_compiled(reference, inputs,
+                                            tmp_path / "reference.pt")
+    _check_embeddings(loaded, compiled)
 
 
 @pytest.mark.parametrize("bits", [8, 4])

@@ -154,7 +154,12 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
   if (perSample)
     gathered = e.call(
         "aten::mul.Tensor",
-        {gathered, e.call("aten::unsqueeze", {perSample, e.I(-1)})}, rowsType);
+        {gathered,
+         e.call(
+             "aten::unsqueeze", {perSample, e.I(-1)},
+             typed(cast<RankedTensorType>(perSample.getType()).getElementType(),
+                   {n, 1}))},
+        rowsType);
   int64_t spare = bags + 1;
   Type binsType = typed(elem, {spare, width});
   Value zeros =

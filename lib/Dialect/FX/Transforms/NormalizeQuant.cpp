@@ -692,10 +692,135 @@ const QuantizedFunction *quantizedFunction(StringRef name) {
   return nullptr;
 }
 
+/// The float state a `get_attr` operand of `call` (its argument `i`)
+/// reads, with its values; null when it is not one.
+StateOp readStateArg(CallFunctionOp call, unsigned i,
+                     std::optional<std::vector<double>> &values) {
+  auto ref = dyn_cast_or_null<NodeAttr>(
+      i < call.getArgs().size() ? call.getArgs()[i] : Attribute());
+  if (!ref || ref.getIndex() >= call.getNumOperands())
+    return {};
+  auto read = call.getOperand(ref.getIndex()).getDefiningOp<GetAttrOp>();
+  StateOp state = read ? lookupState(call->getParentOfType<GraphModuleOp>(),
+                                     read.getTarget())
+                       : StateOp();
+  if (state)
+    values = readFloatState(state);
+  return values ? state : StateOp();
+}
+
+/// `aten::quantize_per_channel` of module state with float zero points
+/// (per_channel_affine_float_qparams: the weight of a traced reference-mode
+/// Embedding or EmbeddingBag, `get_weight`'s quantize), read only by
+/// dequantizes. No quant type holds float zero points, and the value is a
+/// constant: the dequantizes read the float state `<weight>_fake_quantized`
+/// of the values computed here as ATen computes them, in f32:
+/// `q = clamp(rint(x * (1 / scale) + zero_point), lo, hi)`, then `(q -
+/// zero_point) * scale`.
+LogicalResult foldFloatQParamsQuantize(GraphBuilder &gb, Operation *op,
+                                       std::string &why) {
+  auto call = dyn_cast<CallFunctionOp>(op);
+  if (!call || call.getTarget() != "aten::quantize_per_channel" ||
+      call.getArgs().size() != 5 || !call.getKwargs().empty())
+    return failure();
+  std::optional<std::vector<double>> x, scales, zeroPoints;
+  StateOp weight = readStateArg(call, 0, x);
+  StateOp zeroState = readStateArg(call, 2, zeroPoints);
+  auto zeroType = zeroState ? dyn_cast<RankedTensorType>(zeroState.getType())
+                            : RankedTensorType();
+  // Integer zero points: a per-channel quantized tensor, lowered as such.
+  if (!zeroType || !isa<FloatType>(zeroType.getElementType()))
+    return failure();
+  auto type =
+      dyn_cast_if_present<RankedTensorType>(weight ? weight.getType() : Type());
+  auto axisAttr = dyn_cast<IntegerAttr>(call.getArgs()[3]);
+  // The dtype by name, or as TorchScript records it: c10's ScalarType code.
+  StringRef dtype;
+  if (auto d = dyn_cast<DTypeAttr>(call.getArgs()[4]))
+    dtype = d.getName();
+  else if (auto code = dyn_cast<IntegerAttr>(call.getArgs()[4]))
+    dtype = llvm::StringSwitch<StringRef>(std::to_string(code.getInt()))
+                .Case("12", "qint8")
+                .Case("13", "quint8")
+                .Case("16", "quint4x2")
+                .Case("17", "quint2x4")
+                .Default("an unknown dtype");
+  if (!readStateArg(call, 1, scales) || !type || !type.hasStaticShape() ||
+      !axisAttr || dtype.empty()) {
+    why = "a quantization with float zero points needs constant (module "
+          "state) values, scales and zero points, and a constant axis and "
+          "dtype";
+    return failure();
+  }
+  int64_t lo, hi;
+  if (dtype == "quint8")
+    lo = 0, hi = 255;
+  else if (dtype == "quint4x2")
+    lo = 0, hi = 15;
+  else if (dtype == "quint2x4")
+    lo = 0, hi = 3;
+  else if (dtype == "qint8")
+    lo = -128, hi = 127;
+  else {
+    why =
+        ("float zero points with dtype " + dtype + " are not supported").str();
+    return failure();
+  }
+  int64_t axis = axisAttr.getInt();
+  if (axis < 0)
+    axis += type.getRank();
+  if (axis < 0 || axis >= type.getRank() ||
+      int64_t(scales->size()) != type.getDimSize(axis) ||
+      zeroPoints->size() != scales->size()) {
+    why = "its scales and zero points do not fit its axis";
+    return failure();
+  }
+  for (Operation *user : call->getUsers()) {
+    auto dq = dyn_cast<CallFunctionOp>(user);
+    if (!dq || dq.getTarget() != "aten::dequantize.self" ||
+        dq.getNumOperands() != 1 ||
+        !isa<RankedTensorType>(dq.getResult().getType())) {
+      why = "a quantized tensor with float zero points may only be "
+            "dequantized";
+      return failure();
+    }
+  }
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  int64_t channels = type.getDimSize(axis);
+  std::vector<double> values(x->size());
+  for (size_t i = 0; i < x->size(); ++i) {
+    int64_t c = (int64_t(i) / inner) % channels;
+    float scale = float((*scales)[c]);
+    float zeroPoint = float((*zeroPoints)[c]);
+    float inverse = scale == 0.0f ? 1.0f : 1.0f / scale;
+    float product = float((*x)[i]) * inverse;
+    float q = std::nearbyint(product + zeroPoint);
+    q = std::min(std::max(q, float(lo)), float(hi));
+    values[i] = double((q - zeroPoint) * scale);
+  }
+  auto graphModule = call->getParentOfType<GraphModuleOp>();
+  std::string name = addFloatState(
+      graphModule, weight, (weight.getSymName() + "_fake_quantized").str(),
+      RankedTensorType::get(type.getShape(),
+                            Float32Type::get(op->getContext())),
+      values);
+  for (Operation *user : llvm::make_early_inc_range(call->getUsers())) {
+    Value floats = gb.readState(name, user);
+    user->getResult(0).replaceAllUsesWith(floats);
+    gb.erase(user);
+  }
+  gb.erase(call);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
                                                std::string &why) {
+  if (succeeded(foldFloatQParamsQuantize(gb, op, why)) || !why.empty())
+    return success(why.empty());
   auto call = dyn_cast<CallModuleOp>(op);
   if (!call)
     return failure();
