@@ -15,6 +15,7 @@ import copy
 import json
 import os
 import re
+import subprocess
 import sys
 
 import pytest
@@ -661,7 +662,9 @@ def test_reference_embeddings(tmp_path, bits):
     rebuild them: the export computes what the model computes. Traced,
     the weight's quantize_per_channel with float zero points and its
     dequantize fold into the float rows (fx-normalize): the archive
-    compiles to what it computes."""
+    compiles to what it computes. The imported IR compiles with fx-compile
+    too: fx-normalize expands the reference modules into the same
+    constant rows and the embedding (bag) of them."""
     torch.manual_seed(0)
     inputs = (torch.randint(0, 100, (3, 5)), torch.randint(0, 50, (10,)),
               torch.tensor([0, 3, 7]), torch.rand(10))
@@ -681,6 +684,12 @@ def test_reference_embeddings(tmp_path, bits):
     loaded, compiled = _traced_and_compiled(reference, inputs,
                                             tmp_path / "reference.pt")
     _check_embeddings(loaded, compiled)
+    (tmp_path / "reference.mlir").write_text(ir)
+    subprocess.run([os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin",
+                                 "fx-compile"),
+                    str(tmp_path / "reference.mlir"), "-o",
+                    str(tmp_path / "reference.so")], check=True)
+    _check_embeddings(reference, fx_mlir.load(tmp_path / "reference.so"))
 
 
 @pytest.mark.parametrize("bits", [8, 4])

@@ -1223,7 +1223,7 @@ struct NormalizePass : public mlir::fx::impl::FXNormalizeBase<NormalizePass> {
                             .Case("aten::numpy_T", "T")
                             .Case("aten::mT", "mT")
                             .Case("aten::matrix_H", "H")
-                            .Cases("aten::mH", "aten::adjoint", "mH")
+                            .Cases({"aten::mH", "aten::adjoint"}, "mH")
                             .Default("");
       if (!field.empty() && args.size() == 1 && isa<NodeAttr>(args[0]) &&
           isa<TensorType>(call.getOperand(0).getType()))

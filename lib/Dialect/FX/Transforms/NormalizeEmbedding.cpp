@@ -47,7 +47,6 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
       target != "aten::embedding_bag.padding_idx" &&
       target != "aten::_embedding_bag")
     return failure();
-  MLIRContext *ctx = call.getContext();
   // (weight, indices, offsets, scale_grad_by_freq, mode, sparse,
   //  per_sample_weights, include_last_offset[, padding_idx]), all given
   // (TorchScript passes every argument).
@@ -68,26 +67,9 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
       return failure();
     }
   }
-  auto shapeOf = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getShape();
-  };
-  if (!weight || !indices || !offsets || !mode || !lastOffset ||
-      shapeOf(weight).size() != 2 || shapeOf(indices).size() != 1 ||
-      shapeOf(offsets).size() != 1 ||
-      !cast<RankedTensorType>(weight.getType()).hasStaticShape() ||
-      ShapedType::isDynamic(shapeOf(indices)[0]) ||
-      ShapedType::isDynamic(shapeOf(offsets)[0]) ||
+  if (!mode || !lastOffset ||
       (argAt(call, 6) && !isa<NoneAttr>(argAt(call, 6)) && !perSample)) {
-    why = "needs a 2-D weight, 1-D indices and offsets of static shapes "
-          "and constant flags";
-    return failure();
-  }
-  if (mode.getInt() < 0 || mode.getInt() > 2) {
-    why = "unknown mode";
-    return failure();
-  }
-  if (perSample && mode.getInt() != 0) {
-    why = "per_sample_weights needs mode 'sum'";
+    why = "needs constant flags";
     return failure();
   }
   // Only the bags are read.
@@ -102,17 +84,60 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
       return failure();
     }
   }
+  Value result = emitEmbeddingBag(gb, call, call.getNodeName(), weight, indices,
+                                  offsets, perSample, mode.getInt(),
+                                  lastOffset.getValue(), padding, why);
+  if (!result)
+    return failure();
+  for (Operation *user : llvm::make_early_inc_range(call->getUsers())) {
+    auto get = cast<CallFunctionOp>(user);
+    if (cast<IntegerAttr>(get.getArgs()[1]).getInt() == 0)
+      get.getResult().replaceAllUsesWith(result);
+    gb.erase(get);
+  }
+  call.erase();
+  return success();
+}
+
+Value mlir::fx::emitEmbeddingBag(GraphBuilder &gb, Operation *node,
+                                 StringRef name, Value weight, Value indices,
+                                 Value offsets, Value perSample, int64_t mode,
+                                 bool includeLastOffset,
+                                 std::optional<int64_t> padding,
+                                 std::string &why) {
+  MLIRContext *ctx = node->getContext();
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  auto ranked = [](Value v) { return v && isa<RankedTensorType>(v.getType()); };
+  if (!ranked(weight) || !ranked(indices) || !ranked(offsets) ||
+      (perSample && !ranked(perSample)) || shapeOf(weight).size() != 2 ||
+      shapeOf(indices).size() != 1 || shapeOf(offsets).size() != 1 ||
+      !cast<RankedTensorType>(weight.getType()).hasStaticShape() ||
+      ShapedType::isDynamic(shapeOf(indices)[0]) ||
+      ShapedType::isDynamic(shapeOf(offsets)[0])) {
+    why = "needs a 2-D weight, 1-D indices and offsets of static shapes";
+    return {};
+  }
+  if (mode < 0 || mode > 2) {
+    why = "unknown mode";
+    return {};
+  }
+  if (perSample && mode != 0) {
+    why = "per_sample_weights needs mode 'sum'";
+    return {};
+  }
   int64_t rows = shapeOf(weight)[0], width = shapeOf(weight)[1],
           n = shapeOf(indices)[0];
-  int64_t bags = shapeOf(offsets)[0] - (lastOffset.getValue() ? 1 : 0);
+  int64_t bags = shapeOf(offsets)[0] - (includeLastOffset ? 1 : 0);
   if (bags < 0) {
     why = "include_last_offset needs an offset";
-    return failure();
+    return {};
   }
   if (padding && *padding < 0)
     *padding += rows;
   Type elem = cast<RankedTensorType>(weight.getType()).getElementType();
-  Emitter e(gb, call, call.getNodeName(), elem);
+  Emitter e(gb, node, name, elem);
   Type i64 = IntegerType::get(ctx, 64);
   auto typed = [&](Type element, ArrayRef<int64_t> shape) -> Type {
     return RankedTensorType::get(shape, element);
@@ -132,7 +157,7 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
       {BoolAttr::get(ctx, false), BoolAttr::get(ctx, true)}, typed(i64, {n}));
   bagOf = e.call("aten::sub.Scalar", {bagOf, e.I(1), e.I(1)}, typed(i64, {n}));
   Type boolType = typed(IntegerType::get(ctx, 1), {n});
-  if (lastOffset.getValue()) {
+  if (includeLastOffset) {
     Value end = e.call("aten::select.int", {offsets, e.I(0), e.I(bags)},
                        typed(i64, {}));
     Value inside = e.call("aten::lt.Tensor", {positions, end}, boolType);
@@ -166,7 +191,7 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
       e.callWith("aten::new_zeros", {weight, e.list({e.I(spare), e.I(width)})},
                  creationKeys, {none, none, none, none}, binsType);
   Value out;
-  if (mode.getInt() == 2) {
+  if (mode == 2) {
     Value spread = e.callWith(
         "aten::expand",
         {e.call("aten::unsqueeze", {bagOf, e.I(-1)}, typed(i64, {n, 1})),
@@ -179,7 +204,7 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
   } else {
     out = e.callWith("aten::index_add", {zeros, e.I(0), bagOf, gathered},
                      {"alpha"}, {e.I(1)}, binsType);
-    if (mode.getInt() == 1) {
+    if (mode == 1) {
       Type countType = typed(elem, {spare});
       Value ones =
           e.callWith("aten::new_ones", {weight, e.list({e.I(n)})}, creationKeys,
@@ -197,15 +222,6 @@ LogicalResult mlir::fx::rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
                    binsType);
     }
   }
-  Value result =
-      e.call("aten::slice.Tensor", {out, e.I(0), e.I(0), e.I(bags), e.I(1)},
-             typed(elem, {bags, width}));
-  for (Operation *user : llvm::make_early_inc_range(call->getUsers())) {
-    auto get = cast<CallFunctionOp>(user);
-    if (cast<IntegerAttr>(get.getArgs()[1]).getInt() == 0)
-      get.getResult().replaceAllUsesWith(result);
-    gb.erase(get);
-  }
-  call.erase();
-  return success();
+  return e.call("aten::slice.Tensor", {out, e.I(0), e.I(0), e.I(bags), e.I(1)},
+                typed(elem, {bags, width}));
 }

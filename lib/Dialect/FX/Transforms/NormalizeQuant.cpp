@@ -692,6 +692,165 @@ const QuantizedFunction *quantizedFunction(StringRef name) {
   return nullptr;
 }
 
+/// `x` (of `type`) quantized per channel along `axis` with float zero
+/// points (per_channel_affine_float_qparams) to [lo, hi] and dequantized, as
+/// ATen computes it in f32: `q = clamp(rint(x * (1 / scale) + zero_point),
+/// lo, hi)`, then `(q - zero_point) * scale`.
+std::vector<double> fakeQuantizedWithFloatZeroPoints(
+    ArrayRef<double> x, ArrayRef<double> scales, ArrayRef<double> zeroPoints,
+    RankedTensorType type, int64_t axis, int64_t lo, int64_t hi) {
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  int64_t channels = type.getDimSize(axis);
+  std::vector<double> values(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    int64_t c = (int64_t(i) / inner) % channels;
+    float scale = float(scales[c]);
+    float zeroPoint = float(zeroPoints[c]);
+    float inverse = scale == 0.0f ? 1.0f : 1.0f / scale;
+    float product = float(x[i]) * inverse;
+    float q = std::nearbyint(product + zeroPoint);
+    q = std::min(std::max(q, float(lo)), float(hi));
+    values[i] = double((q - zeroPoint) * scale);
+  }
+  return values;
+}
+
+/// A reference-mode Embedding or EmbeddingBag
+/// (torch.ao.nn.quantized.reference, weight-only quantized with float zero
+/// points, 8 or 4 bits): the float embedding (bag) of its weight quantized
+/// and dequantized as its `weight_qparams` say (its get_weight), a constant
+/// computed here into `<path>.weight_reference`. The bag keeps its mode,
+/// as the reference forward does.
+LogicalResult expandReferenceEmbedding(GraphBuilder &gb, CallModuleOp call,
+                                       SubmoduleOp module, std::string &why) {
+  MLIRContext *ctx = gb.getContext();
+  auto graphModule = call->getParentOfType<GraphModuleOp>();
+  std::string path = module.getSymName().str();
+  bool bag = module.getModuleType().ends_with("EmbeddingBag");
+  StateOp weight = lookupState(graphModule, path + ".weight");
+  std::optional<std::vector<double>> values;
+  if (weight)
+    values = readFloatState(weight);
+  auto type = weight ? dyn_cast<RankedTensorType>(weight.getType())
+                     : RankedTensorType();
+  if (!values || !type || !type.getElementType().isF32() ||
+      type.getRank() != 2 || !type.hasStaticShape()) {
+    why = "its 2-D float weight '" + path + ".weight' is not known";
+    return failure();
+  }
+  DictAttr hp = module.getHparams();
+  auto qparams = dyn_cast_or_null<DictAttr>(hp.lookup("weight_qparams"));
+  auto scheme = qparams
+                    ? dyn_cast_or_null<StringAttr>(qparams.lookup("qscheme"))
+                    : StringAttr();
+  auto dtype = qparams ? dyn_cast_or_null<DTypeAttr>(qparams.lookup("dtype"))
+                       : DTypeAttr();
+  auto axis = qparams ? dyn_cast_or_null<IntegerAttr>(qparams.lookup("axis"))
+                      : IntegerAttr();
+  std::optional<std::vector<double>> scales, zeroPoints;
+  if (qparams) {
+    scales = qparamNumbers(qparams.lookup("scale"));
+    zeroPoints = qparamNumbers(qparams.lookup("zero_point"));
+  }
+  if (!scheme || scheme.getValue() != "per_channel_affine_float_qparams" ||
+      !dtype || !axis || axis.getInt() != 0 || !scales || !zeroPoints ||
+      int64_t(scales->size()) != type.getDimSize(0) ||
+      zeroPoints->size() != scales->size()) {
+    why = "its weight_qparams are not per-row with float zero points";
+    return failure();
+  }
+  int64_t hi;
+  if (dtype.getName() == "quint8")
+    hi = 255;
+  else if (dtype.getName() == "quint4x2")
+    hi = 15;
+  else {
+    why = ("its weight dtype " + dtype.getName() +
+           " is not quint8 or "
+           "quint4x2")
+              .str();
+    return failure();
+  }
+  if (Attribute maxNorm = hp.lookup("max_norm");
+      maxNorm && !isa<NoneAttr>(maxNorm)) {
+    why = "max_norm (which renormalizes the rows it reads) is not supported";
+    return failure();
+  }
+  // The call's arguments: the indices, and a bag's offsets and
+  // per_sample_weights, by position or by name.
+  auto argument = [&](size_t i, StringRef name) -> Attribute {
+    if (i < call.getArgs().size())
+      return call.getArgs()[i];
+    return call.getKwargs() ? call.getKwargs().lookup(name) : Attribute();
+  };
+  auto tensor = [&](Attribute a) -> Value {
+    auto ref = dyn_cast_or_null<NodeAttr>(a);
+    return ref && ref.getIndex() < call.getNumOperands()
+               ? call.getOperand(ref.getIndex())
+               : Value();
+  };
+  size_t count =
+      call.getArgs().size() + (call.getKwargs() ? call.getKwargs().size() : 0);
+  Value indices = tensor(argument(0, "input"));
+  Value offsets = bag ? tensor(argument(1, "offsets")) : Value();
+  Attribute perSampleArg =
+      bag ? argument(2, "per_sample_weights") : Attribute();
+  Value perSample = tensor(perSampleArg);
+  if (!indices || count > (bag ? 3u : 1u) || (bag && !offsets) ||
+      (perSampleArg && !isa<NoneAttr>(perSampleArg) && !perSample)) {
+    why = bag ? "a reference EmbeddingBag takes indices, offsets and "
+                "per_sample_weights (1-D indices with offsets)"
+              : "a reference Embedding takes its indices";
+    return failure();
+  }
+  std::string name =
+      addFloatState(graphModule, weight, path + ".weight_reference", type,
+                    fakeQuantizedWithFloatZeroPoints(
+                        *values, *scales, *zeroPoints, type, 0, 0, hi));
+  Value table = gb.readState(name, call);
+  std::optional<int64_t> padding;
+  if (auto p = dyn_cast_or_null<IntegerAttr>(hp.lookup("padding_idx")))
+    padding = p.getInt();
+  Value result;
+  std::string node = call.getNodeName().str();
+  if (bag) {
+    auto mode = dyn_cast_or_null<StringAttr>(hp.lookup("mode"));
+    auto last = dyn_cast_or_null<BoolAttr>(hp.lookup("include_last_offset"));
+    int64_t modeCode = !mode                       ? -1
+                       : mode.getValue() == "sum"  ? 0
+                       : mode.getValue() == "mean" ? 1
+                       : mode.getValue() == "max"  ? 2
+                                                   : -1;
+    if (modeCode < 0 || !last) {
+      why = "its mode and include_last_offset must be known";
+      return failure();
+    }
+    result =
+        emitEmbeddingBag(gb, call, node, table, indices, offsets, perSample,
+                         modeCode, last.getValue(), padding, why);
+    if (!result)
+      return failure();
+  } else {
+    auto flag = [&](StringRef key) {
+      auto b = dyn_cast_or_null<BoolAttr>(hp.lookup(key));
+      return BoolAttr::get(ctx, b && b.getValue());
+    };
+    result = gb.call(call, node, "aten::embedding",
+                     {NodeAttr::get(ctx, 0), NodeAttr::get(ctx, 1),
+                      IntegerAttr::get(IntegerType::get(ctx, 64),
+                                       padding ? *padding : -1),
+                      flag("scale_grad_by_freq"), flag("sparse")},
+                     {}, {}, {table, indices}, call.getResult().getType())
+                 .getResult();
+  }
+  call.getResult().replaceAllUsesWith(result);
+  gb.erase(call);
+  setNodeName(result.getDefiningOp(), node);
+  return success();
+}
+
 /// The float state a `get_attr` operand of `call` (its argument `i`)
 /// reads, with its values; null when it is not one.
 StateOp readStateArg(CallFunctionOp call, unsigned i,
@@ -785,21 +944,8 @@ LogicalResult foldFloatQParamsQuantize(GraphBuilder &gb, Operation *op,
       return failure();
     }
   }
-  int64_t inner = 1;
-  for (int64_t d = axis + 1; d < type.getRank(); ++d)
-    inner *= type.getDimSize(d);
-  int64_t channels = type.getDimSize(axis);
-  std::vector<double> values(x->size());
-  for (size_t i = 0; i < x->size(); ++i) {
-    int64_t c = (int64_t(i) / inner) % channels;
-    float scale = float((*scales)[c]);
-    float zeroPoint = float((*zeroPoints)[c]);
-    float inverse = scale == 0.0f ? 1.0f : 1.0f / scale;
-    float product = float((*x)[i]) * inverse;
-    float q = std::nearbyint(product + zeroPoint);
-    q = std::min(std::max(q, float(lo)), float(hi));
-    values[i] = double((q - zeroPoint) * scale);
-  }
+  std::vector<double> values = fakeQuantizedWithFloatZeroPoints(
+      *x, *scales, *zeroPoints, type, axis, lo, hi);
   auto graphModule = call->getParentOfType<GraphModuleOp>();
   std::string name = addFloatState(
       graphModule, weight, (weight.getSymName() + "_fake_quantized").str(),
@@ -837,6 +983,9 @@ LogicalResult mlir::fx::rewriteQuantizedModule(GraphBuilder &gb, Operation *op,
     gb.erase(call);
     return success();
   }
+  if (type == "torch.ao.nn.quantized.reference.Embedding" ||
+      type == "torch.ao.nn.quantized.reference.EmbeddingBag")
+    return expandReferenceEmbedding(gb, call, module, why);
   StringRef referenceTarget =
       llvm::StringSwitch<StringRef>(type)
           .Case("torch.ao.nn.quantized.reference.Linear", "aten::linear")

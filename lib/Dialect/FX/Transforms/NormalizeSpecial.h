@@ -65,6 +65,16 @@ LogicalResult rewriteAttentionCall(GraphBuilder &gb, Operation *op,
 LogicalResult rewriteEmbeddingBagCall(GraphBuilder &gb, Operation *op,
                                       std::string &why);
 
+/// The bags of nn.EmbeddingBag's forward (F.embedding_bag) on `weight`
+/// (2-D, static), `indices` and `offsets` (1-D) and `perSample` (null, or
+/// the per-index weights of mode 0), as the calls rewriteEmbeddingBagCall
+/// expands into, emitted before `node` under names from `name`; `mode` 0
+/// (sum), 1 (mean) or 2 (max). Null with `why` set when they do not fit.
+Value emitEmbeddingBag(GraphBuilder &gb, Operation *node, StringRef name,
+                       Value weight, Value indices, Value offsets,
+                       Value perSample, int64_t mode, bool includeLastOffset,
+                       std::optional<int64_t> padding, std::string &why);
+
 } // namespace mlir::fx
 
 #endif // FX_MLIR_LIB_DIALECT_FX_TRANSFORMS_NORMALIZESPECIAL_H
