@@ -425,6 +425,19 @@ std::optional<std::vector<double>> qparamNumbers(Attribute a) {
   return numbers;
 }
 
+/// The f32 state `<path>.weight` of a module, with its values; null when
+/// there is none or its values are not known.
+StateOp floatWeight(GraphModuleOp graphModule, StringRef path,
+                    std::optional<std::vector<double>> &values) {
+  StateOp weight = lookupState(graphModule, (path + ".weight").str());
+  auto type = weight ? dyn_cast<RankedTensorType>(weight.getType())
+                     : RankedTensorType();
+  if (!type || !type.getElementType().isF32())
+    return {};
+  values = readFloatState(weight);
+  return values ? weight : StateOp();
+}
+
 /// A reference quantized module (torch.ao.nn.quantized.reference.Linear,
 /// Conv1d/2d/3d, ConvTranspose1d/2d/3d): the float operator on its weight
 /// quantized and dequantized as its `weight_qparams` say, which is a constant:
@@ -436,16 +449,13 @@ LogicalResult expandReferenceModule(GraphBuilder &gb, CallModuleOp call,
   MLIRContext *ctx = gb.getContext();
   auto graphModule = call->getParentOfType<GraphModuleOp>();
   std::string path = module.getSymName().str();
-  StateOp weight = lookupState(graphModule, path + ".weight");
   std::optional<std::vector<double>> values;
-  if (weight)
-    values = readFloatState(weight);
-  auto type = weight ? dyn_cast<RankedTensorType>(weight.getType())
-                     : RankedTensorType();
-  if (!values || !type || !type.getElementType().isF32()) {
+  StateOp weight = floatWeight(graphModule, path, values);
+  if (!weight) {
     why = "its float weight '" + path + ".weight' is not known";
     return failure();
   }
+  auto type = cast<RankedTensorType>(weight.getType());
   auto qparams =
       dyn_cast_or_null<DictAttr>(module.getHparams().lookup("weight_qparams"));
   if (!qparams) {
@@ -729,14 +739,11 @@ LogicalResult expandReferenceEmbedding(GraphBuilder &gb, CallModuleOp call,
   auto graphModule = call->getParentOfType<GraphModuleOp>();
   std::string path = module.getSymName().str();
   bool bag = module.getModuleType().ends_with("EmbeddingBag");
-  StateOp weight = lookupState(graphModule, path + ".weight");
   std::optional<std::vector<double>> values;
-  if (weight)
-    values = readFloatState(weight);
-  auto type = weight ? dyn_cast<RankedTensorType>(weight.getType())
-                     : RankedTensorType();
-  if (!values || !type || !type.getElementType().isF32() ||
-      type.getRank() != 2 || !type.hasStaticShape()) {
+  StateOp weight = floatWeight(graphModule, path, values);
+  auto type =
+      weight ? cast<RankedTensorType>(weight.getType()) : RankedTensorType();
+  if (!weight || type.getRank() != 2 || !type.hasStaticShape()) {
     why = "its 2-D float weight '" + path + ".weight' is not known";
     return failure();
   }
