@@ -575,9 +575,10 @@ def _quantized_arguments(module, params):
     `dtype`; `scale`, `zero_point` (and Quantize's `dtype`) kept as
     buffers, as numbers; a quantized norm's `weight` tensor as a bool, as
     `bias` is; a reference module's `weight_qparams` (its qscheme by name:
-    `per_channel_affine`, `per_channel_affine_float_qparams`); and the output `scale` and `zero_point` a
-    static quantized module keeps as attributes without its constructor
-    taking them (set back as attributes when rebuilt)."""
+    `per_channel_affine`, `per_channel_affine_float_qparams`, with the
+    axis of either); and the output `scale` and `zero_point` a static
+    quantized module keeps as attributes without its constructor taking
+    them (set back as attributes when rebuilt)."""
     name = module_type(module)
     if not name.startswith(("torch.ao.nn.quantized.",
                             "torch.ao.nn.intrinsic.quantized.")):

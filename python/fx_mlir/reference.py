@@ -256,7 +256,6 @@ def quantized_embedding_forward(module, indices, offsets=None,
     return F.embedding(indices, table)
 
 
-
 def reference_embedding_forward(module, input, offsets=None,
                                 per_sample_weights=None, tracer=None):
     """torch.ao.nn.quantized.reference.Embedding and EmbeddingBag (reference
@@ -290,6 +289,7 @@ def reference_embedding_forward(module, input, offsets=None,
     return F.embedding(input, table, module.padding_idx, module.max_norm,
                        module.norm_type, module.scale_grad_by_freq,
                        module.sparse)
+
 
 def _recurrence(rnn, mode, input, hx, linears):
     """The recurrence of rnn_forward; `linears(suffix)` gives a layer's and

@@ -774,9 +774,7 @@ LogicalResult expandReferenceEmbedding(GraphBuilder &gb, CallModuleOp call,
   else if (dtype.getName() == "quint4x2")
     hi = 15;
   else {
-    why = ("its weight dtype " + dtype.getName() +
-           " is not quint8 or "
-           "quint4x2")
+    why = ("its weight dtype " + dtype.getName() + " is not quint8 or quint4x2")
               .str();
     return failure();
   }
@@ -905,12 +903,22 @@ LogicalResult foldFloatQParamsQuantize(GraphBuilder &gb, Operation *op,
   if (auto d = dyn_cast<DTypeAttr>(call.getArgs()[4]))
     dtype = d.getName();
   else if (auto code = dyn_cast<IntegerAttr>(call.getArgs()[4]))
-    dtype = llvm::StringSwitch<StringRef>(std::to_string(code.getInt()))
-                .Case("12", "qint8")
-                .Case("13", "quint8")
-                .Case("16", "quint4x2")
-                .Case("17", "quint2x4")
-                .Default("an unknown dtype");
+    switch (code.getInt()) {
+    case 12:
+      dtype = "qint8";
+      break;
+    case 13:
+      dtype = "quint8";
+      break;
+    case 16:
+      dtype = "quint4x2";
+      break;
+    case 17:
+      dtype = "quint2x4";
+      break;
+    default:
+      dtype = "an unknown dtype";
+    }
   if (!readStateArg(call, 1, scales) || !type || !type.hasStaticShape() ||
       !axisAttr || dtype.empty()) {
     why = "a quantization with float zero points needs constant (module "
