@@ -143,14 +143,16 @@ def test_loaded_graph_cannot_be_saved_again(tmp_path, model):
 
 
 def test_library_saved_again_at_the_same_path_is_new_code(tmp_path):
+    """Each file written at one path is its own code while the earlier
+    ones stay loaded: three generations at once (the third was once the
+    second's code, the loader handed the same descriptor name again)."""
     x = torch.randn(2, 4)
     torch.manual_seed(2)
-    first = nn.Linear(4, 3).eval()
-    second = nn.Linear(4, 3).eval()
+    models = [nn.Linear(4, 3).eval() for _ in range(3)]
     path = tmp_path / "m.so"
-    fx_mlir.compile(first, (x,), cache_dir="").save(path)
-    old = fx_mlir.load(path)
-    fx_mlir.compile(second, (x,), cache_dir="").save(path)
-    new = fx_mlir.load(path)
-    torch.testing.assert_close(old(x), eager(first, x))
-    torch.testing.assert_close(new(x), eager(second, x))
+    loaded = []
+    for model in models:
+        fx_mlir.compile(model, (x,), cache_dir="").save(path)
+        loaded.append(fx_mlir.load(path))
+    for model, graph in zip(models, loaded):
+        torch.testing.assert_close(graph(x), eager(model, x))

@@ -202,6 +202,10 @@ struct StateBuffer {
 /// that loads the same file shares one SharedCode.
 struct SharedCode {
   void *handle = nullptr;
+  /// The descriptor the library was opened through, when an earlier file
+  /// of its name was loaded: held open while the code is loaded, so that
+  /// its name (/proc/self/fd/N) stays its own.
+  int descriptor = -1;
   std::shared_ptr<ConstantTable> constants;
   void (*entry)(void **) = nullptr;
   ~SharedCode();

@@ -437,6 +437,8 @@ mlir::fx::missingRequirement(const std::vector<std::string> &requirements) {
 SharedCode::~SharedCode() {
   if (handle)
     dlclose(handle);
+  if (descriptor >= 0)
+    close(descriptor);
 }
 
 std::shared_ptr<SharedCode> mlir::fx::loadSharedCode(
@@ -463,21 +465,20 @@ std::shared_ptr<SharedCode> mlir::fx::loadSharedCode(
   openMP();
   // The dynamic loader knows a loaded library by its name: while the
   // code of an earlier file of this name is loaded, this one is opened
-  // through a name of its own (its descriptor's).
+  // through a name of its own (its descriptor's, kept open while the code
+  // is loaded: a closed descriptor's number, and so the name, would be
+  // given to the next file, and the loader would return this code).
+  auto code = std::make_shared<SharedCode>();
   std::string name = path;
-  int fd = -1;
-  for (const auto &[other, code] : loaded)
+  for (const auto &[other, earlier] : loaded)
     if (other != key && other.compare(0, path.size() + 1, path + ":") == 0 &&
-        !code.expired()) {
-      fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd >= 0)
-        name = "/proc/self/fd/" + std::to_string(fd);
+        !earlier.expired()) {
+      code->descriptor = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (code->descriptor >= 0)
+        name = "/proc/self/fd/" + std::to_string(code->descriptor);
       break;
     }
-  auto code = std::make_shared<SharedCode>();
   code->handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (fd >= 0)
-    close(fd);
   if (!code->handle) {
     const char *why = dlerror();
     error = "cannot load '" + path + "': " + (why ? why : "dlopen failed");
