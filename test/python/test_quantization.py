@@ -692,6 +692,42 @@ def test_reference_embeddings(tmp_path, bits):
     _check_embeddings(reference, fx_mlir.load(tmp_path / "reference.so"))
 
 
+
+class _BagOfRows(nn.Module):
+    """An EmbeddingBag of 2-D indices (a bag a row), no offsets."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(30, 6, mode=mode)
+
+    def forward(self, j):
+        return self.bag(j)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_reference_embedding_bag_of_rows(tmp_path, mode):
+    """A reference EmbeddingBag called on 2-D indices without offsets (a bag
+    a row), in each mode: fx_mlir.compile and fx-compile of the imported IR
+    (fx-normalize flattens the indices and makes the offsets) compute what
+    the reference model computes."""
+    torch.manual_seed(0)
+    j = torch.randint(0, 30, (4, 5))
+    mapping = QConfigMapping().set_global(_embedding_qconfig(8))
+    reference = convert_to_reference_fx(
+        prepare_fx(_BagOfRows(mode).eval(), mapping, (j,)))
+    (tmp_path / "bag.mlir").write_text(
+        fx_mlir.import_graph_module(reference, (j,)))
+    subprocess.run([os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin",
+                                 "fx-compile"),
+                    str(tmp_path / "bag.mlir"), "-o",
+                    str(tmp_path / f"bag_{mode}.so")], check=True)
+    fresh = torch.randint(0, 30, (4, 5))
+    expected = reference(fresh)
+    for compiled in (fx_mlir.compile(reference, (j,)),
+                     fx_mlir.load(tmp_path / f"bag_{mode}.so")):
+        assert torch.allclose(compiled(fresh), expected, rtol=1e-6,
+                              atol=1e-6)
+
 @pytest.mark.parametrize("bits", [8, 4])
 def test_traced_quantized_embeddings(tmp_path, bits):
     """Traced quantized Embedding and EmbeddingBag (`embedding_byte`,

@@ -49,6 +49,31 @@ fx.graph_module @ReferenceBag {
 
 // -----
 
+// 2-D indices without offsets (bags of one row of indices each, as
+// F.embedding_bag takes them): the indices and per_sample_weights
+// flattened, the offsets 0, 3 (arange(0, 6, 3)).
+
+// CHECK-LABEL: fx.graph_module @ReferenceBagOfRows
+// CHECK: %[[FLAT:.*]] = fx.call_function "aten::reshape"(%j, [6]) : (tensor<2x3xi64>) -> tensor<6xi64>
+// CHECK: %[[WEIGHTS:.*]] = fx.call_function "aten::reshape"(%w, [6]) : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK: %[[OFFSETS:.*]] = fx.call_function "aten::arange.start_step"(0, 6, 3, dtype=torch.int64, {{.*}}) : () -> tensor<2xi64>
+// CHECK: "aten::slice.Tensor"(%[[OFFSETS]], 0, 0, 2, 1)
+// CHECK: fx.call_function "aten::embedding"({{.*}}, %[[FLAT]], -1, False, False)
+// CHECK: "aten::unsqueeze"(%[[WEIGHTS]], -1)
+// CHECK: %b = fx.call_function "aten::slice.Tensor"({{.*}}) : (tensor<3x3xf32>) -> tensor<2x3xf32>
+fx.graph_module @ReferenceBagOfRows {
+  fx.state parameter @b.weight : tensor<2x3xf32> = dense<[[0.3, -2.0, 200.0], [0.3, 1.0, -0.1]]>
+  fx.submodule @b "torch.ao.nn.quantized.reference.EmbeddingBag"(num_embeddings=2, embedding_dim=3, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, mode="sum", sparse=False, include_last_offset=False, padding_idx=None, weight_qparams={"qscheme": "per_channel_affine_float_qparams", "dtype": torch.quint8, "scale": [0.5, 0.25], "zero_point": [1.5, 0.25], "axis": 0})
+  fx.graph @forward {
+    %j = fx.placeholder "j" : tensor<2x3xi64>
+    %w = fx.placeholder "w" : tensor<2x3xf32>
+    %b = fx.call_module @b(%j, per_sample_weights=%w) : (tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    fx.output %b : tensor<2x3xf32>
+  }
+}
+
+// -----
+
 // max_norm renormalizes the rows a call reads: refused, named.
 
 fx.graph_module @MaxNorm {

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Emitter.h"
 #include "NormalizeSpecial.h"
 #include "fx-mlir/Dialect/FX/IR/FXAttrs.h"
 #include "fx-mlir/Dialect/FX/IR/FXOps.h"
@@ -803,10 +804,12 @@ LogicalResult expandReferenceEmbedding(GraphBuilder &gb, CallModuleOp call,
   Attribute perSampleArg =
       bag ? argument(2, "per_sample_weights") : Attribute();
   Value perSample = tensor(perSampleArg);
-  if (!indices || count > (bag ? 3u : 1u) || (bag && !offsets) ||
+  Attribute offsetsArg = bag ? argument(1, "offsets") : Attribute();
+  if (!indices || count > (bag ? 3u : 1u) ||
+      (offsetsArg && !isa<NoneAttr>(offsetsArg) && !offsets) ||
       (perSampleArg && !isa<NoneAttr>(perSampleArg) && !perSample)) {
     why = bag ? "a reference EmbeddingBag takes indices, offsets and "
-                "per_sample_weights (1-D indices with offsets)"
+                "per_sample_weights"
               : "a reference Embedding takes its indices";
     return failure();
   }
@@ -831,6 +834,37 @@ LogicalResult expandReferenceEmbedding(GraphBuilder &gb, CallModuleOp call,
     if (modeCode < 0 || !last) {
       why = "its mode and include_last_offset must be known";
       return failure();
+    }
+    // 2-D indices without offsets, as F.embedding_bag takes them: bags of
+    // one row of indices each, the indices (and per_sample_weights)
+    // flattened and the offsets 0, L, 2 L, ...
+    auto indicesType = dyn_cast<RankedTensorType>(indices.getType());
+    if (!offsets) {
+      if (!indicesType || indicesType.getRank() != 2 ||
+          !indicesType.hasStaticShape() || last.getValue()) {
+        why = "without offsets, a reference EmbeddingBag takes 2-D "
+              "indices of a static shape (and no include_last_offset)";
+        return failure();
+      }
+      int64_t rows = indicesType.getDimSize(0),
+              width = indicesType.getDimSize(1);
+      Type i64 = IntegerType::get(ctx, 64);
+      Emitter e(gb, call, node, i64);
+      auto flat = [&](Value v) {
+        auto t = cast<RankedTensorType>(v.getType());
+        return e.reshape(
+            "aten::reshape", v, {rows * width},
+            RankedTensorType::get({rows * width}, t.getElementType()));
+      };
+      indices = flat(indices);
+      if (perSample)
+        perSample = flat(perSample);
+      Attribute none = e.none();
+      offsets = e.callWith("aten::arange.start_step",
+                           {e.I(0), e.I(rows * width), e.I(width)},
+                           {"dtype", "layout", "device", "pin_memory"},
+                           {parseLiteral(ctx, "torch.int64"), none, none, none},
+                           RankedTensorType::get({rows}, i64));
     }
     result =
         emitEmbeddingBag(gb, call, node, table, indices, offsets, perSample,
