@@ -623,6 +623,17 @@ def test_compile_quantized_embeddings(bits):
         _check_embeddings(model, fx_mlir.compile(model, inputs))
 
 
+def _fx_compiled(ir, stem):
+    """IR text compiled by the fx-compile tool into `<stem>.so` (from
+    `<stem>.mlir`), loaded."""
+    stem.with_suffix(".mlir").write_text(ir)
+    subprocess.run([os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin",
+                                 "fx-compile"),
+                    str(stem.with_suffix(".mlir")), "-o",
+                    str(stem.with_suffix(".so"))], check=True)
+    return fx_mlir.load(stem.with_suffix(".so"))
+
+
 @pytest.mark.parametrize("bits", [8, 4])
 def test_import_quantized_embeddings(bits):
     """import_graph_module of a converted model with quantized Embedding
@@ -684,13 +695,7 @@ def test_reference_embeddings(tmp_path, bits):
     loaded, compiled = _traced_and_compiled(reference, inputs,
                                             tmp_path / "reference.pt")
     _check_embeddings(loaded, compiled)
-    (tmp_path / "reference.mlir").write_text(ir)
-    subprocess.run([os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin",
-                                 "fx-compile"),
-                    str(tmp_path / "reference.mlir"), "-o",
-                    str(tmp_path / "reference.so")], check=True)
-    _check_embeddings(reference, fx_mlir.load(tmp_path / "reference.so"))
-
+    _check_embeddings(reference, _fx_compiled(ir, tmp_path / "reference"))
 
 
 class _BagOfRows(nn.Module):
@@ -715,16 +720,12 @@ def test_reference_embedding_bag_of_rows(tmp_path, mode):
     mapping = QConfigMapping().set_global(_embedding_qconfig(8))
     reference = convert_to_reference_fx(
         prepare_fx(_BagOfRows(mode).eval(), mapping, (j,)))
-    (tmp_path / "bag.mlir").write_text(
-        fx_mlir.import_graph_module(reference, (j,)))
-    subprocess.run([os.path.join(os.environ["FX_MLIR_BUILD_DIR"], "bin",
-                                 "fx-compile"),
-                    str(tmp_path / "bag.mlir"), "-o",
-                    str(tmp_path / f"bag_{mode}.so")], check=True)
     fresh = torch.randint(0, 30, (4, 5))
     expected = reference(fresh)
     for compiled in (fx_mlir.compile(reference, (j,)),
-                     fx_mlir.load(tmp_path / f"bag_{mode}.so")):
+                     _fx_compiled(fx_mlir.import_graph_module(reference,
+                                                              (j,)),
+                                  tmp_path / "bag")):
         assert torch.allclose(compiled(fresh), expected, rtol=1e-6,
                               atol=1e-6)
 
