@@ -1317,6 +1317,44 @@ def _traced_and_compiled(converted, example, path):
         return loaded, fx_mlir.compile(loaded, example, cache_dir=False)
 
 
+class ScalarArithmetic(nn.Module):
+    """A conv's output times, plus and minus numbers: convert_fx writes
+    them as torch.ops.quantized.mul/add/mul_relu/add_relu of a number,
+    which a trace records as their `.Scalar` overloads."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.out = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        z = (y * 0.5 + 0.25 * y + (y + 0.5) + torch.relu(y * 2.0)
+             + torch.relu(y + 0.3) + y * -0.7)
+        return self.out(z)
+
+
+INPUT_SHAPES[ScalarArithmetic] = (2, 3, 8, 8)
+
+
+def test_compile_traced_quantized_scalar_arithmetic(tmp_path):
+    """quantized::mul.Scalar, add.Scalar, mul_relu.Scalar, add_relu.Scalar
+    in a traced archive: compiled as the GraphModule's torch.ops.quantized
+    functions are (they had no lowering), against the loaded archive."""
+    converted, example = _quantize(ScalarArithmetic,
+                                   get_default_qconfig_mapping(QCONFIG))
+    loaded, compiled = _traced_and_compiled(converted, example,
+                                            tmp_path / "scalars.pt")
+    kinds = {n.kind() for n in loaded.inlined_graph.nodes()}
+    assert {"quantized::mul", "quantized::add", "quantized::mul_relu",
+            "quantized::add_relu"} <= kinds
+    scale = converted.out.scale
+    for seed in (5, 6):
+        inputs = _inputs_like(example, seed)
+        steps = ((loaded(*inputs) - compiled(*inputs)).abs() / scale).round()
+        assert steps.max() <= 1, steps.max()
+
+
 def test_compile_traced_reference_model(tmp_path):
     """A reference-mode model (convert_to_reference_fx) traced and saved:
     its reference Linear/Conv2d modules are float modules whose forward

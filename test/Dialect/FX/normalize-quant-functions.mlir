@@ -143,3 +143,33 @@ fx.graph_module @ScalarFunctionals {
     fx.output %dequantize : tensor<2x4xf32>
   }
 }
+
+// The scalar overloads TorchScript records for them (a traced converted
+// model's `y * 0.5` is `quantized::mul.Scalar(qa, b)`; `.Scalar2` takes
+// the number first; `add_scalar.Tensor` takes it as a 0-d tensor) are the
+// same functions.
+
+// CHECK-LABEL: fx.graph_module @ScalarOverloads
+// CHECK: %mul_float = fx.call_function "aten::mul.Tensor"(%mul_dequantize, 0.5)
+// CHECK: %mul = fx.call_function "aten::quantize_per_tensor"(%mul_float, 0.05, 128, torch.quint8)
+// CHECK: %add_relu_float = fx.call_function "aten::add.Tensor"(%add_relu_dequantize, 0.25, 1)
+// CHECK: %add_relu_relu = fx.call_function "aten::relu"(%add_relu_float)
+// CHECK: %add_relu = fx.call_function "aten::quantize_per_tensor"(%add_relu_relu, 0.05, 0, torch.quint8)
+// CHECK: %mul2_float = fx.call_function "aten::mul.Tensor"(%mul2_dequantize, -2.0)
+// CHECK: %mul2 = fx.call_function "aten::quantize_per_tensor"(%mul2_float, 0.1, 255, torch.quint8)
+// CHECK: %add_t_float = fx.call_function "aten::add.Tensor"(%add_t_dequantize, %b, 1)
+// CHECK-NOT: quantized::
+fx.graph_module @ScalarOverloads {
+  fx.state buffer @b : tensor<f32> = dense<0.3>
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x4xf32>
+    %q = fx.call_function "aten::quantize_per_tensor"(%x, 0.1, 128, torch.quint8) : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<u8:f32, 0.1:128>>
+    %mul = fx.call_function "quantized::mul.Scalar"(%q, 0.5) : (tensor<2x4x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.05:128>>
+    %add_relu = fx.call_function "quantized::add_relu.Scalar"(%mul, 0.25) : (tensor<2x4x!quant.uniform<u8:f32, 0.05:128>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.05:0>>
+    %mul2 = fx.call_function "quantized::mul.Scalar2"(-2.0, %add_relu) : (tensor<2x4x!quant.uniform<u8:f32, 0.05:0>>) -> tensor<2x4x!quant.uniform<u8:f32, 0.1:255>>
+    %b = fx.get_attr @b : tensor<f32>
+    %add_t = fx.call_function "quantized::add_scalar.Tensor"(%mul2, %b) : (tensor<2x4x!quant.uniform<u8:f32, 0.1:255>>, tensor<f32>) -> tensor<2x4x!quant.uniform<u8:f32, 0.1:252>>
+    %dequantize = fx.call_function "aten::dequantize.self"(%add_t) : (tensor<2x4x!quant.uniform<u8:f32, 0.1:252>>) -> tensor<2x4xf32>
+    fx.output %dequantize : tensor<2x4xf32>
+  }
+}

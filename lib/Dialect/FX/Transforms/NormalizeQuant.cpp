@@ -1156,6 +1156,20 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
     quantizedOp.consume_back(".default");
   else if (!quantizedOp.consume_front("quantized::"))
     quantizedOp = "";
+  // The scalar overloads TorchScript records (`quantized::mul.Scalar(qa,
+  // b)`, `.Scalar2(b, qa)`; `quantized::add_scalar.Tensor(qa, b)` with b a
+  // 0-d tensor) are the `_scalar` functions; Scalar2's operands swap.
+  std::string scalarOp;
+  bool swapped = false;
+  if (auto [base, overload] = quantizedOp.split('.');
+      overload == "Scalar" || overload == "Scalar2") {
+    swapped = overload == "Scalar2";
+    StringRef relu = base.consume_back("_relu") ? "_relu" : "";
+    scalarOp = (base + "_scalar" + relu).str();
+    quantizedOp = scalarOp;
+  } else if (overload == "Tensor" && base.contains("_scalar")) {
+    quantizedOp = base;
+  }
   if (quantizedOp == "dropout" && call->getNumOperands() >= 1 &&
       call.getOperand(0).getType() == resultType) {
     // quantized::dropout returns its input (its output scale and zero
@@ -1184,8 +1198,9 @@ LogicalResult mlir::fx::writeQuantizedInReferenceForm(GraphBuilder &gb,
       }
     }
     for (unsigned i = 0; i < floatOp->kept; ++i) {
-      Attribute a = i < call.getArgs().size()
-                        ? call.getArgs()[i]
+      unsigned position = swapped && i < 2 ? 1 - i : i;
+      Attribute a = position < call.getArgs().size()
+                        ? call.getArgs()[position]
                         : kwargs.lookup(floatOp->params[i]);
       if (!a) {
         why = ("its argument '" + floatOp->params[i] + "' is missing").str();
