@@ -1856,3 +1856,42 @@ def test_quantized_average_pooling_1d():
         x = torch.randn(shape)
         for e, a in zip(converted(x), compiled(x)):
             assert torch.equal(e, a)
+
+
+class _Means(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y.mean((2, 3), keepdim=True), y.mean(1), y.mean(3)
+
+
+def test_quantized_means():
+    """The mean of a quantized tensor: over the image (ATen's adaptive
+    average pooling of the integers) and across channels (the f32 mean of
+    the dequantized values, summed in the order ATen sums a strided
+    reduction) equal to the engine; over the innermost dim within one step
+    (ATen's f32 sum of a contiguous row interleaves 4 partial sums, or
+    vector lanes, and a mean on a half step may round the other way:
+    docs/Quantization.md, the accuracy contract)."""
+    torch.manual_seed(0)
+    shape = (2, 3, 8, 8)
+    prepared = prepare_fx(_Means().eval(),
+                          get_default_qconfig_mapping(QCONFIG),
+                          (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(shape))
+    converted = convert_fx(prepared)
+    compiled = fx_mlir.compile(converted, (torch.randn(shape),),
+                               cache_dir=False)
+    for seed in range(3):
+        x = _inputs_like((torch.randn(shape),), seed)
+        expected, actual = converted(*x), compiled(*x)
+        assert torch.equal(expected[0], actual[0])
+        assert torch.equal(expected[1], actual[1])
+        step = converted.conv.scale
+        steps = ((expected[2] - actual[2]).abs() / step).round()
+        assert steps.max() <= 1, steps.max()
