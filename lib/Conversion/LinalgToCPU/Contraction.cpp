@@ -311,6 +311,19 @@ static SmallVector<linalg::LinalgOp> splitColumns(RewriterBase &rewriter,
   return pieces;
 }
 
+/// The panel width for a vector-matrix product of `columns` columns: its
+/// register tile's (8 vectors, see chooseContraction), or the widest of 4
+/// and 2 vectors that divides the columns; 0 when none does. Each register
+/// tile then streams one panel, K rows of contiguous floats, where B's
+/// rows read N floats apart touch a new page every k step and defeat the
+/// prefetcher (an LSTM's h @ w_hh^T, 256 x 1024: 8 GB/s from the cache).
+static int64_t vectorPanel(int64_t columns) {
+  for (int64_t vectors : {8, 4, 2})
+    if (columns % (vectors * tuning().lanes) == 0)
+      return vectors * tuning().lanes;
+  return 0;
+}
+
 /// A contraction's columns operand B (read (..., k, n) or (..., n, k), with
 /// n the innermost dim of the result) packed in panels of tuning().panel
 /// columns: the contraction is rewritten to read B as (..., N/tuning().panel,
@@ -330,9 +343,13 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
             bool check = false, linalg::TransposeOp *packCopy = nullptr) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = loops.m, n = loops.n, k = loops.k;
-  if (loops.panel || op.getNumDpsInputs() != 2 ||
-      ranges[n] % tuning().panel != 0 || ranges[n] == tuning().panel ||
-      ranges[m] < tuning().tileRows)
+  // Fewer rows than a register tile's (a vector-matrix product: an LSTM's
+  // step h @ w_hh^T at batch 1): panels as wide as its one row of
+  // accumulators (vectorPanel), for a constant B only.
+  bool fewRows = ranges[m] < tuning().tileRows;
+  int64_t panel = fewRows ? vectorPanel(ranges[n]) : tuning().panel;
+  if (loops.panel || op.getNumDpsInputs() != 2 || panel == 0 ||
+      ranges[n] % panel != 0 || ranges[n] == panel)
     return failure();
   MLIRContext *context = op.getContext();
   auto dim = [&](unsigned d) { return getAffineDimExpr(d, context); };
@@ -364,8 +381,8 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
   ArrayRef<char> bytes = constantBytes(b->get());
   bool constant = bType.getRank() == 2 &&
                   bytes.size() == size_t(bType.getNumElements()) * 4;
-  if (!constant &&
-      (ranges[m] < kBlockRows || bType.getNumElements() < kPackElements))
+  if (!constant && (fewRows || ranges[m] < kBlockRows ||
+                    bType.getNumElements() < kPackElements))
     return failure();
   if (check)
     return std::pair<linalg::LinalgOp, ContractionLoops>{op, loops};
@@ -392,15 +409,15 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
   linalg::TransposeOp copy;
   if (constant) {
     // B is N x K when transposed, else K x N.
-    packed = transposedConstant(rewriter, loc, bytes, bType, tuning().panel,
+    packed = transposedConstant(rewriter, loc, bytes, bType, panel,
                                 /*panelColumns=*/!transposed);
   } else {
-    // Split B's n dim into (N/tuning().panel, tuning().panel), then move K
+    // Split B's n dim into (N/panel, panel), then move K
     // between them.
     unsigned rank = bType.getRank(), nPos = transposed ? rank - 2 : rank - 1;
     SmallVector<int64_t> shape(bType.getShape());
-    shape[nPos] = tuning().panel;
-    shape.insert(shape.begin() + nPos, columns / tuning().panel);
+    shape[nPos] = panel;
+    shape.insert(shape.begin() + nPos, columns / panel);
     SmallVector<ReassociationIndices> groups;
     for (unsigned i = 0; i < rank; ++i)
       groups.push_back(i < nPos    ? ReassociationIndices{i}
@@ -410,9 +427,9 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
         rewriter, loc, RankedTensorType::get(shape, f32), b->get(), groups);
     SmallVector<int64_t> permutation =
         llvm::to_vector(llvm::seq<int64_t>(0, rank + 1));
-    if (transposed) // (..., N/tuning().panel, tuning().panel, K)
+    if (transposed) // (..., N/panel, panel, K)
       std::swap(permutation[rank - 1], permutation[rank]);
-    else // (..., K, N/tuning().panel, tuning().panel)
+    else // (..., K, N/panel, panel)
       std::swap(permutation[rank - 2], permutation[rank - 1]);
     Value empty = tensor::EmptyOp::create(
         rewriter, loc, applyPermutation(shape, permutation), f32);
@@ -429,7 +446,7 @@ packColumns(RewriterBase &rewriter, linalg::LinalgOp op, ContractionLoops loops,
   auto cType = cast<RankedTensorType>(c->get().getType());
   unsigned cRank = cType.getRank();
   SmallVector<int64_t> cShape(cType.getShape().drop_back());
-  cShape.append({columns / tuning().panel, tuning().panel});
+  cShape.append({columns / panel, panel});
   SmallVector<ReassociationIndices> cGroups;
   for (unsigned i = 0; i + 1 < cRank; ++i)
     cGroups.push_back({i});
