@@ -77,6 +77,29 @@ class UnrolledEncoderLayer(nn.Module):
         return layer.norm2(x + layer._ff_block(x))
 
 
+class Sequence(nn.Module):
+    """A 2-layer LSTM over a sequence (batch 1), its output sequence: the
+    recurrence unrolled by fx-normalize, each step's h @ w_hh^T a
+    vector-matrix product (PyTorch's word language model's shape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(128, 256, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+def _lstm(dynamic):
+    def build():
+        model = Sequence().eval()
+        if dynamic:  # quantize_dynamic: int8 weights, per-step int8 inputs
+            model = torch.ao.quantization.quantize_dynamic(
+                model, {nn.LSTM}, dtype=torch.qint8)
+        return model, model, (torch.randn(1, 50, 128),)
+    return build
+
+
 def _matmul(m, k, n):
     return lambda: (MatMul(), MatMul(), (torch.randn(m, k), torch.randn(k, n)))
 
@@ -200,6 +223,8 @@ WORKLOADS = {
                              {"model": True}),
     "encoder_s128": (_encoder, {"model": True}),
     "rnn_cell_h64_s100": (_rnn, {"model": True, "torchscript": True}),
+    "lstm_h256_s50": (_lstm(False), {"model": True}),
+    "lstm_dynamic_h256_s50": (_lstm(True), {"model": True}),
     "add16": (_add16, {}),
 }
 

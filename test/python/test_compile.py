@@ -1894,6 +1894,29 @@ def test_dynamic_batch_input_whose_dim0_is_not_the_batch():
             model(*inputs))
 
 
+def test_unrolled_lstm_keeps_one_copy_of_its_weights(tmp_path):
+    """An LSTM unrolled over its sequence reads w_hh in every step; each
+    step's product packed its own copy of it (fx-cpu-schedule), 40 steps
+    of a 2-layer LSTM 40 copies. fx-cpu-share-constants leaves one: the
+    saved weights are about the parameters' size, and the result is
+    eager's."""
+    import glob
+    torch.manual_seed(0)
+    model = nn.LSTM(16, 64, num_layers=2, batch_first=True).eval()
+    x = torch.randn(1, 20, 16)
+    compiled = fx_mlir.compile(model, (x,), cache_dir=str(tmp_path))
+    with torch.no_grad():
+        expected = model(x)
+    got = compiled(x)
+    torch.testing.assert_close(got[0], expected[0])
+    torch.testing.assert_close(got[1][0], expected[1][0])
+    torch.testing.assert_close(got[1][1], expected[1][1])
+    parameters = sum(p.numel() * 4 for p in model.parameters())
+    (weights,) = glob.glob(str(tmp_path / "*.weights"))
+    assert os.path.getsize(weights) < 2 * parameters, (
+        os.path.getsize(weights), parameters)
+
+
 class SequenceLoops(nn.Module):
     """Python loops over a sequence dim (static, not the batch), and a
     size that follows the batch (of a flattened batch)."""

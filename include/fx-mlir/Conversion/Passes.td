@@ -600,6 +600,37 @@ def FXCPUByteBools : Pass<"fx-cpu-byte-bools", "::mlir::ModuleOp"> {
   }];
 }
 
+def FXCPUShareConstants : Pass<"fx-cpu-share-constants", "::mlir::ModuleOp"> {
+  let summary = "Constants of equal bytes share one blob";
+  let description = [{
+    Runs right after `fx-cpu-schedule`, which packs constant operands at
+    compile time (a linear's weight in panels, conv filters transposed):
+    each op it schedules gets a blob of its own, also where several ops
+    read the same weight. An LSTM or GRU unrolled over 50 steps reads its
+    `w_hh` in every step, so its 1 MB weight became 100 packed copies
+    (106 MB of globals), and every step streamed another copy from memory
+    where one copy would stay in the cache. This pass gives every
+    `arith.constant` whose `dense_resource` blob holds the same bytes as
+    an earlier one of the same type that earlier one's attribute (compared
+    by an xxh3 hash of the bytes, then byte for byte); `cse` then merges
+    the constants of one function, and bufferization makes one
+    `memref.global` of each attribute for all functions.
+
+    ```mlir
+    %a = arith.constant dense_resource<transposed> : tensor<2x2x128xf32>
+    %b = arith.constant dense_resource<transposed_1> : tensor<2x2x128xf32>
+    // with equal bytes, becomes
+    %a = arith.constant dense_resource<transposed> : tensor<2x2x128xf32>
+    %b = arith.constant dense_resource<transposed> : tensor<2x2x128xf32>
+    ```
+
+    Constants of other types, or of other bytes, are left as they are;
+    so are `dense` (not resource) attributes, which MLIR already uniques
+    by their values.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FXCPUReadOnlyArguments
     : Pass<"fx-cpu-read-only-arguments", "::mlir::func::FuncOp"> {
   let summary = "Mark the function's tensor arguments as not writable";

@@ -69,7 +69,8 @@ std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
   std::string target = cpu.empty() ? std::string("host") : cpu.str();
   return "canonicalize,func.func(fx-cpu-strategy{target=" + target +
          "},fx-cpu-schedule{target=" + target +
-         "},fx-cpu-distinct-empty-tensors),canonicalize,cse,"
+         "},fx-cpu-distinct-empty-tensors),fx-cpu-share-constants,canonicalize,"
+         "cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
          "func.func(fx-cpu-read-only-arguments),eliminate-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
