@@ -132,6 +132,18 @@ def _encoder():
     return layer, UnrolledEncoderLayer(layer).eval(), (x,)
 
 
+def _decoder_step():
+    """One decoding step of a transformer decoder layer: one query row
+    attending to itself and to 16 rows of memory, every product a
+    vector-matrix one with a constant weight (the query, key and value
+    weights sliced out of in_proj_weight)."""
+    layer = nn.TransformerDecoderLayer(
+        d_model=512, nhead=8, dim_feedforward=2048, batch_first=True,
+        dropout=0.0).eval()
+    inputs = (torch.randn(1, 1, 512), torch.randn(1, 16, 512))
+    return layer, layer, inputs
+
+
 class RNNLoop(nn.Module):
     """A recurrent cell stepped over its input sequence in a Python loop
     (data-dependent control flow: the trip count is the input's length)."""
@@ -222,6 +234,7 @@ WORKLOADS = {
                                    1, 3, 224, 224),
                              {"model": True}),
     "encoder_s128": (_encoder, {"model": True}),
+    "decoder_step_m16": (_decoder_step, {"model": True}),
     "rnn_cell_h64_s100": (_rnn, {"model": True, "torchscript": True}),
     "lstm_h256_s50": (_lstm(False), {"model": True}),
     "lstm_dynamic_h256_s50": (_lstm(True), {"model": True}),

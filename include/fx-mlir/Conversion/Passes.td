@@ -600,6 +600,39 @@ def FXCPUByteBools : Pass<"fx-cpu-byte-bools", "::mlir::ModuleOp"> {
   }];
 }
 
+def FXCPUFoldConstantSlices
+    : Pass<"fx-cpu-fold-constant-slices", "::mlir::func::FuncOp"> {
+  let summary = "Static slices of constants become constants";
+  let description = [{
+    Runs first in the CPU schedule's function passes. nn.MultiheadAttention
+    keeps its query, key and value projections in one `in_proj_weight`
+    (3E x E) and slices each one out of it (`tensor.extract_slice`): its
+    products then read a computed tensor, not a constant, so
+    `fx-cpu-schedule` cannot transpose or pack the weight at compile time
+    and transposes it at run time on every call (a decoder layer at one
+    query row spent 73% of its time there, in gathers). This pass
+    replaces each `tensor.extract_slice` with static offsets, sizes and
+    strides of an `arith.constant` (dense elements or a `dense_resource`
+    blob, of integers or floats of whole bytes) with a constant holding
+    the slice's elements, and erases the sliced constant once nothing
+    else reads it.
+
+    ```mlir
+    %w = arith.constant dense_resource<in_proj> : tensor<1536x512xf32>
+    %q = tensor.extract_slice %w[0, 0] [512, 512] [1, 1]
+        : tensor<1536x512xf32> to tensor<512x512xf32>
+    // becomes
+    %q = arith.constant dense_resource<slice> : tensor<512x512xf32>
+    ```
+
+    Rank-reducing slices keep their result type. Splats are left to
+    `canonicalize`, which folds their slices already; slices with dynamic
+    offsets, sizes or strides, and bool (`i1`) constants, are left as they
+    are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FXCPUShareConstants : Pass<"fx-cpu-share-constants", "::mlir::ModuleOp"> {
   let summary = "Constants of equal bytes share one blob";
   let description = [{

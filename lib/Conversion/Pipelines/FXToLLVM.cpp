@@ -67,8 +67,9 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
 
 std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
   std::string target = cpu.empty() ? std::string("host") : cpu.str();
-  return "canonicalize,func.func(fx-cpu-strategy{target=" + target +
-         "},fx-cpu-schedule{target=" + target +
+  return "canonicalize,func.func(fx-cpu-fold-constant-slices,fx-cpu-strategy{"
+         "target=" +
+         target + "},fx-cpu-schedule{target=" + target +
          "},fx-cpu-distinct-empty-tensors),fx-cpu-share-constants,canonicalize,"
          "cse,"
          "loop-invariant-subset-hoisting,canonicalize,cse,"
