@@ -67,7 +67,7 @@ mlir::fx::getFXToLinalgPipeline(const FXToLLVMPipelineOptions &options) {
 
 std::string mlir::fx::getLinalgToLLVMPipeline(StringRef cpu) {
   std::string target = cpu.empty() ? std::string("host") : cpu.str();
-  return "canonicalize,func.func(fx-cpu-fold-constant-slices,fx-cpu-strategy{"
+  return "canonicalize,func.func(fx-cpu-fold-constant-copies,fx-cpu-strategy{"
          "target=" +
          target + "},fx-cpu-schedule{target=" + target +
          "},fx-cpu-distinct-empty-tensors),fx-cpu-share-constants,canonicalize,"
