@@ -1834,24 +1834,32 @@ class _Pools1d(nn.Module):
                 F.adaptive_avg_pool1d(x, 3), F.avg_pool1d(x, 3, 2, 1))
 
 
+def _converted_and_compiled(model_type, shape, wide=False):
+    """A `model_type` (seeded) prepared with QCONFIG, calibrated on four
+    random batches of `shape` (and on wide inputs with `wide`), converted,
+    and compiled."""
+    torch.manual_seed(0)
+    prepared = prepare_fx(model_type().eval(),
+                          get_default_qconfig_mapping(QCONFIG),
+                          (torch.randn(shape),))
+    with torch.no_grad():
+        for _ in range(4):
+            prepared(torch.randn(shape))
+    if wide:
+        _calibrate_wide(prepared, (torch.randn(shape),))
+    converted = convert_fx(prepared)
+    return converted, fx_mlir.compile(converted, (torch.randn(shape),),
+                                      cache_dir=False)
+
+
 def test_quantized_average_pooling_1d():
     """1-D average poolings average the integers and round as ATen's 2-D
     kernels do on the [N, C, 1, L] view: a conv1d's output before adding
     the zero point back (channels-last), the quantized input after. Equal
     to the engine (onednn; 7 of 64 outputs were a step off when the
     poolings went through floats)."""
-    torch.manual_seed(0)
     shape = (2, 4, 10)
-    prepared = prepare_fx(_Pools1d().eval(),
-                          get_default_qconfig_mapping(QCONFIG),
-                          (torch.randn(shape),))
-    with torch.no_grad():
-        for _ in range(4):
-            prepared(torch.randn(shape))
-    _calibrate_wide(prepared, (torch.randn(shape),))
-    converted = convert_fx(prepared)
-    compiled = fx_mlir.compile(converted, (torch.randn(shape),),
-                               cache_dir=False)
+    converted, compiled = _converted_and_compiled(_Pools1d, shape, wide=True)
     for _ in range(3):
         x = torch.randn(shape)
         for e, a in zip(converted(x), compiled(x)):
@@ -1876,17 +1884,8 @@ def test_quantized_means():
     (ATen's f32 sum of a contiguous row interleaves 4 partial sums, or
     vector lanes, and a mean on a half step may round the other way:
     docs/Quantization.md, the accuracy contract)."""
-    torch.manual_seed(0)
     shape = (2, 3, 8, 8)
-    prepared = prepare_fx(_Means().eval(),
-                          get_default_qconfig_mapping(QCONFIG),
-                          (torch.randn(shape),))
-    with torch.no_grad():
-        for _ in range(4):
-            prepared(torch.randn(shape))
-    converted = convert_fx(prepared)
-    compiled = fx_mlir.compile(converted, (torch.randn(shape),),
-                               cache_dir=False)
+    converted, compiled = _converted_and_compiled(_Means, shape)
     for seed in range(3):
         x = _inputs_like((torch.randn(shape),), seed)
         expected, actual = converted(*x), compiled(*x)
