@@ -211,3 +211,30 @@ fx.graph @FastPathNotExpanded {
   %l = fx.call_function "aten::_transformer_encoder_layer_fwd"(%x, 8, 3, %w, None, %w, None, True, False, 1.0e-05, None, None, None, None, %w, None, %w, None, None, None) : (tensor<2x3x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>, tensor<24x8xf32>) -> tensor<2x3x8xf32>
   fx.output (%a, %l) : !fx.any, tensor<2x3x8xf32>
 }
+
+// -----
+
+// bias_k without bias_v (F.multi_head_attention_forward takes both or
+// neither): the call is left as it is, with a warning naming the module,
+// and nothing is emitted for it (a fuzzed input crashed here: the missing
+// bias_v was read as a null value).
+
+// CHECK-LABEL: fx.graph_module @BiasKWithoutBiasV
+// CHECK-NOT: fx.get_attr
+// CHECK: fx.call_module @attn(%x, %k, %k)
+fx.graph_module @BiasKWithoutBiasV {
+  fx.state parameter @attn.in_proj_weight : tensor<24x8xf32>
+  fx.state parameter @attn.in_proj_bias : tensor<24xf32>
+  fx.state parameter @attn.bias_k : tensor<1x1x8xf32>
+  fx.state parameter @attn.out_proj.weight : tensor<8x8xf32>
+  fx.state parameter @attn.out_proj.bias : tensor<8xf32>
+  fx.submodule @attn "torch.nn.MultiheadAttention"(embed_dim=8, num_heads=2, add_zero_attn=True, batch_first=True)
+  fx.graph @forward {
+    %x = fx.placeholder "x" : tensor<2x3x8xf32>
+    %k = fx.placeholder "k" : tensor<2x5x8xf32>
+    // expected-warning @+1 {{call_module 'attn' with target 'attn' is not supported (it has bias_k without bias_v)}}
+    %attn = fx.call_module @attn(%x, %k, %k) : (tensor<2x3x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> !fx.any
+    %getitem = fx.call_function "operator.getitem"(%attn, 0) : (!fx.any) -> tensor<2x3x8xf32>
+    fx.output %getitem : tensor<2x3x8xf32>
+  }
+}

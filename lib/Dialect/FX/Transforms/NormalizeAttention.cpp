@@ -210,18 +210,27 @@ LogicalResult expandMultiheadAttention(GraphBuilder &gb, CallModuleOp node,
   int64_t E = *embed, H = *heads, D = E / H;
   bool batchFirst = boolHParam("batch_first");
   // A state tensor of the module, when it has it.
-  auto optionalState = [&](StringRef name) -> Value {
-    std::string full = path + name.str();
-    if (!lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
-                            StringAttr::get(ctx, full)))
-      return {};
-    return gb.readState(full, node);
+  auto hasState = [&](StringRef name) {
+    return lookupModuleSymbol(node->getParentOfType<GraphModuleOp>(),
+                              StringAttr::get(ctx, path + name.str())) !=
+           nullptr;
   };
-  Value biasKV[2] = {optionalState(".bias_k"), optionalState(".bias_v")};
-  if (boolHParam("add_bias_kv") && (!biasKV[0] || !biasKV[1])) {
+  auto optionalState = [&](StringRef name) -> Value {
+    return hasState(name) ? gb.readState(path + name.str(), node) : Value();
+  };
+  // Checked before anything is read: F.multi_head_attention_forward takes
+  // both biases or neither.
+  bool hasBiasK = hasState(".bias_k"), hasBiasV = hasState(".bias_v");
+  if (boolHParam("add_bias_kv") && (!hasBiasK || !hasBiasV)) {
     why = "add_bias_kv without bias_k and bias_v";
     return failure();
   }
+  if (hasBiasK != hasBiasV) {
+    why = hasBiasK ? "it has bias_k without bias_v"
+                   : "it has bias_v without bias_k";
+    return failure();
+  }
+  Value biasKV[2] = {optionalState(".bias_k"), optionalState(".bias_v")};
   bool zeroAttn = boolHParam("add_zero_attn");
   // Keys appended after the source's: never masked.
   int64_t extraKeys = (biasKV[0] && biasKV[1] ? 1 : 0) + (zeroAttn ? 1 : 0);
